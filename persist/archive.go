@@ -1,0 +1,273 @@
+package persist
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Content is everything a clear moves out of a session: the registry, the histories and the
+// per-patient documents (a clear wipes memory as well as storage). The session's info stays.
+type Content struct {
+	Registry       Registry                   `json:"registry"`
+	SessionHistory []Message                  `json:"session_history"`
+	Histories      map[string][]Message       `json:"histories"`
+	Memory         map[string]json.RawMessage `json:"memory,omitempty"`
+	Entities       map[string]json.RawMessage `json:"entities,omitempty"`
+	Sim            map[string]json.RawMessage `json:"sim,omitempty"`
+}
+
+// Archive is one snapshot written by a clear.
+type Archive struct {
+	ID        string    `json:"id"` // the snapshot time, also its key
+	CreatedAt time.Time `json:"created_at"`
+	Content
+}
+
+// archiveIDLayout is RFC 3339 in UTC with fixed-width nanoseconds, so that the byte order of the
+// keys is their time order (time.RFC3339Nano trims trailing zeros, which breaks that).
+const archiveIDLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// contentBuckets are the nested buckets of a session that make up its Content; keyRegistry is
+// the one plain key.
+var contentBuckets = [][]byte{
+	bucketSessionHistory, bucketHistories, []byte(KindMemory), []byte(KindEntities), []byte(KindSim),
+}
+
+// Archive moves the session's content into archive/<session>/<at> in one transaction, leaving
+// the session with an empty registry and no histories or documents. It always writes a
+// snapshot, even of an empty session, so that every clear leaves a trace.
+func (s *Store) Archive(sessionID string, at time.Time) (Archive, error) {
+	var a Archive
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b, err := sessionBucket(tx, sessionID)
+		if err != nil {
+			return err
+		}
+		snap, err := archiveContent(tx, sessionID, b, at)
+		if err != nil {
+			return err
+		}
+		a, err = readArchive(snap, archiveID(at))
+		return err
+	})
+	return a, err
+}
+
+// Archives lists the session's archives, oldest first.
+func (s *Store) Archives(sessionID string) ([]Archive, error) {
+	var list []Archive
+	err := s.db.View(func(tx *bolt.Tx) error {
+		_, err := sessionBucket(tx, sessionID)
+		if err != nil {
+			return err
+		}
+		list, err = readArchives(tx, sessionID)
+		return err
+	})
+	return list, err
+}
+
+// RestoreArchive puts an archive's content back into the session. So that a restore never
+// loses anything, a session that holds content is first archived itself (at the current time),
+// in the same transaction. The restored archive is kept.
+func (s *Store) RestoreArchive(sessionID, archiveID string) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b, err := sessionBucket(tx, sessionID)
+		if err != nil {
+			return err
+		}
+		snap := archiveBucket(tx, sessionID, archiveID)
+		if snap == nil {
+			return fmt.Errorf("archive %q of session %q: %w", archiveID, sessionID, ErrNotFound)
+		}
+		if !isEmpty(b) {
+			if _, err := archiveContent(tx, sessionID, b, time.Now()); err != nil {
+				return err
+			}
+		}
+		if err := deleteContent(b); err != nil {
+			return err
+		}
+		return copyContent(b, snap)
+	})
+}
+
+func archiveBucket(tx *bolt.Tx, sessionID, archiveID string) *bolt.Bucket {
+	perSession := tx.Bucket(bucketArchive).Bucket([]byte(sessionID))
+	if perSession == nil {
+		return nil
+	}
+	return perSession.Bucket([]byte(archiveID))
+}
+
+func archiveID(at time.Time) string { return at.UTC().Format(archiveIDLayout) }
+
+// archiveContent copies the session's content into a new snapshot bucket and deletes it from
+// the session.
+func archiveContent(tx *bolt.Tx, sessionID string, b *bolt.Bucket, at time.Time) (*bolt.Bucket, error) {
+	perSession, err := tx.Bucket(bucketArchive).CreateBucketIfNotExists([]byte(sessionID))
+	if err != nil {
+		return nil, err
+	}
+	snap, err := perSession.CreateBucket([]byte(archiveID(at)))
+	if errors.Is(err, bolt.ErrBucketExists) {
+		return nil, fmt.Errorf("archive %s of session %q already exists", archiveID(at), sessionID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := copyContent(snap, b); err != nil {
+		return nil, err
+	}
+	return snap, deleteContent(b)
+}
+
+func copyContent(dst, src *bolt.Bucket) error {
+	if v := src.Get(keyRegistry); v != nil {
+		if err := dst.Put(keyRegistry, bytes.Clone(v)); err != nil {
+			return err
+		}
+	}
+	for _, name := range contentBuckets {
+		from := src.Bucket(name)
+		if from == nil {
+			continue
+		}
+		to, err := dst.CreateBucket(name)
+		if err != nil {
+			return err
+		}
+		if err := copyBucket(to, from); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyBucket copies a bucket tree, sequences included, so appends after a restore continue
+// after the restored keys instead of overwriting them.
+func copyBucket(dst, src *bolt.Bucket) error {
+	dst.FillPercent = historyFill // keys arrive in order, as on append
+	if err := dst.SetSequence(src.Sequence()); err != nil {
+		return err
+	}
+	return src.ForEach(func(k, v []byte) error {
+		if v != nil {
+			return dst.Put(bytes.Clone(k), bytes.Clone(v))
+		}
+		child, err := dst.CreateBucket(bytes.Clone(k))
+		if err != nil {
+			return err
+		}
+		return copyBucket(child, src.Bucket(k))
+	})
+}
+
+func deleteContent(b *bolt.Bucket) error {
+	if err := b.Delete(keyRegistry); err != nil {
+		return err
+	}
+	for _, name := range contentBuckets {
+		if b.Bucket(name) == nil {
+			continue
+		}
+		if err := b.DeleteBucket(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isEmpty reports whether a session holds no content worth keeping: an empty registry and no
+// stored message or document.
+func isEmpty(b *bolt.Bucket) bool {
+	reg, err := decodeRegistry(b.Get(keyRegistry))
+	if err != nil || reg.ActivePatientID != "" || len(reg.Patients) > 0 {
+		return false
+	}
+	for _, name := range contentBuckets {
+		if !emptyTree(b.Bucket(name)) {
+			return false
+		}
+	}
+	return true
+}
+
+func emptyTree(b *bolt.Bucket) bool {
+	if b == nil {
+		return true
+	}
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if v != nil || !emptyTree(b.Bucket(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// readContent decodes a session or snapshot bucket.
+func readContent(b *bolt.Bucket) (Content, error) {
+	var c Content
+	var err error
+	if c.Registry, err = decodeRegistry(b.Get(keyRegistry)); err != nil {
+		return c, fmt.Errorf("registry: %w", err)
+	}
+	if c.SessionHistory, err = readHistory(b.Bucket(bucketSessionHistory)); err != nil {
+		return c, fmt.Errorf("session history: %w", err)
+	}
+	if c.Histories, err = readHistories(b.Bucket(bucketHistories)); err != nil {
+		return c, err
+	}
+	c.Memory = readDocs[json.RawMessage](b.Bucket([]byte(KindMemory)))
+	c.Entities = readDocs[json.RawMessage](b.Bucket([]byte(KindEntities)))
+	c.Sim = readDocs[json.RawMessage](b.Bucket([]byte(KindSim)))
+	return c, nil
+}
+
+func readHistories(h *bolt.Bucket) (map[string][]Message, error) {
+	all := map[string][]Message{}
+	if h == nil {
+		return all, nil
+	}
+	err := h.ForEachBucket(func(pid []byte) error {
+		msgs, err := readHistory(h.Bucket(pid))
+		if err != nil {
+			return fmt.Errorf("history of %s: %w", pid, err)
+		}
+		all[string(pid)] = msgs
+		return nil
+	})
+	return all, err
+}
+
+func readArchive(snap *bolt.Bucket, id string) (Archive, error) {
+	at, err := time.Parse(time.RFC3339Nano, id)
+	if err != nil {
+		return Archive{}, fmt.Errorf("archive %q: bad id: %w", id, err)
+	}
+	c, err := readContent(snap)
+	if err != nil {
+		return Archive{}, fmt.Errorf("archive %s: %w", id, err)
+	}
+	return Archive{ID: id, CreatedAt: at, Content: c}, nil
+}
+
+func readArchives(tx *bolt.Tx, sessionID string) ([]Archive, error) {
+	list := []Archive{}
+	perSession := tx.Bucket(bucketArchive).Bucket([]byte(sessionID))
+	if perSession == nil {
+		return list, nil
+	}
+	err := perSession.ForEachBucket(func(id []byte) error {
+		a, err := readArchive(perSession.Bucket(id), string(id))
+		list = append(list, a)
+		return err
+	})
+	return list, err
+}

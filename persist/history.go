@@ -1,0 +1,132 @@
+package persist
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Message is one stored chat message.
+type Message struct {
+	Role       string     `json:"role"` // user|assistant|system|tool
+	Agent      string     `json:"agent,omitempty"`
+	Content    string     `json:"content"`
+	At         time.Time  `json:"at"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	ToolName   string     `json:"tool_name,omitempty"`
+}
+
+// ToolCall is a tool invocation requested by an assistant message.
+type ToolCall struct {
+	ID   string         `json:"id"`
+	Name string         `json:"name"`
+	Args map[string]any `json:"args"`
+}
+
+var (
+	bucketSessionHistory = []byte("session_history")
+	bucketHistories      = []byte("histories")
+)
+
+// historyFill packs history pages fuller than bbolt's default: keys only ever grow at the end,
+// so pages split on append are never written to again.
+const historyFill = 0.9
+
+// Append adds msgs to the patient's history ("" = the session history). Each message gets its
+// own key from the bucket's sequence, so existing messages are never rewritten.
+func (t *Tx) Append(patientID string, msgs ...Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	b, err := t.historyForWrite(patientID)
+	if err != nil {
+		return err
+	}
+	b.FillPercent = historyFill
+	for _, m := range msgs {
+		seq, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		v, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		if err := b.Put(seqKey(seq), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// History returns the patient's whole history ("" = the session history), oldest first.
+func (t *Tx) History(patientID string) ([]Message, error) {
+	return readHistory(t.history(patientID))
+}
+
+// Recent returns the last n messages of the patient's history, oldest first.
+func (t *Tx) Recent(patientID string, n int) ([]Message, error) {
+	b := t.history(patientID)
+	if b == nil || n <= 0 {
+		return []Message{}, nil
+	}
+	var raw [][]byte
+	c := b.Cursor()
+	for k, v := c.Last(); k != nil && len(raw) < n; k, v = c.Prev() {
+		raw = append(raw, v)
+	}
+	msgs := make([]Message, len(raw))
+	for i, v := range raw {
+		if err := json.Unmarshal(v, &msgs[len(raw)-1-i]); err != nil {
+			return nil, err
+		}
+	}
+	return msgs, nil
+}
+
+// history returns the patient's history bucket, or nil if it has none.
+func (t *Tx) history(patientID string) *bolt.Bucket {
+	if patientID == "" {
+		return t.b.Bucket(bucketSessionHistory)
+	}
+	if h := t.b.Bucket(bucketHistories); h != nil {
+		return h.Bucket([]byte(patientID))
+	}
+	return nil
+}
+
+func (t *Tx) historyForWrite(patientID string) (*bolt.Bucket, error) {
+	if patientID == "" {
+		return t.b.CreateBucketIfNotExists(bucketSessionHistory)
+	}
+	h, err := t.b.CreateBucketIfNotExists(bucketHistories)
+	if err != nil {
+		return nil, err
+	}
+	return h.CreateBucketIfNotExists([]byte(patientID))
+}
+
+// readHistory decodes a history bucket (nil = empty), oldest first.
+func readHistory(b *bolt.Bucket) ([]Message, error) {
+	msgs := []Message{}
+	if b == nil {
+		return msgs, nil
+	}
+	err := b.ForEach(func(_, v []byte) error {
+		var m Message
+		if err := json.Unmarshal(v, &m); err != nil {
+			return err
+		}
+		msgs = append(msgs, m)
+		return nil
+	})
+	return msgs, err
+}
+
+// seqKey is a big-endian sequence number, so byte order is append order.
+func seqKey(seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(nil, seq)
+}

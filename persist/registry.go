@@ -1,0 +1,64 @@
+package persist
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// PatientEntry is one patient in the registry.
+type PatientEntry struct {
+	PatientID string         `json:"patient_id"`
+	Facts     map[string]any `json:"facts"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
+}
+
+// Registry is the single source of truth for the active patient and the roster.
+type Registry struct {
+	ActivePatientID string // "" when no patient is active; stored as null
+	Patients        map[string]PatientEntry
+}
+
+// registryJSON is the stored shape: active_patient_id is null, not "", when none is active.
+type registryJSON struct {
+	ActivePatientID *string                 `json:"active_patient_id"`
+	Patients        map[string]PatientEntry `json:"patients"`
+}
+
+// MarshalJSON writes active_patient_id as null when no patient is active.
+func (r Registry) MarshalJSON() ([]byte, error) {
+	out := registryJSON{Patients: r.Patients}
+	if r.ActivePatientID != "" {
+		out.ActivePatientID = &r.ActivePatientID
+	}
+	if out.Patients == nil {
+		out.Patients = map[string]PatientEntry{}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a null active_patient_id as "".
+func (r *Registry) UnmarshalJSON(data []byte) error {
+	var in registryJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	*r = Registry{Patients: in.Patients}
+	if in.ActivePatientID != nil {
+		r.ActivePatientID = *in.ActivePatientID
+	}
+	if r.Patients == nil {
+		r.Patients = map[string]PatientEntry{}
+	}
+	return nil
+}
+
+// decodeRegistry reads a stored registry; a missing one is empty.
+func decodeRegistry(v []byte) (Registry, error) {
+	if v == nil {
+		return Registry{Patients: map[string]PatientEntry{}}, nil
+	}
+	var r Registry
+	err := json.Unmarshal(v, &r)
+	return r, err
+}

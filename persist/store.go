@@ -1,0 +1,182 @@
+// Package persist is ward's bbolt store: sessions, their registry and histories, per-patient
+// documents, and the archives written by a clear. The bucket layout is described in DESIGN.md.
+package persist
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Errors returned by Open, usable with errors.Is. The error values Open returns carry a one-line
+// message naming the file.
+var (
+	ErrLocked      = errors.New("database is in use by another process")
+	ErrNotWard     = errors.New("not a ward database")
+	ErrNewerSchema = errors.New("database schema is newer than this ward")
+	ErrNotFound    = errors.New("not found")
+)
+
+// lockTimeout bounds the wait for bbolt's file lock, so a second ward fails fast instead of hanging.
+const lockTimeout = time.Second
+
+var (
+	bucketMeta     = []byte("meta")
+	bucketSessions = []byte("sessions")
+	bucketArchive  = []byte("archive")
+
+	keySchemaVersion = []byte("schema_version")
+	keyCreatedBy     = []byte("created_by")
+)
+
+// migrations[i] upgrades a file from schema version i+1 to i+2. A new file starts at version 1
+// and takes the same path, so there is one way to reach the current layout.
+var migrations []func(tx *bolt.Tx) error
+
+// schemaVersion is the version this binary writes.
+func schemaVersion() int { return 1 + len(migrations) }
+
+// Store is an open ward database. It is safe for concurrent use.
+type Store struct {
+	db *bolt.DB
+}
+
+// openError gives a one-line message and matches its sentinel with errors.Is.
+type openError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *openError) Error() string { return e.msg }
+func (e *openError) Unwrap() error { return e.sentinel }
+
+// Open opens (or creates) the ward database at path, creating its parent directories. A file
+// that is not ward's, or whose schema is newer than this binary, is refused and left untouched:
+// existing files are inspected read-only before they are opened for writing.
+func Open(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	if err := inspect(path); err != nil {
+		return nil, err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	if err != nil {
+		return nil, openFailure(path, err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return prepare(path, tx) }); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return &Store{db: db}, nil
+}
+
+// Close releases the file and its lock.
+func (s *Store) Close() error { return s.db.Close() }
+
+// inspect refuses an existing file that is not ward's or is too new, without writing to it.
+// A missing or zero-length file is new: bbolt would initialise it even in read-only mode.
+func inspect(path string) error {
+	info, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && info.Size() == 0) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: lockTimeout})
+	if err != nil {
+		return openFailure(path, err)
+	}
+	defer db.Close()
+	return db.View(func(tx *bolt.Tx) error {
+		_, err := fileVersion(path, tx)
+		return err
+	})
+}
+
+// openFailure turns bbolt's open errors into ward's.
+func openFailure(path string, err error) error {
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return &openError{ErrLocked, fmt.Sprintf(
+			"database %s is in use by another ward process (close it, or pass --db to use another file)", path)}
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
+		errors.Is(err, berrors.ErrVersionMismatch):
+		return notWard(path, err.Error())
+	}
+	return fmt.Errorf("open database %s: %w", path, err)
+}
+
+func notWard(path, why string) error {
+	return &openError{ErrNotWard, fmt.Sprintf(
+		"%s is not a ward database (%s); it was left untouched, pass --db to use another file", path, why)}
+}
+
+// fileVersion reads the schema version, 0 for an empty bbolt file. It refuses foreign files and
+// versions newer than this binary.
+func fileVersion(path string, tx *bolt.Tx) (int, error) {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		if k, _ := tx.Cursor().First(); k != nil {
+			return 0, notWard(path, "it has buckets but no ward meta bucket")
+		}
+		return 0, nil
+	}
+	v, err := strconv.Atoi(string(meta.Get(keySchemaVersion)))
+	if err != nil || v < 1 {
+		return 0, notWard(path, "its schema_version is missing or invalid")
+	}
+	if v > schemaVersion() {
+		return 0, &openError{ErrNewerSchema, fmt.Sprintf(
+			"database %s has schema version %d but this ward supports up to %d; upgrade ward (the file was left untouched)",
+			path, v, schemaVersion())}
+	}
+	return v, nil
+}
+
+// prepare initialises a new file at version 1 and runs the migrations up to the current version,
+// in the caller's single transaction.
+func prepare(path string, tx *bolt.Tx) error {
+	v, err := fileVersion(path, tx)
+	if err != nil {
+		return err
+	}
+	if v == 0 {
+		if err := initialise(tx); err != nil {
+			return err
+		}
+		v = 1
+	}
+	for ; v < schemaVersion(); v++ {
+		if err := migrations[v-1](tx); err != nil {
+			return fmt.Errorf("migrate %s from schema version %d: %w", path, v, err)
+		}
+	}
+	return tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte(strconv.Itoa(v)))
+}
+
+// initialise writes the version-1 layout.
+func initialise(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucket(bucketMeta)
+	if err != nil {
+		return err
+	}
+	if err := meta.Put(keyCreatedBy, []byte("ward")); err != nil {
+		return err
+	}
+	if err := meta.Put(keySchemaVersion, []byte("1")); err != nil {
+		return err
+	}
+	if _, err := tx.CreateBucket(bucketSessions); err != nil {
+		return err
+	}
+	_, err = tx.CreateBucket(bucketArchive)
+	return err
+}
