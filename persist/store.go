@@ -109,7 +109,7 @@ func openFailure(path string, err error) error {
 			"database %s is in use by another ward process (close it, or pass --db to use another file)", path)}
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
 		errors.Is(err, berrors.ErrVersionMismatch):
-		return notWard(path, err.Error())
+		return notWard(path, "not a bbolt file: "+err.Error())
 	}
 	return fmt.Errorf("open database %s: %w", path, err)
 }

@@ -1,0 +1,233 @@
+package persist
+
+import (
+	"crypto/rand"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+func TestOpenCreatesParentDirsAndMeta(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b", "ward.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if got := string(meta.Get(keySchemaVersion)); got != "1" {
+			t.Errorf("schema_version = %q, want 1", got)
+		}
+		if got := string(meta.Get(keyCreatedBy)); got != "ward" {
+			t.Errorf("created_by = %q, want ward", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenLockedFileFailsWithOneLineNamingTheFile(t *testing.T) {
+	_, path := openTemp(t)
+	second, err := Open(path)
+	if err == nil {
+		second.Close()
+		t.Fatal("second Open succeeded on a locked file")
+	}
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("err = %v, want ErrLocked", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, path) || strings.Contains(msg, "\n") {
+		t.Errorf("message %q should be one line naming %s", msg, path)
+	}
+}
+
+func TestOpenRefusesForeignFilesUntouched(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(t *testing.T, path string)
+		want  error
+	}{
+		{"random bytes", writeRandom(3 * 4096), ErrNotWard},
+		{"short text", writeBytes([]byte("hello, not a database\n")), ErrNotWard},
+		{"bbolt with a foreign bucket", writeBolt(func(tx *bolt.Tx) error {
+			_, err := tx.CreateBucket([]byte("other-app"))
+			return err
+		}), ErrNotWard},
+		{"ward meta without a schema version", writeBolt(func(tx *bolt.Tx) error {
+			_, err := tx.CreateBucket(bucketMeta)
+			return err
+		}), ErrNotWard},
+		{"newer schema", writeWard(func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte("2"))
+		}), ErrNewerSchema},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ward.db")
+			tt.write(t, path)
+			before := fileHash(t, path)
+			s, err := Open(path)
+			if err == nil {
+				s.Close()
+				t.Fatal("Open accepted the file")
+			}
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			if msg := err.Error(); !strings.Contains(msg, path) || strings.Contains(msg, "\n") {
+				t.Errorf("message %q should be one line naming %s", msg, path)
+			}
+			if fileHash(t, path) != before {
+				t.Error("the refused file was modified")
+			}
+		})
+	}
+}
+
+func TestOpenAdoptsEmptyFiles(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(t *testing.T, path string)
+	}{
+		{"zero-length file", writeBytes(nil)},
+		{"bbolt file without buckets", writeBolt(func(*bolt.Tx) error { return nil })},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ward.db")
+			tt.write(t, path)
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			newSession(t, s, "s1")
+		})
+	}
+}
+
+func TestOpenRunsMigrationsOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ward.db")
+	writeWard(func(*bolt.Tx) error { return nil })(t, path)
+	calls := 0
+	withMigration(t, func(tx *bolt.Tx) error {
+		calls++
+		_, err := tx.CreateBucket([]byte("added_in_v2"))
+		return err
+	})
+	for range 2 {
+		s, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	if calls != 1 {
+		t.Errorf("migration ran %d times, want 1", calls)
+	}
+	readRaw(t, path, func(tx *bolt.Tx) {
+		if got := string(tx.Bucket(bucketMeta).Get(keySchemaVersion)); got != "2" {
+			t.Errorf("schema_version = %q, want 2", got)
+		}
+		if tx.Bucket([]byte("added_in_v2")) == nil {
+			t.Error("the migration's bucket is missing")
+		}
+	})
+}
+
+func TestOpenFailedMigrationChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ward.db")
+	writeWard(func(*bolt.Tx) error { return nil })(t, path)
+	withMigration(t, func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucket([]byte("half_done")); err != nil {
+			return err
+		}
+		return errors.New("boom")
+	})
+	s, err := Open(path)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open succeeded although the migration failed")
+	}
+	if !strings.Contains(err.Error(), "boom") {
+		t.Errorf("err = %v, want the migration's error", err)
+	}
+	readRaw(t, path, func(tx *bolt.Tx) {
+		if got := string(tx.Bucket(bucketMeta).Get(keySchemaVersion)); got != "1" {
+			t.Errorf("schema_version = %q, want 1", got)
+		}
+		if tx.Bucket([]byte("half_done")) != nil {
+			t.Error("the failed migration was committed")
+		}
+	})
+}
+
+// withMigration adds a test-only migration from the current version for the rest of the test.
+func withMigration(t *testing.T, m func(*bolt.Tx) error) {
+	saved := migrations
+	t.Cleanup(func() { migrations = saved })
+	migrations = append(slices.Clone(saved), m)
+}
+
+func writeBytes(data []byte) func(*testing.T, string) {
+	return func(t *testing.T, path string) {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func writeRandom(n int) func(*testing.T, string) {
+	return func(t *testing.T, path string) {
+		data := make([]byte, n)
+		_, _ = rand.Read(data)
+		writeBytes(data)(t, path)
+	}
+}
+
+// writeBolt creates a plain bbolt file shaped by fn.
+func writeBolt(fn func(*bolt.Tx) error) func(*testing.T, string) {
+	return func(t *testing.T, path string) {
+		db, err := bolt.Open(path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Update(fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// writeWard creates a ward file, then changes it with fn behind ward's back.
+func writeWard(fn func(*bolt.Tx) error) func(*testing.T, string) {
+	return func(t *testing.T, path string) {
+		s, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		writeBolt(fn)(t, path)
+	}
+}
+
+func readRaw(t *testing.T, path string, fn func(*bolt.Tx)) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_ = db.View(func(tx *bolt.Tx) error {
+		fn(tx)
+		return nil
+	})
+}
