@@ -1,0 +1,48 @@
+package memory
+
+import "math"
+
+// MeaningfulChange is the smallest difference per vital that a clinician would chart as a change.
+// Below it two readings say the same thing, so the older repeat is not worth prompt space. The
+// figures sit inside one NEWS2 band (e.g. a 2-breath or 2% step can cross an RR or SpO2 boundary).
+var MeaningfulChange = Vitals{HR: 5, RR: 2, SpO2: 2, SBP: 10, DBP: 10, Temp: 0.3, GCS: 1}
+
+// Prune drops vitals measurements that repeat the last kept one without a meaningful change. The
+// first and the latest measurement always stay, so trends keep their start and "current" is never
+// lost. Comparing against the last *kept* reading means a slow drift still shows once it adds up.
+// Only vitals are pruned: disclosures (allergies, medications, contraindications), errors and
+// every other category are never touched. It returns how many measurements were dropped.
+func (m *Memory) Prune() int {
+	all := m.VitalsMeasurements
+	if len(all) < 3 {
+		return 0
+	}
+	kept := []Item{all[0]}
+	for i, it := range all[1:] {
+		last := i+1 == len(all)-1
+		if last || changed(*kept[len(kept)-1].Vitals, *it.Vitals) {
+			kept = append(kept, it)
+		}
+	}
+	m.VitalsMeasurements = kept
+	return len(all) - len(kept)
+}
+
+func changed(a, b Vitals) bool {
+	pairs := [][3]float64{
+		{a.HR, b.HR, MeaningfulChange.HR},
+		{a.RR, b.RR, MeaningfulChange.RR},
+		{a.SpO2, b.SpO2, MeaningfulChange.SpO2},
+		{a.SBP, b.SBP, MeaningfulChange.SBP},
+		{a.DBP, b.DBP, MeaningfulChange.DBP},
+		{a.Temp, b.Temp, MeaningfulChange.Temp},
+		{a.GCS, b.GCS, MeaningfulChange.GCS},
+	}
+	for _, p := range pairs {
+		measuredOnce := (p[0] == 0) != (p[1] == 0)
+		if measuredOnce || math.Abs(p[0]-p[1]) >= p[2] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,76 @@
+package memory
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+var headings = map[Category]string{
+	StateHistory:       "State",
+	VitalsMeasurements: "Vitals (oldest first)",
+	PatientDisclosures: "Disclosed by the patient",
+	CriticalActions:    "Actions",
+	CompoundActions:    "Compound actions",
+	Assessments:        "Findings",
+	KeyQuotes:          "Quotes",
+	SceneEvents:        "Scene",
+	Errors:             "Errors",
+}
+
+const safetyHeading = "SAFETY, every allergy, contraindication, reaction and current medication disclosed"
+
+// Render writes the selection as compact prompt text: one heading per category that has items,
+// one line per item. Safety disclosures come first under their own heading so a treatment turn
+// cannot miss them. An empty selection renders as "".
+func (s Selection) Render() string {
+	if len(s.Items) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Patient memory at %s:\n", s.clock(s.Now))
+	s.section(&b, safetyHeading, func(x Selected) bool { return x.Protected() })
+	for _, c := range Categories {
+		s.section(&b, headings[c], func(x Selected) bool { return x.Category == c && !x.Protected() })
+	}
+	return b.String()
+}
+
+func (s Selection) section(b *strings.Builder, heading string, in func(Selected) bool) {
+	wrote := false
+	for _, x := range s.Items {
+		if !in(x) {
+			continue
+		}
+		if !wrote {
+			b.WriteString(heading + ":\n")
+			wrote = true
+		}
+		b.WriteString("- " + s.line(x) + "\n")
+	}
+}
+
+func (s Selection) line(x Selected) string {
+	it := x.Item
+	at := s.clock(it.T)
+	switch {
+	case it.Vitals != nil:
+		return at + " " + it.Vitals.String()
+	case it.Topic != "":
+		return at + " " + string(it.Topic) + ": " + it.Text
+	case it.Speaker != "":
+		return fmt.Sprintf("%s %s: %q", at, it.Speaker, it.Text)
+	}
+	return at + " " + it.Text
+}
+
+// clock shows sim time relative to the scenario start, as T+mm:ss.
+func (s Selection) clock(t float64) string {
+	d := t - s.Start
+	sign := "+"
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	sec := int64(math.Round(d))
+	return fmt.Sprintf("T%s%02d:%02d", sign, sec/60, sec%60)
+}

@@ -1,0 +1,43 @@
+package memory
+
+// PartKind is what the engine's action parser found in the trainee's message.
+type PartKind string
+
+const (
+	PartVitals    PartKind = "vitals"
+	PartTreatment PartKind = "treatment"
+	PartQuestion  PartKind = "question"
+)
+
+// Part is one thing the trainee did or asked. Name is the treatment ("oxygen", "morphine") or the
+// question's topic ("medications", "onset"); it may be empty for a vitals check. Kinds other than
+// the three above are accepted as generic actions.
+type Part struct {
+	Kind PartKind `json:"kind"`
+	Name string   `json:"name,omitempty"`
+}
+
+// Turn is what recall needs to know about the current turn.
+type Turn struct {
+	Now   float64 // sim clock, seconds
+	Parts []Part
+}
+
+func (t Turn) has(k PartKind) bool {
+	for _, p := range t.Parts {
+		if p.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (t Turn) askedTopics() map[Topic]bool {
+	asked := map[Topic]bool{}
+	for _, p := range t.Parts {
+		if p.Kind == PartQuestion && p.Name != "" {
+			asked[NormalizeTopic(p.Name)] = true
+		}
+	}
+	return asked
+}
