@@ -1,0 +1,129 @@
+package themes
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/glamour/styles"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+)
+
+func TestMain(m *testing.M) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	m.Run()
+}
+
+func TestNew(t *testing.T) {
+	tests := []struct {
+		name     string
+		wantName string
+		wantDark bool
+		wantErr  bool
+	}{
+		{name: "", wantName: "dark", wantDark: true},
+		{name: "dark", wantName: "dark", wantDark: true},
+		{name: "light", wantName: "light", wantDark: false},
+		{name: "high-contrast", wantName: "high-contrast", wantDark: true},
+		{name: "solarized", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			th, err := New(tt.name, false)
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "dark, light, high-contrast") {
+					t.Fatalf("New(%q) error = %v, want one listing the themes", tt.name, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if th.Name != tt.wantName || th.Dark != tt.wantDark {
+				t.Errorf("New(%q) = %s dark=%v, want %s dark=%v", tt.name, th.Name, th.Dark, tt.wantName, tt.wantDark)
+			}
+		})
+	}
+}
+
+func TestNEWS2BandsLookDifferent(t *testing.T) {
+	for _, name := range Names {
+		for _, noColor := range []bool{false, true} {
+			th, err := New(name, noColor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]string{}
+			bands := map[string]lipgloss.Style{
+				"low": th.News2Low, "single-3": th.News2Single3,
+				"medium": th.News2Medium, "high": th.News2High,
+			}
+			for band, s := range bands {
+				out := s.Render("7")
+				if other, dup := seen[out]; dup && !noColor {
+					t.Errorf("%s: bands %s and %s render the same", name, band, other)
+				}
+				seen[out] = band
+			}
+		}
+	}
+}
+
+func TestNoColorHasNoColourSequences(t *testing.T) {
+	for _, name := range Names {
+		th, err := New(name, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		styles := []lipgloss.Style{th.Text, th.Accent, th.Danger, th.AllergyBadge, th.News2High, th.StatusBar, th.Selected}
+		for i, s := range styles {
+			out := s.Render("x")
+			if strings.Contains(out, "38;") || strings.Contains(out, "48;") {
+				t.Errorf("%s: style %d renders colour with NO_COLOR: %q", name, i, out)
+			}
+		}
+		md := renderMarkdown(t, th, "# Title\n\n**bold** and `code`")
+		if strings.Contains(md, "\x1b") {
+			t.Errorf("%s: markdown has escapes with NO_COLOR: %q", name, md)
+		}
+	}
+}
+
+func TestMarkdownUsesPaletteAndLeavesGlamourDefaults(t *testing.T) {
+	for _, name := range Names {
+		th, err := New(name, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := renderMarkdown(t, th, "hello")
+		if strings.HasPrefix(out, "\n") || strings.HasPrefix(out, "  ") {
+			t.Errorf("%s: markdown keeps glamour's document margin: %q", name, out)
+		}
+		textSGR, _, _ := strings.Cut(th.Text.Render("x"), "x")
+		if !strings.Contains(out, textSGR) {
+			t.Errorf("%s: markdown text is not drawn in the theme's fg %q: %q", name, textSGR, out)
+		}
+	}
+	if *styles.DarkStyleConfig.Document.Margin != 2 || *styles.LightStyleConfig.Document.Margin != 2 {
+		t.Fatal("New modified glamour's package-level styles")
+	}
+}
+
+func renderMarkdown(t *testing.T, th Theme, md string) string {
+	t.Helper()
+	profile := termenv.TrueColor
+	if th.NoColor {
+		profile = termenv.Ascii
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(th.Markdown), glamour.WithWordWrap(60),
+		glamour.WithColorProfile(profile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.Render(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
