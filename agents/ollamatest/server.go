@@ -1,0 +1,160 @@
+package ollamatest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/build"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Server is an `ollama serve` process on a free loopback port, with its models, keys and logs
+// in a temporary directory that Stop removes.
+type Server struct {
+	URL    *url.URL
+	Client *api.Client
+
+	cmd  *exec.Cmd
+	dir  string
+	log  *os.File
+	done chan error // receives the process's exit once
+}
+
+const readyTimeout = 60 * time.Second
+
+// Start starts `ollama serve` and waits until it answers. The binary is $WARD_OLLAMA_BIN, else
+// `ollama` on PATH, else $GOPATH/bin/ollama (where `go install` puts it).
+//
+// The server runs one model with one sequence at a time (OLLAMA_NUM_PARALLEL=1), so each request
+// reuses the KV cache of the request before it, as it does for a single ward user.
+func Start(ctx context.Context) (*Server, error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "ward-ollama-*")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{dir: dir, done: make(chan error, 1)}
+	if err := s.start(ctx, bin); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) start(ctx context.Context, bin string) error {
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return err
+	}
+	s.URL = &url.URL{Scheme: "http", Host: addr}
+	s.Client = api.NewClient(s.URL, http.DefaultClient)
+
+	s.log, err = os.Create(filepath.Join(s.dir, "server.log"))
+	if err != nil {
+		return err
+	}
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = append(os.Environ(),
+		"OLLAMA_HOST="+addr,
+		"OLLAMA_MODELS="+filepath.Join(s.dir, "models"),
+		"HOME="+s.dir, // serve writes its key pair under $HOME/.ollama
+		"OLLAMA_NUM_PARALLEL=1",
+		"OLLAMA_MAX_LOADED_MODELS=1",
+	)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Stop also ends its runners
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("start %s serve: %w", bin, err)
+	}
+	go func() { s.done <- s.cmd.Wait() }()
+	return s.waitReady(ctx)
+}
+
+func (s *Server) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if err := s.Client.Heartbeat(ctx); err == nil {
+			return nil
+		}
+		select {
+		case err := <-s.done:
+			s.done <- err
+			return fmt.Errorf("ollama serve exited (%v):\n%s", err, s.LogTail(2000))
+		case <-ctx.Done():
+			return fmt.Errorf("ollama serve not ready at %s after %s:\n%s", s.URL, readyTimeout, s.LogTail(2000))
+		case <-tick.C:
+		}
+	}
+}
+
+// Stop interrupts the server, kills its process group if it lingers, and removes its directory.
+func (s *Server) Stop() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			<-s.done
+		}
+		// Runners are children in the same group; make sure none outlives the test.
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if s.log != nil {
+		s.log.Close()
+	}
+	os.RemoveAll(s.dir)
+}
+
+// LogTail returns the last n bytes of the server's log, for failure messages.
+func (s *Server) LogTail(n int) string {
+	b, err := os.ReadFile(filepath.Join(s.dir, "server.log"))
+	if err != nil {
+		return err.Error()
+	}
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// Binary finds the ollama executable: $WARD_OLLAMA_BIN, PATH, then $GOPATH/bin.
+func Binary() (string, error) {
+	if bin := os.Getenv("WARD_OLLAMA_BIN"); bin != "" {
+		return bin, nil
+	}
+	if bin, err := exec.LookPath("ollama"); err == nil {
+		return bin, nil
+	}
+	for _, gopath := range filepath.SplitList(build.Default.GOPATH) {
+		bin := filepath.Join(gopath, "bin", "ollama")
+		if _, err := os.Stat(bin); err == nil {
+			return bin, nil
+		}
+	}
+	return "", errors.New("ollama not found: go install github.com/ollama/ollama@v0.6.5, or set WARD_OLLAMA_BIN")
+}
+
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
