@@ -1,0 +1,160 @@
+package persist
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+func TestLatestSession(t *testing.T) {
+	tests := []struct {
+		name     string
+		sessions []SessionInfo
+		want     string // "" = none
+	}{
+		{"none", nil, ""},
+		{"one", []SessionInfo{{ID: "a", CreatedAt: t0}}, "a"},
+		{"latest created wins over id order", []SessionInfo{
+			{ID: "b", CreatedAt: t0},
+			{ID: "a", CreatedAt: t0.Add(time.Hour)},
+		}, "a"},
+		{"tie broken by the greater id", []SessionInfo{
+			{ID: "b", CreatedAt: t0},
+			{ID: "c", CreatedAt: t0},
+			{ID: "a", CreatedAt: t0},
+		}, "c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := openTemp(t)
+			for _, info := range tt.sessions {
+				if err := s.CreateSession(info); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, ok, err := s.LatestSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != (tt.want != "") || got.ID != tt.want {
+				t.Errorf("LatestSession = %q, %v; want %q", got.ID, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestCreateSessionRefusesBadIDs(t *testing.T) {
+	s, _ := openTemp(t)
+	newSession(t, s, "s1")
+	for _, id := range []string{"", "s1"} {
+		if err := s.CreateSession(SessionInfo{ID: id}); err == nil {
+			t.Errorf("CreateSession(%q) succeeded", id)
+		}
+	}
+}
+
+func TestUnknownSessionIsNotFound(t *testing.T) {
+	s, _ := openTemp(t)
+	noop := func(*Tx) error { return nil }
+	calls := map[string]func() error{
+		"Update":         func() error { return s.Update("nope", noop) },
+		"View":           func() error { return s.View("nope", noop) },
+		"Archive":        func() error { _, err := s.Archive("nope", t0); return err },
+		"Archives":       func() error { _, err := s.Archives("nope"); return err },
+		"RestoreArchive": func() error { return s.RestoreArchive("nope", "x") },
+		"Dump":           func() error { _, err := s.Dump("nope"); return err },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: err = %v, want ErrNotFound", name, err)
+		}
+	}
+}
+
+func TestInfoRoundTrip(t *testing.T) {
+	s, _ := openTemp(t)
+	info := SessionInfo{ID: "s1", CreatedAt: t0, Shift: "busy-ed", Trainee: "sam", Seed: 42}
+	if err := s.CreateSession(info); err != nil {
+		t.Fatal(err)
+	}
+	info.ClockSeconds = 93.5
+	mustUpdate(t, s, "s1", func(tx *Tx) error { return tx.PutInfo(info) })
+	mustView(t, s, "s1", func(tx *Tx) error {
+		got, err := tx.Info()
+		if got != info {
+			t.Errorf("Info = %+v, want %+v", got, info)
+		}
+		return err
+	})
+	err := s.Update("s1", func(tx *Tx) error { return tx.PutInfo(SessionInfo{ID: "other"}) })
+	if err == nil {
+		t.Error("PutInfo accepted another session's id")
+	}
+}
+
+func TestRegistryRoundTrip(t *testing.T) {
+	entry := func(id string) PatientEntry {
+		return PatientEntry{PatientID: id, Facts: map[string]any{"age": 67.0, "allergy": "penicillin"},
+			CreatedAt: t0, UpdatedAt: t0.Add(time.Minute)}
+	}
+	tests := []struct {
+		name   string
+		reg    Registry
+		stored string
+	}{
+		{"empty", Registry{Patients: map[string]PatientEntry{}},
+			`{"active_patient_id":null,"patients":{}}`},
+		{"nil patients", Registry{},
+			`{"active_patient_id":null,"patients":{}}`},
+		{"roster without active", Registry{Patients: map[string]PatientEntry{"patient_4": entry("patient_4")}},
+			`{"active_patient_id":null,"patients":{"patient_4":{"patient_id":"patient_4","facts":{"age":67,"allergy":"penicillin"},"created_at":"2025-03-01T22:00:00Z","updated_at":"2025-03-01T22:01:00Z"}}}`},
+		{"active", Registry{ActivePatientID: "patient_4", Patients: map[string]PatientEntry{"patient_4": entry("patient_4")}},
+			`{"active_patient_id":"patient_4","patients":{"patient_4":{"patient_id":"patient_4","facts":{"age":67,"allergy":"penicillin"},"created_at":"2025-03-01T22:00:00Z","updated_at":"2025-03-01T22:01:00Z"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := openTemp(t)
+			newSession(t, s, "s1")
+			mustUpdate(t, s, "s1", func(tx *Tx) error { return tx.PutRegistry(tt.reg) })
+			if got := rawKey(t, s, "s1", keyRegistry); got != tt.stored {
+				t.Errorf("stored %s\nwant   %s", got, tt.stored)
+			}
+			want := tt.reg
+			if want.Patients == nil {
+				want.Patients = map[string]PatientEntry{}
+			}
+			mustView(t, s, "s1", func(tx *Tx) error {
+				got, err := tx.Registry()
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("Registry = %+v, want %+v", got, want)
+				}
+				return err
+			})
+		})
+	}
+}
+
+func TestRegistryIsEmptyBeforeFirstPut(t *testing.T) {
+	s, _ := openTemp(t)
+	newSession(t, s, "s1")
+	mustView(t, s, "s1", func(tx *Tx) error {
+		got, err := tx.Registry()
+		if got.ActivePatientID != "" || got.Patients == nil || len(got.Patients) != 0 {
+			t.Errorf("Registry = %#v, want empty with a non-nil roster", got)
+		}
+		return err
+	})
+}
+
+func rawKey(t *testing.T, s *Store, sid string, key []byte) string {
+	t.Helper()
+	var v string
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		v = string(tx.Bucket(bucketSessions).Bucket([]byte(sid)).Get(key))
+		return nil
+	})
+	return v
+}
