@@ -1,0 +1,156 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
+)
+
+// DefaultStallTimeout bounds the silence between two streamed chunks. It
+// also covers the wait for the first chunk, which includes loading the
+// model and evaluating the prompt, so it is generous.
+const DefaultStallTimeout = 30 * time.Second
+
+// OllamaOptions tunes the Ollama backend. The zero value uses the defaults.
+type OllamaOptions struct {
+	StallTimeout time.Duration
+}
+
+// Ollama answers through a running Ollama server.
+type Ollama struct {
+	client *api.Client
+	model  string
+	stall  time.Duration
+}
+
+// NewOllama wraps a client (main builds it with api.ClientFromEnvironment so
+// OLLAMA_HOST works) for one model.
+func NewOllama(client *api.Client, model string, opts OllamaOptions) *Ollama {
+	if opts.StallTimeout <= 0 {
+		opts.StallTimeout = DefaultStallTimeout
+	}
+	return &Ollama{client: client, model: model, stall: opts.StallTimeout}
+}
+
+func (o *Ollama) Name() string  { return "ollama" }
+func (o *Ollama) Model() string { return o.model }
+
+// errStalled is the cancel cause the watchdog sets, so a stall can be told
+// apart from the caller cancelling.
+var errStalled = errors.New("no chunk within the stall timeout")
+
+// Chat streams one reply. The watchdog cancels the request when no chunk
+// arrives for the stall timeout; that, an empty reply and a "length" stop
+// with no text all come back as *EmptyError.
+func (o *Ollama) Chat(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watchdog := time.AfterFunc(o.stall, func() { cancel(errStalled) })
+	defer watchdog.Stop()
+
+	var reply replyAccumulator
+	err := o.client.Chat(ctx, o.chatRequest(req), func(chunk api.ChatResponse) error {
+		watchdog.Reset(o.stall)
+		reply.add(chunk, onDelta)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errStalled) {
+			return Response{}, &EmptyError{Reason: fmt.Sprintf("stalled: %s without a chunk", o.stall)}
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Response{}, ctxErr
+		}
+		return Response{}, ollamaError(err, o.model)
+	}
+	return reply.response()
+}
+
+func (o *Ollama) chatRequest(req Request) *api.ChatRequest {
+	stream := true
+	return &api.ChatRequest{
+		Model:     o.model,
+		Messages:  req.Messages,
+		Stream:    &stream,
+		Format:    req.Format,
+		KeepAlive: req.KeepAlive,
+		Tools:     req.Tools,
+		Options:   req.Options,
+	}
+}
+
+// replyAccumulator joins streamed chunks into one assistant message.
+type replyAccumulator struct {
+	text      strings.Builder
+	toolCalls []api.ToolCall
+	final     api.ChatResponse
+	done      bool
+}
+
+func (r *replyAccumulator) add(chunk api.ChatResponse, onDelta func(string)) {
+	if chunk.Message.Content != "" {
+		r.text.WriteString(chunk.Message.Content)
+		if onDelta != nil {
+			onDelta(chunk.Message.Content)
+		}
+	}
+	r.toolCalls = append(r.toolCalls, chunk.Message.ToolCalls...)
+	if chunk.Done {
+		r.final, r.done = chunk, true
+	}
+}
+
+func (r *replyAccumulator) response() (Response, error) {
+	msg := api.Message{Role: "assistant", Content: r.text.String(), ToolCalls: r.toolCalls}
+	if strings.TrimSpace(msg.Content) == "" && len(msg.ToolCalls) == 0 {
+		return Response{}, &EmptyError{Reason: r.emptyReason()}
+	}
+	return Response{Message: msg, DoneReason: r.final.DoneReason, Metrics: r.final.Metrics}, nil
+}
+
+func (r *replyAccumulator) emptyReason() string {
+	switch {
+	case !r.done:
+		return "stream ended before done"
+	case r.final.DoneReason == "length":
+		return "num_predict reached before any text"
+	default:
+		return "empty answer"
+	}
+}
+
+// Capabilities is what Probe learned about the model.
+type Capabilities struct {
+	Tools bool
+}
+
+// Probe checks, for --backend auto, that the server answers, has the model
+// and can chat with it. A non-nil error's message is the one-line reason to
+// show when falling back to the offline backend.
+func (o *Ollama) Probe(ctx context.Context) (Capabilities, error) {
+	show, err := o.client.Show(ctx, &api.ShowRequest{Model: o.model})
+	if err != nil {
+		return Capabilities{}, ollamaError(err, o.model)
+	}
+	caps := show.Capabilities
+	if len(caps) > 0 && !slices.Contains(caps, model.CapabilityCompletion) {
+		return Capabilities{}, fmt.Errorf("model %s cannot chat (capabilities: %v) — choose another with --model", o.model, caps)
+	}
+	return Capabilities{Tools: supportsTools(show)}, nil
+}
+
+// supportsTools trusts the server's capability list and, from servers that
+// send none, falls back to the check the server itself makes: whether the
+// chat template renders .Tools.
+func supportsTools(show *api.ShowResponse) bool {
+	if len(show.Capabilities) > 0 {
+		return slices.Contains(show.Capabilities, model.CapabilityTools)
+	}
+	return strings.Contains(show.Template, ".Tools")
+}
