@@ -1,0 +1,254 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ollama/ollama/api"
+)
+
+// LLMAnalyzerConfig tunes the LLM analyzer. The zero value uses the defaults.
+type LLMAnalyzerConfig struct {
+	Timeout    time.Duration // whole call, default 8 s
+	NumPredict int           // output budget, default 512: room for every bounded field
+	// NumCtx and KeepAlive must equal the chat calls' values, or Ollama
+	// reloads the model between the analyzer and the patient.
+	NumCtx    int           // default DefaultNumCtx
+	KeepAlive time.Duration // default DefaultKeepAlive
+	// Examples are IDs to show the model; when empty they are generated
+	// from the pattern.
+	Examples []string
+	Trace    *TraceWriter // nil: no trace
+}
+
+const (
+	defaultAnalyzerTimeout = 8 * time.Second
+	defaultAnalyzerPredict = 512
+	maxReasoningLen        = 300
+	maxAnalyzedTextLen     = 2000 // bytes of the trainee's text sent to the model
+)
+
+// LLMAnalyzer asks a model for a structured decision. It keeps no state
+// between calls, so a change of patient has nothing of it to reset.
+type LLMAnalyzer struct {
+	backend Backend
+	cfg     LLMAnalyzerConfig
+}
+
+func NewLLMAnalyzer(backend Backend, cfg LLMAnalyzerConfig) *LLMAnalyzer {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = defaultAnalyzerTimeout
+	}
+	if cfg.NumPredict <= 0 {
+		cfg.NumPredict = defaultAnalyzerPredict
+	}
+	if cfg.NumCtx <= 0 {
+		cfg.NumCtx = DefaultNumCtx
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = DefaultKeepAlive
+	}
+	return &LLMAnalyzer{backend: backend, cfg: cfg}
+}
+
+// DecisionSchema is the JSON Schema sent as `format`. Every string is
+// bounded so that even a weak model's constrained output ends.
+var DecisionSchema = json.RawMessage(`{"type":"object",` +
+	`"properties":{` +
+	`"action":{"type":"string","enum":["NONE","ACTIVATE_NEW","SWITCH_EXISTING","UNCHANGED","CLEAR"]},` +
+	`"patient_id":{"type":["string","null"],"maxLength":64},` +
+	`"reasoning":{"type":"string","maxLength":300}},` +
+	`"required":["action","patient_id","reasoning"]}`)
+
+// Analyze never fails: any error, empty answer or invalid decision falls
+// back to the rules, with the reason in Reasoning.
+func (a *LLMAnalyzer) Analyze(ctx context.Context, in AnalyzerInput) Decision {
+	start := time.Now()
+	d, err := a.ask(ctx, in)
+	if err != nil {
+		d, _ = RulesAnalyzer{}.Decide(in)
+		d.Source = SourceFallback
+		d.Reasoning = "LLM analyzer failed (" + err.Error() + "); rules: " + d.Reasoning
+	}
+	d.Elapsed = time.Since(start)
+	return d
+}
+
+func (a *LLMAnalyzer) ask(ctx context.Context, in AnalyzerInput) (Decision, error) {
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	defer cancel()
+	req := a.request(in)
+	start := time.Now()
+	resp, err := a.backend.Chat(ctx, req, nil)
+	// A trace that cannot be written must not change the decision.
+	_ = a.cfg.Trace.Write(NewTraceRecord(a.backend, req, resp, err, time.Since(start)))
+	if err != nil {
+		return Decision{}, a.describe(err)
+	}
+	return parseDecision(resp.Message.Content, in)
+}
+
+// describe words a failure for the Reasoning field, where the analyzer's
+// own cause matters more than the chat's user-facing advice.
+func (a *LLMAnalyzer) describe(err error) error {
+	var empty *EmptyError
+	switch {
+	case errors.As(err, &empty):
+		return errors.New("empty answer: " + empty.Reason)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("no answer within %s", a.cfg.Timeout)
+	}
+	return err
+}
+
+func (a *LLMAnalyzer) request(in AnalyzerInput) Request {
+	keepAlive := api.Duration{Duration: a.cfg.KeepAlive}
+	return Request{
+		Agent: "analyzer",
+		Messages: []api.Message{
+			{Role: "system", Content: analyzerPrompt(in, a.examples(in))},
+			{Role: "user", Content: truncate(in.Text, maxAnalyzedTextLen)},
+		},
+		Format: DecisionSchema,
+		Options: map[string]any{
+			"temperature": 0,
+			"num_predict": a.cfg.NumPredict,
+			"num_ctx":     a.cfg.NumCtx,
+		},
+		KeepAlive: &keepAlive,
+	}
+}
+
+func (a *LLMAnalyzer) examples(in AnalyzerInput) []string {
+	if len(a.cfg.Examples) > 0 {
+		return a.cfg.Examples
+	}
+	return ExampleIDs(in.pattern())
+}
+
+// analyzerPrompt puts the fixed instructions first and the turn's state
+// last, so consecutive calls share the longest prefix.
+func analyzerPrompt(in AnalyzerInput, examples []string) string {
+	var b strings.Builder
+	b.WriteString(`You decide whether a trainee's message in a clinical simulation changes which patient the conversation is about.
+Answer with one JSON object: {"action": ..., "patient_id": ..., "reasoning": ...}.
+
+Actions:
+- NONE: general talk; no patient is active and none is named.
+- ACTIVATE_NEW: the trainee asks for a patient who is not in the roster.
+- SWITCH_EXISTING: the trainee asks for a roster patient other than the active one.
+- UNCHANGED: the message carries on with the active patient.
+- CLEAR: the trainee asks to clear, reset or wipe all patient context.
+
+`)
+	fmt.Fprintf(&b, "patient_id must match the regular expression %s exactly", in.pattern())
+	if len(examples) > 0 {
+		fmt.Fprintf(&b, ", for example %s", strings.Join(examples, " or "))
+	}
+	b.WriteString(`. Rewrite variants the trainee types (other case, a space instead of the separator, "pt" for "patient") into that form. Use null when the message names no patient. Never invent an ID, and never take one from these instructions.
+reasoning: one short sentence.
+`)
+	if len(examples) > 0 {
+		writeAnalyzerExamples(&b, examples)
+	}
+	b.WriteString("\nActive patient: ")
+	b.WriteString(orNone(in.ActivePatient))
+	b.WriteString("\nRoster: ")
+	b.WriteString(orNone(strings.Join(in.Roster, ", ")))
+	b.WriteString("\n")
+	return b.String()
+}
+
+func writeAnalyzerExamples(b *strings.Builder, examples []string) {
+	first, second := examples[0], examples[len(examples)-1]
+	b.WriteString("\nExamples:\n")
+	fmt.Fprintf(b, "- no patient active, %q → {\"action\":\"ACTIVATE_NEW\",\"patient_id\":%q,\"reasoning\":\"asks for a new patient\"}\n", "review "+first, first)
+	if second != first {
+		fmt.Fprintf(b, "- %s active, roster %s, %s, %q → {\"action\":\"SWITCH_EXISTING\",\"patient_id\":%q,\"reasoning\":\"asks for a known patient\"}\n", first, first, second, "go back to "+second, second)
+	}
+	b.WriteString(`- a patient active, "what is her blood pressure?" → {"action":"UNCHANGED","patient_id":null,"reasoning":"carries on"}` + "\n")
+	b.WriteString(`- "please reset the patient context" → {"action":"CLEAR","patient_id":null,"reasoning":"asks to clear"}` + "\n")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// llmDecision is the model's answer as the schema shapes it.
+type llmDecision struct {
+	Action    string  `json:"action"`
+	PatientID *string `json:"patient_id"`
+	Reasoning string  `json:"reasoning"`
+}
+
+// parseDecision validates the model's answer against what the rules know:
+// an ID counts only if it is valid, and either in the roster or named in the
+// message, so an ID copied from the prompt's examples is dropped.
+func parseDecision(content string, in AnalyzerInput) (Decision, error) {
+	content = strings.TrimSpace(content)
+	if content == "" {
+		return Decision{}, errors.New("empty answer")
+	}
+	var raw llmDecision
+	if err := json.Unmarshal([]byte(content), &raw); err != nil {
+		return Decision{}, fmt.Errorf("invalid JSON: %v", err)
+	}
+	action := Action(raw.Action)
+	if !slices.Contains(Actions, action) {
+		return Decision{}, fmt.Errorf("unknown action %q", raw.Action)
+	}
+	d := Decision{Action: action, Reasoning: truncate(raw.Reasoning, maxReasoningLen), Source: SourceLLM}
+	switch action {
+	case ActionActivateNew, ActionSwitchExisting:
+		return withPatient(d, raw.PatientID, in), nil
+	case ActionUnchanged:
+		d = in.keep(d.Reasoning)
+		d.Source = SourceLLM
+	}
+	return d, nil
+}
+
+// withPatient settles an activation: the registry's view of the ID decides
+// new versus existing, and an unusable ID leaves PatientID empty, which the
+// session answers with the expected format.
+func withPatient(d Decision, typed *string, in AnalyzerInput) Decision {
+	if typed == nil {
+		return d
+	}
+	id, ok := NormalizeID(*typed, in.pattern())
+	inRoster := ok && slices.Contains(in.Roster, id)
+	if !ok || !(inRoster || slices.Contains(findIDs(tokenize(in.Text), shapeOf(in.pattern())), id)) {
+		d.Reasoning += fmt.Sprintf(" (ID %q dropped: not valid, or neither in the roster nor in the message)", truncate(*typed, MaxPatientIDLen))
+		return d
+	}
+	d.PatientID = id
+	switch {
+	case id == in.ActivePatient:
+		d.Action = ActionUnchanged
+	case inRoster:
+		d.Action = ActionSwitchExisting
+	default:
+		d.Action = ActionActivateNew
+	}
+	return d
+}
+
+// truncate cuts s to at most n bytes without splitting a character.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
