@@ -1,0 +1,93 @@
+package memory
+
+import (
+	"slices"
+	"time"
+)
+
+// EntityStats are the entity counters `ward stats` and the inspector show. The lead persists them
+// with the entities and may add up several patients' with Plus.
+type EntityStats struct {
+	Merges          int64   `json:"merges"`
+	Refused         int64   `json:"refused"` // deltas refused: no agent_name, key collision, bad key or value
+	ParseErrors     int64   `json:"parse_errors"`
+	FormatFallbacks int64   `json:"format_fallbacks"` // legacy full-state `entities` outputs
+	Evictions       int64   `json:"evictions"`
+	MergeLatency    Latency `json:"merge_latency"`
+}
+
+// ObserveParse counts what ParseAgentOutput had to tolerate.
+func (s *EntityStats) ObserveParse(out AgentOutput) {
+	if out.Format == FormatLegacy {
+		s.FormatFallbacks++
+	}
+	if out.Malformed {
+		s.ParseErrors++
+	}
+}
+
+// Plus adds another set of counters, for totals across patients.
+func (s EntityStats) Plus(o EntityStats) EntityStats {
+	return EntityStats{
+		Merges:          s.Merges + o.Merges,
+		Refused:         s.Refused + o.Refused,
+		ParseErrors:     s.ParseErrors + o.ParseErrors,
+		FormatFallbacks: s.FormatFallbacks + o.FormatFallbacks,
+		Evictions:       s.Evictions + o.Evictions,
+		MergeLatency:    s.MergeLatency.plus(o.MergeLatency),
+	}
+}
+
+// latencySamples is how many recent merges the p95 is computed over.
+const latencySamples = 128
+
+// Latency keeps totals plus a ring of recent samples, enough for a p95 without unbounded growth.
+type Latency struct {
+	Count   int64   `json:"count"`
+	TotalNs int64   `json:"total_ns"`
+	MaxNs   int64   `json:"max_ns"`
+	Recent  []int64 `json:"recent_ns"`
+	Next    int     `json:"next"` // ring position of the next sample once Recent is full
+}
+
+// Observe records one duration.
+func (l *Latency) Observe(d time.Duration) {
+	ns := d.Nanoseconds()
+	l.Count++
+	l.TotalNs += ns
+	l.MaxNs = max(l.MaxNs, ns)
+	if len(l.Recent) < latencySamples {
+		l.Recent = append(l.Recent, ns)
+		return
+	}
+	l.Recent[l.Next%latencySamples] = ns
+	l.Next = (l.Next + 1) % latencySamples
+}
+
+// Mean is the average over every observation.
+func (l Latency) Mean() time.Duration {
+	if l.Count == 0 {
+		return 0
+	}
+	return time.Duration(l.TotalNs / l.Count)
+}
+
+// P95 is the 95th percentile over the recent samples.
+func (l Latency) P95() time.Duration {
+	if len(l.Recent) == 0 {
+		return 0
+	}
+	sorted := slices.Sorted(slices.Values(l.Recent))
+	return time.Duration(sorted[(len(sorted)*95+99)/100-1])
+}
+
+func (l Latency) plus(o Latency) Latency {
+	recent := append(slices.Clone(l.Recent), o.Recent...)
+	if len(recent) > latencySamples {
+		recent = recent[len(recent)-latencySamples:]
+	}
+	return Latency{
+		Count: l.Count + o.Count, TotalNs: l.TotalNs + o.TotalNs, MaxNs: max(l.MaxNs, o.MaxNs),
+		Recent: recent, Next: 0,
+	}
+}
