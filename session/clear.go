@@ -1,0 +1,40 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ward-sim/ward/agents"
+)
+
+// clear archives the whole session (registry, session history, every patient's history, memory,
+// entities and sim) as one snapshot, deletes the originals and wipes what memory holds, so no
+// later write can resurrect a cleared patient.
+func (s *Session) clear(t *turn, d agents.Decision) {
+	reg, ok := s.hydrate(t)
+	if !ok {
+		return
+	}
+	var archiveID string
+	err := t.storage(func() error {
+		a, err := s.cfg.Store.Archive(s.info.ID, s.cfg.Now().UTC())
+		archiveID = a.ID
+		return err
+	})
+	if err != nil {
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not archive the session; nothing was cleared: " + err.Error()})
+		return
+	}
+	s.active = ""
+	s.history = nil
+	s.reportDecision(t, DecisionClear, d, "")
+	t.emit(MessageEvent{Role: "assistant", Agent: systemAgent, Text: clearedText(rosterIDs(reg), archiveID)})
+}
+
+func clearedText(roster []string, archiveID string) string {
+	if len(roster) == 0 {
+		return fmt.Sprintf("Context cleared (archive %s). No patient is active.", archiveID)
+	}
+	return fmt.Sprintf("Context cleared: %d patient(s) archived (%s) as archive %s. No patient is active.",
+		len(roster), strings.Join(roster, ", "), archiveID)
+}

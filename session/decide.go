@@ -1,0 +1,70 @@
+package session
+
+import (
+	"regexp"
+
+	"github.com/ward-sim/ward/agents"
+)
+
+// Decision is what the session did with the patient context on one turn.
+type Decision string
+
+const (
+	DecisionNone           Decision = "NONE"
+	DecisionUnchanged      Decision = "UNCHANGED"
+	DecisionNewBlank       Decision = "NEW_BLANK"
+	DecisionSwitchExisting Decision = "SWITCH_EXISTING"
+	DecisionClear          Decision = "CLEAR"
+	DecisionRestored       Decision = "RESTORED_FROM_STORAGE"
+	DecisionNeedsPatientID Decision = "NEEDS_PATIENT_ID"
+)
+
+// DefaultPatientIDPattern is used when PATIENT_ID_PATTERN is unset.
+const DefaultPatientIDPattern = `^patient_[0-9]+$`
+
+// contextState is what the registry decision needs to know about the session right now.
+type contextState struct {
+	active   string
+	restored bool // the active patient was revived from the registry this turn
+	known    func(id string) bool
+	pattern  *regexp.Regexp
+}
+
+// resolve turns the analyzer's proposal into a decision. The analyzer only proposes: the ID must
+// match the pattern, and the registry alone decides whether it is a new patient or a switch.
+func resolve(d agents.Decision, st contextState) (Decision, string) {
+	switch d.Action {
+	case agents.ActionClear:
+		return DecisionClear, ""
+	case agents.ActionActivateNew, agents.ActionSwitchExisting:
+		id, ok := agents.NormalizeID(d.PatientID, st.pattern)
+		switch {
+		case !ok:
+			return DecisionNeedsPatientID, ""
+		case id == st.active:
+			return keep(st), id
+		case st.known(id):
+			return DecisionSwitchExisting, id
+		default:
+			return DecisionNewBlank, id
+		}
+	case agents.ActionUnchanged:
+		if st.active == "" {
+			return DecisionNone, ""
+		}
+		return keep(st), st.active
+	default:
+		if st.restored {
+			return DecisionRestored, st.active
+		}
+		return DecisionNone, st.active
+	}
+}
+
+// keep is the decision for a turn that stays with the active patient.
+func keep(st contextState) Decision {
+	if st.restored {
+		return DecisionRestored
+	}
+	return DecisionUnchanged
+}

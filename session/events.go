@@ -1,0 +1,84 @@
+package session
+
+// Events are what a turn reports, in order. `ward run` writes each one as a JSON line and the TUI
+// receives them as messages, so the field names are the public contract of issue 2 onward.
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Timing is the per-turn cost of the context machinery, in milliseconds.
+type Timing struct {
+	AnalyzerMS float64 `json:"analyzer_ms"`
+	StorageMS  float64 `json:"storage_ms"`
+	ServiceMS  float64 `json:"service_ms"`
+}
+
+// Event is any value that a turn reports; Kind names it in the JSON "event" field.
+type Event interface{ Kind() string }
+
+// DecisionEvent reports how the patient context was decided for the turn.
+type DecisionEvent struct {
+	Input          string `json:"input"`
+	Decision       string `json:"decision"`
+	AnalyzerAction string `json:"analyzer_action"`
+	PatientID      string `json:"patient_id,omitempty"`
+	Source         string `json:"source"`
+	Reasoning      string `json:"reasoning"`
+	Timing         Timing `json:"timing"`
+}
+
+// MessageEvent is one finished message shown to the user.
+type MessageEvent struct {
+	PatientID string `json:"patient_id,omitempty"`
+	Role      string `json:"role"`
+	Agent     string `json:"agent,omitempty"`
+	Text      string `json:"text"`
+}
+
+// DeltaEvent carries streamed tokens of a message still being written. `ward run` does not print
+// it: its finished message follows as a MessageEvent.
+type DeltaEvent struct {
+	PatientID string `json:"patient_id,omitempty"`
+	Agent     string `json:"agent"`
+	Text      string `json:"text"`
+}
+
+// ErrorEvent is a problem the user should see, with a stable code.
+type ErrorEvent struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// TurnEndEvent closes every input line, slash commands included.
+type TurnEndEvent struct {
+	Input         string   `json:"input"`
+	Decision      string   `json:"decision,omitempty"`
+	ActivePatient *string  `json:"active_patient"`
+	Roster        []string `json:"roster"`
+	Footer        string   `json:"footer"`
+	Timing        Timing   `json:"timing"`
+}
+
+func (DecisionEvent) Kind() string { return "decision" }
+func (MessageEvent) Kind() string  { return "message" }
+func (DeltaEvent) Kind() string    { return "delta" }
+func (ErrorEvent) Kind() string    { return "error" }
+func (TurnEndEvent) Kind() string  { return "turn_end" }
+
+// EncodeJSON renders an event as one JSON object whose first field is "event": its kind.
+func EncodeJSON(e Event) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return nil, fmt.Errorf("event %s is not a JSON object", e.Kind())
+	}
+	head := fmt.Sprintf(`{"event":%q`, e.Kind())
+	if len(body) == 2 {
+		return []byte(head + "}"), nil
+	}
+	return append([]byte(head+","), body[1:]...), nil
+}

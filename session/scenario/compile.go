@@ -1,0 +1,64 @@
+package scenario
+
+import (
+	"math"
+	"sort"
+)
+
+// compile precomputes what the engine reads every sim second, so a tick is
+// array arithmetic with no map lookups. It runs only on a valid scenario.
+func (s *Scenario) compile() {
+	base := DefaultTarget
+	for name, val := range s.States[s.InitialState].Vitals {
+		v, _ := ParseVital(name)
+		base[v] = val
+	}
+	for name, st := range s.States {
+		st.name = name
+		st.target = base
+		for vn, val := range st.Vitals {
+			v, _ := ParseVital(vn)
+			st.target[v] = val
+		}
+		tau := DefaultTau
+		if d, ok := st.Tau["default"]; ok {
+			for v := range tau {
+				tau[v] = float64(d)
+			}
+		}
+		for vn, d := range st.Tau {
+			if v, ok := ParseVital(vn); ok {
+				tau[v] = float64(d)
+			}
+		}
+		for v := range tau {
+			st.alpha[v] = 1 - math.Exp(-1/tau[v])
+		}
+		st.out = nil
+	}
+	n := 0
+	for i := range s.Transitions {
+		t := &s.Transitions[i]
+		t.firstCondition = n
+		n += len(t.When)
+		for j := range t.When {
+			if c := &t.When[j]; c.Vital != "" {
+				c.vital, _ = ParseVital(c.Vital)
+			}
+		}
+		for _, from := range t.From {
+			s.States[from].out = append(s.States[from].out, i)
+		}
+	}
+	s.conditions = n
+}
+
+// StateNames returns the state ids, sorted.
+func (s *Scenario) StateNames() []string {
+	names := make([]string, 0, len(s.States))
+	for n := range s.States {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

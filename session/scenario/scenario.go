@@ -1,0 +1,231 @@
+// Package scenario holds the clinical ground truth of ward's simulated
+// patients: the scenario schema and its validation, the built-in library,
+// shifts, and the drug catalogue that safety checks reason about.
+package scenario
+
+// Scenario is one patient's case. Fields tagged required must be present in
+// YAML; Validate reports what is missing with line numbers.
+type Scenario struct {
+	ID                 string             `yaml:"id" required:"true"`
+	Title              string             `yaml:"title" required:"true"`
+	Demographics       Demographics       `yaml:"demographics" required:"true"`
+	ChiefComplaint     string             `yaml:"chief_complaint" required:"true"`
+	History            []string           `yaml:"history"`
+	Medications        []Medication       `yaml:"medications"`
+	Allergies          []Allergy          `yaml:"allergies"`
+	Disclosures        []Disclosure       `yaml:"disclosures"`
+	Lines              Lines              `yaml:"lines"`
+	NEWS2              NEWS2Config        `yaml:"news2" required:"true"`
+	InitialState       string             `yaml:"initial_state" required:"true"`
+	States             map[string]*State  `yaml:"states" required:"true"`
+	Transitions        []Transition       `yaml:"transitions"`
+	Interventions      []Intervention     `yaml:"interventions"`
+	Contraindications  []Contraindication `yaml:"contraindications"`
+	CriticalActions    []CriticalAction   `yaml:"critical_actions"`
+	CriticalErrors     []CriticalError    `yaml:"critical_errors"`
+	LearningObjectives []string           `yaml:"learning_objectives" required:"true"`
+
+	// Source is "builtin" or the file the scenario was loaded from.
+	Source string `yaml:"-"`
+
+	conditions int // total transition conditions, for the engine's flag arrays
+}
+
+type Demographics struct {
+	Name string `yaml:"name" required:"true"`
+	Age  int    `yaml:"age" required:"true"`
+	Sex  string `yaml:"sex" required:"true"` // F, M or X
+	Bed  string `yaml:"bed"`                 // default bed when a shift does not say
+}
+
+type Medication struct {
+	Name  string `yaml:"name" required:"true"`
+	Dose  string `yaml:"dose"`
+	Class string `yaml:"class"`
+	// LastTakenHours matters for drugs with timed interactions (PDE5
+	// inhibitors and nitrates); nil means the patient has not said.
+	LastTakenHours *float64 `yaml:"last_taken_hours"`
+}
+
+type Allergy struct {
+	Agent     string `yaml:"agent" required:"true"`
+	DrugClass string `yaml:"drug_class"` // required when the agent is a drug
+	Reaction  string `yaml:"reaction" required:"true"`
+	Severity  string `yaml:"severity" required:"true"` // one of Severities
+	// Effects is the body's response if the agent is given anyway; empty
+	// means the engine's generic allergic reaction.
+	Effects []Effect `yaml:"effects"`
+}
+
+// TrueAllergy is false for intolerances (nausea with codeine, say).
+func (a Allergy) TrueAllergy() bool { return a.Severity != "intolerance" }
+
+type Disclosure struct {
+	Topic  string `yaml:"topic" required:"true"`
+	Text   string `yaml:"text" required:"true"`
+	Reveal string `yaml:"reveal"` // always | when_asked (default)
+}
+
+// Lines are what an offline patient says when nothing more specific applies.
+type Lines struct {
+	Opening string   `yaml:"opening"`
+	Generic []string `yaml:"generic"`
+}
+
+type NEWS2Config struct {
+	Scale int `yaml:"scale" required:"true"` // 1, or 2 for hypercapnic patients
+	// HypercapnicTarget marks a prescribed SpO2 target of 88–92 %, the only
+	// case in which Scale 2 may be used.
+	HypercapnicTarget bool `yaml:"hypercapnic_target"`
+}
+
+// State is one phase of the illness. Vitals approach Vitals (inheriting from
+// the initial state whatever is not given) with per-vital time constants.
+type State struct {
+	Description string             `yaml:"description"`
+	Rhythm      string             `yaml:"rhythm"`
+	Signs       []string           `yaml:"signs"`
+	Lines       []string           `yaml:"lines"` // in-character lines while in this state
+	Vitals      map[string]float64 `yaml:"vitals" required:"true"`
+	Tau         map[string]Seconds `yaml:"tau"`
+
+	name   string
+	target [NumVitals]float64
+	alpha  [NumVitals]float64 // share of the gap to target closed per sim second
+	out    []int              // indexes of transitions leaving this state
+}
+
+// Transition moves the patient from one of From to To when its conditions
+// hold: any one of them (mode any, the default) or all of them.
+type Transition struct {
+	From   Names       `yaml:"from" required:"true"`
+	To     string      `yaml:"to" required:"true"`
+	Mode   string      `yaml:"mode"`
+	When   []Condition `yaml:"when" required:"true"`
+	Reason string      `yaml:"reason"`
+
+	firstCondition int
+}
+
+// Condition is exactly one of: time in the current state; an action done
+// while in the current state (Action); an action done at any time (Done); a
+// vital below or above a threshold, held for For seconds.
+type Condition struct {
+	TimeInState *Seconds `yaml:"time_in_state"`
+	Action      *Match   `yaml:"action"`
+	Done        *Match   `yaml:"done"`
+	Vital       string   `yaml:"vital"`
+	Below       *float64 `yaml:"below"`
+	Above       *float64 `yaml:"above"`
+	For         Seconds  `yaml:"for"`
+
+	vital Vital
+}
+
+// Match selects actions. Empty fields match anything; list fields match any
+// of their entries. Minimums fail when the action does not state the value;
+// maximums pass.
+type Match struct {
+	Kind        ActionKind `yaml:"kind" required:"true"`
+	Drug        Names      `yaml:"drug"`
+	Class       Names      `yaml:"class"`
+	Route       Names      `yaml:"route"`
+	Device      Names      `yaml:"device"`
+	Topic       Names      `yaml:"topic"`
+	Position    Names      `yaml:"position"`
+	MinDoseMg   float64    `yaml:"min_dose_mg"`
+	MaxDoseMg   float64    `yaml:"max_dose_mg"`
+	MinVolumeML float64    `yaml:"min_volume_ml"`
+	MinFiO2     float64    `yaml:"min_fio2"` // percent, as delivered by the device
+	MaxFiO2     float64    `yaml:"max_fio2"`
+}
+
+// Intervention: the first intervention whose match fits an action applies
+// its effects, so list specific matches before general ones.
+type Intervention struct {
+	Match   Match    `yaml:"match" required:"true"`
+	Effects []Effect `yaml:"effects" required:"true"`
+}
+
+// Effect shifts a vital's target by Delta from Onset seconds after the action
+// for Duration seconds (0: until cancelled), never past Cap.
+type Effect struct {
+	Vital    string   `yaml:"vital" required:"true"`
+	Delta    float64  `yaml:"delta" required:"true"`
+	Onset    Seconds  `yaml:"onset"`
+	Duration Seconds  `yaml:"duration"`
+	Cap      *float64 `yaml:"cap"`
+}
+
+// Contraindication is a scenario-specific reason not to give a drug or class.
+type Contraindication struct {
+	Drug    Names    `yaml:"drug"`
+	Class   Names    `yaml:"class"`
+	Level   string   `yaml:"level" required:"true"` // hard_stop | warn
+	Reason  string   `yaml:"reason" required:"true"`
+	Effects []Effect `yaml:"effects"` // what happens if it is given anyway
+}
+
+// CriticalAction must be done within Within seconds of arrival, or before
+// the critical action named by Before.
+type CriticalAction struct {
+	ID          string  `yaml:"id" required:"true"`
+	Description string  `yaml:"description" required:"true"`
+	Match       Match   `yaml:"match" required:"true"`
+	Within      Seconds `yaml:"within"`
+	Before      string  `yaml:"before"`
+}
+
+// CriticalError is an action that must not be done (in States, if given).
+type CriticalError struct {
+	ID          string `yaml:"id" required:"true"`
+	Description string `yaml:"description" required:"true"`
+	Match       Match  `yaml:"match" required:"true"`
+	States      Names  `yaml:"states"`
+}
+
+// State returns the named state, or nil.
+func (s *Scenario) State(name string) *State { return s.States[name] }
+
+// Tracks reports whether the scenario sets v in its initial state, which is
+// how it says a vital (EtCO2, glucose, wheeze, pain) matters for this case.
+func (s *Scenario) Tracks(v Vital) bool {
+	_, ok := s.States[s.InitialState].Vitals[v.String()]
+	return ok
+}
+
+// DisclosuresAbout returns what the patient says about topic, in file order.
+func (s *Scenario) DisclosuresAbout(topic string) []Disclosure {
+	var out []Disclosure
+	for _, d := range s.Disclosures {
+		if d.Topic == topic {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// NumConditions is the number of transition conditions in the scenario.
+func (s *Scenario) NumConditions() int { return s.conditions }
+
+// Name is the state's id.
+func (st *State) Name() string { return st.name }
+
+// Target is the value v approaches in this state.
+func (st *State) Target(v Vital) float64 { return st.target[v] }
+
+// Alpha is the share of the gap to target that v closes per sim second.
+func (st *State) Alpha(v Vital) float64 { return st.alpha[v] }
+
+// Outgoing lists the indexes of transitions that can leave this state, in
+// file order (the first that fires wins).
+func (st *State) Outgoing() []int { return st.out }
+
+// ConditionIndex numbers condition i of the transition across the scenario.
+func (t *Transition) ConditionIndex(i int) int { return t.firstCondition + i }
+
+// AllRequired reports whether every condition must hold.
+func (t *Transition) AllRequired() bool { return t.Mode == "all" }
+
+// VitalIndex is the parsed Vital of a threshold condition.
+func (c *Condition) VitalIndex() Vital { return c.vital }

@@ -1,0 +1,200 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Error is one problem in a scenario or shift file, at a 1-based line
+// (0 when the problem is the whole document).
+type Error struct {
+	Line int
+	Msg  string
+}
+
+func (e Error) Error() string {
+	if e.Line == 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+}
+
+// Validate checks a scenario file and returns every problem found, each with
+// its line: YAML syntax, unknown or missing fields, wrong types, and
+// references that do not resolve (states, drugs, classes, vitals…).
+func Validate(data []byte) []error {
+	_, errs := Parse(data)
+	return errs
+}
+
+// Parse decodes and validates a scenario. On success the scenario is ready
+// for the engine; otherwise it returns the errors sorted by line.
+func Parse(data []byte) (*Scenario, []error) {
+	var s Scenario
+	c, ok := decode(data, &s)
+	if ok {
+		c.checkScenario(&s)
+	}
+	if errs := c.sorted(); len(errs) > 0 {
+		return nil, errs
+	}
+	s.compile()
+	return &s, nil
+}
+
+// checker collects errors and remembers the line of every YAML path it saw,
+// so semantic checks on decoded values can point at the right line.
+type checker struct {
+	errs  []Error
+	lines map[string]int
+}
+
+// decode walks the YAML tree for unknown and missing fields, then decodes it
+// into out. ok is false when the document could not be decoded at all.
+func decode(data []byte, out any) (c *checker, ok bool) {
+	c = &checker{lines: map[string]int{}}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		c.addYAML(err)
+		return c, false
+	}
+	if len(root.Content) == 0 {
+		c.errs = append(c.errs, Error{Msg: "empty document"})
+		return c, false
+	}
+	doc := root.Content[0]
+	c.walk(doc, reflect.TypeOf(out).Elem(), "")
+	if err := doc.Decode(out); err != nil {
+		c.addYAML(err)
+		return c, false
+	}
+	return c, true
+}
+
+func (c *checker) add(line int, format string, args ...any) {
+	c.errs = append(c.errs, Error{Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// at reports a problem with the value at path (or its nearest parent).
+func (c *checker) at(path, format string, args ...any) {
+	for {
+		if line, ok := c.lines[path]; ok {
+			c.add(line, format, args...)
+			return
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			c.add(c.lines[""], format, args...)
+			return
+		}
+		path = path[:i]
+	}
+}
+
+var lineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// addYAML splits a yaml.v3 error into line-numbered entries.
+func (c *checker) addYAML(err error) {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	for _, m := range msgs {
+		if g := lineRe.FindStringSubmatch(m); g != nil {
+			n, _ := strconv.Atoi(g[1])
+			c.add(n, "%s", g[2])
+		} else {
+			c.add(0, "%s", strings.TrimPrefix(m, "yaml: "))
+		}
+	}
+}
+
+func (c *checker) sorted() []error {
+	sort.SliceStable(c.errs, func(i, j int) bool {
+		if c.errs[i].Line != c.errs[j].Line {
+			return c.errs[i].Line < c.errs[j].Line
+		}
+		return c.errs[i].Msg < c.errs[j].Msg
+	})
+	out := make([]error, len(c.errs))
+	for i, e := range c.errs {
+		out[i] = e
+	}
+	return out
+}
+
+// walk compares the YAML tree with the Go type it will decode into: every
+// mapping key must be a known field, and required fields must be present.
+func (c *checker) walk(n *yaml.Node, t reflect.Type, path string) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	c.lines[path] = n.Line
+	switch {
+	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
+		fields := yamlFields(t)
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			f, ok := fields[k.Value]
+			if !ok {
+				c.add(k.Line, "unknown field %q in %s", k.Value, describe(path))
+				continue
+			}
+			seen[k.Value] = true
+			c.walk(v, f.Type, join(path, k.Value))
+		}
+		for name, f := range fields {
+			if f.Tag.Get("required") == "true" && !seen[name] {
+				c.add(n.Line, "missing required field %q in %s", name, describe(path))
+			}
+		}
+	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
+		for i, item := range n.Content {
+			c.walk(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+		}
+	case t.Kind() == reflect.Map && n.Kind == yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			c.walk(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value))
+		}
+	}
+}
+
+func yamlFields(t reflect.Type) map[string]reflect.StructField {
+	fields := map[string]reflect.StructField{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if f.IsExported() && name != "" && name != "-" {
+			fields[name] = f
+		}
+	}
+	return fields
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func describe(path string) string {
+	if path == "" {
+		return "the document"
+	}
+	return path
+}

@@ -1,0 +1,125 @@
+package scenario
+
+// Vital indexes the physiological values the engine tracks. The engine keeps
+// them in fixed arrays, so the order here is part of the snapshot format.
+type Vital uint8
+
+const (
+	HR Vital = iota
+	RR
+	SpO2
+	SBP
+	DBP
+	TempC
+	GCS
+	EtCO2
+	Glucose // mmol/L
+	Wheeze  // 0 none … 3 severe
+	Pain    // 0–10 numeric rating
+	NumVitals
+)
+
+var vitalNames = [NumVitals]string{"hr", "rr", "spo2", "sbp", "dbp", "temp_c", "gcs", "etco2", "glucose", "wheeze", "pain"}
+
+func (v Vital) String() string { return vitalNames[v] }
+
+// ParseVital maps a YAML vital name ("spo2") to its index.
+func ParseVital(name string) (Vital, bool) {
+	for i, n := range vitalNames {
+		if n == name {
+			return Vital(i), true
+		}
+	}
+	return 0, false
+}
+
+// requiredVitals must be set in a scenario's initial state; the others fall
+// back to healthy defaults so every patient has every value.
+var requiredVitals = []Vital{HR, RR, SpO2, SBP, DBP, TempC, GCS}
+
+// DefaultTarget is the healthy adult value used when a scenario leaves a
+// vital out of its initial state.
+var DefaultTarget = [NumVitals]float64{
+	HR: 80, RR: 16, SpO2: 97, SBP: 120, DBP: 75, TempC: 37.0, GCS: 15,
+	EtCO2: 38, Glucose: 5.6, Wheeze: 0, Pain: 0,
+}
+
+// DefaultTau is the time constant (seconds) with which each vital approaches
+// its target. Oxygenation moves in a minute or two, temperature over many.
+var DefaultTau = [NumVitals]float64{
+	HR: 90, RR: 90, SpO2: 60, SBP: 120, DBP: 120, TempC: 900, GCS: 90,
+	EtCO2: 120, Glucose: 240, Wheeze: 120, Pain: 120,
+}
+
+// Range is the physiologically possible span of each vital; targets outside
+// it are rejected and the engine clamps to it.
+var Range = [NumVitals][2]float64{
+	HR: {20, 250}, RR: {0, 70}, SpO2: {40, 100}, SBP: {30, 260}, DBP: {15, 160},
+	TempC: {30, 43}, GCS: {3, 15}, EtCO2: {5, 120}, Glucose: {0.5, 40},
+	Wheeze: {0, 3}, Pain: {0, 10},
+}
+
+// ActionKind names what a trainee did. The parser produces these and scenario
+// matches refer to them.
+type ActionKind string
+
+const (
+	CheckVitals   ActionKind = "check_vitals"
+	AttachMonitor ActionKind = "attach_monitor"
+	GlucoseCheck  ActionKind = "glucose_check"
+	ECG           ActionKind = "ecg"
+	Examine       ActionKind = "examine"
+	Oxygen        ActionKind = "oxygen"
+	StopOxygen    ActionKind = "stop_oxygen"
+	Medication    ActionKind = "medication"
+	IVAccess      ActionKind = "iv_access"
+	Fluids        ActionKind = "fluids"
+	Airway        ActionKind = "airway"
+	Ventilate     ActionKind = "ventilate"
+	Position      ActionKind = "position"
+	Splint        ActionKind = "splint"
+	Ask           ActionKind = "ask"
+)
+
+// ActionKinds lists every kind, in a stable order.
+var ActionKinds = []ActionKind{
+	CheckVitals, AttachMonitor, GlucoseCheck, ECG, Examine, Oxygen, StopOxygen,
+	Medication, IVAccess, Fluids, Airway, Ventilate, Position, Splint, Ask,
+}
+
+// Topics a trainee can ask the patient about; disclosures are keyed by them.
+var Topics = []string{"allergies", "medications", "history", "onset", "pain", "symptoms", "last_meal", "social"}
+
+// Routes of administration, canonical spelling.
+var Routes = []string{"IM", "IV", "IO", "PO", "SL", "IN", "NEB", "SC", "PR", "BUCCAL"}
+
+// Devices: oxygen delivery, airway adjuncts and manoeuvres, ventilation.
+var Devices = []string{
+	"nrb", "nasal_cannula", "venturi", "simple_mask", "high_flow",
+	"bvm", "opa", "npa", "jaw_thrust", "head_tilt", "suction",
+}
+
+// Positions a patient can be placed in.
+var Positions = []string{"upright", "recovery", "supine", "legs_raised"}
+
+// Safety levels, allergy severities and disclosure modes.
+const (
+	HardStop = "hard_stop"
+	Warn     = "warn"
+
+	RevealAlways    = "always"
+	RevealWhenAsked = "when_asked"
+)
+
+// Severities of an allergy, most to least serious. An intolerance is not a
+// true allergy: it warns but never blocks.
+var Severities = []string{"severe", "moderate", "mild", "intolerance"}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
