@@ -23,7 +23,7 @@ type Content struct {
 
 // Archive is one snapshot written by a clear.
 type Archive struct {
-	ID        string    `json:"id"` // the snapshot time, also its key
+	ID        string    `json:"id"` // the snapshot time (RFC 3339, UTC, 9-digit nanoseconds), also its key
 	CreatedAt time.Time `json:"created_at"`
 	Content
 }

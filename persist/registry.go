@@ -26,16 +26,7 @@ type registryJSON struct {
 }
 
 // MarshalJSON writes active_patient_id as null when no patient is active.
-func (r Registry) MarshalJSON() ([]byte, error) {
-	out := registryJSON{Patients: r.Patients}
-	if r.ActivePatientID != "" {
-		out.ActivePatientID = &r.ActivePatientID
-	}
-	if out.Patients == nil {
-		out.Patients = map[string]PatientEntry{}
-	}
-	return json.Marshal(out)
-}
+func (r Registry) MarshalJSON() ([]byte, error) { return json.Marshal(r.stored()) }
 
 // UnmarshalJSON reads a null active_patient_id as "".
 func (r *Registry) UnmarshalJSON(data []byte) error {
@@ -43,22 +34,41 @@ func (r *Registry) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return err
 	}
-	*r = Registry{Patients: in.Patients}
+	*r = in.registry()
+	return nil
+}
+
+func (r Registry) stored() registryJSON {
+	out := registryJSON{Patients: r.Patients}
+	if r.ActivePatientID != "" {
+		out.ActivePatientID = &r.ActivePatientID
+	}
+	if out.Patients == nil {
+		out.Patients = map[string]PatientEntry{}
+	}
+	return out
+}
+
+func (in registryJSON) registry() Registry {
+	r := Registry{Patients: in.Patients}
 	if in.ActivePatientID != nil {
 		r.ActivePatientID = *in.ActivePatientID
 	}
 	if r.Patients == nil {
 		r.Patients = map[string]PatientEntry{}
 	}
-	return nil
+	return r
 }
 
-// decodeRegistry reads a stored registry; a missing one is empty.
+// decodeRegistry reads a stored registry; a missing one is empty. The store encodes and decodes
+// registryJSON directly: going through the Marshaler methods would validate and compact the
+// document a second time, which doubles the cost of a registry round trip.
 func decodeRegistry(v []byte) (Registry, error) {
-	if v == nil {
-		return Registry{Patients: map[string]PatientEntry{}}, nil
+	var in registryJSON
+	if v != nil {
+		if err := json.Unmarshal(v, &in); err != nil {
+			return Registry{}, err
+		}
 	}
-	var r Registry
-	err := json.Unmarshal(v, &r)
-	return r, err
+	return in.registry(), nil
 }

@@ -120,7 +120,7 @@ func (t *Tx) PutInfo(info SessionInfo) error {
 func (t *Tx) Registry() (Registry, error) { return decodeRegistry(t.b.Get(keyRegistry)) }
 
 // PutRegistry replaces the session's registry.
-func (t *Tx) PutRegistry(r Registry) error { return putJSON(t.b, keyRegistry, r) }
+func (t *Tx) PutRegistry(r Registry) error { return putJSON(t.b, keyRegistry, r.stored()) }
 
 func readInfo(b *bolt.Bucket) (SessionInfo, error) {
 	var info SessionInfo
