@@ -2,7 +2,7 @@ package session
 
 import (
 	"fmt"
-		"strings"
+	"strings"
 )
 
 // rosterAnswer names every patient on the roster and no other.

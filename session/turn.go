@@ -28,7 +28,9 @@ func (t *turn) storage(fn func() error) error {
 }
 
 // msSince is elapsed milliseconds, rounded to the microsecond the events report.
-func msSince(t0 time.Time) float64 { return math.Round(float64(time.Since(t0).Nanoseconds())/1e3) / 1e3 }
+func msSince(t0 time.Time) float64 {
+	return math.Round(float64(time.Since(t0).Nanoseconds())/1e3) / 1e3
+}
 
 // Turn runs one line the user typed. Every call ends with exactly one TurnEndEvent; failures are
 // reported as ErrorEvents and never lose the typed text once it was stored.
