@@ -126,18 +126,18 @@ type Condition struct {
 // of their entries. Minimums fail when the action does not state the value;
 // maximums pass.
 type Match struct {
-	Kind        ActionKind `yaml:"kind" required:"true"`
-	Drug        Names      `yaml:"drug"`
-	Class       Names      `yaml:"class"`
-	Route       Names      `yaml:"route"`
-	Device      Names      `yaml:"device"`
-	Topic       Names      `yaml:"topic"`
-	Position    Names      `yaml:"position"`
-	MinDoseMg   float64    `yaml:"min_dose_mg"`
-	MaxDoseMg   float64    `yaml:"max_dose_mg"`
-	MinVolumeML float64    `yaml:"min_volume_ml"`
-	MinFiO2     float64    `yaml:"min_fio2"` // percent, as delivered by the device
-	MaxFiO2     float64    `yaml:"max_fio2"`
+	Kind        Names   `yaml:"kind" required:"true"`
+	Drug        Names   `yaml:"drug"`
+	Class       Names   `yaml:"class"`
+	Route       Names   `yaml:"route"`
+	Device      Names   `yaml:"device"`
+	Topic       Names   `yaml:"topic"`
+	Position    Names   `yaml:"position"`
+	MinDoseMg   float64 `yaml:"min_dose_mg"`
+	MaxDoseMg   float64 `yaml:"max_dose_mg"`
+	MinVolumeML float64 `yaml:"min_volume_ml"`
+	MinFiO2     float64 `yaml:"min_fio2"` // percent, as delivered by the device
+	MaxFiO2     float64 `yaml:"max_fio2"`
 }
 
 // Intervention: the first intervention whose match fits an action applies

@@ -64,27 +64,27 @@ var Range = [NumVitals][2]float64{
 type ActionKind string
 
 const (
-	CheckVitals   ActionKind = "check_vitals"
-	AttachMonitor ActionKind = "attach_monitor"
-	GlucoseCheck  ActionKind = "glucose_check"
-	ECG           ActionKind = "ecg"
-	Examine       ActionKind = "examine"
-	Oxygen        ActionKind = "oxygen"
-	StopOxygen    ActionKind = "stop_oxygen"
-	Medication    ActionKind = "medication"
-	IVAccess      ActionKind = "iv_access"
-	Fluids        ActionKind = "fluids"
-	Airway        ActionKind = "airway"
-	Ventilate     ActionKind = "ventilate"
-	Position      ActionKind = "position"
-	Splint        ActionKind = "splint"
-	Ask           ActionKind = "ask"
+	KindCheckVitals   ActionKind = "check_vitals"
+	KindAttachMonitor ActionKind = "attach_monitor"
+	KindGlucoseCheck  ActionKind = "glucose_check"
+	KindECG           ActionKind = "ecg"
+	KindExamine       ActionKind = "examine"
+	KindOxygen        ActionKind = "oxygen"
+	KindStopOxygen    ActionKind = "stop_oxygen"
+	KindMedication    ActionKind = "medication"
+	KindIVAccess      ActionKind = "iv_access"
+	KindFluids        ActionKind = "fluids"
+	KindAirway        ActionKind = "airway"
+	KindVentilate     ActionKind = "ventilate"
+	KindPosition      ActionKind = "position"
+	KindSplint        ActionKind = "splint"
+	KindAsk           ActionKind = "ask"
 )
 
 // ActionKinds lists every kind, in a stable order.
 var ActionKinds = []ActionKind{
-	CheckVitals, AttachMonitor, GlucoseCheck, ECG, Examine, Oxygen, StopOxygen,
-	Medication, IVAccess, Fluids, Airway, Ventilate, Position, Splint, Ask,
+	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindOxygen, KindStopOxygen,
+	KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
 }
 
 // Topics a trainee can ask the patient about; disclosures are keyed by them.

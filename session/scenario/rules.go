@@ -1,0 +1,321 @@
+package scenario
+
+import (
+	"fmt"
+	"regexp"
+)
+
+var idRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// checkScenario checks what the YAML structure alone cannot: references,
+// vocabularies and ranges.
+func (c *checker) checkScenario(s *Scenario) {
+	if s.ID != "" && !idRe.MatchString(s.ID) {
+		c.at("id", "id %q must be lowercase letters, digits, - or _", s.ID)
+	}
+	if a := s.Demographics.Age; a < 0 || a > 120 {
+		c.at("demographics.age", "age %d is outside 0–120", a)
+	}
+	if sex := s.Demographics.Sex; sex != "" && sex != "F" && sex != "M" && sex != "X" {
+		c.at("demographics.sex", "sex %q must be F, M or X", sex)
+	}
+	c.checkNEWS2(s.NEWS2)
+	for i, m := range s.Medications {
+		p := fmt.Sprintf("medications[%d]", i)
+		if m.Class != "" && !KnownClass(m.Class) {
+			c.at(p+".class", "unknown drug class %q", m.Class)
+		}
+		if m.LastTakenHours != nil && *m.LastTakenHours < 0 {
+			c.at(p+".last_taken_hours", "last_taken_hours cannot be negative")
+		}
+	}
+	for i, a := range s.Allergies {
+		c.checkAllergy(s, a, fmt.Sprintf("allergies[%d]", i))
+	}
+	for i, d := range s.Disclosures {
+		p := fmt.Sprintf("disclosures[%d]", i)
+		if d.Topic != "" && !contains(Topics, d.Topic) {
+			c.at(p+".topic", "unknown topic %q (want one of %v)", d.Topic, Topics)
+		}
+		if d.Reveal != "" && d.Reveal != RevealAlways && d.Reveal != RevealWhenAsked {
+			c.at(p+".reveal", "reveal %q must be always or when_asked", d.Reveal)
+		}
+	}
+	c.checkStates(s)
+	for i, t := range s.Transitions {
+		c.checkTransition(s, t, fmt.Sprintf("transitions[%d]", i))
+	}
+	for i, iv := range s.Interventions {
+		p := fmt.Sprintf("interventions[%d]", i)
+		c.checkMatch(iv.Match, p+".match")
+		c.checkEffects(s, iv.Effects, p+".effects")
+		if len(iv.Effects) == 0 {
+			c.at(p, "an intervention needs at least one effect")
+		}
+	}
+	for i, ci := range s.Contraindications {
+		p := fmt.Sprintf("contraindications[%d]", i)
+		if len(ci.Drug) == 0 && len(ci.Class) == 0 {
+			c.at(p, "a contraindication needs a drug or a class")
+		}
+		c.checkDrugs(ci.Drug, ci.Class, p)
+		c.checkLevel(ci.Level, p+".level")
+		c.checkEffects(s, ci.Effects, p+".effects")
+	}
+	c.checkCriticalActions(s.CriticalActions)
+	c.checkCriticalErrors(s)
+	if len(s.LearningObjectives) == 0 {
+		c.at("learning_objectives", "at least one learning objective is needed")
+	}
+}
+
+func (c *checker) checkNEWS2(n NEWS2Config) {
+	switch {
+	case n.Scale != 1 && n.Scale != 2:
+		c.at("news2.scale", "news2 scale must be 1 or 2, not %d", n.Scale)
+	case n.Scale == 2 && !n.HypercapnicTarget:
+		c.at("news2.scale", "scale 2 is only for hypercapnic patients: set hypercapnic_target: true")
+	}
+}
+
+func (c *checker) checkAllergy(s *Scenario, a Allergy, p string) {
+	if a.Severity != "" && !contains(Severities, a.Severity) {
+		c.at(p+".severity", "severity %q must be one of %v", a.Severity, Severities)
+	}
+	if a.DrugClass != "" && !KnownClass(a.DrugClass) {
+		c.at(p+".drug_class", "unknown drug class %q", a.DrugClass)
+	}
+	if d, isDrug := LookupDrug(a.Agent); isDrug {
+		switch {
+		case a.DrugClass == "":
+			c.at(p, "allergy to the drug %q needs a drug_class (one of %v) so cross-reactions are checked", a.Agent, d.Classes)
+		case KnownClass(a.DrugClass) && !d.Is(a.DrugClass):
+			c.at(p+".drug_class", "%s is not in class %q (its classes: %v)", d.Name, a.DrugClass, d.Classes)
+		}
+	}
+	c.checkEffects(s, a.Effects, p+".effects")
+}
+
+func (c *checker) checkStates(s *Scenario) {
+	initial, ok := s.States[s.InitialState]
+	if s.InitialState != "" && !ok {
+		c.at("initial_state", "initial_state %q is not one of the states", s.InitialState)
+	}
+	if ok {
+		for _, v := range requiredVitals {
+			if _, set := initial.Vitals[v.String()]; !set {
+				c.at("states."+s.InitialState+".vitals", "the initial state must set %s", v)
+			}
+		}
+	}
+	for _, name := range s.StateNames() {
+		st, p := s.States[name], "states."+name
+		if st == nil {
+			c.at(p, "state %q is empty", name)
+			continue
+		}
+		for vn, val := range st.Vitals {
+			v, known := ParseVital(vn)
+			if !known {
+				c.at(p+".vitals."+vn, "unknown vital %q", vn)
+			} else if r := Range[v]; val < r[0] || val > r[1] {
+				c.at(p+".vitals."+vn, "%s %g is outside %g–%g", vn, val, r[0], r[1])
+			}
+		}
+		for vn, tau := range st.Tau {
+			if _, known := ParseVital(vn); !known && vn != "default" {
+				c.at(p+".tau."+vn, "unknown vital %q in tau", vn)
+			}
+			if tau <= 0 {
+				c.at(p+".tau."+vn, "tau must be positive")
+			}
+		}
+	}
+}
+
+func (c *checker) checkTransition(s *Scenario, t Transition, p string) {
+	for i, from := range t.From {
+		if _, ok := s.States[from]; !ok {
+			c.at(fmt.Sprintf("%s.from[%d]", p, i), "unknown state %q in from", from)
+		}
+		if from == t.To {
+			c.at(p+".to", "a transition cannot lead from %q to itself", from)
+		}
+	}
+	if _, ok := s.States[t.To]; t.To != "" && !ok {
+		c.at(p+".to", "unknown state %q in to", t.To)
+	}
+	if t.Mode != "" && t.Mode != "any" && t.Mode != "all" {
+		c.at(p+".mode", "mode %q must be any or all", t.Mode)
+	}
+	if len(t.When) == 0 {
+		c.at(p, "a transition needs at least one condition in when")
+	}
+	for i, cond := range t.When {
+		c.checkCondition(cond, fmt.Sprintf("%s.when[%d]", p, i))
+	}
+}
+
+func (c *checker) checkCondition(cond Condition, p string) {
+	kinds := 0
+	if cond.TimeInState != nil {
+		kinds++
+		if *cond.TimeInState <= 0 {
+			c.at(p+".time_in_state", "time_in_state must be positive")
+		}
+	}
+	if cond.Action != nil {
+		kinds++
+		c.checkMatch(*cond.Action, p+".action")
+	}
+	if cond.Done != nil {
+		kinds++
+		c.checkMatch(*cond.Done, p+".done")
+	}
+	if cond.Vital != "" {
+		kinds++
+		if _, ok := ParseVital(cond.Vital); !ok {
+			c.at(p+".vital", "unknown vital %q", cond.Vital)
+		}
+		if (cond.Below == nil) == (cond.Above == nil) {
+			c.at(p, "a vital condition needs exactly one of below or above")
+		}
+	} else if cond.Below != nil || cond.Above != nil || cond.For != 0 {
+		c.at(p, "below, above and for belong to a vital condition")
+	}
+	if cond.For < 0 {
+		c.at(p+".for", "for cannot be negative")
+	}
+	if kinds != 1 {
+		c.at(p, "a condition needs exactly one of time_in_state, action, done or vital")
+	}
+}
+
+func (c *checker) checkMatch(m Match, p string) {
+	for _, k := range m.Kind {
+		if !contains(ActionKinds, ActionKind(k)) {
+			c.at(p+".kind", "unknown action kind %q (want one of %v)", k, ActionKinds)
+		}
+	}
+	c.checkDrugs(m.Drug, m.Class, p)
+	for _, r := range m.Route {
+		if !contains(Routes, r) {
+			c.at(p+".route", "unknown route %q (want one of %v)", r, Routes)
+		}
+	}
+	for _, d := range m.Device {
+		if !contains(Devices, d) {
+			c.at(p+".device", "unknown device %q (want one of %v)", d, Devices)
+		}
+	}
+	for _, t := range m.Topic {
+		if !contains(Topics, t) {
+			c.at(p+".topic", "unknown topic %q (want one of %v)", t, Topics)
+		}
+	}
+	for _, pos := range m.Position {
+		if !contains(Positions, pos) {
+			c.at(p+".position", "unknown position %q (want one of %v)", pos, Positions)
+		}
+	}
+	if m.MaxDoseMg > 0 && m.MinDoseMg > m.MaxDoseMg {
+		c.at(p+".min_dose_mg", "min_dose_mg is above max_dose_mg")
+	}
+	if m.MaxFiO2 > 0 && m.MinFiO2 > m.MaxFiO2 {
+		c.at(p+".min_fio2", "min_fio2 is above max_fio2")
+	}
+}
+
+// checkDrugs insists on canonical names so matches compare exactly with
+// what the parser produces.
+func (c *checker) checkDrugs(drugNames, classNames Names, p string) {
+	for _, n := range drugNames {
+		d, ok := LookupDrug(n)
+		switch {
+		case !ok:
+			c.at(p+".drug", "unknown drug %q", n)
+		case d.Name != n:
+			c.at(p+".drug", "write the drug as %q, not %q", d.Name, n)
+		}
+	}
+	for _, cl := range classNames {
+		if !KnownClass(cl) {
+			c.at(p+".class", "unknown drug class %q", cl)
+		}
+	}
+}
+
+func (c *checker) checkLevel(level, p string) {
+	if level != "" && level != HardStop && level != Warn {
+		c.at(p, "level %q must be hard_stop or warn", level)
+	}
+}
+
+func (c *checker) checkEffects(s *Scenario, effects []Effect, p string) {
+	for i, e := range effects {
+		ep := fmt.Sprintf("%s[%d]", p, i)
+		v, ok := ParseVital(e.Vital)
+		if e.Vital != "" && !ok {
+			c.at(ep+".vital", "unknown vital %q", e.Vital)
+		}
+		if e.Delta == 0 {
+			c.at(ep+".delta", "delta must not be 0")
+		}
+		if e.Onset < 0 || e.Duration < 0 {
+			c.at(ep, "onset and duration cannot be negative")
+		}
+		if ok && e.Cap != nil {
+			if r := Range[v]; *e.Cap < r[0] || *e.Cap > r[1] {
+				c.at(ep+".cap", "cap %g is outside %g–%g", *e.Cap, r[0], r[1])
+			}
+		}
+	}
+}
+
+func (c *checker) checkCriticalActions(list []CriticalAction) {
+	ids := map[string]bool{}
+	for _, a := range list {
+		ids[a.ID] = true
+	}
+	seen := map[string]bool{}
+	for i, a := range list {
+		p := fmt.Sprintf("critical_actions[%d]", i)
+		c.checkID(a.ID, p+".id", seen)
+		c.checkMatch(a.Match, p+".match")
+		switch {
+		case (a.Within > 0) == (a.Before != ""):
+			c.at(p, "a critical action needs exactly one of within or before")
+		case a.Before == a.ID:
+			c.at(p+".before", "a critical action cannot come before itself")
+		case a.Before != "" && !ids[a.Before]:
+			c.at(p+".before", "unknown critical action %q in before", a.Before)
+		}
+	}
+}
+
+func (c *checker) checkCriticalErrors(s *Scenario) {
+	seen := map[string]bool{}
+	for i, e := range s.CriticalErrors {
+		p := fmt.Sprintf("critical_errors[%d]", i)
+		c.checkID(e.ID, p+".id", seen)
+		c.checkMatch(e.Match, p+".match")
+		for _, st := range e.States {
+			if _, ok := s.States[st]; !ok {
+				c.at(p+".states", "unknown state %q", st)
+			}
+		}
+	}
+}
+
+func (c *checker) checkID(id, p string, seen map[string]bool) {
+	if id == "" {
+		return
+	}
+	if !idRe.MatchString(id) {
+		c.at(p, "id %q must be lowercase letters, digits, - or _", id)
+	}
+	if seen[id] {
+		c.at(p, "duplicate id %q", id)
+	}
+	seen[id] = true
+}
