@@ -31,8 +31,12 @@ type Session struct {
 	cfg     Config
 	info    persist.SessionInfo
 	active  string            // in-memory active patient, "" when none
-	history []persist.Message // the active patient's history, or the session history
+	history []persist.Message // the newest messages of the active conversation, oldest first
 }
+
+// recentLimit is how much of a conversation is held in memory for prompts. It covers the largest
+// message window with room to spare; the full history stays in the store.
+const recentLimit = 64
 
 // ErrNoSession is returned by Resume when the store holds no session yet.
 var ErrNoSession = errors.New("no session in this database yet")
@@ -104,10 +108,18 @@ func (s *Session) registry() (persist.Registry, error) {
 // loadHistory makes patientID ("" for the session) the conversation held in memory.
 func (s *Session) loadHistory(patientID string) error {
 	return s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
-		h, err := tx.History(patientID)
+		h, err := tx.Recent(patientID, recentLimit)
 		s.history = h
 		return err
 	})
+}
+
+// remember appends to the in-memory conversation, keeping only its newest recentLimit messages.
+func (s *Session) remember(msgs ...persist.Message) {
+	s.history = append(s.history, msgs...)
+	if extra := len(s.history) - recentLimit; extra > 0 {
+		s.history = append(s.history[:0:0], s.history[extra:]...)
+	}
 }
 
 func rosterIDs(reg persist.Registry) []string {

@@ -95,7 +95,7 @@ func (s *Session) store(t *turn, patientID string, msgs ...persist.Message) bool
 		return false
 	}
 	if patientID == s.active {
-		s.history = append(s.history, msgs...)
+		s.remember(msgs...)
 	}
 	return true
 }
