@@ -1,0 +1,317 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/themes"
+)
+
+const (
+	bodyIndent     = 2    // message bodies sit under their speaker's name
+	maxCachedItems = 4096 // rendered messages kept before old widths are dropped
+)
+
+// chatPane shows a history that may hold thousands of messages. It never
+// lays out the whole history: positions are (message, line) pairs, and
+// only the messages that reach the screen are rendered, once each per
+// width and theme.
+type chatPane struct {
+	theme   themes.Theme
+	md      *markdown
+	cache   map[renderKey][]string
+	width   int
+	height  int
+	history []ChatMessage
+	live    []*liveMessage // messages still streaming, drawn after the history
+	follow  bool           // stick to the newest line
+	top     linePos        // first visible line while not following
+	unseen  bool           // something arrived below while not following
+	hint    string         // shown when there is nothing to show
+	focused bool
+}
+
+type renderKey struct {
+	id      string
+	version int
+	width   int
+	theme   string
+}
+
+// linePos addresses a line: line 0 of every message but the first is the
+// blank line that separates it from the one above.
+type linePos struct{ item, line int }
+
+func (p linePos) before(q linePos) bool {
+	return p.item < q.item || (p.item == q.item && p.line < q.line)
+}
+
+func newChatPane(theme themes.Theme) chatPane {
+	return chatPane{
+		theme:  theme,
+		md:     newMarkdown(theme.Markdown, theme.NoColor),
+		cache:  map[renderKey][]string{},
+		follow: true,
+	}
+}
+
+func (c *chatPane) SetSize(width, height int) {
+	c.width, c.height = width, height
+	if !c.follow {
+		c.top = c.clamp(c.top)
+	}
+}
+
+// SetHistory shows msgs. newPatient starts over at the newest line;
+// otherwise msgs is the same history, possibly grown.
+func (c *chatPane) SetHistory(msgs []ChatMessage, newPatient bool) {
+	if newPatient {
+		c.follow, c.top, c.unseen, c.live = true, linePos{}, false, nil
+	} else if !c.follow && len(msgs) > len(c.history) {
+		c.unseen = true
+	}
+	c.history = msgs
+	c.dropFinishedLive()
+}
+
+// AppendDelta adds streamed text to message id, creating it on first use.
+func (c *chatPane) AppendDelta(id, agent, text string) {
+	lm := c.liveMessage(id, agent)
+	lm.text.WriteString(text)
+	lm.dirty = true
+	if !c.follow {
+		c.unseen = true
+	}
+}
+
+// EndTurn forgets streamed messages; the history now holds whatever the
+// engine kept of them.
+func (c *chatPane) EndTurn() { c.live = nil }
+
+func (c *chatPane) liveMessage(id, agent string) *liveMessage {
+	for _, lm := range c.live {
+		if lm.id == id {
+			return lm
+		}
+	}
+	lm := &liveMessage{id: id, agent: agent}
+	c.live = append(c.live, lm)
+	return lm
+}
+
+// dropFinishedLive removes streamed messages that the history now holds.
+// They are the newest messages, so only the tail is searched.
+func (c *chatPane) dropFinishedLive() {
+	if len(c.live) == 0 {
+		return
+	}
+	recent := map[string]bool{}
+	for i := len(c.history) - 1; i >= 0 && i >= len(c.history)-len(c.live)-8; i-- {
+		recent[c.history[i].ID] = true
+	}
+	kept := c.live[:0]
+	for _, lm := range c.live {
+		if !recent[lm.id] {
+			kept = append(kept, lm)
+		}
+	}
+	c.live = kept
+}
+
+func (c *chatPane) count() int { return len(c.history) + len(c.live) }
+
+// body returns the rendered lines of item i, without its separator.
+func (c *chatPane) body(i int) []string {
+	if i >= len(c.history) {
+		return c.live[i-len(c.history)].lines(c)
+	}
+	msg := c.history[i]
+	key := renderKey{msg.ID, msg.Version, c.width, c.theme.Name}
+	if lines, ok := c.cache[key]; ok {
+		return lines
+	}
+	if len(c.cache) >= maxCachedItems {
+		c.pruneCache()
+	}
+	lines := c.renderMessage(msg.Role, msg.Agent, msg.Content)
+	c.cache[key] = lines
+	return lines
+}
+
+// pruneCache drops renderings for other widths or themes; if the current
+// width alone fills the cache, it starts over.
+func (c *chatPane) pruneCache() {
+	for k := range c.cache {
+		if k.width != c.width || k.theme != c.theme.Name {
+			delete(c.cache, k)
+		}
+	}
+	if len(c.cache) >= maxCachedItems {
+		clear(c.cache)
+	}
+}
+
+func (c *chatPane) separator(i int) int {
+	if i == 0 {
+		return 0
+	}
+	return 1
+}
+
+func (c *chatPane) itemHeight(i int) int { return c.separator(i) + len(c.body(i)) }
+
+// renderMessage lays out one message: the speaker, then the body.
+func (c *chatPane) renderMessage(role, agent, content string) []string {
+	text := sanitize(content)
+	switch role {
+	case "assistant":
+		return c.withLabel(c.agentLabel(agent), c.md.lines(text, c.width-bodyIndent))
+	case "user":
+		return c.withLabel(c.theme.UserLabel.Render("You"), c.styledLines(c.theme.Text, text, c.width-bodyIndent))
+	default:
+		return c.styledLines(c.theme.SystemText, "· "+text, c.width)
+	}
+}
+
+func (c *chatPane) agentLabel(agent string) string {
+	if agent = sanitize(agent); agent == "" {
+		agent = "assistant"
+	}
+	return c.theme.AgentLabel.Render(truncate(agent, c.width))
+}
+
+func (c *chatPane) withLabel(label string, body []string) []string {
+	lines := make([]string, 0, len(body)+1)
+	lines = append(lines, label)
+	pad := strings.Repeat(" ", bodyIndent)
+	for _, l := range body {
+		lines = append(lines, pad+l)
+	}
+	return lines
+}
+
+func (c *chatPane) styledLines(style lipgloss.Style, text string, width int) []string {
+	lines := strings.Split(wrap(strings.ReplaceAll(text, "\t", "    "), width), "\n")
+	for i, l := range lines {
+		lines[i] = style.Render(l)
+	}
+	return lines
+}
+
+// bottomTop is the first visible line when the newest line is at the bottom.
+func (c *chatPane) bottomTop() linePos {
+	need := c.height
+	for i := c.count() - 1; i >= 0; i-- {
+		h := c.itemHeight(i)
+		if h >= need {
+			return linePos{i, h - need}
+		}
+		need -= h
+	}
+	return linePos{}
+}
+
+func (c *chatPane) topLine() linePos {
+	if c.follow {
+		return c.bottomTop()
+	}
+	return c.top
+}
+
+func (c *chatPane) ScrollUp(n int) {
+	pos := c.topLine()
+	for n > 0 {
+		if pos.line >= n {
+			pos.line -= n
+			break
+		}
+		n -= pos.line + 1
+		if pos.item == 0 {
+			pos.line = 0
+			break
+		}
+		pos.item--
+		pos.line = c.itemHeight(pos.item) - 1
+	}
+	c.scrollTo(pos)
+}
+
+func (c *chatPane) ScrollDown(n int) {
+	if c.follow {
+		return
+	}
+	pos := c.top
+	for n > 0 && pos.item < c.count() {
+		h := c.itemHeight(pos.item)
+		if pos.line+n < h {
+			pos.line += n
+			break
+		}
+		n -= h - pos.line
+		pos = linePos{pos.item + 1, 0}
+	}
+	c.scrollTo(pos)
+}
+
+func (c *chatPane) PageUp()   { c.ScrollUp(max(c.height-1, 1)) }
+func (c *chatPane) PageDown() { c.ScrollDown(max(c.height-1, 1)) }
+func (c *chatPane) Top()      { c.scrollTo(linePos{}) }
+func (c *chatPane) End()      { c.follow, c.unseen = true, false }
+
+// scrollTo moves the view; reaching the newest line resumes following.
+func (c *chatPane) scrollTo(pos linePos) {
+	if !pos.before(c.bottomTop()) {
+		c.End()
+		return
+	}
+	c.follow, c.top = false, pos
+}
+
+func (c *chatPane) clamp(pos linePos) linePos {
+	if pos.item >= c.count() {
+		return c.bottomTop()
+	}
+	pos.line = min(pos.line, max(c.itemHeight(pos.item)-1, 0))
+	return pos
+}
+
+// Following reports whether the view sticks to the newest line.
+func (c *chatPane) Following() bool { return c.follow }
+
+func (c *chatPane) View() string {
+	if c.count() == 0 {
+		hint := c.theme.Muted.Render(truncate(c.hint, c.width))
+		return lipgloss.Place(c.width, c.height, lipgloss.Center, lipgloss.Center, hint)
+	}
+	lines := make([]string, 0, c.height)
+	pos := c.topLine()
+	for i := pos.item; i < c.count() && len(lines) < c.height; i++ {
+		first := 0
+		if i == pos.item {
+			first = pos.line
+		}
+		sep := c.separator(i)
+		for l := first; l < sep && len(lines) < c.height; l++ {
+			lines = append(lines, "")
+		}
+		body := c.body(i)
+		for _, line := range body[max(first-sep, 0):] {
+			if len(lines) == c.height {
+				break
+			}
+			lines = append(lines, line)
+		}
+	}
+	if !c.follow && c.unseen && c.height > 0 {
+		for len(lines) < c.height {
+			lines = append(lines, "")
+		}
+		lines[c.height-1] = c.newMessagesMarker()
+	}
+	return fitLines(lines, c.width, c.height)
+}
+
+func (c *chatPane) newMessagesMarker() string {
+	marker := c.theme.NewMessages.Render("new messages ↓ end")
+	return lipgloss.PlaceHorizontal(c.width, lipgloss.Right, marker)
+}

@@ -1,0 +1,153 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/aymanbagabas/go-osc52/v2"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Messages from tea.Cmds. Every engine call and every write happens in a
+// Cmd; Update only ever sees their results.
+type (
+	snapshotMsg struct {
+		state    ViewState
+		periodic bool // from the once-a-second refresh, which reschedules itself
+	}
+	turnStartedMsg struct{ events <-chan Event }
+	streamMsg      struct {
+		events []Event
+		state  *ViewState // a fresh snapshot when the batch changed the session
+		done   bool       // the engine closed the channel: the turn is over
+	}
+	switchedMsg struct {
+		state ViewState
+		err   error
+	}
+	startedMsg struct {
+		state ViewState
+		err   error
+	}
+	traceMsg struct {
+		back  int
+		trace TurnTrace
+		found bool
+	}
+	noticeMsg notice
+)
+
+const (
+	streamWindow  = 30 * time.Millisecond // deltas arriving this close together are drawn once
+	refreshPeriod = time.Second           // the sim clock and vitals move on their own
+)
+
+func fetchSnapshot(e Engine) tea.Cmd {
+	return func() tea.Msg { return snapshotMsg{state: e.Snapshot()} }
+}
+
+func refreshLater(e Engine) tea.Cmd {
+	return tea.Tick(refreshPeriod, func(time.Time) tea.Msg {
+		return snapshotMsg{state: e.Snapshot(), periodic: true}
+	})
+}
+
+func submitCmd(ctx context.Context, e Engine, text string) tea.Cmd {
+	return func() tea.Msg { return turnStartedMsg{events: e.Submit(ctx, text)} }
+}
+
+func retryCmd(ctx context.Context, e Engine) tea.Cmd {
+	return func() tea.Msg { return turnStartedMsg{events: e.Retry(ctx)} }
+}
+
+// readStream delivers the next batch of a turn's events: the first event
+// and everything that follows within window. One batch is one re-render,
+// so however fast tokens come, the screen repaints at most once per window.
+func readStream(e Engine, events <-chan Event, window time.Duration) tea.Cmd {
+	return func() tea.Msg {
+		batch, done := collect(events, window)
+		msg := streamMsg{events: batch, done: done}
+		if done || changesSession(batch) {
+			s := e.Snapshot()
+			msg.state = &s
+		}
+		return msg
+	}
+}
+
+func collect(events <-chan Event, window time.Duration) (batch []Event, done bool) {
+	first, ok := <-events
+	if !ok {
+		return nil, true
+	}
+	batch = append(batch, first)
+	timer := time.NewTimer(window)
+	defer timer.Stop()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return batch, true
+			}
+			batch = append(batch, ev)
+		case <-timer.C:
+			return batch, false
+		}
+	}
+}
+
+func changesSession(batch []Event) bool {
+	for _, ev := range batch {
+		if ev.Kind == EventChanged || ev.Kind == EventError {
+			return true
+		}
+	}
+	return false
+}
+
+func switchCmd(ctx context.Context, e Engine, id string) tea.Cmd {
+	return func() tea.Msg {
+		err := e.Switch(ctx, id)
+		return switchedMsg{state: e.Snapshot(), err: err}
+	}
+}
+
+func startCmd(ctx context.Context, e Engine, shift string) tea.Cmd {
+	return func() tea.Msg {
+		err := e.Start(ctx, shift)
+		return startedMsg{state: e.Snapshot(), err: err}
+	}
+}
+
+func traceCmd(e Engine, back int) tea.Cmd {
+	return func() tea.Msg {
+		tr, ok := e.Trace(back)
+		return traceMsg{back: back, trace: tr, found: ok}
+	}
+}
+
+// copyCmd puts text on the clipboard with OSC 52. The payload is base64,
+// so this is the one escape sequence ward writes that carries model text,
+// and it cannot be abused.
+func copyCmd(w io.Writer, text string) tea.Cmd {
+	return func() tea.Msg {
+		if _, err := osc52.New(text).WriteTo(w); err != nil {
+			return noticeMsg{text: "copy failed: " + err.Error(), level: noticeError}
+		}
+		return noticeMsg{text: fmt.Sprintf("prompt copied (%s) — needs a terminal with OSC 52", sizeLabel(len(text)))}
+	}
+}
+
+func saveCmd(dir string, turn, call int, text string) tea.Cmd {
+	return func() tea.Msg {
+		path := filepath.Join(dir, fmt.Sprintf("ward-prompt-turn%d-call%d.txt", turn, call))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return noticeMsg{text: "could not save the prompt: " + err.Error(), level: noticeError}
+		}
+		return noticeMsg{text: "prompt saved to " + path}
+	}
+}

@@ -1,0 +1,239 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// fakeEngine is a small in-memory ward: a few patients with histories, a
+// clock that only moves when a test says so, and turns whose events a
+// test scripts.
+type fakeEngine struct {
+	mu        sync.Mutex
+	active    string
+	roster    []RosterEntry
+	patients  map[string]Patient
+	histories map[string][]ChatMessage
+	vitals    map[string][]VitalSeries
+	clock     time.Duration
+	backend   string
+	model     string
+
+	decisions []string // "SWITCH_EXISTING patient_2", as the registry would record them
+	submitted []string
+	retries   int
+	started   []string
+	traces    []TurnTrace
+
+	// reply is what a turn streams, token by token; "" streams nothing.
+	reply string
+	// replyErr, when set, ends every turn with this error instead.
+	replyErr string
+	// gate, when set, holds each turn after the user's text is stored
+	// until the test closes it.
+	gate chan struct{}
+}
+
+// newFakeWard returns three patients; patient_1 is active.
+func newFakeWard() *fakeEngine {
+	f := &fakeEngine{
+		active:    "patient_1",
+		patients:  map[string]Patient{},
+		histories: map[string][]ChatMessage{},
+		vitals:    map[string][]VitalSeries{},
+		clock:     42*time.Minute + 5*time.Second,
+		backend:   "offline",
+		reply:     "I feel **dizzy**, and my throat is tight.",
+	}
+	add := func(p Patient, trend Trend, checked time.Duration, alert bool, hr, spo2 []float64) {
+		f.patients[p.ID] = p
+		f.roster = append(f.roster, RosterEntry{ID: p.ID, Name: p.Name, NEWS2: p.NEWS2, Trend: trend,
+			LastChecked: checked, Alert: alert})
+		f.vitals[p.ID] = []VitalSeries{
+			series("HR", "bpm", hr), series("RR", "/min", []float64{18, 20, 22, 24}),
+			series("SpO2", "%", spo2), series("SBP", "mmHg", []float64{118, 104, 96, 88}),
+		}
+		f.histories[p.ID] = []ChatMessage{
+			{ID: p.ID + "-1", Role: "user", Content: "review " + p.ID},
+			{ID: p.ID + "-2", Role: "assistant", Agent: "patient", Content: "I'm " + p.Name + ". It came on after lunch.\n\n- itchy\n- short of breath"},
+			{ID: p.ID + "-3", Role: "system", Content: "vitals measured"},
+		}
+	}
+	add(Patient{ID: "patient_1", Name: "Ada Byron", Age: 34, Sex: "F", Bed: "3", Scenario: "Anaphylaxis after peanuts",
+		State: "deteriorating", NEWS2: Score{Known: true, Value: 7, Band: BandHigh},
+		Allergies: []string{"peanuts (anaphylaxis)", "penicillin (rash)"}},
+		TrendUp, 40*time.Minute, false, []float64{96, 104, 112, 121}, []float64{97, 95, 93, 91})
+	add(Patient{ID: "patient_2", Name: "Ben Okafor", Age: 67, Sex: "M", Bed: "5", Scenario: "Community-acquired pneumonia",
+		State: "stable", NEWS2: Score{Known: true, Value: 3, Band: BandSingle3}},
+		TrendFlat, 12*time.Minute, true, []float64{88, 90, 89, 91}, []float64{92, 92, 93, 93})
+	add(Patient{ID: "patient_3", Name: "Cleo Park", Age: 8, Sex: "F", Bed: "9", Scenario: "Asthma",
+		NEWS2: Score{Known: true, Value: 1, Band: BandLow}},
+		TrendDown, -1, false, []float64{120, 118, 112, 104}, []float64{94, 95, 96, 97})
+	return f
+}
+
+func series(name, unit string, values []float64) VitalSeries {
+	s := VitalSeries{Name: name, Unit: unit}
+	for i, v := range values {
+		s.Points = append(s.Points, VitalPoint{At: time.Duration(30+3*i) * time.Minute, Value: v})
+	}
+	return s
+}
+
+func (f *fakeEngine) Snapshot() ViewState {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return ViewState{
+		Patient: f.patients[f.active],
+		Roster:  append([]RosterEntry(nil), f.roster...),
+		Vitals:  f.vitals[f.active],
+		Chat:    f.histories[f.active],
+		Clock:   f.clock,
+		Speed:   1,
+		Backend: f.backend,
+		Model:   f.model,
+		Last:    TurnStats{Latency: 1240 * time.Millisecond, PromptTokens: 812, OutputTokens: 96},
+	}
+}
+
+func (f *fakeEngine) Switch(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.patients[id]; !ok {
+		return fmt.Errorf("no patient %s on the roster", id)
+	}
+	f.decisions = append(f.decisions, "SWITCH_EXISTING "+id)
+	f.active = id
+	return nil
+}
+
+func (f *fakeEngine) Start(_ context.Context, shift string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.started = append(f.started, shift)
+	return nil
+}
+
+func (f *fakeEngine) Trace(back int) (TurnTrace, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if back < 0 || back >= len(f.traces) {
+		return TurnTrace{}, false
+	}
+	return f.traces[len(f.traces)-1-back], true
+}
+
+func (f *fakeEngine) Submit(ctx context.Context, text string) <-chan Event {
+	f.mu.Lock()
+	f.submitted = append(f.submitted, text)
+	f.mu.Unlock()
+	return f.turn(ctx, text)
+}
+
+func (f *fakeEngine) Retry(ctx context.Context) <-chan Event {
+	f.mu.Lock()
+	f.retries++
+	f.mu.Unlock()
+	return f.turn(ctx, "")
+}
+
+// turn stores the user's text, streams the reply word by word and stores
+// it, stopping early when ctx is cancelled.
+func (f *fakeEngine) turn(ctx context.Context, text string) <-chan Event {
+	events := make(chan Event)
+	go func() {
+		defer close(events)
+		f.mu.Lock()
+		id := fmt.Sprintf("%s-%d", f.active, len(f.histories[f.active])+1)
+		if text != "" {
+			f.appendLocked(ChatMessage{ID: id + "u", Role: "user", Content: text})
+		}
+		reply, replyErr, gate := f.reply, f.replyErr, f.gate
+		f.mu.Unlock()
+		if !send(ctx, events, Event{Kind: EventChanged}) {
+			return
+		}
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if replyErr != "" {
+			send(ctx, events, Event{Kind: EventError, Text: replyErr})
+			return
+		}
+		var sent strings.Builder
+		for _, tok := range tokens(reply) {
+			if !send(ctx, events, Event{Kind: EventDelta, MessageID: id, Agent: "patient", Text: tok}) {
+				return
+			}
+			sent.WriteString(tok)
+		}
+		f.mu.Lock()
+		f.appendLocked(ChatMessage{ID: id, Role: "assistant", Agent: "patient", Content: sent.String()})
+		f.mu.Unlock()
+		send(ctx, events, Event{Kind: EventChanged, MessageID: id})
+	}()
+	return events
+}
+
+func (f *fakeEngine) appendLocked(msg ChatMessage) {
+	// A new slice each time, as the UI may still hold the old one.
+	h := f.histories[f.active]
+	f.histories[f.active] = append(h[:len(h):len(h)], msg)
+}
+
+func send(ctx context.Context, events chan<- Event, ev Event) bool {
+	select {
+	case events <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// tokens splits text the way a model streams it: words with their spaces.
+func tokens(text string) []string {
+	var out []string
+	for text != "" {
+		i := strings.IndexByte(text[1:], ' ')
+		if i < 0 {
+			return append(out, text)
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
+}
+
+func (f *fakeEngine) recorded() (decisions, submitted []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.decisions...), append([]string(nil), f.submitted...)
+}
+
+func sampleTrace() TurnTrace {
+	return TurnTrace{
+		Turn:  3,
+		Input: "give 0.5 mg epinephrine IM",
+		Analyzer: AnalyzerTrace{Input: "give 0.5 mg epinephrine IM", Action: "UNCHANGED", PatientID: "patient_1",
+			Source: "rules", Reasoning: "no patient named; the active patient stays", Elapsed: 300 * time.Microsecond},
+		Calls: []LLMCall{{
+			Agent: "patient", Model: "llama3.2", NumPredict: 400,
+			Sections: []PromptSection{
+				{Name: "static", Tokens: 412, Messages: []PromptMessage{{Role: "system", Content: "You are Ada Byron, 34."}}},
+				{Name: "window", Tokens: 300, Messages: []PromptMessage{{Role: "user", Content: "how do you feel?"}, {Role: "assistant", Content: "Dizzy."}}},
+				{Name: "dynamic", Tokens: 120, Messages: []PromptMessage{{Role: "system", Content: "HR 121, SpO2 91%"}}},
+				{Name: "memory", Tokens: 80, Messages: []PromptMessage{{Role: "system", Content: "allergy: peanuts (anaphylaxis)", Rule: "safety-critical"}}},
+			},
+			Metrics: CallMetrics{PromptEvalCount: 912, PromptEvalDuration: 12 * time.Millisecond, EvalCount: 96,
+				EvalDuration: 1600 * time.Millisecond, TotalDuration: 1700 * time.Millisecond, CacheHit: true},
+			Reply: "My chest feels tight.",
+		}},
+	}
+}

@@ -1,0 +1,149 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/themes"
+)
+
+// headerPane shows who the active patient is and how sick they are. The
+// allergy badge is laid out first and wraps rather than being cut: it is
+// the one thing on screen that must never disappear.
+type headerPane struct {
+	theme themes.Theme
+	width int
+	view  string
+}
+
+func (h *headerPane) SetSize(width int) { h.width = width }
+
+// Height is the number of lines the last render took.
+func (h *headerPane) Height() int { return lipgloss.Height(h.view) }
+
+func (h *headerPane) View() string { return h.view }
+
+func (h *headerPane) Render(s ViewState) {
+	t := h.theme
+	p := s.Patient
+	clock := clockLabel(t, s.Clock, s.Paused)
+	var who, vitals string
+	if p.ID == "" {
+		who = t.Muted.Render("No active patient")
+		vitals = t.Muted.Render(fmt.Sprintf("%d on the roster", len(s.Roster)))
+	} else {
+		who = t.Title.Render(sanitize(p.ID)) + "  " + t.Text.Render(describe(p))
+		vitals = h.vitalsLine(p)
+	}
+	line1 := spread(who, clock, h.width)
+	rule := t.Muted.Render(strings.Repeat("─", h.width))
+	h.view = lipgloss.JoinVertical(lipgloss.Left, line1, vitals, rule)
+}
+
+// vitalsLine holds NEWS2, the allergy badge and the state, in that order of
+// importance; the state is what gets cut when space runs out.
+func (h *headerPane) vitalsLine(p Patient) string {
+	t := h.theme
+	news := news2Badge(t, p.NEWS2)
+	badge := allergyBadge(t, p.Allergies, h.width-lipgloss.Width(news)-1)
+	line := lipgloss.JoinHorizontal(lipgloss.Top, news, " ", badge)
+	if lipgloss.Height(line) > 1 {
+		return line
+	}
+	if p.State != "" {
+		room := h.width - lipgloss.Width(line) - 2
+		line += "  " + t.Muted.Render(truncate("state: "+sanitize(p.State), room))
+	}
+	return line
+}
+
+func describe(p Patient) string {
+	var parts []string
+	if p.Name != "" {
+		parts = append(parts, sanitize(p.Name))
+	}
+	if p.Age > 0 || p.Sex != "" {
+		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s %s", ageLabel(p.Age), sanitize(p.Sex))))
+	}
+	if p.Bed != "" {
+		parts = append(parts, "bed "+sanitize(p.Bed))
+	}
+	if p.Scenario != "" {
+		parts = append(parts, sanitize(p.Scenario))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func ageLabel(age int) string {
+	if age <= 0 {
+		return ""
+	}
+	return fmt.Sprint(age)
+}
+
+// allergyBadge wraps within width instead of truncating.
+func allergyBadge(t themes.Theme, allergies []string, width int) string {
+	if len(allergies) == 0 {
+		return t.NoAllergyBadge.Render("no allergies recorded")
+	}
+	clean := make([]string, len(allergies))
+	for i, a := range allergies {
+		clean[i] = sanitize(a)
+	}
+	text := "ALLERGY " + strings.Join(clean, ", ")
+	if lipgloss.Width(text)+2 > width {
+		return t.AllergyBadge.Width(max(width, 12)).Render(text)
+	}
+	return t.AllergyBadge.Render(text)
+}
+
+var bandNames = map[Band]string{
+	BandLow:     "LOW",
+	BandSingle3: "LOW-MED",
+	BandMedium:  "MEDIUM",
+	BandHigh:    "HIGH",
+}
+
+func bandStyle(t themes.Theme, b Band) lipgloss.Style {
+	switch b {
+	case BandSingle3:
+		return t.News2Single3
+	case BandMedium:
+		return t.News2Medium
+	case BandHigh:
+		return t.News2High
+	}
+	return t.News2Low
+}
+
+// news2Badge names the band in words as well as colour, so it reads the
+// same without colour.
+func news2Badge(t themes.Theme, s Score) string {
+	if !s.Known {
+		return t.Muted.Render("NEWS2 —")
+	}
+	return bandStyle(t, s.Band).Render(fmt.Sprintf("NEWS2 %d %s", s.Value, bandNames[s.Band]))
+}
+
+func clockLabel(t themes.Theme, clock time.Duration, paused bool) string {
+	label := t.Muted.Render("sim ") + t.Text.Render(formatClock(clock))
+	if paused {
+		label += " " + t.Warn.Bold(true).Render("PAUSED")
+	}
+	return label
+}
+
+func formatClock(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	return fmt.Sprintf("%02d:%02d:%02d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
+}
+
+// spread puts left and right on one line of width cells, cutting left.
+func spread(left, right string, width int) string {
+	room := width - lipgloss.Width(right) - 1
+	left = truncate(left, room)
+	gap := max(width-lipgloss.Width(left)-lipgloss.Width(right), 1)
+	return left + strings.Repeat(" ", gap) + right
+}

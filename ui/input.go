@@ -1,0 +1,175 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/themes"
+)
+
+// pasteInlineLimit is the largest paste typed into the textarea. A larger
+// one is held aside and sent after the typed text: the textarea re-wraps
+// its whole content on every keystroke and caps the number of lines, so a
+// 100 KB paste would freeze it or be cut.
+const pasteInlineLimit = 4096
+
+// inputPane is the multi-line input with a history of sent turns.
+type inputPane struct {
+	theme   themes.Theme
+	ta      textarea.Model
+	width   int
+	height  int
+	focused bool
+	history []string
+	recall  int    // position in history while browsing; len(history) when not
+	held    string // a large paste, sent with the typed text
+}
+
+func newInputPane(theme themes.Theme) inputPane {
+	ta := textarea.New()
+	ta.Placeholder = "Say what you do or ask — enter sends, ctrl+j adds a line"
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j"))
+	ta.KeyMap.DeleteAfterCursor = key.NewBinding(key.WithKeys("ctrl+delete"))
+	ta.Cursor.SetMode(cursor.CursorStatic) // calm, and stable in golden files
+	focused := textarea.Style{
+		Base:        lipgloss.NewStyle(),
+		Text:        theme.Text,
+		Placeholder: theme.Muted,
+		Prompt:      theme.Accent,
+		EndOfBuffer: theme.Muted,
+		CursorLine:  lipgloss.NewStyle(),
+	}
+	blurred := focused
+	blurred.Prompt = theme.Muted
+	blurred.Text = theme.Muted
+	ta.FocusedStyle, ta.BlurredStyle = focused, blurred
+	return inputPane{theme: theme, ta: ta}
+}
+
+func (in *inputPane) SetSize(width, height int) {
+	in.width, in.height = width, height
+	in.ta.SetWidth(width)
+	in.ta.SetHeight(max(in.textHeight(), 1))
+}
+
+// textHeight is what is left for the textarea under the rule and the
+// held-paste line.
+func (in *inputPane) textHeight() int {
+	h := in.height - 1
+	if in.held != "" {
+		h--
+	}
+	return h
+}
+
+func (in *inputPane) Focus() tea.Cmd {
+	in.focused = true
+	return in.ta.Focus()
+}
+
+func (in *inputPane) Blur() {
+	in.focused = false
+	in.ta.Blur()
+}
+
+// Value is everything that would be sent.
+func (in *inputPane) Value() string {
+	typed := in.ta.Value()
+	switch {
+	case in.held == "":
+		return typed
+	case strings.TrimSpace(typed) == "":
+		return in.held
+	}
+	return typed + "\n" + in.held
+}
+
+func (in *inputPane) Empty() bool { return in.ta.Value() == "" && in.held == "" }
+
+// Sent clears the input and remembers text for recall.
+func (in *inputPane) Sent(text string) {
+	if n := len(in.history); n == 0 || in.history[n-1] != text {
+		in.history = append(in.history, text)
+	}
+	in.ta.Reset()
+	in.setHeld("")
+	in.recall = len(in.history)
+}
+
+// SetValue replaces the typed text, e.g. with a palette command.
+func (in *inputPane) SetValue(s string) {
+	in.ta.SetValue(s)
+	in.recall = len(in.history)
+}
+
+// CanRecall reports whether up/down browse the history rather than move
+// the cursor: the input is empty or still shows an unedited recalled entry.
+func (in *inputPane) CanRecall() bool {
+	if in.held != "" {
+		return false
+	}
+	v := in.ta.Value()
+	return v == "" || (in.recall < len(in.history) && v == in.history[in.recall])
+}
+
+// Recall steps through earlier inputs; past the newest, the input empties.
+func (in *inputPane) Recall(delta int) {
+	in.recall = min(max(in.recall+delta, 0), len(in.history))
+	if in.recall == len(in.history) {
+		in.ta.Reset()
+		return
+	}
+	in.ta.SetValue(in.history[in.recall])
+}
+
+// Update handles a key the model did not claim.
+func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
+	if msg.Paste && len(msg.Runes) > pasteInlineLimit {
+		in.setHeld(in.held + string(msg.Runes))
+		return nil
+	}
+	if msg.Type == tea.KeyBackspace && in.ta.Value() == "" && in.held != "" {
+		in.setHeld("")
+		return nil
+	}
+	var cmd tea.Cmd
+	in.ta, cmd = in.ta.Update(msg)
+	return cmd
+}
+
+func (in *inputPane) setHeld(s string) {
+	in.held = s
+	in.ta.SetHeight(max(in.textHeight(), 1))
+}
+
+func (in *inputPane) View() string {
+	t := in.theme
+	rule := t.Muted
+	if in.focused {
+		rule = t.Accent
+	}
+	lines := []string{rule.Render(strings.Repeat("─", in.width))}
+	if in.held != "" {
+		note := fmt.Sprintf("pasted %s, %d lines — sent after your text · backspace on an empty input drops it",
+			sizeLabel(len(in.held)), strings.Count(in.held, "\n")+1)
+		lines = append(lines, t.Warn.Render(truncate(note, in.width)))
+	}
+	lines = append(lines, in.ta.View())
+	return lipgloss.JoinVertical(lipgloss.Left, lines...)
+}
+
+func sizeLabel(bytes int) string {
+	if bytes < 1024 {
+		return fmt.Sprintf("%d B", bytes)
+	}
+	return fmt.Sprintf("%.1f KB", float64(bytes)/1024)
+}

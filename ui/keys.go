@@ -1,0 +1,83 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// keyMap is every binding the UI answers to. The help overlay and the
+// status-bar hints are generated from it, so a binding's help text is the
+// only place its description lives.
+type keyMap struct {
+	Send, Newline               key.Binding
+	HistoryPrev, HistoryNext    key.Binding
+	Patient, NextPat, PrevPat   key.Binding
+	Focus, FocusBack            key.Binding
+	RosterUp, RosterDown        key.Binding
+	RosterSwitch, RosterOrder   key.Binding
+	LineUp, LineDown            key.Binding
+	PageUp, PageDown, Top, End  key.Binding
+	Cancel, Retry               key.Binding
+	Inspector, Palette, Help    key.Binding
+	Quit                        key.Binding
+	Fold, Copy, Save            key.Binding
+	OlderTurn, NewerTurn, Close key.Binding
+	Choose, Up, Down            key.Binding
+}
+
+func newKeyMap() keyMap {
+	return keyMap{
+		Send:         bind("enter", "send", "enter"),
+		Newline:      bind("ctrl+j", "newline", "ctrl+j"),
+		HistoryPrev:  bind("↑", "earlier input", "up"),
+		HistoryNext:  bind("↓", "later input", "down"),
+		Patient:      bind("alt+1…9", "patient N", "alt+1", "alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7", "alt+8", "alt+9"),
+		NextPat:      bind("ctrl+n", "next patient", "ctrl+n"),
+		PrevPat:      bind("ctrl+p", "previous patient", "ctrl+p"),
+		Focus:        bind("tab", "focus input/chat/roster", "tab"),
+		FocusBack:    bind("shift+tab", "focus back", "shift+tab"),
+		RosterUp:     bind("↑/k", "select up", "up", "k"),
+		RosterDown:   bind("↓/j", "select down", "down", "j"),
+		RosterSwitch: bind("enter", "switch to selected", "enter"),
+		RosterOrder:  bind("o", "order by acuity/ID", "o"),
+		LineUp:       bind("↑/k", "scroll up", "up", "k"),
+		LineDown:     bind("↓/j", "scroll down", "down", "j"),
+		PageUp:       bind("pgup", "page up", "pgup"),
+		PageDown:     bind("pgdn", "page down", "pgdown"),
+		Top:          bind("home", "oldest", "home"),
+		End:          bind("end", "newest, follow", "end"),
+		Cancel:       bind("esc", "cancel reply", "esc"),
+		Retry:        bind("ctrl+r", "retry last turn", "ctrl+r"),
+		Inspector:    bind("ctrl+o", "prompt inspector", "ctrl+o"),
+		Palette:      bind("ctrl+k", "commands", "ctrl+k"),
+		Help:         bind("?", "help", "?"),
+		Quit:         bind("ctrl+c", "quit (twice: force)", "ctrl+c"),
+		Fold:         bind("enter", "fold/unfold", "enter", " "),
+		Copy:         bind("c", "copy prompt (OSC 52)", "c"),
+		Save:         bind("s", "save prompt to file", "s"),
+		OlderTurn:    bind("[/←", "older turn", "[", "left"),
+		NewerTurn:    bind("]/→", "newer turn", "]", "right"),
+		Close:        bind("esc", "close", "esc"),
+		Choose:       bind("enter", "choose", "enter"),
+		Up:           bind("↑", "up", "up", "ctrl+p"),
+		Down:         bind("↓", "down", "down", "ctrl+n"),
+	}
+}
+
+func bind(helpKey, desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
+}
+
+// helpGroup is one titled block of the help overlay.
+type helpGroup struct {
+	title    string
+	bindings []key.Binding
+}
+
+func (k keyMap) helpGroups() []helpGroup {
+	return []helpGroup{
+		{"Patients", []key.Binding{k.Patient, k.NextPat, k.PrevPat, k.RosterSwitch, k.RosterOrder}},
+		{"Input", []key.Binding{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext}},
+		{"Chat", []key.Binding{k.PageUp, k.PageDown, k.Top, k.End, k.LineUp, k.LineDown}},
+		{"Turn", []key.Binding{k.Cancel, k.Retry}},
+		{"Inspector", []key.Binding{k.Inspector, k.Fold, k.Copy, k.Save, k.OlderTurn, k.NewerTurn}},
+		{"App", []key.Binding{k.Focus, k.Palette, k.Help, k.Quit}},
+	}
+}

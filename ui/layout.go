@@ -1,0 +1,155 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+)
+
+const (
+	minWidth, minHeight = 60, 16
+	collapseBelow       = 100 // columns under which the sidebar becomes one line
+	sidebarWidth        = 30  // including its separator column
+)
+
+// layout is where each region goes for the current size.
+type layout struct {
+	tooSmall     bool
+	collapsed    bool
+	mainWidth    int
+	bodyHeight   int
+	rosterHeight int
+	vitalsHeight int
+	chatHeight   int
+	inputHeight  int
+}
+
+func computeLayout(width, height, headerHeight int) layout {
+	l := layout{tooSmall: width < minWidth || height < minHeight, collapsed: width < collapseBelow}
+	l.inputHeight = 3 // rule + two lines
+	if height >= 30 {
+		l.inputHeight = 4
+	}
+	l.bodyHeight = max(height-headerHeight-l.inputHeight-1, 0) // 1: status bar
+	l.vitalsHeight = 1
+	if l.bodyHeight >= 24 {
+		l.vitalsHeight = 2
+	}
+	l.mainWidth = width
+	l.rosterHeight = 1
+	if !l.collapsed {
+		l.mainWidth = width - sidebarWidth // the sidebar's last column is the gutter
+		l.rosterHeight = l.bodyHeight
+	}
+	l.chatHeight = l.bodyHeight - l.vitalsHeight - 1 // 1: the chat rule
+	if l.collapsed {
+		l.chatHeight -= l.rosterHeight
+	}
+	l.chatHeight = max(l.chatHeight, 1)
+	return l
+}
+
+// relayout re-renders the header (its height can change) and sizes every
+// pane for the current terminal.
+func (m *Model) relayout() {
+	if m.width == 0 {
+		return
+	}
+	m.header.SetSize(m.width)
+	m.header.Render(m.state)
+	m.lay = computeLayout(m.width, m.height, m.header.Height())
+	l := m.lay
+	rosterWidth := m.width
+	if !l.collapsed {
+		rosterWidth = sidebarWidth - 4 // margin, roster, gap, bar, gutter
+	}
+	m.roster.SetSize(rosterWidth, l.rosterHeight, l.collapsed)
+	m.vitals.SetSize(l.mainWidth, l.vitalsHeight)
+	m.vitals.Render(m.state)
+	m.chat.SetSize(l.mainWidth, l.chatHeight)
+	m.input.SetSize(m.width, l.inputHeight)
+	m.status.SetSize(m.width)
+	m.inspector.SetSize(m.width-4, m.height-2)
+}
+
+func (m *Model) View() string {
+	if m.width == 0 {
+		return ""
+	}
+	if m.lay.tooSmall {
+		return m.tooSmallView()
+	}
+	screen := lipgloss.JoinVertical(lipgloss.Left,
+		m.header.View(), m.bodyView(), m.input.View(),
+		m.status.View(m.state, m.notice, m.turn != nil, m.hints()))
+	switch m.overlay {
+	case overlayHelp:
+		screen = overlay(screen, helpView(m.theme, m.keys, m.width-4), m.width, m.height)
+	case overlayPalette:
+		screen = overlay(screen, m.palette.View(m.width, m.height), m.width, m.height)
+	case overlayInspector:
+		screen = overlay(screen, m.inspector.View(), m.width, m.height)
+	case overlayStart:
+		screen = overlay(screen, m.start.View(m.width), m.width, m.height)
+	}
+	return screen
+}
+
+func (m *Model) bodyView() string {
+	l := m.lay
+	main := lipgloss.JoinVertical(lipgloss.Left, m.vitals.View(), m.chatRule(), m.chat.View())
+	if l.collapsed {
+		return lipgloss.JoinVertical(lipgloss.Left, m.roster.View(), main)
+	}
+	sep := m.theme.Muted
+	if m.focus == focusRoster {
+		sep = m.theme.Accent
+	}
+	bar := sep.Render(strings.TrimSuffix(strings.Repeat("│\n", l.bodyHeight), "\n"))
+	return lipgloss.JoinHorizontal(lipgloss.Top, " "+m.roster.View(), " ", bar, " ", main)
+}
+
+func (m *Model) chatRule() string {
+	style := m.theme.Muted
+	if m.focus == focusChat {
+		style = m.theme.Accent
+	}
+	label := "─ chat "
+	if !m.chat.Following() {
+		label = "─ chat (scrolled; end follows) "
+	}
+	return style.Render(label + strings.Repeat("─", max(m.lay.mainWidth-lipgloss.Width(label), 0)))
+}
+
+func (m *Model) tooSmallView() string {
+	msg := fmt.Sprintf("Terminal too small: ward needs %d×%d, this is %d×%d.\nEnlarge the window, or press ctrl+c to quit.",
+		minWidth, minHeight, m.width, m.height)
+	lines := strings.Split(wrap(msg, min(m.width, 60)), "\n")
+	lines = lines[:min(len(lines), m.height)]
+	for i, l := range lines {
+		lines[i] = m.theme.Warn.Render(l)
+	}
+	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, strings.Join(lines, "\n"))
+}
+
+// hints are the status-bar key hints for what the user is doing now.
+func (m *Model) hints() []key.Binding {
+	k := m.keys
+	switch {
+	case m.overlay != overlayNone:
+		return []key.Binding{k.Close}
+	case m.turn != nil:
+		return []key.Binding{k.Cancel, k.Quit}
+	case m.lastErr:
+		return []key.Binding{k.Retry, k.Help}
+	}
+	switch m.focus {
+	case focusChat:
+		return []key.Binding{k.LineUp, k.PageUp, k.End, k.Focus, k.Help}
+	case focusRoster:
+		return []key.Binding{k.RosterSwitch, k.RosterOrder, k.Patient, k.Focus, k.Help}
+	}
+	return []key.Binding{k.Send, k.Newline, k.Patient, k.Palette, k.Help}
+}

@@ -1,0 +1,83 @@
+package ui
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// hostile holds the sequences a model or a scenario file could smuggle in,
+// with what must remain visible.
+var hostile = map[string]struct{ in, want string }{
+	"osc52 clipboard (BEL)": {"a\x1b]52;c;cm0gLXJmIH4=\x07b", "ab"},
+	"osc52 clipboard (ST)":  {"a\x1b]52;c;cm0gLXJmIH4=\x1b\\b", "ab"},
+	"title change":          {"a\x1b]0;pwned\x07b", "ab"},
+	"title change (OSC 2)":  {"a\x1b]2;pwned\x1b\\b", "ab"},
+	"csi cursor moves":      {"a\x1b[2J\x1b[H\x1b[10;20Hb", "ab"},
+	"csi sgr":               {"a\x1b[31;1mb\x1b[0m", "ab"},
+	"raw esc":               {"a\x1b", "a"},
+	"esc dispatch (RIS)":    {"a\x1bcb", "ab"},
+	"c1 csi as utf-8":       {"a\u009bb", "ab"},
+	"c1 osc as utf-8":       {"a\u009d\u009cb", "ab"},
+	"raw 8-bit csi":         {"a\x9bb", "a\uFFFDb"},
+	"dcs":                   {"a\x1bPq#0;2;0;0;0\x1b\\b", "ab"},
+	"apc":                   {"a\x1b_Gf=100;AAAA\x1b\\b", "ab"},
+	"bel, backspace, cr":    {"a\x07\x08\rb", "ab"},
+	"del":                   {"a\x7fb", "ab"},
+	"unterminated osc":      {"ab\x1b]52;c;AAAA", "ab"},
+}
+
+func TestSanitizeRemovesControlSequences(t *testing.T) {
+	for name, tt := range hostile {
+		t.Run(name, func(t *testing.T) {
+			out := sanitize(tt.in)
+			assertSafe(t, out)
+			if out != tt.want {
+				t.Errorf("sanitize(%q) = %q, want %q", tt.in, out, tt.want)
+			}
+		})
+	}
+}
+
+func TestSanitizeKeepsText(t *testing.T) {
+	tests := []string{
+		"plain text",
+		"line one\nline two\ttabbed",
+		"SpO₂ 92 % — “quoted” 患者 🩺",
+		"**markdown** `code`\n\n- item",
+	}
+	for _, in := range tests {
+		if out := sanitize(in); out != in {
+			t.Errorf("sanitize(%q) = %q, want it unchanged", in, out)
+		}
+	}
+}
+
+func FuzzSanitize(f *testing.F) {
+	for _, tt := range hostile {
+		f.Add(tt.in)
+	}
+	f.Add("plain\ttext\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		out := sanitize(in)
+		assertSafe(t, out)
+		if again := sanitize(out); again != out {
+			t.Errorf("sanitize is not idempotent: %q -> %q -> %q", in, out, again)
+		}
+	})
+}
+
+// assertSafe fails if s holds anything a terminal would act on.
+func assertSafe(t *testing.T, s string) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		t.Fatalf("invalid UTF-8 survived: %q", s)
+	}
+	for _, r := range s {
+		if r == '\n' || r == '\t' {
+			continue
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			t.Fatalf("control %U survived in %q", r, s)
+		}
+	}
+}
