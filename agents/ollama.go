@@ -60,13 +60,16 @@ func (o *Ollama) Chat(ctx context.Context, req Request, onDelta func(string)) (R
 		reply.add(chunk, onDelta)
 		return nil
 	})
-	if err != nil {
-		if errors.Is(context.Cause(ctx), errStalled) {
-			return Response{}, &EmptyError{Reason: fmt.Sprintf("stalled: %s without a chunk", o.stall)}
-		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return Response{}, ctxErr
-		}
+	// The client ends a stream cut by cancellation without an error, so a
+	// missing done chunk is checked against the cancel cause.
+	switch {
+	case err == nil && reply.done:
+		return reply.response()
+	case errors.Is(context.Cause(ctx), errStalled):
+		return Response{}, &EmptyError{Reason: fmt.Sprintf("stalled: %s without a chunk", o.stall)}
+	case ctx.Err() != nil:
+		return Response{}, ctx.Err()
+	case err != nil:
 		return Response{}, ollamaError(err, o.model)
 	}
 	return reply.response()
