@@ -86,14 +86,16 @@ func decideByID(in AnalyzerInput, ids []string) (Decision, bool) {
 
 // decideWithoutID: the text speaks of a patient but gives no valid ID.
 // Asking for another patient is an activation with no ID, which the session
-// answers with the expected format.
+// answers with the expected format. When the roster holds someone else,
+// "back to the first patient" may still name them, so the LLM gets a say.
 func decideWithoutID(in AnalyzerInput, words []string) (Decision, bool) {
 	activation := Decision{Action: ActionActivateNew, Reasoning: "asks for a patient without a valid ID"}
+	othersInRoster := slices.ContainsFunc(in.Roster, func(id string) bool { return id != in.ActivePatient })
 	switch {
 	case hasAnyPhrase(words, changePhrases):
-		return activation, true
+		return activation, !othersInRoster
 	case hasAnyPhrase(words, reviewPhrases) && in.ActivePatient == "":
-		return activation, true
+		return activation, !othersInRoster
 	}
 	// "check on the patient" may mean the active one.
 	return in.keep("mentions a patient without an ID"), false

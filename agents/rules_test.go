@@ -29,7 +29,8 @@ func TestRulesDecide(t *testing.T) {
 		{"start review", "start review for patient_4", "", nil, nil, ActionActivateNew, "patient_4", true},
 		{"switch known", "switch to patient_4", "patient_15", roster, nil, ActionSwitchExisting, "patient_4", true},
 		{"bare id known", "patient_4", "patient_15", roster, nil, ActionSwitchExisting, "patient_4", true},
-		{"switch without id", "switch patient please", "patient_4", roster, nil, ActionActivateNew, "", true},
+		{"switch without id", "switch patient please", "patient_4", []string{"patient_4"}, nil, ActionActivateNew, "", true},
+		{"switch without id, others known", "switch patient please", "patient_4", roster, nil, ActionActivateNew, "", false},
 		{"ok active", "ok", "patient_4", roster, nil, ActionUnchanged, "patient_4", true},
 		{"ok none", "ok", "", roster, nil, ActionNone, "", true},
 
@@ -67,7 +68,8 @@ func TestRulesDecide(t *testing.T) {
 		// Patient words without an ID.
 		{"review none active", "review the patient", "", nil, nil, ActionActivateNew, "", true},
 		{"review active", "check on the patient", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
-		{"next patient", "let's see the next patient", "patient_4", roster, nil, ActionActivateNew, "", true},
+		{"next patient", "let's see the next patient", "patient_4", []string{"patient_4"}, nil, ActionActivateNew, "", true},
+		{"first patient", "go back to the first patient", "patient_15", roster, nil, ActionActivateNew, "", false},
 		{"invalid id", "review patient_4a", "", nil, nil, ActionActivateNew, "", true},
 		{"noun only", "the patient says her chest hurts", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
 

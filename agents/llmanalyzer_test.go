@@ -1,0 +1,244 @@
+package agents
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+func newTestLLMAnalyzer(t *testing.T, f *fakeOllama, cfg LLMAnalyzerConfig) *LLMAnalyzer {
+	return NewLLMAnalyzer(newTestOllama(t, f), cfg)
+}
+
+// answer streams a JSON decision in two pieces, as a model would.
+func answer(decision string) fakeReply {
+	half := len(decision) / 2
+	return streamed(decision[:half], decision[half:])
+}
+
+var twoPatients = AnalyzerInput{
+	Text:          "go back to the first patient we saw",
+	ActivePatient: "patient_15",
+	Roster:        []string{"patient_15", "patient_4"},
+}
+
+func TestLLMAnalyzerDecisions(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     AnalyzerInput
+		reply  string
+		action Action
+		id     string
+		reason string // substring of Reasoning
+	}{
+		{"switch to roster patient", twoPatients,
+			`{"action":"SWITCH_EXISTING","patient_id":"patient_4","reasoning":"the first patient was patient_4"}`,
+			ActionSwitchExisting, "patient_4", "first patient"},
+		{"new patient named in text", AnalyzerInput{Text: "and then there's Patient 9 in bay two", ActivePatient: "patient_4", Roster: []string{"patient_4"}},
+			`{"action":"SWITCH_EXISTING","patient_id":"Patient 9","reasoning":"names patient 9"}`,
+			ActionActivateNew, "patient_9", "names"},
+		{"invented id dropped", AnalyzerInput{Text: "let's look at someone new", ActivePatient: "patient_4", Roster: []string{"patient_4"}},
+			`{"action":"ACTIVATE_NEW","patient_id":"patient_15","reasoning":"new patient"}`,
+			ActionActivateNew, "", "dropped"},
+		{"unchanged", twoPatients,
+			`{"action":"UNCHANGED","patient_id":null,"reasoning":"carries on"}`,
+			ActionUnchanged, "patient_15", "carries on"},
+		{"unchanged with none active is none", AnalyzerInput{Text: "hello there everyone"},
+			`{"action":"UNCHANGED","patient_id":null,"reasoning":"carries on"}`,
+			ActionNone, "", "carries on"},
+		{"clear", AnalyzerInput{Text: "ok let's start the whole thing over", ActivePatient: "patient_4"},
+			`{"action":"CLEAR","patient_id":null,"reasoning":"asks to start over"}`,
+			ActionClear, "", "start over"},
+		{"active named", twoPatients,
+			`{"action":"SWITCH_EXISTING","patient_id":"patient_15","reasoning":"same patient"}`,
+			ActionUnchanged, "patient_15", "same"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeOllama(t, answer(tt.reply))
+			d := newTestLLMAnalyzer(t, f, LLMAnalyzerConfig{}).Analyze(context.Background(), tt.in)
+			if d.Action != tt.action || d.PatientID != tt.id || d.Source != SourceLLM || !strings.Contains(d.Reasoning, tt.reason) {
+				t.Fatalf("got %+v; want %s %q from llm, reasoning with %q", d, tt.action, tt.id, tt.reason)
+			}
+		})
+	}
+}
+
+func TestLLMAnalyzerRequest(t *testing.T) {
+	f := newFakeOllama(t, answer(`{"action":"NONE","patient_id":null,"reasoning":"general"}`))
+	in := AnalyzerInput{Text: "what now?", ActivePatient: "MRN1234567", Roster: []string{"MRN1234567", "MRN7654321"}, Pattern: mrnPattern}
+	newTestLLMAnalyzer(t, f, LLMAnalyzerConfig{}).Analyze(context.Background(), in)
+
+	sent := f.chatRequests()
+	if len(sent) != 1 {
+		t.Fatalf("%d requests", len(sent))
+	}
+	req := sent[0]
+	var gotSchema, wantSchema any
+	if err := json.Unmarshal(req.Format, &gotSchema); err != nil {
+		t.Fatalf("format %s: %v", req.Format, err)
+	}
+	if err := json.Unmarshal(DecisionSchema, &wantSchema); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotSchema, wantSchema) {
+		t.Errorf("format = %s", req.Format)
+	}
+	if req.Options["temperature"] != float64(0) || req.Options["num_predict"] != float64(defaultAnalyzerPredict) || req.Options["num_ctx"] != float64(DefaultNumCtx) {
+		t.Errorf("options = %v", req.Options)
+	}
+	if req.KeepAlive == nil || req.KeepAlive.Duration != DefaultKeepAlive {
+		t.Errorf("keep_alive = %v", req.KeepAlive)
+	}
+	if len(req.Messages) != 2 || req.Messages[1].Role != "user" || req.Messages[1].Content != "what now?" {
+		t.Fatalf("messages = %+v", req.Messages)
+	}
+	system := req.Messages[0].Content
+	for _, want := range []string{"^MRN[0-9]{7}$", "MRN4827163", "Active patient: MRN1234567", "Roster: MRN1234567, MRN7654321", "SWITCH_EXISTING"} {
+		if !strings.Contains(system, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, system)
+		}
+	}
+	if strings.Contains(system, "patient_4") {
+		t.Errorf("system prompt shows IDs of another pattern:\n%s", system)
+	}
+}
+
+func TestLLMAnalyzerConfiguredExamples(t *testing.T) {
+	f := newFakeOllama(t, answer(`{"action":"NONE","patient_id":null,"reasoning":"general"}`))
+	newTestLLMAnalyzer(t, f, LLMAnalyzerConfig{Examples: []string{"MRN0000042"}}).
+		Analyze(context.Background(), AnalyzerInput{Text: "hm", Pattern: mrnPattern})
+	if system := f.chatRequests()[0].Messages[0].Content; !strings.Contains(system, "MRN0000042") || strings.Contains(system, "MRN4827163") {
+		t.Errorf("configured examples not used:\n%s", system)
+	}
+}
+
+// Every failure ends in the rules' decision, marked as a fallback.
+func TestLLMAnalyzerFallback(t *testing.T) {
+	in := AnalyzerInput{Text: "check on the patient", ActivePatient: "patient_4", Roster: []string{"patient_4"}}
+	tests := []struct {
+		name   string
+		reply  fakeReply
+		cfg    LLMAnalyzerConfig
+		reason string
+	}{
+		{"invalid JSON", answer(`{"action":"SWITCH_EXISTING",`), LLMAnalyzerConfig{}, "invalid JSON"},
+		{"prose", streamed("Sure! The patient is unchanged."), LLMAnalyzerConfig{}, "invalid JSON"},
+		{"unknown action", answer(`{"action":"DISCHARGE","patient_id":null,"reasoning":"x"}`), LLMAnalyzerConfig{}, `unknown action "DISCHARGE"`},
+		{"empty answer", streamed(), LLMAnalyzerConfig{}, "empty answer"},
+		{"length stop", fakeReply{chunks: []api.ChatResponse{doneChunk("length")}}, LLMAnalyzerConfig{}, "num_predict reached"},
+		{"404", notFound(testModel), LLMAnalyzerConfig{}, "model tiny not found — ollama pull tiny"},
+		{"server error", fakeReply{status: http.StatusInternalServerError, body: `{"error":"boom"}`}, LLMAnalyzerConfig{}, "boom"},
+		{"stall", fakeReply{stall: true}, LLMAnalyzerConfig{}, "stalled"},
+		{"trickle past the timeout", fakeReply{chunks: streamed(`{"action":`).chunks[:1], stall: true},
+			LLMAnalyzerConfig{}, "stalled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeOllama(t, tt.reply)
+			d := newTestLLMAnalyzer(t, f, tt.cfg).Analyze(context.Background(), in)
+			assertFallback(t, d, tt.reason)
+		})
+	}
+}
+
+func TestLLMAnalyzerTimeout(t *testing.T) {
+	f := newFakeOllama(t, fakeReply{stall: true})
+	backend := NewOllama(f.client(t), testModel, OllamaOptions{StallTimeout: time.Hour})
+	a := NewLLMAnalyzer(backend, LLMAnalyzerConfig{Timeout: testStall})
+	d := a.Analyze(context.Background(), AnalyzerInput{Text: "check on the patient", ActivePatient: "patient_4"})
+	assertFallback(t, d, "no answer within 100ms")
+}
+
+func TestLLMAnalyzerRefused(t *testing.T) {
+	backend := NewOllama(api.NewClient(refusedURL(t), http.DefaultClient), testModel, OllamaOptions{StallTimeout: testStall})
+	d := NewLLMAnalyzer(backend, LLMAnalyzerConfig{}).
+		Analyze(context.Background(), AnalyzerInput{Text: "check on the patient", ActivePatient: "patient_4"})
+	assertFallback(t, d, "Ollama is not reachable at http://127.0.0.1:")
+}
+
+func assertFallback(t *testing.T, d Decision, reason string) {
+	t.Helper()
+	if d.Source != SourceFallback || d.Action != ActionUnchanged || d.PatientID != "patient_4" {
+		t.Fatalf("got %+v; want the rules' UNCHANGED patient_4 as fallback", d)
+	}
+	if !strings.Contains(d.Reasoning, reason) || !strings.Contains(d.Reasoning, "rules:") {
+		t.Fatalf("reasoning %q lacks %q", d.Reasoning, reason)
+	}
+}
+
+// The default analyzer asks the model only when the rules are unsure.
+func TestAnalyzerAsksLLMOnlyWhenUnsure(t *testing.T) {
+	f := newFakeOllama(t, answer(`{"action":"SWITCH_EXISTING","patient_id":"patient_4","reasoning":"first patient"}`))
+	analyzer := NewAnalyzer(newTestLLMAnalyzer(t, f, LLMAnalyzerConfig{}))
+	ctx := context.Background()
+
+	sure := analyzer.Analyze(ctx, AnalyzerInput{Text: "switch to patient_4", ActivePatient: "patient_15", Roster: twoPatients.Roster})
+	if sure.Source != SourceRules || sure.Action != ActionSwitchExisting || len(f.chatRequests()) != 0 {
+		t.Fatalf("sure case: %+v after %d model calls", sure, len(f.chatRequests()))
+	}
+	unsure := analyzer.Analyze(ctx, twoPatients)
+	if unsure.Source != SourceLLM || unsure.PatientID != "patient_4" || len(f.chatRequests()) != 1 {
+		t.Fatalf("unsure case: %+v after %d model calls", unsure, len(f.chatRequests()))
+	}
+	if unsure.Elapsed <= 0 {
+		t.Errorf("elapsed not recorded")
+	}
+}
+
+func TestLLMAnalyzerTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	trace, err := OpenTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeOllama(t, answer(`{"action":"NONE","patient_id":null,"reasoning":"general"}`), notFound(testModel))
+	a := newTestLLMAnalyzer(t, f, LLMAnalyzerConfig{Trace: trace})
+	a.Analyze(context.Background(), AnalyzerInput{Text: "hello"})
+	a.Analyze(context.Background(), AnalyzerInput{Text: "hello again"})
+	if err := trace.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	recs := readTrace(t, path)
+	if len(recs) != 2 {
+		t.Fatalf("%d trace lines", len(recs))
+	}
+	first, second := recs[0], recs[1]
+	if first.Agent != "analyzer" || first.Backend != "ollama" || first.Model != testModel || len(first.Format) == 0 ||
+		first.Metrics.PromptEvalCount != 42 || first.Reply.Content == "" || first.KeepAlive != "30m0s" {
+		t.Errorf("first record = %+v", first)
+	}
+	if second.Error != "model tiny not found — ollama pull tiny" {
+		t.Errorf("second record error = %q", second.Error)
+	}
+}
+
+func readTrace(t *testing.T, path string) []TraceRecord {
+	t.Helper()
+	file, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	var recs []TraceRecord
+	scanner := bufio.NewScanner(file)
+	scanner.Buffer(nil, 1<<20)
+	for scanner.Scan() {
+		var rec TraceRecord
+		if err := json.Unmarshal(scanner.Bytes(), &rec); err != nil {
+			t.Fatalf("line %q: %v", scanner.Text(), err)
+		}
+		recs = append(recs, rec)
+	}
+	return recs
+}
