@@ -1,0 +1,544 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+func screen(m *Model) string { return ansi.Strip(m.View()) }
+
+func headerLine(m *Model) string { return strings.SplitN(screen(m), "\n", 2)[0] }
+
+func TestEnterSendsAndTheReplyStreamsIn(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	typeText(m, "how do you feel?")
+	press(t, m, "enter")
+
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"how do you feel?"}) {
+		t.Fatalf("submitted %q", submitted)
+	}
+	if !m.input.Empty() {
+		t.Errorf("input not cleared: %q", m.input.Value())
+	}
+	out := screen(m)
+	for _, want := range []string{"how do you feel?", "my throat is tight."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("screen lacks %q:\n%s", want, out)
+		}
+	}
+	if m.turn != nil || len(m.chat.live) != 0 {
+		t.Error("turn still running after the engine closed its channel")
+	}
+}
+
+func TestEnterWithEmptyInputSendsNothing(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	press(t, m, "enter", "space", "enter")
+	if _, submitted := f.recorded(); len(submitted) != 0 {
+		t.Fatalf("submitted %q", submitted)
+	}
+}
+
+func TestCtrlJInsertsANewline(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	typeText(m, "give oxygen")
+	press(t, m, "ctrl+j")
+	typeText(m, "then recheck")
+	if got := m.input.Value(); got != "give oxygen\nthen recheck" {
+		t.Fatalf("input = %q", got)
+	}
+	press(t, m, "enter")
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"give oxygen\nthen recheck"}) {
+		t.Fatalf("submitted %q", submitted)
+	}
+}
+
+func TestUpDownRecallEarlierInputsWhenEmpty(t *testing.T) {
+	m := newTestModel(t, newFakeWard(), 120, 40)
+	for _, s := range []string{"one", "two"} {
+		typeText(m, s)
+		press(t, m, "enter")
+	}
+	steps := []struct{ key, want string }{
+		{"up", "two"}, {"up", "one"}, {"up", "one"}, {"down", "two"}, {"down", ""},
+	}
+	for _, s := range steps {
+		press(t, m, s.key)
+		if got := m.input.Value(); got != s.want {
+			t.Fatalf("after %s: input = %q, want %q", s.key, got, s.want)
+		}
+	}
+	// Once the recalled text is edited, up moves the cursor instead.
+	press(t, m, "up")
+	typeText(m, "!")
+	press(t, m, "up")
+	if got := m.input.Value(); got != "two!" {
+		t.Fatalf("edited recall was replaced: %q", got)
+	}
+}
+
+func TestAltNumberSwitchesThroughTheEngine(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	press(t, m, "alt+2")
+	if !strings.HasPrefix(headerLine(m), "patient_2") {
+		t.Fatalf("header after alt+2: %q", headerLine(m))
+	}
+	press(t, m, "alt+3", "alt+3", "alt+1")
+	decisions, _ := f.recorded()
+	want := []string{"SWITCH_EXISTING patient_2", "SWITCH_EXISTING patient_3", "SWITCH_EXISTING patient_1"}
+	if !slices.Equal(decisions, want) {
+		t.Fatalf("decisions %q, want %q (switching to the active patient records nothing)", decisions, want)
+	}
+	press(t, m, "alt+9")
+	if !strings.Contains(screen(m), "no patient 9") {
+		t.Errorf("alt+9 on a roster of 3 says nothing:\n%s", screen(m))
+	}
+}
+
+func TestCtrlNAndCtrlPWalkTheRosterInDisplayOrder(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	// By acuity: patient_1 (7), patient_2 (3, one parameter at 3), patient_3 (1).
+	steps := []struct{ key, want string }{
+		{"ctrl+n", "patient_2"}, {"ctrl+n", "patient_3"}, {"ctrl+n", "patient_1"}, {"ctrl+p", "patient_3"},
+	}
+	for _, s := range steps {
+		press(t, m, s.key)
+		if got := m.state.Patient.ID; got != s.want {
+			t.Fatalf("after %s: active %s, want %s", s.key, got, s.want)
+		}
+	}
+}
+
+func TestTabCyclesFocus(t *testing.T) {
+	m := newTestModel(t, newFakeWard(), 120, 40)
+	for _, want := range []focusArea{focusChat, focusRoster, focusInput} {
+		press(t, m, "tab")
+		if m.focus != want {
+			t.Fatalf("focus = %d, want %d", m.focus, want)
+		}
+	}
+	press(t, m, "shift+tab")
+	if m.focus != focusRoster {
+		t.Fatalf("shift+tab: focus = %d, want roster", m.focus)
+	}
+	press(t, m, "esc")
+	if m.focus != focusInput || !m.input.focused {
+		t.Fatal("esc with nothing running does not return to the input")
+	}
+}
+
+func TestRosterEnterSwitchesToTheSelectedPatient(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	press(t, m, "tab", "tab", "down", "down", "enter")
+	if got := m.state.Patient.ID; got != "patient_3" {
+		t.Fatalf("active %s, want patient_3", got)
+	}
+	if decisions, _ := f.recorded(); !slices.Equal(decisions, []string{"SWITCH_EXISTING patient_3"}) {
+		t.Fatalf("decisions %q", decisions)
+	}
+}
+
+func TestRosterOrderToggles(t *testing.T) {
+	f := newFakeWard()
+	f.roster[0], f.roster[2] = f.roster[2], f.roster[0] // IDs out of acuity order
+	m := newTestModel(t, f, 120, 40)
+	ids := func() string {
+		var out []string
+		for _, e := range m.roster.ordered() {
+			out = append(out, e.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	if got := ids(); got != "patient_1,patient_2,patient_3" {
+		t.Fatalf("acuity order %s", got)
+	}
+	press(t, m, "tab", "tab", "o")
+	if got := ids(); got != "patient_3,patient_2,patient_1" {
+		t.Fatalf("ID order %s", got)
+	}
+	if !strings.Contains(screen(m), "by ID") {
+		t.Error("sidebar does not say the order changed")
+	}
+}
+
+func TestPagingAndFollowMode(t *testing.T) {
+	f := newFakeWard()
+	f.histories["patient_1"] = longHistory("patient_1", 200)
+	m := newTestModel(t, f, 120, 40)
+	if !m.Following() {
+		t.Fatal("a fresh chat does not follow")
+	}
+	last := "message 199"
+	if !strings.Contains(screen(m), last) {
+		t.Fatalf("newest message not on screen:\n%s", screen(m))
+	}
+
+	press(t, m, "pgup")
+	if m.Following() || strings.Contains(screen(m), last) {
+		t.Fatal("pgup did not scroll away from the newest message")
+	}
+	press(t, m, "pgdown")
+	if !m.Following() {
+		t.Fatal("pgdn back to the bottom did not resume following")
+	}
+
+	press(t, m, "home")
+	if !strings.Contains(screen(m), "message 0") {
+		t.Fatalf("home did not show the oldest message:\n%s", screen(m))
+	}
+	// A new message while scrolled up: the view stays, a marker appears.
+	f.histories["patient_1"] = append(f.histories["patient_1"], ChatMessage{ID: "new", Role: "assistant", Content: "fresh"})
+	m.Update(snapshotMsg{state: f.Snapshot()})
+	if out := screen(m); !strings.Contains(out, "message 0") || !strings.Contains(out, "new messages ↓") {
+		t.Fatalf("scrolled view moved or has no marker:\n%s", out)
+	}
+	press(t, m, "end")
+	if out := screen(m); !m.Following() || !strings.Contains(out, "fresh") || strings.Contains(out, "new messages ↓") {
+		t.Fatalf("end did not return to the newest line:\n%s", out)
+	}
+}
+
+func TestChatFocusScrollsByLine(t *testing.T) {
+	f := newFakeWard()
+	f.histories["patient_1"] = longHistory("patient_1", 50)
+	m := newTestModel(t, f, 120, 40)
+	press(t, m, "tab", "up")
+	if m.Following() {
+		t.Fatal("up in the chat did not scroll")
+	}
+	press(t, m, "down")
+	if !m.Following() {
+		t.Fatal("down back to the bottom did not resume following")
+	}
+	press(t, m, "home", "end")
+	if !m.Following() {
+		t.Fatal("end in the chat did not follow")
+	}
+}
+
+func TestStreamingWhileScrolledUpShowsMarker(t *testing.T) {
+	f := newFakeWard()
+	f.histories["patient_1"] = longHistory("patient_1", 100)
+	f.gate = make(chan struct{})
+	m := newTestModel(t, f, 120, 40)
+	readNext := startTurn(t, m, "and now?")
+	press(t, m, "pgup")
+	m.Update(streamMsg{events: []Event{{Kind: EventDelta, MessageID: "r1", Agent: "patient", Text: "I am"}}})
+	if !strings.Contains(screen(m), "new messages ↓") {
+		t.Fatalf("no marker for a streaming reply below:\n%s", screen(m))
+	}
+	press(t, m, "end")
+	if !strings.Contains(screen(m), "I am") {
+		t.Fatalf("streamed text not shown at the bottom:\n%s", screen(m))
+	}
+	press(t, m, "esc")
+	run(m, readNext)
+}
+
+// startTurn sends text and returns the command reading the turn's first
+// events, without running it, so the test controls the stream.
+func startTurn(t *testing.T, m *Model, text string) tea.Cmd {
+	t.Helper()
+	typeText(m, text)
+	_, cmd := m.Update(keyMsg("enter"))
+	_, readFirst := m.Update(cmd())
+	if m.turn == nil || readFirst == nil {
+		t.Fatal("enter did not start a turn")
+	}
+	return readFirst
+}
+
+func TestEscCancelsTheGeneration(t *testing.T) {
+	f := newFakeWard()
+	f.gate = make(chan struct{})
+	m := newTestModel(t, f, 120, 40)
+	readNext := startTurn(t, m, "talk to me")
+	press(t, m, "esc")
+	if !m.turn.cancelled {
+		t.Fatal("esc did not cancel")
+	}
+	run(m, readNext) // the engine stops and closes its channel
+	if m.turn != nil {
+		t.Fatal("turn not over after the engine stopped")
+	}
+	if !strings.Contains(screen(m), "reply cancelled") {
+		t.Errorf("no word of the cancel:\n%s", screen(m))
+	}
+}
+
+func TestCtrlCQuits(t *testing.T) {
+	t.Run("idle", func(t *testing.T) {
+		m := newTestModel(t, newFakeWard(), 120, 40)
+		if !press(t, m, "ctrl+c") {
+			t.Fatal("ctrl+c did not quit")
+		}
+	})
+	t.Run("generating: waits for the engine", func(t *testing.T) {
+		f := newFakeWard()
+		f.gate = make(chan struct{})
+		m := newTestModel(t, f, 120, 40)
+		readNext := startTurn(t, m, "hello")
+		if press(t, m, "ctrl+c") {
+			t.Fatal("first ctrl+c while generating quit at once")
+		}
+		if !run(m, readNext) {
+			t.Fatal("did not quit once the cancelled turn ended")
+		}
+	})
+	t.Run("generating: second press forces", func(t *testing.T) {
+		f := newFakeWard()
+		f.gate = make(chan struct{})
+		m := newTestModel(t, f, 120, 40)
+		readNext := startTurn(t, m, "hello")
+		press(t, m, "ctrl+c")
+		if !press(t, m, "ctrl+c") {
+			t.Fatal("second ctrl+c did not force the quit")
+		}
+		run(m, readNext)
+	})
+}
+
+func TestCtrlRRetriesTheLastTurn(t *testing.T) {
+	f := newFakeWard()
+	f.replyErr = "the model returned nothing — retry with ctrl+r"
+	m := newTestModel(t, f, 120, 40)
+	typeText(m, "hello")
+	press(t, m, "enter")
+	if !strings.Contains(screen(m), "the model returned nothing") {
+		t.Fatalf("error not shown:\n%s", screen(m))
+	}
+	f.replyErr = ""
+	press(t, m, "ctrl+r")
+	if f.retries != 1 {
+		t.Fatalf("retries = %d", f.retries)
+	}
+	if out := screen(m); strings.Contains(out, "returned nothing") || !strings.Contains(out, "throat is tight") {
+		t.Fatalf("retry did not replace the error with a reply:\n%s", out)
+	}
+}
+
+func TestSwitchWhileGeneratingIsRefused(t *testing.T) {
+	f := newFakeWard()
+	f.gate = make(chan struct{})
+	m := newTestModel(t, f, 120, 40)
+	readNext := startTurn(t, m, "hello")
+	press(t, m, "alt+2")
+	if decisions, _ := f.recorded(); len(decisions) != 0 || !strings.Contains(screen(m), "before switching") {
+		t.Fatalf("switched mid-reply: %q\n%s", decisions, screen(m))
+	}
+	press(t, m, "esc")
+	run(m, readNext)
+}
+
+func TestCtrlOInspector(t *testing.T) {
+	f := newFakeWard()
+	f.traces = []TurnTrace{sampleTrace()}
+	m := newTestModel(t, f, 120, 40)
+	var clip bytes.Buffer
+	m.opts.Clipboard = &clip
+
+	press(t, m, "ctrl+o")
+	out := screen(m)
+	for _, want := range []string{"Turn 3", "UNCHANGED → patient_1", "source rules", "▸ memory", "num_predict 400", "cache hit"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspector lacks %q:\n%s", want, out)
+		}
+	}
+	press(t, m, "down", "down", "down", "enter")
+	if out := screen(m); !strings.Contains(out, "[safety-critical] system:") {
+		t.Errorf("unfolded memory lacks its recall rule:\n%s", out)
+	}
+
+	press(t, m, "c")
+	if !strings.HasPrefix(clip.String(), "\x1b]52;c;") {
+		t.Errorf("copy wrote %q, want an OSC 52 sequence", clip.String())
+	}
+	press(t, m, "s")
+	saved, err := os.ReadFile(filepath.Join(m.opts.SaveDir, "ward-prompt-turn3-call1.txt"))
+	if err != nil || !strings.Contains(string(saved), "=== memory (80 tokens) ===") {
+		t.Errorf("saved prompt: %v %q", err, saved)
+	}
+
+	press(t, m, "[")
+	if !strings.Contains(screen(m), "no trace") {
+		t.Errorf("older than the first turn shows something:\n%s", screen(m))
+	}
+	press(t, m, "]", "esc")
+	if m.overlay != overlayNone {
+		t.Fatal("esc did not close the inspector")
+	}
+	press(t, m, "ctrl+o", "ctrl+o")
+	if m.overlay != overlayNone {
+		t.Fatal("ctrl+o does not toggle")
+	}
+}
+
+func TestCtrlKPalette(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	press(t, m, "ctrl+k")
+	if !strings.Contains(screen(m), "/patients") {
+		t.Fatalf("palette does not list commands:\n%s", screen(m))
+	}
+	typeText(m, "vit")
+	if out := screen(m); strings.Contains(out, "/patients") || !strings.Contains(out, "/vitals") {
+		t.Fatalf("filter did not narrow the list:\n%s", out)
+	}
+	press(t, m, "enter")
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"/vitals"}) {
+		t.Fatalf("submitted %q", submitted)
+	}
+
+	press(t, m, "ctrl+k")
+	typeText(m, "switch")
+	press(t, m, "enter")
+	if got := m.input.Value(); got != "/switch " {
+		t.Fatalf("a command with arguments should wait in the input, got %q", got)
+	}
+	press(t, m, "ctrl+k", "esc")
+	if m.overlay != overlayNone {
+		t.Fatal("esc did not close the palette")
+	}
+}
+
+func TestQuestionMarkHelp(t *testing.T) {
+	m := newTestModel(t, newFakeWard(), 120, 40)
+	press(t, m, "?")
+	out := screen(m)
+	for _, want := range []string{"alt+1…9", "ctrl+o", "prompt inspector", "ctrl+j"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	press(t, m, "?")
+	if m.overlay != overlayNone {
+		t.Fatal("? did not close help")
+	}
+	typeText(m, "any allergies")
+	press(t, m, "?")
+	if m.overlay != overlayNone || m.input.Value() != "any allergies?" {
+		t.Fatalf("? while typing should type: overlay %d, input %q", m.overlay, m.input.Value())
+	}
+}
+
+func TestStartDialog(t *testing.T) {
+	f := newFakeWard()
+	m := New(f, Options{StartShifts: []Shift{
+		{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"},
+		{ID: "busy-ed", Title: "Busy ED", Summary: "4 patients"},
+	}})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if !strings.Contains(screen(m), "Empty roster") {
+		t.Fatalf("no start dialog:\n%s", screen(m))
+	}
+	press(t, m, "a", "down", "enter") // typing goes nowhere while the dialog is open
+	if !slices.Equal(f.started, []string{"busy-ed"}) || m.overlay != overlayNone {
+		t.Fatalf("started %q, overlay %d", f.started, m.overlay)
+	}
+	if m.input.Value() != "" {
+		t.Fatalf("key leaked into the input: %q", m.input.Value())
+	}
+}
+
+func TestLargePasteIsHeldAsideAndSentWhole(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	big := strings.Repeat("line of pasted observations 0123456789\n", 2600) // ~100 KB
+	typeText(m, "see below")
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big), Paste: true})
+	if m.input.ta.Value() != "see below" {
+		t.Fatal("the large paste went into the textarea")
+	}
+	if !strings.Contains(screen(m), "pasted 99.0 KB, 2601 lines") {
+		t.Fatalf("no note of the held paste:\n%s", screen(m))
+	}
+	press(t, m, "enter")
+	_, submitted := f.recorded()
+	if len(submitted) != 1 || submitted[0] != strings.TrimSpace("see below\n"+big) {
+		t.Fatalf("paste not sent whole: %d bytes", len(submitted[0]))
+	}
+	// Backspace on an empty input drops a held paste.
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big), Paste: true})
+	press(t, m, "backspace")
+	if !m.input.Empty() {
+		t.Fatal("backspace did not drop the held paste")
+	}
+}
+
+func TestResize(t *testing.T) {
+	m := newTestModel(t, newFakeWard(), 120, 40)
+	if !strings.Contains(screen(m), "PATIENTS") {
+		t.Fatal("no sidebar at 120 columns")
+	}
+	m.Update(tea.WindowSizeMsg{Width: 99, Height: 30})
+	out := screen(m)
+	if strings.Contains(out, "PATIENTS") || !strings.Contains(out, "▸1 patient_1") || !strings.Contains(out, "2 patient_2") {
+		t.Fatalf("below 100 columns the roster should be one line:\n%s", out)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 59, Height: 20})
+	if !strings.Contains(screen(m), "Terminal too small") {
+		t.Fatalf("no too-small message at 59x20:\n%s", screen(m))
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 15})
+	if !strings.Contains(screen(m), "Terminal too small") {
+		t.Fatal("no too-small message at 80x15")
+	}
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 16})
+	out = screen(m)
+	if strings.Contains(out, "too small") || !strings.Contains(out, "ALLERGY peanuts (anaphylaxis), penicillin") {
+		t.Fatalf("60x16 should show the screen with the whole allergy badge:\n%s", out)
+	}
+}
+
+func TestAllergyBadgeIsNeverCut(t *testing.T) {
+	f := newFakeWard()
+	p := f.patients["patient_1"]
+	p.Allergies = []string{"penicillin (anaphylaxis)", "latex (urticaria)", "morphine (true allergy, hypotension)", "aspirin (bronchospasm)"}
+	f.patients["patient_1"] = p
+	for _, width := range []int{60, 80, 120} {
+		m := newTestModel(t, f, width, 30)
+		flat := strings.Join(strings.Fields(screen(m)), " ")
+		for _, a := range p.Allergies {
+			if !strings.Contains(flat, a) {
+				t.Errorf("width %d: allergy %q cut:\n%s", width, a, screen(m))
+			}
+		}
+		assertFills(t, m.View(), width, 30, "long allergies")
+	}
+}
+
+func TestFirstScreenExplainsHowToBegin(t *testing.T) {
+	f := newFakeWard()
+	f.active, f.roster = "", nil
+	m := newTestModel(t, f, 120, 40)
+	if !strings.Contains(screen(m), "Type 'review patient_1'") {
+		t.Fatalf("no first-screen hint:\n%s", screen(m))
+	}
+}
+
+func longHistory(id string, n int) []ChatMessage {
+	msgs := make([]ChatMessage, n)
+	for i := range msgs {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		msgs[i] = ChatMessage{ID: fmt.Sprintf("%s-%d", id, i), Role: role, Agent: "patient",
+			Content: fmt.Sprintf("message %d: the patient says something about how they feel.", i)}
+	}
+	return msgs
+}
