@@ -2,6 +2,7 @@ package agents
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"sync"
 	"time"
@@ -74,6 +75,10 @@ func NewTraceRecord(b Backend, req Request, resp Response, err error, elapsed ti
 	}
 	if err != nil {
 		rec.Error = err.Error()
+		var empty *EmptyError
+		if errors.As(err, &empty) {
+			rec.Error += " (" + empty.Reason + ")" // the user sees one message; the trace says which emptiness
+		}
 	}
 	return rec
 }
