@@ -19,8 +19,38 @@ func sanitize(s string) string {
 		return s
 	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = sevenBitC1(s)
 	s = ansi.Strip(s) // a real VT parser: drops every sequence, unterminated ones too
 	return strings.Map(dropControl, s)
+}
+
+// sevenBitC1 rewrites C1 controls written as UTF-8 (U+0080–U+009F) in
+// their 7-bit form, ESC followed by a byte, so that the parser drops a C1
+// sequence's body along with its introducer, as a terminal would read it.
+func sevenBitC1(s string) string {
+	if !hasC1(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r >= 0x80 && r <= 0x9f {
+			b.WriteByte(0x1b)
+			b.WriteByte(byte(r - 0x40))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func hasC1(s string) bool {
+	for _, r := range s {
+		if r >= 0x80 && r <= 0x9f {
+			return true
+		}
+	}
+	return false
 }
 
 // isPlain reports whether s is printable ASCII plus newlines and tabs,
