@@ -61,6 +61,27 @@ func numPredict(parts int) int {
 // IsCompound reports whether the reply needs the explicit checklist.
 func (c Compound) IsCompound() bool { return len(c.Checklist) >= CompoundMin }
 
+// Summary names the parts in one line, for the compoundActions memory item and the trace.
+func (c Compound) Summary() string {
+	names := make([]string, len(c.Checklist))
+	for i, p := range c.Checklist {
+		names[i] = label(p)
+	}
+	return fmt.Sprintf("%d parts: %s", len(c.Checklist), strings.Join(names, ", "))
+}
+
+// label is a part's name, or its kind when it has none; questions end in "?".
+func label(p Part) string {
+	name := p.Name
+	if name == "" {
+		name = string(p.Kind)
+	}
+	if p.Kind == PartQuestion {
+		name = strings.ReplaceAll(name, "_", " ") + "?"
+	}
+	return name
+}
+
 // Instruction is the checklist the reply must follow, or "" for a simple message.
 func (c Compound) Instruction() string {
 	if !c.IsCompound() {

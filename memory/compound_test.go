@@ -26,6 +26,9 @@ func TestSeedCompoundMessage(t *testing.T) {
 	if !reflect.DeepEqual(c.Checklist, seedCompoundParts) {
 		t.Fatalf("checklist = %v, want the 5 parts in order", c.Checklist)
 	}
+	if got := c.Summary(); got != "5 parts: oxygen, vitals, medications?, allergies?, onset?" {
+		t.Errorf("summary = %q", got)
+	}
 	text := c.Instruction()
 	for _, want := range []string{"5 things", "1. treatment (oxygen)", "2. vitals check", "3. question about medications",
 		"4. question about allergies", "5. question about onset"} {
@@ -97,7 +100,7 @@ func TestMissingFindsUnaddressedParts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, p := range Missing(checklist, tt.reply) {
-				got = append(got, label(p))
+				got = append(got, nameOf(p))
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("missing = %v, want %v", got, tt.want)
@@ -106,7 +109,7 @@ func TestMissingFindsUnaddressedParts(t *testing.T) {
 	}
 }
 
-func label(p Part) string {
+func nameOf(p Part) string {
 	if p.Name != "" {
 		return p.Name
 	}

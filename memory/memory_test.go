@@ -167,3 +167,14 @@ func TestPruneDropsOnlyUnchangedRepeatVitals(t *testing.T) {
 		t.Fatal("prune must never touch disclosures or errors")
 	}
 }
+
+func TestPruneSurvivesHandEditedJSON(t *testing.T) {
+	var m Memory
+	doc := `{"vitalsMeasurements":[{"t":0,"vitals":{"hr":90}},{"t":60,"text":"HR 90"},{"t":120,"vitals":{"hr":90}}]}`
+	if err := json.Unmarshal([]byte(doc), &m); err != nil {
+		t.Fatal(err)
+	}
+	if dropped := m.Prune(); dropped != 0 {
+		t.Fatalf("a reading without values is kept, not guessed about: dropped %d", dropped)
+	}
+}

@@ -20,7 +20,7 @@ func (m *Memory) Prune() int {
 	kept := []Item{all[0]}
 	for i, it := range all[1:] {
 		last := i+1 == len(all)-1
-		if last || changed(*kept[len(kept)-1].Vitals, *it.Vitals) {
+		if last || changed(kept[len(kept)-1].Vitals, it.Vitals) {
 			kept = append(kept, it)
 		}
 	}
@@ -28,7 +28,12 @@ func (m *Memory) Prune() int {
 	return len(all) - len(kept)
 }
 
-func changed(a, b Vitals) bool {
+// changed treats a missing reading (only possible in hand-edited JSON) as a change, so it is kept.
+func changed(pa, pb *Vitals) bool {
+	if pa == nil || pb == nil {
+		return true
+	}
+	a, b := *pa, *pb
 	pairs := [][3]float64{
 		{a.HR, b.HR, MeaningfulChange.HR},
 		{a.RR, b.RR, MeaningfulChange.RR},
