@@ -71,6 +71,18 @@ type MergeResult struct {
 	Evicted []string `json:"evicted"`
 }
 
+// MarshalJSON writes empty lists as [] so event consumers never meet null.
+func (r MergeResult) MarshalJSON() ([]byte, error) {
+	type plain MergeResult
+	orEmpty := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	return json.Marshal(plain{Updated: orEmpty(r.Updated), Added: orEmpty(r.Added), Evicted: orEmpty(r.Evicted)})
+}
+
 // ErrNoAgent is returned when a delta or a context request has no agent name.
 var ErrNoAgent = errors.New("entities: agent_name is required")
 

@@ -157,6 +157,13 @@ func TestMergeRefusals(t *testing.T) {
 	}
 }
 
+func TestMergeResultJSONHasNoNulls(t *testing.T) {
+	b, err := json.Marshal(MergeResult{Added: []string{"goal"}})
+	if err != nil || string(b) != `{"updated":[],"added":["goal"],"evicted":[]}` {
+		t.Fatalf("got %s, %v", b, err)
+	}
+}
+
 func TestMergeIsDeterministicAndNormalizesKeys(t *testing.T) {
 	var e Entities
 	r := merge(t, &e, Delta{Agent: "Patient", Conversation: map[string]any{"Pain-Score": 7, "chief complaint": "chest pain", "allergy_intent": "x"}})
