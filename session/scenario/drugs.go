@@ -37,7 +37,7 @@ var drugs = []Drug{
 	// toxicology and metabolic
 	{"naloxone", []string{"narcan"}, []string{"opioid_antagonist"}},
 	{"flumazenil", nil, []string{"benzodiazepine_antagonist"}},
-	{"glucose", []string{"dextrose", "d50", "d10", "glucogel", "glucose gel", "dextrose 10%"}, []string{"carbohydrate"}},
+	{"glucose", []string{"dextrose", "d50", "d10", "glucogel", "glucose gel"}, []string{"carbohydrate"}},
 	{"glucagon", []string{"glucagen"}, []string{"glucagon"}},
 	{"insulin", []string{"actrapid", "novorapid", "insulin aspart", "insulin glargine", "lantus", "humalog"}, []string{"insulin"}},
 	{"metformin", nil, []string{"biguanide"}},

@@ -1,0 +1,317 @@
+package physio
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// Report is the After Action Review of one patient. Times are seconds since
+// the patient arrived (Elapsed) alongside ward time (T).
+type Report struct {
+	PatientID       string            `json:"patient_id"`
+	Scenario        string            `json:"scenario"`
+	Title           string            `json:"title"`
+	Patient         string            `json:"patient"`
+	Arrived         float64           `json:"arrived"`  // ward time of arrival
+	Duration        float64           `json:"duration"` // seconds since arrival
+	FinalState      string            `json:"final_state"`
+	NEWS2AtArrival  int               `json:"news2_at_arrival"`
+	NEWS2Now        int               `json:"news2_now"`
+	Timeline        []TimelineEntry   `json:"timeline"`
+	CriticalActions []CriticalOutcome `json:"critical_actions"`
+	CriticalErrors  []ErrorRecord     `json:"critical_errors"`
+	SafetyWarnings  []SafetyRecord    `json:"safety_warnings"`
+	Score           Score             `json:"score"`
+	Plus            []string          `json:"plus"`
+	Delta           []string          `json:"delta"`
+	Objectives      []string          `json:"learning_objectives"`
+}
+
+// TimelineEntry is one line of the timeline.
+type TimelineEntry struct {
+	T       float64 `json:"t"`
+	Elapsed float64 `json:"elapsed"`
+	Kind    string  `json:"kind"` // arrival, action, safety, critical_error, vitals, state
+	Text    string  `json:"text"`
+}
+
+// CriticalOutcome says whether a critical action was done in time.
+type CriticalOutcome struct {
+	ID          string   `json:"id"`
+	Description string   `json:"description"`
+	Rule        string   `json:"rule"`
+	Met         bool     `json:"met"`
+	Done        bool     `json:"done"`
+	At          *float64 `json:"at,omitempty"` // elapsed seconds when first done
+}
+
+// Score is out of Max, with the lines that make it up.
+type Score struct {
+	Total     int         `json:"total"`
+	Max       int         `json:"max"`
+	Breakdown []ScoreLine `json:"breakdown"`
+}
+
+// ScoreLine is one component of the score; penalties are negative.
+type ScoreLine struct {
+	Item   string `json:"item"`
+	Points int    `json:"points"`
+	Max    int    `json:"max"`
+}
+
+// Report builds the After Action Review from everything the engine recorded.
+func (e *Engine) Report() Report {
+	s := e.sc
+	d := s.Demographics
+	r := Report{
+		PatientID: e.s.PatientID, Scenario: s.ID, Title: s.Title,
+		Patient: fmt.Sprintf("%s, %d %s", d.Name, d.Age, d.Sex),
+		Arrived: float64(e.s.Admitted), Duration: e.Elapsed(), FinalState: e.s.State,
+		NEWS2AtArrival: e.s.NEWS2AtArrival, NEWS2Now: e.TrueNEWS2().Total,
+		CriticalErrors: e.s.Errors, Objectives: s.LearningObjectives,
+	}
+	for _, f := range e.s.Safety {
+		if f.Level == sc.Warn {
+			r.SafetyWarnings = append(r.SafetyWarnings, f)
+		}
+	}
+	r.Timeline = e.timeline()
+	r.CriticalActions = e.criticalOutcomes()
+	r.Score = e.score(r)
+	r.Plus, r.Delta = e.debrief(r)
+	return r
+}
+
+func (e *Engine) since(t float64) float64 { return t - float64(e.s.Admitted) }
+
+func (e *Engine) timeline() []TimelineEntry {
+	type ranked struct {
+		TimelineEntry
+		rank int
+	}
+	var all []ranked
+	add := func(t float64, rank int, kind, text string) {
+		all = append(all, ranked{TimelineEntry{t, e.since(t), kind, text}, rank})
+	}
+	for _, c := range e.s.States {
+		if c.From == "" {
+			add(c.T, 0, "arrival", fmt.Sprintf("arrived in state %s", c.To))
+		} else {
+			add(c.T, 5, "state", fmt.Sprintf("%s → %s: %s", c.From, c.To, c.Reason))
+		}
+	}
+	for _, a := range e.s.Actions {
+		add(a.T, 1, "action", describeAction(a))
+	}
+	for _, f := range e.s.Safety {
+		add(f.T, 2, "safety", fmt.Sprintf("%s %s: %s", strings.ToUpper(strings.ReplaceAll(f.Level, "_", " ")), f.Drug, f.Reason))
+	}
+	for _, er := range e.s.Errors {
+		add(er.T, 3, "critical_error", "CRITICAL ERROR: "+er.Description)
+	}
+	for _, rd := range e.s.Readings {
+		add(rd.T, 4, "vitals", describeReading(rd))
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].T != all[j].T {
+			return all[i].T < all[j].T
+		}
+		return all[i].rank < all[j].rank
+	})
+	out := make([]TimelineEntry, len(all))
+	for i, x := range all {
+		out[i] = x.TimelineEntry
+	}
+	return out
+}
+
+func (e *Engine) criticalOutcomes() []CriticalOutcome {
+	first := map[string]int{} // critical action id → index of first matching action
+	for _, ca := range e.sc.CriticalActions {
+		first[ca.ID] = -1
+		for i, a := range e.s.Actions {
+			if matches(ca.Match, a.Action) {
+				first[ca.ID] = i
+				break
+			}
+		}
+	}
+	var out []CriticalOutcome
+	for _, ca := range e.sc.CriticalActions {
+		o := CriticalOutcome{ID: ca.ID, Description: ca.Description}
+		i := first[ca.ID]
+		if i >= 0 {
+			at := e.since(e.s.Actions[i].T)
+			o.Done, o.At = true, &at
+		}
+		if ca.Before != "" {
+			o.Rule = "before " + ca.Before
+			o.Met = o.Done && (first[ca.Before] < 0 || i < first[ca.Before])
+		} else {
+			o.Rule = "within " + clock(float64(ca.Within))
+			o.Met = o.Done && *o.At <= float64(ca.Within)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func (e *Engine) score(r Report) Score {
+	met := 0
+	for _, o := range r.CriticalActions {
+		if o.Met {
+			met++
+		}
+	}
+	lines := []ScoreLine{{Item: "critical actions", Max: 60}}
+	if n := len(r.CriticalActions); n > 0 {
+		lines[0].Points = 60 * met / n
+	}
+	outcome := 10
+	switch {
+	case r.NEWS2Now < r.NEWS2AtArrival:
+		outcome = 20
+	case r.NEWS2Now > r.NEWS2AtArrival:
+		outcome = 0
+	}
+	lines = append(lines,
+		ScoreLine{Item: "patient trajectory (NEWS2)", Points: outcome, Max: 20},
+		ScoreLine{Item: "allergies asked before medication", Points: 10 * btoi(e.allergiesFirst()), Max: 10},
+		ScoreLine{Item: "reassessed after treatment", Points: 10 * btoi(e.reassessed()), Max: 10},
+	)
+	if n := len(r.CriticalErrors); n > 0 {
+		lines = append(lines, ScoreLine{Item: fmt.Sprintf("critical errors (%d)", n), Points: -25 * n})
+	}
+	if n := len(r.SafetyWarnings); n > 0 {
+		lines = append(lines, ScoreLine{Item: fmt.Sprintf("safety warnings (%d)", n), Points: -5 * n})
+	}
+	total := 0
+	for _, l := range lines {
+		total += l.Points
+	}
+	return Score{Total: min(max(total, 0), 100), Max: 100, Breakdown: lines}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// allergiesFirst: every medication came after asking about allergies (or,
+// with no medication given, allergies were asked at all).
+func (e *Engine) allergiesFirst() bool {
+	gaveAny := false
+	for _, a := range e.s.Actions {
+		if a.Kind == sc.KindMedication {
+			gaveAny = true
+			if !a.AllergiesAsked {
+				return false
+			}
+		}
+	}
+	return gaveAny || e.allergiesAsked()
+}
+
+// reassessed: vitals were measured after the first treatment.
+func (e *Engine) reassessed() bool {
+	for _, a := range e.s.Actions {
+		if a.IsTreatment() {
+			for _, rd := range e.s.Readings {
+				if rd.T > a.T {
+					return true
+				}
+			}
+			return e.s.Monitored
+		}
+	}
+	return false
+}
+
+func (e *Engine) debrief(r Report) (plus, delta []string) {
+	for _, o := range r.CriticalActions {
+		switch {
+		case o.Met:
+			plus = append(plus, fmt.Sprintf("%s — done at %s (%s)", o.Description, clock(*o.At), o.Rule))
+		case o.Done:
+			delta = append(delta, fmt.Sprintf("%s — done at %s, but the target was %s", o.Description, clock(*o.At), o.Rule))
+		default:
+			delta = append(delta, fmt.Sprintf("%s — not done (%s)", o.Description, o.Rule))
+		}
+	}
+	for _, er := range r.CriticalErrors {
+		delta = append(delta, fmt.Sprintf("Critical error at %s: %s", clock(e.since(er.T)), er.Description))
+	}
+	for _, w := range r.SafetyWarnings {
+		delta = append(delta, fmt.Sprintf("Safety warning at %s on %s: %s", clock(e.since(w.T)), w.Drug, w.Reason))
+	}
+	for _, a := range e.s.Actions {
+		if a.Kind == sc.KindMedication && !a.AllergiesAsked {
+			delta = append(delta, fmt.Sprintf("%s given at %s before asking about allergies", a.Drug, clock(e.since(a.T))))
+		}
+	}
+	if e.allergiesFirst() {
+		plus = append(plus, "Asked about allergies before giving any medication")
+	}
+	if e.reassessed() {
+		plus = append(plus, "Reassessed the vital signs after treatment")
+	} else {
+		delta = append(delta, "No vital signs were measured after treatment")
+	}
+	trend := fmt.Sprintf("NEWS2 %d at arrival, %d now (state: %s)", r.NEWS2AtArrival, r.NEWS2Now, r.FinalState)
+	switch {
+	case r.NEWS2Now < r.NEWS2AtArrival:
+		plus = append(plus, "The patient improved: "+trend)
+	case r.NEWS2Now > r.NEWS2AtArrival:
+		delta = append(delta, "The patient deteriorated: "+trend)
+	default:
+		delta = append(delta, "The patient did not improve: "+trend)
+	}
+	return plus, delta
+}
+
+// clock formats seconds as mm:ss (or h:mm:ss).
+func clock(sec float64) string {
+	s := int(sec)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s%3600/60, s%60)
+	}
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+func describeAction(a ActionRecord) string {
+	parts := []string{strings.ReplaceAll(string(a.Kind), "_", " ")}
+	add := func(ok bool, format string, v any) {
+		if ok {
+			parts = append(parts, fmt.Sprintf(format, v))
+		}
+	}
+	add(a.Drug != "", "%s", a.Drug)
+	add(a.DoseMg > 0, "%g mg", a.DoseMg)
+	add(a.Route != "", "%s", a.Route)
+	add(a.Device != "", "%s", a.Device)
+	add(a.FlowLPM > 0, "%g L/min", a.FlowLPM)
+	add(a.FiO2 > 0, "%g %%", a.FiO2)
+	add(a.VolumeML > 0, "%g mL", a.VolumeML)
+	add(a.Topic != "", "about %s", a.Topic)
+	add(a.Position != "", "%s", a.Position)
+	add(a.Kind == sc.KindGlucoseCheck, "→ %g mmol/L", a.Glucose)
+	return strings.Join(parts, " ")
+}
+
+func describeReading(r Reading) string {
+	air := "air"
+	if r.OnOxygen {
+		air = "O2"
+	}
+	s := fmt.Sprintf("HR %d, RR %d, SpO2 %d%% (%s), BP %d/%d, T %.1f, GCS %d (%s)",
+		r.HR, r.RR, r.SpO2, air, r.SBP, r.DBP, r.TempC, r.GCS, r.AVPU)
+	if r.EtCO2 > 0 {
+		s += fmt.Sprintf(", EtCO2 %d", r.EtCO2)
+	}
+	return s + fmt.Sprintf(" — NEWS2 %d (%s)", r.NEWS2, r.Band)
+}

@@ -1,0 +1,67 @@
+package physio
+
+import (
+	"sync"
+	"testing"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+var (
+	libOnce sync.Once
+	lib     *sc.Library
+	libErr  error
+)
+
+func library(t testing.TB) *sc.Library {
+	t.Helper()
+	libOnce.Do(func() { lib, libErr = sc.Load() })
+	if libErr != nil {
+		t.Fatal(libErr)
+	}
+	return lib
+}
+
+func scenario(t testing.TB, id string) *sc.Scenario {
+	t.Helper()
+	s, ok := library(t).Get(id)
+	if !ok {
+		t.Fatalf("no scenario %q", id)
+	}
+	return s
+}
+
+// step is something the trainee types at a number of seconds after arrival.
+type step struct {
+	at  float64
+	say string
+}
+
+// play admits a patient to scenario id, types each step at its time, and runs
+// on until end seconds. It returns the engine and every event.
+func play(t testing.TB, id string, end float64, steps ...step) (*Engine, []Event) {
+	t.Helper()
+	e := NewEngine("patient_1", scenario(t, id), 42, 0)
+	var events []Event
+	for _, s := range steps {
+		events = e.AdvanceTo(s.at, events)
+		actions := ParseActions(s.say)
+		if len(actions) == 0 {
+			t.Fatalf("%q parsed to no actions", s.say)
+		}
+		for _, a := range actions {
+			events = append(events, e.Apply(a)...)
+		}
+	}
+	return e, e.AdvanceTo(end, events)
+}
+
+func eventsOf(events []Event, kind string) []Event {
+	var out []Event
+	for _, ev := range events {
+		if ev.Kind == kind {
+			out = append(out, ev)
+		}
+	}
+	return out
+}

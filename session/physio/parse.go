@@ -1,0 +1,415 @@
+package physio
+
+import (
+	"fmt"
+	"sort"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// ParseActions turns what the trainee typed into actions, in the order they
+// were written. It is deterministic and conservative: it matches whole words
+// and known phrases, reads doses, routes, devices and flows, and leaves out
+// anything it cannot read unambiguously — a drug named without a dose, route
+// or verb, a question about a drug, a negated or merely prepared drug.
+func ParseActions(text string) []Action {
+	var found []placed
+	for _, sentence := range sentences(text) {
+		var ctx context
+		for _, cl := range sentence {
+			ctx = cl.context(ctx)
+			found = append(found, cl.actions(ctx)...)
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].pos < found[j].pos })
+	return dedupe(found)
+}
+
+// placed is an action and the position of the word that produced it.
+type placed struct {
+	pos int
+	a   Action
+}
+
+// context carries an administration verb across the clauses of a sentence
+// ("give aspirin and GTN") and whether the sentence is a question.
+type context struct {
+	give    bool
+	blocked bool
+}
+
+func (c clause) context(prev context) context {
+	own := c.has(catGive) || c.has(catRoute) || c.has(catBolus) || c.hasAmount()
+	switch c.opener() {
+	case catAsk:
+		return context{give: own, blocked: true}
+	case catDirect:
+		return context{give: true}
+	}
+	if own {
+		return context{give: true}
+	}
+	return prev
+}
+
+// opener is the category of the first word after fillers.
+func (c clause) opener() category {
+	for _, lx := range c {
+		if lx.cat != catFiller {
+			return lx.cat
+		}
+	}
+	return catWord
+}
+
+func (c clause) has(cat category) bool { return c.index(cat, 0) >= 0 }
+
+func (c clause) index(cat category, from int) int {
+	for i := from; i < len(c); i++ {
+		if c[i].cat == cat {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c clause) hasTopic(topic string) bool {
+	for _, lx := range c {
+		if lx.cat == catTopic && lx.val == topic {
+			return true
+		}
+	}
+	return false
+}
+
+func (c clause) hasWord(words ...string) bool {
+	for _, lx := range c {
+		if contains(words, lx.word) {
+			return true
+		}
+	}
+	return false
+}
+
+// negated reports whether a negation, preparation or stop comes before i:
+// "don't give morphine", "drawing up adrenaline", "fentanyl, not morphine".
+func (c clause) negated(i int) bool {
+	for _, lx := range c[:i] {
+		if lx.cat == catNeg || lx.cat == catPrep || lx.cat == catStop {
+			return true
+		}
+	}
+	return false
+}
+
+// amount finds the first number in c[from:to] followed by one of units and
+// returns it converted by the unit's factor.
+func (c clause) amount(from, to int, units map[string]float64) (float64, bool) {
+	for i := from; i+1 < to; i++ {
+		if f, ok := units[c[i+1].val]; ok && c[i].cat == catNum && c[i+1].cat == catUnit {
+			return c[i].num * f, true
+		}
+	}
+	return 0, false
+}
+
+// Units by what they measure, with factors to mg, mL and percent.
+var (
+	massUnits    = map[string]float64{"mg": 1, "mcg": 0.001, "g": 1000}
+	volumeUnits  = map[string]float64{"ml": 1, "l": 1000}
+	flowUnits    = map[string]float64{"l": 1, "lpm": 1}
+	percentUnits = map[string]float64{"pct": 1}
+)
+
+func (c clause) hasAmount() bool {
+	_, mass := c.amount(0, len(c), massUnits)
+	_, vol := c.amount(0, len(c), volumeUnits)
+	return mass || vol
+}
+
+func (c clause) actions(ctx context) []placed {
+	var out []placed
+	// A question, the patient's own medicines or an allergy are not orders.
+	noOrders := ctx.blocked || c.has(catHistory) || c.hasTopic("allergies") || c.hasTopic("medications")
+	ordered := false
+	if !noOrders {
+		meds := c.medications(ctx)
+		fluids := c.fluids(ctx)
+		ordered = len(meds)+len(fluids) > 0
+		out = append(append(out, meds...), fluids...)
+		out = append(out, c.treatments()...)
+	}
+	out = append(out, c.oxygen(ctx, noOrders)...)
+	out = append(out, c.assessments(ctx.blocked)...)
+	if !ordered {
+		out = append(out, c.asks()...)
+	}
+	return out
+}
+
+func (c clause) medications(ctx context) []placed {
+	var drugs []int
+	for i, lx := range c {
+		if lx.cat == catDrug {
+			drugs = append(drugs, i)
+		}
+	}
+	var out []placed
+	for k, i := range drugs {
+		if c[i].val == "glucose" && c.isGlucoseCheck() {
+			continue
+		}
+		if !ctx.give || c.negated(i) {
+			continue
+		}
+		from, to := i, len(c)
+		if k == 0 {
+			from = 0
+		}
+		if k+1 < len(drugs) {
+			to = drugs[k+1]
+		}
+		out = append(out, placed{c[i].pos, c.medication(c[i].val, from, to)})
+	}
+	return out
+}
+
+func (c clause) medication(drug string, from, to int) Action {
+	a := Action{Kind: sc.KindMedication, Drug: drug}
+	a.DoseMg, _ = c.amount(from, to, massUnits)
+	a.VolumeML, _ = c.amount(from, to, volumeUnits)
+	a.Route = c.route(from, to)
+	if a.Route == "" {
+		a.Route = c.route(0, len(c))
+	}
+	return a
+}
+
+// route finds a route word in c[from:to]. "IN" is only read at the end of a
+// clause, straight after a dose or drug, because "in" is common English;
+// "im" opening a clause before a verb is the pronoun ("Im giving…").
+func (c clause) route(from, to int) string {
+	for i := from; i < to; i++ {
+		switch {
+		case c[i].cat == catRoute && c[i].val == "IM" && c.isPronoun(i):
+			continue
+		case c[i].cat == catRoute:
+			return c[i].val
+		case c[i].word == "in" && i == len(c)-1 && i > 0 && (c[i-1].cat == catUnit || c[i-1].cat == catDrug):
+			return "IN"
+		}
+	}
+	return ""
+}
+
+func (c clause) isPronoun(i int) bool {
+	if i+1 >= len(c) || i != c.firstContent() {
+		return false
+	}
+	switch c[i+1].cat {
+	case catDrug, catNum, catUnit, catRoute, catOxygen, catFluid:
+		return false
+	}
+	return true
+}
+
+func (c clause) firstContent() int {
+	for i, lx := range c {
+		if lx.cat != catFiller {
+			return i
+		}
+	}
+	return len(c)
+}
+
+func (c clause) fluids(ctx context) []placed {
+	i := c.index(catFluid, 0)
+	vol, hasVol := c.amount(0, len(c), volumeUnits)
+	if i < 0 && (c.has(catDrug) || !hasVol || !c.has(catBolus)) {
+		return nil
+	}
+	if i < 0 {
+		i = c.index(catBolus, 0)
+	}
+	if c.negated(i) || !(ctx.give || hasVol) {
+		return nil
+	}
+	return []placed{{c[i].pos, Action{Kind: sc.KindFluids, VolumeML: vol}}}
+}
+
+// treatments are the actions named by their own words: airway manoeuvres,
+// ventilation, positioning, splinting and IV access.
+func (c clause) treatments() []placed {
+	var out []placed
+	for i, lx := range c {
+		if c.negated(i) {
+			continue
+		}
+		switch lx.cat {
+		case catAirway:
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindAirway, Device: lx.val}})
+		case catVentil:
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindVentilate, Device: "bvm"}})
+		case catPos:
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindPosition, Position: lx.val}})
+		case catSplint:
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindSplint}})
+		case catIVAccess:
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess}})
+		case catRoute:
+			if c.startsAccess(lx) {
+				out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess}})
+			}
+		}
+	}
+	return out
+}
+
+// startsAccess reads "start an IV" or "get IO in" as vascular access: an IV
+// or IO route with a verb and no drug or fluid to go with it.
+func (c clause) startsAccess(route lexeme) bool {
+	if route.val != "IV" && route.val != "IO" {
+		return false
+	}
+	if c.has(catDrug) || c.has(catFluid) || c.has(catOxygen) {
+		return false
+	}
+	return c.has(catGive) || c.hasWord("insert", "inserting", "site", "establish", "gain", "secure", "get", "need")
+}
+
+func (c clause) oxygen(ctx context, noOrders bool) []placed {
+	i := c.index(catOxygen, 0)
+	dev := c.index(catO2Device, 0)
+	if i < 0 {
+		i = dev
+	}
+	if i < 0 {
+		return nil
+	}
+	if c.has(catStop) {
+		return []placed{{c[i].pos, Action{Kind: sc.KindStopOxygen}}}
+	}
+	if noOrders || c.negated(i) {
+		return nil
+	}
+	a := Action{Kind: sc.KindOxygen}
+	if dev >= 0 {
+		a.Device = c[dev].val
+	}
+	a.FlowLPM = c.flow()
+	if pct, ok := c.amount(0, len(c), percentUnits); ok && pct <= 100 {
+		a.FiO2 = pct
+	}
+	if !(ctx.give || a.Device != "" || a.FlowLPM > 0 || a.FiO2 > 0 || c.hasWord("on")) {
+		return nil
+	}
+	return []placed{{c[i].pos, a}}
+}
+
+// flow reads "15 L", "15 L/min", "15lpm", or a bare number straight after a
+// device, oxygen or "at" ("NRB at 15").
+func (c clause) flow() float64 {
+	if f, ok := c.amount(0, len(c), flowUnits); ok {
+		return f
+	}
+	for i := 1; i < len(c); i++ {
+		prev := c[i-1]
+		unitless := i+1 == len(c) || c[i+1].cat != catUnit
+		if c[i].cat == catNum && unitless && c[i].num <= 60 &&
+			(prev.cat == catO2Device || prev.cat == catOxygen || prev.word == "at") {
+			return c[i].num
+		}
+	}
+	return 0
+}
+
+// assessments: vitals, monitoring, ECG, glucose and examination. Asking for a
+// value ("what's her BP?") is checking it, so questions do not block vitals.
+func (c clause) assessments(question bool) []placed {
+	var out []placed
+	for i, lx := range c {
+		if c.negated(i) {
+			continue
+		}
+		var kind sc.ActionKind
+		switch {
+		case lx.cat == catVitals, lx.cat == catVitalPart && (c.has(catCheck) || c.has(catAsk) || c.has(catMonitor)):
+			kind = sc.KindCheckVitals
+		case lx.cat == catGlucoseCheck, lx.cat == catDrug && lx.val == "glucose" && c.isGlucoseCheck():
+			kind = sc.KindGlucoseCheck
+		case question:
+			continue
+		case lx.cat == catMonitor && (lx.val == "" || c.monitorContext(i)):
+			kind = sc.KindAttachMonitor
+		case lx.cat == catECG:
+			kind = sc.KindECG
+		case lx.cat == catExamine:
+			kind = sc.KindExamine
+		default:
+			continue
+		}
+		out = append(out, placed{lx.pos, Action{Kind: kind}})
+	}
+	return out
+}
+
+// isGlucoseCheck reads "check her glucose" as a measurement, not a drug.
+func (c clause) isGlucoseCheck() bool {
+	return (c.has(catCheck) || c.has(catAsk)) && !c.has(catGive) && !c.hasAmount()
+}
+
+// monitorContext tells "on the monitor" (a device) from "monitor her" (a verb).
+func (c clause) monitorContext(i int) bool {
+	for _, lx := range c[max(0, i-3):i] {
+		if lx.cat == catGive || contains([]string{"on", "onto", "to", "the", "a", "attach", "attaching", "hook",
+			"connect", "connecting", "get", "cardiac", "continuous"}, lx.word) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c clause) asks() []placed {
+	var out []placed
+	strong := false
+	for _, lx := range c {
+		if lx.cat == catTopic {
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindAsk, Topic: lx.val}})
+			strong = true
+		}
+	}
+	if !strong {
+		if i := c.index(catWeakOn, 0); i >= 0 {
+			out = append(out, placed{c[i].pos, Action{Kind: sc.KindAsk, Topic: "onset"}})
+		}
+	}
+	return out
+}
+
+// dedupe keeps the first of repeated actions: one vitals check per message,
+// one ask per topic, one order per drug.
+func dedupe(found []placed) []Action {
+	seen := map[string]bool{}
+	var out []Action
+	for _, f := range found {
+		a := f.a
+		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Device, "|", a.Position)
+		if a.Kind == sc.KindOxygen || a.Kind == sc.KindFluids {
+			key = string(a.Kind)
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,131 @@
+package physio
+
+import (
+	"encoding/json"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// ActionRecord is an action as the engine applied it, at ward time T.
+type ActionRecord struct {
+	T float64 `json:"t"`
+	Action
+	// AllergiesAsked is set on medications given after the trainee had asked
+	// about allergies.
+	AllergiesAsked bool    `json:"allergies_asked,omitempty"`
+	Glucose        float64 `json:"glucose,omitempty"` // result of a glucose check, mmol/L
+}
+
+// Reading is one set of measured vitals with its NEWS2.
+type Reading struct {
+	T float64 `json:"t"`
+	Vitals
+	NEWS2  int        `json:"news2"`
+	Parts  NEWS2Parts `json:"news2_parts"`
+	Band   string     `json:"news2_band"`
+	Source string     `json:"source"` // check | monitor
+}
+
+// StateChange records a move between scenario states; From is empty on arrival.
+type StateChange struct {
+	T      float64 `json:"t"`
+	From   string  `json:"from"`
+	To     string  `json:"to"`
+	Reason string  `json:"reason"`
+}
+
+// SafetyRecord is a safety finding raised by an order at time T.
+type SafetyRecord struct {
+	T float64 `json:"t"`
+	Finding
+	AllergiesAsked bool `json:"allergies_asked"`
+}
+
+// ErrorRecord is a critical error: a scenario critical error, or a
+// medication given against a hard stop.
+type ErrorRecord struct {
+	T           float64 `json:"t"`
+	ID          string  `json:"id"`
+	Description string  `json:"description"`
+}
+
+// ActiveEffect is an intervention's pull on one vital's target.
+type ActiveEffect struct {
+	Vital  sc.Vital `json:"vital"`
+	Delta  float64  `json:"delta"`
+	Cap    float64  `json:"cap"`
+	HasCap bool     `json:"has_cap"`
+	From   int64    `json:"from"`  // ward second it takes hold
+	Until  int64    `json:"until"` // ward second it ends; -1 until cancelled
+	Source string   `json:"source"`
+}
+
+// Event kinds, as the "event" field of ward run's output.
+const (
+	EventVitals        = "vitals"
+	EventAction        = "action"
+	EventSafety        = "safety"
+	EventState         = "state"
+	EventCriticalError = "critical_error"
+)
+
+// Event is something the engine reports. Exactly one payload is set, as
+// Kind says; it marshals flat: {"event":"action","patient_id":…,"t":…,…}.
+type Event struct {
+	Kind      string
+	PatientID string
+	Reading   Reading
+	Action    ActionRecord
+	Safety    SafetyRecord
+	State     StateChange
+	Error     ErrorRecord
+}
+
+// T is the ward time of the event in seconds.
+func (e Event) T() float64 {
+	switch e.Kind {
+	case EventVitals:
+		return e.Reading.T
+	case EventAction:
+		return e.Action.T
+	case EventSafety:
+		return e.Safety.T
+	case EventState:
+		return e.State.T
+	}
+	return e.Error.T
+}
+
+func (e Event) MarshalJSON() ([]byte, error) {
+	type head struct {
+		Event     string `json:"event"`
+		PatientID string `json:"patient_id"`
+	}
+	h := head{e.Kind, e.PatientID}
+	switch e.Kind {
+	case EventVitals:
+		return json.Marshal(struct {
+			head
+			Reading
+		}{h, e.Reading})
+	case EventAction:
+		return json.Marshal(struct {
+			head
+			ActionRecord
+		}{h, e.Action})
+	case EventSafety:
+		return json.Marshal(struct {
+			head
+			SafetyRecord
+		}{h, e.Safety})
+	case EventState:
+		return json.Marshal(struct {
+			head
+			StateChange
+		}{h, e.State})
+	}
+	return json.Marshal(struct {
+		head
+		ErrorRecord
+	}{h, e.Error})
+}

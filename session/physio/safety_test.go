@@ -1,0 +1,137 @@
+package physio
+
+import (
+	"strings"
+	"testing"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+func hours(h float64) *float64 { return &h }
+
+func TestCheckMedicationByClass(t *testing.T) {
+	penicillin := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "penicillin", DrugClass: "penicillin", Reaction: "hives", Severity: "severe"}}}
+	morphine := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "morphine", DrugClass: "phenanthrene_opioid", Reaction: "apnoea", Severity: "severe"}}}
+	aspirin := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "aspirin", DrugClass: "nsaid", Reaction: "bronchospasm", Severity: "severe"}}}
+	ibuprofen := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "ibuprofen", DrugClass: "nsaid", Reaction: "angioedema", Severity: "severe"}}}
+	codeineIntolerance := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "codeine", DrugClass: "phenanthrene_opioid", Reaction: "nausea", Severity: "intolerance"}}}
+	sildenafil := &sc.Scenario{Medications: []sc.Medication{{Name: "sildenafil", LastTakenHours: hours(10)}}}
+	sildenafilOld := &sc.Scenario{Medications: []sc.Medication{{Name: "sildenafil", LastTakenHours: hours(30)}}}
+	tadalafil := &sc.Scenario{Medications: []sc.Medication{{Name: "tadalafil", LastTakenHours: hours(30)}}}
+	vardenafilUnknown := &sc.Scenario{Medications: []sc.Medication{{Name: "Levitra"}}}
+	none := &sc.Scenario{}
+
+	cases := []struct {
+		name    string
+		s       *sc.Scenario
+		drug    string
+		sbp     float64
+		elapsed float64
+		level   string // "" for no finding
+		rule    string
+	}{
+		{"penicillin itself", penicillin, "penicillin", 120, 0, sc.HardStop, RuleAllergy},
+		{"amoxicillin is a penicillin", penicillin, "amoxicillin", 120, 0, sc.HardStop, RuleCrossReactivity},
+		{"ampicillin is a penicillin", penicillin, "ampicillin", 120, 0, sc.HardStop, RuleCrossReactivity},
+		{"piperacillin is a penicillin", penicillin, "piperacillin-tazobactam", 120, 0, sc.HardStop, RuleCrossReactivity},
+		{"co-amoxiclav is a penicillin", penicillin, "co-amoxiclav", 120, 0, sc.HardStop, RuleCrossReactivity},
+		{"ceftriaxone: low cross-reactivity", penicillin, "ceftriaxone", 120, 0, sc.Warn, RuleCrossReactivity},
+		{"vancomycin is fine", penicillin, "vancomycin", 120, 0, "", ""},
+		{"morphine itself", morphine, "morphine", 120, 0, sc.HardStop, RuleAllergy},
+		{"codeine is a phenanthrene", morphine, "codeine", 120, 0, sc.Warn, RuleCrossReactivity},
+		{"oxycodone is a phenanthrene", morphine, "oxycodone", 120, 0, sc.Warn, RuleCrossReactivity},
+		{"hydromorphone is a phenanthrene", morphine, "hydromorphone", 120, 0, sc.Warn, RuleCrossReactivity},
+		{"fentanyl is not", morphine, "fentanyl", 120, 0, "", ""},
+		{"aspirin itself", aspirin, "aspirin", 120, 0, sc.HardStop, RuleAllergy},
+		{"aspirin allergy blocks ibuprofen", aspirin, "ibuprofen", 120, 0, sc.HardStop, RuleCrossReactivity},
+		{"aspirin allergy blocks ketorolac", aspirin, "ketorolac", 120, 0, sc.HardStop, RuleCrossReactivity},
+		{"aspirin allergy blocks naproxen", aspirin, "naproxen", 120, 0, sc.HardStop, RuleCrossReactivity},
+		{"NSAID allergy blocks aspirin", ibuprofen, "aspirin", 120, 0, sc.HardStop, RuleCrossReactivity},
+		{"paracetamol is not an NSAID", aspirin, "paracetamol", 120, 0, "", ""},
+		{"an intolerance only warns", codeineIntolerance, "codeine", 120, 0, sc.Warn, RuleAllergy},
+		{"GTN 10 h after sildenafil", sildenafil, "GTN", 130, 0, sc.HardStop, RulePDE5},
+		{"isosorbide 10 h after sildenafil", sildenafil, "isosorbide mononitrate", 130, 0, sc.HardStop, RulePDE5},
+		{"GTN 30 h after sildenafil", sildenafilOld, "nitroglycerin", 130, 0, "", ""},
+		{"GTN 30 h after tadalafil", tadalafil, "nitroglycerin", 130, 0, sc.HardStop, RulePDE5},
+		{"sildenafil taken 23.5 h before arrival, an hour ago", &sc.Scenario{Medications: []sc.Medication{{Name: "sildenafil", LastTakenHours: hours(23.5)}}}, "gtn", 130, 3600, "", ""},
+		{"PDE5 inhibitor, last dose unknown", vardenafilUnknown, "gtn", 130, 0, sc.Warn, RulePDE5},
+		{"GTN with SBP 88", none, "gtn", 88, 0, sc.HardStop, RuleHypotension},
+		{"GTN with SBP 90", none, "gtn", 90, 0, "", ""},
+		{"unknown drug", penicillin, "unobtainium", 120, 0, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := CheckMedication(c.s, c.drug, c.sbp, c.elapsed)
+			if c.level == "" {
+				if len(got) > 0 {
+					t.Fatalf("want no finding, got %+v", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Level != c.level || got[0].Rule != c.rule || got[0].Reason == "" {
+				t.Fatalf("want one %s/%s, got %+v", c.level, c.rule, got)
+			}
+			if d, _ := sc.LookupDrug(c.drug); got[0].Drug != d.Name {
+				t.Errorf("drug %q, want canonical %q", got[0].Drug, d.Name)
+			}
+		})
+	}
+}
+
+func TestMorphineAllergySuggestsFentanyl(t *testing.T) {
+	got := CheckMedication(scenario(t, "fracture-morphine-allergy"), "oxycodone", 150, 0)
+	if len(got) != 1 || !strings.Contains(got[0].Suggest, "fentanyl") {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestScenarioContraindication(t *testing.T) {
+	got := CheckMedication(scenario(t, "asthma-exacerbation"), "propranolol", 130, 0)
+	if len(got) != 1 || got[0].Level != sc.HardStop || got[0].Rule != RuleContraindication {
+		t.Fatalf("beta-blocker in asthma: %+v", got)
+	}
+}
+
+// A penicillin-allergic patient given ampicillin gets a hard stop, a critical
+// error in the AAR and an allergic reaction — although nobody asked.
+func TestAmpicillinInPenicillinAllergyWithoutAsking(t *testing.T) {
+	given, events := play(t, "anaphylaxis", 240, step{30, "give ampicillin 1 g IV"})
+	control, _ := play(t, "anaphylaxis", 240)
+
+	safety := eventsOf(events, EventSafety)
+	if len(safety) != 1 || safety[0].Safety.Level != sc.HardStop || safety[0].Safety.Drug != "ampicillin" {
+		t.Fatalf("safety events: %+v", safety)
+	}
+	if safety[0].Safety.AllergiesAsked {
+		t.Error("allergies were never asked, but the finding says they were")
+	}
+	r := given.Report()
+	if len(r.CriticalErrors) != 1 || !strings.Contains(r.CriticalErrors[0].Description, "ampicillin") {
+		t.Fatalf("AAR critical errors: %+v", r.CriticalErrors)
+	}
+	if !strings.Contains(r.Markdown(), "ampicillin given at 00:30 before asking about allergies") {
+		t.Errorf("AAR debrief does not say allergies were not asked:\n%s", r.Markdown())
+	}
+	if g, c := given.TrueVitals().SBP, control.TrueVitals().SBP; g > c-10 {
+		t.Errorf("no allergic reaction: SBP %d with ampicillin, %d without", g, c)
+	}
+}
+
+func TestAskingAllergiesIsRecordedOnTheFinding(t *testing.T) {
+	_, events := play(t, "fracture-morphine-allergy", 60, step{10, "any allergies?"}, step{20, "morphine 5 mg IV"})
+	safety := eventsOf(events, EventSafety)
+	if len(safety) != 1 || !safety[0].Safety.AllergiesAsked || safety[0].Safety.Rule != RuleAllergy {
+		t.Fatalf("got %+v", safety)
+	}
+}
+
+func TestAdrenalineReversesAnAllergicReaction(t *testing.T) {
+	e, _ := play(t, "sepsis-urosepsis", 300, step{10, "ibuprofen 400 mg PO"})
+	before := len(e.Snapshot().Effects)
+	e.Apply(Action{Kind: sc.KindMedication, Drug: "epinephrine", DoseMg: 0.5, Route: "IM"})
+	for _, ef := range e.Snapshot().Effects {
+		if ef.Source == sourceAllergy {
+			t.Fatalf("allergy effects remain after adrenaline (%d before)", before)
+		}
+	}
+}

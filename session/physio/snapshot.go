@@ -1,0 +1,69 @@
+package physio
+
+import (
+	"fmt"
+	"slices"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// Snapshot is an engine's complete state. It round-trips through JSON, and
+// an engine restored from it continues exactly as the original would.
+type Snapshot struct {
+	PatientID        string                `json:"patient_id"`
+	Scenario         string                `json:"scenario"`
+	RNG              uint64                `json:"rng,string"`
+	Admitted         int64                 `json:"admitted"` // ward second of arrival
+	T                int64                 `json:"t"`        // ward second reached
+	State            string                `json:"state"`
+	StateSince       int64                 `json:"state_since"`
+	Trend            [sc.NumVitals]float64 `json:"trend"`
+	Jitter           [sc.NumVitals]float64 `json:"jitter"`
+	OnOxygen         bool                  `json:"on_oxygen"`
+	Monitored        bool                  `json:"monitored"`
+	NextReading      int64                 `json:"next_reading"`
+	AllergiesAskedAt int64                 `json:"allergies_asked_at"` // -1 until asked
+	LastGlucose      float64               `json:"last_glucose,omitempty"`
+	NEWS2AtArrival   int                   `json:"news2_at_arrival"`
+	Effects          []ActiveEffect        `json:"effects"`
+	// Seen and HeldSince are indexed by the scenario's transition conditions:
+	// whether a condition's action has happened (in this state, or ever for
+	// "done"), and since when a vital threshold has held (-1: not holding).
+	Seen      []bool         `json:"seen"`
+	HeldSince []int64        `json:"held_since"`
+	Actions   []ActionRecord `json:"actions"`
+	Readings  []Reading      `json:"readings"`
+	States    []StateChange  `json:"states"`
+	Safety    []SafetyRecord `json:"safety"`
+	Errors    []ErrorRecord  `json:"critical_errors"`
+}
+
+// Snapshot returns a copy of the engine's state that shares nothing with it.
+func (e *Engine) Snapshot() Snapshot { return e.s.clone() }
+
+// Restore rebuilds an engine from a snapshot of scenario s.
+func Restore(snap Snapshot, s *sc.Scenario) (*Engine, error) {
+	if snap.Scenario != s.ID {
+		return nil, fmt.Errorf("snapshot of %s is for scenario %q, not %q", snap.PatientID, snap.Scenario, s.ID)
+	}
+	st := s.State(snap.State)
+	if st == nil {
+		return nil, fmt.Errorf("snapshot of %s is in state %q, which scenario %q does not have", snap.PatientID, snap.State, s.ID)
+	}
+	if len(snap.Seen) != s.NumConditions() || len(snap.HeldSince) != s.NumConditions() {
+		return nil, fmt.Errorf("snapshot of %s does not fit scenario %q (its transitions changed)", snap.PatientID, s.ID)
+	}
+	return &Engine{s: snap.clone(), sc: s, cur: st}, nil
+}
+
+func (s Snapshot) clone() Snapshot {
+	s.Effects = slices.Clone(s.Effects)
+	s.Seen = slices.Clone(s.Seen)
+	s.HeldSince = slices.Clone(s.HeldSince)
+	s.Actions = slices.Clone(s.Actions)
+	s.Readings = slices.Clone(s.Readings)
+	s.States = slices.Clone(s.States)
+	s.Safety = slices.Clone(s.Safety)
+	s.Errors = slices.Clone(s.Errors)
+	return s
+}
