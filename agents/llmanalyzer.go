@@ -16,7 +16,7 @@ import (
 // LLMAnalyzerConfig tunes the LLM analyzer. The zero value uses the defaults.
 type LLMAnalyzerConfig struct {
 	Timeout    time.Duration // whole call, default 8 s
-	NumPredict int           // output budget, default 512: room for every bounded field
+	NumPredict int           // output budget, default 1024: room for every bounded field, escapes included
 	// NumCtx and KeepAlive must equal the chat calls' values, or Ollama
 	// reloads the model between the analyzer and the patient.
 	NumCtx    int           // default DefaultNumCtx
@@ -29,7 +29,7 @@ type LLMAnalyzerConfig struct {
 
 const (
 	defaultAnalyzerTimeout = 8 * time.Second
-	defaultAnalyzerPredict = 512
+	defaultAnalyzerPredict = 1024
 	maxReasoningLen        = 300
 	maxAnalyzedTextLen     = 2000 // bytes of the trainee's text sent to the model
 )
@@ -64,7 +64,8 @@ var DecisionSchema = json.RawMessage(`{"type":"object",` +
 	`"action":{"type":"string","enum":["NONE","ACTIVATE_NEW","SWITCH_EXISTING","UNCHANGED","CLEAR"]},` +
 	`"patient_id":{"type":["string","null"],"maxLength":64},` +
 	`"reasoning":{"type":"string","maxLength":300}},` +
-	`"required":["action","patient_id","reasoning"]}`)
+	`"required":["action","patient_id","reasoning"],` +
+	`"additionalProperties":false}`)
 
 // Analyze never fails: any error, empty answer or invalid decision falls
 // back to the rules, with the reason in Reasoning.
@@ -218,9 +219,10 @@ func parseDecision(content string, in AnalyzerInput) (Decision, error) {
 }
 
 // withPatient settles an activation: the registry's view of the ID decides
-// new versus existing, and an unusable ID leaves PatientID empty, which the
-// session answers with the expected format.
+// new versus existing, and an unusable ID gives ACTIVATE_NEW with no ID, as
+// the rules do, which the session answers with the expected format.
 func withPatient(d Decision, typed *string, in AnalyzerInput) Decision {
+	d.Action = ActionActivateNew
 	if typed == nil {
 		return d
 	}
