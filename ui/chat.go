@@ -38,6 +38,15 @@ type renderKey struct {
 	theme   string
 }
 
+// padAll pads every line to width, once, when a message is rendered, so
+// drawing a frame never has to measure a line again.
+func padAll(lines []string, width int) []string {
+	for i, l := range lines {
+		lines[i] = fit(l, width)
+	}
+	return lines
+}
+
 // linePos addresses a line: line 0 of every message but the first is the
 // blank line that separates it from the one above.
 type linePos struct{ item, line int }
@@ -133,7 +142,7 @@ func (c *chatPane) body(i int) []string {
 	if len(c.cache) >= maxCachedItems {
 		c.pruneCache()
 	}
-	lines := c.renderMessage(msg.Role, msg.Agent, msg.Content)
+	lines := padAll(c.renderMessage(msg.Role, msg.Agent, msg.Content), c.width)
 	c.cache[key] = lines
 	return lines
 }
@@ -181,13 +190,16 @@ func (c *chatPane) agentLabel(agent string) string {
 }
 
 func (c *chatPane) withLabel(label string, body []string) []string {
-	lines := make([]string, 0, len(body)+1)
-	lines = append(lines, label)
+	return append([]string{label}, c.indented(body)...)
+}
+
+// indented puts body lines under the speaker's name, padded to the width.
+func (c *chatPane) indented(body []string) []string {
 	pad := strings.Repeat(" ", bodyIndent)
-	for _, l := range body {
-		lines = append(lines, pad+l)
+	for i, l := range body {
+		body[i] = fit(pad+l, c.width)
 	}
-	return lines
+	return body
 }
 
 func (c *chatPane) styledLines(style lipgloss.Style, text string, width int) []string {
@@ -283,6 +295,7 @@ func (c *chatPane) View() string {
 		hint := c.theme.Muted.Render(truncate(c.hint, c.width))
 		return lipgloss.Place(c.width, c.height, lipgloss.Center, lipgloss.Center, hint)
 	}
+	blank := strings.Repeat(" ", c.width)
 	lines := make([]string, 0, c.height)
 	pos := c.topLine()
 	for i := pos.item; i < c.count() && len(lines) < c.height; i++ {
@@ -292,7 +305,7 @@ func (c *chatPane) View() string {
 		}
 		sep := c.separator(i)
 		for l := first; l < sep && len(lines) < c.height; l++ {
-			lines = append(lines, "")
+			lines = append(lines, blank)
 		}
 		body := c.body(i)
 		for _, line := range body[max(first-sep, 0):] {
@@ -302,13 +315,13 @@ func (c *chatPane) View() string {
 			lines = append(lines, line)
 		}
 	}
+	for len(lines) < c.height {
+		lines = append(lines, blank)
+	}
 	if !c.follow && c.unseen && c.height > 0 {
-		for len(lines) < c.height {
-			lines = append(lines, "")
-		}
 		lines[c.height-1] = c.newMessagesMarker()
 	}
-	return fitLines(lines, c.width, c.height)
+	return strings.Join(lines, "\n")
 }
 
 func (c *chatPane) newMessagesMarker() string {

@@ -161,10 +161,10 @@ func (in *inputPane) View() string {
 	if in.held != "" {
 		note := fmt.Sprintf("pasted %s, %d lines — sent after your text · backspace on an empty input drops it",
 			sizeLabel(len(in.held)), strings.Count(in.held, "\n")+1)
-		lines = append(lines, t.Warn.Render(truncate(note, in.width)))
+		lines = append(lines, t.Warn.Render(fit(note, in.width)))
 	}
 	lines = append(lines, in.ta.View())
-	return lipgloss.JoinVertical(lipgloss.Left, lines...)
+	return strings.Join(lines, "\n")
 }
 
 func sizeLabel(bytes int) string {

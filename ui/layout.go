@@ -81,9 +81,10 @@ func (m *Model) View() string {
 	if m.lay.tooSmall {
 		return m.tooSmallView()
 	}
-	screen := lipgloss.JoinVertical(lipgloss.Left,
-		m.header.View(), m.bodyView(), m.input.View(),
-		m.status.View(m.state, m.notice, m.turn != nil, m.hints()))
+	// Every pane draws exactly its width, so the screen is joined without
+	// measuring lines again: that measuring was most of a frame's cost.
+	screen := strings.Join([]string{m.header.View(), m.bodyView(), m.input.View(),
+		m.status.View(m.state, m.notice, m.turn != nil, m.hints())}, "\n")
 	switch m.overlay {
 	case overlayHelp:
 		screen = overlay(screen, helpView(m.theme, m.keys, m.width-4), m.width, m.height)
@@ -98,17 +99,27 @@ func (m *Model) View() string {
 }
 
 func (m *Model) bodyView() string {
-	l := m.lay
-	main := lipgloss.JoinVertical(lipgloss.Left, m.vitals.View(), m.chatRule(), m.chat.View())
-	if l.collapsed {
-		return lipgloss.JoinVertical(lipgloss.Left, m.roster.View(), main)
+	main := strings.Join([]string{m.vitals.View(), m.chatRule(), m.chat.View()}, "\n")
+	if m.lay.collapsed {
+		return m.roster.View() + "\n" + main
 	}
 	sep := m.theme.Muted
 	if m.focus == focusRoster {
 		sep = m.theme.Accent
 	}
-	bar := sep.Render(strings.TrimSuffix(strings.Repeat("│\n", l.bodyHeight), "\n"))
-	return lipgloss.JoinHorizontal(lipgloss.Top, " "+m.roster.View(), " ", bar, " ", main)
+	bar := " " + sep.Render("│") + " "
+	roster := strings.Split(m.roster.View(), "\n")
+	var b strings.Builder
+	for i, line := range strings.Split(main, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteByte(' ')
+		b.WriteString(roster[i])
+		b.WriteString(bar)
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 func (m *Model) chatRule() string {

@@ -18,13 +18,12 @@ type liveMessage struct {
 	stable      []string // rendered complete blocks
 	tail        []string // rendered unstable tail
 	label       string
-	tailRenders int // how often the tail was rendered, for tests and benchmarks
 }
 
 func (lm *liveMessage) lines(c *chatPane) []string {
 	if lm.width != c.width {
 		lm.width, lm.stableEnd, lm.stable, lm.dirty = c.width, 0, nil, true
-		lm.label = c.agentLabel(lm.agent)
+		lm.label = fit(c.agentLabel(lm.agent), c.width)
 	}
 	if lm.dirty {
 		lm.update(c)
@@ -32,34 +31,27 @@ func (lm *liveMessage) lines(c *chatPane) []string {
 	}
 	lines := make([]string, 0, 1+len(lm.stable)+1+len(lm.tail))
 	lines = append(lines, lm.label)
-	pad := strings.Repeat(" ", bodyIndent)
-	for _, l := range lm.stable {
-		lines = append(lines, pad+l)
-	}
+	lines = append(lines, lm.stable...)
 	if len(lm.stable) > 0 && len(lm.tail) > 0 {
-		lines = append(lines, "")
+		lines = append(lines, strings.Repeat(" ", c.width))
 	}
-	for _, l := range lm.tail {
-		lines = append(lines, pad+l)
-	}
-	return lines
+	return append(lines, lm.tail...)
 }
 
 func (lm *liveMessage) update(c *chatPane) {
 	text := lm.text.String()
 	width := c.width - bodyIndent
 	if end := stableBoundary(text, lm.stableEnd); end > lm.stableEnd {
-		block := c.md.lines(sanitize(text[lm.stableEnd:end]), width)
+		block := c.indented(c.md.lines(sanitize(text[lm.stableEnd:end]), width))
 		if len(lm.stable) > 0 && len(block) > 0 {
-			lm.stable = append(lm.stable, "")
+			lm.stable = append(lm.stable, strings.Repeat(" ", c.width))
 		}
 		lm.stable = append(lm.stable, block...)
 		lm.stableEnd = end
 	}
 	lm.tail = nil
 	if rest := strings.TrimSpace(text[lm.stableEnd:]); rest != "" {
-		lm.tail = c.md.lines(sanitize(rest), width)
-		lm.tailRenders++
+		lm.tail = c.indented(c.md.lines(sanitize(rest), width))
 	}
 }
 

@@ -17,6 +17,7 @@ type markdown struct {
 	profile   termenv.Profile
 	renderers map[int]*glamour.TermRenderer
 	renders   int // glamour invocations, for tests and benchmarks
+	rendered  int // bytes of markdown glamour was given, likewise
 }
 
 func newMarkdown(style ansi.StyleConfig, noColor bool) *markdown {
@@ -42,6 +43,7 @@ func (m *markdown) lines(text string, width int) []string {
 		m.renderers[width] = r
 	}
 	m.renders++
+	m.rendered += len(text)
 	out, err := r.Render(text)
 	if err != nil {
 		return plainLines(text, width)

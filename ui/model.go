@@ -457,14 +457,11 @@ func (m *Model) switchTo(id, missing string) tea.Cmd {
 func (m *Model) setFocus(f focusArea) {
 	m.focus = f
 	m.chat.focused = f == focusChat
-	m.roster.focused = f == focusRoster
+	m.roster.SetFocused(f == focusRoster)
 	if f == focusInput {
 		m.input.Focus()
 	} else {
 		m.input.Blur()
-	}
-	if f == focusRoster {
-		m.roster.selectID(m.state.Patient.ID)
 	}
 }
 

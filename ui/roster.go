@@ -24,30 +24,38 @@ type rosterPane struct {
 	active    string
 	clock     time.Duration
 	cursor    int // index into the display order
+	view      string
 }
 
 func (r *rosterPane) SetSize(width, height int, collapsed bool) {
 	r.width, r.height, r.collapsed = width, height, collapsed
+	r.render()
+}
+
+func (r *rosterPane) SetFocused(focused bool) {
+	r.focused = focused
+	r.selectID(r.active)
 }
 
 // SetState keeps the cursor on the same patient across reorderings.
 func (r *rosterPane) SetState(s ViewState) {
 	selected := r.Selected()
 	r.entries, r.active, r.clock = s.Roster, s.Patient.ID, s.Clock
-	r.selectID(selected)
 	if selected == "" {
-		r.selectID(r.active)
+		selected = r.active
 	}
+	r.selectID(selected)
 }
 
+// selectID puts the cursor on id, or keeps it in range if id is gone.
 func (r *rosterPane) selectID(id string) {
+	r.cursor = min(r.cursor, max(len(r.entries)-1, 0))
 	for i, e := range r.ordered() {
 		if e.ID == id {
 			r.cursor = i
-			return
 		}
 	}
-	r.cursor = min(r.cursor, max(len(r.entries)-1, 0))
+	r.render()
 }
 
 func (r *rosterPane) ToggleOrder() {
@@ -60,6 +68,7 @@ func (r *rosterPane) Move(delta int) {
 	if n := len(r.entries); n > 0 {
 		r.cursor = (r.cursor + delta + n) % n
 	}
+	r.render()
 }
 
 // Selected is the patient under the cursor, or "".
@@ -123,11 +132,17 @@ func (r *rosterPane) orderName() string {
 	return "by acuity"
 }
 
-func (r *rosterPane) View() string {
-	if r.collapsed {
-		return r.lineView()
+func (r *rosterPane) View() string { return r.view }
+
+func (r *rosterPane) render() {
+	switch {
+	case r.width == 0:
+		r.view = ""
+	case r.collapsed:
+		r.view = r.lineView()
+	default:
+		r.view = r.sidebarView()
 	}
-	return r.sidebarView()
 }
 
 func (r *rosterPane) shortcut(id string) string {

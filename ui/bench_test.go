@@ -1,0 +1,130 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// bigHistory is n messages of the mixed kinds a long shift produces.
+func bigHistory(id string, n int) []ChatMessage {
+	msgs := make([]ChatMessage, n)
+	for i := range msgs {
+		msg := ChatMessage{ID: fmt.Sprintf("%s-%d", id, i), Role: "user", Content: fmt.Sprintf("check her airway again (%d)", i)}
+		switch i % 3 {
+		case 1:
+			msg.Role, msg.Agent = "assistant", "patient"
+			msg.Content = fmt.Sprintf("It's **hard** to breathe (%d).\n\n- my throat feels tight\n- I'm itchy all over", i)
+		case 2:
+			msg.Role, msg.Content = "system", fmt.Sprintf("HR 118 · RR 26 · SpO2 90%% (%d)", i)
+		}
+		msgs[i] = msg
+	}
+	return msgs
+}
+
+// BenchmarkChatView10k is View() of the whole 120×40 screen with 10,000
+// messages in the chat. Target: under 2 ms.
+func BenchmarkChatView10k(b *testing.B) {
+	f := newFakeWard()
+	f.histories["patient_1"] = bigHistory("patient_1", 10_000)
+	b.Run("first frame", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			m := newTestModel(b, f, 120, 40)
+			_ = m.View()
+		}
+	})
+	b.Run("steady", func(b *testing.B) {
+		m := newTestModel(b, f, 120, 40)
+		_ = m.View()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			_ = m.View()
+		}
+	})
+	b.Run("paging", func(b *testing.B) {
+		m := newTestModel(b, f, 120, 40)
+		page := []tea.KeyMsg{keyMsg("pgup"), keyMsg("pgup"), keyMsg("pgdown"), keyMsg("pgdown")}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			m.Update(page[i%len(page)])
+			_ = m.View()
+		}
+	})
+}
+
+// BenchmarkKeyboardSwitch is one alt+N press to the next View(), through
+// Engine.Switch and Snapshot, with 1,000 messages per patient. Target:
+// under 16 ms. "cold" renders the new patient's visible messages with
+// glamour; "warm" has seen them before at this width.
+func BenchmarkKeyboardSwitch(b *testing.B) {
+	f := newFakeWard()
+	for _, id := range []string{"patient_1", "patient_2", "patient_3"} {
+		f.histories[id] = bigHistory(id, 1000)
+	}
+	// next is the key switching away from the active patient.
+	next := map[string]tea.KeyMsg{"patient_1": keyMsg("alt+2"), "patient_2": keyMsg("alt+3"), "patient_3": keyMsg("alt+1")}
+	for _, cold := range []bool{true, false} {
+		name := "warm"
+		if cold {
+			name = "cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			m := newTestModel(b, f, 120, 40)
+			for i := 0; i < b.N; i++ {
+				if cold {
+					b.StopTimer()
+					clear(m.chat.cache)
+					b.StartTimer()
+				}
+				_, cmd := m.Update(next[m.state.Patient.ID])
+				m.Update(cmd())
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkStreaming2000Tokens streams a 2,000-token markdown answer
+// through the real coalescer at 1,000 tokens a second and counts the
+// re-renders (one per batch: Update then View). Target: about 70 or fewer.
+// It also reports how much markdown glamour was given, relative to the
+// answer: re-rendering only the unstable tail keeps this near 1.
+func BenchmarkStreaming2000Tokens(b *testing.B) {
+	toks := answerTokens(2000)
+	size := 0
+	for _, t := range toks {
+		size += len(t)
+	}
+	var renders, rendered int
+	for i := 0; i < b.N; i++ {
+		f := newFakeWard()
+		m := newTestModel(b, f, 120, 40)
+		start := m.chat.md.rendered
+		events := make(chan Event, len(toks))
+		go produce(events, toks, time.Millisecond)
+		m.turn = &turn{cancel: func() {}, events: events}
+		cmd := readStream(f, events, streamWindow)
+		for cmd != nil {
+			_, cmd = m.Update(cmd())
+			_ = m.View()
+			renders++
+		}
+		rendered += m.chat.md.rendered - start
+	}
+	b.ReportMetric(float64(renders)/float64(b.N), "renders/op")
+	b.ReportMetric(float64(rendered)/float64(b.N*size), "markdown-rendered/answer")
+}
+
+// produce sends token i at start + i×every, catching up when the timer is
+// late, so the stream lasts len(toks)×every however coarse the timers are.
+func produce(events chan<- Event, toks []string, every time.Duration) {
+	start := time.Now()
+	for i, tok := range toks {
+		time.Sleep(time.Until(start.Add(time.Duration(i) * every)))
+		events <- Event{Kind: EventDelta, MessageID: "r", Agent: "patient", Text: tok}
+	}
+	close(events)
+}
