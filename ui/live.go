@@ -13,11 +13,11 @@ type liveMessage struct {
 	text      strings.Builder
 	dirty     bool
 
-	width       int      // the width stable was rendered at
-	stableEnd   int      // bytes of text already in stable
-	stable      []string // rendered complete blocks
-	tail        []string // rendered unstable tail
-	label       string
+	width     int      // the width stable was rendered at
+	stableEnd int      // bytes of text already in stable
+	stable    []string // rendered complete blocks
+	tail      []string // rendered unstable tail
+	label     string
 }
 
 func (lm *liveMessage) lines(c *chatPane) []string {

@@ -73,7 +73,7 @@ func TestStableBoundary(t *testing.T) {
 		{"no blank line yet", 0},
 		{"one\n\ntwo", 5},
 		{"one\n\ntwo\n\nthree", 10},
-		{"para\n\n```\ncode\n\nmore code\n", 6},     // the blank line inside the fence does not count
+		{"para\n\n```\ncode\n\nmore code\n", 6},   // the blank line inside the fence does not count
 		{"para\n\n```\ncode\n\n```\n\nafter", 21}, // after the fence closes, it does
 	}
 	for _, tt := range tests {
