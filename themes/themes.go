@@ -133,7 +133,7 @@ func New(name string, noColor bool) (Theme, error) {
 	t.StatusDesc = c.bg(p.Surface).Foreground(c.color(p.Muted))
 
 	t.Dialog = c.border(lipgloss.NewStyle().Border(border).Padding(0, 1), p.Accent)
-	t.Selected = c.badge(p.Accent, p.OnColor)
+	t.Selected = c.bg(p.Accent).Foreground(c.color(p.OnColor))
 	if noColor {
 		t.Selected = lipgloss.NewStyle().Reverse(true)
 		t.News2Medium = t.News2Medium.Reverse(true)
