@@ -71,15 +71,16 @@ func (s *statusPane) View(vs ViewState, n notice, generating bool, hints []key.B
 
 func (s *statusPane) summary(vs ViewState, generating bool) string {
 	t := s.theme
-	parts := []string{backendLabel(vs)}
+	var parts []string
+	if generating {
+		parts = append(parts, "generating…")
+	}
+	parts = append(parts, backendLabel(vs))
 	if vs.Last.Latency > 0 {
 		parts = append(parts, fmt.Sprintf("%s · %d→%d tok", vs.Last.Latency.Round(10*time.Millisecond),
 			vs.Last.PromptTokens, vs.Last.OutputTokens))
 	}
 	parts = append(parts, speedLabel(vs))
-	if generating {
-		parts = append(parts, "generating…")
-	}
 	return t.StatusBar.Render(" " + strings.Join(parts, " · ") + " ")
 }
 
