@@ -23,32 +23,48 @@ type Shift struct {
 	Summary string // e.g. "2 patients"
 }
 
-// helpView is the `?` overlay, generated from the key bindings.
-func helpView(t themes.Theme, keys keyMap, width int) string {
+// helpView is the `?` overlay, generated from the key bindings, in two
+// balanced columns when they fit. It tightens its spacing, then cuts, to
+// stay within height.
+func helpView(t themes.Theme, keys keyMap, width, height int) string {
+	footer := t.Muted.Render("esc or ? closes")
+	var body string
+	for _, gap := range []string{"\n\n", "\n"} {
+		body = helpColumns(t, keys, width-4, gap) + gap + footer
+		if lipgloss.Height(body)+2 <= height { // 2: the border
+			return t.Dialog.Render(body)
+		}
+	}
+	lines := strings.Split(body, "\n")
+	lines = append(lines[:max(height-4, 1)], t.Muted.Render("… enlarge the terminal to see every key"), footer)
+	return t.Dialog.Render(strings.Join(lines, "\n"))
+}
+
+func helpColumns(t themes.Theme, keys keyMap, width int, gap string) string {
 	var blocks []string
+	total, colWidth := 0, 0
 	for _, g := range keys.helpGroups() {
 		lines := []string{t.Title.Render(g.title)}
 		for _, b := range g.bindings {
 			h := b.Help()
 			lines = append(lines, t.Accent.Render(fit(h.Key, 10))+" "+t.Text.Render(h.Desc))
 		}
-		blocks = append(blocks, strings.Join(lines, "\n"))
+		block := strings.Join(lines, "\n")
+		blocks = append(blocks, block)
+		total += len(lines)
+		colWidth = max(colWidth, lipgloss.Width(block))
 	}
-	colWidth := 0
-	for _, b := range blocks {
-		colWidth = max(colWidth, lipgloss.Width(b))
+	if width < 2*colWidth+3 {
+		return strings.Join(blocks, gap)
 	}
-	var body string
-	if width >= 2*colWidth+8 {
-		half := (len(blocks) + 1) / 2
-		left := strings.Join(blocks[:half], "\n\n")
-		right := strings.Join(blocks[half:], "\n\n")
-		body = lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width(colWidth+3).Render(left), right)
-	} else {
-		body = strings.Join(blocks, "\n\n")
+	// The first column takes groups until it holds about half the lines.
+	split, lines := 0, 0
+	for split < len(blocks) && lines < total/2 {
+		lines += lipgloss.Height(blocks[split])
+		split++
 	}
-	footer := t.Muted.Render("esc or ? closes")
-	return t.Dialog.Render(body + "\n\n" + footer)
+	left := lipgloss.NewStyle().Width(colWidth + 3).Render(strings.Join(blocks[:split], gap))
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, strings.Join(blocks[split:], gap))
 }
 
 // palette is the ctrl+k command list: type to filter, enter to choose.

@@ -1,18 +1,21 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // keyMap is every binding the UI answers to. The help overlay and the
 // status-bar hints are generated from it, so a binding's help text is the
 // only place its description lives.
 type keyMap struct {
 	Send, Newline               key.Binding
-	HistoryPrev, HistoryNext    key.Binding
+	History                     key.Binding
 	Patient, NextPat, PrevPat   key.Binding
 	Focus, FocusBack            key.Binding
-	RosterUp, RosterDown        key.Binding
+	RosterMove                  key.Binding
 	RosterSwitch, RosterOrder   key.Binding
-	LineUp, LineDown            key.Binding
+	Scroll                      key.Binding
 	PageUp, PageDown, Top, End  key.Binding
 	Cancel, Retry               key.Binding
 	Inspector, Palette, Help    key.Binding
@@ -26,19 +29,16 @@ func newKeyMap() keyMap {
 	return keyMap{
 		Send:         bind("enter", "send", "enter"),
 		Newline:      bind("ctrl+j", "newline", "ctrl+j"),
-		HistoryPrev:  bind("↑", "earlier input", "up"),
-		HistoryNext:  bind("↓", "later input", "down"),
+		History:      bind("↑/↓", "earlier/later input", "up", "down"),
 		Patient:      bind("alt+1…9", "patient N", "alt+1", "alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7", "alt+8", "alt+9"),
 		NextPat:      bind("ctrl+n", "next patient", "ctrl+n"),
 		PrevPat:      bind("ctrl+p", "previous patient", "ctrl+p"),
 		Focus:        bind("tab", "focus input/chat/roster", "tab"),
 		FocusBack:    bind("shift+tab", "focus back", "shift+tab"),
-		RosterUp:     bind("↑/k", "select up", "up", "k"),
-		RosterDown:   bind("↓/j", "select down", "down", "j"),
+		RosterMove:   bind("↑/↓", "select patient", "up", "down", "k", "j"),
 		RosterSwitch: bind("enter", "switch to selected", "enter"),
 		RosterOrder:  bind("o", "order by acuity/ID", "o"),
-		LineUp:       bind("↑/k", "scroll up", "up", "k"),
-		LineDown:     bind("↓/j", "scroll down", "down", "j"),
+		Scroll:       bind("↑/↓", "scroll a line", "up", "down", "k", "j"),
 		PageUp:       bind("pgup", "page up", "pgup"),
 		PageDown:     bind("pgdn", "page down", "pgdown"),
 		Top:          bind("home", "oldest", "home"),
@@ -73,11 +73,24 @@ type helpGroup struct {
 
 func (k keyMap) helpGroups() []helpGroup {
 	return []helpGroup{
-		{"Patients", []key.Binding{k.Patient, k.NextPat, k.PrevPat, k.RosterSwitch, k.RosterOrder}},
-		{"Input", []key.Binding{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext}},
-		{"Chat", []key.Binding{k.PageUp, k.PageDown, k.Top, k.End, k.LineUp, k.LineDown}},
+		{"Patients", []key.Binding{k.Patient, k.NextPat, k.PrevPat, k.RosterMove, k.RosterSwitch, k.RosterOrder}},
+		{"Input", []key.Binding{k.Send, k.Newline, k.History}},
+		{"Chat", []key.Binding{k.PageUp, k.PageDown, k.Top, k.End, k.Scroll}},
 		{"Turn", []key.Binding{k.Cancel, k.Retry}},
 		{"Inspector", []key.Binding{k.Inspector, k.Fold, k.Copy, k.Save, k.OlderTurn, k.NewerTurn}},
 		{"App", []key.Binding{k.Focus, k.Palette, k.Help, k.Quit}},
 	}
+}
+
+// upward tells which way an up/down binding goes.
+func upward(msg tea.KeyMsg) bool {
+	return msg.Type == tea.KeyUp || msg.String() == "k"
+}
+
+// step is -1 for up and +1 for down.
+func step(msg tea.KeyMsg) int {
+	if upward(msg) {
+		return -1
+	}
+	return 1
 }

@@ -71,7 +71,7 @@ func (m *Model) relayout() {
 	m.chat.SetSize(l.mainWidth, l.chatHeight)
 	m.input.SetSize(m.width, l.inputHeight)
 	m.status.SetSize(m.width)
-	m.inspector.SetSize(m.width-4, m.height-2)
+	m.inspector.SetSize(m.width-4, m.dialogHeight()+1) // its box is one line shorter than its size
 }
 
 func (m *Model) View() string {
@@ -85,18 +85,22 @@ func (m *Model) View() string {
 	// measuring lines again: that measuring was most of a frame's cost.
 	screen := strings.Join([]string{m.header.View(), m.bodyView(), m.input.View(),
 		m.status.View(m.state, m.notice, m.turn != nil, m.hints())}, "\n")
+	top, height := m.header.Height(), m.dialogHeight()
 	switch m.overlay {
 	case overlayHelp:
-		screen = overlay(screen, helpView(m.theme, m.keys, m.width-4), m.width, m.height)
+		screen = overlay(screen, helpView(m.theme, m.keys, m.width-4, height), m.width, top, height)
 	case overlayPalette:
-		screen = overlay(screen, m.palette.View(m.width, m.height), m.width, m.height)
+		screen = overlay(screen, m.palette.View(m.width, height), m.width, top, height)
 	case overlayInspector:
-		screen = overlay(screen, m.inspector.View(), m.width, m.height)
+		screen = overlay(screen, m.inspector.View(), m.width, top, height)
 	case overlayStart:
-		screen = overlay(screen, m.start.View(m.width), m.width, m.height)
+		screen = overlay(screen, m.start.View(m.width), m.width, top, height)
 	}
 	return screen
 }
+
+// dialogHeight is the room between the header and the status bar.
+func (m *Model) dialogHeight() int { return m.height - m.header.Height() - 1 }
 
 func (m *Model) bodyView() string {
 	main := strings.Join([]string{m.vitals.View(), m.chatRule(), m.chat.View()}, "\n")
@@ -158,7 +162,7 @@ func (m *Model) hints() []key.Binding {
 	}
 	switch m.focus {
 	case focusChat:
-		return []key.Binding{k.LineUp, k.PageUp, k.End, k.Focus, k.Help}
+		return []key.Binding{k.Scroll, k.PageUp, k.End, k.Focus, k.Help}
 	case focusRoster:
 		return []key.Binding{k.RosterSwitch, k.RosterOrder, k.Patient, k.Focus, k.Help}
 	}

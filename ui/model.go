@@ -309,10 +309,8 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Send):
 		return m.send()
-	case key.Matches(msg, k.HistoryPrev) && m.input.CanRecall():
-		m.input.Recall(-1)
-	case key.Matches(msg, k.HistoryNext) && m.input.CanRecall():
-		m.input.Recall(1)
+	case key.Matches(msg, k.History) && m.input.CanRecall():
+		m.input.Recall(step(msg))
 	case key.Matches(msg, k.Top) && m.input.Empty():
 		m.chat.Top()
 	case key.Matches(msg, k.End) && m.input.Empty():
@@ -326,9 +324,9 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) chatKey(msg tea.KeyMsg) {
 	k := m.keys
 	switch {
-	case key.Matches(msg, k.LineUp):
+	case key.Matches(msg, k.Scroll) && upward(msg):
 		m.chat.ScrollUp(1)
-	case key.Matches(msg, k.LineDown):
+	case key.Matches(msg, k.Scroll):
 		m.chat.ScrollDown(1)
 	case key.Matches(msg, k.Top):
 		m.chat.Top()
@@ -340,10 +338,8 @@ func (m *Model) chatKey(msg tea.KeyMsg) {
 func (m *Model) rosterKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	switch {
-	case key.Matches(msg, k.RosterUp):
-		m.roster.Move(-1)
-	case key.Matches(msg, k.RosterDown):
-		m.roster.Move(1)
+	case key.Matches(msg, k.RosterMove):
+		m.roster.Move(step(msg))
 	case key.Matches(msg, k.RosterOrder):
 		m.roster.ToggleOrder()
 	case key.Matches(msg, k.RosterSwitch):

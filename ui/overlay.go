@@ -7,15 +7,17 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// overlay draws box centred over bg, keeping the screen around it visible.
-func overlay(bg, box string, width, height int) string {
+// overlay draws box centred over the rows [top, top+height) of bg,
+// keeping the screen around it visible. Dialogs open below the header, so
+// the active patient and their allergies stay on screen.
+func overlay(bg, box string, width, top, height int) string {
 	rows := strings.Split(bg, "\n")
 	boxRows := strings.Split(box, "\n")
 	boxWidth := lipgloss.Width(box)
 	x := max((width-boxWidth)/2, 0)
-	y := max((height-len(boxRows))/2, 0)
+	y := top + max((height-len(boxRows))/2, 0)
 	for i, boxRow := range boxRows {
-		if y+i >= len(rows) {
+		if y+i >= min(len(rows), top+height) {
 			break
 		}
 		row := rows[y+i]
