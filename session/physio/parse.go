@@ -91,34 +91,28 @@ func (c clause) hasWord(words ...string) bool {
 	return false
 }
 
-// negated reports whether a negation, preparation or stop comes before i:
-// "don't give morphine", "drawing up adrenaline", "fentanyl, not morphine".
-func (c clause) negated(i int) bool {
-	for _, lx := range c[:i] {
-		if lx.cat == catNeg || lx.cat == catPrep || lx.cat == catStop {
-			return true
-		}
-	}
-	return false
-}
+func (c clause) negated(i int) bool { return c[i].negated }
 
 // amount finds the first number in c[from:to] followed by one of units and
-// returns it converted by the unit's factor.
-func (c clause) amount(from, to int, units map[string]float64) (float64, bool) {
+// returns it converted to the units' base (mg, mL, L/min, percent).
+func (c clause) amount(from, to int, units map[string]conversion) (float64, bool) {
 	for i := from; i+1 < to; i++ {
-		if f, ok := units[c[i+1].val]; ok && c[i].cat == catNum && c[i+1].cat == catUnit {
-			return c[i].num * f, true
+		if conv, ok := units[c[i+1].val]; ok && c[i].cat == catNum && c[i+1].cat == catUnit {
+			return c[i].num * conv.mul / conv.div, true
 		}
 	}
 	return 0, false
 }
 
-// Units by what they measure, with factors to mg, mL and percent.
+// conversion multiplies then divides, so 400 mcg is exactly 0.4 mg.
+type conversion struct{ mul, div float64 }
+
+// Units by what they measure.
 var (
-	massUnits    = map[string]float64{"mg": 1, "mcg": 0.001, "g": 1000}
-	volumeUnits  = map[string]float64{"ml": 1, "l": 1000}
-	flowUnits    = map[string]float64{"l": 1, "lpm": 1}
-	percentUnits = map[string]float64{"pct": 1}
+	massUnits    = map[string]conversion{"mg": {1, 1}, "mcg": {1, 1000}, "g": {1000, 1}}
+	volumeUnits  = map[string]conversion{"ml": {1, 1}, "l": {1000, 1}}
+	flowUnits    = map[string]conversion{"l": {1, 1}, "lpm": {1, 1}}
+	percentUnits = map[string]conversion{"pct": {1, 1}}
 )
 
 func (c clause) hasAmount() bool {
@@ -155,8 +149,9 @@ func (c clause) medications(ctx context) []placed {
 		}
 	}
 	var out []placed
+	glucoseCheck := c.isGlucoseCheck()
 	for k, i := range drugs {
-		if c[i].val == "glucose" && c.isGlucoseCheck() {
+		if c[i].val == "glucose" && glucoseCheck {
 			continue
 		}
 		if !ctx.give || c.negated(i) {
@@ -327,15 +322,17 @@ func (c clause) flow() float64 {
 // value ("what's her BP?") is checking it, so questions do not block vitals.
 func (c clause) assessments(question bool) []placed {
 	var out []placed
+	asking := c.has(catCheck) || c.has(catAsk) || c.has(catMonitor)
+	glucoseCheck := c.isGlucoseCheck()
 	for i, lx := range c {
 		if c.negated(i) {
 			continue
 		}
 		var kind sc.ActionKind
 		switch {
-		case lx.cat == catVitals, lx.cat == catVitalPart && (c.has(catCheck) || c.has(catAsk) || c.has(catMonitor)):
+		case lx.cat == catVitals, lx.cat == catVitalPart && asking:
 			kind = sc.KindCheckVitals
-		case lx.cat == catGlucoseCheck, lx.cat == catDrug && lx.val == "glucose" && c.isGlucoseCheck():
+		case lx.cat == catGlucoseCheck, lx.cat == catDrug && lx.val == "glucose" && glucoseCheck:
 			kind = sc.KindGlucoseCheck
 		case question:
 			continue

@@ -13,6 +13,9 @@ type lexeme struct {
 	word string
 	num  float64
 	pos  int
+	// negated: a negation, preparation or stop came earlier in the clause
+	// ("don't give morphine", "drawing up adrenaline", "fentanyl, not morphine").
+	negated bool
 }
 
 // clause is a run of lexemes between commas, dashes, conjunctions and
@@ -73,6 +76,7 @@ func splitBreaks(ws []string) [][]string {
 func lexemes(ws []string, pos *int) []clause {
 	var out []clause
 	var cur clause
+	neg := false
 	for i := 0; i < len(ws); {
 		e, n, ok := lookup(ws[i:])
 		lx := lexeme{cat: e.cat, val: e.val, word: strings.Join(ws[i:i+max(n, 1)], " "), pos: *pos}
@@ -85,9 +89,11 @@ func lexemes(ws []string, pos *int) []clause {
 		i += n
 		*pos++
 		if lx.cat == catConj {
-			out, cur = appendClause(out, cur), nil
+			out, cur, neg = appendClause(out, cur), nil, false
 			continue
 		}
+		lx.negated = neg
+		neg = neg || lx.cat == catNeg || lx.cat == catPrep || lx.cat == catStop
 		cur = append(cur, lx)
 	}
 	return appendClause(out, cur)

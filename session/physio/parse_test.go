@@ -1,0 +1,181 @@
+package physio
+
+import (
+	"reflect"
+	"testing"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+func med(drug string, doseMg float64, route string) Action {
+	return Action{Kind: sc.KindMedication, Drug: drug, DoseMg: doseMg, Route: route}
+}
+
+func ask(topic string) Action { return Action{Kind: sc.KindAsk, Topic: topic} }
+
+func kind(k sc.ActionKind) Action { return Action{Kind: k} }
+
+var parseCases = []struct {
+	text string
+	want []Action
+}{
+	{"I'm applying oxygen via non-rebreather at 15L/min, checking vitals, and asking: What medications do you take? Any allergies? When did this start?",
+		[]Action{{Kind: sc.KindOxygen, Device: "nrb", FlowLPM: 15}, kind(sc.KindCheckVitals), ask("medications"), ask("allergies"), ask("onset")}},
+	{"applying oxygen 15 L NRB, checking vitals — any allergies?",
+		[]Action{{Kind: sc.KindOxygen, Device: "nrb", FlowLPM: 15}, kind(sc.KindCheckVitals), ask("allergies")}},
+	{"give 0.5 mg epinephrine IM", []Action{med("epinephrine", 0.5, "IM")}},
+	{"Epi 0.5mg IM", []Action{med("epinephrine", 0.5, "IM")}},
+	{"adrenaline 500 micrograms intramuscularly", []Action{med("epinephrine", 0.5, "IM")}},
+	{"give aspirin 300 mg", []Action{med("aspirin", 300, "")}},
+	{"aspirin 300mg PO and GTN 400 mcg SL", []Action{med("aspirin", 300, "PO"), med("nitroglycerin", 0.4, "SL")}},
+	{"give aspirin and GTN", []Action{med("aspirin", 0, ""), med("nitroglycerin", 0, "")}},
+	{"salbutamol 5mg neb", []Action{med("salbutamol", 5, "NEB")}},
+	{"nebulised albuterol 2.5 mg", []Action{med("salbutamol", 2.5, "NEB")}},
+	{"naloxone 400 mcg IV", []Action{med("naloxone", 0.4, "IV")}},
+	{"Narcan 2 mg intranasal", []Action{med("naloxone", 2, "IN")}},
+	{"fentanyl 50 mcg IN", []Action{med("fentanyl", 0.05, "IN")}},
+	{"Im giving morphine 5 mg IV", []Action{med("morphine", 5, "IV")}},
+	{"ceftriaxone 2 g IV", []Action{med("ceftriaxone", 2000, "IV")}},
+	{"co-amoxiclav 1.2g IV", []Action{med("co-amoxiclav", 1200, "IV")}},
+	{"glucagon 1 mg IM", []Action{med("glucagon", 1, "IM")}},
+	{"give glucose 10% 150 mL IV", []Action{{Kind: sc.KindMedication, Drug: "glucose", Route: "IV", VolumeML: 150}}},
+	{"don't give morphine, give fentanyl 100 mcg", []Action{med("fentanyl", 0.1, "")}},
+	{"give fentanyl not morphine", []Action{med("fentanyl", 0, "")}},
+	{"fentanyl not morphine, 100 mcg IN", nil},
+	{"1 L normal saline", []Action{{Kind: sc.KindFluids, VolumeML: 1000}}},
+	{"500ml bolus of Hartmann's", []Action{{Kind: sc.KindFluids, VolumeML: 500}}},
+	{"give a 250 mL fluid bolus", []Action{{Kind: sc.KindFluids, VolumeML: 250}}},
+	{"2 L nasal cannula", []Action{{Kind: sc.KindOxygen, Device: "nasal_cannula", FlowLPM: 2}}},
+	{"15L NRB", []Action{{Kind: sc.KindOxygen, Device: "nrb", FlowLPM: 15}}},
+	{"put her on a 28% venturi", []Action{{Kind: sc.KindOxygen, Device: "venturi", FiO2: 28}}},
+	{"oxygen at 4 lpm", []Action{{Kind: sc.KindOxygen, FlowLPM: 4}}},
+	{"stop the oxygen", []Action{kind(sc.KindStopOxygen)}},
+	{"Give IV access", []Action{kind(sc.KindIVAccess)}},
+	{"cannulate and take bloods", []Action{kind(sc.KindIVAccess)}},
+	{"start an IV", []Action{kind(sc.KindIVAccess)}},
+	{"IO access now", []Action{kind(sc.KindIVAccess)}},
+	{"BM please", []Action{kind(sc.KindGlucoseCheck)}},
+	{"check her blood sugar", []Action{kind(sc.KindGlucoseCheck)}},
+	{"check his glucose", []Action{kind(sc.KindGlucoseCheck)}},
+	{"put him on the monitor", []Action{kind(sc.KindAttachMonitor)}},
+	{"get a 12-lead ECG", []Action{kind(sc.KindECG)}},
+	{"What's her BP?", []Action{kind(sc.KindCheckVitals)}},
+	{"obs", []Action{kind(sc.KindCheckVitals)}},
+	{"listen to her chest", []Action{kind(sc.KindExamine)}},
+	{"any allergies", []Action{ask("allergies")}},
+	{"Are you allergic to penicillin?", []Action{ask("allergies")}},
+	{"do you smoke?", []Action{ask("social")}},
+	{"when did you last eat?", []Action{ask("last_meal")}},
+	{"how long has this been going on?", []Action{ask("onset")}},
+	{"where does it hurt?", []Action{ask("pain")}},
+	{"any medical history?", []Action{ask("history")}},
+	{"recovery position", []Action{{Kind: sc.KindPosition, Position: "recovery"}}},
+	{"sit him up", []Action{{Kind: sc.KindPosition, Position: "upright"}}},
+	{"jaw thrust, OPA and BVM", []Action{{Kind: sc.KindAirway, Device: "jaw_thrust"}, {Kind: sc.KindAirway, Device: "opa"}, {Kind: sc.KindVentilate, Device: "bvm"}}},
+	{"splint the leg", []Action{kind(sc.KindSplint)}},
+	// Nothing to do: never guess.
+	{"", nil},
+	{"hello there", nil},
+	{"the patient looks pale", nil},
+	{"aspirin", nil},
+	{"give", nil},
+	{"can I give aspirin?", nil},
+	{"should we give GTN", nil},
+	{"don't give morphine", nil},
+	{"drawing up adrenaline 0.5mg", nil},
+	{"she takes aspirin 75 mg daily", nil},
+	{"is he on oxygen at home", nil},
+	{"monitor her closely", nil},
+	{"forgive me", nil},
+	{"olive oil", nil},
+}
+
+func TestParseActions(t *testing.T) {
+	for _, c := range parseCases {
+		if got := ParseActions(c.text); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q\n got %+v\nwant %+v", c.text, got, c.want)
+		}
+	}
+}
+
+// "give" never yields "iv", and a route is only read as a whole word.
+func TestGiveDoesNotMatchIV(t *testing.T) {
+	for _, text := range []string{"give aspirin 300 mg", "giving aspirin 300 mg", "forgive the aspirin 300 mg"} {
+		for _, a := range ParseActions(text) {
+			if a.Route == "IV" || a.Kind == sc.KindIVAccess {
+				t.Errorf("%q read IV from a word containing it: %+v", text, a)
+			}
+		}
+	}
+}
+
+func TestPartsOfTheSeedsCompoundMessage(t *testing.T) {
+	text := parseCases[0].text
+	p := PartsOf(text, ParseActions(text))
+	if !p.Vitals || !p.Treatment || p.Questions != 3 || p.Count() != 5 {
+		t.Fatalf("parts %+v count %d, want vitals, treatment, 3 questions = 5", p, p.Count())
+	}
+	if q := PartsOf("any allergies, any meds", ParseActions("any allergies, any meds")); q.Questions != 2 {
+		t.Errorf("topics asked without question marks still count: %+v", q)
+	}
+}
+
+func asciiCase(s string, upper bool) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case upper && 'a' <= c && c <= 'z':
+			b[i] = c - 32
+		case !upper && 'A' <= c && c <= 'Z':
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+// variants of a phrase that must parse the same: other letter cases, and
+// punctuation or fillers around it.
+func variants(p string) []string {
+	alternating := []byte(p)
+	for i := range alternating {
+		if i%2 == 0 {
+			alternating[i] = asciiCase(string(alternating[i]), true)[0]
+		}
+	}
+	return []string{
+		asciiCase(p, true), asciiCase(p, false), string(alternating),
+		p + ".", p + "!!", p + "?", "  " + p + "  ", "... " + p + " ...", "(" + p + ")", "Okay, " + p, p + ";\n",
+	}
+}
+
+func TestKnownPhrasesIgnoreCaseAndPunctuation(t *testing.T) {
+	for _, c := range parseCases {
+		want := ParseActions(c.text)
+		for _, v := range variants(c.text) {
+			if got := ParseActions(v); !reflect.DeepEqual(got, want) {
+				t.Errorf("%q parsed differently from %q:\n got %+v\nwant %+v", v, c.text, got, want)
+			}
+		}
+	}
+}
+
+func FuzzParseActions(f *testing.F) {
+	for _, c := range parseCases {
+		f.Add(c.text)
+	}
+	f.Add("0.5mg.5 1:1000 - -- 15l/min ,1,000 µg μg ..5 5. .")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := ParseActions(s)
+		for _, v := range []string{asciiCase(s, true), asciiCase(s, false), ". " + s + " . ", "  " + s + " !! "} {
+			if again := ParseActions(v); !reflect.DeepEqual(got, again) {
+				t.Fatalf("%q and %q parse differently:\n%+v\n%+v", s, v, got, again)
+			}
+		}
+		for _, a := range got {
+			if a.Kind == "" || a.DoseMg < 0 || a.VolumeML < 0 || a.FlowLPM < 0 {
+				t.Fatalf("%q gave a malformed action %+v", s, a)
+			}
+		}
+		_ = PartsOf(s, got)
+	})
+}
