@@ -55,16 +55,8 @@ type Scene struct {
 	// Agent names the voice of the reply ("patient", "narrator"...), so the
 	// offline reply matches whoever the session asked to speak.
 	Agent string
-	// ActivePatient is the registry's active patient, "" when none. A roster
-	// answer reports it; persona lines speak for it.
+	// ActivePatient is the registry's active patient, "" when none.
 	ActivePatient string
-	// Roster is every patient in the registry. A roster answer names exactly
-	// these IDs and no other.
-	Roster []string
-	// RosterQuestion is set when the session recognised a question about the
-	// roster ("which patients have we discussed?"); the reply then comes from
-	// Roster alone.
-	RosterQuestion bool
 	// Persona is the active patient's character from the scenario, nil when
 	// no patient is active.
 	Persona *Persona
@@ -74,6 +66,9 @@ type Scene struct {
 	// Reactions are lines the engine wants voiced this turn: effects of
 	// actions ("SpO2 is climbing on oxygen") and safety verdicts.
 	Reactions []string
+	// Team is what the non-Patient agents voice: measured vitals, orders,
+	// the engine's safety verdicts and the AAR.
+	Team TeamFacts
 }
 
 // Persona is a scenario patient as the offline backend plays them.

@@ -41,15 +41,16 @@ func (o *Offline) Chat(ctx context.Context, req Request, onDelta func(string)) (
 	}, nil
 }
 
-// offlineReply picks what to say: a roster answer when asked, otherwise the
-// patient's voice with whatever the engine decided happens this turn.
+// offlineReply picks what to say: a team member's reading of the engine's
+// facts, or the patient's voice with whatever the engine decided happens
+// this turn.
 func offlineReply(req Request) string {
 	scene := req.Scene
 	if scene == nil {
 		scene = &Scene{}
 	}
-	if scene.RosterQuestion {
-		return rosterAnswer(scene)
+	if reply, ok := OfflineTeamReply(req.Agent, scene.Team); ok {
+		return reply
 	}
 	var parts []string
 	for _, r := range scene.Reactions {
@@ -68,21 +69,6 @@ func offlineReply(req Request) string {
 		parts = append(parts, inCharacterLine(scene.Persona, lastUserText(req.Messages)))
 	}
 	return strings.Join(parts, "\n\n")
-}
-
-// rosterAnswer names every roster patient and no other ID, because the
-// registry, not the conversation, says who exists.
-func rosterAnswer(scene *Scene) string {
-	if len(scene.Roster) == 0 {
-		return "No patients have been discussed yet."
-	}
-	answer := "Patients this shift: " + strings.Join(scene.Roster, ", ") + "."
-	for _, id := range scene.Roster {
-		if id == scene.ActivePatient {
-			return answer + " Active: " + id + "."
-		}
-	}
-	return answer + " None is active."
 }
 
 // inCharacterLine chooses a generic line by hashing the input, so replies

@@ -2,7 +2,6 @@ package agents
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -48,37 +47,6 @@ func TestOfflineDeterministic(t *testing.T) {
 	}
 }
 
-func TestOfflineRosterAnswer(t *testing.T) {
-	idPattern := regexp.MustCompile(`patient_[0-9]+`)
-	tests := []struct {
-		name   string
-		scene  Scene
-		want   []string
-		active string
-	}{
-		{"two patients", Scene{RosterQuestion: true, ActivePatient: "patient_4", Roster: []string{"patient_15", "patient_4"}, Persona: anaphylaxis},
-			[]string{"patient_15", "patient_4"}, "Active: patient_4."},
-		{"none active", Scene{RosterQuestion: true, Roster: []string{"patient_7"}}, []string{"patient_7"}, "None is active."},
-		{"active not in roster is not named", Scene{RosterQuestion: true, ActivePatient: "patient_99", Roster: []string{"patient_7"}}, []string{"patient_7"}, "None is active."},
-		{"empty roster", Scene{RosterQuestion: true}, nil, "No patients"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req := Request{Messages: []api.Message{{Role: "user", Content: "which patients have we discussed?"}}, Scene: &tt.scene}
-			resp, deltas := offlineChat(t, req)
-			named := slices.Compact(slices.Sorted(slices.Values(idPattern.FindAllString(resp.Message.Content, -1))))
-			if !slices.Equal(named, tt.want) {
-				t.Errorf("reply %q names %q, want exactly %q", resp.Message.Content, named, tt.want)
-			}
-			if !strings.Contains(resp.Message.Content, tt.active) {
-				t.Errorf("reply %q lacks %q", resp.Message.Content, tt.active)
-			}
-			if len(deltas) < 2 && len(strings.Fields(resp.Message.Content)) > 3 {
-				t.Errorf("reply not streamed in chunks: %q", deltas)
-			}
-		})
-	}
-}
 
 func TestOfflineReplies(t *testing.T) {
 	tests := []struct {

@@ -5,16 +5,14 @@ import (
 	"strings"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/persist"
 )
 
 // clear archives the whole session (registry, session history, every patient's history, memory,
 // entities and sim) as one snapshot, deletes the originals and wipes what memory holds, so no
 // later write can resurrect a cleared patient.
 func (s *Session) clear(t *turn, d agents.Decision) {
-	reg, ok := s.hydrate(t)
-	if !ok {
-		return
-	}
+	roster := s.roster
 	var archiveID string
 	err := t.storage(func() error {
 		a, err := s.cfg.Store.Archive(s.info.ID, s.cfg.Now().UTC())
@@ -27,8 +25,10 @@ func (s *Session) clear(t *turn, d agents.Decision) {
 	}
 	s.active = ""
 	s.history = nil
+	s.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
+	s.sim = newSim(s.cfg.Scenarios, s.info.Seed, s.sim.ward.Clock())
 	s.reportDecision(t, DecisionClear, d, "")
-	t.emit(MessageEvent{Role: "assistant", Agent: systemAgent, Text: clearedText(rosterIDs(reg), archiveID)})
+	t.emit(MessageEvent{Role: "assistant", Agent: systemAgent, Text: clearedText(roster, archiveID)})
 }
 
 func clearedText(roster []string, archiveID string) string {

@@ -59,16 +59,10 @@ func (s *Session) cmdHelp(_ context.Context, t *turn, _ string) {
 }
 
 func (s *Session) cmdPatients(_ context.Context, t *turn, _ string) {
-	reg, ok := s.hydrate(t)
-	if ok {
-		s.say(t, rosterAnswer(s.active, rosterIDs(reg)))
-	}
+	s.say(t, rosterAnswer(s.active, s.roster))
 }
 
 func (s *Session) cmdClear(_ context.Context, t *turn, _ string) {
-	if _, ok := s.hydrate(t); !ok {
-		return
-	}
 	s.clear(t, agents.Decision{Action: agents.ActionClear, Source: "rules", Reasoning: "/clear command"})
 }
 

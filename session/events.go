@@ -6,6 +6,8 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // Timing is the per-turn cost of the context machinery, in milliseconds.
@@ -69,6 +71,9 @@ func (TurnEndEvent) Kind() string  { return "turn_end" }
 
 // EncodeJSON renders an event as one JSON object whose first field is "event": its kind.
 func EncodeJSON(e Event) ([]byte, error) {
+	if sim, ok := e.(SimEvent); ok {
+		return json.Marshal(sim.Event) // the engine names its own events
+	}
 	body, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
@@ -82,3 +87,53 @@ func EncodeJSON(e Event) ([]byte, error) {
 	}
 	return append([]byte(head+","), body[1:]...), nil
 }
+
+// SimEvent is an engine event (vitals, action, safety, state, critical_error); its JSON is the
+// engine's own flat shape.
+type SimEvent struct{ physio.Event }
+
+// LLMCallEvent describes one backend call: what was sent, by section, and what it cost.
+type LLMCallEvent struct {
+	PatientID       string         `json:"patient_id,omitempty"`
+	Agent           string         `json:"agent"`
+	Backend         string         `json:"backend"`
+	Model           string         `json:"model,omitempty"`
+	NumPredict      int            `json:"num_predict"`
+	WindowMessages  int            `json:"window_messages"`
+	PromptTokensEst int            `json:"prompt_tokens_est"`
+	Sections        map[string]int `json:"sections"`
+	RecallRules     []string       `json:"recall_rules"`
+	Shrunk          []string       `json:"shrunk,omitempty"`
+	Retry           string         `json:"retry,omitempty"`
+	PromptEvalCount *int           `json:"prompt_eval_count"`
+	PromptEvalMS    *float64       `json:"prompt_eval_ms"`
+	EvalCount       *int           `json:"eval_count"`
+	EvalMS          *float64       `json:"eval_ms"`
+	LatencyMS       float64        `json:"latency_ms"`
+	Error           string         `json:"error,omitempty"`
+}
+
+// RouteEvent says which agent speaks next and why.
+type RouteEvent struct {
+	Agent     string `json:"agent"`
+	Source    string `json:"source"`
+	Reasoning string `json:"reasoning,omitempty"`
+}
+
+// GateEvent reports the confirmation gate: waiting for the trainee, or lifted.
+type GateEvent struct {
+	State string `json:"state"`
+}
+
+// NoteEvent is a visible note from the turn's guards (message cap, handoff loop).
+type NoteEvent struct {
+	PatientID string `json:"patient_id,omitempty"`
+	Stop      string `json:"stop"`
+	Text      string `json:"text"`
+}
+
+func (e SimEvent) Kind() string   { return e.Event.Kind }
+func (LLMCallEvent) Kind() string { return "llm_call" }
+func (RouteEvent) Kind() string   { return "route" }
+func (GateEvent) Kind() string    { return "gate" }
+func (NoteEvent) Kind() string    { return "note" }

@@ -5,34 +5,42 @@ import (
 	"errors"
 
 	"github.com/ward-sim/ward/agents"
-	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 )
 
 // respond answers a turn that stayed clinical: roster questions from the registry, everything
-// else from the backend.
+// else from the engine first and then the agent team.
 func (s *Session) respond(ctx context.Context, t *turn) {
 	if agents.IsRosterQuestion(t.input) {
-		reg, ok := s.hydrate(t)
-		if ok {
-			s.reply(t, systemAgent, rosterAnswer(s.active, rosterIDs(reg)))
-		}
+		s.reply(t, systemAgent, rosterAnswer(s.active, s.roster))
 		return
 	}
-	conv, err := s.Conversation()
-	if err != nil {
-		t.emit(ErrorEvent{Code: "STORAGE", Message: err.Error()})
-		return
-	}
-	req := agents.Request{Agent: "Patient", Messages: memory.LoadRecent(conv, len(conv)), Scene: &agents.Scene{Agent: "Patient", ActivePatient: s.active}}
-	resp, err := s.cfg.Backend.Chat(ctx, req, func(d string) {
-		t.emit(DeltaEvent{PatientID: s.active, Agent: req.Agent, Text: d})
-	})
+	ct := s.examine(t)
+	history := s.priorHistory(t)
+	_, err := s.cfg.Team.Run(ctx, history, t.input, s.speaker(t, ct), func(ev agents.TeamEvent) { s.teamEvent(t, ev) })
 	if err != nil {
 		s.reportLLMError(t, err)
-		return
 	}
-	s.reply(t, req.Agent, resp.Message.Content)
+	s.saveSimChanges(t) // what the engine did, even when no agent spoke
+}
+
+func (s *Session) saveSimChanges(t *turn) {
+	err := t.storage(func() error { return s.cfg.Store.Update(s.info.ID, s.saveSim) })
+	if err != nil {
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not save the simulation state: " + err.Error()})
+	}
+}
+
+// teamEvent turns the team's routing, gate and guard notes into turn events.
+func (s *Session) teamEvent(t *turn, ev agents.TeamEvent) {
+	switch ev.Kind {
+	case agents.EventRoute:
+		t.emit(RouteEvent{Agent: ev.Agent, Source: ev.Source, Reasoning: ev.Reasoning})
+	case agents.EventGate:
+		t.emit(GateEvent{State: ev.Gate})
+	case agents.EventNote:
+		t.emit(NoteEvent{PatientID: s.active, Stop: ev.Stop, Text: ev.Text})
+	}
 }
 
 // reply stores an assistant message with the active conversation and shows it.

@@ -11,16 +11,22 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
-// Config wires a session to its store, models and rules.
+// Config wires a session to its store, models and rules. Zero fields take the defaults.
 type Config struct {
-	Store    *persist.Store
-	Backend  agents.Backend
-	Analyzer agents.Analyzer
-	Pattern  *regexp.Regexp
-	Trace    *agents.TraceWriter
+	Store     *persist.Store
+	Backend   agents.Backend
+	Analyzer  agents.Analyzer
+	Team      *agents.Team
+	Scenarios *scenario.Library
+	Pattern   *regexp.Regexp
+	Window    memory.Window
+	NumCtx    int
+	Trace     *agents.TraceWriter
 	// Now stamps messages with wall time; tests fix it.
 	Now func() time.Time
 }
@@ -32,6 +38,10 @@ type Session struct {
 	info    persist.SessionInfo
 	active  string            // in-memory active patient, "" when none
 	history []persist.Message // the newest messages of the active conversation, oldest first
+	reg     persist.Registry  // mirror of the stored registry; see hydrate
+	roster  []string          // the registry's patients, sorted
+	sim     *sim
+	est     memory.Estimator // calibrated from Ollama's prompt_eval_count as calls come back
 }
 
 // recentLimit is how much of a conversation is held in memory for prompts. It covers the largest
@@ -43,18 +53,27 @@ var ErrNoSession = errors.New("no session in this database yet")
 
 // Start begins a new, empty shift.
 func Start(cfg Config) (*Session, error) {
-	cfg = withDefaults(cfg)
-	info := persist.SessionInfo{ID: newSessionID(cfg.Now()), CreatedAt: cfg.Now().UTC()}
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
+	}
+	now := cfg.Now().UTC()
+	info := persist.SessionInfo{ID: newSessionID(now), CreatedAt: now, Seed: now.UnixNano()}
 	if err := cfg.Store.CreateSession(info); err != nil {
 		return nil, err
 	}
-	return &Session{cfg: cfg, info: info}, nil
+	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, 0)}
+	s.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
+	return s, nil
 }
 
 // Resume continues the latest shift in the store. The active patient is not revived here: the
 // first turn restores it from the registry, as a new process would.
 func Resume(cfg Config) (*Session, error) {
-	cfg = withDefaults(cfg)
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
+	}
 	info, ok, err := cfg.Store.LatestSession()
 	if err != nil {
 		return nil, err
@@ -62,18 +81,48 @@ func Resume(cfg Config) (*Session, error) {
 	if !ok {
 		return nil, ErrNoSession
 	}
-	s := &Session{cfg: cfg, info: info}
+	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds)}
+	err = cfg.Store.View(info.ID, func(tx *persist.Tx) error {
+		reg, err := tx.Registry()
+		s.mirror(reg)
+		if err != nil {
+			return err
+		}
+		return s.sim.load(tx)
+	})
+	if err != nil {
+		return nil, err
+	}
 	return s, s.loadHistory("")
 }
 
-func withDefaults(cfg Config) Config {
+func withDefaults(cfg Config) (Config, error) {
+	var err error
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Pattern == nil {
 		cfg.Pattern = regexp.MustCompile(DefaultPatientIDPattern)
 	}
-	return cfg
+	if cfg.Window == (memory.Window{}) {
+		cfg.Window = memory.DefaultWindow()
+	}
+	if cfg.NumCtx == 0 {
+		cfg.NumCtx = agents.DefaultNumCtx
+	}
+	if cfg.Analyzer == nil {
+		cfg.Analyzer = agents.NewAnalyzer(nil)
+	}
+	if cfg.Backend == nil {
+		cfg.Backend = agents.NewOffline()
+	}
+	if cfg.Team == nil {
+		cfg.Team, err = agents.LoadTeam("")
+	}
+	if cfg.Scenarios == nil && err == nil {
+		cfg.Scenarios, err = scenario.Load()
+	}
+	return cfg, err
 }
 
 func newSessionID(now time.Time) string {
@@ -87,22 +136,14 @@ func (s *Session) ID() string { return s.info.ID }
 func (s *Session) Active() string { return s.active }
 
 // Conversation is the in-memory chat context: one fresh snapshot at index 0, then the history.
-func (s *Session) Conversation() ([]persist.Message, error) {
-	reg, err := s.registry()
-	if err != nil {
-		return nil, err
-	}
-	return withSnapshot(s.history, snapshotMessage(s.info.ID, s.active, rosterIDs(reg), s.cfg.Now())), nil
+func (s *Session) Conversation() []persist.Message {
+	return withSnapshot(s.history, snapshotMessage(s.info.ID, s.active, s.roster, s.cfg.Now()))
 }
 
-func (s *Session) registry() (persist.Registry, error) {
-	var reg persist.Registry
-	err := s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
-		var err error
-		reg, err = tx.Registry()
-		return err
-	})
-	return reg, err
+// mirror makes reg the session's view of the stored registry.
+func (s *Session) mirror(reg persist.Registry) {
+	s.reg = reg
+	s.roster = rosterIDs(reg)
 }
 
 // loadHistory makes patientID ("" for the session) the conversation held in memory.

@@ -3,12 +3,14 @@ package session
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // turn carries one input line through the pipeline and accumulates its timing.
@@ -18,6 +20,9 @@ type turn struct {
 	started  time.Time
 	timing   Timing
 	decision Decision
+	userAt   time.Time      // when the user's text was stored, to tell it from earlier messages
+	admitted *physio.Engine // the patient this turn admitted, announced after the decision
+	calls    []CallRecord   // the turn's LLM calls, for the inspector
 }
 
 func (t *turn) storage(fn func() error) error {
@@ -41,14 +46,13 @@ func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 		s.command(ctx, t, strings.TrimSpace(text))
 		return
 	}
-	reg, ok := s.hydrate(t)
-	if !ok {
-		return
-	}
+	reg := s.hydrate()
 	restored := s.restoreFromRegistry(t, reg)
-	if !s.store(t, s.active, s.userMessage(text)) {
+	user := s.userMessage(text)
+	if !s.store(t, s.active, user) {
 		return
 	}
+	t.userAt = user.At
 	if agents.IsClearPhrase(text) {
 		s.clear(t, agents.Decision{Action: agents.ActionClear, Source: "rules", Reasoning: "exact clear phrase"})
 		return
@@ -56,16 +60,11 @@ func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 	s.decide(ctx, t, reg, restored)
 }
 
-// hydrate reads the registry, the source of truth for who is active and who is on the roster.
-func (s *Session) hydrate(t *turn) (persist.Registry, bool) {
-	var reg persist.Registry
-	err := t.storage(func() (err error) { reg, err = s.registry(); return err })
-	if err != nil {
-		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not read the registry: " + err.Error()})
-		return reg, false
-	}
-	return reg, true
-}
+// hydrate returns the registry, the source of truth for who is active and who is on the roster.
+// It is served from the session's mirror: the store's file lock is exclusive to this process and
+// every registry write goes through putRegistry, so the mirror cannot go stale, and a turn does
+// not pay to decode a 100-patient registry it already holds.
+func (s *Session) hydrate() persist.Registry { return s.reg }
 
 // restoreFromRegistry silently revives the registry's active patient when memory has none, as
 // after a restart. It reports whether it did.
@@ -85,10 +84,16 @@ func (s *Session) userMessage(text string) persist.Message {
 	return persist.Message{Role: "user", Content: text, At: s.cfg.Now().UTC()}
 }
 
-// store appends messages to a patient's history ("" for the session) and keeps memory in step.
+// store appends messages to a patient's history ("" for the session) in one durable commit,
+// together with whatever the sim changed since the last one, and keeps memory in step.
 func (s *Session) store(t *turn, patientID string, msgs ...persist.Message) bool {
 	err := t.storage(func() error {
-		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { return tx.Append(patientID, msgs...) })
+		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
+			if err := tx.Append(patientID, msgs...); err != nil {
+				return err
+			}
+			return s.saveSim(tx)
+		})
 	})
 	if err != nil {
 		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not save the message: " + err.Error()})
@@ -131,6 +136,9 @@ func (s *Session) apply(t *turn, reg persist.Registry, restored bool, d agents.D
 		}
 	}
 	s.reportDecision(t, decision, d, s.active)
+	if t.admitted != nil {
+		s.say(t, admissionNote(t.admitted))
+	}
 	return true
 }
 
@@ -143,10 +151,7 @@ func (s *Session) Switch(id string, emit func(Event)) {
 }
 
 func (s *Session) switchTo(t *turn, id, reason string) {
-	reg, ok := s.hydrate(t)
-	if !ok {
-		return
-	}
+	reg := s.hydrate()
 	restored := s.restoreFromRegistry(t, reg)
 	s.apply(t, reg, restored, agents.Decision{
 		Action: agents.ActionSwitchExisting, PatientID: id, Source: "rules", Reasoning: reason,
@@ -189,25 +194,20 @@ func (s *Session) reportDecision(t *turn, decision Decision, d agents.Decision, 
 	})
 }
 
-// activate points the registry at id, registering it first when it is new. A change of patient
-// starts from that patient's own history only.
+// activate points the registry at id, admitting the patient first when they are new. A change
+// of patient starts from that patient's own history: every piece of per-patient agent state
+// (the window, the gate, memory, entities) is read from that patient's records, so nothing of the
+// previous patient carries over.
 func (s *Session) activate(t *turn, reg persist.Registry, id string, isNew bool) bool {
-	now := s.cfg.Now().UTC()
-	err := t.storage(func() error {
-		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
-			entry, ok := reg.Patients[id]
-			if !ok {
-				entry = persist.PatientEntry{PatientID: id, Facts: map[string]any{}, CreatedAt: now}
-			}
-			entry.UpdatedAt = now
-			if reg.Patients == nil {
-				reg.Patients = map[string]persist.PatientEntry{}
-			}
-			reg.Patients[id] = entry
-			reg.ActivePatientID = id
-			return tx.PutRegistry(reg)
-		})
-	})
+	var admitted *physio.Engine
+	if isNew && s.sim.ward.Engine(id) == nil {
+		var err error
+		if admitted, err = s.sim.admit(id, ""); err != nil {
+			t.emit(ErrorEvent{Code: "ADMIT", Message: err.Error()})
+			return false
+		}
+	}
+	err := s.putRegistry(t, reg, id, id, admitted, "")
 	if err == nil {
 		err = t.storage(func() error { return s.loadHistory(id) })
 	}
@@ -216,15 +216,51 @@ func (s *Session) activate(t *turn, reg persist.Registry, id string, isNew bool)
 		return false
 	}
 	s.active = id
+	t.admitted = admitted
 	return true
 }
 
+// putRegistry records patient id (with the facts of a just-admitted engine) and the active
+// pointer in one commit, with the sim state the admission created.
+func (s *Session) putRegistry(t *turn, reg persist.Registry, id, active string, admitted *physio.Engine, bed string) error {
+	now := s.cfg.Now().UTC()
+	entry, ok := reg.Patients[id]
+	if !ok {
+		entry = persist.PatientEntry{PatientID: id, Facts: map[string]any{}, CreatedAt: now}
+	}
+	if admitted != nil {
+		entry.Facts = facts(admitted, bed)
+	}
+	entry.UpdatedAt = now
+	next := persist.Registry{ActivePatientID: active, Patients: maps.Clone(reg.Patients)}
+	if next.Patients == nil {
+		next.Patients = map[string]persist.PatientEntry{}
+	}
+	next.Patients[id] = entry
+	err := t.storage(func() error {
+		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
+			if err := tx.PutRegistry(next); err != nil {
+				return err
+			}
+			return s.saveSim(tx)
+		})
+	})
+	if err == nil {
+		s.mirror(next)
+	}
+	return err
+}
+
+func admissionNote(e *physio.Engine) string {
+	sc := e.Scenario()
+	d := sc.Demographics
+	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, d.Bed, sc.Title)
+}
+
 func (s *Session) endTurn(t *turn) {
-	reg, _ := s.registry()
-	ids := rosterIDs(reg)
 	t.emit(TurnEndEvent{
 		Input: t.input, Decision: string(t.decision), ActivePatient: nullable(s.active),
-		Roster: ids, Footer: footer(s.info.ID, s.active, ids), Timing: t.timing,
+		Roster: s.roster, Footer: footer(s.info.ID, s.active, s.roster), Timing: t.timing,
 	})
 }
 

@@ -1,0 +1,89 @@
+package agents
+
+import (
+	"strings"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/ward-sim/ward/memory"
+)
+
+// Prompt is one agent call's content, by section. Build lays the sections out so that Ollama can
+// reuse its KV cache: what changes least comes first.
+type Prompt struct {
+	// Static is the agent's instructions and the scenario baseline. It must be byte-identical on
+	// every turn of a patient, or the cache is lost from the first token.
+	Static string
+	// Window is the recent conversation, already cut by the message window.
+	Window []api.Message
+	// Dynamic is this turn's context other than memory: measured vitals, state, entities and the
+	// PATIENT_CONTEXT_JSON snapshot.
+	Dynamic string
+	// Memory is what recall selected for this turn.
+	Memory memory.Selection
+	// Instruction is a turn-specific instruction, such as a compound checklist; "" for none.
+	Instruction string
+	// User is the trainee's new message.
+	User string
+}
+
+// Section names, as the trace, the events and the inspector show them.
+const (
+	SectionStatic  = "static"
+	SectionWindow  = "window"
+	SectionDynamic = "dynamic"
+	SectionMemory  = "memory"
+	SectionUser    = "user"
+)
+
+// Messages lays the prompt out: static system text, the window, one system message holding the
+// dynamic context and memory, then the user message.
+func (p Prompt) Messages() []api.Message {
+	msgs := make([]api.Message, 0, len(p.Window)+3)
+	msgs = append(msgs, api.Message{Role: "system", Content: p.Static})
+	msgs = append(msgs, p.Window...)
+	if context := p.context(); context != "" {
+		msgs = append(msgs, api.Message{Role: "system", Content: context})
+	}
+	return append(msgs, api.Message{Role: "user", Content: p.User})
+}
+
+func (p Prompt) context() string {
+	parts := make([]string, 0, 3)
+	for _, s := range []string{p.Dynamic, p.Memory.Render(), p.Instruction} {
+		if s = strings.TrimSpace(s); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// Sections estimates each section's tokens with est, for the budget, the trace and the events.
+func (p Prompt) Sections(est *memory.Estimator) memory.Sections {
+	return memory.Sections{
+		Static:  est.Tokens(p.Static),
+		Window:  est.Messages(p.Window),
+		Dynamic: est.Tokens(p.Dynamic) + est.Tokens(p.Instruction),
+		Memory:  est.Tokens(p.Memory.Render()),
+		User:    est.Tokens(p.User),
+	}
+}
+
+// Fit shrinks the window and then the memory until the prompt and reserve (the output budget)
+// fit in numCtx. Safety items are never dropped. It returns what was cut, for the trace.
+func (p Prompt) Fit(est *memory.Estimator, numCtx, reserve int) (Prompt, []string) {
+	s := p.Sections(est)
+	fitted := est.Fit(memory.Prompt{
+		Static: s.Static, Dynamic: s.Dynamic, User: s.User, Window: p.Window, Memory: p.Memory,
+	}, numCtx, reserve)
+	p.Window, p.Memory = fitted.Window, fitted.Memory
+	return p, fitted.Shrunk
+}
+
+// SectionMap is Sections keyed by section name, as Request.Sections carries them.
+func SectionMap(s memory.Sections) map[string]int {
+	return map[string]int{
+		SectionStatic: s.Static, SectionWindow: s.Window, SectionDynamic: s.Dynamic,
+		SectionMemory: s.Memory, SectionUser: s.User,
+	}
+}

@@ -1,0 +1,174 @@
+package session
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// clinicalTurn is what the engine and memory made of one trainee message. It is computed once,
+// before any agent speaks, and shared by every agent of the turn: the numbers come from here, not
+// from a model.
+type clinicalTurn struct {
+	text        string
+	engine      *physio.Engine // nil when no patient is active
+	events      []physio.Event
+	disclosures []agents.Disclosure
+	parts       []memory.Part
+	compound    memory.Compound
+	wantsAAR    bool // the Preceptor debriefs from the After Action Review
+}
+
+// examine parses the trainee's text into actions, applies them to the active patient's engine,
+// records what happened in memory and reports the engine's events.
+func (s *Session) examine(t *turn) *clinicalTurn {
+	ct := &clinicalTurn{text: t.input, engine: s.sim.ward.Engine(s.active)}
+	if ct.engine == nil {
+		return ct
+	}
+	actions := physio.ParseActions(t.input)
+	for _, a := range actions {
+		ct.events = append(ct.events, ct.engine.Apply(a)...)
+		if a.Kind == sc.KindAsk {
+			ct.disclosures = append(ct.disclosures, s.disclose(ct.engine, a.Topic)...)
+		}
+	}
+	s.sim.record(ct.events)
+	s.sim.dirty[s.active] = true
+	for _, ev := range ct.events {
+		t.emit(SimEvent{ev})
+	}
+	ct.parts = partsOf(actions)
+	ct.compound = memory.DetectCompound(ct.parts, t.input)
+	if ct.compound.IsCompound() {
+		_ = s.sim.mems[s.active].Record(memory.CompoundActions, memory.Item{T: s.sim.ward.Clock(), Text: ct.compound.Summary()})
+	}
+	return ct
+}
+
+// disclose returns what the patient tells about topic, and remembers it: a disclosure made once
+// is part of the patient's memory from then on.
+func (s *Session) disclose(e *physio.Engine, topic string) []agents.Disclosure {
+	var out []agents.Disclosure
+	mem := s.sim.mems[e.PatientID()]
+	for _, d := range e.Scenario().DisclosuresAbout(topic) {
+		out = append(out, agents.Disclosure{Topic: d.Topic, Text: d.Text})
+		if mem != nil && !disclosed(mem, d.Text) {
+			_ = mem.Record(memory.PatientDisclosures, memory.Item{T: e.Clock(), Topic: memory.NormalizeTopic(d.Topic), Text: d.Text})
+		}
+	}
+	return out
+}
+
+func disclosed(mem *memory.Memory, text string) bool {
+	return slices.ContainsFunc(mem.Items(memory.PatientDisclosures), func(it memory.Item) bool { return it.Text == text })
+}
+
+// partsOf names what a message did and asked, for recall and compound detection.
+func partsOf(actions []physio.Action) []memory.Part {
+	var parts []memory.Part
+	add := func(p memory.Part) {
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	for _, a := range actions {
+		switch {
+		case a.Kind == sc.KindAsk:
+			add(memory.Part{Kind: memory.PartQuestion, Name: a.Topic})
+		case a.IsTreatment():
+			add(memory.Part{Kind: memory.PartTreatment, Name: treatmentName(a)})
+		case a.IsAssessment():
+			add(memory.Part{Kind: memory.PartVitals})
+		}
+	}
+	return parts
+}
+
+func treatmentName(a physio.Action) string {
+	if a.Drug != "" {
+		return a.Drug
+	}
+	return string(a.Kind)
+}
+
+// baseline is the scenario as the patient knows it: byte-identical on every turn, so it can sit
+// in the static prefix that Ollama caches.
+func baseline(e *physio.Engine) string {
+	s := e.Scenario()
+	var b strings.Builder
+	d := s.Demographics
+	fmt.Fprintf(&b, "Scenario: %s.\nPatient: %s, %d, %s. Chief complaint: %s\n", s.Title, d.Name, d.Age, d.Sex, s.ChiefComplaint)
+	writeList(&b, "History", s.History)
+	meds := make([]string, len(s.Medications))
+	for i, m := range s.Medications {
+		meds[i] = strings.TrimSpace(m.Name + " " + m.Dose)
+	}
+	writeList(&b, "Medications", meds)
+	allergies := []string{"none known"}
+	if len(s.Allergies) > 0 {
+		allergies = strings.Split(allergySummary(s), "; ")
+	}
+	writeList(&b, "Allergies", allergies)
+	b.WriteString("What the patient says when asked (reveal a topic only when the trainee asks about it):\n")
+	for _, dis := range s.Disclosures {
+		fmt.Fprintf(&b, "- %s: %s\n", dis.Topic, dis.Text)
+	}
+	return b.String()
+}
+
+func writeList(b *strings.Builder, heading string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%s:\n", heading)
+	for _, it := range items {
+		fmt.Fprintf(b, "- %s\n", it)
+	}
+}
+
+// presentation is the dynamic context every agent gets: sim time, how the patient looks now,
+// and only the vitals the trainee has measured. True vitals never reach a prompt.
+func presentation(e *physio.Engine) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Sim time %s since arrival.\n", clock(e.Elapsed()))
+	if st := e.CurrentState(); st != nil {
+		fmt.Fprintf(&b, "How the patient presents now: %s", st.Description)
+		if len(st.Signs) > 0 {
+			fmt.Fprintf(&b, " Signs: %s.", strings.Join(st.Signs, ", "))
+		}
+		b.WriteString("\n")
+	}
+	if r, ok := e.Measured(); ok {
+		fmt.Fprintf(&b, "Last measured vitals (%s ago, %s): %s\n", clock(e.Clock()-r.T), r.Source, vitalsLine(r))
+	} else {
+		b.WriteString("No vitals measured yet: do not state any numbers.\n")
+	}
+	return b.String()
+}
+
+func vitalsLine(r physio.Reading) string {
+	return fmt.Sprintf("HR %d, RR %d, SpO2 %d%%%s, BP %d/%d, T %.1f°C, GCS %d, NEWS2 %d",
+		r.HR, r.RR, r.SpO2, onAir(r.OnOxygen), r.SBP, r.DBP, r.TempC, r.GCS, r.NEWS2)
+}
+
+func onAir(oxygen bool) string {
+	if oxygen {
+		return " on O2"
+	}
+	return " on air"
+}
+
+// clock formats sim seconds as m:ss, or h:mm:ss past an hour.
+func clock(seconds float64) string {
+	s := int(seconds)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}

@@ -1,0 +1,85 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// scene gives the offline backend the facts it plays from. Every field is something the engine
+// or the scenario already decided, so an offline reply never invents a number or a verdict.
+func (s *Session) scene(agent string, ct *clinicalTurn) *agents.Scene {
+	scene := &agents.Scene{Agent: agent, ActivePatient: s.active}
+	if ct.engine == nil {
+		return scene
+	}
+	scene.Persona = persona(ct.engine)
+	scene.Disclosures = ct.disclosures
+	scene.Reactions = reactions(ct.events)
+	scene.Team = s.teamFacts(ct)
+	return scene
+}
+
+func persona(e *physio.Engine) *agents.Persona {
+	s := e.Scenario()
+	lines := s.Lines.Generic
+	if st := e.CurrentState(); st != nil && len(st.Lines) > 0 {
+		lines = st.Lines // how the patient sounds now outweighs their usual lines
+	}
+	d := s.Demographics
+	return &agents.Persona{Name: d.Name, Age: d.Age, Sex: d.Sex, ChiefComplaint: s.ChiefComplaint,
+		Opening: s.Lines.Opening, Lines: lines}
+}
+
+// reactions are the engine's events narrated at the bedside: what was done, what was measured,
+// and what the engine objected to.
+func reactions(events []physio.Event) []string {
+	var out []string
+	for _, ev := range events {
+		switch ev.Kind {
+		case physio.EventAction:
+			if a := ev.Action.Action; a.IsTreatment() {
+				out = append(out, "Done: "+describeAction(a)+".")
+			}
+		case physio.EventVitals:
+			out = append(out, "Vitals: "+vitalsLine(ev.Reading)+".")
+		case physio.EventSafety:
+			out = append(out, fmt.Sprintf("Safety %s on %s: %s", ev.Safety.Level, ev.Safety.Drug, ev.Safety.Reason))
+		case physio.EventState:
+			out = append(out, "The patient changes: "+ev.State.Reason)
+		case physio.EventCriticalError:
+			out = append(out, "Critical error: "+ev.Error.Description)
+		}
+	}
+	return out
+}
+
+// teamFacts are the engine's facts the non-Patient agents voice offline.
+func (s *Session) teamFacts(ct *clinicalTurn) agents.TeamFacts {
+	f := agents.TeamFacts{Input: ct.text}
+	e := ct.engine
+	for _, r := range e.Snapshot().Readings {
+		score := r.NEWS2
+		f.Readings = append(f.Readings, agents.VitalsReading{T: r.T, Vitals: memoryVitals(r), NEWS2: &score})
+	}
+	for _, a := range e.Actions() {
+		if a.Kind == sc.KindMedication {
+			f.Orders = append(f.Orders, agents.MedicationOrder{Drug: a.Drug, DoseMg: a.DoseMg, Route: a.Route})
+		}
+	}
+	for _, sf := range e.Snapshot().Safety {
+		f.Verdicts = append(f.Verdicts, agents.SafetyVerdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
+	}
+	if ct.wantsAAR {
+		f.AAR = e.Report().Markdown()
+	}
+	return f
+}
+
+func memoryVitals(r physio.Reading) memory.Vitals {
+	return memory.Vitals{HR: float64(r.HR), RR: float64(r.RR), SpO2: float64(r.SpO2), SBP: float64(r.SBP),
+		DBP: float64(r.DBP), Temp: r.TempC, GCS: float64(r.GCS)}
+}

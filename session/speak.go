@@ -1,0 +1,200 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+)
+
+// CallRecord is one LLM call as the inspector shows it: the trace, plus how the prompt was built.
+type CallRecord struct {
+	Trace      agents.TraceRecord
+	Recall     memory.Selection // what memory put in the prompt, each item with its rule
+	WindowLen  int              // messages of the window, which follow the static message
+	NumPredict int
+	Shrunk     []string // what the budget cut to fit num_ctx
+	Retry      string   // why this call repeated an earlier one, "" for a first call
+}
+
+// speaker is the team's way to make one agent speak in this turn.
+func (s *Session) speaker(t *turn, ct *clinicalTurn) agents.SpeakFunc {
+	first := true
+	return func(ctx context.Context, a agents.Agent) (string, error) {
+		checklist := first && ct.compound.IsCompound()
+		first = false
+		p := s.prompt(a, ct, t)
+		if checklist {
+			p.Instruction = ct.compound.Instruction()
+		}
+		reply, err := s.call(ctx, t, a.Name, p, ct, "")
+		if err == nil && checklist {
+			reply, err = s.completeChecklist(ctx, t, a.Name, p, ct, reply)
+		}
+		if err != nil {
+			return "", err
+		}
+		s.reply(t, a.Name, reply)
+		return reply, nil
+	}
+}
+
+// completeChecklist asks once more, for the missing parts only, when a compound answer skipped
+// some of them. The two answers are shown as one.
+func (s *Session) completeChecklist(ctx context.Context, t *turn, agent string, p agents.Prompt, ct *clinicalTurn, reply string) (string, error) {
+	missing := memory.Missing(ct.compound.Checklist, reply)
+	if len(missing) == 0 {
+		return reply, nil
+	}
+	p.Window = append(append([]api.Message{}, p.Window...), api.Message{Role: "user", Content: p.User}, api.Message{Role: "assistant", Content: reply})
+	p.User, p.Instruction = memory.FollowUp(missing), ""
+	more, err := s.call(ctx, t, agent, p, ct, "checklist: missing parts")
+	if err != nil || strings.TrimSpace(more) == strings.TrimSpace(reply) {
+		return reply, nil // the first answer stands; the gap is in the trace
+	}
+	return reply + "\n\n" + more, nil
+}
+
+// prompt builds one agent's prompt for this turn.
+func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Prompt {
+	p := agents.Prompt{Static: a.Instructions, User: t.input}
+	p.Window = s.cfg.Window.Apply(memory.LoadRecent(s.priorHistory(t), 0), s.elapsed(ct))
+	snap := snapshotMessage(s.info.ID, s.active, s.roster, s.cfg.Now()).Content
+	if ct.engine == nil {
+		p.Dynamic = snap
+		return p
+	}
+	if a.Name == agents.AgentPatient {
+		p.Static += "\n\n" + baseline(ct.engine)
+	}
+	p.Dynamic = presentation(ct.engine) + "\n" + snap
+	if mem := s.sim.mems[s.active]; mem != nil {
+		p.Memory = visibleTo(a, mem.Recall(memory.Turn{Now: s.sim.ward.Clock(), Parts: ct.parts}))
+	}
+	return p
+}
+
+// visibleTo keeps the recalled items of the categories the agent sees. Safety items are kept for
+// every agent: a treatment turn must carry every disclosed allergy, whoever answers it.
+func visibleTo(a agents.Agent, sel memory.Selection) memory.Selection {
+	items := sel.Items[:0:0]
+	for _, it := range sel.Items {
+		if it.Protected() || a.SeesMemory(it.Category) {
+			items = append(items, it)
+		}
+	}
+	sel.Items = items
+	return sel
+}
+
+func (s *Session) elapsed(ct *clinicalTurn) float64 {
+	if ct.engine == nil {
+		return 0
+	}
+	return ct.engine.Elapsed()
+}
+
+// priorHistory is the conversation before this turn's user message, plus what agents said since
+// it: the user message itself goes last in the prompt.
+func (s *Session) priorHistory(t *turn) []persist.Message {
+	out := make([]persist.Message, 0, len(s.history))
+	for _, m := range s.history {
+		if m.Role == "user" && m.At.Equal(t.userAt) && m.Content == t.input {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// call sends one prompt, fitted under num_ctx. An empty answer is retried once with a smaller
+// prompt; a second empty answer is the user's to retry.
+func (s *Session) call(ctx context.Context, t *turn, agent string, p agents.Prompt, ct *clinicalTurn, retry string) (string, error) {
+	numPredict := numPredictFor(ct)
+	fitted, shrunk := p.Fit(&s.est, s.cfg.NumCtx, numPredict)
+	resp, err := s.send(ctx, t, agent, fitted, numPredict, ct, shrunk, retry)
+	if errors.Is(err, agents.ErrEmpty) && retry == "" {
+		smaller, cut := p.Fit(&s.est, s.cfg.NumCtx/2, numPredict)
+		resp, err = s.send(ctx, t, agent, smaller, numPredict, ct, cut, "empty answer: retried with a smaller prompt")
+	}
+	if err != nil {
+		return "", err
+	}
+	return resp.Message.Content, nil
+}
+
+func numPredictFor(ct *clinicalTurn) int {
+	if ct.compound.NumPredict > 0 {
+		return ct.compound.NumPredict
+	}
+	return 2000
+}
+
+// send makes the backend call, streams its tokens to the UI, and reports it to the event stream,
+// the trace file and the inspector.
+func (s *Session) send(ctx context.Context, t *turn, agent string, p agents.Prompt, numPredict int, ct *clinicalTurn, shrunk []string, retry string) (agents.Response, error) {
+	sections := p.Sections(&s.est)
+	req := agents.Request{
+		Agent: agent, Messages: p.Messages(), Sections: agents.SectionMap(sections),
+		Options:   map[string]any{"num_ctx": s.cfg.NumCtx, "num_predict": numPredict},
+		KeepAlive: &api.Duration{Duration: agents.DefaultKeepAlive},
+		Scene:     s.scene(agent, ct),
+	}
+	t0 := time.Now()
+	resp, err := s.cfg.Backend.Chat(ctx, req, func(d string) {
+		t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: d})
+	})
+	elapsed := time.Since(t0)
+	if err == nil && resp.Metrics.PromptEvalCount > 0 {
+		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
+	}
+	rec := CallRecord{Trace: agents.NewTraceRecord(s.cfg.Backend, req, resp, err, elapsed), Recall: p.Memory,
+		WindowLen: len(p.Window), NumPredict: numPredict, Shrunk: shrunk, Retry: retry}
+	rec.Trace.PatientID = s.active
+	rec.Trace.RecallRules = ruleNames(p.Memory.Rules)
+	s.recordCall(t, rec)
+	return resp, err
+}
+
+func ruleNames(rules []memory.Rule) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = string(r)
+	}
+	return out
+}
+
+// recordCall reports a call everywhere it is inspected: the llm_call event, --trace, and the
+// turn's inspector record.
+func (s *Session) recordCall(t *turn, rec CallRecord) {
+	tr := rec.Trace
+	ev := LLMCallEvent{
+		PatientID: tr.PatientID, Agent: tr.Agent, Backend: tr.Backend, Model: tr.Model,
+		NumPredict: rec.NumPredict, WindowMessages: rec.WindowLen, Sections: tr.Sections,
+		RecallRules: tr.RecallRules, Shrunk: rec.Shrunk, Retry: rec.Retry, LatencyMS: tr.ElapsedMS, Error: tr.Error,
+	}
+	if ev.RecallRules == nil {
+		ev.RecallRules = []string{}
+	}
+	for _, n := range tr.Sections {
+		ev.PromptTokensEst += n
+	}
+	if m := tr.Metrics; m.PromptEvalCount > 0 {
+		ev.PromptEvalCount, ev.EvalCount = &m.PromptEvalCount, &m.EvalCount
+		promptMS, evalMS := ms(m.PromptEvalDuration), ms(m.EvalDuration)
+		ev.PromptEvalMS, ev.EvalMS = &promptMS, &evalMS
+	}
+	t.emit(ev)
+	if err := s.cfg.Trace.Write(tr); err != nil {
+		t.emit(ErrorEvent{Code: "TRACE", Message: "could not write the trace file: " + err.Error()})
+	}
+	t.calls = append(t.calls, rec)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
