@@ -183,6 +183,12 @@ func firstScreenHint(s ViewState) string {
 }
 
 func (m *Model) handleStream(msg streamMsg) tea.Cmd {
+	// The snapshot was taken after the batch, so it goes first: a patient
+	// switch in the batch must not wipe the deltas that follow it. Deltas
+	// of a message the snapshot already holds are dropped again below.
+	if msg.state != nil {
+		m.applyState(*msg.state)
+	}
 	for _, ev := range msg.events {
 		switch ev.Kind {
 		case EventDelta:
@@ -194,9 +200,7 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 			m.lastErr = true
 		}
 	}
-	if msg.state != nil {
-		m.applyState(*msg.state)
-	}
+	m.chat.dropFinishedLive()
 	if !msg.done {
 		return readStream(m.engine, m.turn.events, streamWindow)
 	}
@@ -460,6 +464,3 @@ func (m *Model) setFocus(f focusArea) {
 		m.input.Blur()
 	}
 }
-
-// Following reports whether the chat sticks to the newest message.
-func (m *Model) Following() bool { return m.chat.Following() }

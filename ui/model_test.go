@@ -179,7 +179,7 @@ func TestPagingAndFollowMode(t *testing.T) {
 	f := newFakeWard()
 	f.histories["patient_1"] = longHistory("patient_1", 200)
 	m := newTestModel(t, f, 120, 40)
-	if !m.Following() {
+	if !m.chat.Following() {
 		t.Fatal("a fresh chat does not follow")
 	}
 	last := "message 199"
@@ -188,11 +188,11 @@ func TestPagingAndFollowMode(t *testing.T) {
 	}
 
 	press(t, m, "pgup")
-	if m.Following() || strings.Contains(screen(m), last) {
+	if m.chat.Following() || strings.Contains(screen(m), last) {
 		t.Fatal("pgup did not scroll away from the newest message")
 	}
 	press(t, m, "pgdown")
-	if !m.Following() {
+	if !m.chat.Following() {
 		t.Fatal("pgdn back to the bottom did not resume following")
 	}
 
@@ -207,7 +207,7 @@ func TestPagingAndFollowMode(t *testing.T) {
 		t.Fatalf("scrolled view moved or has no marker:\n%s", out)
 	}
 	press(t, m, "end")
-	if out := screen(m); !m.Following() || !strings.Contains(out, "fresh") || strings.Contains(out, "new messages ↓") {
+	if out := screen(m); !m.chat.Following() || !strings.Contains(out, "fresh") || strings.Contains(out, "new messages ↓") {
 		t.Fatalf("end did not return to the newest line:\n%s", out)
 	}
 }
@@ -217,15 +217,15 @@ func TestChatFocusScrollsByLine(t *testing.T) {
 	f.histories["patient_1"] = longHistory("patient_1", 50)
 	m := newTestModel(t, f, 120, 40)
 	press(t, m, "tab", "up")
-	if m.Following() {
+	if m.chat.Following() {
 		t.Fatal("up in the chat did not scroll")
 	}
 	press(t, m, "down")
-	if !m.Following() {
+	if !m.chat.Following() {
 		t.Fatal("down back to the bottom did not resume following")
 	}
 	press(t, m, "home", "end")
-	if !m.Following() {
+	if !m.chat.Following() {
 		t.Fatal("end in the chat did not follow")
 	}
 }

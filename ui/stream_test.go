@@ -82,3 +82,35 @@ func TestStableBoundary(t *testing.T) {
 		}
 	}
 }
+
+func TestStreamBatchOrder(t *testing.T) {
+	t.Run("a switch in the batch keeps the deltas after it", func(t *testing.T) {
+		f := newFakeWard()
+		m := newTestModel(t, f, 120, 40)
+		m.turn = &turn{cancel: func() {}}
+		f.active = "patient_2"
+		state := f.Snapshot()
+		m.Update(streamMsg{state: &state, events: []Event{
+			{Kind: EventChanged},
+			{Kind: EventDelta, MessageID: "r", Agent: "patient", Text: "Ben here, still coughing"},
+		}})
+		if out := screen(m); !strings.HasPrefix(headerLine(m), "patient_2") || !strings.Contains(out, "Ben here, still coughing") {
+			t.Fatalf("switch or deltas lost:\n%s", out)
+		}
+	})
+	t.Run("a message completed in the batch is not drawn twice", func(t *testing.T) {
+		f := newFakeWard()
+		m := newTestModel(t, f, 120, 40)
+		m.turn = &turn{cancel: func() {}}
+		f.histories["patient_1"] = append(f.histories["patient_1"],
+			ChatMessage{ID: "r", Role: "assistant", Agent: "patient", Content: "all done now"})
+		state := f.Snapshot()
+		m.Update(streamMsg{state: &state, events: []Event{
+			{Kind: EventDelta, MessageID: "r", Agent: "patient", Text: "all done now"},
+			{Kind: EventChanged, MessageID: "r"},
+		}})
+		if n := strings.Count(screen(m), "all done now"); n != 1 {
+			t.Fatalf("completed message drawn %d times:\n%s", n, screen(m))
+		}
+	})
+}
