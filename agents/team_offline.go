@@ -1,0 +1,267 @@
+package agents
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ward-sim/ward/memory"
+)
+
+// TeamFacts are the engine's facts the offline team voices. The session fills
+// them from the engine and the memory; the replies only read them back, so
+// the offline team can never say a number or a verdict the engine did not.
+type TeamFacts struct {
+	Input    string            // the trainee's message this turn
+	Readings []VitalsReading   // measured vitals, oldest first (never the true vitals)
+	Orders   []MedicationOrder // medication orders so far
+	Verdicts []SafetyVerdict   // the engine's safety verdicts on those orders
+	AAR      string            // the After Action Review as markdown, "" before one exists
+}
+
+// VitalsReading is one measurement as the engine reported it.
+type VitalsReading struct {
+	T      float64       // sim seconds
+	Vitals memory.Vitals // a zero field was not measured
+	NEWS2  *int          // nil when the reading was not scored
+}
+
+// MedicationOrder is one order the engine parsed from the trainee's text.
+type MedicationOrder struct {
+	Drug   string
+	DoseMg float64 // 0 when no dose was given
+	Route  string
+}
+
+// SafetyVerdict is the engine's safety check of one order.
+type SafetyVerdict struct {
+	Level  string // hard_stop | warn
+	Drug   string
+	Reason string
+}
+
+// OfflineTeamReply is what a non-Patient agent says with no model. ok is
+// false for agents it does not play (the Patient, a user-defined agent),
+// which the offline backend voices itself.
+func OfflineTeamReply(agent string, f TeamFacts) (reply string, ok bool) {
+	switch strings.ToLower(agent) {
+	case strings.ToLower(AgentOrchestrator):
+		return offlineOrchestrator(f), true
+	case strings.ToLower(AgentMonitor):
+		return offlineMonitor(f.Readings), true
+	case strings.ToLower(AgentPharmacist):
+		return offlinePharmacist(f.Orders, f.Verdicts), true
+	case strings.ToLower(AgentPreceptor):
+		return offlinePreceptor(f.AAR), true
+	}
+	return "", false
+}
+
+// specialistTopics place a request that plainly belongs to one specialist.
+var specialistTopics = []struct {
+	agent string
+	words *regexp.Regexp
+}{
+	{AgentMonitor, regexp.MustCompile(`(?i)\b(?:vitals?|trends?|spo2|sats|saturations?|heart rate|hr|blood pressure|bp|resp(?:iratory)? rate|rr|news2?|obs|observations|monitor)\b`)},
+	{AgentPharmacist, regexp.MustCompile(`(?i)\b(?:doses?|dosing|drugs?|medications?|meds|allerg\w*|interactions?|contraindicat\w*|mg|safe to give)\b`)},
+	{AgentPreceptor, regexp.MustCompile(`(?i)\b(?:debrief|feedback|how am i doing|how did i do|teach|hints?|aar)\b`)},
+}
+
+// offlineOrchestrator hands a one-specialist request straight to that
+// specialist, and otherwise proposes a plan and waits for confirmation. It
+// names who does what and gives no clinical advice of its own.
+func offlineOrchestrator(f TeamFacts) string {
+	var matched []string
+	for _, s := range specialistTopics {
+		if s.words.MatchString(f.Input) {
+			matched = append(matched, s.agent)
+		}
+	}
+	if len(matched) == 1 {
+		return fmt.Sprintf("That one is for the %s. Back to you, %s.", matched[0], matched[0])
+	}
+	steps := []string{AgentMonitor + " — read the latest measured vitals, their trend and NEWS2."}
+	if len(f.Orders) > 0 || len(f.Verdicts) > 0 {
+		steps = append(steps, AgentPharmacist+" — explain the engine's safety verdicts on what has been ordered.")
+	}
+	steps = append(steps, AgentPreceptor+" — coach you on the next priority.")
+	var b strings.Builder
+	b.WriteString("Here is a plan, one team member at a time:\n")
+	for i, s := range steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
+	}
+	b.WriteString("Reply yes to start, or tell me what to change. Shall I go ahead?")
+	return b.String()
+}
+
+// offlineMonitor reads back the latest measured reading and its change
+// since the one before. Unmeasured values are said to be unmeasured.
+func offlineMonitor(readings []VitalsReading) string {
+	if len(readings) == 0 {
+		return "No vitals have been measured yet, so there is nothing to read. Check vitals or attach a monitor and I will read them out."
+	}
+	last := readings[len(readings)-1]
+	measured, missing := vitalsParts(last.Vitals)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured at %s: %s.", simClock(last.T), strings.Join(measured, ", "))
+	if len(missing) > 0 {
+		fmt.Fprintf(&b, " Not measured: %s.", strings.Join(missing, ", "))
+	}
+	if last.NEWS2 != nil {
+		fmt.Fprintf(&b, " NEWS2 %d, %s band.", *last.NEWS2, news2Band(*last.NEWS2))
+	}
+	if len(readings) > 1 {
+		prev := readings[len(readings)-2]
+		b.WriteString(" " + vitalsTrend(prev, last))
+	}
+	return b.String()
+}
+
+// vitalField is one vital sign as the Monitor reads it out.
+type vitalField struct {
+	label, unit string
+	value       func(memory.Vitals) float64
+}
+
+var vitalFields = []vitalField{
+	{"HR", "", func(v memory.Vitals) float64 { return v.HR }},
+	{"RR", "", func(v memory.Vitals) float64 { return v.RR }},
+	{"SpO2", "%", func(v memory.Vitals) float64 { return v.SpO2 }},
+	{"SBP", "", func(v memory.Vitals) float64 { return v.SBP }},
+	{"DBP", "", func(v memory.Vitals) float64 { return v.DBP }},
+	{"temp", " °C", func(v memory.Vitals) float64 { return v.Temp }},
+	{"GCS", "", func(v memory.Vitals) float64 { return v.GCS }},
+}
+
+func vitalsParts(v memory.Vitals) (measured, missing []string) {
+	for _, f := range vitalFields {
+		if x := f.value(v); x != 0 {
+			measured = append(measured, f.label+" "+exactNumber(x)+f.unit)
+		} else {
+			missing = append(missing, f.label)
+		}
+	}
+	if len(measured) == 0 {
+		measured = []string{"no values"}
+	}
+	return measured, missing
+}
+
+func vitalsTrend(prev, last VitalsReading) string {
+	var changes []string
+	for _, f := range vitalFields {
+		a, b := f.value(prev.Vitals), f.value(last.Vitals)
+		if a == 0 || b == 0 || a == b {
+			continue
+		}
+		dir := "up"
+		if b < a {
+			dir = "down"
+		}
+		changes = append(changes, fmt.Sprintf("%s %s from %s", f.label, dir, exactNumber(a)))
+	}
+	if len(changes) == 0 {
+		return fmt.Sprintf("No change since %s.", simClock(prev.T))
+	}
+	return fmt.Sprintf("Since %s: %s.", simClock(prev.T), strings.Join(changes, ", "))
+}
+
+// news2Band names the aggregate band (RCP 2017). A single parameter scoring
+// 3 also calls for an urgent review, which only the sub-scores can show.
+func news2Band(score int) string {
+	switch {
+	case score >= 7:
+		return "high"
+	case score >= 5:
+		return "medium"
+	default:
+		return "low"
+	}
+}
+
+// exactNumber prints a value exactly as the engine gave it: rounding could
+// move it across a NEWS2 boundary.
+func exactNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// simClock prints sim seconds as T+mm:ss, or T+h:mm:ss past an hour.
+func simClock(seconds float64) string {
+	s := int(seconds)
+	if s >= 3600 {
+		return fmt.Sprintf("T+%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("T+%02d:%02d", s/60, s%60)
+}
+
+// offlinePharmacist states the engine's verdict on every order, and says so
+// when the engine raised none. It never judges a drug the engine has not.
+func offlinePharmacist(orders []MedicationOrder, verdicts []SafetyVerdict) string {
+	if len(orders) == 0 && len(verdicts) == 0 {
+		return "Nothing has been ordered yet, so the engine has no verdict for me to explain. Before any drug, confirm the patient's allergies and current medications."
+	}
+	var lines []string
+	flagged := map[string]bool{}
+	for _, v := range verdicts {
+		flagged[strings.ToLower(v.Drug)] = true
+		lines = append(lines, verdictLine(v))
+	}
+	for _, o := range orders {
+		if !flagged[strings.ToLower(o.Drug)] {
+			lines = append(lines, fmt.Sprintf("%s: the engine raised no safety flag.", orderText(o)))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func verdictLine(v SafetyVerdict) string {
+	switch v.Level {
+	case "hard_stop":
+		return fmt.Sprintf("HARD STOP on %s, from the engine: %s. It must not be given.", v.Drug, v.Reason)
+	case "warn":
+		return fmt.Sprintf("WARNING on %s, from the engine: %s.", v.Drug, v.Reason)
+	}
+	return fmt.Sprintf("The engine's verdict on %s is %q: %s.", v.Drug, v.Level, v.Reason)
+}
+
+func orderText(o MedicationOrder) string {
+	parts := []string{o.Drug}
+	if o.DoseMg > 0 {
+		parts = append(parts, exactNumber(o.DoseMg)+" mg")
+	}
+	if o.Route != "" {
+		parts = append(parts, o.Route)
+	}
+	return strings.Join(parts, " ")
+}
+
+// aarHighlights picks the review lines a debrief turns on.
+var aarHighlights = regexp.MustCompile(`(?i)\b(?:met|missed|critical|error|score|plus|delta)\b`)
+
+// debriefLines bounds the debrief to what a trainee reads at once.
+const debriefLines = 8
+
+// offlinePreceptor coaches with the standard approach before there is a
+// review, and debriefs from the review's own lines once there is one.
+func offlinePreceptor(aar string) string {
+	if strings.TrimSpace(aar) == "" {
+		return "Work through it in order: airway, breathing, circulation, disability, exposure. " +
+			"Reassess and recheck vitals after every intervention. Type /aar when you want a debrief."
+	}
+	var picked, fallback []string
+	for _, line := range strings.Split(aar, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fallback = append(fallback, line)
+		if aarHighlights.MatchString(line) {
+			picked = append(picked, line)
+		}
+	}
+	if len(picked) == 0 {
+		picked = fallback
+	}
+	picked = picked[:min(len(picked), debriefLines)]
+	return "Debrief, from the After Action Review only:\n" + strings.Join(picked, "\n") +
+		"\nStart with what went well, then choose one thing to change next time."
+}

@@ -1,0 +1,202 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ward-sim/ward/persist"
+)
+
+// SpeakFunc makes one agent speak: the session builds that agent's prompt
+// (its instructions, the memory and entities it sees, the messages so far),
+// calls the backend, merges the entity delta, persists the message, and
+// returns the reply text (not the raw JSON).
+type SpeakFunc func(ctx context.Context, a Agent) (string, error)
+
+// Kinds of TeamEvent.
+const (
+	EventRoute = "route" // Agent is about to speak; Source says why
+	EventGate  = "gate"  // Gate is GateWaiting or GateLifted
+	EventNote  = "note"  // a guard stopped the turn; Stop and Text say which and why
+)
+
+// Why a turn ended, in Outcome.End and, for the guards, TeamEvent.Stop.
+const (
+	EndQuestion = "question"  // an agent asked the trainee something
+	EndPlanDone = "plan_done" // the confirmed plan's last step has spoken
+	EndDone     = "done"      // the one routed agent answered
+	EndGate     = "gate"      // the Orchestrator proposed a plan and waits for confirmation
+	EndCap      = "cap"       // MaxMessages agent messages were spoken
+	EndLoop     = "loop"      // two agents kept handing the turn to each other
+)
+
+// TeamEvent is what Run reports as the turn goes; the session turns each
+// into a `ward run` event and an inspector line.
+type TeamEvent struct {
+	Kind      string
+	Agent     string // route
+	Source    string // route: mention | handoff | rule | llm | fallback
+	Reasoning string // route
+	Gate      string // gate
+	Stop      string // note: EndCap | EndLoop
+	Text      string // note: the line to show the trainee
+}
+
+// Outcome is how a turn ended and how many agent messages it took.
+type Outcome struct {
+	Messages int
+	End      string
+}
+
+// Run plays one trainee turn. history is the patient's history; when it
+// already ends with text (the session persists the trainee's message before
+// anything else), that copy is set aside, since the gate and the handoff
+// rule read what came before it. speak is called once per agent message;
+// emit (may be nil) receives route, gate and note events in order.
+//
+// Run owns routing, the confirmation gate, termination, the message cap and
+// the loop guard. It stores nothing: the gate is read from history, and the
+// turn's own state lives only until Run returns.
+func (t *Team) Run(ctx context.Context, history []persist.Message, text string, speak SpeakFunc, emit func(TeamEvent)) (Outcome, error) {
+	if emit == nil {
+		emit = func(TeamEvent) {}
+	}
+	state := &teamTurn{team: t, emit: emit}
+	next := state.open(ctx, withoutText(history, text), text)
+	for {
+		if err := ctx.Err(); err != nil {
+			return state.outcome(""), err
+		}
+		if state.spoken >= t.MaxMessages {
+			state.stop(EndCap, fmt.Sprintf("Stopped after %d agent messages this turn. Tell the team how to continue.", state.spoken))
+			return state.outcome(EndCap), nil
+		}
+		a, _ := t.Agent(next.Agent) // routes only ever name team agents
+		next.Agent = a.Name
+		emit(TeamEvent{Kind: EventRoute, Agent: a.Name, Source: next.Source, Reasoning: next.Reasoning})
+		reply, err := speak(ctx, a)
+		if err != nil {
+			return state.outcome(""), err
+		}
+		state.said(a.Name)
+		var end string
+		if next, end = state.after(a.Name, reply); end != "" {
+			return state.outcome(end), nil
+		}
+	}
+}
+
+// withoutText drops the trainee's message from the end of history, if it is there.
+func withoutText(history []persist.Message, text string) []persist.Message {
+	if n := len(history); n > 0 && history[n-1].Role == "user" && history[n-1].Content == text {
+		return history[:n-1]
+	}
+	return history
+}
+
+// teamTurn is the state of one Run: the confirmed plan and how far it got,
+// the messages spoken, and the handoffs made, for the loop guard.
+type teamTurn struct {
+	team     *Team
+	emit     func(TeamEvent)
+	plan     []string
+	step     int // index in plan of the next step to run
+	spoken   int
+	handoffs [][2]string // (from, to) in order
+}
+
+// open routes the trainee's message. A confirmation of a waiting plan lifts
+// the gate and starts the plan; anything else is a new instruction, routed
+// as usual, and the unconfirmed plan is dropped.
+func (r *teamTurn) open(ctx context.Context, history []persist.Message, text string) Route {
+	if gate := r.team.GateOf(history); gate.Waiting && IsConfirmation(text) {
+		r.emit(TeamEvent{Kind: EventGate, Gate: GateLifted})
+		r.plan = gate.Plan
+		return Route{Agent: r.plan[0], Source: RouteRule, Reasoning: "step 1 of the confirmed plan"}
+	}
+	return r.team.Route(ctx, history, text)
+}
+
+// said counts a message, and ticks off the plan's next step when its agent
+// spoke, whether the plan or a handoff brought it in.
+func (r *teamTurn) said(agent string) {
+	r.spoken++
+	if r.step < len(r.plan) && r.plan[r.step] == agent {
+		r.step++
+	}
+}
+
+// after decides what follows speaker's reply: the next route, or why the
+// turn ends. A handoff always continues (unless it loops); a plan from the
+// Orchestrator holds the gate; a question to the trainee ends the turn; a
+// confirmed plan runs to its last step; otherwise the one answer is the turn.
+func (r *teamTurn) after(speaker, reply string) (Route, string) {
+	if isSnapshotText(reply) {
+		// A snapshot settles nothing, so it never ends the turn.
+		return r.continuePlan("a context snapshot is not an answer"), ""
+	}
+	if to, ok := r.team.handoff(reply, speaker); ok {
+		if r.loops(speaker, to) {
+			r.stop(EndLoop, fmt.Sprintf("%s and %s kept handing the turn back to each other, so it stopped here. Say who should continue.", to, speaker))
+			return Route{}, EndLoop
+		}
+		r.handoffs = append(r.handoffs, [2]string{speaker, to})
+		return Route{Agent: to, Source: RouteHandoff, Reasoning: speaker + " handed back to " + to}, ""
+	}
+	if strings.EqualFold(speaker, AgentOrchestrator) && r.team.PlanIn(reply) != nil {
+		r.emit(TeamEvent{Kind: EventGate, Gate: GateWaiting})
+		return Route{}, EndGate
+	}
+	if asksQuestion(reply) {
+		return Route{}, EndQuestion
+	}
+	if r.step < len(r.plan) {
+		return r.continuePlan(""), ""
+	}
+	if r.plan != nil {
+		return Route{}, EndPlanDone
+	}
+	return Route{}, EndDone
+}
+
+// continuePlan routes to the plan's next step, or lets the Orchestrator
+// facilitate when no step is left.
+func (r *teamTurn) continuePlan(why string) Route {
+	if r.step < len(r.plan) {
+		return Route{Agent: r.plan[r.step], Source: RouteRule, Reasoning: fmt.Sprintf("step %d of the confirmed plan", r.step+1)}
+	}
+	return Route{Agent: AgentOrchestrator, Source: RouteRule, Reasoning: why}
+}
+
+// loops reports whether handing from → to would repeat the pattern of the
+// last two handoffs (from → to, then to → from): the pair is bouncing the
+// turn between them, and the next answer would only restart the bounce.
+func (r *teamTurn) loops(from, to string) bool {
+	n := len(r.handoffs)
+	return n >= 2 && r.handoffs[n-2] == [2]string{from, to} && r.handoffs[n-1] == [2]string{to, from}
+}
+
+func (r *teamTurn) stop(reason, text string) {
+	r.emit(TeamEvent{Kind: EventNote, Stop: reason, Text: text})
+}
+
+func (r *teamTurn) outcome(end string) Outcome {
+	return Outcome{Messages: r.spoken, End: end}
+}
+
+// snapshotPrefix marks the session's ephemeral context message. An agent
+// that echoes it has not answered anything.
+const snapshotPrefix = "patient_context_json"
+
+func isSnapshotText(reply string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(reply)), snapshotPrefix)
+}
+
+// asksQuestion reports whether the reply ends by asking the trainee
+// something: its last line ends with a question mark, once closing quotes
+// and markdown emphasis are set aside.
+func asksQuestion(reply string) bool {
+	text := strings.TrimRight(reply, " \t\r\n*_\"'”’)")
+	return strings.HasSuffix(text, "?")
+}
