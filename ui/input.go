@@ -134,7 +134,10 @@ func (in *inputPane) Recall(delta int) {
 // Update handles a key the model did not claim.
 func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 	if msg.Paste && len(msg.Runes) > pasteInlineLimit {
-		in.setHeld(in.held + string(msg.Runes))
+		// Terminals paste line ends as CR; the textarea would turn them
+		// into newlines, and so must the held text.
+		text := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(msg.Runes))
+		in.setHeld(in.held + text)
 		return nil
 	}
 	if msg.Type == tea.KeyBackspace && in.ta.Value() == "" && in.held != "" {

@@ -471,6 +471,12 @@ func TestLargePasteIsHeldAsideAndSentWhole(t *testing.T) {
 	if len(submitted) != 1 || submitted[0] != strings.TrimSpace("see below\n"+big) {
 		t.Fatalf("paste not sent whole: %d bytes", len(submitted[0]))
 	}
+	// Pasted CR line ends become newlines, as they do in the textarea.
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(strings.ReplaceAll(big, "\n", "\r")), Paste: true})
+	if m.input.Value() != big {
+		t.Fatal("CR line ends of a held paste were not made newlines")
+	}
+	press(t, m, "backspace")
 	// Backspace on an empty input drops a held paste.
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big), Paste: true})
 	press(t, m, "backspace")
