@@ -135,3 +135,17 @@ func TestAdrenalineReversesAnAllergicReaction(t *testing.T) {
 		}
 	}
 }
+
+// Her morphine allergy is respiratory arrest, as she described; naloxone
+// brings her breathing back.
+func TestMorphineStopsHerBreathingAndNaloxoneReverses(t *testing.T) {
+	e, _ := play(t, "fracture-morphine-allergy", 6*60, step{10, "morphine 5 mg IV"})
+	if v := e.TrueVitals(); v.RR > 8 || v.SpO2 > 85 {
+		t.Fatalf("after morphine RR %d SpO2 %d; want respiratory depression", v.RR, v.SpO2)
+	}
+	e.Apply(Action{Kind: sc.KindMedication, Drug: "naloxone", DoseMg: 0.4, Route: "IV"})
+	e.AdvanceTo(12*60, nil)
+	if v := e.TrueVitals(); v.RR < 12 || v.SpO2 < 90 {
+		t.Fatalf("after naloxone RR %d SpO2 %d; want breathing restored", v.RR, v.SpO2)
+	}
+}
