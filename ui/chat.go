@@ -28,7 +28,6 @@ type chatPane struct {
 	top     linePos        // first visible line while not following
 	unseen  bool           // something arrived below while not following
 	hint    string         // shown when there is nothing to show
-	focused bool
 }
 
 type renderKey struct {

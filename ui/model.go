@@ -456,7 +456,6 @@ func (m *Model) switchTo(id, missing string) tea.Cmd {
 
 func (m *Model) setFocus(f focusArea) {
 	m.focus = f
-	m.chat.focused = f == focusChat
 	m.roster.SetFocused(f == focusRoster)
 	if f == focusInput {
 		m.input.Focus()
