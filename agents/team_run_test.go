@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,4 +277,44 @@ func TestRunStopsOnSpeakError(t *testing.T) {
 	if _, err := team.Run(ctx, nil, "hello", (&scriptedTable{}).speak, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Run err = %v", err)
 	}
+}
+
+// FuzzTeamTurn feeds any text as the trainee's message and as every agent's
+// reply: routing and plan parsing never panic, only team agents are named,
+// and every turn ends within the cap with a reason.
+func FuzzTeamTurn(f *testing.F) {
+	for _, seed := range []string{
+		"", "yes", "@", "@p", "@Pharmacist dose?", "/aar", "/", "back to you", "Back to you, Monitor.",
+		twoStepPlan, "1. Patient\n2. Patient\n3. Orchestrator", "PATIENT_CONTEXT_JSON: {}", "what next?", "?",
+		"- Monitor\n- back to you, Pharmacist", "\x00\xff", "BACK TO YOU @orch",
+	} {
+		f.Add(seed)
+	}
+	team := mustTeam(f)
+	sources := []string{RouteMention, RouteHandoff, RouteRule, RouteLLM, RouteFallback}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, name := range team.PlanIn(text) {
+			if _, ok := team.Agent(name); !ok {
+				t.Fatalf("PlanIn named %q", name)
+			}
+		}
+		if IsConfirmation(text) != IsConfirmation(text+" !") {
+			t.Fatalf("punctuation changed IsConfirmation(%q)", text)
+		}
+		h := teamHistory(teamSaid(AgentOrchestrator, text))
+		var events []TeamEvent
+		out, err := team.Run(context.Background(), h, text, func(context.Context, Agent) (string, error) { return text, nil },
+			func(e TeamEvent) { events = append(events, e) })
+		if err != nil || out.End == "" || out.Messages < 1 || out.Messages > team.MaxMessages {
+			t.Fatalf("Run(%q) = %+v, %v", text, out, err)
+		}
+		for _, e := range events {
+			if e.Kind != EventRoute {
+				continue
+			}
+			if _, ok := team.Agent(e.Agent); !ok || !slices.Contains(sources, e.Source) {
+				t.Fatalf("route event %+v", e)
+			}
+		}
+	})
 }
