@@ -69,6 +69,16 @@ type Scene struct {
 	// Team is what the non-Patient agents voice: measured vitals, orders,
 	// the engine's safety verdicts and the AAR.
 	Team TeamFacts
+	// Entities is the delta the offline agent reports when the request asks
+	// for structured output: facts the engine produced this turn, in the
+	// shape a model would write them.
+	Entities EntityDelta
+}
+
+// EntityDelta is an agent's entity update as AgentOutputSchema carries it.
+type EntityDelta struct {
+	Conversation map[string]any `json:"entities_to_update"`
+	Derived      map[string]any `json:"derived_entities_to_update"`
 }
 
 // Persona is a scenario patient as the offline backend plays them.

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"hash/fnv"
 	"strings"
 
@@ -27,6 +28,9 @@ const offlineChunks = 4
 
 func (o *Offline) Chat(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
 	reply := offlineReply(req)
+	if req.Format != nil {
+		reply = structured(reply, req.Scene)
+	}
 	for _, chunk := range splitChunks(reply, offlineChunks) {
 		if err := ctx.Err(); err != nil {
 			return Response{}, err
@@ -39,6 +43,29 @@ func (o *Offline) Chat(ctx context.Context, req Request, onDelta func(string)) (
 		Message:    api.Message{Role: "assistant", Content: reply},
 		DoneReason: "stop",
 	}, nil
+}
+
+// structured wraps a reply in the agent output format, with the scene's entity delta, so the
+// session parses offline answers exactly as it parses a model's.
+func structured(reply string, scene *Scene) string {
+	out := struct {
+		Reply string `json:"reply"`
+		EntityDelta
+	}{Reply: reply}
+	if scene != nil {
+		out.EntityDelta = scene.Entities
+	}
+	if out.Conversation == nil {
+		out.Conversation = map[string]any{}
+	}
+	if out.Derived == nil {
+		out.Derived = map[string]any{}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return reply // an unencodable delta value: the reply alone still gets through
+	}
+	return string(b)
 }
 
 // offlineReply picks what to say: a team member's reading of the engine's

@@ -47,7 +47,6 @@ func TestOfflineDeterministic(t *testing.T) {
 	}
 }
 
-
 func TestOfflineReplies(t *testing.T) {
 	tests := []struct {
 		name     string

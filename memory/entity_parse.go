@@ -120,10 +120,20 @@ func jsonBody(raw string) []byte {
 // salvageReply finds `"reply": "..."` in broken JSON and decodes the string, even when it was cut
 // off before its closing quote. Without one, the whole trimmed text is the reply.
 func salvageReply(raw string) string {
+	if reply, ok := ReplySoFar(raw); ok {
+		return reply
+	}
+	return strings.TrimSpace(raw)
+}
+
+// ReplySoFar decodes the "reply" string of agent output that may still be arriving, so a UI can
+// stream the reply's words rather than the JSON around them. ok is false until the reply's value
+// has begun.
+func ReplySoFar(raw string) (string, bool) {
 	for rest := raw; ; {
 		i := strings.Index(rest, `"reply"`)
 		if i < 0 {
-			return strings.TrimSpace(raw)
+			return "", false
 		}
 		rest = rest[i+len(`"reply"`):]
 		after := strings.TrimLeft(rest, " \t\r\n")
@@ -132,7 +142,7 @@ func salvageReply(raw string) string {
 		}
 		after = strings.TrimLeft(after[1:], " \t\r\n")
 		if strings.HasPrefix(after, `"`) {
-			return decodeStringPrefix(after[1:])
+			return decodeStringPrefix(after[1:]), true
 		}
 	}
 }

@@ -14,6 +14,10 @@ type EntityStats struct {
 	FormatFallbacks int64   `json:"format_fallbacks"` // legacy full-state `entities` outputs
 	Evictions       int64   `json:"evictions"`
 	MergeLatency    Latency `json:"merge_latency"`
+	// The agent team's guards stop a turn that runs away; they are counted here, beside the
+	// merges of the same turns, so one record answers "how did the agents behave".
+	CapStops  int64 `json:"cap_stops"`
+	LoopStops int64 `json:"loop_stops"`
 }
 
 // ObserveParse counts what ParseAgentOutput had to tolerate.
@@ -35,6 +39,8 @@ func (s EntityStats) Plus(o EntityStats) EntityStats {
 		FormatFallbacks: s.FormatFallbacks + o.FormatFallbacks,
 		Evictions:       s.Evictions + o.Evictions,
 		MergeLatency:    s.MergeLatency.plus(o.MergeLatency),
+		CapStops:        s.CapStops + o.CapStops,
+		LoopStops:       s.LoopStops + o.LoopStops,
 	}
 }
 

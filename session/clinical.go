@@ -31,7 +31,8 @@ func (s *Session) examine(t *turn) *clinicalTurn {
 	if ct.engine == nil {
 		return ct
 	}
-	actions := physio.ParseActions(t.input)
+	actions := s.actionsOf(t)
+	ct.wantsAAR = t.effect == effectAAR
 	for _, a := range actions {
 		ct.events = append(ct.events, ct.engine.Apply(a)...)
 		if a.Kind == sc.KindAsk {
@@ -49,6 +50,18 @@ func (s *Session) examine(t *turn) *clinicalTurn {
 		_ = s.sim.mems[s.active].Record(memory.CompoundActions, memory.Item{T: s.sim.ward.Clock(), Text: ct.compound.Summary()})
 	}
 	return ct
+}
+
+// actionsOf is what the turn does in the engine: a slash command's own effect, or whatever the
+// parser found in the trainee's words (nothing it does not recognise).
+func (s *Session) actionsOf(t *turn) []physio.Action {
+	switch {
+	case t.effect == effectVitals:
+		return []physio.Action{{Kind: sc.KindCheckVitals}}
+	case t.effect != "":
+		return nil
+	}
+	return physio.ParseActions(t.input)
 }
 
 // disclose returns what the patient tells about topic, and remembers it: a disclosure made once

@@ -3,9 +3,12 @@ package session
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // systemAgent names replies that come from ward itself rather than from a model.
@@ -30,6 +33,16 @@ func init() {
 		{Name: "/help", Help: "list the commands", run: (*Session).cmdHelp},
 		{Name: "/patients", Help: "show the roster and who is active", run: (*Session).cmdPatients},
 		{Name: "/switch", Args: "ID", Help: "make a patient active (a new ID admits them)", run: (*Session).cmdSwitch},
+		{Name: "/admit", Args: "ID [SCENARIO]", Help: "admit a patient, with a scenario or one picked for them", run: (*Session).cmdAdmit},
+		{Name: "/scenarios", Help: "list the scenarios", run: (*Session).cmdScenarios},
+		{Name: "/vitals", Help: "check the active patient's vitals; the Monitor reads them", run: (*Session).cmdVitals},
+		{Name: "/wait", Args: "DURATION", Help: "let sim time pass for every patient (30s, 5m)", run: (*Session).cmdWait},
+		{Name: "/pause", Help: "stop or restart the sim clock (TUI)", run: (*Session).cmdPause},
+		{Name: "/speed", Args: "N", Help: "run the sim clock N times real time, 1–10 (TUI)", run: (*Session).cmdSpeed},
+		{Name: "/aar", Help: "After Action Review of the active patient; the Preceptor debriefs", run: (*Session).cmdAAR},
+		{Name: "/note", Help: "draft a SOAP note from this session (DRAFT, for review)", run: (*Session).cmdNote},
+		{Name: "/handoff", Args: "[sbar|ipass|mist]", Help: "draft a handoff from this session (DRAFT, for review)", run: (*Session).cmdHandoff},
+		{Name: "/inspect", Help: "show how the last turn's prompts were built", run: (*Session).cmdInspect},
 		{Name: "/clear", Help: "archive the whole shift and start with no patient", run: (*Session).cmdClear},
 	}
 }
@@ -46,6 +59,7 @@ func (s *Session) command(ctx context.Context, t *turn, line string) {
 	t.emit(ErrorEvent{Code: "UNKNOWN_COMMAND", Message: fmt.Sprintf("unknown command %s — type /help for the list", name)})
 }
 
+// say shows a message from ward itself. It is not stored: it reports state the store already holds.
 func (s *Session) say(t *turn, text string) {
 	t.emit(MessageEvent{PatientID: s.active, Role: "assistant", Agent: systemAgent, Text: text})
 }
@@ -53,7 +67,7 @@ func (s *Session) say(t *turn, text string) {
 func (s *Session) cmdHelp(_ context.Context, t *turn, _ string) {
 	var b strings.Builder
 	for _, c := range commandTable {
-		fmt.Fprintf(&b, "%-10s %-8s %s\n", c.Name, c.Args, c.Help)
+		fmt.Fprintf(&b, "%-10s %-18s %s\n", c.Name, c.Args, c.Help)
 	}
 	s.say(t, strings.TrimRight(b.String(), "\n"))
 }
@@ -63,10 +77,163 @@ func (s *Session) cmdPatients(_ context.Context, t *turn, _ string) {
 }
 
 func (s *Session) cmdClear(_ context.Context, t *turn, _ string) {
-	s.clear(t, agents.Decision{Action: agents.ActionClear, Source: "rules", Reasoning: "/clear command"})
+	s.clear(t, agents.Decision{Action: agents.ActionClear, Source: agents.SourceRules, Reasoning: "/clear command"})
 }
 
 // cmdSwitch goes through the same registry logic as a typed switch, with no analyzer call.
 func (s *Session) cmdSwitch(_ context.Context, t *turn, arg string) {
+	if arg == "" {
+		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /switch ID"})
+		return
+	}
 	s.switchTo(t, arg, "/switch command")
+}
+
+func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
+	fields := strings.Fields(arg)
+	if len(fields) == 0 || len(fields) > 2 {
+		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /admit ID [SCENARIO] — /scenarios lists the scenarios"})
+		return
+	}
+	id, ok := agents.NormalizeID(fields[0], s.cfg.Pattern)
+	if !ok {
+		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.needsIDMessage()})
+		return
+	}
+	if _, known := s.reg.Patients[id]; known {
+		t.emit(ErrorEvent{Code: "ALREADY_ADMITTED", Message: id + " is already on the roster — /switch " + id + " to attend them"})
+		return
+	}
+	if len(fields) == 2 {
+		t.scenario = fields[1]
+	}
+	s.switchTo(t, id, "/admit command")
+}
+
+func (s *Session) cmdScenarios(_ context.Context, t *turn, _ string) {
+	var b strings.Builder
+	for _, sc := range s.cfg.Scenarios.List() {
+		fmt.Fprintf(&b, "%-28s %s\n", sc.ID, sc.Title)
+	}
+	s.say(t, strings.TrimRight(b.String(), "\n"))
+}
+
+// activeEngine is the engine of the active patient, or an error event saying there is none.
+func (s *Session) activeEngine(t *turn) *physio.Engine {
+	if e := s.sim.ward.Engine(s.active); e != nil {
+		return e
+	}
+	t.emit(ErrorEvent{Code: "NO_PATIENT", Message: "no patient is active — type 'review patient_1' or /switch ID first"})
+	return nil
+}
+
+// cmdVitals checks vitals through the engine, then lets the Monitor read them out.
+func (s *Session) cmdVitals(ctx context.Context, t *turn, _ string) {
+	if s.activeEngine(t) != nil {
+		s.agentCommand(ctx, t, effectVitals)
+	}
+}
+
+func (s *Session) cmdAAR(ctx context.Context, t *turn, _ string) {
+	e := s.activeEngine(t)
+	if e == nil {
+		return
+	}
+	t.emit(AAREvent{Report: e.Report()})
+	s.agentCommand(ctx, t, effectAAR)
+}
+
+// Effects a slash command has in the engine before its agent answers.
+const (
+	effectVitals = "vitals"
+	effectAAR    = "aar"
+)
+
+// agentCommand stores the typed command with the patient's history, applies its effect in the
+// engine, and lets the team answer it like any other turn.
+func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
+	user := s.userMessage(t.input)
+	if !s.store(t, s.active, user) {
+		return
+	}
+	t.userAt = user.At
+	t.effect = effect
+	s.respond(ctx, t)
+}
+
+// cmdWait lets time pass for every patient on the ward.
+func (s *Session) cmdWait(_ context.Context, t *turn, arg string) {
+	d, err := parseSimDuration(arg)
+	if err != nil {
+		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /wait DURATION, e.g. /wait 30s or /wait 5m (" + err.Error() + ")"})
+		return
+	}
+	s.advance(t, d.Seconds())
+	s.saveSimChanges(t)
+	s.say(t, fmt.Sprintf("%s passed; sim clock %s.", clock(d.Seconds()), clock(s.sim.ward.Clock())))
+}
+
+// maxWait bounds one /wait, so a typo cannot run a shift for days.
+const maxWait = 2 * time.Hour
+
+func parseSimDuration(arg string) (time.Duration, error) {
+	d, err := time.ParseDuration(arg)
+	if err != nil {
+		secs, convErr := strconv.Atoi(arg)
+		if convErr != nil {
+			return 0, fmt.Errorf("%q is not a duration", arg)
+		}
+		d = time.Duration(secs) * time.Second
+	}
+	if d <= 0 || d > maxWait {
+		return 0, fmt.Errorf("between 1s and %s", maxWait)
+	}
+	return d, nil
+}
+
+func (s *Session) cmdPause(_ context.Context, t *turn, _ string) {
+	s.paused = !s.paused
+	state := "running"
+	if s.paused {
+		state = "paused"
+	}
+	s.say(t, "Sim clock "+state+".")
+}
+
+func (s *Session) cmdSpeed(_ context.Context, t *turn, arg string) {
+	n, err := strconv.ParseFloat(arg, 64)
+	if err != nil || n < 1 || n > 10 {
+		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /speed N, with N from 1 to 10"})
+		return
+	}
+	s.speed = n
+	s.say(t, fmt.Sprintf("Sim clock at ×%g.", n))
+}
+
+func (s *Session) cmdNote(_ context.Context, t *turn, _ string) {
+	if e := s.activeEngine(t); e != nil {
+		s.draft(t, soapNote(e, s.sim.mems[s.active]))
+	}
+}
+
+func (s *Session) cmdHandoff(_ context.Context, t *turn, arg string) {
+	e := s.activeEngine(t)
+	if e == nil {
+		return
+	}
+	text, err := handoff(strings.ToLower(arg), e, s.sim.mems[s.active])
+	if err != nil {
+		t.emit(ErrorEvent{Code: "USAGE", Message: err.Error()})
+		return
+	}
+	s.draft(t, text)
+}
+
+// draft stores a note or handoff with the patient's history, as the Orchestrator's, so it is
+// part of the record the trainee reviews.
+func (s *Session) draft(t *turn, text string) {
+	user := s.userMessage(t.input)
+	if s.store(t, s.active, user) {
+		s.reply(t, agents.AgentOrchestrator, text)
+	}
 }

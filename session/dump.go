@@ -6,15 +6,96 @@ import (
 	"io"
 
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
-// Dump returns the stored state of the latest shift, shaped as the `ward dump` document.
-func Dump(store *persist.Store) (persist.Dump, error) {
+// DumpDoc is the `ward dump` document: the store's content, with each patient's engine state
+// summarised as the engine sees it now.
+type DumpDoc struct {
+	persist.Dump
+	Sim map[string]SimSummary `json:"sim"`
+}
+
+// SimSummary is one patient's engine in the dump.
+type SimSummary struct {
+	Scenario       string                `json:"scenario"`
+	State          string                `json:"state"`
+	T              float64               `json:"t"`
+	TrueVitals     physio.Vitals         `json:"true_vitals"`
+	NEWS2          int                   `json:"news2"`
+	Actions        []physio.ActionRecord `json:"actions"`
+	CriticalErrors []physio.ErrorRecord  `json:"critical_errors"`
+}
+
+// Dump returns the stored state of the latest shift. lib resolves the scenarios the engines run.
+func Dump(store *persist.Store, lib *scenario.Library) (DumpDoc, error) {
 	info, err := latest(store)
 	if err != nil {
-		return persist.Dump{}, err
+		return DumpDoc{}, err
 	}
-	return store.Dump(info.ID)
+	d, err := store.Dump(info.ID)
+	if err != nil {
+		return DumpDoc{}, err
+	}
+	doc := DumpDoc{Dump: d, Sim: map[string]SimSummary{}}
+	m, err := storedSim(lib, info, d.Sim)
+	if err != nil {
+		return DumpDoc{}, err
+	}
+	for _, e := range m.ward.Engines() {
+		doc.Sim[e.PatientID()] = summarise(e)
+	}
+	return doc, nil
+}
+
+func storedSim(lib *scenario.Library, info persist.SessionInfo, docs map[string]json.RawMessage) (*sim, error) {
+	m := newSim(lib, info.Seed, info.ClockSeconds)
+	for id, raw := range docs {
+		if err := m.restoreEngine(id, raw); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// AAR is the After Action Review of one patient of the latest shift; "" means the active one.
+func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.Report, error) {
+	info, err := latest(store)
+	if err != nil {
+		return physio.Report{}, err
+	}
+	d, err := store.Dump(info.ID)
+	if err != nil {
+		return physio.Report{}, err
+	}
+	if patientID == "" {
+		patientID = d.Registry.ActivePatientID
+	}
+	m, err := storedSim(lib, info, d.Sim)
+	if err != nil {
+		return physio.Report{}, err
+	}
+	e := m.ward.Engine(patientID)
+	if e == nil {
+		return physio.Report{}, fmt.Errorf("no simulated patient %q in this shift (roster: %v) — pass --patient ID", patientID, rosterIDs(d.Registry))
+	}
+	return e.Report(), nil
+}
+
+func summarise(e *physio.Engine) SimSummary {
+	return SimSummary{
+		Scenario: e.Scenario().ID, State: e.State(), T: e.Elapsed(), TrueVitals: e.TrueVitals(),
+		NEWS2: e.TrueNEWS2().Total, Actions: nonNil(e.Actions()), CriticalErrors: nonNil(e.CriticalErrors()),
+	}
+}
+
+// nonNil makes an empty list encode as [] rather than null.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }
 
 func latest(store *persist.Store) (persist.SessionInfo, error) {

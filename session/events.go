@@ -113,6 +113,11 @@ type LLMCallEvent struct {
 	Error           string         `json:"error,omitempty"`
 }
 
+// AAREvent is an After Action Review of one patient.
+type AAREvent struct {
+	physio.Report
+}
+
 // RouteEvent says which agent speaks next and why.
 type RouteEvent struct {
 	Agent     string `json:"agent"`
@@ -135,5 +140,6 @@ type NoteEvent struct {
 func (e SimEvent) Kind() string   { return e.Event.Kind }
 func (LLMCallEvent) Kind() string { return "llm_call" }
 func (RouteEvent) Kind() string   { return "route" }
+func (AAREvent) Kind() string     { return "aar" }
 func (GateEvent) Kind() string    { return "gate" }
 func (NoteEvent) Kind() string    { return "note" }

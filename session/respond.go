@@ -25,7 +25,7 @@ func (s *Session) respond(ctx context.Context, t *turn) {
 }
 
 func (s *Session) saveSimChanges(t *turn) {
-	err := t.storage(func() error { return s.cfg.Store.Update(s.info.ID, s.saveSim) })
+	err := t.storage(s.Flush)
 	if err != nil {
 		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not save the simulation state: " + err.Error()})
 	}
@@ -40,6 +40,7 @@ func (s *Session) teamEvent(t *turn, ev agents.TeamEvent) {
 		t.emit(GateEvent{State: ev.Gate})
 	case agents.EventNote:
 		t.emit(NoteEvent{PatientID: s.active, Stop: ev.Stop, Text: ev.Text})
+		s.countStop(ev.Stop)
 	}
 }
 

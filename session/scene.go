@@ -20,6 +20,7 @@ func (s *Session) scene(agent string, ct *clinicalTurn) *agents.Scene {
 	scene.Disclosures = ct.disclosures
 	scene.Reactions = reactions(ct.events)
 	scene.Team = s.teamFacts(ct)
+	scene.Entities = s.offlineDelta(agent, ct)
 	return scene
 }
 

@@ -27,6 +27,8 @@ type Config struct {
 	Window    memory.Window
 	NumCtx    int
 	Trace     *agents.TraceWriter
+	// Shift is a built-in shift's id or a shift file that Start admits; "" for an empty roster.
+	Shift string
 	// Now stamps messages with wall time; tests fix it.
 	Now func() time.Time
 }
@@ -42,6 +44,9 @@ type Session struct {
 	roster  []string          // the registry's patients, sorted
 	sim     *sim
 	est     memory.Estimator // calibrated from Ollama's prompt_eval_count as calls come back
+	paused  bool             // the real-time clock (TUI) is stopped
+	speed   float64          // sim seconds per wall second, 1–10
+	turns   []TurnRecord     // the latest turns, newest last, for the inspector
 }
 
 // recentLimit is how much of a conversation is held in memory for prompts. It covers the largest
@@ -51,7 +56,7 @@ const recentLimit = 64
 // ErrNoSession is returned by Resume when the store holds no session yet.
 var ErrNoSession = errors.New("no session in this database yet")
 
-// Start begins a new, empty shift.
+// Start begins a new shift: empty, or with the roster of cfg.Shift.
 func Start(cfg Config) (*Session, error) {
 	cfg, err := withDefaults(cfg)
 	if err != nil {
@@ -62,8 +67,13 @@ func Start(cfg Config) (*Session, error) {
 	if err := cfg.Store.CreateSession(info); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, 0)}
+	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, 0), speed: 1}
 	s.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
+	if cfg.Shift != "" {
+		if err := s.admitShift(cfg.Shift); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -81,7 +91,7 @@ func Resume(cfg Config) (*Session, error) {
 	if !ok {
 		return nil, ErrNoSession
 	}
-	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds)}
+	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
 	err = cfg.Store.View(info.ID, func(tx *persist.Tx) error {
 		reg, err := tx.Registry()
 		s.mirror(reg)
@@ -177,4 +187,28 @@ func (s *Session) analyze(ctx context.Context, text string, roster []string) age
 	return s.cfg.Analyzer.Analyze(ctx, agents.AnalyzerInput{
 		Text: text, ActivePatient: s.active, Roster: roster, Pattern: s.cfg.Pattern,
 	})
+}
+
+// admitShift puts a shift's patients on the ward and the roster, none of them active yet.
+func (s *Session) admitShift(nameOrFile string) error {
+	sh, err := s.cfg.Scenarios.Shift(nameOrFile)
+	if err != nil {
+		return err
+	}
+	t := &turn{emit: func(Event) {}}
+	for _, p := range sh.Patients {
+		id, ok := agents.NormalizeID(p.ID, s.cfg.Pattern)
+		if !ok {
+			return fmt.Errorf("shift %s: patient id %q does not match PATIENT_ID_PATTERN %s", sh.ID, p.ID, s.cfg.Pattern)
+		}
+		e, err := s.sim.admit(id, p.Scenario)
+		if err != nil {
+			return fmt.Errorf("shift %s: %w", sh.ID, err)
+		}
+		if err := s.putRegistry(t, s.reg, id, "", e, p.Bed); err != nil {
+			return err
+		}
+	}
+	s.info.Shift = sh.ID
+	return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { return tx.PutInfo(s.info) })
 }

@@ -59,9 +59,9 @@ func (r *rig) restart() {
 	r.s = s
 }
 
-func (r *rig) dump() persist.Dump {
+func (r *rig) dump() DumpDoc {
 	r.t.Helper()
-	d, err := Dump(r.store)
+	d, err := Dump(r.store, r.s.cfg.Scenarios)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -18,11 +18,13 @@ type sim struct {
 	lib   *scenario.Library
 	ward  *physio.Ward
 	mems  map[string]*memory.Memory
+	ents  map[string]*memory.Entities
 	dirty map[string]bool
 }
 
 func newSim(lib *scenario.Library, seed int64, clock float64) *sim {
-	return &sim{lib: lib, ward: physio.NewWard(seed, clock), mems: map[string]*memory.Memory{}, dirty: map[string]bool{}}
+	return &sim{lib: lib, ward: physio.NewWard(seed, clock), mems: map[string]*memory.Memory{},
+		ents: map[string]*memory.Entities{}, dirty: map[string]bool{}}
 }
 
 // load revives every stored engine and memory, so time resumes where the shift left it.
@@ -36,16 +38,24 @@ func (m *sim) load(tx *persist.Tx) error {
 			return err
 		}
 	}
-	mems, err := tx.PatientDocs(persist.KindMemory)
+	if err := loadDocs(tx, persist.KindMemory, m.mems); err != nil {
+		return err
+	}
+	return loadDocs(tx, persist.KindEntities, m.ents)
+}
+
+// loadDocs decodes every patient's document of one kind into into.
+func loadDocs[T any](tx *persist.Tx, kind string, into map[string]*T) error {
+	docs, err := tx.PatientDocs(kind)
 	if err != nil {
 		return err
 	}
-	for id, doc := range mems {
-		mem := &memory.Memory{}
-		if err := json.Unmarshal(doc, mem); err != nil {
-			return fmt.Errorf("memory of %s is unreadable: %w", id, err)
+	for id, doc := range docs {
+		v := new(T)
+		if err := json.Unmarshal(doc, v); err != nil {
+			return fmt.Errorf("%s of %s is unreadable: %w", kind, id, err)
 		}
-		m.mems[id] = mem
+		into[id] = v
 	}
 	return nil
 }
@@ -169,6 +179,11 @@ func (m *sim) save(tx *persist.Tx) error {
 		}
 		if mem := m.mems[id]; mem != nil {
 			if err := putJSON(tx, persist.KindMemory, id, mem); err != nil {
+				return err
+			}
+		}
+		if ents := m.ents[id]; ents != nil {
+			if err := putJSON(tx, persist.KindEntities, id, ents); err != nil {
 				return err
 			}
 		}

@@ -37,6 +37,9 @@ func (s *Session) speaker(t *turn, ct *clinicalTurn) agents.SpeakFunc {
 		if err == nil && checklist {
 			reply, err = s.completeChecklist(ctx, t, a.Name, p, ct, reply)
 		}
+		if err == nil && strings.TrimSpace(reply) == "" {
+			err = agents.ErrEmpty // the JSON arrived but said nothing
+		}
 		if err != nil {
 			return "", err
 		}
@@ -63,7 +66,7 @@ func (s *Session) completeChecklist(ctx context.Context, t *turn, agent string, 
 
 // prompt builds one agent's prompt for this turn.
 func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Prompt {
-	p := agents.Prompt{Static: a.Instructions, User: t.input}
+	p := agents.Prompt{Static: a.Instructions + "\n\n" + agents.DeltaOutputInstructions, User: t.input}
 	p.Window = s.cfg.Window.Apply(memory.LoadRecent(s.priorHistory(t), 0), s.elapsed(ct))
 	snap := snapshotMessage(s.info.ID, s.active, s.roster, s.cfg.Now()).Content
 	if ct.engine == nil {
@@ -73,7 +76,7 @@ func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Promp
 	if a.Name == agents.AgentPatient {
 		p.Static += "\n\n" + baseline(ct.engine)
 	}
-	p.Dynamic = presentation(ct.engine) + "\n" + snap
+	p.Dynamic = strings.TrimSpace(presentation(ct.engine) + "\n" + s.entityContext(a) + "\n" + snap)
 	if mem := s.sim.mems[s.active]; mem != nil {
 		p.Memory = visibleTo(a, mem.Recall(memory.Turn{Now: s.sim.ward.Clock(), Parts: ct.parts}))
 	}
@@ -126,7 +129,7 @@ func (s *Session) call(ctx context.Context, t *turn, agent string, p agents.Prom
 	if err != nil {
 		return "", err
 	}
-	return resp.Message.Content, nil
+	return s.absorb(t, agent, resp.Message.Content), nil
 }
 
 func numPredictFor(ct *clinicalTurn) int {
@@ -144,12 +147,12 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, p agents.Prom
 		Agent: agent, Messages: p.Messages(), Sections: agents.SectionMap(sections),
 		Options:   map[string]any{"num_ctx": s.cfg.NumCtx, "num_predict": numPredict},
 		KeepAlive: &api.Duration{Duration: agents.DefaultKeepAlive},
+		Format:    agents.AgentOutputSchema,
 		Scene:     s.scene(agent, ct),
 	}
 	t0 := time.Now()
-	resp, err := s.cfg.Backend.Chat(ctx, req, func(d string) {
-		t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: d})
-	})
+	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
+	resp, err := s.cfg.Backend.Chat(ctx, req, stream.add)
 	elapsed := time.Since(t0)
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
 		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
@@ -198,3 +201,21 @@ func (s *Session) recordCall(t *turn, rec CallRecord) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// replyStream turns the streamed JSON of an agent's output into the reply's own words, so the UI
+// shows text as it arrives rather than braces and keys.
+type replyStream struct {
+	raw  strings.Builder
+	sent int
+	emit func(string)
+}
+
+func (r *replyStream) add(chunk string) {
+	r.raw.WriteString(chunk)
+	reply, ok := memory.ReplySoFar(r.raw.String())
+	if !ok || len(reply) <= r.sent {
+		return
+	}
+	r.emit(reply[r.sent:])
+	r.sent = len(reply)
+}

@@ -15,14 +15,17 @@ import (
 
 // turn carries one input line through the pipeline and accumulates its timing.
 type turn struct {
-	input    string
-	emit     func(Event)
-	started  time.Time
-	timing   Timing
-	decision Decision
-	userAt   time.Time      // when the user's text was stored, to tell it from earlier messages
-	admitted *physio.Engine // the patient this turn admitted, announced after the decision
-	calls    []CallRecord   // the turn's LLM calls, for the inspector
+	input         string
+	emit          func(Event)
+	started       time.Time
+	timing        Timing
+	decision      Decision
+	userAt        time.Time      // when the user's text was stored, to tell it from earlier messages
+	admitted      *physio.Engine // the patient this turn admitted, announced after the decision
+	scenario      string         // the scenario /admit asked for, "" to pick one
+	effect        string         // a slash command's engine effect (effectVitals, effectAAR)
+	calls         []CallRecord   // the turn's LLM calls, for the inspector
+	decisionEvent *DecisionEvent // the turn\'s decision, for the inspector
 }
 
 func (t *turn) storage(fn func() error) error {
@@ -188,10 +191,11 @@ func (s *Session) needsIDMessage() string {
 func (s *Session) reportDecision(t *turn, decision Decision, d agents.Decision, patientID string) {
 	t.decision = decision
 	t.timing.ServiceMS = msSince(t.started)
-	t.emit(DecisionEvent{
+	t.decisionEvent = &DecisionEvent{
 		Input: t.input, Decision: string(decision), AnalyzerAction: string(d.Action),
 		PatientID: patientID, Source: d.Source, Reasoning: d.Reasoning, Timing: t.timing,
-	})
+	}
+	t.emit(*t.decisionEvent)
 }
 
 // activate points the registry at id, admitting the patient first when they are new. A change
@@ -202,7 +206,7 @@ func (s *Session) activate(t *turn, reg persist.Registry, id string, isNew bool)
 	var admitted *physio.Engine
 	if isNew && s.sim.ward.Engine(id) == nil {
 		var err error
-		if admitted, err = s.sim.admit(id, ""); err != nil {
+		if admitted, err = s.sim.admit(id, t.scenario); err != nil {
 			t.emit(ErrorEvent{Code: "ADMIT", Message: err.Error()})
 			return false
 		}
@@ -258,6 +262,9 @@ func admissionNote(e *physio.Engine) string {
 }
 
 func (s *Session) endTurn(t *turn) {
+	if !strings.EqualFold(t.input, "/inspect") {
+		s.keepTurnRecord(t)
+	}
 	t.emit(TurnEndEvent{
 		Input: t.input, Decision: string(t.decision), ActivePatient: nullable(s.active),
 		Roster: s.roster, Footer: footer(s.info.ID, s.active, s.roster), Timing: t.timing,

@@ -1,0 +1,175 @@
+package session
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// EntitiesEvent reports one agent's entity merge and what that agent now sees.
+type EntitiesEvent struct {
+	PatientID    string             `json:"patient_id"`
+	Agent        string             `json:"agent"`
+	Conversation map[string]any     `json:"conversation"`
+	Derived      map[string]any     `json:"derived"`
+	Merge        memory.MergeResult `json:"merge"`
+	Format       string             `json:"format"`
+	Warning      string             `json:"warning,omitempty"`
+	Error        string             `json:"error,omitempty"`
+}
+
+func (EntitiesEvent) Kind() string { return "entities" }
+
+// vitalsTTL is how long a vitals reading stays in an agent's derived entities: after five sim
+// minutes it is stale, and the agent must check again rather than repeat it.
+const vitalsTTL = 300
+
+// entities is the active patient's entity state, created on first use.
+func (s *Session) entities() *memory.Entities {
+	e := s.sim.ents[s.active]
+	if e == nil {
+		e = &memory.Entities{}
+		s.sim.ents[s.active] = e
+	}
+	return e
+}
+
+// entityContext renders what agent a may see: all conversation entities and its own live derived
+// ones, never another agent's.
+func (s *Session) entityContext(a agents.Agent) string {
+	if !a.SeesEntities() || s.active == "" {
+		return ""
+	}
+	ctx, err := s.entities().Context(a.Name, s.sim.ward.Clock())
+	if err != nil || (len(ctx.Conversation) == 0 && len(ctx.Derived) == 0) {
+		return ""
+	}
+	b, _ := json.Marshal(ctx)
+	return "Entities you hold: " + string(b)
+}
+
+// absorb parses an agent's raw output, merges its entity delta and returns the reply text. Output
+// that breaks the format never loses the reply; the counters and the event say what went wrong.
+func (s *Session) absorb(t *turn, agent, raw string) string {
+	out := memory.ParseAgentOutput(raw)
+	if s.active == "" {
+		return out.Reply
+	}
+	ents := s.entities()
+	ents.Stats.ObserveParse(out)
+	delta := out.Delta(agent, s.sim.ward.Clock())
+	delta.SourceTool, delta.ValidFor = provenance(delta.Derived)
+	ev := EntitiesEvent{PatientID: s.active, Agent: agent, Format: string(out.Format), Warning: out.Warning}
+	merge, err := ents.Merge(delta)
+	if err != nil {
+		ev.Error = err.Error()
+	}
+	ev.Merge = merge
+	if ctx, err := ents.Context(agent, delta.Now); err == nil {
+		ev.Conversation, ev.Derived = ctx.Conversation, ctx.Derived
+	}
+	s.sim.dirty[s.active] = true
+	t.emit(ev)
+	return out.Reply
+}
+
+// provenance names the tool behind derived values: a vitals reading comes from check_vitals and
+// goes stale; anything else the agent wrote itself.
+func provenance(derived map[string]any) (string, float64) {
+	for k := range derived {
+		if k == "vitals_retrieved" || k == "news2_result" {
+			return "check_vitals", vitalsTTL
+		}
+	}
+	return "", 0
+}
+
+// offlineDelta is the entity delta the offline agents report: facts the engine produced this
+// turn, in the keys a model is asked to use.
+func (s *Session) offlineDelta(agent string, ct *clinicalTurn) agents.EntityDelta {
+	d := agents.EntityDelta{Conversation: map[string]any{}, Derived: map[string]any{}}
+	switch agent {
+	case agents.AgentPatient:
+		if !s.hasConversationEntity("chief_complaint") {
+			d.Conversation["chief_complaint"] = ct.engine.Scenario().ChiefComplaint
+		}
+	case agents.AgentMonitor:
+		if r, ok := ct.engine.Measured(); ok {
+			d.Derived["vitals_retrieved"] = readingEntity(r)
+			d.Derived["news2_result"] = r.NEWS2
+		}
+	case agents.AgentPharmacist:
+		if orders := orderNames(ct.engine); len(orders) > 0 {
+			d.Derived["medication_check_result"] = strings.Join(orders, ", ")
+		}
+	case agents.AgentOrchestrator:
+		if plan := s.cfg.Team.PlanIn(ct.text); plan != nil {
+			d.Conversation["plan"] = plan
+		}
+	}
+	return d
+}
+
+func (s *Session) hasConversationEntity(key string) bool {
+	return slices.ContainsFunc(s.entities().Conversation, func(e memory.ConversationEntity) bool { return e.Key == key })
+}
+
+func readingEntity(r physio.Reading) map[string]any {
+	return map[string]any{"t": r.T, "hr": r.HR, "rr": r.RR, "spo2": r.SpO2, "sbp": r.SBP, "dbp": r.DBP,
+		"temp_c": r.TempC, "gcs": r.GCS, "on_oxygen": r.OnOxygen}
+}
+
+func orderNames(e *physio.Engine) []string {
+	var out []string
+	for _, a := range e.Actions() {
+		if a.Kind == sc.KindMedication {
+			out = append(out, describeAction(a.Action))
+		}
+	}
+	return out
+}
+
+// countStop counts a turn the team's guards stopped, beside the entity counters of that patient.
+func (s *Session) countStop(stop string) {
+	if s.active == "" {
+		return
+	}
+	switch stop {
+	case agents.EndCap:
+		s.entities().Stats.CapStops++
+	case agents.EndLoop:
+		s.entities().Stats.LoopStops++
+	}
+	s.sim.dirty[s.active] = true
+}
+
+// StatsDoc is what `ward stats` prints: the entity and team counters per patient and in total.
+type StatsDoc struct {
+	SessionID  string                        `json:"session_id"`
+	Total      memory.EntityStats            `json:"total"`
+	MergeP95US float64                       `json:"merge_p95_us"`
+	Patients   map[string]memory.EntityStats `json:"patients"`
+}
+
+// Stats reads the counters of the latest shift.
+func Stats(store *persist.Store) (StatsDoc, error) {
+	info, err := latest(store)
+	if err != nil {
+		return StatsDoc{}, err
+	}
+	doc := StatsDoc{SessionID: info.ID, Patients: map[string]memory.EntityStats{}}
+	ents := map[string]*memory.Entities{}
+	err = store.View(info.ID, func(tx *persist.Tx) error { return loadDocs(tx, persist.KindEntities, ents) })
+	for id, e := range ents {
+		doc.Patients[id] = e.Stats
+		doc.Total = doc.Total.Plus(e.Stats)
+	}
+	doc.MergeP95US = float64(doc.Total.MergeLatency.P95().Nanoseconds()) / 1e3
+	return doc, err
+}
