@@ -18,8 +18,12 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/scenario"
+	"github.com/ward-sim/ward/themes"
+	"github.com/ward-sim/ward/ui"
 )
 
 const usage = `ward — clinical simulation on a local LLM
@@ -27,16 +31,24 @@ const usage = `ward — clinical simulation on a local LLM
 usage:
   ward [flags]                      open the TUI (resumes the latest shift)
   ward run [flags]                  headless: one turn per stdin line, one JSON event per stdout line
-  ward dump [--db PATH]             print the latest shift as JSON
-  ward archive list|show ID|restore ID [--db PATH]
+  ward dump                         print the latest shift as JSON
+  ward aar [--patient ID] [--format md|json] [--out FILE]
+                                    After Action Review of a patient (default: the active one)
+  ward archive list|show ID|restore ID
+  ward scenarios list|validate FILE
+  ward stats                        entity and agent-team counters of the latest shift
+  ward eval delta|analyzer          conformance of a model (or the offline backend) to ward's formats
 
-flags (all commands):
+flags:
 `
 
-// options are the flags shared by every subcommand.
+// options are the flags; every command reads the ones it needs.
 type options struct {
-	db, backend, model, trace string
-	newSession                bool
+	db, backend, model, trace       string
+	scenarios, agents, shift, theme string
+	window, patient, format, out    string
+	numCtx                          int
+	newSession                      bool
 }
 
 func main() {
@@ -51,8 +63,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
-	fs, opts := flags(stderr)
-	positional, err := parseInterspersed(fs, args)
+	fs, o := flags(stderr)
+	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
@@ -60,17 +72,38 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer stop()
 	switch cmd {
 	case "run":
-		return runHeadless(ctx, opts, stdin, stdout, stderr)
+		return runHeadless(ctx, o, stdin, stdout, stderr)
 	case "dump":
-		return dump(opts, stdout)
+		return withStore(o, func(st *persist.Store, lib *scenario.Library) error {
+			doc, err := session.Dump(st, lib)
+			if err == nil {
+				err = writeJSON(stdout, doc)
+			}
+			return err
+		})
+	case "aar":
+		return aar(o, stdout)
 	case "archive":
-		return archive(opts, positional, stdout)
-	case "", "tui":
-		return errors.New("the TUI is not wired yet; use `ward run`")
-	default:
-		fs.Usage()
-		return fmt.Errorf("unknown command %q", cmd)
+		return withStore(o, func(st *persist.Store, _ *scenario.Library) error {
+			return session.ArchiveCommand(st, rest, stdout)
+		})
+	case "scenarios":
+		return scenarios(o, rest, stdout)
+	case "stats":
+		return withStore(o, func(st *persist.Store, _ *scenario.Library) error {
+			stats, err := session.Stats(st)
+			if err == nil {
+				err = writeJSON(stdout, stats)
+			}
+			return err
+		})
+	case "eval":
+		return eval(ctx, o, rest, stdout, stderr)
+	case "":
+		return tui(ctx, o, stderr)
 	}
+	fs.Usage()
+	return fmt.Errorf("unknown command %q", cmd)
 }
 
 func flags(stderr io.Writer) (*flag.FlagSet, *options) {
@@ -78,10 +111,19 @@ func flags(stderr io.Writer) (*flag.FlagSet, *options) {
 	fs := flag.NewFlagSet("ward", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.db, "db", defaultDBPath(), "database file (env WARD_DB)")
-	fs.StringVar(&o.backend, "backend", "auto", "auto, offline or ollama")
+	fs.StringVar(&o.backend, "backend", "auto", "auto (Ollama if it answers, else offline), offline or ollama")
 	fs.StringVar(&o.model, "model", envOr("WARD_MODEL", "llama3.2"), "Ollama model (env WARD_MODEL)")
-	fs.StringVar(&o.trace, "trace", "", "write one JSON line per LLM call to this file")
-	fs.BoolVar(&o.newSession, "new", false, "start a new shift instead of resuming the latest")
+	fs.StringVar(&o.trace, "trace", "", "append one JSON line per LLM call to this file")
+	fs.StringVar(&o.scenarios, "scenarios", "", "directory of extra scenario YAML files")
+	fs.StringVar(&o.agents, "agents", "", "YAML file overriding the built-in agent team")
+	fs.StringVar(&o.shift, "shift", "", "start a new shift with this roster: quiet-night, busy-ed, multi-casualty or a FILE")
+	fs.StringVar(&o.theme, "theme", "dark", "dark, light or high-contrast")
+	fs.StringVar(&o.window, "window", string(memory.WindowBlock), "message window: block (cache-aware) or sliding (the seed's)")
+	fs.IntVar(&o.numCtx, "num-ctx", agents.DefaultNumCtx, "context size sent to Ollama; kept constant so the model is never reloaded")
+	fs.BoolVar(&o.newSession, "new", false, "start a new, empty shift instead of resuming the latest")
+	fs.StringVar(&o.patient, "patient", "", "aar: the patient (default: the active one)")
+	fs.StringVar(&o.format, "format", "md", "aar: md or json")
+	fs.StringVar(&o.out, "out", "", "aar: write the review to this file instead of stdout")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -123,13 +165,25 @@ func defaultDBPath() string {
 	return filepath.Join(base, "ward", "ward.db")
 }
 
-func patientPattern() (*regexp.Regexp, error) {
-	expr := envOr("PATIENT_ID_PATTERN", session.DefaultPatientIDPattern)
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return nil, fmt.Errorf("PATIENT_ID_PATTERN %q is not a valid regular expression: %w", expr, err)
+func library(o *options) (*scenario.Library, error) {
+	if o.scenarios == "" {
+		return scenario.Load()
 	}
-	return re, nil
+	return scenario.Load(o.scenarios)
+}
+
+// withStore opens the database and the scenario library for a read-side command.
+func withStore(o *options, fn func(*persist.Store, *scenario.Library) error) error {
+	lib, err := library(o)
+	if err != nil {
+		return err
+	}
+	store, err := persist.Open(o.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return fn(store, lib)
 }
 
 // openSession opens the store and resumes the latest shift, or starts one.
@@ -143,45 +197,82 @@ func openSession(ctx context.Context, o *options, stderr io.Writer) (*session.Se
 		store.Close()
 		return nil, nil, err
 	}
-	s, err := session.Resume(cfg)
-	if o.newSession || errors.Is(err, session.ErrNoSession) {
-		s, err = session.Start(cfg)
-	}
+	s, err := startOrResume(cfg, o.newSession || o.shift != "")
 	if err != nil {
 		store.Close()
 		return nil, nil, err
 	}
-	return s, func() { store.Close() }, nil
+	return s, func() { cfg.Trace.Close(); store.Close() }, nil
+}
+
+func startOrResume(cfg session.Config, fresh bool) (*session.Session, error) {
+	if !fresh {
+		s, err := session.Resume(cfg)
+		if !errors.Is(err, session.ErrNoSession) {
+			return s, err
+		}
+	}
+	return session.Start(cfg)
 }
 
 func sessionConfig(ctx context.Context, o *options, store *persist.Store, stderr io.Writer) (session.Config, error) {
-	pattern, err := patientPattern()
-	if err != nil {
-		return session.Config{}, err
+	cfg := session.Config{Store: store, NumCtx: o.numCtx, Shift: o.shift}
+	var err error
+	if cfg.Pattern, err = patientPattern(); err != nil {
+		return cfg, err
 	}
-	backend, err := chooseBackend(ctx, o, stderr)
-	if err != nil {
-		return session.Config{}, err
+	if cfg.Window, err = windowMode(o.window); err != nil {
+		return cfg, err
 	}
-	cfg := session.Config{Store: store, Backend: backend, Pattern: pattern, Analyzer: agents.NewAnalyzer(nil)}
+	if cfg.Scenarios, err = library(o); err != nil {
+		return cfg, err
+	}
+	if cfg.Team, err = agents.LoadTeam(o.agents); err != nil {
+		return cfg, err
+	}
 	if o.trace != "" {
 		if cfg.Trace, err = agents.OpenTrace(o.trace); err != nil {
-			return session.Config{}, err
+			return cfg, err
 		}
 	}
-	if backend.Name() == "ollama" {
-		cfg.Analyzer = agents.NewAnalyzer(agents.NewLLMAnalyzer(backend, agents.LLMAnalyzerConfig{Trace: cfg.Trace}))
+	if cfg.Backend, err = chooseBackend(ctx, o, stderr); err != nil {
+		return cfg, err
+	}
+	cfg.Analyzer = agents.NewAnalyzer(nil)
+	if cfg.Backend.Name() == "ollama" {
+		cfg.Analyzer = agents.NewAnalyzer(agents.NewLLMAnalyzer(cfg.Backend, agents.LLMAnalyzerConfig{NumCtx: o.numCtx, Trace: cfg.Trace}))
+		cfg.Team.Router = cfg.Backend
 	}
 	return cfg, nil
+}
+
+func patientPattern() (*regexp.Regexp, error) {
+	expr := envOr("PATIENT_ID_PATTERN", session.DefaultPatientIDPattern)
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("PATIENT_ID_PATTERN %q is not a valid regular expression: %w", expr, err)
+	}
+	return re, nil
+}
+
+func windowMode(name string) (memory.Window, error) {
+	switch memory.WindowMode(name) {
+	case memory.WindowBlock:
+		return memory.DefaultWindow(), nil
+	case memory.WindowSliding:
+		return memory.SeedWindow(), nil
+	}
+	return memory.Window{}, fmt.Errorf("--window must be block or sliding, not %q", name)
 }
 
 // chooseBackend honours --backend. auto prefers Ollama and falls back to offline with a one-line
 // notice that says why.
 func chooseBackend(ctx context.Context, o *options, stderr io.Writer) (agents.Backend, error) {
-	if o.backend == "offline" {
+	switch o.backend {
+	case "offline":
 		return agents.NewOffline(), nil
-	}
-	if o.backend != "auto" && o.backend != "ollama" {
+	case "auto", "ollama":
+	default:
 		return nil, fmt.Errorf("--backend must be auto, offline or ollama, not %q", o.backend)
 	}
 	client, err := api.ClientFromEnvironment()
@@ -201,38 +292,133 @@ func chooseBackend(ctx context.Context, o *options, stderr io.Writer) (agents.Ba
 	return ollama, nil
 }
 
-func runHeadless(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) error {
-	s, closeStore, err := openSession(ctx, o, stderr)
+// tui opens the terminal UI. With no shift to resume (and no --new or --shift) it offers the
+// built-in shifts in a start dialog.
+func tui(ctx context.Context, o *options, stderr io.Writer) error {
+	theme, err := themes.New(o.theme, themes.NoColorRequested())
 	if err != nil {
 		return err
 	}
-	defer closeStore()
+	store, err := persist.Open(o.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	cfg, err := sessionConfig(ctx, o, store, stderr)
+	if err != nil {
+		return err
+	}
+	defer cfg.Trace.Close()
+	opts := ui.Options{Theme: theme}
+	for _, c := range session.Commands() {
+		opts.Commands = append(opts.Commands, ui.Command{Name: c.Name, Args: c.Args, Summary: c.Help})
+	}
+	_, resumable, err := store.LatestSession()
+	if err != nil {
+		return err
+	}
+	if !resumable && !o.newSession && o.shift == "" {
+		for _, sh := range cfg.Scenarios.Shifts() {
+			opts.StartShifts = append(opts.StartShifts, ui.Shift{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})
+		}
+	}
+	s, err := startOrResume(cfg, o.newSession || o.shift != "")
+	if err != nil {
+		return err
+	}
+	restart := func(shift string) (*session.Session, error) {
+		fresh := cfg
+		fresh.Shift = shift
+		return session.Start(fresh)
+	}
+	engine := ui.NewSessionEngine(s, restart)
+	defer engine.Close()
+	return ui.Run(ctx, engine, opts)
+}
+
+func runHeadless(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) error {
+	s, closeAll, err := openSession(ctx, o, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
 	return s.RunLines(ctx, stdin, stdout)
 }
 
-func dump(o *options, stdout io.Writer) error {
-	store, err := persist.Open(o.db)
-	if err != nil {
-		return err
+func aar(o *options, stdout io.Writer) error {
+	if o.format != "md" && o.format != "json" {
+		return fmt.Errorf("--format must be md or json, not %q", o.format)
 	}
-	defer store.Close()
-	doc, err := session.Dump(store)
-	if err != nil {
+	return withStore(o, func(st *persist.Store, lib *scenario.Library) error {
+		report, err := session.AAR(st, lib, o.patient)
+		if err != nil {
+			return err
+		}
+		out := stdout
+		if o.out != "" {
+			f, err := os.Create(o.out)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			out = f
+		}
+		if o.format == "json" {
+			return writeJSON(out, report)
+		}
+		_, err = io.WriteString(out, report.Markdown())
 		return err
-	}
-	return writeJSON(stdout, doc)
+	})
 }
 
-func archive(o *options, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("usage: ward archive list | show ID | restore ID")
+func scenarios(o *options, args []string, stdout io.Writer) error {
+	switch {
+	case len(args) == 1 && args[0] == "list":
+		lib, err := library(o)
+		if err != nil {
+			return err
+		}
+		for _, sc := range lib.List() {
+			fmt.Fprintf(stdout, "%-28s %-10s %s\n", sc.ID, sc.Source, sc.Title)
+		}
+		return nil
+	case len(args) == 2 && args[0] == "validate":
+		data, err := os.ReadFile(args[1])
+		if err != nil {
+			return err
+		}
+		if errs := scenario.Validate(data); len(errs) > 0 {
+			for _, e := range errs {
+				fmt.Fprintf(stdout, "%s:%v\n", args[1], e)
+			}
+			return fmt.Errorf("%s: %d problem(s)", args[1], len(errs))
+		}
+		_, err = fmt.Fprintf(stdout, "%s: ok\n", args[1])
+		return err
 	}
-	store, err := persist.Open(o.db)
+	return errors.New("usage: ward scenarios list | validate FILE")
+}
+
+func eval(ctx context.Context, o *options, args []string, stdout, stderr io.Writer) error {
+	if len(args) != 1 || (args[0] != "delta" && args[0] != "analyzer") {
+		return errors.New("usage: ward eval delta|analyzer [--backend offline|ollama] [--model NAME]")
+	}
+	backend, err := chooseBackend(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	return session.ArchiveCommand(store, args, stdout)
+	var report agents.Report
+	if args[0] == "delta" {
+		report = agents.EvalDelta(ctx, backend)
+	} else {
+		var llm *agents.LLMAnalyzer
+		if backend.Name() == "ollama" {
+			llm = agents.NewLLMAnalyzer(backend, agents.LLMAnalyzerConfig{NumCtx: o.numCtx})
+		}
+		report = agents.EvalAnalyzer(ctx, agents.NewAnalyzer(llm))
+	}
+	_, err = fmt.Fprintln(stdout, report.String())
+	return err
 }
 
 func writeJSON(w io.Writer, v any) error {

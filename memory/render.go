@@ -46,11 +46,12 @@ func (s Selection) section(b *strings.Builder, heading string, in func(Selected)
 			b.WriteString(heading + ":\n")
 			wrote = true
 		}
-		b.WriteString("- " + s.line(x) + "\n")
+		b.WriteString("- " + s.Line(x) + "\n")
 	}
 }
 
-func (s Selection) line(x Selected) string {
+// Line renders one selected item as the prompt shows it, with its sim time.
+func (s Selection) Line(x Selected) string {
 	it := x.Item
 	at := s.clock(it.T)
 	switch {

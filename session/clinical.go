@@ -34,7 +34,9 @@ func (s *Session) examine(t *turn) *clinicalTurn {
 	actions := s.actionsOf(t)
 	ct.wantsAAR = t.effect == effectAAR
 	for _, a := range actions {
-		ct.events = append(ct.events, ct.engine.Apply(a)...)
+		if !t.retry {
+			ct.events = append(ct.events, ct.engine.Apply(a)...)
+		}
 		if a.Kind == sc.KindAsk {
 			ct.disclosures = append(ct.disclosures, s.disclose(ct.engine, a.Topic)...)
 		}

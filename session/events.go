@@ -6,6 +6,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/ward-sim/ward/session/physio"
 )
@@ -37,6 +38,9 @@ type MessageEvent struct {
 	Role      string `json:"role"`
 	Agent     string `json:"agent,omitempty"`
 	Text      string `json:"text"`
+	// At is when the message was stored, which identifies it in the history; zero for what ward
+	// shows without storing (help, notices).
+	At time.Time `json:"-"`
 }
 
 // DeltaEvent carries streamed tokens of a message still being written. `ward run` does not print

@@ -48,7 +48,7 @@ func (s *Session) teamEvent(t *turn, ev agents.TeamEvent) {
 func (s *Session) reply(t *turn, agent, text string) {
 	msg := persist.Message{Role: "assistant", Agent: agent, Content: text, At: s.cfg.Now().UTC()}
 	if s.store(t, s.active, msg) {
-		t.emit(MessageEvent{PatientID: s.active, Role: "assistant", Agent: agent, Text: text})
+		t.emit(MessageEvent{PatientID: s.active, Role: "assistant", Agent: agent, Text: text, At: msg.At})
 	}
 }
 

@@ -24,8 +24,9 @@ type turn struct {
 	admitted      *physio.Engine // the patient this turn admitted, announced after the decision
 	scenario      string         // the scenario /admit asked for, "" to pick one
 	effect        string         // a slash command's engine effect (effectVitals, effectAAR)
+	retry         bool           // answering again: the engine already applied the text's actions
 	calls         []CallRecord   // the turn's LLM calls, for the inspector
-	decisionEvent *DecisionEvent // the turn\'s decision, for the inspector
+	decisionEvent *DecisionEvent // the turn's decision, for the inspector
 }
 
 func (t *turn) storage(fn func() error) error {

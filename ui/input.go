@@ -144,6 +144,12 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 		in.setHeld("")
 		return nil
 	}
+	if isText(msg) {
+		// Bubble Tea reports runes typed in one burst as a single key whose name is the text,
+		// so "right" typed fast would match the cursor-right binding. Text is inserted as text.
+		in.ta.InsertString(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(msg.Runes)))
+		return nil
+	}
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
 	return cmd
@@ -175,4 +181,10 @@ func sizeLabel(bytes int) string {
 		return fmt.Sprintf("%d B", bytes)
 	}
 	return fmt.Sprintf("%.1f KB", float64(bytes)/1024)
+}
+
+// isText reports whether a key message carries several runes at once: fast typing, or a paste
+// from a terminal without bracketed paste. Such a message is text, never a key binding.
+func isText(msg tea.KeyMsg) bool {
+	return msg.Type == tea.KeyRunes && !msg.Alt && len(msg.Runes) > 1
 }

@@ -220,6 +220,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.Quit) {
 		return m.quit()
 	}
+	if isText(msg) && m.overlay == overlayNone && m.focus == focusInput {
+		return m.input.Update(msg)
+	}
 	switch m.overlay {
 	case overlayStart:
 		if shift := m.start.Update(msg); shift != nil {

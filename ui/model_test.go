@@ -548,3 +548,19 @@ func longHistory(id string, n int) []ChatMessage {
 	}
 	return msgs
 }
+
+// Words typed in one burst arrive as one key message named by the text; "right" must not move
+// the cursor, and "?" inside text must not open help.
+func TestBurstTypedTextIsText(t *testing.T) {
+	m := newTestModel(t, newFakeWard(), 120, 40)
+	for _, text := range []string{"how are you feeling right now?", "left", "up", "enter", "home end"} {
+		m.input.ta.Reset()
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(text)})
+		if got := m.input.ta.Value(); got != text {
+			t.Errorf("typed %q in a burst, input holds %q", text, got)
+		}
+		if m.overlay != overlayNone {
+			t.Errorf("typing %q opened an overlay", text)
+		}
+	}
+}

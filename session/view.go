@@ -1,0 +1,101 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
+)
+
+// PatientView is one patient as a screen draws them. Every number is a measured one: the true
+// vitals stay in the engine.
+type PatientView struct {
+	ID, Name string
+	Age      int
+	Sex      string
+	Bed      string
+	Scenario string // the scenario's title
+	State    string
+	// Allergies are the allergies the patient has disclosed; AllergiesAsked says whether anyone
+	// asked, so "none disclosed" and "never asked" read differently.
+	Allergies      []string
+	AllergiesAsked bool
+	Readings       []physio.Reading // measured vitals, oldest first
+	Monitored      bool
+}
+
+// Patients describes the roster, in ID order.
+func (s *Session) Patients() []PatientView {
+	out := make([]PatientView, 0, len(s.roster))
+	for _, id := range s.roster {
+		out = append(out, s.patientView(id))
+	}
+	return out
+}
+
+func (s *Session) patientView(id string) PatientView {
+	v := PatientView{ID: id}
+	e := s.sim.ward.Engine(id)
+	if e == nil {
+		return v // on the roster without a body: admitted before the simulation existed
+	}
+	sc := e.Scenario()
+	d := sc.Demographics
+	v.Name, v.Age, v.Sex, v.Bed, v.Scenario, v.State = d.Name, d.Age, d.Sex, d.Bed, sc.Title, e.State()
+	if bed, ok := s.reg.Patients[id].Facts["bed"].(string); ok && bed != "" {
+		v.Bed = bed
+	}
+	snap := e.Snapshot()
+	v.Readings, v.Monitored = snap.Readings, snap.Monitored
+	v.AllergiesAsked = snap.AllergiesAskedAt >= 0
+	if mem := s.sim.mems[id]; mem != nil {
+		for _, it := range mem.Items(memory.PatientDisclosures) {
+			if it.Topic == memory.TopicAllergies {
+				v.Allergies = append(v.Allergies, strings.TrimSpace(it.Text))
+			}
+		}
+	}
+	return v
+}
+
+// Clock is the shift's sim time in seconds, whether the real-time clock is paused, and its speed.
+func (s *Session) Clock() (seconds float64, paused bool, speed float64) {
+	return s.sim.ward.Clock(), s.paused, s.speed
+}
+
+// Backend names the backend and model answering this session ("offline" has no model).
+func (s *Session) Backend() (name, model string) {
+	return s.cfg.Backend.Name(), s.cfg.Backend.Model()
+}
+
+// History is a patient's whole stored conversation ("" for the session's), for display.
+func (s *Session) History(patientID string) ([]persist.Message, error) {
+	var h []persist.Message
+	err := s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
+		var err error
+		h, err = tx.History(patientID)
+		return err
+	})
+	return h, err
+}
+
+// Retry answers the last thing the trainee said to the active conversation again, without
+// storing it twice: the path for a failed, stalled or empty answer.
+func (s *Session) Retry(ctx context.Context, emit func(Event)) {
+	var last *persist.Message
+	for i := len(s.history) - 1; i >= 0 && last == nil; i-- {
+		if s.history[i].Role == "user" {
+			last = &s.history[i]
+		}
+	}
+	if last == nil {
+		emit(ErrorEvent{Code: "NOTHING_TO_RETRY", Message: "nothing to retry yet"})
+		return
+	}
+	t := &turn{input: last.Content, emit: emit, started: time.Now(), userAt: last.At, retry: true}
+	defer func() { s.endTurn(t) }()
+	s.respond(ctx, t)
+}

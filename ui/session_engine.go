@@ -1,0 +1,404 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/physio"
+)
+
+// SessionEngine runs a session for the UI. A session serves one caller at a time, so every call
+// into it holds mu; a turn holds it for as long as it streams. Snapshot must never wait for a
+// turn, so it returns the last view built, and the turn rebuilds that view (on its own goroutine,
+// already holding mu) whenever something on screen changed.
+type SessionEngine struct {
+	mu        sync.Mutex
+	s         *session.Session
+	restart   func(shift string) (*session.Session, error)
+	view      atomic.Pointer[ViewState]
+	lastTick  time.Time
+	lastFlush time.Time
+
+	// Guarded by mu.
+	chat     chatCache
+	notes    []note             // what ward showed without storing it, in the active conversation
+	seen     map[string]string  // per patient, the state when the trainee last looked
+	lastSeen map[string]float64 // per patient, sim time they were last active
+	live     map[string]string  // agent → ID of its message streaming now
+	aliases  map[int64]string   // stored message time → the live ID it streamed under
+	nextID   int
+	last     TurnStats
+}
+
+// note is a message ward showed without storing it, placed among the stored ones by time.
+type note struct {
+	at  time.Time
+	msg ChatMessage
+}
+
+// chatCache holds one patient's stored history, so a repaint does not re-read the store.
+type chatCache struct {
+	patient string
+	msgs    []persist.Message
+	valid   bool
+}
+
+// NewSessionEngine wraps s. restart starts a new session for the start dialog (a shift id, a
+// shift file, or "" for an empty roster).
+func NewSessionEngine(s *session.Session, restart func(shift string) (*session.Session, error)) *SessionEngine {
+	e := &SessionEngine{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
+		seen: map[string]string{}, lastSeen: map[string]float64{}, live: map[string]string{}, aliases: map[int64]string{}}
+	e.refresh()
+	return e
+}
+
+// Snapshot returns the latest view. When no turn is running it first lets the sim clock catch up
+// with the wall clock, so the vitals keep moving while the trainee reads.
+func (e *SessionEngine) Snapshot() ViewState {
+	if e.mu.TryLock() {
+		e.tick()
+		e.refresh()
+		e.mu.Unlock()
+	}
+	return *e.view.Load()
+}
+
+// flushEvery is how often the clock's progress is saved; a crash loses at most that much sim time.
+const flushEvery = 5 * time.Second
+
+func (e *SessionEngine) tick() {
+	now := time.Now()
+	e.s.Tick(now.Sub(e.lastTick), func(session.Event) {})
+	e.lastTick = now
+	if now.Sub(e.lastFlush) >= flushEvery {
+		_ = e.s.Flush() // a failed flush is retried next time; the messages are already safe
+		e.lastFlush = now
+	}
+}
+
+// Submit runs one turn on its own goroutine and streams what happens.
+func (e *SessionEngine) Submit(ctx context.Context, text string) <-chan Event {
+	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Turn(ctx, text, emit) })
+}
+
+// Retry answers the last message again without storing it twice.
+func (e *SessionEngine) Retry(ctx context.Context) <-chan Event {
+	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Retry(ctx, emit) })
+}
+
+func (e *SessionEngine) runTurn(ctx context.Context, run func(func(session.Event))) <-chan Event {
+	out := make(chan Event, 64)
+	go func() {
+		defer close(out)
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.tick()
+		started := time.Now()
+		e.last = TurnStats{}
+		run(func(ev session.Event) {
+			for _, u := range e.translate(ev) {
+				select {
+				case out <- u:
+				case <-ctx.Done():
+				}
+			}
+		})
+		e.last.Latency = time.Since(started)
+		clear(e.live)
+		e.refresh()
+		select {
+		case out <- Event{Kind: EventChanged}:
+		case <-ctx.Done():
+		}
+	}()
+	return out
+}
+
+// translate turns one session event into what the UI shows, rebuilding the view first when the
+// screen changes. It runs on the turn's goroutine, which holds mu.
+func (e *SessionEngine) translate(ev session.Event) []Event {
+	switch ev := ev.(type) {
+	case session.DeltaEvent:
+		return []Event{{Kind: EventDelta, MessageID: e.liveID(ev.Agent), Agent: ev.Agent, Text: ev.Text}}
+	case session.MessageEvent:
+		return e.finished(ev)
+	case session.ErrorEvent:
+		return []Event{{Kind: EventError, Text: ev.Message}}
+	case session.NoteEvent:
+		e.note(ev.Text)
+		return e.changed()
+	case session.LLMCallEvent:
+		e.count(ev)
+		return nil
+	case session.DecisionEvent, session.SimEvent, session.TurnEndEvent:
+		e.chat.valid = false // the user's text is stored, or the patient changed
+		return e.changed()
+	}
+	return nil
+}
+
+func (e *SessionEngine) changed() []Event {
+	e.refresh()
+	return []Event{{Kind: EventChanged}}
+}
+
+// liveID names the message an agent is streaming, so its deltas gather in one place and the
+// stored message can take over the same ID when it lands.
+func (e *SessionEngine) liveID(agent string) string {
+	id, ok := e.live[agent]
+	if !ok {
+		e.nextID++
+		id = fmt.Sprintf("live-%d", e.nextID)
+		e.live[agent] = id
+	}
+	return id
+}
+
+func (e *SessionEngine) finished(ev session.MessageEvent) []Event {
+	id, streamed := e.live[ev.Agent]
+	delete(e.live, ev.Agent)
+	if ev.At.IsZero() {
+		e.note(ev.Text) // shown, never stored
+	} else if streamed {
+		e.aliases[ev.At.UnixNano()] = id
+	}
+	e.chat.valid = false
+	ch := e.changed()
+	ch[0].MessageID = id
+	return ch
+}
+
+// note keeps a message ward showed without storing it, in the active conversation's view.
+func (e *SessionEngine) note(text string) {
+	e.nextID++
+	e.notes = append(e.notes, note{at: time.Now(), msg: ChatMessage{ID: fmt.Sprintf("note-%d", e.nextID), Role: "assistant", Agent: "ward", Content: text}})
+}
+
+func (e *SessionEngine) count(ev session.LLMCallEvent) {
+	e.last.PromptTokens += ev.PromptTokensEst
+	if ev.PromptEvalCount != nil {
+		e.last.PromptTokens += *ev.PromptEvalCount - ev.PromptTokensEst // measured beats estimated
+	}
+	if ev.EvalCount != nil {
+		e.last.OutputTokens += *ev.EvalCount
+	}
+}
+
+// Switch makes patientID active through the registry, with no analyzer call.
+func (e *SessionEngine) Switch(_ context.Context, patientID string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var failure error
+	e.s.Switch(patientID, func(ev session.Event) {
+		if er, ok := ev.(session.ErrorEvent); ok {
+			failure = fmt.Errorf("%s", er.Message)
+		}
+	})
+	e.chat.valid = false
+	e.refresh()
+	return failure
+}
+
+// Start replaces the session with a new one, for the start dialog.
+func (e *SessionEngine) Start(_ context.Context, shift string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, err := e.restart(shift)
+	if err != nil {
+		return err
+	}
+	e.s, e.notes, e.chat = s, nil, chatCache{}
+	e.refresh()
+	return nil
+}
+
+// Close saves the clock's progress since the last flush, when the UI exits.
+func (e *SessionEngine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.s.Flush()
+}
+
+// Trace returns the inspector's view of a turn, counted back from the latest.
+func (e *SessionEngine) Trace(back int) (TurnTrace, bool) {
+	e.mu.Lock()
+	turns := e.s.Turns()
+	e.mu.Unlock()
+	i := len(turns) - 1 - back
+	if back < 0 || i < 0 {
+		return TurnTrace{}, false
+	}
+	return turnTrace(turns[i]), true
+}
+
+// refresh rebuilds the view from the session. The caller holds mu.
+func (e *SessionEngine) refresh() {
+	active := e.s.Active()
+	patients := e.s.Patients()
+	clock, paused, speed := e.s.Clock()
+	backend, model := e.s.Backend()
+	v := ViewState{Clock: seconds(clock), Paused: paused, Speed: speed, Backend: backend, Model: model, Last: e.last}
+	for _, p := range patients {
+		if p.ID == active {
+			v.Patient, v.Vitals, v.Monitor = header(p), vitalSeries(p.Readings), p.Monitored
+			e.seen[p.ID], e.lastSeen[p.ID] = p.State, clock
+		}
+		v.Roster = append(v.Roster, e.rosterEntry(p, active))
+	}
+	v.Chat = e.chatView(active)
+	e.view.Store(&v)
+}
+
+func (e *SessionEngine) rosterEntry(p session.PatientView, active string) RosterEntry {
+	r := RosterEntry{ID: p.ID, Name: p.Name, NEWS2: latestScore(p.Readings), Trend: news2Trend(p.Readings), LastChecked: -1}
+	if n := len(p.Readings); n > 0 {
+		r.LastChecked = seconds(p.Readings[n-1].T)
+	}
+	seenState, looked := e.seen[p.ID]
+	r.Alert = p.ID != active && looked && seenState != p.State
+	return r
+}
+
+func (e *SessionEngine) chatView(active string) []ChatMessage {
+	if !e.chat.valid || e.chat.patient != active {
+		if e.chat.patient != active {
+			e.notes = nil // notes belong to the conversation they were shown in
+		}
+		msgs, err := e.s.History(active)
+		if err != nil {
+			e.note("could not read the history: " + err.Error())
+		}
+		e.chat = chatCache{patient: active, msgs: msgs, valid: err == nil}
+	}
+	out := make([]ChatMessage, 0, len(e.chat.msgs)+len(e.notes))
+	notes := e.notes
+	for _, m := range e.chat.msgs {
+		for len(notes) > 0 && notes[0].at.Before(m.At) {
+			out, notes = append(out, notes[0].msg), notes[1:]
+		}
+		id, ok := e.aliases[m.At.UnixNano()]
+		if !ok {
+			id = fmt.Sprint(m.At.UnixNano())
+		}
+		out = append(out, ChatMessage{ID: id, Role: m.Role, Agent: m.Agent, Content: m.Content})
+	}
+	for _, n := range notes {
+		out = append(out, n.msg)
+	}
+	return out
+}
+
+func header(p session.PatientView) Patient {
+	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Scenario: p.Scenario,
+		State: p.State, NEWS2: latestScore(p.Readings), Allergies: p.Allergies}
+	if !p.AllergiesAsked {
+		h.Allergies = []string{"not asked yet"}
+	} else if len(h.Allergies) == 0 {
+		h.Allergies = []string{"none disclosed"}
+	}
+	return h
+}
+
+func latestScore(readings []physio.Reading) Score {
+	if len(readings) == 0 {
+		return Score{}
+	}
+	r := readings[len(readings)-1]
+	return Score{Known: true, Value: r.NEWS2, Band: band(r.Band)}
+}
+
+func band(name string) Band {
+	switch name {
+	case physio.BandLowSingle3:
+		return BandSingle3
+	case physio.BandMedium:
+		return BandMedium
+	case physio.BandHigh:
+		return BandHigh
+	}
+	return BandLow
+}
+
+func news2Trend(readings []physio.Reading) Trend {
+	n := len(readings)
+	switch {
+	case n < 2 || readings[n-1].NEWS2 == readings[n-2].NEWS2:
+		return TrendFlat
+	case readings[n-1].NEWS2 > readings[n-2].NEWS2:
+		return TrendUp
+	}
+	return TrendDown
+}
+
+// vitalSeries is the measured vitals as the trend pane draws them; it keeps its own time window.
+func vitalSeries(readings []physio.Reading) []VitalSeries {
+	out := []VitalSeries{{Name: "HR", Unit: "bpm"}, {Name: "RR", Unit: "/min"}, {Name: "SpO2", Unit: "%"}, {Name: "SBP", Unit: "mmHg"}}
+	for _, r := range readings {
+		at := seconds(r.T)
+		for i, v := range []int{r.HR, r.RR, r.SpO2, r.SBP} {
+			out[i].Points = append(out[i].Points, VitalPoint{At: at, Value: float64(v)})
+		}
+	}
+	return out
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// turnTrace maps the session's record of a turn onto the inspector's view, folding each prompt's
+// messages into its sections.
+func turnTrace(rec session.TurnRecord) TurnTrace {
+	tr := TurnTrace{Turn: rec.Number, Input: rec.Input}
+	if d := rec.Decision; d != nil {
+		tr.Analyzer = AnalyzerTrace{Input: d.Input, Action: d.AnalyzerAction, PatientID: d.PatientID, Source: d.Source,
+			Reasoning: d.Reasoning + " → " + d.Decision, Elapsed: time.Duration(d.Timing.AnalyzerMS * float64(time.Millisecond))}
+	}
+	for _, c := range rec.Calls {
+		tr.Calls = append(tr.Calls, llmCall(c))
+	}
+	return tr
+}
+
+func llmCall(c session.CallRecord) LLMCall {
+	t := c.Trace
+	m := t.Metrics
+	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: c.NumPredict, Reply: t.Reply.Content,
+		Metrics: CallMetrics{PromptEvalCount: m.PromptEvalCount, PromptEvalDuration: m.PromptEvalDuration,
+			EvalCount: m.EvalCount, EvalDuration: m.EvalDuration, LoadDuration: m.LoadDuration, TotalDuration: m.TotalDuration,
+			CacheHit: cacheHit(m.PromptEvalCount, m.PromptEvalDuration)}}
+	msgs := t.Messages
+	if len(msgs) < 2 {
+		return call
+	}
+	section := func(name string, ms []PromptMessage) {
+		call.Sections = append(call.Sections, PromptSection{Name: name, Tokens: t.Sections[name], Messages: ms})
+	}
+	section("static", []PromptMessage{{Role: msgs[0].Role, Content: msgs[0].Content}})
+	window := msgs[1:min(1+c.WindowLen, len(msgs))]
+	var wm []PromptMessage
+	for _, m := range window {
+		wm = append(wm, PromptMessage{Role: m.Role, Content: m.Content})
+	}
+	section("window", wm)
+	if dyn := msgs[1+len(window) : len(msgs)-1]; len(dyn) > 0 {
+		section("dynamic", []PromptMessage{{Role: dyn[0].Role, Content: dyn[0].Content}})
+	}
+	var mem []PromptMessage
+	for _, it := range c.Recall.Items {
+		mem = append(mem, PromptMessage{Role: string(it.Category), Content: c.Recall.Line(it), Rule: string(it.Rule)})
+	}
+	section("memory", mem)
+	last := msgs[len(msgs)-1]
+	section("user", []PromptMessage{{Role: last.Role, Content: last.Content}})
+	return call
+}
+
+// cacheHit judges a KV-cache hit: a prompt evaluated at under 0.2 ms per token was mostly served
+// from the cache (a cold prompt costs milliseconds per token on a CPU).
+func cacheHit(tokens int, d time.Duration) bool {
+	return tokens > 0 && d/time.Duration(tokens) < 200*time.Microsecond
+}
