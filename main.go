@@ -235,7 +235,7 @@ func sessionConfig(ctx context.Context, o *options, store *persist.Store, stderr
 			return cfg, err
 		}
 	}
-	if cfg.Backend, err = chooseBackend(ctx, o, stderr); err != nil {
+	if cfg.Backend, cfg.Tools, err = chooseBackend(ctx, o, stderr); err != nil {
 		return cfg, err
 	}
 	cfg.Analyzer = agents.NewAnalyzer(nil)
@@ -265,31 +265,32 @@ func windowMode(name string) (memory.Window, error) {
 	return memory.Window{}, fmt.Errorf("--window must be block or sliding, not %q", name)
 }
 
-// chooseBackend honours --backend. auto prefers Ollama and falls back to offline with a one-line
-// notice that says why.
-func chooseBackend(ctx context.Context, o *options, stderr io.Writer) (agents.Backend, error) {
+// chooseBackend honours --backend, and reports whether the model can call tools. auto prefers
+// Ollama and falls back to offline with a one-line notice that says why.
+func chooseBackend(ctx context.Context, o *options, stderr io.Writer) (agents.Backend, bool, error) {
 	switch o.backend {
 	case "offline":
-		return agents.NewOffline(), nil
+		return agents.NewOffline(), false, nil
 	case "auto", "ollama":
 	default:
-		return nil, fmt.Errorf("--backend must be auto, offline or ollama, not %q", o.backend)
+		return nil, false, fmt.Errorf("--backend must be auto, offline or ollama, not %q", o.backend)
 	}
 	client, err := api.ClientFromEnvironment()
 	if err != nil {
-		return nil, fmt.Errorf("OLLAMA_HOST: %w", err)
+		return nil, false, fmt.Errorf("OLLAMA_HOST: %w", err)
 	}
 	ollama := agents.NewOllama(client, o.model, agents.OllamaOptions{})
 	probeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if _, err := ollama.Probe(probeCtx); err != nil {
+	caps, err := ollama.Probe(probeCtx)
+	if err != nil {
 		if o.backend == "ollama" {
-			return nil, err
+			return nil, false, err
 		}
 		fmt.Fprintf(stderr, "ward: using the offline backend: %v\n", err)
-		return agents.NewOffline(), nil
+		return agents.NewOffline(), false, nil
 	}
-	return ollama, nil
+	return ollama, caps.Tools, nil
 }
 
 // tui opens the terminal UI. With no shift to resume (and no --new or --shift) it offers the
@@ -403,19 +404,18 @@ func eval(ctx context.Context, o *options, args []string, stdout, stderr io.Writ
 	if len(args) != 1 || (args[0] != "delta" && args[0] != "analyzer") {
 		return errors.New("usage: ward eval delta|analyzer [--backend offline|ollama] [--model NAME]")
 	}
-	backend, err := chooseBackend(ctx, o, stderr)
+	backend, _, err := chooseBackend(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
 	var report agents.Report
-	if args[0] == "delta" {
+	switch {
+	case args[0] == "delta":
 		report = agents.EvalDelta(ctx, backend)
-	} else {
-		var llm *agents.LLMAnalyzer
-		if backend.Name() == "ollama" {
-			llm = agents.NewLLMAnalyzer(backend, agents.LLMAnalyzerConfig{NumCtx: o.numCtx})
-		}
-		report = agents.EvalAnalyzer(ctx, agents.NewAnalyzer(llm))
+	case backend.Name() == "ollama": // score the model alone, not the rules in front of it
+		report = agents.EvalAnalyzer(ctx, agents.NewLLMAnalyzer(backend, agents.LLMAnalyzerConfig{NumCtx: o.numCtx}))
+	default:
+		report = agents.EvalAnalyzer(ctx, agents.RulesAnalyzer{})
 	}
 	_, err = fmt.Fprintln(stdout, report.String())
 	return err

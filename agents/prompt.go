@@ -25,6 +25,9 @@ type Prompt struct {
 	Instruction string
 	// User is the trainee's new message.
 	User string
+	// After is this turn's tool exchange, which follows the user message: the assistant's tool
+	// calls and the tools' results, for the second call of the two-call flow.
+	After []api.Message
 }
 
 // Section names, as the trace, the events and the inspector show them.
@@ -37,7 +40,7 @@ const (
 )
 
 // Messages lays the prompt out: static system text, the window, one system message holding the
-// dynamic context and memory, then the user message.
+// dynamic context and memory, the user message, then any tool exchange of this turn.
 func (p Prompt) Messages() []api.Message {
 	msgs := make([]api.Message, 0, len(p.Window)+3)
 	msgs = append(msgs, api.Message{Role: "system", Content: p.Static})
@@ -45,7 +48,8 @@ func (p Prompt) Messages() []api.Message {
 	if context := p.context(); context != "" {
 		msgs = append(msgs, api.Message{Role: "system", Content: context})
 	}
-	return append(msgs, api.Message{Role: "user", Content: p.User})
+	msgs = append(msgs, api.Message{Role: "user", Content: p.User})
+	return append(msgs, p.After...)
 }
 
 func (p Prompt) context() string {
@@ -62,7 +66,7 @@ func (p Prompt) context() string {
 func (p Prompt) Sections(est *memory.Estimator) memory.Sections {
 	return memory.Sections{
 		Static:  est.Tokens(p.Static),
-		Window:  est.Messages(p.Window),
+		Window:  est.Messages(p.Window) + est.Messages(p.After),
 		Dynamic: est.Tokens(p.Dynamic) + est.Tokens(p.Instruction),
 		Memory:  est.Tokens(p.Memory.Render()),
 		User:    est.Tokens(p.User),
@@ -73,8 +77,8 @@ func (p Prompt) Sections(est *memory.Estimator) memory.Sections {
 // fit in numCtx. Safety items are never dropped. It returns what was cut, for the trace.
 func (p Prompt) Fit(est *memory.Estimator, numCtx, reserve int) (Prompt, []string) {
 	s := p.Sections(est)
-	fitted := est.Fit(memory.Prompt{
-		Static: s.Static, Dynamic: s.Dynamic, User: s.User, Window: p.Window, Memory: p.Memory,
+	fitted := est.Fit(memory.Prompt{ // the tool exchange is never cut, so it is budgeted with the user message
+		Static: s.Static, Dynamic: s.Dynamic, User: s.User + est.Messages(p.After), Window: p.Window, Memory: p.Memory,
 	}, numCtx, reserve)
 	p.Window, p.Memory = fitted.Window, fitted.Memory
 	return p, fitted.Shrunk

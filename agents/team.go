@@ -217,6 +217,11 @@ func validateAgent(a Agent, seen map[string]bool, commands map[string]string) []
 			errs = append(errs, fmt.Errorf("agent %s: unknown memory category %q", a.Name, m))
 		}
 	}
+	for _, tool := range a.Tools {
+		if !KnownTool(tool) {
+			errs = append(errs, fmt.Errorf("agent %s: unknown tool %q (ward has check_vitals, record_quote, record_assessment)", a.Name, tool))
+		}
+	}
 	for _, c := range a.Commands {
 		if !strings.HasPrefix(c, "/") {
 			errs = append(errs, fmt.Errorf("agent %s: command %q must start with /", a.Name, c))

@@ -26,7 +26,10 @@ type Config struct {
 	Pattern   *regexp.Regexp
 	Window    memory.Window
 	NumCtx    int
-	Trace     *agents.TraceWriter
+	// Tools says the model can call tools (Ollama's capabilities); without them the engine's
+	// results travel in the dynamic context.
+	Tools bool
+	Trace *agents.TraceWriter
 	// Shift is a built-in shift's id or a shift file that Start admits; "" for an empty roster.
 	Shift string
 	// Now stamps messages with wall time; tests fix it.

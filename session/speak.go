@@ -33,9 +33,9 @@ func (s *Session) speaker(t *turn, ct *clinicalTurn) agents.SpeakFunc {
 		if checklist {
 			p.Instruction = ct.compound.Instruction()
 		}
-		reply, err := s.call(ctx, t, a.Name, p, ct, "")
+		reply, err := s.call(ctx, t, a, p, ct, "")
 		if err == nil && checklist {
-			reply, err = s.completeChecklist(ctx, t, a.Name, p, ct, reply)
+			reply, err = s.completeChecklist(ctx, t, a, p, ct, reply)
 		}
 		if err == nil && strings.TrimSpace(reply) == "" {
 			err = agents.ErrEmpty // the JSON arrived but said nothing
@@ -50,14 +50,14 @@ func (s *Session) speaker(t *turn, ct *clinicalTurn) agents.SpeakFunc {
 
 // completeChecklist asks once more, for the missing parts only, when a compound answer skipped
 // some of them. The two answers are shown as one.
-func (s *Session) completeChecklist(ctx context.Context, t *turn, agent string, p agents.Prompt, ct *clinicalTurn, reply string) (string, error) {
+func (s *Session) completeChecklist(ctx context.Context, t *turn, a agents.Agent, p agents.Prompt, ct *clinicalTurn, reply string) (string, error) {
 	missing := memory.Missing(ct.compound.Checklist, reply)
 	if len(missing) == 0 {
 		return reply, nil
 	}
 	p.Window = append(append([]api.Message{}, p.Window...), api.Message{Role: "user", Content: p.User}, api.Message{Role: "assistant", Content: reply})
 	p.User, p.Instruction = memory.FollowUp(missing), ""
-	more, err := s.call(ctx, t, agent, p, ct, "checklist: missing parts")
+	more, err := s.call(ctx, t, a, p, ct, "checklist: missing parts")
 	if err != nil || strings.TrimSpace(more) == strings.TrimSpace(reply) {
 		return reply, nil // the first answer stands; the gap is in the trace
 	}
@@ -116,20 +116,23 @@ func (s *Session) priorHistory(t *turn) []persist.Message {
 	return out
 }
 
-// call sends one prompt, fitted under num_ctx. An empty answer is retried once with a smaller
-// prompt; a second empty answer is the user's to retry.
-func (s *Session) call(ctx context.Context, t *turn, agent string, p agents.Prompt, ct *clinicalTurn, retry string) (string, error) {
-	numPredict := numPredictFor(ct)
-	fitted, shrunk := p.Fit(&s.est, s.cfg.NumCtx, numPredict)
-	resp, err := s.send(ctx, t, agent, fitted, numPredict, ct, shrunk, retry)
+// call sends one prompt, fitted under num_ctx, and returns the reply text. An empty answer is
+// retried once with a smaller prompt; a second empty answer is the user's to retry. When the
+// model calls tools, their results go back in a second call that must answer in words.
+func (s *Session) call(ctx context.Context, t *turn, a agents.Agent, p agents.Prompt, ct *clinicalTurn, retry string) (string, error) {
+	tools := s.toolsFor(a, ct)
+	resp, err := s.send(ctx, t, a.Name, p, s.cfg.NumCtx, ct, tools, retry)
 	if errors.Is(err, agents.ErrEmpty) && retry == "" {
-		smaller, cut := p.Fit(&s.est, s.cfg.NumCtx/2, numPredict)
-		resp, err = s.send(ctx, t, agent, smaller, numPredict, ct, cut, "empty answer: retried with a smaller prompt")
+		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx/2, ct, tools, "empty answer: retried with a smaller prompt")
+	}
+	if err == nil && len(resp.Message.ToolCalls) > 0 {
+		p.After = s.runTools(t, a.Name, ct, resp.Message)
+		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, ct, nil, "tool results: second call")
 	}
 	if err != nil {
 		return "", err
 	}
-	return s.absorb(t, agent, resp.Message.Content), nil
+	return s.absorb(t, a.Name, resp.Message.Content), nil
 }
 
 func numPredictFor(ct *clinicalTurn) int {
@@ -139,16 +142,22 @@ func numPredictFor(ct *clinicalTurn) int {
 	return 2000
 }
 
-// send makes the backend call, streams its tokens to the UI, and reports it to the event stream,
-// the trace file and the inspector.
-func (s *Session) send(ctx context.Context, t *turn, agent string, p agents.Prompt, numPredict int, ct *clinicalTurn, shrunk []string, retry string) (agents.Response, error) {
+// send fits the prompt into budget tokens (num_ctx itself stays constant, so Ollama never
+// reloads), makes the backend call, streams its tokens to the UI, and reports it to the event
+// stream, the trace file and the inspector. A call that offers tools asks for no JSON format:
+// a model held to the output grammar could not call them.
+func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.Prompt, budget int, ct *clinicalTurn, tools api.Tools, retry string) (agents.Response, error) {
+	numPredict := numPredictFor(ct)
+	p, shrunk := full.Fit(&s.est, budget, numPredict)
 	sections := p.Sections(&s.est)
 	req := agents.Request{
-		Agent: agent, Messages: p.Messages(), Sections: agents.SectionMap(sections),
+		Agent: agent, Messages: p.Messages(), Sections: agents.SectionMap(sections), Tools: tools,
 		Options:   map[string]any{"num_ctx": s.cfg.NumCtx, "num_predict": numPredict},
 		KeepAlive: &api.Duration{Duration: agents.DefaultKeepAlive},
-		Format:    agents.AgentOutputSchema,
 		Scene:     s.scene(agent, ct),
+	}
+	if tools == nil {
+		req.Format = agents.AgentOutputSchema
 	}
 	t0 := time.Now()
 	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
@@ -212,8 +221,12 @@ type replyStream struct {
 
 func (r *replyStream) add(chunk string) {
 	r.raw.WriteString(chunk)
-	reply, ok := memory.ReplySoFar(r.raw.String())
-	if !ok || len(reply) <= r.sent {
+	raw := r.raw.String()
+	reply, ok := memory.ReplySoFar(raw)
+	if !ok && !strings.HasPrefix(strings.TrimSpace(raw), "{") {
+		reply = raw // a plain-text answer (a call that offered tools) streams as it is
+	}
+	if len(reply) <= r.sent {
 		return
 	}
 	r.emit(reply[r.sent:])

@@ -1,0 +1,82 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// toolsFor is what agent a may call: its tools from the team file, when the model can call tools
+// at all. Without tool support the engine's results are already in the dynamic context.
+func (s *Session) toolsFor(a agents.Agent, ct *clinicalTurn) api.Tools {
+	if !s.cfg.Tools || ct.engine == nil {
+		return nil
+	}
+	return agents.Tools(a.Tools)
+}
+
+// runTools executes the model's tool calls against the engine and memory, stores the exchange
+// in the patient's interaction log, and returns it for the second call.
+func (s *Session) runTools(t *turn, agent string, ct *clinicalTurn, call api.Message) []api.Message {
+	now := s.cfg.Now().UTC()
+	stored := persist.Message{Role: "assistant", Agent: agent, Content: call.Content, At: now}
+	exchange := []api.Message{call}
+	var results []persist.Message
+	for i, tc := range call.ToolCalls {
+		id := fmt.Sprintf("call_%d_%d", now.UnixNano(), i)
+		name, args := tc.Function.Name, map[string]any(tc.Function.Arguments)
+		stored.ToolCalls = append(stored.ToolCalls, persist.ToolCall{ID: id, Name: name, Args: args})
+		content := s.runTool(t, ct, name, args)
+		results = append(results, persist.Message{Role: "tool", ToolCallID: id, ToolName: name, Content: content, At: now})
+		exchange = append(exchange, api.Message{Role: "tool", Content: content})
+	}
+	s.store(t, s.active, append([]persist.Message{stored}, results...)...)
+	return exchange
+}
+
+// runTool answers one call. Whatever the model sent, the answer is the engine's or a validation
+// error the model can read; it never reaches the trainee as fact.
+func (s *Session) runTool(t *turn, ct *clinicalTurn, name string, args map[string]any) string {
+	mem := s.sim.mems[s.active]
+	clock := s.sim.ward.Clock()
+	var err error
+	switch name {
+	case agents.ToolCheckVitals:
+		return s.checkVitalsTool(t, ct.engine)
+	case agents.ToolRecordQuote:
+		err = mem.AddQuote(clock, stringArg(args, "speaker"), stringArg(args, "quote"))
+	case agents.ToolRecordAssessment:
+		err = mem.AddAssessment(clock, stringArg(args, "finding"))
+	default:
+		err = fmt.Errorf("no tool named %q", name)
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	s.sim.dirty[s.active] = true
+	return "recorded"
+}
+
+// checkVitalsTool measures the patient as a trainee's check would, so the reading is logged,
+// scored and remembered like any other.
+func (s *Session) checkVitalsTool(t *turn, e *physio.Engine) string {
+	events := e.Apply(physio.Action{Kind: sc.KindCheckVitals})
+	s.sim.record(events)
+	for _, ev := range events {
+		t.emit(SimEvent{ev})
+	}
+	r, _ := e.Measured()
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func stringArg(args map[string]any, key string) string {
+	v, _ := args[key].(string)
+	return v
+}

@@ -1,0 +1,72 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/ward-sim/ward/agents"
+)
+
+// toolCallingModel calls check_vitals on its first request and answers on the second, recording
+// what it was sent. It embeds Backend so it overrides only Chat.
+type toolCallingModel struct {
+	agents.Backend
+	requests []agents.Request
+}
+
+func (m *toolCallingModel) Chat(_ context.Context, req agents.Request, onDelta func(string)) (agents.Response, error) {
+	m.requests = append(m.requests, req)
+	if len(m.requests) == 1 {
+		call := api.ToolCall{Function: api.ToolCallFunction{Name: agents.ToolCheckVitals, Arguments: map[string]any{}}}
+		return agents.Response{Message: api.Message{Role: "assistant", ToolCalls: []api.ToolCall{call}}, DoneReason: "stop"}, nil
+	}
+	reply := `{"reply":"Heart rate as measured.","entities_to_update":{},"derived_entities_to_update":{}}`
+	onDelta(reply)
+	return agents.Response{Message: api.Message{Role: "assistant", Content: reply}, DoneReason: "stop"}, nil
+}
+
+func TestToolCallRoundTrip(t *testing.T) {
+	r := newRig(t)
+	model := &toolCallingModel{Backend: agents.NewOffline()}
+	r.cfg.Backend, r.cfg.Tools = model, true
+	r.restart()
+	r.turn("/admit patient_1 asthma-exacerbation")
+	model.requests = nil
+	events := r.turn("@Monitor what are her numbers now?")
+
+	if len(model.requests) != 2 {
+		t.Fatalf("want a tool call then a second call, got %d requests", len(model.requests))
+	}
+	first, second := model.requests[0], model.requests[1]
+	if len(first.Tools) != 1 || first.Tools[0].Function.Name != agents.ToolCheckVitals || first.Format != nil {
+		t.Errorf("first call should offer check_vitals without a JSON format: tools %v format %s", first.Tools, first.Format)
+	}
+	last := second.Messages[len(second.Messages)-1]
+	if last.Role != "tool" || !strings.Contains(last.Content, `"spo2"`) || second.Tools != nil || second.Format == nil {
+		t.Errorf("second call should end with the engine's reading and ask for the output format: %+v", last)
+	}
+	var vitals int
+	for _, e := range events {
+		if se, ok := e.(SimEvent); ok && se.Kind() == "vitals" {
+			vitals++
+		}
+	}
+	if vitals != 1 {
+		t.Errorf("the tool's check should report one vitals event, got %d", vitals)
+	}
+	h := r.dump().Histories["patient_1"]
+	var sawCall, sawResult bool
+	for _, m := range h {
+		sawCall = sawCall || (len(m.ToolCalls) == 1 && m.ToolCalls[0].Name == agents.ToolCheckVitals)
+		sawResult = sawResult || (m.Role == "tool" && m.ToolName == agents.ToolCheckVitals && m.ToolCallID != "")
+	}
+	if !sawCall || !sawResult {
+		t.Errorf("the interaction log lacks the tool call (%v) or its result (%v)", sawCall, sawResult)
+	}
+	if h[len(h)-1].Content != "Heart rate as measured." {
+		t.Errorf("stored reply %q", h[len(h)-1].Content)
+	}
+}
