@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
@@ -98,4 +99,17 @@ func (s *Session) Retry(ctx context.Context, emit func(Event)) {
 	t := &turn{input: last.Content, emit: emit, started: time.Now(), userAt: last.At, retry: true}
 	defer func() { s.endTurn(t) }()
 	s.respond(ctx, t)
+}
+
+// Restore makes the registry's active patient active in memory now, as the first turn after a
+// restart would, and reports it as a RESTORED_FROM_STORAGE decision. The TUI calls it at start so
+// the screen opens on the patient the trainee left.
+func (s *Session) Restore(emit func(Event)) {
+	t := &turn{input: "(resume)", emit: emit, started: time.Now()}
+	if !s.restoreFromRegistry(t, s.hydrate()) {
+		return
+	}
+	s.reportDecision(t, DecisionRestored, agents.Decision{Action: agents.ActionNone, Source: agents.SourceRules,
+		Reasoning: "resumed the registry's active patient"}, s.active)
+	s.keepTurnRecord(t)
 }

@@ -53,6 +53,7 @@ type chatCache struct {
 func NewSessionEngine(s *session.Session, restart func(shift string) (*session.Session, error)) *SessionEngine {
 	e := &SessionEngine{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
 		seen: map[string]string{}, lastSeen: map[string]float64{}, live: map[string]string{}, aliases: map[int64]string{}}
+	s.Restore(func(session.Event) {})
 	e.refresh()
 	return e
 }
@@ -213,6 +214,7 @@ func (e *SessionEngine) Start(_ context.Context, shift string) error {
 		return err
 	}
 	e.s, e.notes, e.chat = s, nil, chatCache{}
+	s.Restore(func(session.Event) {})
 	e.refresh()
 	return nil
 }

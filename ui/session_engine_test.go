@@ -1,0 +1,169 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/themes"
+)
+
+// liveShift is a real session on a bbolt file in a temp dir, with the offline backend, holding
+// patients admitted through the session and perPatient stored messages each.
+func liveShift(tb testing.TB, patients, perPatient int) (session.Config, *session.Session) {
+	tb.Helper()
+	store, err := persist.Open(filepath.Join(tb.TempDir(), "ward.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	cfg := session.Config{Store: store}
+	s, err := session.Start(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for p := 1; p <= patients; p++ {
+		s.Turn(context.Background(), fmt.Sprintf("/admit patient_%d", p), func(session.Event) {})
+	}
+	at := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	for p := 1; p <= patients && perPatient > 0; p++ {
+		msgs := make([]persist.Message, perPatient)
+		for i := range msgs {
+			msgs[i] = persist.Message{Role: "user", Content: fmt.Sprintf("checking airway and breathing (%d)", i), At: at.Add(time.Duration(i) * time.Second)}
+			if i%2 == 1 {
+				msgs[i].Role, msgs[i].Agent, msgs[i].Content = "assistant", "Patient", fmt.Sprintf("It's *hard* to breathe (%d).", i)
+			}
+		}
+		err := store.Update(s.ID(), func(tx *persist.Tx) error { return tx.Append(fmt.Sprintf("patient_%d", p), msgs...) })
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	s, err = session.Resume(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cfg, s
+}
+
+func drain(ch <-chan Event) []Event {
+	var out []Event
+	for ev := range ch {
+		out = append(out, ev)
+	}
+	return out
+}
+
+func TestSessionEngineKeyboardSwitchRecordsDecision(t *testing.T) {
+	_, s := liveShift(t, 2, 0)
+	e := NewSessionEngine(s, nil)
+	if err := e.Switch(context.Background(), "patient_2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Snapshot().Patient.ID; got != "patient_2" {
+		t.Fatalf("header shows %q after switching to patient_2", got)
+	}
+	tr, ok := e.Trace(0)
+	if !ok || tr.Analyzer.Action != "SWITCH_EXISTING" || len(tr.Calls) != 0 {
+		t.Errorf("keyboard switch trace = %+v, want SWITCH_EXISTING and no LLM call", tr)
+	}
+}
+
+func TestSessionEngineStreamsUnderOneID(t *testing.T) {
+	_, s := liveShift(t, 1, 0)
+	e := NewSessionEngine(s, nil)
+	if err := e.Switch(context.Background(), "patient_1"); err != nil {
+		t.Fatal(err)
+	}
+	events := drain(e.Submit(context.Background(), "how are you feeling?"))
+	ids := map[string]bool{}
+	finished := ""
+	for _, ev := range events {
+		switch {
+		case ev.Kind == EventDelta:
+			ids[ev.MessageID] = true
+		case ev.Kind == EventChanged && ev.MessageID != "":
+			finished = ev.MessageID
+		}
+	}
+	if len(ids) != 1 || !ids[finished] {
+		t.Fatalf("deltas under %v, finished message %q: want one ID for both", ids, finished)
+	}
+	chat := e.Snapshot().Chat
+	if last := chat[len(chat)-1]; last.ID != finished || last.Agent != "Patient" {
+		t.Errorf("the stored reply is %+v, want ID %q from the Patient", last, finished)
+	}
+}
+
+func TestSessionEngineKeepsUnstoredNotesInOrder(t *testing.T) {
+	_, s := liveShift(t, 0, 0)
+	e := NewSessionEngine(s, nil)
+	drain(e.Submit(context.Background(), "review patient_7"))
+	chat := e.Snapshot().Chat
+	if len(chat) < 2 || chat[0].Agent != "ward" || chat[len(chat)-1].Agent != "Patient" {
+		t.Errorf("want the admission note before the patient's first words, got %+v", chat)
+	}
+}
+
+// BenchmarkSessionKeyboardSwitch is a keyboard patient switch through the real session, from the
+// key message to the new View, with 1,000 stored messages per patient. Target: under 16 ms.
+func BenchmarkSessionKeyboardSwitch(b *testing.B) {
+	_, s := liveShift(b, 2, 1000)
+	m := newLiveModel(b, NewSessionEngine(s, nil))
+	keys := []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune{'1'}, Alt: true}, {Type: tea.KeyRunes, Runes: []rune{'2'}, Alt: true}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, cmd := m.Update(keys[i%2])
+		m.Update(cmd())
+		_ = m.View()
+	}
+}
+
+// BenchmarkStartupFirstFrame opens a shift of 100 patients × 1,000 messages and draws the first
+// frame: resume, the engine's first view, the model and its View. Target: under 150 ms.
+func BenchmarkStartupFirstFrame(b *testing.B) {
+	cfg, s := liveShift(b, 100, 1000)
+	e := NewSessionEngine(s, nil)
+	if err := e.Switch(context.Background(), "patient_50"); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := session.Resume(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = newLiveModel(b, NewSessionEngine(s, nil)).View()
+	}
+}
+
+func newLiveModel(tb testing.TB, e *SessionEngine) *Model {
+	tb.Helper()
+	th, err := themes.New("dark", false)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := New(e, Options{Theme: th, Clipboard: io.Discard, SaveDir: tb.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(snapshotMsg{state: e.Snapshot()})
+	return m
+}
+
+func TestSessionEngineShowsTheResumedPatient(t *testing.T) {
+	cfg, s := liveShift(t, 2, 0)
+	NewSessionEngine(s, nil).Switch(context.Background(), "patient_2")
+	resumed, err := session.Resume(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := NewSessionEngine(resumed, nil).Snapshot().Patient.ID; got != "patient_2" {
+		t.Errorf("after a restart the header shows %q, want the registry's active patient_2", got)
+	}
+}
