@@ -100,7 +100,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case "eval":
 		return eval(ctx, o, rest, stdout, stderr)
 	case "":
-		return tui(ctx, o, stderr)
+		return tui(ctx, o)
 	}
 	fs.Usage()
 	return fmt.Errorf("unknown command %q", cmd)
@@ -192,7 +192,7 @@ func openSession(ctx context.Context, o *options, stderr io.Writer) (*session.Se
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := sessionConfig(ctx, o, store, stderr)
+	cfg, err := sessionConfig(ctx, o, store, toStderr(stderr))
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -215,7 +215,9 @@ func startOrResume(cfg session.Config, fresh bool) (*session.Session, error) {
 	return session.Start(cfg)
 }
 
-func sessionConfig(ctx context.Context, o *options, store *persist.Store, stderr io.Writer) (session.Config, error) {
+// sessionConfig builds a session's configuration; notices hears one-line notes for the user,
+// such as why the offline backend is in use.
+func sessionConfig(ctx context.Context, o *options, store *persist.Store, notices func(string)) (session.Config, error) {
 	cfg := session.Config{Store: store, NumCtx: o.numCtx, Shift: o.shift}
 	var err error
 	if cfg.Pattern, err = patientPattern(); err != nil {
@@ -235,7 +237,7 @@ func sessionConfig(ctx context.Context, o *options, store *persist.Store, stderr
 			return cfg, err
 		}
 	}
-	if cfg.Backend, cfg.Tools, err = chooseBackend(ctx, o, stderr); err != nil {
+	if cfg.Backend, cfg.Tools, err = chooseBackend(ctx, o, notices); err != nil {
 		return cfg, err
 	}
 	cfg.Analyzer = agents.NewAnalyzer(nil)
@@ -267,7 +269,7 @@ func windowMode(name string) (memory.Window, error) {
 
 // chooseBackend honours --backend, and reports whether the model can call tools. auto prefers
 // Ollama and falls back to offline with a one-line notice that says why.
-func chooseBackend(ctx context.Context, o *options, stderr io.Writer) (agents.Backend, bool, error) {
+func chooseBackend(ctx context.Context, o *options, notices func(string)) (agents.Backend, bool, error) {
 	switch o.backend {
 	case "offline":
 		return agents.NewOffline(), false, nil
@@ -287,7 +289,7 @@ func chooseBackend(ctx context.Context, o *options, stderr io.Writer) (agents.Ba
 		if o.backend == "ollama" {
 			return nil, false, err
 		}
-		fmt.Fprintf(stderr, "ward: using the offline backend: %v\n", err)
+		notices("using the offline backend: " + err.Error())
 		return agents.NewOffline(), false, nil
 	}
 	return ollama, caps.Tools, nil
@@ -295,7 +297,7 @@ func chooseBackend(ctx context.Context, o *options, stderr io.Writer) (agents.Ba
 
 // tui opens the terminal UI. With no shift to resume (and no --new or --shift) it offers the
 // built-in shifts in a start dialog.
-func tui(ctx context.Context, o *options, stderr io.Writer) error {
+func tui(ctx context.Context, o *options) error {
 	theme, err := themes.New(o.theme, themes.NoColorRequested())
 	if err != nil {
 		return err
@@ -305,12 +307,12 @@ func tui(ctx context.Context, o *options, stderr io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	cfg, err := sessionConfig(ctx, o, store, stderr)
+	opts := ui.Options{Theme: theme}
+	cfg, err := sessionConfig(ctx, o, store, func(note string) { opts.Notice = note })
 	if err != nil {
 		return err
 	}
 	defer cfg.Trace.Close()
-	opts := ui.Options{Theme: theme}
 	for _, c := range session.Commands() {
 		opts.Commands = append(opts.Commands, ui.Command{Name: c.Name, Args: c.Args, Summary: c.Help})
 	}
@@ -335,6 +337,11 @@ func tui(ctx context.Context, o *options, stderr io.Writer) error {
 	engine := ui.NewSessionEngine(s, restart)
 	defer engine.Close()
 	return ui.Run(ctx, engine, opts)
+}
+
+// toStderr prints notices as ward's one-line diagnostics.
+func toStderr(stderr io.Writer) func(string) {
+	return func(note string) { fmt.Fprintln(stderr, "ward:", note) }
 }
 
 func runHeadless(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -404,7 +411,7 @@ func eval(ctx context.Context, o *options, args []string, stdout, stderr io.Writ
 	if len(args) != 1 || (args[0] != "delta" && args[0] != "analyzer") {
 		return errors.New("usage: ward eval delta|analyzer [--backend offline|ollama] [--model NAME]")
 	}
-	backend, _, err := chooseBackend(ctx, o, stderr)
+	backend, _, err := chooseBackend(ctx, o, toStderr(stderr))
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ type Options struct {
 	StartShifts []Shift   // when not nil, open with the start dialog offering these
 	SaveDir     string    // where the inspector saves prompts; "" is the working directory
 	Clipboard   io.Writer // where OSC 52 is written; nil is stderr
+	Notice      string    // shown in the status bar at start, e.g. why the offline backend is in use
 }
 
 type focusArea int
@@ -109,6 +110,9 @@ func New(engine Engine, opts Options) *Model {
 	}
 	if opts.StartShifts != nil {
 		m.overlay = overlayStart
+	}
+	if opts.Notice != "" {
+		m.notice = notice{text: opts.Notice, level: noticeWarn}
 	}
 	m.input.Focus()
 	m.applyState(ViewState{})
