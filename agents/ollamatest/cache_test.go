@@ -127,10 +127,17 @@ func (tt turnTiming) perToken() time.Duration {
 	return tt.promptEval / time.Duration(max(1, tt.promptTokens))
 }
 
-// playScenario runs the 20 turns with one history strategy, starting from an unloaded model so
-// turn 1 is cold. Every prompt is: static system text, window, dynamic context, user message.
+// playScenario runs the 20 turns with one history strategy. It starts from a freshly loaded model
+// warmed up by a request of the same length that shares no prefix with the scenario, so turn 1
+// is cold for the KV cache but pays no one-off start-up costs: the cold figure measures what the
+// cache saves, not what loading costs. Every prompt is: static system text, window, dynamic
+// context, user message.
 func playScenario(ctx context.Context, c *api.Client, s historyStrategy) ([]turnTiming, error) {
 	if err := unload(ctx, c); err != nil {
+		return nil, err
+	}
+	warmUp := []api.Message{{Role: "user", Content: staticSystem}}
+	if _, err := chat(ctx, c, &api.ChatRequest{Model: ollamatest.ModelName, Messages: warmUp, Options: options(replyNumPredict)}); err != nil {
 		return nil, err
 	}
 	tmpl, err := template.Parse(ollamatest.Template)
@@ -222,9 +229,10 @@ func TestLiveKVCacheReuse(t *testing.T) {
 		results = append(results, r)
 		colds = append(colds, r.cold)
 	}
-	// Turn 1 is the same prompt for every strategy, so the cold figure is the median of the
-	// three cold runs: less sensitive to a busy machine than any one of them.
-	cold := median(colds)
+	// Turn 1 is the same prompt for every strategy. Other work on the machine can only slow a
+	// run down, so the fastest of the three cold runs is the best estimate of the cold cost; it
+	// also errs against the cache (a lower cold figure makes the later/cold ratio larger).
+	cold := slices.Min(colds)
 
 	report := cacheReport(results, cold)
 	if path := os.Getenv("WARD_CACHE_REPORT"); path != "" {
@@ -242,14 +250,18 @@ func TestLiveKVCacheReuse(t *testing.T) {
 
 func cacheReport(results []cacheResult, cold time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "KV-cache reuse against `ollama serve` v0.6.5 and the tiny model (%s): %d turns per history, "+
-		"num_ctx %d, %d CPU cores, replies of %d tokens, static system text of %d characters. "+
-		"Per-token figures are prompt_eval_duration / prompt_eval_count. Turn 1 is cold (model freshly loaded): "+
-		"%.2f µs/token, the median of the three cold runs (%s µs/token) of its %d-token prompt. "+
-		"Later = turns 2–%d. \"New\" is the share of the rendered prompt that is not a prefix of the previous "+
-		"turn's prompt and reply: the part the cache cannot cover. Target: later ≤ 15%% of cold, cache-aware.\n\n",
-		ollamatest.ModelName, cacheTurns, numCtx, runtime.NumCPU(), replyNumPredict, len(staticSystem),
-		micros(cold), coldList(results), results[0].firstTokens, cacheTurns)
+	fmt.Fprintf(&b, "KV-cache reuse against `ollama serve` v0.6.5 and the tiny model (%s), %d CPU cores, num_ctx %d. ",
+		ollamatest.ModelName, runtime.NumCPU(), numCtx)
+	fmt.Fprintf(&b, "%d turns per history: static system text of %d characters, dynamic context of about %d, "+
+		"replies of %d tokens. ", cacheTurns, len(staticSystem), len(dynamicContext(cacheTurns/2)), replyNumPredict)
+	b.WriteString("Per-token figures are prompt_eval_duration / prompt_eval_count. ")
+	fmt.Fprintf(&b, "Turn 1 is cold (a loaded, warmed-up model whose KV cache shares no prefix with it): "+
+		"%.2f µs/token, the fastest of the three cold runs (%s µs/token) of its %d-token prompt. ",
+		micros(cold), coldList(results), results[0].firstTokens)
+	fmt.Fprintf(&b, "Later = turns 2–%d. \"New\" is the share of the rendered prompt that is not a prefix of the "+
+		"previous turn's prompt and reply: the part the cache cannot cover. ", cacheTurns)
+	b.WriteString("Target: later ≤ 15% of cold, cache-aware.\n\n")
+
 	b.WriteString("| history | prompt tokens turn 1 → 20 | new (later, mean) | later mean µs/token | later median µs/token | later median / cold |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, r := range results {

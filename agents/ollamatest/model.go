@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 
 	"github.com/ollama/ollama/fs/ggml"
@@ -20,7 +21,7 @@ const (
 	embeddingLength = 64
 	blockCount      = 2
 	headCount       = 4
-	feedForward     = 2048
+	feedForward     = 8192
 	contextLength   = 16384
 	ropeFreqBase    = 10000
 	weightSeed      = 20250405
@@ -152,7 +153,10 @@ func tinyTensors(v vocab) []ggml.Tensor {
 		tensor("output_norm.weight", ones(embeddingLength), embeddingLength),
 		tensor("output.weight", output, n, embeddingLength),
 	}
+	// Attention and feed-forward add small updates to the residual stream, so the anchor
+	// dimension keeps steering the output; ffn_down sums feedForward terms, hence its smaller scale.
 	const std = 0.05
+	downStd := std / math.Sqrt(feedForward/128)
 	for b := range blockCount {
 		name := func(s string) string { return fmt.Sprintf("blk.%d.%s.weight", b, s) }
 		ts = append(ts,
@@ -164,7 +168,7 @@ func tinyTensors(v vocab) []ggml.Tensor {
 			tensor(name("ffn_norm"), ones(embeddingLength), embeddingLength),
 			tensor(name("ffn_gate"), normal(feedForward, embeddingLength, std), feedForward, embeddingLength),
 			tensor(name("ffn_up"), normal(feedForward, embeddingLength, std), feedForward, embeddingLength),
-			tensor(name("ffn_down"), normal(embeddingLength, feedForward, std), embeddingLength, feedForward),
+			tensor(name("ffn_down"), normal(embeddingLength, feedForward, downStd), embeddingLength, feedForward),
 		)
 	}
 	return ts
