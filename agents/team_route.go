@@ -78,6 +78,17 @@ func (t *Team) routeByRules(history []persist.Message, text string) (Route, bool
 
 var mentionPattern = regexp.MustCompile(`^@([A-Za-z][A-Za-z0-9_]*)`)
 
+// WithoutMention is text with a leading "@Agent" (and the comma or colon after it) removed: what
+// the trainee said, for parsers that read the words rather than the addressee.
+func WithoutMention(text string) string {
+	trimmed := strings.TrimSpace(text)
+	loc := mentionPattern.FindStringIndex(trimmed)
+	if loc == nil {
+		return text
+	}
+	return strings.TrimLeft(trimmed[loc[1]:], " \t,:;")
+}
+
 // mention resolves "@pharm …" to Pharmacist. An ambiguous or unknown name is
 // no mention at all, so the message is routed as if it had none.
 func (t *Team) mention(text string) (string, bool) {

@@ -87,6 +87,16 @@ func (t *Tx) Recent(patientID string, n int) ([]Message, error) {
 	return msgs, nil
 }
 
+// Len is how many messages the patient's history holds ("" = the session history). It reads the
+// bucket's sequence, which only appends advance, so it costs nothing however long the history is.
+func (t *Tx) Len(patientID string) int {
+	b := t.history(patientID)
+	if b == nil {
+		return 0
+	}
+	return int(b.Sequence())
+}
+
 // history returns the patient's history bucket, or nil if it has none.
 func (t *Tx) history(patientID string) *bolt.Bucket {
 	if patientID == "" {

@@ -63,7 +63,7 @@ func (s *Session) actionsOf(t *turn) []physio.Action {
 	case t.effect != "":
 		return nil
 	}
-	return physio.ParseActions(t.input)
+	return physio.ParseActions(agents.WithoutMention(t.input))
 }
 
 // disclose returns what the patient tells about topic, and remembers it: a disclosure made once

@@ -86,7 +86,7 @@ func (s *Session) cmdSwitch(_ context.Context, t *turn, arg string) {
 		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /switch ID"})
 		return
 	}
-	s.switchTo(t, arg, "/switch command")
+	s.switchTo(t, arg, agents.ActionSwitchExisting, "/switch command")
 }
 
 func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
@@ -107,7 +107,7 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 	if len(fields) == 2 {
 		t.scenario = fields[1]
 	}
-	s.switchTo(t, id, "/admit command")
+	s.switchTo(t, id, agents.ActionActivateNew, "/admit command")
 }
 
 func (s *Session) cmdScenarios(_ context.Context, t *turn, _ string) {

@@ -253,9 +253,6 @@ func TestBlockWindowStaysBounded(t *testing.T) {
 // of the previous window is byte-identical and Ollama reuses its cache. It must keep doing so
 // after the conversation outgrows what the session holds in memory.
 func TestBlockWindowNeverSlides(t *testing.T) {
-	t.Skip("BUG: session/speak.go prompt applies the block window to the in-memory tail (recentLimit = 64, " +
-		"session.go), whose start slides every turn once a patient has more than 64 messages; from exchange 33 " +
-		"on the window is a sliding 15 messages and the cache-aware mode is lost")
 	r := newRig(t)
 	r.turn("/admit patient_1 asthma-exacerbation")
 	calls := exchanges(t, r, 44, -1)

@@ -54,9 +54,6 @@ func TestPharmacistMentionVoicesEngineVerdict(t *testing.T) {
 // Asking whether a drug may be given is not giving it: a question must not be logged as an
 // administration, nor count as a critical error in the debrief.
 func TestAskingThePharmacistIsNotAnOrder(t *testing.T) {
-	t.Skip("BUG: the leading @mention hides the question from physio.ParseActions (session/clinical.go actionsOf " +
-		"parses the raw text; physio/clause.go opener sees \"@Pharmacist\", not \"can\"), so \"@Pharmacist can I give " +
-		"morphine?\" is applied as a morphine order with a hard stop and a critical error")
 	for _, question := range []string{"@Pharmacist can I give morphine?", "@Pharmacist is it safe to give morphine 5 mg IV?"} {
 		t.Run(question, func(t *testing.T) {
 			r := newRig(t)

@@ -2,6 +2,9 @@ package session
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
@@ -74,6 +77,11 @@ func (s *Session) teamFacts(ct *clinicalTurn) agents.TeamFacts {
 	for _, sf := range e.Snapshot().Safety {
 		f.Verdicts = append(f.Verdicts, agents.SafetyVerdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
 	}
+	for _, drug := range drugsNamed(ct.text) { // asked about, not given: the verdict, recording nothing
+		for _, sf := range e.CheckMedication(drug) {
+			f.Verdicts = append(f.Verdicts, agents.SafetyVerdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
+		}
+	}
 	if ct.wantsAAR {
 		f.AAR = e.Report().Markdown()
 	}
@@ -83,4 +91,17 @@ func (s *Session) teamFacts(ct *clinicalTurn) agents.TeamFacts {
 func memoryVitals(r physio.Reading) memory.Vitals {
 	return memory.Vitals{HR: float64(r.HR), RR: float64(r.RR), SpO2: float64(r.SpO2), SBP: float64(r.SBP),
 		DBP: float64(r.DBP), Temp: r.TempC, GCS: float64(r.GCS)}
+}
+
+// drugsNamed are the catalogue drugs a message names, in order, each once.
+func drugsNamed(text string) []string {
+	var out []string
+	for _, word := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '-'
+	}) {
+		if d, ok := sc.LookupDrug(word); ok && !slices.Contains(out, d.Name) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }

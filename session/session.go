@@ -52,8 +52,8 @@ type Session struct {
 	turns   []TurnRecord     // the latest turns, newest last, for the inspector
 }
 
-// recentLimit is how much of a conversation is held in memory for prompts. It covers the largest
-// message window with room to spare; the full history stays in the store.
+// recentLimit is about how much of a conversation is held in memory for prompts. It covers the
+// largest message window with room to spare; the full history stays in the store.
 const recentLimit = 64
 
 // ErrNoSession is returned by Resume when the store holds no session yet.
@@ -159,22 +159,30 @@ func (s *Session) mirror(reg persist.Registry) {
 	s.roster = rosterIDs(reg)
 }
 
-// loadHistory makes patientID ("" for the session) the conversation held in memory.
+// loadHistory makes patientID ("" for the session) the conversation held in memory: its newest
+// messages, starting at a multiple of the window's step, so a block window computed on what is
+// held starts exactly where it would on the whole history.
 func (s *Session) loadHistory(patientID string) error {
 	return s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
-		h, err := tx.Recent(patientID, recentLimit)
+		n := tx.Len(patientID)
+		keep := min(n, recentLimit+(n-recentLimit)%s.step())
+		h, err := tx.Recent(patientID, keep)
 		s.history = h
 		return err
 	})
 }
 
-// remember appends to the in-memory conversation, keeping only its newest recentLimit messages.
+// remember appends to the in-memory conversation, dropping its oldest messages a whole window
+// step at a time, for the same alignment.
 func (s *Session) remember(msgs ...persist.Message) {
 	s.history = append(s.history, msgs...)
-	if extra := len(s.history) - recentLimit; extra > 0 {
-		s.history = append(s.history[:0:0], s.history[extra:]...)
+	if extra := len(s.history) - recentLimit; extra >= s.step() {
+		drop := extra / s.step() * s.step()
+		s.history = append(s.history[:0:0], s.history[drop:]...)
 	}
 }
+
+func (s *Session) step() int { return max(s.cfg.Window.Step, 1) }
 
 func rosterIDs(reg persist.Registry) []string {
 	ids := make([]string, 0, len(reg.Patients))

@@ -46,12 +46,12 @@ func msSince(t0 time.Time) float64 {
 func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 	t := &turn{input: text, emit: emit, started: time.Now()}
 	defer func() { s.endTurn(t) }()
-	if strings.HasPrefix(strings.TrimSpace(text), "/") {
-		s.command(ctx, t, strings.TrimSpace(text))
-		return
-	}
 	reg := s.hydrate()
 	restored := s.restoreFromRegistry(t, reg)
+	if strings.HasPrefix(strings.TrimSpace(text), "/") {
+		s.command(ctx, t, strings.TrimSpace(text)) // a command acts on the restored patient, silently
+		return
+	}
 	user := s.userMessage(text)
 	if !s.store(t, s.active, user) {
 		return
@@ -151,15 +151,15 @@ func (s *Session) apply(t *turn, reg persist.Registry, restored bool, d agents.D
 func (s *Session) Switch(id string, emit func(Event)) {
 	t := &turn{input: "/switch " + id, emit: emit, started: time.Now()}
 	defer func() { s.endTurn(t) }()
-	s.switchTo(t, id, "keyboard switch")
+	s.switchTo(t, id, agents.ActionSwitchExisting, "keyboard switch")
 }
 
-func (s *Session) switchTo(t *turn, id, reason string) {
+// switchTo applies an explicit request for patient id, as a command or a key makes it: no
+// analyzer, the same registry rules.
+func (s *Session) switchTo(t *turn, id string, action agents.Action, reason string) {
 	reg := s.hydrate()
 	restored := s.restoreFromRegistry(t, reg)
-	s.apply(t, reg, restored, agents.Decision{
-		Action: agents.ActionSwitchExisting, PatientID: id, Source: "rules", Reasoning: reason,
-	})
+	s.apply(t, reg, restored, agents.Decision{Action: action, PatientID: id, Source: agents.SourceRules, Reasoning: reason})
 }
 
 // analyzeText settles two kinds of text before the analyzer sees them: a typed snapshot line is
