@@ -186,33 +186,33 @@ func withStore(o *options, fn func(*persist.Store, *scenario.Library) error) err
 	return fn(store, lib)
 }
 
-// openSession opens the store and resumes the latest shift, or starts one.
-func openSession(ctx context.Context, o *options, stderr io.Writer) (*session.Session, func(), error) {
+// openSession opens the store and resumes the latest shift, or starts one; resumed says which.
+// notices hears one-line notes for the user. closeAll releases the trace file and the store.
+func openSession(ctx context.Context, o *options, notices func(string)) (s *session.Session, cfg session.Config, resumed bool, closeAll func(), err error) {
 	store, err := persist.Open(o.db)
 	if err != nil {
-		return nil, nil, err
+		return nil, cfg, false, nil, err
 	}
-	cfg, err := sessionConfig(ctx, o, store, toStderr(stderr))
+	if cfg, err = sessionConfig(ctx, o, store, notices); err == nil {
+		s, resumed, err = startOrResume(cfg, o.newSession || o.shift != "")
+	}
 	if err != nil {
+		cfg.Trace.Close()
 		store.Close()
-		return nil, nil, err
+		return nil, cfg, false, nil, err
 	}
-	s, err := startOrResume(cfg, o.newSession || o.shift != "")
-	if err != nil {
-		store.Close()
-		return nil, nil, err
-	}
-	return s, func() { cfg.Trace.Close(); store.Close() }, nil
+	return s, cfg, resumed, func() { cfg.Trace.Close(); store.Close() }, nil
 }
 
-func startOrResume(cfg session.Config, fresh bool) (*session.Session, error) {
+func startOrResume(cfg session.Config, fresh bool) (*session.Session, bool, error) {
 	if !fresh {
 		s, err := session.Resume(cfg)
 		if !errors.Is(err, session.ErrNoSession) {
-			return s, err
+			return s, err == nil, err
 		}
 	}
-	return session.Start(cfg)
+	s, err := session.Start(cfg)
+	return s, false, err
 }
 
 // sessionConfig builds a session's configuration; notices hears one-line notes for the user,
@@ -302,32 +302,19 @@ func tui(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	store, err := persist.Open(o.db)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
 	opts := ui.Options{Theme: theme}
-	cfg, err := sessionConfig(ctx, o, store, func(note string) { opts.Notice = note })
+	s, cfg, resumed, closeAll, err := openSession(ctx, o, func(note string) { opts.Notice = note })
 	if err != nil {
 		return err
 	}
-	defer cfg.Trace.Close()
+	defer closeAll()
 	for _, c := range session.Commands() {
 		opts.Commands = append(opts.Commands, ui.Command{Name: c.Name, Args: c.Args, Summary: c.Help})
 	}
-	_, resumable, err := store.LatestSession()
-	if err != nil {
-		return err
-	}
-	if !resumable && !o.newSession && o.shift == "" {
+	if !resumed && !o.newSession && o.shift == "" {
 		for _, sh := range cfg.Scenarios.Shifts() {
 			opts.StartShifts = append(opts.StartShifts, ui.Shift{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})
 		}
-	}
-	s, err := startOrResume(cfg, o.newSession || o.shift != "")
-	if err != nil {
-		return err
 	}
 	restart := func(shift string) (*session.Session, error) {
 		fresh := cfg
@@ -345,7 +332,7 @@ func toStderr(stderr io.Writer) func(string) {
 }
 
 func runHeadless(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) error {
-	s, closeAll, err := openSession(ctx, o, stderr)
+	s, _, _, closeAll, err := openSession(ctx, o, toStderr(stderr))
 	if err != nil {
 		return err
 	}
@@ -396,8 +383,13 @@ func scenarios(o *options, args []string, stdout io.Writer) error {
 			return err
 		}
 		if errs := scenario.Validate(data); len(errs) > 0 {
-			for _, e := range errs {
-				fmt.Fprintf(stdout, "%s:%v\n", args[1], e)
+			for _, err := range errs {
+				var e scenario.Error
+				if errors.As(err, &e) {
+					fmt.Fprintf(stdout, "%s:%d: %s\n", args[1], e.Line, e.Msg)
+				} else {
+					fmt.Fprintf(stdout, "%s: %v\n", args[1], err)
+				}
 			}
 			return fmt.Errorf("%s: %d problem(s)", args[1], len(errs))
 		}
