@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/template"
 	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/memory"
 )
 
 // The KV-cache test plays one 20-turn scenario three times, once per history strategy, and
@@ -21,46 +22,20 @@ import (
 
 const (
 	cacheTurns      = 20
-	windowMin       = 8 // the seed's sliding window
-	windowBlock     = 8 // the cache-aware window's start moves in steps of this many messages
+	turnSimSeconds  = 120 // each turn is two sim minutes, so the seed's window grows to 10 at turn 6
 	replyNumPredict = 48
 )
 
+// The strategies are ward's own windows (memory package) and, for comparison, no window at all.
 type historyStrategy struct {
 	name   string
-	window func(history []api.Message) []api.Message
+	window func(history []api.Message, elapsed float64) []api.Message
 }
 
 var strategies = []historyStrategy{
-	{"cache-aware block window", blockWindow},
-	{"sliding window (last 8)", slidingWindow},
-	{"full history", func(h []api.Message) []api.Message { return h }},
-}
-
-func slidingWindow(history []api.Message) []api.Message {
-	return history[max(0, len(history)-windowMin):]
-}
-
-// blockWindow keeps at least windowMin messages, but moves its start only in steps of
-// windowBlock: the window grows from 8 to 14 messages with the prefix unchanged, then drops back
-// to 8. Between drops every prompt begins with the previous prompt's system text and window.
-func blockWindow(history []api.Message) []api.Message {
-	if len(history) <= windowMin {
-		return history
-	}
-	start := (len(history) - windowMin) / windowBlock * windowBlock
-	return history[start:]
-}
-
-func TestBlockWindowMovesInBlocks(t *testing.T) {
-	var got []int
-	for n := 0; n <= 34; n += 2 {
-		got = append(got, len(blockWindow(make([]api.Message, n))))
-	}
-	want := []int{0, 2, 4, 6, 8, 10, 12, 14, 8, 10, 12, 14, 8, 10, 12, 14, 8, 10}
-	if !slices.Equal(got, want) {
-		t.Fatalf("window sizes %v, want %v", got, want)
-	}
+	{"cache-aware block window", memory.DefaultWindow().Apply},
+	{"seed sliding window", memory.SeedWindow().Apply},
+	{"full history", func(h []api.Message, _ float64) []api.Message { return h }},
 }
 
 // staticSystem stands in for ward's core instructions and scenario baseline: byte-identical on
@@ -114,7 +89,7 @@ var traineeTurns = []string{
 func dynamicContext(turn int) string {
 	return fmt.Sprintf("Sim time T+%02d:00. Measured vitals: HR %d, BP %d/%d, RR %d, SpO2 %d%%. "+
 		"Remember: penicillin allergy (rash). Last actions: %s",
-		turn*2, 104-turn, 158-turn, 94-turn/2, 22-turn/4, 94+turn/5, traineeTurns[max(0, turn-1)])
+		turn*turnSimSeconds/60, 104-turn, 158-turn, 94-turn/2, 22-turn/4, 94+turn/5, traineeTurns[max(0, turn-1)])
 }
 
 type turnTiming struct {
@@ -150,7 +125,7 @@ func playScenario(ctx context.Context, c *api.Client, s historyStrategy) ([]turn
 	for turn := range cacheTurns {
 		user := api.Message{Role: "user", Content: traineeTurns[turn]}
 		msgs := []api.Message{{Role: "system", Content: staticSystem}}
-		msgs = append(msgs, s.window(history)...)
+		msgs = append(msgs, s.window(history, float64(turn*turnSimSeconds))...)
 		msgs = append(msgs, api.Message{Role: "system", Content: dynamicContext(turn)}, user)
 
 		r, err := chat(ctx, c, &api.ChatRequest{Model: ollamatest.ModelName, Messages: msgs, Options: options(replyNumPredict)})
@@ -188,14 +163,17 @@ type cacheResult struct {
 	cold                time.Duration // per token, turn 1
 	laterMean, laterMed time.Duration // per token, turns 2–20
 	laterUncached       float64       // mean over turns 2–20
+	laterTurn           time.Duration // median prompt_eval_duration of turns 2–20
 }
 
 func summarise(name string, ts []turnTiming) cacheResult {
 	later := make([]time.Duration, 0, len(ts)-1)
+	var whole []time.Duration
 	var sum time.Duration
 	var uncached float64
 	for _, t := range ts[1:] {
 		later = append(later, t.perToken())
+		whole = append(whole, t.promptEval)
 		sum += t.perToken()
 		uncached += t.uncached
 	}
@@ -207,6 +185,7 @@ func summarise(name string, ts []turnTiming) cacheResult {
 		laterMean:     sum / time.Duration(len(later)),
 		laterMed:      median(later),
 		laterUncached: uncached / float64(len(later)),
+		laterTurn:     median(whole),
 	}
 }
 
@@ -256,18 +235,19 @@ func cacheReport(results []cacheResult, cold time.Duration) string {
 		"replies of %d tokens. ", cacheTurns, len(staticSystem), len(dynamicContext(cacheTurns/2)), replyNumPredict)
 	b.WriteString("Per-token figures are prompt_eval_duration / prompt_eval_count. ")
 	fmt.Fprintf(&b, "Turn 1 is cold (a loaded, warmed-up model whose KV cache shares no prefix with it): "+
-		"%.2f µs/token, the fastest of the three cold runs (%s µs/token) of its %d-token prompt. ",
-		micros(cold), coldList(results), results[0].firstTokens)
+		"%.2f µs/token (%d ms), the fastest of the three cold runs (%s µs/token) of its %d-token prompt. ",
+		micros(cold), (cold * time.Duration(results[0].firstTokens)).Milliseconds(), coldList(results), results[0].firstTokens)
 	fmt.Fprintf(&b, "Later = turns 2–%d. \"New\" is the share of the rendered prompt that is not a prefix of the "+
 		"previous turn's prompt and reply: the part the cache cannot cover. ", cacheTurns)
 	b.WriteString("Target: later ≤ 15% of cold, cache-aware.\n\n")
 
-	b.WriteString("| history | prompt tokens turn 1 → 20 | new (later, mean) | later mean µs/token | later median µs/token | later median / cold |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("| history | prompt tokens turn 1 → 20 | new (later, mean) | later mean µs/token | " +
+		"later median µs/token | later median / cold | later median prompt eval per turn |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s | %d → %d | %.0f%% | %.2f | %.2f | %.1f%% |\n",
+		fmt.Fprintf(&b, "| %s | %d → %d | %.0f%% | %.2f | %.2f | %.1f%% | %d ms |\n",
 			r.name, r.firstTokens, r.lastTokens, 100*r.laterUncached, micros(r.laterMean), micros(r.laterMed),
-			100*float64(r.laterMed)/float64(cold))
+			100*float64(r.laterMed)/float64(cold), r.laterTurn.Milliseconds())
 	}
 	return b.String()
 }
