@@ -8,28 +8,31 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/ward-sim/ward/memory"
 )
 
 // TraceRecord is one LLM call as --trace writes it: everything sent, what
 // came back, and what it cost. Durations are nanoseconds, as in Ollama's API.
 type TraceRecord struct {
-	At          time.Time       `json:"at"`
-	Agent       string          `json:"agent"`
-	PatientID   string          `json:"patient_id,omitempty"` // set by the session
-	Backend     string          `json:"backend"`
-	Model       string          `json:"model"`
-	Options     map[string]any  `json:"options"`
-	KeepAlive   string          `json:"keep_alive,omitempty"`
-	Format      json.RawMessage `json:"format,omitempty"`
-	Tools       []string        `json:"tools,omitempty"` // names of the tools offered
-	Messages    []api.Message   `json:"messages"`
-	Sections    map[string]int  `json:"sections,omitempty"`
-	RecallRules []string        `json:"recall_rules,omitempty"` // set by the session
-	Reply       api.Message     `json:"reply"`
-	DoneReason  string          `json:"done_reason,omitempty"`
-	Error       string          `json:"error,omitempty"`
-	ElapsedMS   float64         `json:"elapsed_ms"`
-	Metrics     TraceMetrics    `json:"metrics"`
+	At          time.Time           `json:"at"`
+	Agent       string              `json:"agent"`
+	PatientID   string              `json:"patient_id,omitempty"` // set by the session
+	Backend     string              `json:"backend"`
+	Model       string              `json:"model"`
+	Options     map[string]any      `json:"options"`
+	KeepAlive   string              `json:"keep_alive,omitempty"`
+	Format      json.RawMessage     `json:"format,omitempty"`
+	Tools       []string            `json:"tools,omitempty"` // names of the tools offered
+	Messages    []api.Message       `json:"messages"`
+	Sections    map[string]int      `json:"sections,omitempty"`
+	RecallRules []string            `json:"recall_rules,omitempty"` // set by the session
+	Merge       *memory.MergeResult `json:"merge,omitempty"`        // the reply's entity merge, set by the session
+	Reply       api.Message         `json:"reply"`
+	DoneReason  string              `json:"done_reason,omitempty"`
+	Error       string              `json:"error,omitempty"`
+	ElapsedMS   float64             `json:"elapsed_ms"`
+	Metrics     TraceMetrics        `json:"metrics"`
 }
 
 // TraceMetrics are Ollama's timings. All zero means nothing was measured

@@ -54,12 +54,13 @@ func (s *Session) entityContext(a agents.Agent) string {
 	return "Entities you hold: " + string(b)
 }
 
-// absorb parses an agent's raw output, merges its entity delta and returns the reply text. Output
-// that breaks the format never loses the reply; the counters and the event say what went wrong.
-func (s *Session) absorb(t *turn, agent, raw string) string {
+// absorb parses an agent's raw output, merges its entity delta and returns the reply text and
+// the merge. Output that breaks the format never loses the reply; the counters and the event say
+// what went wrong.
+func (s *Session) absorb(t *turn, agent, raw string) (string, *memory.MergeResult) {
 	out := memory.ParseAgentOutput(raw)
 	if s.active == "" {
-		return out.Reply
+		return out.Reply, nil
 	}
 	ents := s.entities()
 	ents.Stats.ObserveParse(out)
@@ -76,7 +77,7 @@ func (s *Session) absorb(t *turn, agent, raw string) string {
 	}
 	s.sim.dirty[s.active] = true
 	t.emit(ev)
-	return out.Reply
+	return out.Reply, &ev.Merge
 }
 
 // provenance names the tool behind derived values: a vitals reading comes from check_vitals and

@@ -120,6 +120,8 @@ func (s *Session) priorHistory(t *turn) []persist.Message {
 // retried once with a smaller prompt; a second empty answer is the user's to retry. When the
 // model calls tools, their results go back in a second call that must answer in words.
 func (s *Session) call(ctx context.Context, t *turn, a agents.Agent, p agents.Prompt, ct *clinicalTurn, retry string) (string, error) {
+	first := len(t.calls)
+	defer func() { s.writeTrace(t, t.calls[first:]) }()
 	tools := s.toolsFor(a, ct)
 	resp, err := s.send(ctx, t, a.Name, p, s.cfg.NumCtx, ct, tools, retry)
 	if errors.Is(err, agents.ErrEmpty) && retry == "" {
@@ -132,7 +134,9 @@ func (s *Session) call(ctx context.Context, t *turn, a agents.Agent, p agents.Pr
 	if err != nil {
 		return "", err
 	}
-	return s.absorb(t, a.Name, resp.Message.Content), nil
+	reply, merge := s.absorb(t, a.Name, resp.Message.Content)
+	t.calls[len(t.calls)-1].Trace.Merge = merge
+	return reply, nil
 }
 
 func numPredictFor(ct *clinicalTurn) int {
@@ -182,8 +186,8 @@ func ruleNames(rules []memory.Rule) []string {
 	return out
 }
 
-// recordCall reports a call everywhere it is inspected: the llm_call event, --trace, and the
-// turn's inspector record.
+// recordCall reports a call as the llm_call event and in the turn's inspector record; the trace
+// line follows once the reply's entities are merged.
 func (s *Session) recordCall(t *turn, rec CallRecord) {
 	tr := rec.Trace
 	ev := LLMCallEvent{
@@ -203,10 +207,17 @@ func (s *Session) recordCall(t *turn, rec CallRecord) {
 		ev.PromptEvalMS, ev.EvalMS = &promptMS, &evalMS
 	}
 	t.emit(ev)
-	if err := s.cfg.Trace.Write(tr); err != nil {
-		t.emit(ErrorEvent{Code: "TRACE", Message: "could not write the trace file: " + err.Error()})
-	}
 	t.calls = append(t.calls, rec)
+}
+
+// writeTrace appends the calls to --trace, once their entity merge is known.
+func (s *Session) writeTrace(t *turn, calls []CallRecord) {
+	for _, c := range calls {
+		if err := s.cfg.Trace.Write(c.Trace); err != nil {
+			t.emit(ErrorEvent{Code: "TRACE", Message: "could not write the trace file: " + err.Error()})
+			return
+		}
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
