@@ -47,7 +47,7 @@ type options struct {
 	db, backend, model, trace       string
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
-	numCtx                          int
+	numCtx, outputBudget            int
 	newSession                      bool
 }
 
@@ -120,6 +120,7 @@ func flags(stderr io.Writer) (*flag.FlagSet, *options) {
 	fs.StringVar(&o.theme, "theme", "dark", "dark, light or high-contrast")
 	fs.StringVar(&o.window, "window", string(memory.WindowBlock), "message window: block (cache-aware) or sliding (the seed's)")
 	fs.IntVar(&o.numCtx, "num-ctx", agents.DefaultNumCtx, "context size sent to Ollama; kept constant so the model is never reloaded")
+	fs.IntVar(&o.outputBudget, "num-predict", memory.BaseNumPredict, "output budget of a simple turn; compound turns get 1.5× and 2× (lower it on a slow CPU)")
 	fs.BoolVar(&o.newSession, "new", false, "start a new, empty shift instead of resuming the latest")
 	fs.StringVar(&o.patient, "patient", "", "aar: the patient (default: the active one)")
 	fs.StringVar(&o.format, "format", "md", "aar: md or json")
@@ -218,7 +219,7 @@ func startOrResume(cfg session.Config, fresh bool) (*session.Session, bool, erro
 // sessionConfig builds a session's configuration; notices hears one-line notes for the user,
 // such as why the offline backend is in use.
 func sessionConfig(ctx context.Context, o *options, store *persist.Store, notices func(string)) (session.Config, error) {
-	cfg := session.Config{Store: store, NumCtx: o.numCtx, Shift: o.shift}
+	cfg := session.Config{Store: store, NumCtx: o.numCtx, OutputBudget: o.outputBudget, Shift: o.shift}
 	var err error
 	if cfg.Pattern, err = patientPattern(); err != nil {
 		return cfg, err

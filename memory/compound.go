@@ -47,15 +47,18 @@ func normalizePart(p Part) Part {
 	return p
 }
 
+// BaseNumPredict is the output budget of a message with one or two parts.
+const BaseNumPredict = 2000
+
 // numPredict grows the output budget with the parts so the last answers are not cut off.
 func numPredict(parts int) int {
 	switch {
 	case parts >= 5:
-		return 4000
+		return 2 * BaseNumPredict
 	case parts >= CompoundMin:
-		return 3000
+		return 3 * BaseNumPredict / 2
 	}
-	return 2000
+	return BaseNumPredict
 }
 
 // IsCompound reports whether the reply needs the explicit checklist.

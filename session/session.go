@@ -26,6 +26,8 @@ type Config struct {
 	Pattern   *regexp.Regexp
 	Window    memory.Window
 	NumCtx    int
+	// OutputBudget is num_predict for a simple turn (default 2000); compound turns get 1.5× and 2×.
+	OutputBudget int
 	// Tools says the model can call tools (Ollama's capabilities); without them the engine's
 	// results travel in the dynamic context.
 	Tools bool
@@ -122,6 +124,9 @@ func withDefaults(cfg Config) (Config, error) {
 	}
 	if cfg.NumCtx == 0 {
 		cfg.NumCtx = agents.DefaultNumCtx
+	}
+	if cfg.OutputBudget == 0 {
+		cfg.OutputBudget = memory.BaseNumPredict
 	}
 	if cfg.Analyzer == nil {
 		cfg.Analyzer = agents.NewAnalyzer(nil)

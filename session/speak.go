@@ -139,11 +139,11 @@ func (s *Session) call(ctx context.Context, t *turn, a agents.Agent, p agents.Pr
 	return reply, nil
 }
 
-func numPredictFor(ct *clinicalTurn) int {
-	if ct.compound.NumPredict > 0 {
-		return ct.compound.NumPredict
-	}
-	return 2000
+// numPredictFor is the output budget: the compound rule's 2000/3000/4000, scaled when the
+// session's base budget is not the default 2000 (a slow CPU, or a test model).
+func (s *Session) numPredictFor(ct *clinicalTurn) int {
+	budget := max(ct.compound.NumPredict, memory.BaseNumPredict)
+	return budget * s.cfg.OutputBudget / memory.BaseNumPredict
 }
 
 // send fits the prompt into budget tokens (num_ctx itself stays constant, so Ollama never
@@ -151,7 +151,7 @@ func numPredictFor(ct *clinicalTurn) int {
 // stream, the trace file and the inspector. A call that offers tools asks for no JSON format:
 // a model held to the output grammar could not call them.
 func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.Prompt, budget int, ct *clinicalTurn, tools api.Tools, retry string) (agents.Response, error) {
-	numPredict := numPredictFor(ct)
+	numPredict := s.numPredictFor(ct)
 	p, shrunk := full.Fit(&s.est, budget, numPredict)
 	sections := p.Sections(&s.est)
 	req := agents.Request{
