@@ -53,13 +53,18 @@ func (p Prompt) Messages() []api.Message {
 }
 
 func (p Prompt) context() string {
-	parts := make([]string, 0, 3)
-	for _, s := range []string{p.Dynamic, p.Memory.Render(), p.Instruction} {
+	return JoinSections(p.Dynamic, p.Memory.Render(), p.Instruction)
+}
+
+// JoinSections joins the non-blank parts of a prompt section with a blank line between them.
+func JoinSections(parts ...string) string {
+	kept := make([]string, 0, len(parts))
+	for _, s := range parts {
 		if s = strings.TrimSpace(s); s != "" {
-			parts = append(parts, s)
+			kept = append(kept, s)
 		}
 	}
-	return strings.Join(parts, "\n\n")
+	return strings.Join(kept, "\n\n")
 }
 
 // Sections estimates each section's tokens with est, for the budget, the trace and the events.

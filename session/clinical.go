@@ -66,6 +66,14 @@ func (s *Session) actionsOf(t *turn) []physio.Action {
 	return physio.ParseActions(agents.WithoutMention(t.input))
 }
 
+// disclosedIn reports whether reply carries the scenario's own answer to question part p: words
+// the keyword check may not know ("nothing I know of") still answer it.
+func (ct *clinicalTurn) disclosedIn(p memory.Part, reply string) bool {
+	return p.Kind == memory.PartQuestion && slices.ContainsFunc(ct.disclosures, func(d agents.Disclosure) bool {
+		return memory.NormalizeTopic(d.Topic) == memory.NormalizeTopic(p.Name) && strings.Contains(reply, d.Text)
+	})
+}
+
 // disclose returns what the patient tells about topic, and remembers it: a disclosure made once
 // is part of the patient's memory from then on.
 func (s *Session) disclose(e *physio.Engine, topic string) []agents.Disclosure {

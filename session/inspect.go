@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/ward-sim/ward/memory"
 )
 
 // TurnRecord is one finished turn as the inspector shows it: the analyzer's decision and every
@@ -13,6 +15,7 @@ type TurnRecord struct {
 	Input    string
 	Decision *DecisionEvent // nil for commands that made no decision
 	Calls    []CallRecord
+	Counters *memory.EntityStats // the active patient's entity and team counters after the turn
 }
 
 // maxTurnRecords bounds what the inspector keeps in memory; --trace keeps everything on disk.
@@ -20,6 +23,10 @@ const maxTurnRecords = 200
 
 func (s *Session) keepTurnRecord(t *turn) {
 	rec := TurnRecord{Input: t.input, Decision: t.decisionEvent, Calls: t.calls, Number: 1}
+	if ents := s.sim.ents[s.active]; ents != nil {
+		stats := ents.Stats
+		rec.Counters = &stats
+	}
 	if n := len(s.turns); n > 0 {
 		rec.Number = s.turns[n-1].Number + 1
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,9 @@ func (s *Session) speaker(t *turn, ct *clinicalTurn) agents.SpeakFunc {
 // completeChecklist asks once more, for the missing parts only, when a compound answer skipped
 // some of them. The two answers are shown as one.
 func (s *Session) completeChecklist(ctx context.Context, t *turn, a agents.Agent, p agents.Prompt, ct *clinicalTurn, reply string) (string, error) {
-	missing := memory.Missing(ct.compound.Checklist, reply)
+	missing := slices.DeleteFunc(memory.Missing(ct.compound.Checklist, reply), func(p memory.Part) bool {
+		return ct.disclosedIn(p, reply)
+	})
 	if len(missing) == 0 {
 		return reply, nil
 	}
@@ -76,7 +79,7 @@ func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Promp
 	if a.Name == agents.AgentPatient {
 		p.Static += "\n\n" + baseline(ct.engine)
 	}
-	p.Dynamic = strings.TrimSpace(presentation(ct.engine) + "\n" + s.entityContext(a) + "\n" + snap)
+	p.Dynamic = agents.JoinSections(presentation(ct.engine), s.entityContext(a), snap)
 	if mem := s.sim.mems[s.active]; mem != nil {
 		p.Memory = visibleTo(a, mem.Recall(memory.Turn{Now: s.sim.ward.Clock(), Parts: ct.parts}))
 	}

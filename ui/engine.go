@@ -161,6 +161,7 @@ type TurnTrace struct {
 	Input    string // what the trainee typed
 	Analyzer AnalyzerTrace
 	Calls    []LLMCall
+	Counters string // the patient's entity and team counters after the turn
 }
 
 // AnalyzerTrace is the patient-context decision of a turn.
@@ -181,6 +182,7 @@ type LLMCall struct {
 	NumPredict int
 	Metrics    CallMetrics
 	Reply      string
+	Notes      []string // what else happened to the call: budget cuts, retries, the entity merge
 }
 
 // PromptSection is one part of the prompt: static, window, dynamic, memory

@@ -150,6 +150,7 @@ func (in *inspector) build() {
 	in.add(t.Title.Render(fmt.Sprintf("Turn %d", tr.Turn)) + "  " + t.Text.Render(in.cut(fmt.Sprintf("%q", sanitize(tr.Input)), 14)))
 	in.add("")
 	in.analyzer(tr.Analyzer)
+	in.field("counters", tr.Counters)
 	for i, call := range tr.Calls {
 		in.add("")
 		in.call(i, call)
@@ -183,6 +184,9 @@ func (in *inspector) call(i int, c LLMCall) {
 		}
 	}
 	in.field("reply", c.Reply)
+	for _, n := range c.Notes {
+		in.field("note", n)
+	}
 }
 
 func (in *inspector) foldHeader(fk foldKey, sec PromptSection) {

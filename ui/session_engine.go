@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -362,13 +363,17 @@ func turnTrace(rec session.TurnRecord) TurnTrace {
 	for _, c := range rec.Calls {
 		tr.Calls = append(tr.Calls, llmCall(c))
 	}
+	if st := rec.Counters; st != nil {
+		tr.Counters = fmt.Sprintf("%d merges · %d parse errors · %d format fallbacks · %d evictions · %d refused · %d cap / %d loop stops · merge p95 %s",
+			st.Merges, st.ParseErrors, st.FormatFallbacks, st.Evictions, st.Refused, st.CapStops, st.LoopStops, st.MergeLatency.P95())
+	}
 	return tr
 }
 
 func llmCall(c session.CallRecord) LLMCall {
 	t := c.Trace
 	m := t.Metrics
-	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: c.NumPredict, Reply: t.Reply.Content,
+	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: c.NumPredict, Reply: t.Reply.Content, Notes: callNotes(c),
 		Metrics: CallMetrics{PromptEvalCount: m.PromptEvalCount, PromptEvalDuration: m.PromptEvalDuration,
 			EvalCount: m.EvalCount, EvalDuration: m.EvalDuration, LoadDuration: m.LoadDuration, TotalDuration: m.TotalDuration,
 			CacheHit: cacheHit(m.PromptEvalCount, m.PromptEvalDuration)}}
@@ -397,6 +402,23 @@ func llmCall(c session.CallRecord) LLMCall {
 	last := msgs[len(msgs)-1]
 	section("user", []PromptMessage{{Role: last.Role, Content: last.Content}})
 	return call
+}
+
+func callNotes(c session.CallRecord) []string {
+	var notes []string
+	if c.Retry != "" {
+		notes = append(notes, "retry: "+c.Retry)
+	}
+	if len(c.Shrunk) > 0 {
+		notes = append(notes, "cut to fit num_ctx: "+strings.Join(c.Shrunk, ", "))
+	}
+	if m := c.Trace.Merge; m != nil {
+		notes = append(notes, fmt.Sprintf("entities: added %v · updated %v · evicted %v", m.Added, m.Updated, m.Evicted))
+	}
+	if c.Trace.Error != "" {
+		notes = append(notes, "error: "+c.Trace.Error)
+	}
+	return notes
 }
 
 // cacheHit judges a KV-cache hit: a prompt evaluated at under 0.2 ms per token was mostly served
