@@ -37,7 +37,7 @@ func (s *Session) examine(t *turn) *clinicalTurn {
 		if !t.retry {
 			ct.events = append(ct.events, ct.engine.Apply(a)...)
 		}
-		if a.Kind == sc.KindAsk {
+		if a.Kind == sc.KindAsk && canAnswer(ct.engine) {
 			ct.disclosures = append(ct.disclosures, s.disclose(ct.engine, a.Topic)...)
 		}
 	}
@@ -65,6 +65,10 @@ func (s *Session) actionsOf(t *turn) []physio.Action {
 	}
 	return physio.ParseActions(agents.WithoutMention(t.input))
 }
+
+// canAnswer reports whether the patient is awake enough to answer questions: a GCS of 8 or less
+// cannot, whatever the scenario's disclosures say.
+func canAnswer(e *physio.Engine) bool { return e.TrueVitals().GCS > 8 }
 
 // disclosedIn reports whether reply carries the scenario's own answer to question part p: words
 // the keyword check may not know ("nothing I know of") still answer it.
