@@ -8,6 +8,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Content is everything a clear moves out of a session: the registry, the histories and the
@@ -115,7 +116,7 @@ func archiveContent(tx *bolt.Tx, sessionID string, b *bolt.Bucket, at time.Time)
 		return nil, err
 	}
 	snap, err := perSession.CreateBucket([]byte(archiveID(at)))
-	if errors.Is(err, bolt.ErrBucketExists) {
+	if errors.Is(err, berrors.ErrBucketExists) {
 		return nil, fmt.Errorf("archive %s of session %q already exists", archiveID(at), sessionID)
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // SessionInfo describes one session (a shift).
@@ -37,7 +38,7 @@ func (s *Store) CreateSession(info SessionInfo) error {
 	}
 	return s.db.Update(func(tx *bolt.Tx) error {
 		b, err := tx.Bucket(bucketSessions).CreateBucket([]byte(info.ID))
-		if errors.Is(err, bolt.ErrBucketExists) {
+		if errors.Is(err, berrors.ErrBucketExists) {
 			return fmt.Errorf("create session: session %q already exists", info.ID)
 		}
 		if err != nil {
