@@ -28,3 +28,21 @@ func BenchmarkWardAdvanceMultiCasualty(b *testing.B) {
 		w.Advance(1)
 	}
 }
+
+// BenchmarkParseActions parses the seed's five-part message, which every turn's parse resembles.
+func BenchmarkParseActions(b *testing.B) {
+	const text = "applying oxygen via non-rebreather at 15L/min, checking vitals… What medications? Any allergies? When did this start?"
+	b.ReportAllocs()
+	for b.Loop() {
+		ParseActions(text)
+	}
+}
+
+// BenchmarkNEWS2 scores one set of observations, as every measured reading is scored.
+func BenchmarkNEWS2(b *testing.B) {
+	v := Vitals{HR: 128, RR: 32, SpO2: 88, SBP: 138, DBP: 86, TempC: 37, GCS: 15, AVPU: "A"}
+	b.ReportAllocs()
+	for b.Loop() {
+		NEWS2(v, 1, false)
+	}
+}
