@@ -135,12 +135,9 @@ func (s *Session) cmdVitals(ctx context.Context, t *turn, _ string) {
 }
 
 func (s *Session) cmdAAR(ctx context.Context, t *turn, _ string) {
-	e := s.activeEngine(t)
-	if e == nil {
-		return
+	if s.activeEngine(t) != nil {
+		s.agentCommand(ctx, t, effectAAR)
 	}
-	t.emit(AAREvent{Report: e.Report()})
-	s.agentCommand(ctx, t, effectAAR)
 }
 
 // Effects a slash command has in the engine before its agent answers.
@@ -158,6 +155,9 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 	}
 	t.userAt = user.At
 	t.effect = effect
+	if effect == effectAAR {
+		t.emit(AAREvent{Report: s.sim.ward.Engine(s.active).Report()})
+	}
 	s.respond(ctx, t)
 }
 

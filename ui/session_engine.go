@@ -134,6 +134,9 @@ func (e *SessionEngine) translate(ev session.Event) []Event {
 	case session.NoteEvent:
 		e.note(ev.Text)
 		return e.changed()
+	case session.AAREvent:
+		e.note(ev.Markdown())
+		return e.changed()
 	case session.LLMCallEvent:
 		e.count(ev)
 		return nil
