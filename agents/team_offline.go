@@ -262,6 +262,6 @@ func offlinePreceptor(aar string) string {
 		picked = fallback
 	}
 	picked = picked[:min(len(picked), debriefLines)]
-	return "Debrief, from the After Action Review only:\n" + strings.Join(picked, "\n") +
-		"\nStart with what went well, then choose one thing to change next time."
+	return "Debrief, from the After Action Review only:\n\n- " + strings.Join(picked, "\n- ") +
+		"\n\nStart with what went well, then choose one thing to change next time."
 }

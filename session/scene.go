@@ -83,7 +83,7 @@ func (s *Session) teamFacts(ct *clinicalTurn) agents.TeamFacts {
 		}
 	}
 	if ct.wantsAAR {
-		f.AAR = e.Report().Markdown()
+		f.AAR = aarDigest(e.Report())
 	}
 	return f
 }
@@ -104,4 +104,16 @@ func drugsNamed(text string) []string {
 		}
 	}
 	return out
+}
+
+// aarDigest is the review as plain lines: the score, then each plus and delta.
+func aarDigest(r physio.Report) string {
+	lines := []string{fmt.Sprintf("Score %d / %d.", r.Score.Total, r.Score.Max)}
+	for _, p := range r.Plus {
+		lines = append(lines, "Plus: "+p)
+	}
+	for _, d := range r.Delta {
+		lines = append(lines, "Delta: "+d)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -80,6 +80,9 @@ func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Promp
 		p.Static += "\n\n" + baseline(ct.engine)
 	}
 	p.Dynamic = agents.JoinSections(presentation(ct.engine), s.entityContext(a), snap)
+	if ct.wantsAAR && a.Name == agents.AgentPreceptor {
+		p.Dynamic = agents.JoinSections(p.Dynamic, "After Action Review (debrief from this only):\n"+ct.engine.Report().Markdown())
+	}
 	if mem := s.sim.mems[s.active]; mem != nil {
 		p.Memory = visibleTo(a, mem.Recall(memory.Turn{Now: s.sim.ward.Clock(), Parts: ct.parts}))
 	}
