@@ -73,7 +73,7 @@ func (s *Session) cmdHelp(_ context.Context, t *turn, _ string) {
 }
 
 func (s *Session) cmdPatients(_ context.Context, t *turn, _ string) {
-	s.say(t, rosterAnswer(s.active, s.roster))
+	s.say(t, s.rosterAnswer())
 }
 
 func (s *Session) cmdClear(_ context.Context, t *turn, _ string) {

@@ -12,7 +12,7 @@ import (
 // else from the engine first and then the agent team.
 func (s *Session) respond(ctx context.Context, t *turn) {
 	if agents.IsRosterQuestion(t.input) {
-		s.reply(t, systemAgent, rosterAnswer(s.active, s.roster))
+		s.reply(t, systemAgent, s.rosterAnswer())
 		return
 	}
 	ct := s.examine(t)

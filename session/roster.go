@@ -5,14 +5,15 @@ import (
 	"strings"
 )
 
-// rosterAnswer names every patient on the roster and no other.
-func rosterAnswer(active string, roster []string) string {
-	if len(roster) == 0 {
-		return "No patients yet. Start with a patient ID, e.g. \"review patient_1\"."
+// rosterAnswer names every patient on the roster and no other ID, not even an example: the
+// registry, not the conversation, says who exists.
+func (s *Session) rosterAnswer() string {
+	if len(s.roster) == 0 {
+		return fmt.Sprintf("No patients on the roster yet. Start by naming one, with an ID that matches %s.", s.cfg.Pattern)
 	}
-	activeText := "none is active"
-	if active != "" {
-		activeText = active + " is active"
+	active := "none is active"
+	if s.active != "" {
+		active = s.active + " is active"
 	}
-	return fmt.Sprintf("%d patient(s) on the roster: %s; %s.", len(roster), strings.Join(roster, ", "), activeText)
+	return fmt.Sprintf("%d patient(s) on the roster: %s; %s.", len(s.roster), strings.Join(s.roster, ", "), active)
 }
