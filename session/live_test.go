@@ -151,6 +151,11 @@ func TestLiveKVCacheReuse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for i, lt := range turns {
+			if lt.tokens == 0 || lt.eval == 0 {
+				t.Fatalf("%s, line %d: the reply carried no prompt metrics", h.name, i+1)
+			}
+		}
 		runs = append(runs, liveRun{name: h.name, turns: turns, wall: time.Since(start)})
 	}
 
@@ -195,8 +200,6 @@ const (
 	secUser    // the new user message, and the marker that opens the reply
 	numSections
 )
-
-var sectionNames = [numSections]string{"static", "window", "dynamic", "memory", "user"}
 
 // liveTurn is one line's call as the KV cache saw it.
 type liveTurn struct {
@@ -253,14 +256,14 @@ func sectionStarts(prompt string, c CallRecord) ([numSections]int, error) {
 	if ctxAt >= len(msgs)-1 || msgs[ctxAt].Role != "system" {
 		return at, fmt.Errorf("no dynamic context after the %d window messages", c.WindowLen)
 	}
-	static, context, user := msgs[0].Content, msgs[ctxAt].Content, msgs[len(msgs)-1].Content
+	static, dynamic, user := msgs[0].Content, msgs[ctxAt].Content, msgs[len(msgs)-1].Content
 	mem := strings.TrimSpace(c.Recall.Render())
 	at[secWindow] = strings.Index(prompt, static) + len(static)
 	at[secUser] = strings.LastIndex(prompt, user)
-	at[secDynamic] = strings.LastIndex(prompt[:max(at[secUser], 0)], context)
+	at[secDynamic] = strings.LastIndex(prompt[:max(at[secUser], 0)], dynamic)
 	at[secMemory] = at[secUser]
 	if mem != "" {
-		at[secMemory] = at[secDynamic] + strings.Index(context, mem)
+		at[secMemory] = at[secDynamic] + strings.Index(dynamic, mem)
 	}
 	if at[secWindow] < len(static) || at[secUser] < 0 || at[secDynamic] < at[secWindow] || at[secMemory] < at[secDynamic] {
 		return at, fmt.Errorf("sections not found in order in the rendered prompt: %v", at)
@@ -351,6 +354,8 @@ func coldReference(runs []liveRun) time.Duration {
 	return slices.Min(colds)
 }
 
+// cacheReport is the markdown report: the setup, a summary per history, the uncached bytes by
+// section, and every turn.
 func cacheReport(runs []liveRun, tools bool) string {
 	cold := coldReference(runs)
 	var b strings.Builder
@@ -364,19 +369,29 @@ func cacheReport(runs []liveRun, tools bool) string {
 	fmt.Fprintf(&b, "Cold reference: %.1f µs/token, the fastest of the three cold turns (%s). ", micros(cold), coldList(runs))
 	b.WriteString("\"Uncached\" is the part of the rendered prompt past its longest common prefix with the previous " +
 		"turn's prompt and reply, which Ollama must evaluate; the tiny model spends one token per byte. " +
-		"Target (issue 4): later turns ≤ 15% of the cold turn per token, block window.\n\n")
+		"Target (issue 4): later turns ≤ 15% of the cold turn per token, block window.\n")
+	writeSummary(&b, runs, cold)
+	writeSections(&b, runs)
+	for _, r := range runs {
+		writeTurns(&b, r, cold)
+	}
+	return b.String()
+}
 
-	b.WriteString("| history | prompt tokens turn 1 → 20 | cold µs/token | later mean µs/token | later median µs/token | " +
+func writeSummary(b *strings.Builder, runs []liveRun, cold time.Duration) {
+	b.WriteString("\n| history | prompt tokens turn 1 → 20 | cold µs/token | later mean µs/token | later median µs/token | " +
 		"later median / cold ref | uncached share (later, mean) | later median prompt eval per turn | prompt eval, 20 turns | wall |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
 		s := summariseRun(r)
-		fmt.Fprintf(&b, "| %s | %d → %d | %.1f | %.1f | %.1f | %.1f%% | %.1f%% | %d ms | %.1f s | %.0f s |\n",
+		fmt.Fprintf(b, "| %s | %d → %d | %.1f | %.1f | %.1f | %.1f%% | %.1f%% | %d ms | %.1f s | %.0f s |\n",
 			r.name, r.turns[0].tokens, r.turns[len(r.turns)-1].tokens, micros(s.cold), micros(s.laterMean),
 			micros(s.laterMedian), 100*float64(s.laterMedian)/float64(cold), 100*s.uncachedShare,
 			s.laterEvalMedian.Milliseconds(), s.totalEval.Seconds(), r.wall.Seconds())
 	}
+}
 
+func writeSections(b *strings.Builder, runs []liveRun) {
 	b.WriteString("\nUncached bytes per later turn, mean, by section (window: the last exchange, or the whole window " +
 		"when its start moved):\n\n")
 	b.WriteString("| history | static | window | dynamic | memory | user | total | window moves | window re-evaluated per move |\n")
@@ -384,30 +399,29 @@ func cacheReport(runs []liveRun, tools bool) string {
 	for _, r := range runs {
 		s := summariseRun(r)
 		total := 0.0
-		fmt.Fprintf(&b, "| %s |", r.name)
+		fmt.Fprintf(b, "| %s |", r.name)
 		for _, v := range s.uncached {
-			fmt.Fprintf(&b, " %.0f |", v)
+			fmt.Fprintf(b, " %.0f |", v)
 			total += v
 		}
-		fmt.Fprintf(&b, " %.0f | %d | %.0f |\n", total, s.moves, s.uncachedWindowWhenMoved)
+		fmt.Fprintf(b, " %.0f | %d | %.0f |\n", total, s.moves, s.uncachedWindowWhenMoved)
 	}
+}
 
-	for _, r := range runs {
-		fmt.Fprintf(&b, "\n%s, turn by turn:\n\n", r.name)
-		b.WriteString("| turn | prompt tokens | prompt eval ms | µs/token | / cold ref | uncached: window | dynamic | memory | user | share | window start |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
-		for i, lt := range r.turns {
-			start := fmt.Sprint(lt.windowStart)
-			if lt.moved {
-				start += " (moved)"
-			}
-			u := lt.uncached
-			fmt.Fprintf(&b, "| %d | %d | %d | %.1f | %.0f%% | %d | %d | %d | %d | %.0f%% | %s |\n",
-				i+1, lt.tokens, lt.eval.Milliseconds(), micros(lt.perToken()), 100*float64(lt.perToken())/float64(cold),
-				u[secWindow], u[secDynamic], u[secMemory], u[secUser], 100*float64(lt.uncachedBytes())/float64(lt.bytes), start)
+func writeTurns(b *strings.Builder, r liveRun, cold time.Duration) {
+	fmt.Fprintf(b, "\n%s, turn by turn:\n\n", r.name)
+	b.WriteString("| turn | prompt tokens | prompt eval ms | µs/token | / cold ref | uncached: window | dynamic | memory | user | share | window start |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for i, lt := range r.turns {
+		start := fmt.Sprint(lt.windowStart)
+		if lt.moved {
+			start += " (moved)"
 		}
+		u := lt.uncached
+		fmt.Fprintf(b, "| %d | %d | %d | %.1f | %.0f%% | %d | %d | %d | %d | %.0f%% | %s |\n",
+			i+1, lt.tokens, lt.eval.Milliseconds(), micros(lt.perToken()), 100*float64(lt.perToken())/float64(cold),
+			u[secWindow], u[secDynamic], u[secMemory], u[secUser], 100*float64(lt.uncachedBytes())/float64(lt.bytes), start)
 	}
-	return b.String()
 }
 
 func coldList(runs []liveRun) string {

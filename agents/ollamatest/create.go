@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/template"
 )
 
 // ModelName is the name CreateTinyModel gives the tiny model in the server.
@@ -24,6 +26,20 @@ const Template = `{{- if .Tools }}<|system|>Tools:
 {{- range .Messages }}<|{{ .Role }}|>{{ .Content }}
 {{- range .ToolCalls }}{"name": "{{ .Function.Name }}", "arguments": {{ json .Function.Arguments }}}{{ end }}<|end|>
 {{ end }}<|assistant|>`
+
+// Render is the prompt text the server builds from a chat request's messages and tools with
+// Template (Ollama's own template package, so consecutive messages of one role are joined as the
+// server joins them). The tiny model's vocabulary spends one token per byte, except the role
+// markers, which are one token each.
+func Render(msgs []api.Message, tools api.Tools) (string, error) {
+	tmpl, err := template.Parse(Template)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	err = tmpl.Execute(&b, template.Values{Messages: msgs, Tools: tools})
+	return b.String(), err
+}
 
 // CreateTinyModel writes the tiny model, uploads it as a blob and creates it under name.
 func CreateTinyModel(ctx context.Context, client *api.Client, name string) error {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -30,6 +31,48 @@ type Server struct {
 }
 
 const readyTimeout = 60 * time.Second
+
+// LiveEnv turns on the tests that need a real server; .ci/run sets it to 1.
+const LiveEnv = "WARD_LIVE_OLLAMA"
+
+// Live reports whether the live tests run.
+func Live() bool { return os.Getenv(LiveEnv) == "1" }
+
+// StartTiny starts a server and creates the tiny model in it as ModelName.
+func StartTiny(ctx context.Context) (*Server, error) {
+	s, err := Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := CreateTinyModel(ctx, s.Client, ModelName); err != nil {
+		err = fmt.Errorf("%w\n%s", err, s.LogTail(4000))
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// StartForTest gives one test its own server with the tiny model, or skips the test when live
+// tests are off. The server stops when the test ends; a failed test logs the server's log tail.
+func StartForTest(t testing.TB) *Server {
+	t.Helper()
+	if !Live() {
+		t.Skip("set " + LiveEnv + "=1 to run against a real ollama serve")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	s, err := StartTiny(ctx)
+	if err != nil {
+		t.Fatal("live ollama: ", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log("ollama serve log (tail):\n" + s.LogTail(4000))
+		}
+		s.Stop()
+	})
+	return s
+}
 
 // Start starts `ollama serve` and waits until it answers. The binary is $WARD_OLLAMA_BIN, else
 // `ollama` on PATH, else $GOPATH/bin/ollama (where `go install` puts it).
@@ -119,6 +162,51 @@ func (s *Server) Stop() {
 		s.log.Close()
 	}
 	os.RemoveAll(s.dir)
+}
+
+// Running returns model's entry in /api/ps, if the model is loaded.
+func (s *Server) Running(ctx context.Context, model string) (api.ProcessModelResponse, bool, error) {
+	ps, err := s.Client.ListRunning(ctx)
+	if err != nil {
+		return api.ProcessModelResponse{}, false, err
+	}
+	for _, m := range ps.Models {
+		if m.Model == model || m.Model == model+":latest" {
+			return m, true, nil
+		}
+	}
+	return api.ProcessModelResponse{}, false, nil
+}
+
+// Unload asks the server to unload model now (a chat with no messages and keep_alive 0, as the
+// Ollama API documents) and waits until it has.
+func (s *Server) Unload(ctx context.Context, model string) error {
+	req := &api.ChatRequest{Model: model, KeepAlive: &api.Duration{Duration: 0}}
+	if err := s.Client.Chat(ctx, req, func(api.ChatResponse) error { return nil }); err != nil {
+		return err
+	}
+	return s.WaitUnloaded(ctx, model)
+}
+
+// WaitUnloaded waits until /api/ps no longer lists model. The scheduler unloads a model whose
+// keep_alive ran out shortly after its last reply, not at once.
+func (s *Server) WaitUnloaded(ctx context.Context, model string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		_, loaded, err := s.Running(ctx, model)
+		switch {
+		case err != nil:
+			return fmt.Errorf("waiting for %s to unload: %w", model, err)
+		case !loaded:
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s still loaded after 30s", model)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // LogTail returns the last n bytes of the server's log, for failure messages.
