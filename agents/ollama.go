@@ -114,8 +114,16 @@ func (r *replyAccumulator) response() (Response, error) {
 	if strings.TrimSpace(msg.Content) == "" && len(msg.ToolCalls) == 0 {
 		return Response{}, &EmptyError{Reason: r.emptyReason()}
 	}
-	return Response{Message: msg, DoneReason: r.final.DoneReason, Metrics: r.final.Metrics}, nil
+	reason := r.final.DoneReason
+	if !r.done {
+		reason = DoneCut
+	}
+	return Response{Message: msg, DoneReason: reason, Metrics: r.final.Metrics}, nil
 }
+
+// DoneCut is the done reason of a reply whose stream ended without a done chunk: the server
+// stopped it (a token repeated too often, say), so the text is kept but may be unfinished.
+const DoneCut = "cut"
 
 func (r *replyAccumulator) emptyReason() string {
 	switch {

@@ -214,3 +214,13 @@ func isNotFound(err error) bool {
 	var nf *ModelNotFoundError
 	return errors.As(err, &nf)
 }
+
+// A stream the server ends without a done chunk keeps its text, marked as cut.
+func TestOllamaReplyCutWithoutDone(t *testing.T) {
+	cut := streamed("I feel", " sick").chunks
+	f := newFakeOllama(t, fakeReply{chunks: cut[:len(cut)-1]})
+	resp, err := newTestOllama(t, f).Chat(context.Background(), Request{Messages: []api.Message{{Role: "user", Content: "hi"}}}, nil)
+	if err != nil || resp.Message.Content != "I feel sick" || resp.DoneReason != DoneCut {
+		t.Fatalf("got %q, %q, %v; want the text kept and done reason %q", resp.Message.Content, resp.DoneReason, err, DoneCut)
+	}
+}

@@ -140,6 +140,9 @@ func (s *Session) call(ctx context.Context, t *turn, a agents.Agent, p agents.Pr
 	if err != nil {
 		return "", err
 	}
+	if resp.DoneReason == agents.DoneCut {
+		t.emit(ErrorEvent{Code: "LLM_CUT", Message: "the model stopped in the middle of its answer — ctrl+r retries"})
+	}
 	reply, merge := s.absorb(t, a.Name, resp.Message.Content)
 	t.calls[len(t.calls)-1].Trace.Merge = merge
 	return reply, nil
