@@ -172,7 +172,8 @@ func presentation(e *physio.Engine) string {
 		b.WriteString("\n")
 	}
 	if r, ok := e.Measured(); ok {
-		fmt.Fprintf(&b, "Last measured vitals (%s ago, %s): %s\n", clock(e.Clock()-r.T), r.Source, vitalsLine(r))
+		// An absolute time keeps this line byte-identical until the next measurement.
+		fmt.Fprintf(&b, "Last measured vitals (T+%s, %s): %s\n", clock(r.T-e.Admitted()), r.Source, vitalsLine(r))
 	} else {
 		b.WriteString("No vitals measured yet: do not state any numbers.\n")
 	}

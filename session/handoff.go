@@ -44,7 +44,7 @@ func recordOf(e *physio.Engine, mem *memory.Memory) record {
 		r.signs = st.Signs
 	}
 	for _, a := range e.Actions() {
-		r.actions = append(r.actions, fmt.Sprintf("T+%s %s", clock(a.T-float64(e.Snapshot().Admitted)), describeAction(a.Action)))
+		r.actions = append(r.actions, fmt.Sprintf("T+%s %s", clock(a.T-e.Admitted()), describeAction(a.Action)))
 	}
 	for _, sf := range e.Snapshot().Safety {
 		r.alerts = append(r.alerts, fmt.Sprintf("%s on %s: %s", sf.Level, sf.Drug, sf.Reason))

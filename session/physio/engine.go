@@ -53,6 +53,7 @@ func (e *Engine) State() string                 { return e.s.State }
 func (e *Engine) CurrentState() *sc.State       { return e.cur }
 func (e *Engine) Clock() float64                { return float64(e.s.T) }
 func (e *Engine) Elapsed() float64              { return float64(e.s.T - e.s.Admitted) }
+func (e *Engine) Admitted() float64             { return float64(e.s.Admitted) }
 func (e *Engine) Monitored() bool               { return e.s.Monitored }
 func (e *Engine) OnOxygen() bool                { return e.s.OnOxygen }
 func (e *Engine) Actions() []ActionRecord       { return e.s.Actions }
