@@ -28,7 +28,11 @@ func (s *Session) Tick(wall time.Duration, emit func(Event)) {
 }
 
 // Flush saves what the clock changed since the last commit; the TUI calls it every few seconds
-// and on exit, so a crash loses at most that much sim time and never a message.
+// and on exit, so a crash loses at most that much sim time and never a message. With nothing to
+// save it makes no commit.
 func (s *Session) Flush() error {
+	if len(s.sim.dirty) == 0 && s.sim.ward.Clock() == s.info.ClockSeconds {
+		return nil
+	}
 	return s.cfg.Store.Update(s.info.ID, s.saveSim)
 }

@@ -46,22 +46,34 @@ func msSince(t0 time.Time) float64 {
 func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 	t := &turn{input: text, emit: emit, started: time.Now()}
 	defer func() { s.endTurn(t) }()
+	if s.settleContext(ctx, t) {
+		s.respond(ctx, t)
+	}
+}
+
+// settleContext is a turn's patient-context machinery, before any agent speaks: restore, store
+// the typed text, the clear check, the analyzer and the registry's decision. It reports whether
+// the turn goes on to the agents.
+func (s *Session) settleContext(ctx context.Context, t *turn) bool {
 	reg := s.hydrate()
 	restored := s.restoreFromRegistry(t, reg)
-	if strings.HasPrefix(strings.TrimSpace(text), "/") {
-		s.command(ctx, t, strings.TrimSpace(text)) // a command acts on the restored patient, silently
-		return
+	if line := strings.TrimSpace(t.input); strings.HasPrefix(line, "/") {
+		s.command(ctx, t, line) // a command acts on the restored patient, silently
+		return false
 	}
-	user := s.userMessage(text)
+	user := s.userMessage(t.input)
 	if !s.store(t, s.active, user) {
-		return
+		return false
 	}
 	t.userAt = user.At
-	if agents.IsClearPhrase(text) {
-		s.clear(t, agents.Decision{Action: agents.ActionClear, Source: "rules", Reasoning: "exact clear phrase"})
-		return
+	if agents.IsClearPhrase(t.input) {
+		s.clear(t, agents.Decision{Action: agents.ActionClear, Source: agents.SourceRules, Reasoning: "exact clear phrase"})
+		return false
 	}
-	s.decide(ctx, t, reg, restored)
+	t0 := time.Now()
+	d := s.analyzeText(ctx, t.input, rosterIDs(reg))
+	t.timing.AnalyzerMS = msSince(t0)
+	return s.apply(t, reg, restored, d)
 }
 
 // hydrate returns the registry, the source of truth for who is active and who is on the roster.
@@ -107,16 +119,6 @@ func (s *Session) store(t *turn, patientID string, msgs ...persist.Message) bool
 		s.remember(msgs...)
 	}
 	return true
-}
-
-// decide runs the analyzer, applies its proposal and, when the turn stays clinical, answers it.
-func (s *Session) decide(ctx context.Context, t *turn, reg persist.Registry, restored bool) {
-	t0 := time.Now()
-	d := s.analyzeText(ctx, t.input, rosterIDs(reg))
-	t.timing.AnalyzerMS = msSince(t0)
-	if s.apply(t, reg, restored, d) {
-		s.respond(ctx, t)
-	}
 }
 
 // apply lets the registry settle the analyzer's proposal: the ID must match the pattern, and the
