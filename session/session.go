@@ -54,8 +54,9 @@ type Session struct {
 	turns   []TurnRecord     // the latest turns, newest last, for the inspector
 }
 
-// recentLimit is about how much of a conversation is held in memory for prompts. It covers the
-// largest message window with room to spare; the full history stays in the store.
+// recentLimit is about how much of a conversation is held in memory for prompts, unless the
+// window wants more. It covers the default windows with room to spare; the full history stays in
+// the store.
 const recentLimit = 64
 
 // ErrNoSession is returned by Resume when the store holds no session yet.
@@ -170,7 +171,8 @@ func (s *Session) mirror(reg persist.Registry) {
 func (s *Session) loadHistory(patientID string) error {
 	return s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
 		n := tx.Len(patientID)
-		keep := min(n, recentLimit+(n-recentLimit)%s.step())
+		held := s.held()
+		keep := min(n, held+(n-held)%s.step())
 		h, err := tx.Recent(patientID, keep)
 		s.history = h
 		return err
@@ -181,13 +183,20 @@ func (s *Session) loadHistory(patientID string) error {
 // step at a time, for the same alignment.
 func (s *Session) remember(msgs ...persist.Message) {
 	s.history = append(s.history, msgs...)
-	if extra := len(s.history) - recentLimit; extra >= s.step() {
+	if extra := len(s.history) - s.held(); extra >= s.step() {
 		drop := extra / s.step() * s.step()
 		s.history = append(s.history[:0:0], s.history[drop:]...)
 	}
 }
 
 func (s *Session) step() int { return max(s.cfg.Window.Step, 1) }
+
+// held is how many messages the in-memory conversation keeps: enough for the largest window the
+// configuration can build, and at least recentLimit.
+func (s *Session) held() int {
+	w := s.cfg.Window
+	return max(recentLimit, max(w.Early, w.Late)+2*s.step())
+}
 
 func rosterIDs(reg persist.Registry) []string {
 	ids := make([]string, 0, len(reg.Patients))
