@@ -6,7 +6,8 @@
 #   CAPTURE_OUT=shot.txt scripts/tui-smoke.sh   # also keep the 120×40 screen
 #
 # Steps: start `ward --db TMP --backend offline --new` at 120×40; admit
-# patient_1 and ask a question; admit patient_2; switch with alt+1/alt+2;
+# patient_1, ask a question, give oxygen, /wait 3m and /vitals; admit patient_2;
+# switch with alt+1/alt+2;
 # resize to 80×24; quit with ctrl+c; check `ward dump` kept the turns.
 # After every step the pane must show no panic.
 set -euo pipefail
@@ -97,6 +98,17 @@ wait_for "how are you feeling right now\?"
 wait_idle
 screen | grep -q "patient_1" || fail "roster lacks patient_1"
 no_panic "question"
+
+# Treatment and time: the engine's numbers reach the screen through the Monitor.
+type_line "applying oxygen via non-rebreather at 15 L/min and checking vitals"
+wait_for "Vitals: HR [0-9]+"
+wait_idle
+type_line "/wait 3m"
+wait_for "3:00 passed"
+type_line "/vitals"
+wait_for "Measured at T\\+"
+wait_idle
+no_panic "oxygen, /wait and /vitals"
 if [ -n "${CAPTURE_OUT:-}" ]; then
 	screen >"$CAPTURE_OUT"
 fi
