@@ -177,8 +177,14 @@ func (d *startDialog) View(width int) string {
 	t := d.theme
 	inner := min(width-6, 60)
 	lines := []string{t.Title.Render("Start a shift"), ""}
-	for i, s := range d.choices() {
-		row := fit(sanitize(s.Title), 24) + " " + sanitize(s.Summary)
+	choices := d.choices()
+	summaryWidth := 0
+	for _, s := range choices {
+		summaryWidth = max(summaryWidth, lipgloss.Width(sanitize(s.Summary)))
+	}
+	titleWidth := max(inner-summaryWidth-1, 12) // titles get what the summaries leave
+	for i, s := range choices {
+		row := fit(sanitize(s.Title), titleWidth) + " " + sanitize(s.Summary)
 		if i == d.cursor {
 			lines = append(lines, t.Selected.Render(fit(row, inner)))
 		} else {
