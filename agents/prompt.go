@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -79,14 +80,27 @@ func (p Prompt) Sections(est *memory.Estimator) memory.Sections {
 }
 
 // Fit shrinks the window and then the memory until the prompt and reserve (the output budget)
-// fit in numCtx. Safety items are never dropped. It returns what was cut, for the trace.
-func (p Prompt) Fit(est *memory.Estimator, numCtx, reserve int) (Prompt, []string) {
+// fit in numCtx. Safety items are never dropped. It returns what was cut, for the trace, and a
+// *PromptTooLongError when even the smallest prompt does not fit: sending it would let Ollama
+// silently drop its oldest part.
+func (p Prompt) Fit(est *memory.Estimator, numCtx, reserve int) (Prompt, []string, error) {
 	s := p.Sections(est)
 	fitted := est.Fit(memory.Prompt{ // the tool exchange is never cut, so it is budgeted with the user message
 		Static: s.Static, Dynamic: s.Dynamic, User: s.User + est.Messages(p.After), Window: p.Window, Memory: p.Memory,
 	}, numCtx, reserve)
 	p.Window, p.Memory = fitted.Window, fitted.Memory
-	return p, fitted.Shrunk
+	if fitted.Over {
+		return p, fitted.Shrunk, &PromptTooLongError{Tokens: fitted.Sections.Total(), Budget: numCtx - reserve}
+	}
+	return p, fitted.Shrunk, nil
+}
+
+// PromptTooLongError is a prompt that cannot fit the context even with its window and memory cut,
+// which in practice means a very long message.
+type PromptTooLongError struct{ Tokens, Budget int }
+
+func (e *PromptTooLongError) Error() string {
+	return fmt.Sprintf("the message is too long for the model's context (about %d tokens, %d fit) — split it into shorter messages", e.Tokens, e.Budget)
 }
 
 // SectionMap is Sections keyed by section name, as Request.Sections carries them.

@@ -56,7 +56,10 @@ func (s *Session) reportLLMError(t *turn, err error) {
 	code := "LLM_ERROR"
 	var unreachable *agents.UnreachableError
 	var notFound *agents.ModelNotFoundError
+	var tooLong *agents.PromptTooLongError
 	switch {
+	case errors.As(err, &tooLong):
+		code = "PROMPT_TOO_LONG"
 	case errors.As(err, &unreachable):
 		code = "LLM_UNREACHABLE"
 	case errors.As(err, &notFound):

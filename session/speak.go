@@ -161,7 +161,14 @@ func (s *Session) numPredictFor(ct *clinicalTurn) int {
 // a model held to the output grammar could not call them.
 func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.Prompt, budget int, ct *clinicalTurn, tools api.Tools, retry string) (agents.Response, error) {
 	numPredict := s.numPredictFor(ct)
-	p, shrunk := full.Fit(&s.est, budget, numPredict)
+	p, shrunk, err := full.Fit(&s.est, budget, numPredict)
+	var tooLong *agents.PromptTooLongError
+	if errors.As(err, &tooLong) && tooLong.Tokens+numPredict <= s.cfg.NumCtx {
+		err = nil // the smallest prompt misses a retry's tighter budget but fits the context itself
+	}
+	if err != nil {
+		return agents.Response{}, err
+	}
 	sections := p.Sections(&s.est)
 	req := agents.Request{
 		Agent: agent, Messages: p.Messages(), Sections: agents.SectionMap(sections), Tools: tools,

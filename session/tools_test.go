@@ -70,3 +70,28 @@ func TestToolCallRoundTrip(t *testing.T) {
 		t.Errorf("stored reply %q", h[len(h)-1].Content)
 	}
 }
+
+// A message too long for the context is refused before any call, with a clear error; the text
+// itself is stored.
+func TestMessageTooLongForTheContext(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 asthma-exacerbation")
+	huge := strings.Repeat("she says the pain is everywhere and ", 2000) // about 18,000 tokens
+	events := r.turn(huge)
+	var code string
+	for _, e := range events {
+		if ee, ok := e.(ErrorEvent); ok {
+			code = ee.Code
+		}
+		if _, ok := e.(LLMCallEvent); ok {
+			t.Error("a prompt over num_ctx was sent")
+		}
+	}
+	if code != "PROMPT_TOO_LONG" {
+		t.Errorf("error code %q, want PROMPT_TOO_LONG", code)
+	}
+	h := r.dump().Histories["patient_1"]
+	if h[len(h)-1].Content != huge {
+		t.Error("the long message was not stored")
+	}
+}
