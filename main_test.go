@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,5 +123,59 @@ func TestSecondWardOnTheSameFileIsRefused(t *testing.T) {
 	_, _, err = ward(t, "", "dump", "--db", db)
 	if err == nil || !strings.Contains(err.Error(), db) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("second open: %v; want one line naming %s", err, db)
+	}
+}
+
+// TestMain lets a test run the ward command in a child process, so it can be killed mid-session.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("WARD_TEST_CHILD_ARGS"); args != "" {
+		if err := run(strings.Fields(args), os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "ward:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// A `ward run` killed with SIGKILL mid-session keeps every turn it acknowledged with turn_end.
+func TestKilledMidSessionKeepsEveryAcknowledgedTurn(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ward.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "WARD_TEST_CHILD_ARGS=run --db "+db+" --backend offline")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	events := bufio.NewScanner(stdout)
+	var acked []string
+	for i := range 12 {
+		line := fmt.Sprintf("review patient_1 and note %d", i)
+		fmt.Fprintln(stdin, line)
+		for events.Scan() {
+			var ev struct{ Event, Input string }
+			json.Unmarshal(events.Bytes(), &ev)
+			if ev.Event == "turn_end" && ev.Input == line {
+				acked = append(acked, line)
+				break
+			}
+		}
+	}
+	fmt.Fprintln(stdin, "a turn that may or may not land")
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	out, _, err := ward(t, "", "dump", "--db", db)
+	if err != nil {
+		t.Fatalf("reopening after the kill: %v", err)
+	}
+	for _, line := range acked {
+		if !strings.Contains(out, line) {
+			t.Errorf("acknowledged turn %q is missing after the kill", line)
+		}
+	}
+	if len(acked) != 12 {
+		t.Errorf("only %d turns were acknowledged", len(acked))
 	}
 }
