@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -107,4 +108,36 @@ func TestValidateEmptyDocument(t *testing.T) {
 	if errs := Validate(nil); len(errs) != 1 || !strings.Contains(errs[0].Error(), "empty") {
 		t.Fatalf("got %v", errs)
 	}
+}
+
+// FuzzValidate feeds arbitrary YAML to the scenario validator: it must never panic, and every
+// error it reports carries a line within the input (or none, for document-level problems).
+func FuzzValidate(f *testing.F) {
+	for _, seed := range []string{
+		"", "id: x\n", "id: [\n", "states: {a: {vitals: {hr: 80}}}\n", "news2: {scale: 3}\n",
+		"transitions:\n  - from: [a]\n    to: b\n    when: [{vital: spo2, below: 90, for: 60}]\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	lib, err := Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, sc := range lib.List() {
+		data, err := builtinFS.ReadFile("builtin/" + sc.ID + ".yaml")
+		if err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// YAML breaks lines at \n, \r\n and a lone \r.
+		lines := bytes.Count(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\n")) +
+			bytes.Count(bytes.ReplaceAll(data, []byte("\r\n"), nil), []byte("\r")) + 1
+		for _, err := range Validate(data) {
+			var e Error
+			if errors.As(err, &e) && e.Line > lines {
+				t.Errorf("error on line %d of a %d-line input: %v", e.Line, lines, err)
+			}
+		}
+	})
 }
