@@ -51,6 +51,10 @@ type Decision struct {
 // rules decision that says so.
 type Analyzer interface {
 	Analyze(ctx context.Context, in AnalyzerInput) Decision
+	// Immediate decides at once, with no I/O, when it can; ok is false when only Analyze can
+	// decide (it would ask a model). The session uses it to store a turn in one commit when no
+	// model call stands between the typed text and the registry's decision.
+	Immediate(in AnalyzerInput) (d Decision, ok bool)
 }
 
 // NewAnalyzer returns the default analyzer: the rules decide when they are
@@ -61,6 +65,11 @@ func NewAnalyzer(llm *LLMAnalyzer) Analyzer {
 
 type combinedAnalyzer struct {
 	llm *LLMAnalyzer
+}
+
+func (c combinedAnalyzer) Immediate(in AnalyzerInput) (Decision, bool) {
+	d, sure := RulesAnalyzer{}.Decide(in)
+	return d, sure || c.llm == nil
 }
 
 func (c combinedAnalyzer) Analyze(ctx context.Context, in AnalyzerInput) Decision {

@@ -121,8 +121,8 @@ func TestEvalAnalyzerOfflineHarness(t *testing.T) {
 }
 
 // brokenModel is an analyzer whose model never answers, so every decision
-// is the rules' fallback.
-type brokenModel struct{}
+// is the rules' fallback. It embeds the interface: the eval only calls Analyze.
+type brokenModel struct{ Analyzer }
 
 func (brokenModel) Analyze(ctx context.Context, in AnalyzerInput) Decision {
 	d := RulesAnalyzer{}.Analyze(ctx, in)
@@ -146,7 +146,9 @@ func TestEvalAnalyzerReportsWrongDecisions(t *testing.T) {
 	}
 }
 
-// fixedDecision adapts a function to the Analyzer interface.
+// fixedDecision adapts a function to the Analyzer interface; like a model, it never decides
+// immediately.
 type fixedDecision func(context.Context, AnalyzerInput) Decision
 
 func (f fixedDecision) Analyze(ctx context.Context, in AnalyzerInput) Decision { return f(ctx, in) }
+func (fixedDecision) Immediate(AnalyzerInput) (Decision, bool)                 { return Decision{}, false }

@@ -67,6 +67,9 @@ var DecisionSchema = json.RawMessage(`{"type":"object",` +
 	`"required":["action","patient_id","reasoning"],` +
 	`"additionalProperties":false}`)
 
+// Immediate never decides: every decision of the LLM analyzer is a model call.
+func (a *LLMAnalyzer) Immediate(AnalyzerInput) (Decision, bool) { return Decision{}, false }
+
 // Analyze never fails: any error, empty answer or invalid decision falls
 // back to the rules, with the reason in Reasoning.
 func (a *LLMAnalyzer) Analyze(ctx context.Context, in AnalyzerInput) Decision {

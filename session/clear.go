@@ -12,6 +12,9 @@ import (
 // entities and sim) as one snapshot, deletes the originals and wipes what memory holds, so no
 // later write can resurrect a cleared patient.
 func (s *Session) clear(t *turn, d agents.Decision) {
+	if !s.storePending(t) { // the clear itself is archived with everything else
+		return
+	}
 	roster := s.roster
 	var archiveID string
 	err := t.storage(func() error {

@@ -209,9 +209,11 @@ func rosterIDs(reg persist.Registry) []string {
 
 // analyze asks the analyzer what the text means for the patient context.
 func (s *Session) analyze(ctx context.Context, text string, roster []string) agents.Decision {
-	return s.cfg.Analyzer.Analyze(ctx, agents.AnalyzerInput{
-		Text: text, ActivePatient: s.active, Roster: roster, Pattern: s.cfg.Pattern,
-	})
+	return s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(text, roster))
+}
+
+func (s *Session) analyzerInput(text string, roster []string) agents.AnalyzerInput {
+	return agents.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: roster, Pattern: s.cfg.Pattern}
 }
 
 // admitShift puts a shift's patients on the ward and the roster, none of them active yet.

@@ -20,13 +20,15 @@ type turn struct {
 	started       time.Time
 	timing        Timing
 	decision      Decision
-	userAt        time.Time      // when the user's text was stored, to tell it from earlier messages
-	admitted      *physio.Engine // the patient this turn admitted, announced after the decision
-	scenario      string         // the scenario /admit asked for, "" to pick one
-	effect        string         // a slash command's engine effect (effectVitals, effectAAR)
-	retry         bool           // answering again: the engine already applied the text's actions
-	calls         []CallRecord   // the turn's LLM calls, for the inspector
-	decisionEvent *DecisionEvent // the turn's decision, for the inspector
+	userAt        time.Time        // when the user's text was stored, to tell it from earlier messages
+	admitted      *physio.Engine   // the patient this turn admitted, announced after the decision
+	scenario      string           // the scenario /admit asked for, "" to pick one
+	effect        string           // a slash command's engine effect (effectVitals, effectAAR)
+	retry         bool             // answering again: the engine already applied the text's actions
+	pending       *persist.Message // the typed text until a commit takes it; see settleContext
+	pendingTo     string           // whose history it goes to: the patient active when it was typed
+	calls         []CallRecord     // the turn's LLM calls, for the inspector
+	decisionEvent *DecisionEvent   // the turn's decision, for the inspector
 }
 
 func (t *turn) storage(fn func() error) error {
@@ -54,6 +56,10 @@ func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 // settleContext is a turn's patient-context machinery, before any agent speaks: restore, store
 // the typed text, the clear check, the analyzer and the registry's decision. It reports whether
 // the turn goes on to the agents.
+//
+// The typed text is durable before anything that could fail or wait: when the analyzer decides
+// at once (the rules, no model), the text is written in the same commit as the registry's
+// decision; when a model must be asked, it is written first.
 func (s *Session) settleContext(ctx context.Context, t *turn) bool {
 	reg := s.hydrate()
 	restored := s.restoreFromRegistry(t, reg)
@@ -62,18 +68,33 @@ func (s *Session) settleContext(ctx context.Context, t *turn) bool {
 		return false
 	}
 	user := s.userMessage(t.input)
-	if !s.store(t, s.active, user) {
-		return false
-	}
-	t.userAt = user.At
+	t.pending, t.pendingTo, t.userAt = &user, s.active, user.At
 	if agents.IsClearPhrase(t.input) {
 		s.clear(t, agents.Decision{Action: agents.ActionClear, Source: agents.SourceRules, Reasoning: "exact clear phrase"})
 		return false
 	}
 	t0 := time.Now()
-	d := s.analyzeText(ctx, t.input, rosterIDs(reg))
+	d, ok := s.analyzeNow(t.input, rosterIDs(reg))
+	if !ok {
+		if !s.storePending(t) {
+			return false
+		}
+		d = s.analyze(ctx, t.input, rosterIDs(reg))
+	}
 	t.timing.AnalyzerMS = msSince(t0)
-	return s.apply(t, reg, restored, d)
+	goOn := s.apply(t, reg, restored, d)
+	return s.storePending(t) && goOn // a failed switch still keeps what was typed
+}
+
+// storePending writes the typed text if no commit has taken it yet. It reports whether the text
+// is stored.
+func (s *Session) storePending(t *turn) bool {
+	if t.pending == nil {
+		return true
+	}
+	msg := *t.pending
+	t.pending = nil
+	return s.store(t, t.pendingTo, msg)
 }
 
 // hydrate returns the registry, the source of truth for who is active and who is on the roster.
@@ -133,13 +154,18 @@ func (s *Session) apply(t *turn, reg persist.Registry, restored bool, d agents.D
 		s.clear(t, d)
 		return false
 	case DecisionNeedsPatientID:
-		s.reportDecision(t, decision, d, "")
-		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.needsIDMessage()})
+		if s.storePending(t) {
+			s.reportDecision(t, decision, d, "")
+			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.needsIDMessage()})
+		}
 		return false
 	case DecisionNewBlank, DecisionSwitchExisting:
 		if !s.activate(t, reg, id, decision == DecisionNewBlank) {
 			return false
 		}
+	}
+	if !s.storePending(t) { // unless the registry's commit took the typed text already
+		return false
 	}
 	s.reportDecision(t, decision, d, s.active)
 	if t.admitted != nil {
@@ -164,9 +190,10 @@ func (s *Session) switchTo(t *turn, id string, action agents.Action, reason stri
 	s.apply(t, reg, restored, agents.Decision{Action: action, PatientID: id, Source: agents.SourceRules, Reasoning: reason})
 }
 
-// analyzeText settles two kinds of text before the analyzer sees them: a typed snapshot line is
-// ordinary text and must not steer the registry, and a roster question changes no context.
-func (s *Session) analyzeText(ctx context.Context, text string, roster []string) agents.Decision {
+// analyzeNow decides without I/O when it can: a typed snapshot line is ordinary text and must
+// not steer the registry, a roster question changes no context, and otherwise the analyzer's
+// immediate answer (the rules) stands unless it needs a model.
+func (s *Session) analyzeNow(text string, roster []string) (agents.Decision, bool) {
 	var why string
 	switch {
 	case strings.HasPrefix(strings.TrimSpace(text), SnapshotPrefix):
@@ -174,13 +201,13 @@ func (s *Session) analyzeText(ctx context.Context, text string, roster []string)
 	case agents.IsRosterQuestion(text):
 		why = "roster question, answered from the registry"
 	default:
-		return s.analyze(ctx, text, roster)
+		return s.cfg.Analyzer.Immediate(s.analyzerInput(text, roster))
 	}
 	action := agents.ActionUnchanged
 	if s.active == "" {
 		action = agents.ActionNone
 	}
-	return agents.Decision{Action: action, Source: "rules", Reasoning: why}
+	return agents.Decision{Action: action, Source: agents.SourceRules, Reasoning: why}, true
 }
 
 func (s *Session) needsIDMessage() string {
@@ -244,18 +271,31 @@ func (s *Session) putRegistry(t *turn, reg persist.Registry, id, active string, 
 		next.Patients = map[string]persist.PatientEntry{}
 	}
 	next.Patients[id] = entry
+	pending := t.pending
 	err := t.storage(func() error {
 		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
+			if pending != nil {
+				if err := tx.Append(t.pendingTo, *pending); err != nil {
+					return err
+				}
+			}
 			if err := tx.PutRegistry(next); err != nil {
 				return err
 			}
 			return s.saveSim(tx)
 		})
 	})
-	if err == nil {
-		s.mirror(next)
+	if err != nil {
+		return err
 	}
-	return err
+	s.mirror(next)
+	if pending != nil {
+		t.pending = nil
+		if t.pendingTo == s.active {
+			s.remember(*pending)
+		}
+	}
+	return nil
 }
 
 func admissionNote(e *physio.Engine) string {
