@@ -2,12 +2,10 @@ package session
 
 import (
 	"context"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/persist"
@@ -24,21 +22,7 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	store, err := persist.Open(filepath.Join(t.TempDir(), "ward.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	clock := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
-	cfg := Config{
-		Store: store, Backend: agents.NewOffline(), Analyzer: agents.NewAnalyzer(nil),
-		Now: func() time.Time { clock = clock.Add(time.Second); return clock },
-	}
-	s, err := Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rig{t: t, store: store, cfg: cfg, s: s}
+	return newRigWith(t, func(*Config) {})
 }
 
 // turn runs one line and returns its events.
