@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/persist"
 )
 
