@@ -65,6 +65,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	fs, o := flags(stderr)
 	rest, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the usage is printed; asking for it is not a failure
+	}
 	if err != nil {
 		return err
 	}
