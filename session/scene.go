@@ -49,7 +49,10 @@ func reactions(events []physio.Event) []string {
 				out = append(out, "Done: "+describeAction(a)+".")
 			}
 		case physio.EventVitals:
-			out = append(out, "Vitals: "+vitalsLine(ev.Reading)+".")
+			line := "Vitals: " + vitalsLine(ev.Reading) + "."
+			if !slices.Contains(out, line) { // a check and a monitor's first reading agree
+				out = append(out, line)
+			}
 		case physio.EventSafety:
 			out = append(out, fmt.Sprintf("Safety %s on %s: %s", ev.Safety.Level, ev.Safety.Drug, ev.Safety.Reason))
 		case physio.EventState:
