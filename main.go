@@ -48,6 +48,7 @@ type options struct {
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
 	numCtx, outputBudget            int
+	seed                            int64
 	newSession                      bool
 }
 
@@ -125,6 +126,7 @@ func flags(stderr io.Writer) (*flag.FlagSet, *options) {
 	fs.IntVar(&o.numCtx, "num-ctx", agents.DefaultNumCtx, "context size sent to Ollama; kept constant so the model is never reloaded")
 	fs.IntVar(&o.outputBudget, "num-predict", memory.BaseNumPredict, "output budget of a simple turn; compound turns get 1.5× and 2× (lower it on a slow CPU)")
 	fs.BoolVar(&o.newSession, "new", false, "start a new, empty shift instead of resuming the latest")
+	fs.Int64Var(&o.seed, "seed", 0, "seed of a new shift's physiology noise, for reproducible runs (0: from the clock)")
 	fs.StringVar(&o.patient, "patient", "", "aar: the patient (default: the active one)")
 	fs.StringVar(&o.format, "format", "md", "aar: md or json")
 	fs.StringVar(&o.out, "out", "", "aar: write the review to this file instead of stdout")
@@ -222,7 +224,7 @@ func startOrResume(cfg session.Config, fresh bool) (*session.Session, bool, erro
 // sessionConfig builds a session's configuration; notices hears one-line notes for the user,
 // such as why the offline backend is in use.
 func sessionConfig(ctx context.Context, o *options, store *persist.Store, notices func(string)) (session.Config, error) {
-	cfg := session.Config{Store: store, NumCtx: o.numCtx, OutputBudget: o.outputBudget, Shift: o.shift}
+	cfg := session.Config{Store: store, NumCtx: o.numCtx, OutputBudget: o.outputBudget, Shift: o.shift, Seed: o.seed}
 	var err error
 	if cfg.Pattern, err = patientPattern(); err != nil {
 		return cfg, err

@@ -34,6 +34,9 @@ type Config struct {
 	Trace *agents.TraceWriter
 	// Shift is a built-in shift's id or a shift file that Start admits; "" for an empty roster.
 	Shift string
+	// Seed makes a new shift's physiology noise reproducible; 0 takes one from the clock. A
+	// resumed shift keeps the seed it started with.
+	Seed int64
 	// Now stamps messages with wall time; tests fix it.
 	Now func() time.Time
 }
@@ -69,7 +72,11 @@ func Start(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	now := cfg.Now().UTC()
-	info := persist.SessionInfo{ID: newSessionID(now), CreatedAt: now, Seed: now.UnixNano()}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = now.UnixNano()
+	}
+	info := persist.SessionInfo{ID: newSessionID(now), CreatedAt: now, Seed: seed}
 	if err := cfg.Store.CreateSession(info); err != nil {
 		return nil, err
 	}

@@ -298,3 +298,24 @@ func TestEveryTurnEndsOnce(t *testing.T) {
 		turnEnd(t, events)
 	}
 }
+
+// Two shifts with the same seed play the same physiology: a headless run is reproducible.
+func TestSameSeedSameVitals(t *testing.T) {
+	vitals := func() []string {
+		r := newRigWith(t, func(c *Config) { c.Seed = 7 })
+		var out []string
+		for _, line := range []string{"/admit patient_1 sepsis-urosepsis", "/wait 5m", "/vitals"} {
+			for _, e := range r.turn(line) {
+				if se, ok := e.(SimEvent); ok && se.Kind() == "vitals" {
+					b, _ := EncodeJSON(se)
+					out = append(out, string(b))
+				}
+			}
+		}
+		return out
+	}
+	first, second := vitals(), vitals()
+	if len(first) == 0 || !slices.Equal(first, second) {
+		t.Errorf("same seed, different vitals:\n%v\n%v", first, second)
+	}
+}
