@@ -70,8 +70,9 @@ func (s *Session) completeChecklist(ctx context.Context, t *turn, a agents.Agent
 // prompt builds one agent's prompt for this turn.
 func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Prompt {
 	p := agents.Prompt{Static: a.Instructions + "\n\n" + agents.DeltaOutputInstructions, User: t.input}
-	p.Window = s.cfg.Window.Apply(memory.LoadRecent(s.priorHistory(t), 0), s.elapsed(ct))
-	snap := snapshotMessage(s.info.ID, s.active, s.roster, s.cfg.Now()).Content
+	conv := s.Conversation() // the fresh snapshot at index 0 goes to the dynamic section
+	snap := conv[0].Content
+	p.Window = s.cfg.Window.Apply(memory.LoadRecent(withoutTyped(conv[1:], t), 0), s.elapsed(ct))
 	if ct.engine == nil {
 		p.Dynamic = snap
 		return p
@@ -111,9 +112,12 @@ func (s *Session) elapsed(ct *clinicalTurn) float64 {
 
 // priorHistory is the conversation before this turn's user message, plus what agents said since
 // it: the user message itself goes last in the prompt.
-func (s *Session) priorHistory(t *turn) []persist.Message {
-	out := make([]persist.Message, 0, len(s.history))
-	for _, m := range s.history {
+func (s *Session) priorHistory(t *turn) []persist.Message { return withoutTyped(s.history, t) }
+
+// withoutTyped is msgs without the turn's own typed message.
+func withoutTyped(msgs []persist.Message, t *turn) []persist.Message {
+	out := make([]persist.Message, 0, len(msgs))
+	for _, m := range msgs {
 		if m.Role == "user" && m.At.Equal(t.userAt) && m.Content == t.input {
 			continue
 		}
