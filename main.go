@@ -255,7 +255,7 @@ func sessionConfig(ctx context.Context, o *options, store *persist.Store, notice
 }
 
 func patientPattern() (*regexp.Regexp, error) {
-	expr := envOr("PATIENT_ID_PATTERN", session.DefaultPatientIDPattern)
+	expr := envOr("PATIENT_ID_PATTERN", agents.DefaultPatientIDPattern.String())
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, fmt.Errorf("PATIENT_ID_PATTERN %q is not a valid regular expression: %w", expr, err)

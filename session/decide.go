@@ -19,9 +19,6 @@ const (
 	DecisionNeedsPatientID Decision = "NEEDS_PATIENT_ID"
 )
 
-// DefaultPatientIDPattern is used when PATIENT_ID_PATTERN is unset.
-const DefaultPatientIDPattern = `^patient_[0-9]+$`
-
 // contextState is what the registry decision needs to know about the session right now.
 type contextState struct {
 	active   string

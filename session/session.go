@@ -125,7 +125,7 @@ func withDefaults(cfg Config) (Config, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Pattern == nil {
-		cfg.Pattern = regexp.MustCompile(DefaultPatientIDPattern)
+		cfg.Pattern = agents.DefaultPatientIDPattern
 	}
 	if cfg.Window == (memory.Window{}) {
 		cfg.Window = memory.DefaultWindow()
