@@ -1,10 +1,6 @@
 package physio
 
-import (
-	"strings"
-
-	sc "github.com/ward-sim/ward/session/scenario"
-)
+import sc "github.com/ward-sim/ward/session/scenario"
 
 // Action is one thing the trainee did, as parsed from text. Zero fields were
 // not stated; the parser never fills them in by guessing.
@@ -39,41 +35,4 @@ func (a Action) IsAssessment() bool {
 		return true
 	}
 	return false
-}
-
-// Parts summarises a message for compound-action handling: whether it holds
-// an assessment and a treatment, how many questions it asks and about what.
-type Parts struct {
-	Vitals    bool     `json:"vitals"`
-	Treatment bool     `json:"treatment"`
-	Questions int      `json:"questions"`
-	Topics    []string `json:"topics,omitempty"`
-}
-
-// Count is the number of parts: one for assessment, one for treatment, one
-// per question. Three or more make a compound message.
-func (p Parts) Count() int {
-	n := p.Questions
-	if p.Vitals {
-		n++
-	}
-	if p.Treatment {
-		n++
-	}
-	return n
-}
-
-// PartsOf summarises text and the actions parsed from it. Each question mark
-// counts as a question, and so does each topic asked without one.
-func PartsOf(text string, actions []Action) Parts {
-	var p Parts
-	for _, a := range actions {
-		p.Vitals = p.Vitals || a.IsAssessment()
-		p.Treatment = p.Treatment || a.IsTreatment()
-		if a.Kind == sc.KindAsk {
-			p.Topics = append(p.Topics, a.Topic)
-		}
-	}
-	p.Questions = max(strings.Count(text, "?"), len(p.Topics))
-	return p
 }

@@ -109,17 +109,6 @@ func TestGiveDoesNotMatchIV(t *testing.T) {
 	}
 }
 
-func TestPartsOfTheSeedsCompoundMessage(t *testing.T) {
-	text := parseCases[0].text
-	p := PartsOf(text, ParseActions(text))
-	if !p.Vitals || !p.Treatment || p.Questions != 3 || p.Count() != 5 {
-		t.Fatalf("parts %+v count %d, want vitals, treatment, 3 questions = 5", p, p.Count())
-	}
-	if q := PartsOf("any allergies, any meds", ParseActions("any allergies, any meds")); q.Questions != 2 {
-		t.Errorf("topics asked without question marks still count: %+v", q)
-	}
-}
-
 func asciiCase(s string, upper bool) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -176,6 +165,5 @@ func FuzzParseActions(f *testing.F) {
 				t.Fatalf("%q gave a malformed action %+v", s, a)
 			}
 		}
-		_ = PartsOf(s, got)
 	})
 }
