@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 )
@@ -30,9 +29,12 @@ type LLMAnalyzerConfig struct {
 const (
 	defaultAnalyzerTimeout = 8 * time.Second
 	defaultAnalyzerPredict = 1024
-	maxReasoningLen        = 300
-	maxAnalyzedTextLen     = 2000 // bytes of the trainee's text sent to the model
+	maxAnalyzedTextLen     = 2000 // characters of the trainee's text sent to the model
 )
+
+// maxReasoningLen bounds every model-written reasoning (the analyzer's and the router's): the
+// schemas' maxLength, enforced again for models that ignore it.
+const maxReasoningLen = 300
 
 // LLMAnalyzer asks a model for a structured decision. It keeps no state
 // between calls, so a change of patient has nothing of it to reset.
@@ -59,13 +61,25 @@ func NewLLMAnalyzer(backend Backend, cfg LLMAnalyzerConfig) *LLMAnalyzer {
 
 // DecisionSchema is the JSON Schema sent as `format`. Every string is
 // bounded so that even a weak model's constrained output ends.
-var DecisionSchema = json.RawMessage(`{"type":"object",` +
-	`"properties":{` +
-	`"action":{"type":"string","enum":["NONE","ACTIVATE_NEW","SWITCH_EXISTING","UNCHANGED","CLEAR"]},` +
-	`"patient_id":{"type":["string","null"],"maxLength":64},` +
-	`"reasoning":{"type":"string","maxLength":300}},` +
-	`"required":["action","patient_id","reasoning"],` +
-	`"additionalProperties":false}`)
+var DecisionSchema = mustSchema(map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"action":     map[string]any{"type": "string", "enum": Actions},
+		"patient_id": map[string]any{"type": []string{"string", "null"}, "maxLength": MaxPatientIDLen},
+		"reasoning":  map[string]any{"type": "string", "maxLength": maxReasoningLen},
+	},
+	"required":             []string{"action", "patient_id", "reasoning"},
+	"additionalProperties": false,
+})
+
+// mustSchema encodes a schema built from plain maps, strings and numbers, which always marshal.
+func mustSchema(schema map[string]any) json.RawMessage {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		panic("agents: schema: " + err.Error())
+	}
+	return data
+}
 
 // Immediate never decides: every decision of the LLM analyzer is a model call.
 func (a *LLMAnalyzer) Immediate(AnalyzerInput) (Decision, bool) { return Decision{}, false }
@@ -117,7 +131,7 @@ func (a *LLMAnalyzer) request(in AnalyzerInput) Request {
 		Agent: "analyzer",
 		Messages: []api.Message{
 			{Role: "system", Content: analyzerPrompt(in, a.examples(in))},
-			{Role: "user", Content: truncate(in.Text, maxAnalyzedTextLen)},
+			{Role: "user", Content: clipRunes(in.Text, maxAnalyzedTextLen)},
 		},
 		Format: DecisionSchema,
 		Options: map[string]any{
@@ -210,7 +224,7 @@ func parseDecision(content string, in AnalyzerInput) (Decision, error) {
 	if !slices.Contains(Actions, action) {
 		return Decision{}, fmt.Errorf("unknown action %q", raw.Action)
 	}
-	d := Decision{Action: action, Reasoning: truncate(raw.Reasoning, maxReasoningLen), Source: SourceLLM}
+	d := Decision{Action: action, Reasoning: clipRunes(raw.Reasoning, maxReasoningLen), Source: SourceLLM}
 	switch action {
 	case ActionActivateNew, ActionSwitchExisting:
 		return withPatient(d, raw.PatientID, in), nil
@@ -232,7 +246,7 @@ func withPatient(d Decision, typed *string, in AnalyzerInput) Decision {
 	id, ok := NormalizeID(*typed, in.pattern())
 	inRoster := ok && slices.Contains(in.Roster, id)
 	if !ok || !(inRoster || slices.Contains(findIDs(tokenize(in.Text), shapeOf(in.pattern())), id)) {
-		d.Reasoning += fmt.Sprintf(" (ID %q dropped: not valid, or neither in the roster nor in the message)", truncate(*typed, MaxPatientIDLen))
+		d.Reasoning += fmt.Sprintf(" (ID %q dropped: not valid, or neither in the roster nor in the message)", clipRunes(*typed, MaxPatientIDLen))
 		return d
 	}
 	d.PatientID = id
@@ -245,15 +259,4 @@ func withPatient(d Decision, typed *string, in AnalyzerInput) Decision {
 		d.Action = ActionActivateNew
 	}
 	return d
-}
-
-// truncate cuts s to at most n bytes without splitting a character.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

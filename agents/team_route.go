@@ -34,9 +34,6 @@ type Route struct {
 // by seconds at most before the Orchestrator takes it.
 const routerTimeout = 20 * time.Second
 
-// reasoningLimit matches the schema's maxLength, for models that ignore it.
-const reasoningLimit = 300
-
 // Route chooses the agent who answers text, given the patient's history
 // before it. The rules come first, in the order of how explicitly the
 // trainee spoke: @mention, slash command, the last agent's handoff, then
@@ -154,7 +151,7 @@ func (t *Team) askRouter(ctx context.Context, history []persist.Message, text st
 	if !ok {
 		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: fmt.Sprintf("router named %q, not an agent", clipRunes(v.Verdict, 40))}
 	}
-	return Route{Agent: a.Name, Source: RouteLLM, Reasoning: clipRunes(v.Reasoning, reasoningLimit)}
+	return Route{Agent: a.Name, Source: RouteLLM, Reasoning: clipRunes(v.Reasoning, maxReasoningLen)}
 }
 
 // routerContextMessages is how much recent conversation the router sees:
@@ -194,24 +191,26 @@ func (t *Team) routerRequest(history []persist.Message, text string) Request {
 // routerSchema constrains the verdict to the team's names, so a model that
 // honours structured output cannot name anyone else.
 func (t *Team) routerSchema() json.RawMessage {
-	schema := map[string]any{
+	return mustSchema(map[string]any{
 		"type": "object",
 		"properties": map[string]any{
 			"verdict":   map[string]any{"type": "string", "enum": t.Names()},
-			"reasoning": map[string]any{"type": "string", "maxLength": reasoningLimit},
+			"reasoning": map[string]any{"type": "string", "maxLength": maxReasoningLen},
 		},
 		"required": []string{"verdict", "reasoning"},
-	}
-	data, _ := json.Marshal(schema) // plain maps and strings always marshal
-	return data
+	})
 }
 
-// clipRunes shortens s to at most n runes, so one long answer cannot flood an
-// event or a prompt.
+// clipRunes trims s and shortens it to at most n characters, so one long
+// answer cannot flood an event or a prompt.
 func clipRunes(s string, n int) string {
-	r := []rune(strings.TrimSpace(s))
-	if len(r) <= n {
-		return string(r)
+	s = strings.TrimSpace(s)
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i]
+		}
+		count++
 	}
-	return string(r[:n])
+	return s
 }
