@@ -26,14 +26,13 @@ type SessionEngine struct {
 	lastFlush time.Time
 
 	// Guarded by mu.
-	chat     chatCache
-	notes    []note             // what ward showed without storing it, in the active conversation
-	seen     map[string]string  // per patient, the state when the trainee last looked
-	lastSeen map[string]float64 // per patient, sim time they were last active
-	live     map[string]string  // agent → ID of its message streaming now
-	aliases  map[int64]string   // stored message time → the live ID it streamed under
-	nextID   int
-	last     TurnStats
+	chat    chatCache
+	notes   []note            // what ward showed without storing it, in the active conversation
+	seen    map[string]string // per patient, the state when the trainee last looked
+	live    map[string]string // agent → ID of its message streaming now
+	aliases map[int64]string  // stored message time → the live ID it streamed under
+	nextID  int
+	last    TurnStats
 }
 
 // note is a message ward showed without storing it, placed among the stored ones by time.
@@ -42,18 +41,20 @@ type note struct {
 	msg ChatMessage
 }
 
-// chatCache holds one patient's stored history, so a repaint does not re-read the store.
+// chatCache holds one patient's stored history, so a repaint does not re-read the store, and
+// the chat built from it, so the once-a-second snapshot does not rebuild it either.
 type chatCache struct {
 	patient string
 	msgs    []persist.Message
-	valid   bool
+	valid   bool          // msgs is what the store holds
+	view    []ChatMessage // msgs with the notes merged in; nil when it must be rebuilt
 }
 
 // NewSessionEngine wraps s. restart starts a new session for the start dialog (a shift id, a
 // shift file, or "" for an empty roster).
 func NewSessionEngine(s *session.Session, restart func(shift string) (*session.Session, error)) *SessionEngine {
 	e := &SessionEngine{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
-		seen: map[string]string{}, lastSeen: map[string]float64{}, live: map[string]string{}, aliases: map[int64]string{}}
+		seen: map[string]string{}, live: map[string]string{}, aliases: map[int64]string{}}
 	s.Restore(func(session.Event) {})
 	e.refresh()
 	return e
@@ -140,9 +141,11 @@ func (e *SessionEngine) translate(ev session.Event) []Event {
 	case session.LLMCallEvent:
 		e.count(ev)
 		return nil
-	case session.DecisionEvent, session.SimEvent, session.TurnEndEvent:
-		e.chat.valid = false // the user's text is stored, or the patient changed
+	case session.DecisionEvent, session.TurnEndEvent:
+		e.chat.valid = false // the user's text is stored
 		return e.changed()
+	case session.SimEvent:
+		return e.changed() // the vitals moved; the history did not, so it is not re-read
 	}
 	return nil
 }
@@ -182,6 +185,7 @@ func (e *SessionEngine) finished(ev session.MessageEvent) []Event {
 func (e *SessionEngine) note(text string) {
 	e.nextID++
 	e.notes = append(e.notes, note{at: time.Now(), msg: ChatMessage{ID: fmt.Sprintf("note-%d", e.nextID), Role: "assistant", Agent: "ward", Content: text}})
+	e.chat.view = nil
 }
 
 func (e *SessionEngine) count(ev session.LLMCallEvent) {
@@ -217,7 +221,10 @@ func (e *SessionEngine) Start(_ context.Context, shift string) error {
 	if err != nil {
 		return err
 	}
+	// Patient IDs repeat across shifts, so nothing remembered about the old one's patients carries over.
 	e.s, e.notes, e.chat = s, nil, chatCache{}
+	clear(e.seen)
+	clear(e.aliases)
 	s.Restore(func(session.Event) {})
 	e.refresh()
 	return nil
@@ -252,7 +259,7 @@ func (e *SessionEngine) refresh() {
 	for _, p := range patients {
 		if p.ID == active {
 			v.Patient, v.Vitals, v.Monitor = header(p), vitalSeries(p.Readings), p.Monitored
-			e.seen[p.ID], e.lastSeen[p.ID] = p.State, clock
+			e.seen[p.ID] = p.State
 		}
 		v.Roster = append(v.Roster, e.rosterEntry(p, active))
 	}
@@ -276,11 +283,21 @@ func (e *SessionEngine) chatView(active string) []ChatMessage {
 			e.notes = nil // notes belong to the conversation they were shown in
 		}
 		msgs, err := e.s.History(active)
+		// A failed read is not retried on every repaint, which would add a note a second; the next
+		// stored message re-reads.
+		e.chat = chatCache{patient: active, msgs: msgs, valid: true}
 		if err != nil {
 			e.note("could not read the history: " + err.Error())
 		}
-		e.chat = chatCache{patient: active, msgs: msgs, valid: err == nil}
 	}
+	if e.chat.view == nil {
+		e.chat.view = e.mergeNotes()
+	}
+	return e.chat.view
+}
+
+// mergeNotes places the notes among the stored messages by time.
+func (e *SessionEngine) mergeNotes() []ChatMessage {
 	out := make([]ChatMessage, 0, len(e.chat.msgs)+len(e.notes))
 	notes := e.notes
 	for _, m := range e.chat.msgs {
