@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,12 +176,12 @@ func TestRosterOrderToggles(t *testing.T) {
 
 func TestPagingAndFollowMode(t *testing.T) {
 	f := newFakeWard()
-	f.histories["patient_1"] = longHistory("patient_1", 200)
+	f.histories["patient_1"] = bigHistory("patient_1", 200)
 	m := newTestModel(t, f, 120, 40)
 	if !m.chat.Following() {
 		t.Fatal("a fresh chat does not follow")
 	}
-	last := "message 199"
+	last := "(199)"
 	if !strings.Contains(screen(m), last) {
 		t.Fatalf("newest message not on screen:\n%s", screen(m))
 	}
@@ -197,13 +196,13 @@ func TestPagingAndFollowMode(t *testing.T) {
 	}
 
 	press(t, m, "home")
-	if !strings.Contains(screen(m), "message 0") {
+	if !strings.Contains(screen(m), "(0)") {
 		t.Fatalf("home did not show the oldest message:\n%s", screen(m))
 	}
 	// A new message while scrolled up: the view stays, a marker appears.
 	f.histories["patient_1"] = append(f.histories["patient_1"], ChatMessage{ID: "new", Role: "assistant", Content: "fresh"})
 	m.Update(snapshotMsg{state: f.Snapshot()})
-	if out := screen(m); !strings.Contains(out, "message 0") || !strings.Contains(out, "new messages ↓") {
+	if out := screen(m); !strings.Contains(out, "(0)") || !strings.Contains(out, "new messages ↓") {
 		t.Fatalf("scrolled view moved or has no marker:\n%s", out)
 	}
 	press(t, m, "end")
@@ -214,7 +213,7 @@ func TestPagingAndFollowMode(t *testing.T) {
 
 func TestChatFocusScrollsByLine(t *testing.T) {
 	f := newFakeWard()
-	f.histories["patient_1"] = longHistory("patient_1", 50)
+	f.histories["patient_1"] = bigHistory("patient_1", 50)
 	m := newTestModel(t, f, 120, 40)
 	press(t, m, "tab", "up")
 	if m.chat.Following() {
@@ -232,10 +231,8 @@ func TestChatFocusScrollsByLine(t *testing.T) {
 
 func TestStreamingWhileScrolledUpShowsMarker(t *testing.T) {
 	f := newFakeWard()
-	f.histories["patient_1"] = longHistory("patient_1", 100)
-	f.gate = make(chan struct{})
-	m := newTestModel(t, f, 120, 40)
-	readNext := startTurn(t, m, "and now?")
+	f.histories["patient_1"] = bigHistory("patient_1", 100)
+	m, readNext := gatedTurn(t, f, "and now?")
 	press(t, m, "pgup")
 	m.Update(streamMsg{events: []Event{{Kind: EventDelta, MessageID: "r1", Agent: "patient", Text: "I am"}}})
 	if !strings.Contains(screen(m), "new messages ↓") {
@@ -249,24 +246,24 @@ func TestStreamingWhileScrolledUpShowsMarker(t *testing.T) {
 	run(m, readNext)
 }
 
-// startTurn sends text and returns the command reading the turn's first
-// events, without running it, so the test controls the stream.
-func startTurn(t *testing.T, m *Model, text string) tea.Cmd {
+// gatedTurn shows f, whose turns hold after storing the user's text until
+// the test ends them, and sends text. It returns the command reading the
+// turn's first events, without running it, so the test controls the stream.
+func gatedTurn(t *testing.T, f *fakeEngine, text string) (*Model, tea.Cmd) {
 	t.Helper()
+	f.gate = make(chan struct{})
+	m := newTestModel(t, f, 120, 40)
 	typeText(m, text)
 	_, cmd := m.Update(keyMsg("enter"))
 	_, readFirst := m.Update(cmd())
 	if m.turn == nil || readFirst == nil {
 		t.Fatal("enter did not start a turn")
 	}
-	return readFirst
+	return m, readFirst
 }
 
 func TestEscCancelsTheGeneration(t *testing.T) {
-	f := newFakeWard()
-	f.gate = make(chan struct{})
-	m := newTestModel(t, f, 120, 40)
-	readNext := startTurn(t, m, "talk to me")
+	m, readNext := gatedTurn(t, newFakeWard(), "talk to me")
 	press(t, m, "esc")
 	if !m.turn.cancelled {
 		t.Fatal("esc did not cancel")
@@ -288,10 +285,7 @@ func TestCtrlCQuits(t *testing.T) {
 		}
 	})
 	t.Run("generating: waits for the engine", func(t *testing.T) {
-		f := newFakeWard()
-		f.gate = make(chan struct{})
-		m := newTestModel(t, f, 120, 40)
-		readNext := startTurn(t, m, "hello")
+		m, readNext := gatedTurn(t, newFakeWard(), "hello")
 		if press(t, m, "ctrl+c") {
 			t.Fatal("first ctrl+c while generating quit at once")
 		}
@@ -300,10 +294,7 @@ func TestCtrlCQuits(t *testing.T) {
 		}
 	})
 	t.Run("generating: second press forces", func(t *testing.T) {
-		f := newFakeWard()
-		f.gate = make(chan struct{})
-		m := newTestModel(t, f, 120, 40)
-		readNext := startTurn(t, m, "hello")
+		m, readNext := gatedTurn(t, newFakeWard(), "hello")
 		press(t, m, "ctrl+c")
 		if !press(t, m, "ctrl+c") {
 			t.Fatal("second ctrl+c did not force the quit")
@@ -333,9 +324,7 @@ func TestCtrlRRetriesTheLastTurn(t *testing.T) {
 
 func TestSwitchWhileGeneratingIsRefused(t *testing.T) {
 	f := newFakeWard()
-	f.gate = make(chan struct{})
-	m := newTestModel(t, f, 120, 40)
-	readNext := startTurn(t, m, "hello")
+	m, readNext := gatedTurn(t, f, "hello")
 	press(t, m, "alt+2")
 	if decisions, _ := f.recorded(); len(decisions) != 0 || !strings.Contains(screen(m), "before switching") {
 		t.Fatalf("switched mid-reply: %q\n%s", decisions, screen(m))
@@ -534,19 +523,6 @@ func TestFirstScreenExplainsHowToBegin(t *testing.T) {
 	if !strings.Contains(screen(m), "Type 'review patient_1'") {
 		t.Fatalf("no first-screen hint:\n%s", screen(m))
 	}
-}
-
-func longHistory(id string, n int) []ChatMessage {
-	msgs := make([]ChatMessage, n)
-	for i := range msgs {
-		role := "user"
-		if i%2 == 1 {
-			role = "assistant"
-		}
-		msgs[i] = ChatMessage{ID: fmt.Sprintf("%s-%d", id, i), Role: role, Agent: "patient",
-			Content: fmt.Sprintf("message %d: the patient says something about how they feel.", i)}
-	}
-	return msgs
 }
 
 // Words typed in one burst arrive as one key message named by the text; "right" must not move
