@@ -244,19 +244,11 @@ func withPatient(d Decision, typed *string, in AnalyzerInput) Decision {
 		return d
 	}
 	id, ok := NormalizeID(*typed, in.pattern())
-	inRoster := ok && slices.Contains(in.Roster, id)
-	if !ok || !(inRoster || slices.Contains(findIDs(tokenize(in.Text), shapeOf(in.pattern())), id)) {
+	named := slices.Contains(in.Roster, id) || slices.Contains(findIDs(tokenize(in.Text), shapeOf(in.pattern())), id)
+	if !ok || !named {
 		d.Reasoning += fmt.Sprintf(" (ID %q dropped: not valid, or neither in the roster nor in the message)", clipRunes(*typed, MaxPatientIDLen))
 		return d
 	}
-	d.PatientID = id
-	switch {
-	case id == in.ActivePatient:
-		d.Action = ActionUnchanged
-	case inRoster:
-		d.Action = ActionSwitchExisting
-	default:
-		d.Action = ActionActivateNew
-	}
+	d.PatientID, d.Action = id, in.actionFor(id)
 	return d
 }

@@ -80,13 +80,27 @@ func decideByID(in AnalyzerInput, ids []string) (Decision, bool) {
 		return in.keep("names several patients: " + strings.Join(ids, ", ")), false
 	}
 	id := ids[0]
+	d := Decision{Action: in.actionFor(id), PatientID: id}
+	switch d.Action {
+	case ActionUnchanged:
+		d.Reasoning = id + " is already active"
+	case ActionSwitchExisting:
+		d.Reasoning = "names " + id + ", who is in the roster"
+	default:
+		d.Reasoning = "names " + id + ", who is new"
+	}
+	return d, true
+}
+
+// actionFor is what asking for a valid id does, by the registry's view of it.
+func (in AnalyzerInput) actionFor(id string) Action {
 	switch {
 	case id == in.ActivePatient:
-		return Decision{Action: ActionUnchanged, PatientID: id, Reasoning: id + " is already active"}, true
+		return ActionUnchanged
 	case slices.Contains(in.Roster, id):
-		return Decision{Action: ActionSwitchExisting, PatientID: id, Reasoning: "names " + id + ", who is in the roster"}, true
+		return ActionSwitchExisting
 	}
-	return Decision{Action: ActionActivateNew, PatientID: id, Reasoning: "names " + id + ", who is new"}, true
+	return ActionActivateNew
 }
 
 // decideWithoutID: the text speaks of a patient but gives no valid ID.
