@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/ollama/ollama/api"
 )
 
 // sink keeps benchmark results alive so the compiler cannot drop the work.
@@ -124,28 +122,18 @@ func BenchmarkParseAgentOutput(b *testing.B) {
 	timeEach(b, func(int) { sink = ParseAgentOutput(raw) })
 }
 
+// benchReply is a patient reply of typical length (about 50 tokens).
+const benchReply = `*He lets you fit the mask, fumbling with the strap, and takes a few shaky breaths as the bag ` +
+	`inflates.* "It smells like plastic. Is that normal?" *His breathing slows a little.*`
+
 func BenchmarkFit(b *testing.B) {
 	var e Estimator
 	sel := twentyMinuteMemory().Recall(Turn{Now: 1200, Parts: []Part{{Kind: PartTreatment}}})
 	window := conversation(16)
 	for i := range window {
-		window[i] = api.Message{Role: window[i].Role, Content: growthScript[i%len(growthScript)].reply}
+		window[i].Content = benchReply
 	}
 	timeEach(b, func(int) {
 		_ = e.Fit(Prompt{Static: 1200, Dynamic: 150, User: 30, Window: window, Memory: sel}, 2600, 0)
 	})
-}
-
-// BenchmarkBoundedGrowth reports the estimated prompt tokens at exchange 40 for each mode.
-func BenchmarkBoundedGrowth(b *testing.B) {
-	for _, mode := range growthModes {
-		b.Run(mode.name, func(b *testing.B) {
-			var tok []int
-			for range b.N {
-				tok, _ = growthRun(mode.window)
-			}
-			b.ReportMetric(float64(tok[40]), "tokens@40")
-			b.ReportMetric(float64(tok[10]), "tokens@10")
-		})
-	}
 }
