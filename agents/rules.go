@@ -242,11 +242,5 @@ func hasAnyWord(words, set []string) bool {
 
 // hasAnyPhrase matches whole words or runs of words.
 func hasAnyPhrase(words, phrases []string) bool {
-	joined := " " + strings.Join(words, " ") + " "
-	for _, p := range phrases {
-		if strings.Contains(joined, " "+p+" ") {
-			return true
-		}
-	}
-	return false
+	return containsPhrase(padWords(words), phrases)
 }

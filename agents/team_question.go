@@ -41,7 +41,7 @@ var (
 
 func isTeamQuestion(text string) bool {
 	words := questionWords(text)
-	padded := " " + strings.Join(words, " ") + " "
+	padded := padWords(words)
 	switch {
 	case containsPhrase(padded, teamPhrases), startsWithPhrase(padded, teamOpenings):
 		return true
@@ -58,6 +58,12 @@ func questionWords(text string) []string {
 	return strings.FieldsFunc(text, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 	})
+}
+
+// padWords joins words with single spaces and one at each end, so a phrase
+// matches whole words as " "+phrase+" ".
+func padWords(words []string) string {
+	return " " + strings.Join(words, " ") + " "
 }
 
 func containsPhrase(padded string, phrases []string) bool {
