@@ -203,7 +203,7 @@ func TestLatencyP95(t *testing.T) {
 	if got := l.P95(); got != durationNs(294) {
 		t.Fatalf("p95 = %v, want 294ns", got)
 	}
-	if l.Count != 300 || l.MaxNs != 300 || len(l.Recent) != latencySamples || l.Mean() != durationNs(150) {
+	if l.Count != 300 || l.MaxNs != 300 || len(l.Recent) != latencySamples || l.TotalNs != 300*301/2 {
 		t.Fatalf("latency = %+v", l)
 	}
 	sum := EntityStats{Merges: 2, MergeLatency: l}.Plus(EntityStats{Merges: 3, ParseErrors: 1})

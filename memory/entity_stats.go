@@ -70,14 +70,6 @@ func (l *Latency) Observe(d time.Duration) {
 	l.Next = (l.Next + 1) % latencySamples
 }
 
-// Mean is the average over every observation.
-func (l Latency) Mean() time.Duration {
-	if l.Count == 0 {
-		return 0
-	}
-	return time.Duration(l.TotalNs / l.Count)
-}
-
 // P95 is the 95th percentile over the recent samples.
 func (l Latency) P95() time.Duration {
 	if len(l.Recent) == 0 {
