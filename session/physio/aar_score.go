@@ -64,7 +64,7 @@ func (e *Engine) allergiesFirst() bool {
 			}
 		}
 	}
-	return gaveAny || e.allergiesAsked()
+	return gaveAny || e.AllergiesAsked()
 }
 
 // reassessed: vitals were measured after the first treatment.

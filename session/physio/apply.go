@@ -24,9 +24,9 @@ func (e *Engine) Apply(a Action) []Event {
 	rec := ActionRecord{T: float64(t), Action: a}
 	switch a.Kind {
 	case sc.KindMedication:
-		rec.AllergiesAsked = e.allergiesAsked()
+		rec.AllergiesAsked = e.AllergiesAsked()
 	case sc.KindAsk:
-		if a.Topic == "allergies" && !e.allergiesAsked() {
+		if a.Topic == "allergies" && !e.AllergiesAsked() {
 			e.s.AllergiesAskedAt = t
 		}
 	case sc.KindGlucoseCheck:
@@ -61,8 +61,6 @@ func (e *Engine) Apply(a Action) []Event {
 	return e.checkTransitions(out)
 }
 
-func (e *Engine) allergiesAsked() bool { return e.s.AllergiesAskedAt >= 0 }
-
 // CheckMedication is the safety verdict on giving drug now, without giving it.
 func (e *Engine) CheckMedication(drug string) []Finding {
 	raw := e.raw()
@@ -72,7 +70,7 @@ func (e *Engine) CheckMedication(drug string) []Finding {
 func (e *Engine) administer(a Action, out []Event) []Event {
 	t := float64(e.s.T)
 	for _, f := range e.CheckMedication(a.Drug) {
-		rec := SafetyRecord{T: t, Finding: f, AllergiesAsked: e.allergiesAsked()}
+		rec := SafetyRecord{T: t, Finding: f, AllergiesAsked: e.AllergiesAsked()}
 		e.s.Safety = append(e.s.Safety, rec)
 		out = append(out, Event{Kind: EventSafety, PatientID: e.s.PatientID, Safety: rec})
 		if f.Level == sc.HardStop {

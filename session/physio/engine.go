@@ -47,17 +47,29 @@ func NewEngine(patientID string, s *sc.Scenario, seed uint64, now float64) *Engi
 }
 
 // PatientID, Scenario, State and the clocks describe where the engine is.
-func (e *Engine) PatientID() string             { return e.s.PatientID }
-func (e *Engine) Scenario() *sc.Scenario        { return e.sc }
-func (e *Engine) State() string                 { return e.s.State }
-func (e *Engine) CurrentState() *sc.State       { return e.cur }
-func (e *Engine) Clock() float64                { return float64(e.s.T) }
-func (e *Engine) Elapsed() float64              { return float64(e.s.T - e.s.Admitted) }
-func (e *Engine) Admitted() float64             { return float64(e.s.Admitted) }
-func (e *Engine) Monitored() bool               { return e.s.Monitored }
-func (e *Engine) OnOxygen() bool                { return e.s.OnOxygen }
-func (e *Engine) Actions() []ActionRecord       { return e.s.Actions }
-func (e *Engine) CriticalErrors() []ErrorRecord { return e.s.Errors }
+func (e *Engine) PatientID() string       { return e.s.PatientID }
+func (e *Engine) Scenario() *sc.Scenario  { return e.sc }
+func (e *Engine) State() string           { return e.s.State }
+func (e *Engine) CurrentState() *sc.State { return e.cur }
+func (e *Engine) Clock() float64          { return float64(e.s.T) }
+func (e *Engine) Elapsed() float64        { return float64(e.s.T - e.s.Admitted) }
+func (e *Engine) Admitted() float64       { return float64(e.s.Admitted) }
+func (e *Engine) Monitored() bool         { return e.s.Monitored }
+func (e *Engine) OnOxygen() bool          { return e.s.OnOxygen }
+
+// AllergiesAsked reports whether the trainee has asked about allergies yet.
+func (e *Engine) AllergiesAsked() bool { return e.s.AllergiesAskedAt >= 0 }
+
+// Actions, Readings, SafetyRecords and CriticalErrors are the engine's logs,
+// read-only and without copying the whole state as Snapshot does. Each is
+// capped at its length, so a caller's append copies instead of writing into
+// the engine's spare capacity.
+func (e *Engine) Actions() []ActionRecord       { return capped(e.s.Actions) }
+func (e *Engine) Readings() []Reading           { return capped(e.s.Readings) }
+func (e *Engine) SafetyRecords() []SafetyRecord { return capped(e.s.Safety) }
+func (e *Engine) CriticalErrors() []ErrorRecord { return capped(e.s.Errors) }
+
+func capped[T any](s []T) []T { return s[:len(s):len(s)] }
 
 // AdvanceTo steps the engine in whole seconds up to ward time clock and
 // appends what happened to out.

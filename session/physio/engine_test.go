@@ -288,3 +288,25 @@ func TestEventJSONMatchesTheRunContract(t *testing.T) {
 		t.Errorf("saw event kinds %v, want all of %v", got, want)
 	}
 }
+
+// The log accessors show what a snapshot holds, and a caller's append to one
+// does not share the engine's spare capacity.
+func TestLogAccessorsMatchTheSnapshot(t *testing.T) {
+	e, _ := play(t, "anaphylaxis", 120, step{10, "any allergies?"}, step{20, "check vitals, amoxicillin 1 g IV"})
+	snap := e.Snapshot()
+	if !reflect.DeepEqual(e.Readings(), snap.Readings) || !reflect.DeepEqual(e.SafetyRecords(), snap.Safety) ||
+		!reflect.DeepEqual(e.Actions(), snap.Actions) || !reflect.DeepEqual(e.CriticalErrors(), snap.Errors) {
+		t.Fatal("accessors differ from the snapshot")
+	}
+	if len(snap.Readings) == 0 || len(snap.Safety) == 0 || !e.AllergiesAsked() {
+		t.Fatalf("play recorded too little to compare: %+v", snap)
+	}
+	for cap(e.s.Readings) == len(e.s.Readings) { // leave the log spare capacity to share
+		e.Apply(Action{Kind: sc.KindCheckVitals})
+	}
+	mine := append(e.Readings(), Reading{Source: "mine"})
+	e.Apply(Action{Kind: sc.KindCheckVitals})
+	if mine[len(mine)-1].Source != "mine" {
+		t.Fatal("the caller's appended reading shares memory with the engine's log")
+	}
+}
