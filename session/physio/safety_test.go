@@ -9,16 +9,26 @@ import (
 
 func hours(h float64) *float64 { return &h }
 
+// allergic is a patient allergic to agent, whose class carries cross-reactions.
+func allergic(agent, class, reaction, severity string) *sc.Scenario {
+	return &sc.Scenario{Allergies: []sc.Allergy{{Agent: agent, DrugClass: class, Reaction: reaction, Severity: severity}}}
+}
+
+// taking is a patient on drug, last taken hours before arrival (nil: not said).
+func taking(drug string, hours *float64) *sc.Scenario {
+	return &sc.Scenario{Medications: []sc.Medication{{Name: drug, LastTakenHours: hours}}}
+}
+
 func TestCheckMedicationByClass(t *testing.T) {
-	penicillin := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "penicillin", DrugClass: "penicillin", Reaction: "hives", Severity: "severe"}}}
-	morphine := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "morphine", DrugClass: "phenanthrene_opioid", Reaction: "apnoea", Severity: "severe"}}}
-	aspirin := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "aspirin", DrugClass: "nsaid", Reaction: "bronchospasm", Severity: "severe"}}}
-	ibuprofen := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "ibuprofen", DrugClass: "nsaid", Reaction: "angioedema", Severity: "severe"}}}
-	codeineIntolerance := &sc.Scenario{Allergies: []sc.Allergy{{Agent: "codeine", DrugClass: "phenanthrene_opioid", Reaction: "nausea", Severity: "intolerance"}}}
-	sildenafil := &sc.Scenario{Medications: []sc.Medication{{Name: "sildenafil", LastTakenHours: hours(10)}}}
-	sildenafilOld := &sc.Scenario{Medications: []sc.Medication{{Name: "sildenafil", LastTakenHours: hours(30)}}}
-	tadalafil := &sc.Scenario{Medications: []sc.Medication{{Name: "tadalafil", LastTakenHours: hours(30)}}}
-	vardenafilUnknown := &sc.Scenario{Medications: []sc.Medication{{Name: "Levitra"}}}
+	penicillin := allergic("penicillin", "penicillin", "hives", "severe")
+	morphine := allergic("morphine", "phenanthrene_opioid", "apnoea", "severe")
+	aspirin := allergic("aspirin", "nsaid", "bronchospasm", "severe")
+	ibuprofen := allergic("ibuprofen", "nsaid", "angioedema", "severe")
+	codeineIntolerance := allergic("codeine", "phenanthrene_opioid", "nausea", "intolerance")
+	sildenafil := taking("sildenafil", hours(10))
+	sildenafilOld := taking("sildenafil", hours(30))
+	tadalafil := taking("tadalafil", hours(30))
+	vardenafilUnknown := taking("Levitra", nil)
 	none := &sc.Scenario{}
 
 	cases := []struct {
@@ -53,7 +63,7 @@ func TestCheckMedicationByClass(t *testing.T) {
 		{"isosorbide 10 h after sildenafil", sildenafil, "isosorbide mononitrate", 130, 0, sc.HardStop, RulePDE5},
 		{"GTN 30 h after sildenafil", sildenafilOld, "nitroglycerin", 130, 0, "", ""},
 		{"GTN 30 h after tadalafil", tadalafil, "nitroglycerin", 130, 0, sc.HardStop, RulePDE5},
-		{"sildenafil taken 23.5 h before arrival, an hour ago", &sc.Scenario{Medications: []sc.Medication{{Name: "sildenafil", LastTakenHours: hours(23.5)}}}, "gtn", 130, 3600, "", ""},
+		{"sildenafil taken 23.5 h before arrival, an hour ago", taking("sildenafil", hours(23.5)), "gtn", 130, 3600, "", ""},
 		{"PDE5 inhibitor, last dose unknown", vardenafilUnknown, "gtn", 130, 0, sc.Warn, RulePDE5},
 		{"GTN with SBP 88", none, "gtn", 88, 0, sc.HardStop, RuleHypotension},
 		{"GTN with SBP 90", none, "gtn", 90, 0, "", ""},
@@ -126,13 +136,23 @@ func TestAskingAllergiesIsRecordedOnTheFinding(t *testing.T) {
 }
 
 func TestAdrenalineReversesAnAllergicReaction(t *testing.T) {
-	e, _ := play(t, "sepsis-urosepsis", 300, step{10, "ibuprofen 400 mg PO"})
-	before := len(e.Snapshot().Effects)
-	e.Apply(Action{Kind: sc.KindMedication, Drug: "epinephrine", DoseMg: 0.5, Route: "IM"})
-	for _, ef := range e.Snapshot().Effects {
-		if ef.Source == sourceAllergy {
-			t.Fatalf("allergy effects remain after adrenaline (%d before)", before)
+	allergyEffects := func(e *Engine) int {
+		n := 0
+		for _, ef := range e.s.Effects {
+			if ef.Source == sourceAllergy {
+				n++
+			}
 		}
+		return n
+	}
+	e, _ := play(t, "sepsis-urosepsis", 300, step{10, "ibuprofen 400 mg PO"})
+	before := allergyEffects(e)
+	if before == 0 {
+		t.Fatal("ibuprofen in an NSAID allergy started no allergic reaction")
+	}
+	e.Apply(Action{Kind: sc.KindMedication, Drug: "epinephrine", DoseMg: 0.5, Route: "IM"})
+	if n := allergyEffects(e); n > 0 {
+		t.Fatalf("%d of %d allergy effects remain after adrenaline", n, before)
 	}
 }
 
