@@ -17,7 +17,7 @@ type Finding struct {
 	Suggest string `json:"suggest,omitempty"`
 
 	effects []sc.Effect // the body's response if it is given anyway
-	source  string      // effect source: "allergy" (adrenaline reverses it) or "reaction"
+	source  string      // effect source: sourceAllergy (adrenaline reverses it) or "reaction"
 }
 
 // Rules a Finding can come from.
@@ -55,7 +55,7 @@ func CheckMedication(s *sc.Scenario, drug string, sbp, elapsedSec float64) []Fin
 	for _, ci := range s.Contraindications {
 		if ci.Drug.Has(d.Name) || inClass(d.Name, ci.Class) {
 			out = append(out, Finding{Level: ci.Level, Rule: RuleContraindication, Reason: ci.Reason,
-				effects: ci.Effects, source: "reaction"})
+				effects: ci.Effects, source: sourceReaction})
 		}
 	}
 	if d.Is("nitrate") {
@@ -69,7 +69,7 @@ func CheckMedication(s *sc.Scenario, drug string, sbp, elapsedSec float64) []Fin
 
 func allergyFinding(al sc.Allergy, d sc.Drug) (Finding, bool) {
 	agent, agentIsDrug := sc.LookupDrug(al.Agent)
-	f := Finding{Level: sc.HardStop, source: "allergy", effects: al.Effects}
+	f := Finding{Level: sc.HardStop, source: sourceAllergy, effects: al.Effects}
 	switch {
 	case agentIsDrug && agent.Name == d.Name:
 		f.Rule = RuleAllergy
@@ -114,16 +114,16 @@ func nitrateFindings(s *sc.Scenario, sbp, elapsedSec float64) []Finding {
 		}
 		switch {
 		case m.LastTakenHours == nil:
-			out = append(out, Finding{Level: sc.Warn, Rule: RulePDE5, source: "reaction",
+			out = append(out, Finding{Level: sc.Warn, Rule: RulePDE5, source: sourceReaction,
 				Reason: fmt.Sprintf("the patient takes %s; ask when the last dose was — nitrates are unsafe within %g h of it", md.Name, window)})
 		case *m.LastTakenHours+elapsedSec/3600 <= window:
-			out = append(out, Finding{Level: sc.HardStop, Rule: RulePDE5, source: "reaction", effects: nitrateCrash,
+			out = append(out, Finding{Level: sc.HardStop, Rule: RulePDE5, source: sourceReaction, effects: nitrateCrash,
 				Reason: fmt.Sprintf("%s taken %.0f h ago: with a nitrate it can cause profound, refractory hypotension (avoid for %g h)",
 					md.Name, *m.LastTakenHours+elapsedSec/3600, window)})
 		}
 	}
 	if sbp < 90 {
-		out = append(out, Finding{Level: sc.HardStop, Rule: RuleHypotension, source: "reaction", effects: nitrateCrash,
+		out = append(out, Finding{Level: sc.HardStop, Rule: RuleHypotension, source: sourceReaction, effects: nitrateCrash,
 			Reason: fmt.Sprintf("systolic BP %.0f mmHg is under 90; a nitrate would drop it further", sbp)})
 	}
 	return out
