@@ -17,9 +17,10 @@ import (
 // fallback and merges without refusal, updating the expected keys and
 // resending none that did not change.
 //
-// On the offline backend no model answers: each scenario's expected delta
-// is played back instead. That run checks the harness itself (the labels,
-// the parser and the checks agree), not a model, and must score 100%.
+// On the offline backend no model answers: it plays each scenario's
+// expected delta from Request.Scene instead. That run checks the harness
+// itself (the prompt, the labels, the parser and the checks agree), not a
+// model, and must score 100%.
 func EvalDelta(ctx context.Context, b Backend) Report {
 	r := Report{Suite: "delta", Backend: b.Name(), Model: b.Model()}
 	team, err := LoadTeam("")
@@ -44,7 +45,7 @@ type deltaScenario struct {
 	name, category, agent string
 	known                 map[string]any // conversation entities before the turn
 	knownDerived          map[string]any // the agent's own derived entities before the turn
-	messages              []api.Message  // what the agent sees after its system text
+	messages              []api.Message  // the conversation, up to the turn's user message and its tool rounds
 	conv                  map[string]any // keys entities_to_update must carry (values for the offline player)
 	derived               map[string]any // keys derived_entities_to_update must carry
 	empty                 bool           // nothing may be updated
@@ -55,9 +56,6 @@ type deltaScenario struct {
 const evalNow = 60
 
 func (sc deltaScenario) answer(ctx context.Context, b Backend, team *Team) (string, error) {
-	if b.Name() == "offline" {
-		return sc.expectedOutput(), nil
-	}
 	req, err := sc.request(team)
 	if err != nil {
 		return "", err
@@ -66,28 +64,10 @@ func (sc deltaScenario) answer(ctx context.Context, b Backend, team *Team) (stri
 	return resp.Message.Content, err
 }
 
-// expectedOutput is what a conforming agent could answer: the offline
-// player's output.
-func (sc deltaScenario) expectedOutput() string {
-	out := map[string]any{
-		"reply":                      "Harness check for " + sc.name + ".",
-		"entities_to_update":         nonNil(sc.conv),
-		"derived_entities_to_update": nonNil(sc.derived),
-	}
-	data, _ := json.Marshal(out) // scenario values are plain JSON values
-	return string(data)
-}
-
-func nonNil(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
-// request builds the prompt as the session builds an agent's: its
-// instructions and the output format, then the entities it may see, then
-// the conversation.
+// request lays the scenario out as the session lays out an agent's prompt
+// (Prompt.Messages): the agent's system text, the earlier conversation, the
+// entities it may see, the turn's user message, then its tool rounds. The
+// scene carries the expected delta for the offline player; Ollama ignores it.
 func (sc deltaScenario) request(team *Team) (Request, error) {
 	a, ok := team.Agent(sc.agent)
 	if !ok {
@@ -101,18 +81,25 @@ func (sc deltaScenario) request(team *Team) (Request, error) {
 	if err != nil {
 		return Request{}, err
 	}
-	entities, _ := json.Marshal(view) // AgentContext holds plain JSON values
-	msgs := []api.Message{
-		{Role: "system", Content: a.Instructions + "\n\n" + DeltaOutputInstructions},
-		{Role: "system", Content: "Entities you know (conversation, and your own derived): " + string(entities)},
+	turn := len(sc.messages) - 1 // every scenario's turn opens with a user message
+	for sc.messages[turn].Role != "user" {
+		turn--
+	}
+	p := Prompt{
+		Static:  a.SystemText(),
+		Window:  sc.messages[:turn],
+		Dynamic: EntitiesSection(view),
+		User:    sc.messages[turn].Content,
+		After:   sc.messages[turn+1:],
 	}
 	keepAlive := api.Duration{Duration: DefaultKeepAlive}
 	return Request{
 		Agent:     a.Name,
-		Messages:  append(msgs, sc.messages...),
+		Messages:  p.Messages(),
 		Format:    AgentOutputSchema,
 		Options:   map[string]any{"temperature": 0, "num_ctx": DefaultNumCtx, "num_predict": 1024},
 		KeepAlive: &keepAlive,
+		Scene:     &Scene{Agent: a.Name, Entities: EntityDelta{Conversation: sc.conv, Derived: sc.derived}},
 	}, nil
 }
 

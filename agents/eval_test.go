@@ -99,14 +99,50 @@ func TestEvalDeltaSendsTheAgentPrompt(t *testing.T) {
 		if !strings.Contains(req.Messages[0].Content, DeltaOutputInstructions) {
 			t.Errorf("%s: system text lacks the output instructions", sc.name)
 		}
+		var entities string
+		for _, m := range req.Messages {
+			if text, ok := strings.CutPrefix(m.Content, "Entities you hold: "); ok && m.Role == "system" {
+				entities = text
+			}
+		}
+		if entities == "" {
+			if len(sc.known)+len(sc.knownDerived) > 0 {
+				t.Errorf("%s: the prompt lacks the known entities", sc.name)
+			}
+			continue
+		}
 		var view struct{ Conversation, Derived map[string]any }
-		entities := strings.TrimPrefix(req.Messages[1].Content, "Entities you know (conversation, and your own derived): ")
 		if err := json.Unmarshal([]byte(entities), &view); err != nil {
 			t.Fatalf("%s: entity context is not JSON: %v", sc.name, err)
 		}
 		if len(view.Conversation) != len(sc.known) || len(view.Derived) != len(sc.knownDerived) {
 			t.Errorf("%s: entity context %s does not match the known entities", sc.name, entities)
 		}
+	}
+}
+
+// The eval's prompt is laid out as the session's: Prompt.Messages, with the entities after the
+// earlier conversation and before the turn's user message and tool rounds.
+func TestEvalDeltaLaysOutThePromptAsTheSession(t *testing.T) {
+	team := mustTeam(t)
+	sc := deltaScenarios[slices.IndexFunc(deltaScenarios, func(s deltaScenario) bool { return s.name == "legacy reply in history" })]
+	req, err := sc.request(team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range req.Messages {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, ","); got != "system,user,assistant,system,user" {
+		t.Fatalf("roles = %s, want static, history, entities, then the turn", got)
+	}
+	if !strings.HasPrefix(req.Messages[3].Content, "Entities you hold: ") || req.Messages[4].Content != sc.messages[2].Content {
+		t.Errorf("messages = %+v", req.Messages)
+	}
+	tools := deltaScenarios[slices.IndexFunc(deltaScenarios, func(s deltaScenario) bool { return s.name == "vitals read" })]
+	if req, _ := tools.request(team); req.Messages[len(req.Messages)-1].Role != "tool" {
+		t.Errorf("the tool round must follow the user message: %+v", req.Messages)
 	}
 }
 

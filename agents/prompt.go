@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -66,6 +67,16 @@ func JoinSections(parts ...string) string {
 		}
 	}
 	return strings.Join(kept, "\n\n")
+}
+
+// EntitiesSection renders the entities an agent may see for the dynamic section, "" when it
+// holds none.
+func EntitiesSection(view memory.AgentContext) string {
+	if len(view.Conversation) == 0 && len(view.Derived) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(view) // AgentContext holds plain JSON values
+	return "Entities you hold: " + string(b)
 }
 
 // Sections estimates each section's tokens with est, for the budget, the trace and the events.

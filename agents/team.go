@@ -57,6 +57,12 @@ func (a Agent) SeesMemory(c memory.Category) bool {
 	return slices.Contains(a.Memory, memoryAll) || slices.Contains(a.Memory, string(c))
 }
 
+// SystemText is the agent's static system text: its instructions, then the
+// output format every agent shares.
+func (a Agent) SystemText() string {
+	return a.Instructions + "\n\n" + DeltaOutputInstructions
+}
+
 // SeesEntities reports whether the agent's prompt carries entities: all the
 // conversation entities plus its own derived ones, never another agent's.
 func (a Agent) SeesEntities() bool { return a.Entities == EntitiesScoped }
