@@ -50,12 +50,9 @@ type Theme struct {
 	Name    string
 	Dark    bool // the palette is meant for a dark terminal background
 	NoColor bool
-	Palette Palette
 
 	Text, Muted, Accent, OK, Warn, Danger lipgloss.Style
 	Title                                 lipgloss.Style // pane titles and the patient ID
-
-	Pane, PaneFocused lipgloss.Style // pane borders: idle and focused
 
 	AllergyBadge, NoAllergyBadge lipgloss.Style
 
@@ -65,8 +62,8 @@ type Theme struct {
 
 	RosterActive, RosterItem, RosterAlert lipgloss.Style
 
-	UserLabel, AgentLabel, SystemText, ErrorText lipgloss.Style
-	NewMessages                                  lipgloss.Style // the "new messages ↓" marker
+	UserLabel, AgentLabel, SystemText lipgloss.Style
+	NewMessages                       lipgloss.Style // the "new messages ↓" marker
 
 	StatusBar, StatusKey, StatusDesc lipgloss.Style
 
@@ -93,7 +90,7 @@ func New(name string, noColor bool) (Theme, error) {
 		return Theme{}, fmt.Errorf("unknown theme %q — use %s", name, strings.Join(Names, ", "))
 	}
 	c := colorizer{noColor: noColor}
-	t := Theme{Name: name, Dark: name != "light", NoColor: noColor, Palette: p}
+	t := Theme{Name: name, Dark: name != "light", NoColor: noColor}
 
 	t.Text = c.fg(p.Fg)
 	t.Muted = c.fg(p.Muted)
@@ -102,13 +99,6 @@ func New(name string, noColor bool) (Theme, error) {
 	t.Warn = c.fg(p.Warn)
 	t.Danger = c.fg(p.Danger).Bold(true)
 	t.Title = c.fg(p.Accent).Bold(true)
-
-	border := lipgloss.RoundedBorder()
-	if name == "high-contrast" {
-		border = lipgloss.ThickBorder()
-	}
-	t.Pane = c.border(lipgloss.NewStyle().Border(border), p.Muted)
-	t.PaneFocused = c.border(lipgloss.NewStyle().Border(border), p.Accent)
 
 	t.AllergyBadge = c.badge(p.Danger, p.OnColor).Bold(true)
 	t.NoAllergyBadge = c.fg(p.Muted)
@@ -125,13 +115,16 @@ func New(name string, noColor bool) (Theme, error) {
 	t.UserLabel = c.fg(p.OK).Bold(true)
 	t.AgentLabel = c.fg(p.Accent).Bold(true)
 	t.SystemText = c.fg(p.Muted).Italic(true)
-	t.ErrorText = c.fg(p.Danger)
 	t.NewMessages = c.badge(p.Accent, p.OnColor).Bold(true)
 
 	t.StatusBar = c.bg(p.Surface).Foreground(c.color(p.Fg))
 	t.StatusKey = c.bg(p.Surface).Foreground(c.color(p.Accent)).Bold(true)
 	t.StatusDesc = c.bg(p.Surface).Foreground(c.color(p.Muted))
 
+	border := lipgloss.RoundedBorder()
+	if name == "high-contrast" {
+		border = lipgloss.ThickBorder()
+	}
 	t.Dialog = c.border(lipgloss.NewStyle().Border(border).Padding(0, 1), p.Accent)
 	t.Selected = c.bg(p.Accent).Foreground(c.color(p.OnColor))
 	if noColor {
