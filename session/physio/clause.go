@@ -1,5 +1,7 @@
 package physio
 
+import "slices"
+
 // What a clause contains: its opening word, categories and topics, amounts
 // with their units, and routes.
 
@@ -35,7 +37,7 @@ func (c clause) hasTopic(topic string) bool {
 
 func (c clause) hasWord(words ...string) bool {
 	for _, lx := range c {
-		if contains(words, lx.word) {
+		if slices.Contains(words, lx.word) {
 			return true
 		}
 	}
@@ -107,13 +109,4 @@ func (c clause) firstContent() int {
 		}
 	}
 	return len(c)
-}
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

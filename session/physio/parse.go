@@ -2,6 +2,7 @@ package physio
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	sc "github.com/ward-sim/ward/session/scenario"
@@ -252,7 +253,7 @@ func (c clause) isGlucoseCheck() bool {
 // monitorContext tells "on the monitor" (a device) from "monitor her" (a verb).
 func (c clause) monitorContext(i int) bool {
 	for _, lx := range c[max(0, i-3):i] {
-		if lx.cat == catGive || contains([]string{"on", "onto", "to", "the", "a", "attach", "attaching", "hook",
+		if lx.cat == catGive || slices.Contains([]string{"on", "onto", "to", "the", "a", "attach", "attaching", "hook",
 			"connect", "connecting", "get", "cardiac", "continuous"}, lx.word) {
 			return true
 		}

@@ -1,6 +1,9 @@
 package scenario
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Drug is one entry of the drug catalogue: the canonical name used in actions
 // and scenario files, the other names a trainee may type, and the classes
@@ -12,7 +15,7 @@ type Drug struct {
 }
 
 // Is reports whether the drug belongs to class.
-func (d Drug) Is(class string) bool { return contains(d.Classes, class) }
+func (d Drug) Is(class string) bool { return slices.Contains(d.Classes, class) }
 
 // The catalogue. Classes are what cross-reactivity and contraindications are
 // checked by, so a drug may sit in several (aspirin is a salicylate and an

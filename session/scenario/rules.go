@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"regexp"
+	"slices"
 )
 
 var idRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -34,7 +35,7 @@ func (c *checker) checkScenario(s *Scenario) {
 	}
 	for i, d := range s.Disclosures {
 		p := fmt.Sprintf("disclosures[%d]", i)
-		if d.Topic != "" && !contains(Topics, d.Topic) {
+		if d.Topic != "" && !slices.Contains(Topics, d.Topic) {
 			c.at(p+".topic", "unknown topic %q (want one of %v)", d.Topic, Topics)
 		}
 		if d.Reveal != "" && d.Reveal != RevealAlways && d.Reveal != RevealWhenAsked {
@@ -79,7 +80,7 @@ func (c *checker) checkNEWS2(n NEWS2Config) {
 }
 
 func (c *checker) checkAllergy(s *Scenario, a Allergy, p string) {
-	if a.Severity != "" && !contains(Severities, a.Severity) {
+	if a.Severity != "" && !slices.Contains(Severities, a.Severity) {
 		c.at(p+".severity", "severity %q must be one of %v", a.Severity, Severities)
 	}
 	if a.DrugClass != "" && !KnownClass(a.DrugClass) {
@@ -193,28 +194,28 @@ func (c *checker) checkCondition(cond Condition, p string) {
 
 func (c *checker) checkMatch(m Match, p string) {
 	for _, k := range m.Kind {
-		if !contains(ActionKinds, ActionKind(k)) {
+		if !slices.Contains(ActionKinds, ActionKind(k)) {
 			c.at(p+".kind", "unknown action kind %q (want one of %v)", k, ActionKinds)
 		}
 	}
 	c.checkDrugs(m.Drug, m.Class, p)
 	for _, r := range m.Route {
-		if !contains(Routes, r) {
+		if !slices.Contains(Routes, r) {
 			c.at(p+".route", "unknown route %q (want one of %v)", r, Routes)
 		}
 	}
 	for _, d := range m.Device {
-		if !contains(Devices, d) {
+		if !slices.Contains(Devices, d) {
 			c.at(p+".device", "unknown device %q (want one of %v)", d, Devices)
 		}
 	}
 	for _, t := range m.Topic {
-		if !contains(Topics, t) {
+		if !slices.Contains(Topics, t) {
 			c.at(p+".topic", "unknown topic %q (want one of %v)", t, Topics)
 		}
 	}
 	for _, pos := range m.Position {
-		if !contains(Positions, pos) {
+		if !slices.Contains(Positions, pos) {
 			c.at(p+".position", "unknown position %q (want one of %v)", pos, Positions)
 		}
 	}

@@ -114,12 +114,3 @@ const (
 // Severities of an allergy, most to least serious. An intolerance is not a
 // true allergy: it warns but never blocks.
 var Severities = []string{"severe", "moderate", "mild", "intolerance"}
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -28,7 +29,7 @@ func (n *Names) UnmarshalYAML(node *yaml.Node) error {
 }
 
 // Has reports whether s is one of the names.
-func (n Names) Has(s string) bool { return contains(n, s) }
+func (n Names) Has(s string) bool { return slices.Contains(n, s) }
 
 // Seconds is a duration in sim seconds; YAML may give a number of seconds
 // or a Go duration such as "90s" or "8m".
