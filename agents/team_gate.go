@@ -3,7 +3,6 @@ package agents
 import (
 	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/ward-sim/ward/persist"
 )
@@ -101,11 +100,8 @@ func wordSet(words string) map[string]bool {
 // "sounds good, do it please"), ignoring case and punctuation. Anything with
 // another word in it is a new instruction, even if it starts with yes.
 func IsConfirmation(text string) bool {
-	words := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(text, "’", "'")), func(r rune) bool {
-		return !unicode.IsLetter(r) && r != '\''
-	})
 	affirmed := false
-	for _, w := range words {
+	for _, w := range questionWords(text) {
 		switch {
 		case affirmWords[w]:
 			affirmed = true

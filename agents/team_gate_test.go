@@ -68,7 +68,7 @@ func TestGateConfirmationWords(t *testing.T) {
 	yes := []string{"yes", "YES!", "ok", "Okay.", "proceed", "go ahead", "Go ahead please", "sounds good", "Do it",
 		"yes, go ahead", "yep", "sure", "Let's do it", "confirmed", "ok then, thanks", "yes proceed", "Sounds good 👍", "carry on"}
 	no := []string{"", "thanks", "please", "no", "not yet", "yes but give oxygen first", "ok give 2 mg morphine",
-		"go to patient_4", "wait", "proceed with the Pharmacist only", "yes?no"}
+		"go to patient_4", "wait", "proceed with the Pharmacist only", "yes?no", "yes 2"}
 	for _, text := range yes {
 		if !IsConfirmation(text) {
 			t.Errorf("IsConfirmation(%q) = false, want true", text)
