@@ -35,7 +35,7 @@ func userTurn(history []api.Message, text string) []api.Message {
 func TestOfflineDeterministic(t *testing.T) {
 	history := []api.Message{{Role: "user", Content: "hello"}, {Role: "assistant", Content: "hi"}}
 	for _, text := range []string{"how do you feel?", "any pain?", "can you hear me?", ""} {
-		req := Request{Messages: userTurn(history, text), Scene: &Scene{ActivePatient: "patient_4", Persona: anaphylaxis}}
+		req := Request{Messages: userTurn(history, text), Scene: &Scene{Persona: anaphylaxis}}
 		first, firstDeltas := offlineChat(t, req)
 		second, secondDeltas := offlineChat(t, req)
 		if first.Message.Content != second.Message.Content || !slices.Equal(firstDeltas, secondDeltas) {

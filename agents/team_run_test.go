@@ -26,7 +26,7 @@ type offlineTable struct {
 func (o *offlineTable) speak(ctx context.Context, a Agent) (string, error) {
 	reply, ok := OfflineTeamReply(a.Name, o.facts)
 	if !ok {
-		scene := &Scene{Agent: strings.ToLower(a.Name), ActivePatient: "patient_4", Persona: &Persona{
+		scene := &Scene{Agent: strings.ToLower(a.Name), Persona: &Persona{
 			Name: "Ana", Age: 34, ChiefComplaint: "trouble breathing", Lines: []string{"It's hard to breathe."},
 		}}
 		resp, err := NewOffline().Chat(ctx, Request{Agent: a.Name, Scene: scene, Messages: []api.Message{{Role: "user", Content: o.facts.Input}}}, nil)
