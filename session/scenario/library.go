@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"os"
+	"path"
 	"sort"
 )
 
@@ -60,7 +61,7 @@ func (l *Library) addScenarios(fsys fs.FS, dir, label string) []error {
 			errs = append(errs, err)
 			continue
 		}
-		file := label + "/" + baseName(name)
+		file := label + "/" + path.Base(name)
 		s, perrs := Parse(data)
 		if len(perrs) > 0 {
 			errs = append(errs, inFile(file, perrs)...)
@@ -86,15 +87,6 @@ func yamlFiles(fsys fs.FS, dir string) ([]string, error) {
 	files := append(a, b...)
 	sort.Strings(files)
 	return files, err
-}
-
-func baseName(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[i+1:]
-		}
-	}
-	return p
 }
 
 // inFile prefixes line errors with their file: "dir/x.yaml:12: message".

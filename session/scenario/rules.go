@@ -31,7 +31,7 @@ func (c *checker) checkScenario(s *Scenario) {
 		}
 	}
 	for i, a := range s.Allergies {
-		c.checkAllergy(s, a, fmt.Sprintf("allergies[%d]", i))
+		c.checkAllergy(a, fmt.Sprintf("allergies[%d]", i))
 	}
 	for i, d := range s.Disclosures {
 		p := fmt.Sprintf("disclosures[%d]", i)
@@ -49,7 +49,7 @@ func (c *checker) checkScenario(s *Scenario) {
 	for i, iv := range s.Interventions {
 		p := fmt.Sprintf("interventions[%d]", i)
 		c.checkMatch(iv.Match, p+".match")
-		c.checkEffects(s, iv.Effects, p+".effects")
+		c.checkEffects(iv.Effects, p+".effects")
 		if len(iv.Effects) == 0 {
 			c.at(p, "an intervention needs at least one effect")
 		}
@@ -61,7 +61,7 @@ func (c *checker) checkScenario(s *Scenario) {
 		}
 		c.checkDrugs(ci.Drug, ci.Class, p)
 		c.checkLevel(ci.Level, p+".level")
-		c.checkEffects(s, ci.Effects, p+".effects")
+		c.checkEffects(ci.Effects, p+".effects")
 	}
 	c.checkCriticalActions(s.CriticalActions)
 	c.checkCriticalErrors(s)
@@ -79,7 +79,7 @@ func (c *checker) checkNEWS2(n NEWS2Config) {
 	}
 }
 
-func (c *checker) checkAllergy(s *Scenario, a Allergy, p string) {
+func (c *checker) checkAllergy(a Allergy, p string) {
 	if a.Severity != "" && !slices.Contains(Severities, a.Severity) {
 		c.at(p+".severity", "severity %q must be one of %v", a.Severity, Severities)
 	}
@@ -94,7 +94,7 @@ func (c *checker) checkAllergy(s *Scenario, a Allergy, p string) {
 			c.at(p+".drug_class", "%s is not in class %q (its classes: %v)", d.Name, a.DrugClass, d.Classes)
 		}
 	}
-	c.checkEffects(s, a.Effects, p+".effects")
+	c.checkEffects(a.Effects, p+".effects")
 }
 
 func (c *checker) checkStates(s *Scenario) {
@@ -252,7 +252,7 @@ func (c *checker) checkLevel(level, p string) {
 	}
 }
 
-func (c *checker) checkEffects(s *Scenario, effects []Effect, p string) {
+func (c *checker) checkEffects(effects []Effect, p string) {
 	for i, e := range effects {
 		ep := fmt.Sprintf("%s[%d]", p, i)
 		v, ok := ParseVital(e.Vital)
