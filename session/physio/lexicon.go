@@ -49,14 +49,15 @@ type entry struct {
 	val string
 }
 
-// maxPhrase is the longest phrase in the lexicon, in words.
-const maxPhrase = 5
-
-var lexicon = map[string]entry{}
+var (
+	lexicon   = map[string]entry{}
+	maxPhrase int // the longest phrase in the lexicon, in words, so lookup tries no longer runs
+)
 
 func add(cat category, val string, phrases ...string) {
 	for _, p := range phrases {
 		lexicon[p] = entry{cat, val}
+		maxPhrase = max(maxPhrase, strings.Count(p, " ")+1)
 	}
 }
 
