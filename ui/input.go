@@ -18,6 +18,9 @@ import (
 // 100 KB paste would freeze it or be cut.
 const pasteInlineLimit = 4096
 
+// lineEnds turns the CR or CRLF a terminal sends for a line end into the newline ward stores.
+var lineEnds = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+
 // inputPane is the multi-line input with a history of sent turns.
 type inputPane struct {
 	theme   themes.Theme
@@ -136,8 +139,7 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 	if msg.Paste && len(msg.Runes) > pasteInlineLimit {
 		// Terminals paste line ends as CR; the textarea would turn them
 		// into newlines, and so must the held text.
-		text := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(msg.Runes))
-		in.setHeld(in.held + text)
+		in.setHeld(in.held + lineEnds.Replace(string(msg.Runes)))
 		return nil
 	}
 	if msg.Type == tea.KeyBackspace && in.ta.Value() == "" && in.held != "" {
@@ -147,7 +149,7 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 	if isText(msg) {
 		// Bubble Tea reports runes typed in one burst as a single key whose name is the text,
 		// so "right" typed fast would match the cursor-right binding. Text is inserted as text.
-		in.ta.InsertString(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(msg.Runes)))
+		in.ta.InsertString(lineEnds.Replace(string(msg.Runes)))
 		return nil
 	}
 	var cmd tea.Cmd

@@ -49,7 +49,12 @@ type fold struct {
 	line int
 }
 
+// SetSize is called on every snapshot, once a second, whether the inspector is open or not, so
+// it rebuilds only when the size changed.
 func (in *inspector) SetSize(width, height int) {
+	if width == in.width && height == in.height {
+		return
+	}
 	in.width, in.height = width, height
 	in.build()
 }

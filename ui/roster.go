@@ -27,7 +27,11 @@ type rosterPane struct {
 	view      string
 }
 
+// SetSize follows SetState on every snapshot, which has already rendered at an unchanged size.
 func (r *rosterPane) SetSize(width, height int, collapsed bool) {
+	if width == r.width && height == r.height && collapsed == r.collapsed {
+		return
+	}
 	r.width, r.height, r.collapsed = width, height, collapsed
 	r.render()
 }
