@@ -41,22 +41,21 @@ var contentBuckets = [][]byte{
 
 // Archive moves the session's content into archive/<session>/<at> in one transaction, leaving
 // the session with an empty registry and no histories or documents. It always writes a
-// snapshot, even of an empty session, so that every clear leaves a trace.
-func (s *Store) Archive(sessionID string, at time.Time) (Archive, error) {
-	var a Archive
+// snapshot, even of an empty session, so that every clear leaves a trace. It returns the
+// snapshot's id; Archives reads snapshots back.
+func (s *Store) Archive(sessionID string, at time.Time) (string, error) {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b, err := sessionBucket(tx, sessionID)
 		if err != nil {
 			return err
 		}
-		snap, err := archiveContent(tx, sessionID, b, at)
-		if err != nil {
-			return err
-		}
-		a, err = readArchive(snap, archiveID(at))
+		_, err = archiveContent(tx, sessionID, b, at)
 		return err
 	})
-	return a, err
+	if err != nil {
+		return "", err
+	}
+	return archiveID(at), nil
 }
 
 // Archives lists the session's archives, oldest first.

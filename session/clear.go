@@ -18,8 +18,8 @@ func (s *Session) clear(t *turn, d agents.Decision) {
 	roster := s.roster
 	var archiveID string
 	err := t.storage(func() error {
-		a, err := s.cfg.Store.Archive(s.info.ID, s.cfg.Now().UTC())
-		archiveID = a.ID
+		var err error
+		archiveID, err = s.cfg.Store.Archive(s.info.ID, s.cfg.Now().UTC())
 		return err
 	})
 	if err != nil {
