@@ -65,20 +65,23 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.
 	if err != nil {
 		return physio.Report{}, err
 	}
-	d, err := store.Dump(info.ID)
+	m := newSim(lib, info.Seed, info.ClockSeconds)
+	var reg persist.Registry
+	err = store.View(info.ID, func(tx *persist.Tx) error {
+		if reg, err = tx.Registry(); err != nil {
+			return err
+		}
+		return m.load(tx)
+	})
 	if err != nil {
 		return physio.Report{}, err
 	}
 	if patientID == "" {
-		patientID = d.Registry.ActivePatientID
-	}
-	m, err := storedSim(lib, info, d.Sim)
-	if err != nil {
-		return physio.Report{}, err
+		patientID = reg.ActivePatientID
 	}
 	e := m.ward.Engine(patientID)
 	if e == nil {
-		return physio.Report{}, fmt.Errorf("no simulated patient %q in this shift (roster: %v) — pass --patient ID", patientID, rosterIDs(d.Registry))
+		return physio.Report{}, fmt.Errorf("no simulated patient %q in this shift (roster: %v) — pass --patient ID", patientID, rosterIDs(reg))
 	}
 	return e.Report(), nil
 }
