@@ -55,8 +55,6 @@ type Scene struct {
 	// Agent names the voice of the reply ("patient", "narrator"...), so the
 	// offline reply matches whoever the session asked to speak.
 	Agent string
-	// ActivePatient is the registry's active patient, "" when none.
-	ActivePatient string
 	// Persona is the active patient's character from the scenario, nil when
 	// no patient is active.
 	Persona *Persona

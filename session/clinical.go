@@ -163,7 +163,7 @@ func writeList(b *strings.Builder, heading string, items []string) {
 // and only the vitals the trainee has measured. True vitals never reach a prompt.
 func presentation(e *physio.Engine) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Sim time %s since arrival.\n", clock(e.Elapsed()))
+	fmt.Fprintf(&b, "Sim time %s since arrival.\n", physio.SimTime(e.Elapsed()))
 	if st := e.CurrentState(); st != nil {
 		fmt.Fprintf(&b, "How the patient presents now: %s", st.Description)
 		if len(st.Signs) > 0 {
@@ -173,30 +173,9 @@ func presentation(e *physio.Engine) string {
 	}
 	if r, ok := e.Measured(); ok {
 		// An absolute time keeps this line byte-identical until the next measurement.
-		fmt.Fprintf(&b, "Last measured vitals (T+%s, %s): %s\n", clock(r.T-e.Admitted()), r.Source, vitalsLine(r))
+		fmt.Fprintf(&b, "Last measured vitals (T+%s, %s): %s\n", physio.SimTime(r.T-e.Admitted()), r.Source, r)
 	} else {
 		b.WriteString("No vitals measured yet: do not state any numbers.\n")
 	}
 	return b.String()
-}
-
-func vitalsLine(r physio.Reading) string {
-	return fmt.Sprintf("HR %d, RR %d, SpO2 %d%%%s, BP %d/%d, T %.1f°C, GCS %d, NEWS2 %d",
-		r.HR, r.RR, r.SpO2, onAir(r.OnOxygen), r.SBP, r.DBP, r.TempC, r.GCS, r.NEWS2)
-}
-
-func onAir(oxygen bool) string {
-	if oxygen {
-		return " on O2"
-	}
-	return " on air"
-}
-
-// clock formats sim seconds as m:ss, or h:mm:ss past an hour.
-func clock(seconds float64) string {
-	s := int(seconds)
-	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
-	}
-	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }

@@ -170,7 +170,7 @@ func (s *Session) cmdWait(_ context.Context, t *turn, arg string) {
 	}
 	s.advance(t, d.Seconds())
 	s.saveSimChanges(t)
-	s.say(t, fmt.Sprintf("%s passed; sim clock %s.", clock(d.Seconds()), clock(s.sim.ward.Clock())))
+	s.say(t, fmt.Sprintf("%s passed; sim clock %s.", physio.SimTime(d.Seconds()), physio.SimTime(s.sim.ward.Clock())))
 }
 
 // maxWait bounds one /wait, so a typo cannot run a shift for days.

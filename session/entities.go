@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -47,11 +46,10 @@ func (s *Session) entityContext(a agents.Agent) string {
 		return ""
 	}
 	ctx, err := s.entities().Context(a.Name, s.sim.ward.Clock())
-	if err != nil || (len(ctx.Conversation) == 0 && len(ctx.Derived) == 0) {
+	if err != nil {
 		return ""
 	}
-	b, _ := json.Marshal(ctx)
-	return "Entities you hold: " + string(b)
+	return agents.EntitiesSection(ctx)
 }
 
 // absorb parses an agent's raw output, merges its entity delta and returns the reply text and
@@ -130,7 +128,7 @@ func orderNames(e *physio.Engine) []string {
 	var out []string
 	for _, a := range e.Actions() {
 		if a.Kind == sc.KindMedication {
-			out = append(out, describeAction(a.Action))
+			out = append(out, a.String())
 		}
 	}
 	return out

@@ -44,9 +44,9 @@ func recordOf(e *physio.Engine, mem *memory.Memory) record {
 		r.signs = st.Signs
 	}
 	for _, a := range e.Actions() {
-		r.actions = append(r.actions, fmt.Sprintf("T+%s %s", clock(a.T-e.Admitted()), describeAction(a.Action)))
+		r.actions = append(r.actions, fmt.Sprintf("T+%s %s", physio.SimTime(a.T-e.Admitted()), a))
 	}
-	for _, sf := range e.Snapshot().Safety {
+	for _, sf := range e.SafetyRecords() {
 		r.alerts = append(r.alerts, fmt.Sprintf("%s on %s: %s", sf.Level, sf.Drug, sf.Reason))
 	}
 	return r
@@ -63,7 +63,7 @@ func (r record) vitals() string {
 	if r.reading == nil {
 		return "no vitals measured yet"
 	}
-	return vitalsLine(*r.reading) + " (" + r.reading.Band + " NEWS2 band)"
+	return r.reading.String()
 }
 
 func (r record) done() string {

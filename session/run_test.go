@@ -227,7 +227,7 @@ func TestRunLinesWaitAdvancesClockAndMonitorReports(t *testing.T) {
 	if v := ofKind(turns[1], "vitals"); len(v) != 0 {
 		t.Errorf("/wait with no monitor reported vitals: %v", v)
 	}
-	if msgs := ofKind(turns[1], "message"); len(msgs) != 1 || !strings.Contains(msgs[0].str("text"), "sim clock 5:00") {
+	if msgs := ofKind(turns[1], "message"); len(msgs) != 1 || !strings.Contains(msgs[0].str("text"), "sim clock 05:00") {
 		t.Errorf("first /wait messages %v, want the clock at 5:00", msgs)
 	}
 	vitals := ofKind(turns[3], "vitals")

@@ -15,7 +15,7 @@ import (
 // scene gives the offline backend the facts it plays from. Every field is something the engine
 // or the scenario already decided, so an offline reply never invents a number or a verdict.
 func (s *Session) scene(agent string, ct *clinicalTurn) *agents.Scene {
-	scene := &agents.Scene{Agent: agent, ActivePatient: s.active}
+	scene := &agents.Scene{Agent: agent}
 	if ct.engine == nil {
 		return scene
 	}
@@ -45,11 +45,11 @@ func reactions(events []physio.Event) []string {
 	for _, ev := range events {
 		switch ev.Kind {
 		case physio.EventAction:
-			if a := ev.Action.Action; a.IsTreatment() {
-				out = append(out, "Done: "+describeAction(a)+".")
+			if ev.Action.IsTreatment() {
+				out = append(out, "Done: "+ev.Action.String()+".")
 			}
 		case physio.EventVitals:
-			line := "Vitals: " + vitalsLine(ev.Reading) + "."
+			line := "Vitals: " + ev.Reading.String() + "."
 			if !slices.Contains(out, line) { // a check and a monitor's first reading agree
 				out = append(out, line)
 			}
@@ -68,7 +68,7 @@ func reactions(events []physio.Event) []string {
 func (s *Session) teamFacts(ct *clinicalTurn) agents.TeamFacts {
 	f := agents.TeamFacts{Input: ct.text}
 	e := ct.engine
-	for _, r := range e.Snapshot().Readings {
+	for _, r := range e.Readings() {
 		score := r.NEWS2
 		f.Readings = append(f.Readings, agents.VitalsReading{T: r.T, Vitals: memoryVitals(r), NEWS2: &score})
 	}
@@ -77,7 +77,7 @@ func (s *Session) teamFacts(ct *clinicalTurn) agents.TeamFacts {
 			f.Orders = append(f.Orders, agents.MedicationOrder{Drug: a.Drug, DoseMg: a.DoseMg, Route: a.Route})
 		}
 	}
-	for _, sf := range e.Snapshot().Safety {
+	for _, sf := range e.SafetyRecords() {
 		f.Verdicts = append(f.Verdicts, agents.SafetyVerdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
 	}
 	for _, drug := range drugsNamed(ct.text) { // asked about, not given: the verdict, recording nothing

@@ -134,7 +134,7 @@ func memoryItem(ev physio.Event) (memory.Category, memory.Item, bool) {
 		v := memoryVitals(ev.Reading)
 		return memory.VitalsMeasurements, memory.Item{T: ev.Reading.T, Vitals: &v}, true
 	case physio.EventAction:
-		return memory.CriticalActions, memory.Item{T: ev.Action.T, Text: describeAction(ev.Action.Action)}, true
+		return memory.CriticalActions, memory.Item{T: ev.Action.T, Text: ev.Action.String()}, true
 	case physio.EventState:
 		return memory.StateHistory, memory.Item{T: ev.State.T, Text: fmt.Sprintf("%s → %s (%s)", ev.State.From, ev.State.To, ev.State.Reason)}, true
 	case physio.EventSafety:
@@ -143,30 +143,6 @@ func memoryItem(ev physio.Event) (memory.Category, memory.Item, bool) {
 		return memory.Errors, memory.Item{T: ev.Error.T, Text: ev.Error.Description}, true
 	}
 	return "", memory.Item{}, false
-}
-
-// describeAction is the compact text memory and prompts use for an action.
-func describeAction(a physio.Action) string {
-	parts := []string{string(a.Kind)}
-	for _, s := range []string{a.Drug, doseText(a), a.Route, a.Device, a.Topic, a.Position} {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
-	if a.FlowLPM > 0 {
-		parts = append(parts, fmt.Sprintf("%g L/min", a.FlowLPM))
-	}
-	if a.VolumeML > 0 {
-		parts = append(parts, fmt.Sprintf("%g mL", a.VolumeML))
-	}
-	return strings.Join(parts, " ")
-}
-
-func doseText(a physio.Action) string {
-	if a.DoseMg <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("%g mg", a.DoseMg)
 }
 
 // save writes every dirty patient's engine and memory in the caller's transaction.

@@ -69,7 +69,7 @@ func (s *Session) completeChecklist(ctx context.Context, t *turn, a agents.Agent
 
 // prompt builds one agent's prompt for this turn.
 func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Prompt {
-	p := agents.Prompt{Static: a.Instructions + "\n\n" + agents.DeltaOutputInstructions, User: t.input}
+	p := agents.Prompt{Static: a.SystemText(), User: t.input}
 	conv := s.Conversation() // the fresh snapshot at index 0 goes to the dynamic section
 	snap := conv[0].Content
 	p.Window = s.cfg.Window.Apply(memory.LoadRecent(withoutTyped(conv[1:], t), 0), s.elapsed(ct))

@@ -49,9 +49,7 @@ func (s *Session) patientView(id string) PatientView {
 	if bed, ok := s.reg.Patients[id].Facts["bed"].(string); ok && bed != "" {
 		v.Bed = bed
 	}
-	snap := e.Snapshot()
-	v.Readings, v.Monitored = snap.Readings, snap.Monitored
-	v.AllergiesAsked = snap.AllergiesAskedAt >= 0
+	v.Readings, v.Monitored, v.AllergiesAsked = e.Readings(), e.Monitored(), e.AllergiesAsked()
 	if mem := s.sim.mems[id]; mem != nil {
 		for _, it := range mem.Items(memory.PatientDisclosures) {
 			if it.Topic == memory.TopicAllergies {

@@ -104,7 +104,7 @@ func (e *Engine) timeline() []TimelineEntry {
 		}
 	}
 	for _, a := range e.s.Actions {
-		add(a.T, 1, "action", describeAction(a))
+		add(a.T, 1, "action", a.String())
 	}
 	for _, f := range e.s.Safety {
 		add(f.T, 2, "safety", fmt.Sprintf("%s %s: %s", strings.ToUpper(strings.ReplaceAll(f.Level, "_", " ")), f.Drug, f.Reason))
@@ -113,7 +113,7 @@ func (e *Engine) timeline() []TimelineEntry {
 		add(er.T, 3, "critical_error", "CRITICAL ERROR: "+er.Description)
 	}
 	for _, rd := range e.s.Readings {
-		add(rd.T, 4, "vitals", describeReading(rd))
+		add(rd.T, 4, "vitals", rd.String())
 	}
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].T != all[j].T {
@@ -151,7 +151,7 @@ func (e *Engine) criticalOutcomes() []CriticalOutcome {
 			o.Rule = "before " + ca.Before
 			o.Met = o.Done && (first[ca.Before] < 0 || i < first[ca.Before])
 		} else {
-			o.Rule = "within " + clock(float64(ca.Within))
+			o.Rule = "within " + SimTime(float64(ca.Within))
 			o.Met = o.Done && *o.At <= float64(ca.Within)
 		}
 		out = append(out, o)
@@ -159,8 +159,9 @@ func (e *Engine) criticalOutcomes() []CriticalOutcome {
 	return out
 }
 
-// clock formats seconds as mm:ss (or h:mm:ss).
-func clock(sec float64) string {
+// SimTime formats sim seconds as mm:ss (or h:mm:ss), as the review, the prompts and the notes
+// show times.
+func SimTime(sec float64) string {
 	s := int(sec)
 	if s >= 3600 {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s%3600/60, s%60)
@@ -168,7 +169,8 @@ func clock(sec float64) string {
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
 }
 
-func describeAction(a ActionRecord) string {
+// String is the action as the review, memory and the prompts write it: "oxygen nrb 15 L/min".
+func (a ActionRecord) String() string {
 	parts := []string{strings.ReplaceAll(string(a.Kind), "_", " ")}
 	add := func(ok bool, format string, v any) {
 		if ok {
@@ -188,7 +190,8 @@ func describeAction(a ActionRecord) string {
 	return strings.Join(parts, " ")
 }
 
-func describeReading(r Reading) string {
+// String is the reading as the review and the prompts write it, with its NEWS2.
+func (r Reading) String() string {
 	air := "air"
 	if r.OnOxygen {
 		air = "O2"

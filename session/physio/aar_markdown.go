@@ -11,7 +11,7 @@ func (r Report) Markdown() string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# After Action Review — %s\n\n", r.Title)
 	p("**Patient:** %s (%s) · **Time since arrival:** %s · **Final state:** %s · **NEWS2:** %d → %d\n\n",
-		r.Patient, r.PatientID, clock(r.Duration), r.FinalState, r.NEWS2AtArrival, r.NEWS2Now)
+		r.Patient, r.PatientID, SimTime(r.Duration), r.FinalState, r.NEWS2AtArrival, r.NEWS2Now)
 	p("## Score: %d / %d\n\n| Item | Points |\n|---|---|\n", r.Score.Total, r.Score.Max)
 	for _, l := range r.Score.Breakdown {
 		if l.Max > 0 {
@@ -25,9 +25,9 @@ func (r Report) Markdown() string {
 		status := "**Missed**"
 		switch {
 		case o.Met:
-			status = "**Met** at " + clock(*o.At)
+			status = "**Met** at " + SimTime(*o.At)
 		case o.Done:
-			status = "**Late** at " + clock(*o.At)
+			status = "**Late** at " + SimTime(*o.At)
 		}
 		p("- %s — %s (%s)\n", status, o.Description, o.Rule)
 	}
@@ -36,17 +36,17 @@ func (r Report) Markdown() string {
 		p("None.\n")
 	}
 	for _, er := range r.CriticalErrors {
-		p("- %s — %s\n", clock(er.T-r.Arrived), er.Description)
+		p("- %s — %s\n", SimTime(er.T-r.Arrived), er.Description)
 	}
 	if len(r.SafetyWarnings) > 0 {
 		p("\n## Safety warnings\n\n")
 		for _, w := range r.SafetyWarnings {
-			p("- %s — %s: %s\n", clock(w.T-r.Arrived), w.Drug, w.Reason)
+			p("- %s — %s: %s\n", SimTime(w.T-r.Arrived), w.Drug, w.Reason)
 		}
 	}
 	p("\n## Timeline\n\n| Time | Event |\n|---|---|\n")
 	for _, t := range r.Timeline {
-		p("| %s | %s |\n", clock(t.Elapsed), strings.ReplaceAll(t.Text, "|", "/"))
+		p("| %s | %s |\n", SimTime(t.Elapsed), strings.ReplaceAll(t.Text, "|", "/"))
 	}
 	p("\n## Debrief\n\n### Plus\n\n")
 	list(&b, r.Plus)

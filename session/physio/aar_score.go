@@ -87,22 +87,22 @@ func (e *Engine) debrief(r Report) (plus, delta []string) {
 	for _, o := range r.CriticalActions {
 		switch {
 		case o.Met:
-			plus = append(plus, fmt.Sprintf("%s — done at %s (%s)", o.Description, clock(*o.At), o.Rule))
+			plus = append(plus, fmt.Sprintf("%s — done at %s (%s)", o.Description, SimTime(*o.At), o.Rule))
 		case o.Done:
-			delta = append(delta, fmt.Sprintf("%s — done at %s, but the target was %s", o.Description, clock(*o.At), o.Rule))
+			delta = append(delta, fmt.Sprintf("%s — done at %s, but the target was %s", o.Description, SimTime(*o.At), o.Rule))
 		default:
 			delta = append(delta, fmt.Sprintf("%s — not done (%s)", o.Description, o.Rule))
 		}
 	}
 	for _, er := range r.CriticalErrors {
-		delta = append(delta, fmt.Sprintf("Critical error at %s: %s", clock(e.since(er.T)), er.Description))
+		delta = append(delta, fmt.Sprintf("Critical error at %s: %s", SimTime(e.since(er.T)), er.Description))
 	}
 	for _, w := range r.SafetyWarnings {
-		delta = append(delta, fmt.Sprintf("Safety warning at %s on %s: %s", clock(e.since(w.T)), w.Drug, w.Reason))
+		delta = append(delta, fmt.Sprintf("Safety warning at %s on %s: %s", SimTime(e.since(w.T)), w.Drug, w.Reason))
 	}
 	for _, a := range e.s.Actions {
 		if a.Kind == sc.KindMedication && !a.AllergiesAsked {
-			delta = append(delta, fmt.Sprintf("%s given at %s before asking about allergies", a.Drug, clock(e.since(a.T))))
+			delta = append(delta, fmt.Sprintf("%s given at %s before asking about allergies", a.Drug, SimTime(e.since(a.T))))
 		}
 	}
 	if e.allergiesFirst() {
