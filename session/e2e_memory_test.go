@@ -303,3 +303,18 @@ func TestEveryRecalledItemNamesItsRule(t *testing.T) {
 		t.Fatal("no memory item reached any prompt")
 	}
 }
+
+// A monitor reads every sim minute; memory keeps only the readings that changed meaningfully, so
+// it stays small over a long shift (and never loses the first or the latest).
+func TestMonitoredVitalsArePrunedInMemory(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 hypoglycaemia")
+	r.turn("attach the monitor")
+	r.turn("/wait 1h")
+	mem := r.s.sim.mems["patient_1"]
+	readings := len(r.s.sim.ward.Engine("patient_1").Readings())
+	kept := len(mem.Items(memory.VitalsMeasurements))
+	if readings < 50 || kept == 0 || kept*2 > readings {
+		t.Errorf("%d monitor readings, %d kept in memory; want repeats pruned to under half", readings, kept)
+	}
+}

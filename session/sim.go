@@ -123,6 +123,9 @@ func (m *sim) record(events []physio.Event) {
 		}
 		if c, item, ok := memoryItem(ev); ok {
 			_ = mem.Record(c, item) // the engine's own events are well-formed; a refusal only skips one item
+			if c == memory.VitalsMeasurements {
+				mem.Prune() // a monitor reads every minute; unchanged repeats would grow memory all shift
+			}
 		}
 		m.dirty[ev.PatientID] = true
 	}
