@@ -144,9 +144,9 @@ func (e *SessionEngine) translate(ev session.Event) []Event {
 	case session.DecisionEvent, session.TurnEndEvent:
 		e.chat.valid = false // the user's text is stored
 		return e.changed()
-	case session.SimEvent:
-		return e.changed() // the vitals moved; the history did not, so it is not re-read
 	}
+	// Engine events (a monitored /wait sends hundreds) repaint with the message or the turn end
+	// that follows them, not one by one.
 	return nil
 }
 
@@ -171,11 +171,13 @@ func (e *SessionEngine) finished(ev session.MessageEvent) []Event {
 	id, streamed := e.live[ev.Agent]
 	delete(e.live, ev.Agent)
 	if ev.At.IsZero() {
-		e.note(ev.Text) // shown, never stored
-	} else if streamed {
-		e.aliases[ev.At.UnixNano()] = id
+		e.note(ev.Text) // shown, never stored: the history need not be re-read
+	} else {
+		if streamed {
+			e.aliases[ev.At.UnixNano()] = id
+		}
+		e.chat.valid = false
 	}
-	e.chat.valid = false
 	ch := e.changed()
 	ch[0].MessageID = id
 	return ch
