@@ -96,7 +96,10 @@ no_panic "review patient_1"
 type_line "how are you feeling right now?"
 wait_for "how are you feeling right now\?"
 wait_idle
-screen | grep -q "patient_1" || fail "roster lacks patient_1"
+screen | grep -q "▸1 patient_1" || fail "roster lacks patient_1 as the active patient"
+# The Patient answered: an agent label below the question.
+screen | awk '/how are you feeling right now\?/ { q = 1; next } q && /│ Patient *$/ { r = 1 } END { exit !r }' ||
+	fail "no reply from the Patient below the question"
 no_panic "question"
 
 # Treatment and time: the engine's numbers reach the screen through the Monitor.
