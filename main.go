@@ -380,7 +380,7 @@ func scenarios(o *options, args []string, stdout io.Writer) error {
 			return err
 		}
 		for _, sc := range lib.List() {
-			fmt.Fprintf(stdout, "%-28s %-10s %s\n", sc.ID, sc.Source, sc.Title)
+			fmt.Fprintf(stdout, "%-28s %s  (%s)\n", sc.ID, sc.Title, sc.Source)
 		}
 		return nil
 	case len(args) == 2 && args[0] == "validate":

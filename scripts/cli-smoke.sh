@@ -36,6 +36,8 @@ printf 'id: broken\ntitle: Broken\nnews2:\n  scale: 3\n' >"$tmp/bad.yaml"
 if ward scenarios validate "$tmp/bad.yaml" >"$tmp/validate.out" 2>&1; then fail "a bad scenario validated"; fi
 grep -q "bad.yaml:4:" "$tmp/validate.out" || fail "validate does not name line 4: $(cat "$tmp/validate.out")"
 ward --help >/dev/null 2>&1 || fail "--help exits non-zero"
+if ward archive --db "$db" >/dev/null 2>"$tmp/archive.err"; then fail "archive with no subcommand succeeded"; fi
+grep -q "usage: ward archive" "$tmp/archive.err" || fail "archive with no subcommand: $(cat "$tmp/archive.err")"
 if ward run --db "$db" --backend gpt </dev/null 2>/dev/null; then fail "an unknown backend was accepted"; fi
 
 # A second ward on the same file: refused at once, in one line naming the file.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -111,6 +112,9 @@ func latest(store *persist.Store) (persist.SessionInfo, error) {
 
 // ArchiveCommand runs `ward archive list | show ID | restore ID` on the latest shift.
 func ArchiveCommand(store *persist.Store, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return errArchiveUsage
+	}
 	info, err := latest(store)
 	if err != nil {
 		return err
@@ -140,8 +144,10 @@ func ArchiveCommand(store *persist.Store, args []string, out io.Writer) error {
 		_, err = fmt.Fprintf(out, "restored archive %s into shift %s\n", args[1], info.ID)
 		return err
 	}
-	return fmt.Errorf("usage: ward archive list | show ID | restore ID")
+	return errArchiveUsage
 }
+
+var errArchiveUsage = errors.New("usage: ward archive list | show ID | restore ID")
 
 func listArchives(archives []persist.Archive, out io.Writer) error {
 	if len(archives) == 0 {

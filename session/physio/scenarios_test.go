@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -20,6 +21,11 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"copd-exacerbation", 20, "worsening"},
 		{"fracture-morphine-allergy", 20, "uncontrolled"},
 	}
+	var ids []string
+	for _, c := range cases {
+		ids = append(ids, c.scenario)
+	}
+	playsEveryScenario(t, ids)
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
 			e, _ := play(t, c.scenario, c.minutes*60)
@@ -90,6 +96,11 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{600, "recheck vitals"},
 		}},
 	}
+	var ids []string
+	for _, c := range cases {
+		ids = append(ids, c.scenario)
+	}
+	playsEveryScenario(t, ids)
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
 			e, _ := play(t, c.scenario, c.minutes*60, c.steps...)
@@ -109,5 +120,16 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// playsEveryScenario fails when a built-in scenario has no row in a play-through table, so a new
+// scenario cannot go untested.
+func playsEveryScenario(t *testing.T, ids []string) {
+	t.Helper()
+	for _, s := range library(t).List() {
+		if !slices.Contains(ids, s.ID) {
+			t.Errorf("scenario %s is not played through", s.ID)
+		}
 	}
 }
