@@ -1,8 +1,8 @@
 package session
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
