@@ -14,6 +14,7 @@ type Message struct {
 	Agent      string     `json:"agent,omitempty"`
 	Content    string     `json:"content"`
 	At         time.Time  `json:"at"`
+	Sim        float64    `json:"sim,omitempty"` // the ward's sim clock, seconds, when it was written
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	ToolName   string     `json:"tool_name,omitempty"`

@@ -138,6 +138,8 @@ func TestMessageJSON(t *testing.T) {
 	}{
 		{"plain", Message{Role: "user", Content: "hi", At: t0},
 			`{"role":"user","content":"hi","at":"2025-03-01T22:00:00Z"}`},
+		{"sim time", Message{Role: "user", Content: "hi", At: t0, Sim: 90.5},
+			`{"role":"user","content":"hi","at":"2025-03-01T22:00:00Z","sim":90.5}`},
 		{"agent", Message{Role: "assistant", Agent: "nurse", Content: "ok", At: t0},
 			`{"role":"assistant","agent":"nurse","content":"ok","at":"2025-03-01T22:00:00Z"}`},
 		{"tool call", Message{Role: "assistant", At: t0, ToolCalls: []ToolCall{{ID: "c1", Name: "vitals", Args: map[string]any{"patient": "patient_1"}}}},

@@ -124,6 +124,9 @@ func (s *Session) userMessage(text string) persist.Message {
 // store appends messages to a patient's history ("" for the session) in one durable commit,
 // together with whatever the sim changed since the last one, and keeps memory in step.
 func (s *Session) store(t *turn, patientID string, msgs ...persist.Message) bool {
+	for i := range msgs {
+		msgs[i].Sim = s.sim.ward.Clock()
+	}
 	err := t.storage(func() error {
 		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
 			if err := tx.Append(patientID, msgs...); err != nil {
