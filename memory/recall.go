@@ -32,20 +32,23 @@ func (s Selected) Protected() bool {
 }
 
 // Selection is what recall chose for one turn. Items are in render order (category order, then
-// oldest first); Rules lists the rules whose condition held, in rule-number order.
+// oldest first); Rules lists the rules whose condition held, in rule-number order. InWindow
+// counts the items a rule chose that the message window already shows, so they were left out.
 type Selection struct {
-	Start float64    `json:"start"`
-	Now   float64    `json:"now"`
-	Rules []Rule     `json:"rules"`
-	Items []Selected `json:"items"`
+	Start    float64    `json:"start"`
+	Now      float64    `json:"now"`
+	Rules    []Rule     `json:"rules"`
+	Items    []Selected `json:"items"`
+	InWindow int        `json:"in_window,omitempty"`
 }
 
 // Recall chooses what this turn's prompt should remember. It never changes the memory.
 //
 // Rules are applied strongest first, so an item chosen by several rules keeps the strongest
 // reason: safety, then core, then the vitals trend, then the question, then the early phase.
+// An item the message window already shows is not repeated, unless it is a safety item.
 func (m *Memory) Recall(turn Turn) Selection {
-	s := picker{m: m, picked: map[pickKey]Rule{}, fired: map[Rule]bool{}}
+	s := picker{m: m, turn: turn, picked: map[pickKey]Rule{}, fired: map[Rule]bool{}}
 	if turn.has(PartTreatment) {
 		s.fire(RuleSafety)
 		s.pickWhere(PatientDisclosures, RuleSafety, func(it Item) bool { return it.Topic.IsSafety() })
@@ -79,6 +82,7 @@ type pickKey struct {
 
 type picker struct {
 	m      *Memory
+	turn   Turn
 	picked map[pickKey]Rule
 	fired  map[Rule]bool
 }
@@ -87,10 +91,18 @@ func (p *picker) fire(r Rule) { p.fired[r] = true }
 
 func (p *picker) pick(c Category, i int, r Rule) {
 	k := pickKey{c, i}
-	if _, done := p.picked[k]; !done {
-		p.picked[k] = r
+	if _, done := p.picked[k]; done {
+		return
 	}
+	it := p.m.Items(c)[i]
+	if p.turn.inWindow(c, it) && !(Selected{Category: c, Rule: r}).Protected() {
+		r = ruleInWindow
+	}
+	p.picked[k] = r
 }
+
+// ruleInWindow marks an item some rule chose but the window already shows.
+const ruleInWindow Rule = "in_window"
 
 func (p *picker) pickLast(c Category, n int, r Rule) {
 	items := p.m.Items(c)
@@ -116,7 +128,10 @@ func (p *picker) selection(now float64) Selection {
 	}
 	for _, c := range Categories {
 		for i, it := range p.m.Items(c) {
-			if r, ok := p.picked[pickKey{c, i}]; ok {
+			switch r, ok := p.picked[pickKey{c, i}]; {
+			case r == ruleInWindow:
+				s.InWindow++
+			case ok:
 				s.Items = append(s.Items, Selected{Category: c, Index: i, Item: it, Rule: r})
 			}
 		}

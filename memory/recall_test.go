@@ -86,6 +86,64 @@ func TestRecallRules(t *testing.T) {
 	}
 }
 
+// The window carries the conversation since its first message word for word: what came of it is
+// not repeated, except safety disclosures on a treatment turn. The engine's own readings and
+// state changes are not in the conversation, so they are.
+func TestRecallDoesNotRepeatWhatTheWindowShows(t *testing.T) {
+	late := 100 + 15*minute
+	from := func(minutes float64) *float64 { t := 100 + minutes*minute; return &t }
+	tests := []struct {
+		name         string
+		turn         Turn
+		want         []string
+		wantInWindow int
+	}{
+		{
+			name: "talk: the last 3 actions are in the window",
+			turn: Turn{Now: late, WindowFrom: from(8)},
+			want: []string{"stateHistory/1=core", "vitalsMeasurements/3=core"}, wantInWindow: 3,
+		},
+		{
+			name: "a window from an item's own minute shows it",
+			turn: Turn{Now: late, WindowFrom: from(11)},
+			want: []string{"stateHistory/1=core", "vitalsMeasurements/3=core", "criticalActions/2=core", "criticalActions/3=core"}, wantInWindow: 1,
+		},
+		{
+			name: "treatment: safety disclosures are repeated, older actions recalled",
+			turn: Turn{Now: late, WindowFrom: from(3), Parts: []Part{{Kind: PartTreatment, Name: "morphine"}}},
+			want: []string{
+				"stateHistory/1=core", "vitalsMeasurements/3=core",
+				"patientDisclosures/0=safety", "patientDisclosures/1=safety", "patientDisclosures/3=safety", "patientDisclosures/4=safety",
+				"criticalActions/0=safety",
+			},
+			wantInWindow: 4,
+		},
+		{
+			name: "early phase: only what happened before the window",
+			turn: Turn{Now: 100 + 9*minute, WindowFrom: from(5)},
+			want: []string{
+				"stateHistory/0=early", "stateHistory/1=core",
+				"vitalsMeasurements/0=early", "vitalsMeasurements/1=early", "vitalsMeasurements/2=early", "vitalsMeasurements/3=core",
+				"patientDisclosures/0=early", "patientDisclosures/1=early",
+				"criticalActions/0=early",
+				"keyQuotes/0=early", "sceneEvents/0=early", "errors/0=early",
+			},
+			wantInWindow: 7,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := chestPainMemory(t).Recall(tt.turn)
+			if got := picked(s); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("picked\n got %v\nwant %v", got, tt.want)
+			}
+			if s.InWindow != tt.wantInWindow {
+				t.Errorf("in window = %d, want %d", s.InWindow, tt.wantInWindow)
+			}
+		})
+	}
+}
+
 func TestRecallEarlyPhaseIncludesEverything(t *testing.T) {
 	m := chestPainMemory(t)
 	s := m.Recall(Turn{Now: 100 + 9*minute + 59})
@@ -155,7 +213,7 @@ func TestRecallNeverChangesMemory(t *testing.T) {
 
 func TestRenderIsCompactAndRelativeToScenarioStart(t *testing.T) {
 	s := chestPainMemory(t).Recall(Turn{Now: 100 + 15*minute, Parts: []Part{{Kind: PartTreatment}, {Kind: PartVitals}}})
-	want := `Patient memory at T+15:00:
+	want := `Patient memory:
 SAFETY, every allergy, contraindication, reaction and current medication disclosed:
 - T+03:00 allergies: morphine, stopped breathing after a dose in 2019
 - T+04:00 medications: lisinopril 10 mg daily

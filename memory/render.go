@@ -28,7 +28,7 @@ func (s Selection) Render() string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Patient memory at %s:\n", s.clock(s.Now))
+	b.WriteString("Patient memory:\n") // the dynamic context gives the time now
 	s.section(&b, safetyHeading, func(x Selected) bool { return x.Protected() })
 	for _, c := range Categories {
 		s.section(&b, headings[c], func(x Selected) bool { return x.Category == c && !x.Protected() })

@@ -21,6 +21,22 @@ type Part struct {
 type Turn struct {
 	Now   float64 // sim clock, seconds
 	Parts []Part
+	// WindowFrom is the sim time of the first message in the prompt's message window, nil when
+	// the window is empty. The conversation since then is in the prompt word for word, so recall
+	// does not repeat what came of it.
+	WindowFrom *float64
+}
+
+// conversational categories hold what came of the conversation itself: what the trainee did or
+// asked, what the patient told, what the model recorded. The window shows these as they
+// happened; the engine's own readings, state changes and errors it does not.
+var conversational = map[Category]bool{
+	CriticalActions: true, PatientDisclosures: true, CompoundActions: true, Assessments: true, KeyQuotes: true,
+}
+
+// inWindow reports whether the window already shows the item.
+func (t Turn) inWindow(c Category, it Item) bool {
+	return t.WindowFrom != nil && conversational[c] && it.T >= *t.WindowFrom
 }
 
 func (t Turn) has(k PartKind) bool {

@@ -72,7 +72,8 @@ func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Promp
 	p := agents.Prompt{Static: a.SystemText(), User: t.input}
 	conv := s.Conversation() // the fresh snapshot at index 0 goes to the dynamic section
 	snap := conv[0].Content
-	p.Window = s.cfg.Window.Apply(memory.LoadRecent(withoutTyped(conv[1:], t), 0), s.elapsed(ct))
+	history := withoutTyped(conv[1:], t)
+	p.Window = s.cfg.Window.Apply(memory.LoadRecent(history, 0), s.elapsed(ct))
 	if ct.engine == nil {
 		p.Dynamic = snap
 		return p
@@ -85,7 +86,11 @@ func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Promp
 		p.Dynamic = agents.JoinSections(p.Dynamic, "After Action Review (debrief from this only):\n"+ct.engine.Report().Markdown())
 	}
 	if mem := s.sim.mems[s.active]; mem != nil {
-		p.Memory = visibleTo(a, mem.Recall(memory.Turn{Now: s.sim.ward.Clock(), Parts: ct.parts}))
+		turn := memory.Turn{Now: s.sim.ward.Clock(), Parts: ct.parts}
+		if len(p.Window) > 0 { // the window is the end of history, message for message
+			turn.WindowFrom = &history[len(history)-len(p.Window)].Sim
+		}
+		p.Memory = visibleTo(a, mem.Recall(turn))
 	}
 	return p
 }
