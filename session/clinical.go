@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -124,6 +125,9 @@ func treatmentName(a physio.Action) string {
 	return string(a.Kind)
 }
 
+// knowsBaseline reports whether the agent's static text carries the scenario baseline.
+func knowsBaseline(a agents.Agent) bool { return a.Name == agents.AgentPatient }
+
 // baseline is the scenario as the patient knows it: byte-identical on every turn, so it can sit
 // in the static prefix that Ollama caches.
 func baseline(e *physio.Engine) string {
@@ -146,7 +150,30 @@ func baseline(e *physio.Engine) string {
 	for _, dis := range s.Disclosures {
 		fmt.Fprintf(&b, "- %s: %s\n", dis.Topic, dis.Text)
 	}
+	b.WriteString("How the patient presents in each state (the context names the current one):\n")
+	for _, name := range stateNames(s) {
+		fmt.Fprintf(&b, "- %s: %s\n", name, stateLook(s.States[name]))
+	}
 	return b.String()
+}
+
+// stateNames lists the scenario's states, the initial one first, in an order that never changes.
+func stateNames(s *sc.Scenario) []string {
+	names := slices.Sorted(maps.Keys(s.States))
+	i := slices.Index(names, s.InitialState)
+	return append([]string{s.InitialState}, slices.Delete(names, i, i+1)...)
+}
+
+// stateLook is how the patient looks and sounds in a state.
+func stateLook(st *sc.State) string {
+	look := st.Description
+	if len(st.Signs) > 0 {
+		look += " Signs: " + strings.Join(st.Signs, ", ") + "."
+	}
+	if len(st.Lines) > 0 {
+		look += " Sounds like: " + strings.Join(st.Lines, " / ")
+	}
+	return look
 }
 
 func writeList(b *strings.Builder, heading string, items []string) {
@@ -159,17 +186,25 @@ func writeList(b *strings.Builder, heading string, items []string) {
 	}
 }
 
-// presentation is the dynamic context every agent gets: sim time, how the patient looks now,
-// and only the vitals the trainee has measured. True vitals never reach a prompt.
-func presentation(e *physio.Engine) string {
+// presentation is the dynamic context: sim time, how the patient looks now and, for an agent
+// that reads the monitor, the vitals the trainee has measured. True vitals never reach a prompt,
+// and an agent that does not read the monitor (the Patient among them) gets no numbers to repeat.
+// The Patient's static text describes every state, so it gets the current state's name only: the
+// fewer bytes change from turn to turn, the less the model evaluates again.
+func presentation(e *physio.Engine, a agents.Agent) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Sim time %s since arrival.\n", physio.SimTime(e.Elapsed()))
-	if st := e.CurrentState(); st != nil {
-		fmt.Fprintf(&b, "How the patient presents now: %s", st.Description)
-		if len(st.Signs) > 0 {
-			fmt.Fprintf(&b, " Signs: %s.", strings.Join(st.Signs, ", "))
-		}
-		b.WriteString("\n")
+	fmt.Fprintf(&b, "Now T+%s since arrival.\n", physio.SimTime(e.Elapsed()))
+	entered := e.StateEntered()
+	since := fmt.Sprintf("since T+%s (%s)", physio.SimTime(entered.T-e.Admitted()), entered.Reason)
+	switch st := e.CurrentState(); {
+	case st == nil:
+	case knowsBaseline(a):
+		fmt.Fprintf(&b, "Current state: %s, %s.\n", e.State(), since)
+	default:
+		fmt.Fprintf(&b, "How the patient presents now, %s: %s\n", since, stateLook(st))
+	}
+	if !a.SeesMemory(memory.VitalsMeasurements) {
+		return b.String()
 	}
 	if r, ok := e.Measured(); ok {
 		// An absolute time keeps this line byte-identical until the next measurement.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
@@ -316,5 +318,74 @@ func TestMonitoredVitalsArePrunedInMemory(t *testing.T) {
 	kept := len(mem.Items(memory.VitalsMeasurements))
 	if readings < 50 || kept == 0 || kept*2 > readings {
 		t.Errorf("%d monitor readings, %d kept in memory; want repeats pruned to under half", readings, kept)
+	}
+}
+
+// Only the agents that read the monitor see measured numbers. The Patient must never quote a
+// monitor, so its context names its state instead, which its static text describes.
+func TestOnlyMonitorReadersSeeMeasuredVitals(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/vitals")
+	r.turn("how is your breathing?")
+	patient := callsOf(t, r, "how is your breathing?")[0]
+	if patient.Trace.Agent != agents.AgentPatient {
+		t.Fatalf("bedside talk went to %s", patient.Trace.Agent)
+	}
+	ctx := dynamicContext(t, patient)
+	if strings.Contains(ctx, "vitals") || strings.Contains(ctx, "SpO2") {
+		t.Errorf("the Patient's context carries monitor numbers:\n%s", ctx)
+	}
+	if !strings.Contains(ctx, "Current state: severe, since T+00:00 (arrival).") {
+		t.Errorf("the Patient's context does not name its state:\n%s", ctx)
+	}
+	static := patient.Trace.Messages[0].Content
+	for _, name := range []string{"severe", "tiring", "near-fatal", "responding", "improving"} {
+		if !strings.Contains(static, "\n- "+name+": ") {
+			t.Errorf("the Patient's static text does not describe state %q", name)
+		}
+	}
+
+	r.turn("@Monitor what are the latest numbers?")
+	monitor := callsOf(t, r, "@Monitor what are the latest numbers?")[0]
+	if monitor.Trace.Agent != agents.AgentMonitor {
+		t.Fatalf("the mention went to %s", monitor.Trace.Agent)
+	}
+	if ctx := dynamicContext(t, monitor); !strings.Contains(ctx, "Last measured vitals (T+00:00, check): HR ") {
+		t.Errorf("the Monitor's context lacks the measured vitals:\n%s", ctx)
+	}
+}
+
+// The window carries recent messages word for word, so recall leaves out what came of them and
+// counts it; once the window has moved past a message, recall brings its facts back.
+func TestRecallLeavesOutWhatTheWindowShows(t *testing.T) {
+	r := newRigWith(t, func(c *Config) {
+		c.Window = memory.Window{Mode: memory.WindowSliding, Early: 4, Late: 4, LateAfter: memory.EarlyPhase}
+	})
+	sc, _ := r.s.cfg.Scenarios.Get("asthma-exacerbation")
+	onset := onlyOne(t, sc.DisclosuresAbout("onset"), "onset disclosure").Text
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("when did this start?")
+
+	lines := []string{"how are you feeling?", "is it easier to breathe?", "try to slow your breathing down"}
+	seen := map[bool]bool{}
+	for i, line := range lines {
+		r.turn("/wait 1m")
+		r.turn(line)
+		call := callsOf(t, r, line)[0]
+		inWindow := slices.ContainsFunc(call.Trace.Messages[1:1+call.WindowLen], func(m api.Message) bool {
+			return strings.Contains(m.Content, onset)
+		})
+		inMemory := strings.Contains(call.Recall.Render(), onset)
+		if inWindow == inMemory {
+			t.Errorf("line %d: the onset is in the window %v and in memory %v: want exactly one", i+1, inWindow, inMemory)
+		}
+		if inWindow && call.Recall.InWindow == 0 {
+			t.Errorf("line %d: recall left items out without counting them", i+1)
+		}
+		seen[inWindow] = true
+	}
+	if !seen[true] || !seen[false] {
+		t.Fatalf("the window never moved past the onset, or never showed it: %v", seen)
 	}
 }

@@ -78,10 +78,10 @@ func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Promp
 		p.Dynamic = snap
 		return p
 	}
-	if a.Name == agents.AgentPatient {
+	if knowsBaseline(a) {
 		p.Static += "\n\n" + baseline(ct.engine)
 	}
-	p.Dynamic = agents.JoinSections(presentation(ct.engine), s.entityContext(a), snap)
+	p.Dynamic = agents.JoinSections(presentation(ct.engine, a), s.entityContext(a), snap)
 	if ct.wantsAAR && a.Name == agents.AgentPreceptor {
 		p.Dynamic = agents.JoinSections(p.Dynamic, "After Action Review (debrief from this only):\n"+ct.engine.Report().Markdown())
 	}
