@@ -83,18 +83,24 @@ func (r *rig) playScript() []CallRecord {
 		if i > 0 {
 			r.mustTurn("/wait 1m")
 		}
-		r.mustTurn(line)
-		turns := r.s.Turns()
-		rec := turns[len(turns)-1]
-		if d := rec.Decision; d == nil || d.Source != agents.SourceRules {
-			r.t.Fatalf("%q: decision %+v, want one from the rules", line, d)
-		}
-		if len(rec.Calls) != 1 || rec.Calls[0].Trace.Agent != agents.AgentPatient {
-			r.t.Fatalf("%q: %d calls (%s), want one Patient call", line, len(rec.Calls), agentsOf(rec.Calls))
-		}
-		calls = append(calls, rec.Calls[0])
+		calls = append(calls, r.playLine(line))
 	}
 	return calls
+}
+
+// playLine plays one line of the script and returns its call.
+func (r *rig) playLine(line string) CallRecord {
+	r.t.Helper()
+	r.mustTurn(line)
+	turns := r.s.Turns()
+	rec := turns[len(turns)-1]
+	if d := rec.Decision; d == nil || d.Source != agents.SourceRules {
+		r.t.Fatalf("%q: decision %+v, want one from the rules", line, d)
+	}
+	if len(rec.Calls) != 1 || rec.Calls[0].Trace.Agent != agents.AgentPatient {
+		r.t.Fatalf("%q: %d calls (%s), want one Patient call", line, len(rec.Calls), agentsOf(rec.Calls))
+	}
+	return rec.Calls[0]
 }
 
 func agentsOf(calls []CallRecord) string {
@@ -106,12 +112,34 @@ func agentsOf(calls []CallRecord) string {
 }
 
 // The script must stay what the live measurement assumes, so ordinary test runs check it with the
-// offline backend: one Patient call a line, and prompts that split into their sections.
+// offline backend: one Patient call a line, and prompts that split into their sections. What the
+// KV cache cannot cover is a matter of bytes, not timing, so the prompt layout's promise is
+// checked here too: a typical later turn of the block window re-evaluates at most an eighth of
+// its prompt, and less than the seed's sliding window does.
 func TestBedsideScriptStaysMeasurable(t *testing.T) {
-	r := scriptRig(t, func(*Config) {})
-	if _, err := measure(r.playScript()); err != nil {
-		t.Fatal(err)
+	shares := map[string]float64{}
+	for _, h := range liveHistories() {
+		r := scriptRig(t, func(c *Config) { c.Window = h.window })
+		turns, err := measure(r.playScript())
+		if err != nil {
+			t.Fatal(err)
+		}
+		shares[h.name] = medianUncachedShare(turns[1:])
 	}
+	block, sliding := shares[liveHistories()[0].name], shares[liveHistories()[1].name]
+	if block > 0.125 || block >= sliding {
+		t.Errorf("median uncached share of a later turn: block window %.1f%%, sliding %.1f%%; want the block's at most 12.5%% and below the sliding's",
+			100*block, 100*sliding)
+	}
+}
+
+func medianUncachedShare(turns []liveTurn) float64 {
+	shares := make([]float64, len(turns))
+	for i, lt := range turns {
+		shares[i] = float64(lt.uncachedBytes()) / float64(lt.bytes)
+	}
+	slices.Sort(shares)
+	return shares[len(shares)/2]
 }
 
 type liveHistory struct {
@@ -130,6 +158,12 @@ func liveHistories() []liveHistory {
 	}
 }
 
+// liveColdTurns is how many times the script's first turn is measured cold: at the start of each
+// history, then in fresh sessions until there are this many. One cold turn is a noisy sample
+// (identical prompts have measured 1.0 and 1.4 ms a token on this machine); the median of five
+// is the reference.
+const liveColdTurns = 5
+
 func TestLiveKVCacheReuse(t *testing.T) {
 	srv := ollamatest.StartForTest(t)
 	backend := agents.NewOllama(srv.Client, ollamatest.ModelName, agents.OllamaOptions{})
@@ -137,17 +171,21 @@ func TestLiveKVCacheReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs []liveRun
-	for _, h := range liveHistories() {
-		start := time.Now()
+	coldRig := func(window memory.Window) *rig {
 		r := scriptRig(t, func(c *Config) {
-			c.Backend, c.Tools, c.Window = backend, caps.Tools, h.window
+			c.Backend, c.Tools, c.Window = backend, caps.Tools, window
 			c.NumCtx, c.OutputBudget = liveNumCtx, liveOutputBudget
 		})
 		if err := coldStart(t.Context(), srv, backend); err != nil {
 			t.Fatal(err)
 		}
-		turns, err := measure(r.playScript())
+		return r
+	}
+	var runs []liveRun
+	var colds []time.Duration
+	for _, h := range liveHistories() {
+		start := time.Now()
+		turns, err := measure(coldRig(h.window).playScript())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,9 +195,17 @@ func TestLiveKVCacheReuse(t *testing.T) {
 			}
 		}
 		runs = append(runs, liveRun{name: h.name, turns: turns, wall: time.Since(start)})
+		colds = append(colds, turns[0].perToken())
+	}
+	for len(colds) < liveColdTurns {
+		first, err := measure([]CallRecord{coldRig(memory.DefaultWindow()).playLine(bedsideScript[0])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		colds = append(colds, first[0].perToken())
 	}
 
-	report := cacheReport(runs, caps.Tools)
+	report := cacheReport(runs, colds, caps.Tools)
 	if path := os.Getenv("WARD_CACHE_REPORT"); path != "" {
 		if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
 			t.Fatal(err)
@@ -167,7 +213,7 @@ func TestLiveKVCacheReuse(t *testing.T) {
 	}
 	t.Log("\n" + report)
 
-	cold := coldReference(runs)
+	cold := median(colds)
 	if block := summariseRun(runs[0]); block.laterMedian >= cold {
 		t.Errorf("block window: later turns take %s per prompt token, the cold turn %s: the KV cache was not reused",
 			block.laterMedian, cold)
@@ -342,22 +388,10 @@ func median(ds []time.Duration) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// coldReference is the fastest of the runs' cold turns, whose prompts differ only in the
-// snapshot's ids and times. Other work on the machine can only slow a turn down, so the fastest
-// is the best estimate of the cold cost; it also errs against the cache, since a lower cold figure
-// makes every later/cold ratio larger.
-func coldReference(runs []liveRun) time.Duration {
-	colds := make([]time.Duration, len(runs))
-	for i, r := range runs {
-		colds[i] = r.turns[0].perToken()
-	}
-	return slices.Min(colds)
-}
-
 // cacheReport is the markdown report: the setup, a summary per history, the uncached bytes by
 // section, and every turn.
-func cacheReport(runs []liveRun, tools bool) string {
-	cold := coldReference(runs)
+func cacheReport(runs []liveRun, colds []time.Duration, tools bool) string {
+	cold := median(colds)
 	var b strings.Builder
 	fmt.Fprintf(&b, "KV-cache reuse on ward's own turns: `ollama serve` v0.6.5 with the tiny random-weight model (%s), "+
 		"%d CPU cores, num_ctx %d, output budget %d tokens, tools offered: %v. ",
@@ -366,11 +400,12 @@ func cacheReport(runs []liveRun, tools bool) string {
 		"one sim minute apart (`/wait 1m`), through session.Turn with the Ollama backend. ", len(bedsideScript))
 	b.WriteString("Per token = prompt_eval_duration / prompt_eval_count. Turn 1 is cold: the model was unloaded, then " +
 		"loaded and warmed by a prompt that shares no prefix with the script. ")
-	fmt.Fprintf(&b, "Cold reference: %.1f µs/token, the fastest of the three cold turns (%s). ", micros(cold), coldList(runs))
+	fmt.Fprintf(&b, "Cold reference: %.1f µs/token, the median of %d cold evaluations of the first turn (%s; the fastest, %.1f, "+
+		"gives the last column). ", micros(cold), len(colds), coldList(colds), micros(slices.Min(colds)))
 	b.WriteString("\"Uncached\" is the part of the rendered prompt past its longest common prefix with the previous " +
 		"turn's prompt and reply, which Ollama must evaluate; the tiny model spends one token per byte. " +
 		"Target (issue 4): later turns ≤ 15% of the cold turn per token, block window.\n")
-	writeSummary(&b, runs, cold)
+	writeSummary(&b, runs, colds)
 	writeSections(&b, runs)
 	for _, r := range runs {
 		writeTurns(&b, r, cold)
@@ -378,16 +413,18 @@ func cacheReport(runs []liveRun, tools bool) string {
 	return b.String()
 }
 
-func writeSummary(b *strings.Builder, runs []liveRun, cold time.Duration) {
+func writeSummary(b *strings.Builder, runs []liveRun, colds []time.Duration) {
+	cold, fastest := median(colds), slices.Min(colds)
 	b.WriteString("\n| history | prompt tokens turn 1 → 20 | cold µs/token | later mean µs/token | later median µs/token | " +
-		"later median / cold ref | uncached share (later, mean) | later median prompt eval per turn | prompt eval, 20 turns | wall |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+		"later median / cold ref | uncached share (later, mean) | later median prompt eval per turn | prompt eval, 20 turns | wall | " +
+		"later median / fastest cold |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
 		s := summariseRun(r)
-		fmt.Fprintf(b, "| %s | %d → %d | %.1f | %.1f | %.1f | %.1f%% | %.1f%% | %d ms | %.1f s | %.0f s |\n",
+		fmt.Fprintf(b, "| %s | %d → %d | %.1f | %.1f | %.1f | %.1f%% | %.1f%% | %d ms | %.1f s | %.0f s | %.1f%% |\n",
 			r.name, r.turns[0].tokens, r.turns[len(r.turns)-1].tokens, micros(s.cold), micros(s.laterMean),
 			micros(s.laterMedian), 100*float64(s.laterMedian)/float64(cold), 100*s.uncachedShare,
-			s.laterEvalMedian.Milliseconds(), s.totalEval.Seconds(), r.wall.Seconds())
+			s.laterEvalMedian.Milliseconds(), s.totalEval.Seconds(), r.wall.Seconds(), 100*float64(s.laterMedian)/float64(fastest))
 	}
 }
 
@@ -424,10 +461,10 @@ func writeTurns(b *strings.Builder, r liveRun, cold time.Duration) {
 	}
 }
 
-func coldList(runs []liveRun) string {
-	parts := make([]string, len(runs))
-	for i, r := range runs {
-		parts[i] = fmt.Sprintf("%s %.1f", r.name, micros(r.turns[0].perToken()))
+func coldList(colds []time.Duration) string {
+	parts := make([]string, len(colds))
+	for i, c := range colds {
+		parts[i] = fmt.Sprintf("%.1f", micros(c))
 	}
 	return strings.Join(parts, ", ")
 }
