@@ -2,8 +2,8 @@
 # tui-smoke.sh — drive the real TUI in a detached tmux session and check
 # what a user would see. Run from the repository root (.ci/run does).
 #
-#   scripts/tui-smoke.sh              # build, run, assert
-#   CAPTURE_OUT=shot.txt scripts/tui-smoke.sh   # also keep the 120×40 screen
+#   .ci/tui-smoke.sh              # build, run, assert
+#   CAPTURE_OUT=shot.txt .ci/tui-smoke.sh   # also keep the 120×40 screen
 #
 # Steps: start `ward --db TMP --backend offline --new` at 120×40; admit
 # patient_1, ask a question, give oxygen, /wait 3m and /vitals; admit patient_2;
