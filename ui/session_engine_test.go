@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -165,5 +166,24 @@ func TestSessionEngineShowsTheResumedPatient(t *testing.T) {
 	}
 	if got := NewSessionEngine(resumed, nil).Snapshot().Patient.ID; got != "patient_2" {
 		t.Errorf("after a restart the header shows %q, want the registry's active patient_2", got)
+	}
+}
+
+// The inspector says what else happened to a call, so a developer can see why the prompt is
+// what it is: a retry, a budget cut, memory the window made redundant, an error.
+func TestCallNotesExplainThePrompt(t *testing.T) {
+	var c session.CallRecord
+	if notes := callNotes(c); len(notes) != 0 {
+		t.Fatalf("a plain call has notes: %v", notes)
+	}
+	c.Retry, c.Shrunk, c.Recall.InWindow, c.Trace.Error = "empty answer", []string{"window 16→8"}, 3, "stalled"
+	want := []string{
+		"retry: empty answer",
+		"cut to fit num_ctx: window 16→8",
+		"memory: 3 recalled items not repeated, the window shows them",
+		"error: stalled",
+	}
+	if got := callNotes(c); !slices.Equal(got, want) {
+		t.Fatalf("notes\n got %q\nwant %q", got, want)
 	}
 }
