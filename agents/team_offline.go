@@ -104,7 +104,7 @@ func offlineMonitor(readings []VitalsReading) string {
 	last := readings[len(readings)-1]
 	measured, missing := vitalsParts(last.Vitals)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured at %s: %s.", simClock(last.T), strings.Join(measured, ", "))
+	fmt.Fprintf(&b, "Measured at %s: %s.", memory.Clock(last.T), strings.Join(measured, ", "))
 	if len(missing) > 0 {
 		fmt.Fprintf(&b, " Not measured: %s.", strings.Join(missing, ", "))
 	}
@@ -162,9 +162,9 @@ func vitalsTrend(prev, last VitalsReading) string {
 		changes = append(changes, fmt.Sprintf("%s %s from %s", f.label, dir, exactNumber(a)))
 	}
 	if len(changes) == 0 {
-		return fmt.Sprintf("No change since %s.", simClock(prev.T))
+		return fmt.Sprintf("No change since %s.", memory.Clock(prev.T))
 	}
-	return fmt.Sprintf("Since %s: %s.", simClock(prev.T), strings.Join(changes, ", "))
+	return fmt.Sprintf("Since %s: %s.", memory.Clock(prev.T), strings.Join(changes, ", "))
 }
 
 // news2Band names the aggregate band (RCP 2017). A single parameter scoring
@@ -183,15 +183,6 @@ func news2Band(score int) string {
 // exactNumber prints a value exactly as the engine gave it: rounding could
 // move it across a NEWS2 boundary.
 func exactNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-
-// simClock prints sim seconds as T+mm:ss, or T+h:mm:ss past an hour.
-func simClock(seconds float64) string {
-	s := int(seconds)
-	if s >= 3600 {
-		return fmt.Sprintf("T+%d:%02d:%02d", s/3600, s/60%60, s%60)
-	}
-	return fmt.Sprintf("T+%02d:%02d", s/60, s%60)
-}
 
 // offlinePharmacist states the engine's verdict on every order, and says so
 // when the engine raised none. It never judges a drug the engine has not.

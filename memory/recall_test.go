@@ -239,3 +239,13 @@ Actions:
 		t.Fatal("an empty selection renders as nothing")
 	}
 }
+
+func TestClock(t *testing.T) {
+	for in, want := range map[float64]string{
+		0: "T+00:00", 59.6: "T+01:00", 754: "T+12:34", 3600: "T+1:00:00", 3725: "T+1:02:05", -90: "T-01:30",
+	} {
+		if got := Clock(in); got != want {
+			t.Errorf("Clock(%v) = %q, want %q", in, got, want)
+		}
+	}
+}

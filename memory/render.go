@@ -65,13 +65,19 @@ func (s Selection) Line(x Selected) string {
 	return at + " " + it.Text
 }
 
-// clock shows sim time relative to the scenario start, as T+mm:ss.
-func (s Selection) clock(t float64) string {
-	d := t - s.Start
+// clock shows sim time relative to the scenario start.
+func (s Selection) clock(t float64) string { return Clock(t - s.Start) }
+
+// Clock writes sim seconds since arrival as prompts, memory and drafts show a moment: T+mm:ss,
+// T+h:mm:ss past the hour, and T- before arrival.
+func Clock(elapsed float64) string {
 	sign := "+"
-	if d < 0 {
-		sign, d = "-", -d
+	if elapsed < 0 {
+		sign, elapsed = "-", -elapsed
 	}
-	sec := int64(math.Round(d))
+	sec := int64(math.Round(elapsed))
+	if sec >= 3600 {
+		return fmt.Sprintf("T%s%d:%02d:%02d", sign, sec/3600, sec/60%60, sec%60)
+	}
 	return fmt.Sprintf("T%s%02d:%02d", sign, sec/60, sec%60)
 }

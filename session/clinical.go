@@ -193,9 +193,9 @@ func writeList(b *strings.Builder, heading string, items []string) {
 // fewer bytes change from turn to turn, the less the model evaluates again.
 func presentation(e *physio.Engine, a agents.Agent) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Now T+%s since arrival.\n", physio.SimTime(e.Elapsed()))
+	fmt.Fprintf(&b, "Now %s since arrival.\n", memory.Clock(e.Elapsed()))
 	entered := e.StateEntered()
-	since := fmt.Sprintf("since T+%s (%s)", physio.SimTime(entered.T-e.Admitted()), entered.Reason)
+	since := fmt.Sprintf("since %s (%s)", memory.Clock(entered.T-e.Admitted()), entered.Reason)
 	switch st := e.CurrentState(); {
 	case st == nil:
 	case knowsBaseline(a):
@@ -208,7 +208,7 @@ func presentation(e *physio.Engine, a agents.Agent) string {
 	}
 	if r, ok := e.Measured(); ok {
 		// An absolute time keeps this line byte-identical until the next measurement.
-		fmt.Fprintf(&b, "Last measured vitals (T+%s, %s): %s\n", physio.SimTime(r.T-e.Admitted()), r.Source, r)
+		fmt.Fprintf(&b, "Last measured vitals (%s, %s): %s\n", memory.Clock(r.T-e.Admitted()), r.Source, r)
 	} else {
 		b.WriteString("No vitals measured yet: do not state any numbers.\n")
 	}

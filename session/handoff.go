@@ -44,7 +44,7 @@ func recordOf(e *physio.Engine, mem *memory.Memory) record {
 		r.signs = st.Signs
 	}
 	for _, a := range e.Actions() {
-		r.actions = append(r.actions, fmt.Sprintf("T+%s %s", physio.SimTime(a.T-e.Admitted()), a))
+		r.actions = append(r.actions, memory.Clock(a.T-e.Admitted())+" "+a.String())
 	}
 	for _, sf := range e.SafetyRecords() {
 		r.alerts = append(r.alerts, fmt.Sprintf("%s on %s: %s", sf.Level, sf.Drug, sf.Reason))
