@@ -158,3 +158,62 @@ func rawKey(t *testing.T, s *Store, sid string, key []byte) string {
 	})
 	return v
 }
+
+// Only a session nothing was written to may be discarded; anything else stays byte for byte.
+func TestDiscardUnused(t *testing.T) {
+	tests := []struct {
+		name        string
+		write       func(t *testing.T, s *Store)
+		wantDeleted bool
+	}{
+		{"fresh", func(*testing.T, *Store) {}, true},
+		{"empty registry and an empty document bucket", func(t *testing.T, s *Store) {
+			mustUpdate(t, s, "s1", func(tx *Tx) error {
+				if err := tx.PutRegistry(Registry{}); err != nil {
+					return err
+				}
+				_, err := tx.b.CreateBucketIfNotExists([]byte("memory"))
+				return err
+			})
+		}, true},
+		{"a session message", func(t *testing.T, s *Store) {
+			appendMsgs(t, s, "s1", "", Message{Role: "user", Content: "hello", At: t0})
+		}, false},
+		{"a patient on the registry", func(t *testing.T, s *Store) {
+			mustUpdate(t, s, "s1", func(tx *Tx) error {
+				return tx.PutRegistry(Registry{Patients: map[string]PatientEntry{"patient_1": {PatientID: "patient_1"}}})
+			})
+		}, false},
+		{"a patient document", func(t *testing.T, s *Store) {
+			mustUpdate(t, s, "s1", func(tx *Tx) error { return tx.PutPatientDoc("sim", "patient_1", []byte(`{}`)) })
+		}, false},
+		{"an archive", func(t *testing.T, s *Store) {
+			if _, err := s.Archive("s1", t0); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := openTemp(t)
+			newSession(t, s, "s1")
+			tt.write(t, s)
+			before, _ := s.Dump("s1")
+			deleted, err := s.DiscardUnused("s1")
+			if err != nil || deleted != tt.wantDeleted {
+				t.Fatalf("DiscardUnused = %v, %v; want %v", deleted, err, tt.wantDeleted)
+			}
+			_, found, _ := s.LatestSession()
+			if found == deleted {
+				t.Fatalf("after DiscardUnused = %v the session is still found: %v", deleted, found)
+			}
+			if after, _ := s.Dump("s1"); !deleted && !reflect.DeepEqual(before, after) {
+				t.Fatal("a session in use changed")
+			}
+		})
+	}
+	s, _ := openTemp(t)
+	if _, err := s.DiscardUnused("nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown session: %v, want ErrNotFound", err)
+	}
+}

@@ -111,3 +111,10 @@ func (s *Session) Restore(emit func(Event)) {
 		Reasoning: "resumed the registry's active patient"}, s.active)
 	s.keepTurnRecord(t)
 }
+
+// DiscardIfUnused deletes this shift from the store when nothing happened in it, as when the
+// start dialog replaces the empty shift ward opened with. A shift in use is kept as it is.
+func (s *Session) DiscardIfUnused() error {
+	_, err := s.cfg.Store.DiscardUnused(s.info.ID)
+	return err
+}

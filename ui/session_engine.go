@@ -223,6 +223,8 @@ func (e *SessionEngine) Start(_ context.Context, shift string) error {
 	if err != nil {
 		return err
 	}
+	// A failure leaves only an empty shift behind, which the next start would not resume anyway.
+	_ = e.s.DiscardIfUnused()
 	// Patient IDs repeat across shifts, so nothing remembered about the old one's patients carries over.
 	e.s, e.notes, e.chat = s, nil, chatCache{}
 	clear(e.seen)

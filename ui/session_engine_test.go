@@ -187,3 +187,35 @@ func TestCallNotesExplainThePrompt(t *testing.T) {
 		t.Fatalf("notes\n got %q\nwant %q", got, want)
 	}
 }
+
+// The start dialog replaces the empty shift ward opened with; that shift must not linger in the
+// database. A shift something happened in is never removed.
+func TestStartDialogDropsOnlyAnUntouchedShift(t *testing.T) {
+	for _, touched := range []bool{false, true} {
+		store, err := persist.Open(filepath.Join(t.TempDir(), "ward.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := session.Config{Store: store}
+		opened, err := session.Start(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if touched {
+			opened.Turn(context.Background(), "/admit patient_1", func(session.Event) {})
+		}
+		e := NewSessionEngine(opened, func(shift string) (*session.Session, error) {
+			fresh := cfg
+			fresh.Shift = shift
+			return session.Start(fresh)
+		})
+		if err := e.Start(context.Background(), "quiet-night"); err != nil {
+			t.Fatal(err)
+		}
+		err = store.View(opened.ID(), func(*persist.Tx) error { return nil })
+		if kept := err == nil; kept != touched {
+			t.Errorf("touched %v: the opening shift kept %v (%v)", touched, kept, err)
+		}
+		store.Close()
+	}
+}
