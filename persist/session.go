@@ -1,7 +1,6 @@
 package persist
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,40 +75,19 @@ func later(a, b SessionInfo) bool {
 	return a.ID > b.ID
 }
 
-// DiscardUnused deletes a session nothing was ever written to: its info and, at most, a registry
-// with no patients. It reports whether it did; a session holding anything else, or with
-// archives, is left exactly as it is.
+// DiscardUnused deletes a session that holds no content and has no archives: nothing was ever
+// written to it. It reports whether it did; any other session is left exactly as it is.
 func (s *Store) DiscardUnused(sessionID string) (bool, error) {
 	discarded := false
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b, err := sessionBucket(tx, sessionID)
-		if err != nil || !unused(b) || tx.Bucket(bucketArchive).Bucket([]byte(sessionID)) != nil {
+		if err != nil || !isEmpty(b) || tx.Bucket(bucketArchive).Bucket([]byte(sessionID)) != nil {
 			return err
 		}
 		discarded = true
 		return tx.Bucket(bucketSessions).DeleteBucket([]byte(sessionID))
 	})
 	return discarded, err
-}
-
-func unused(b *bolt.Bucket) bool {
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		switch {
-		case bytes.Equal(k, keyInfo):
-		case bytes.Equal(k, keyRegistry):
-			if reg, err := decodeRegistry(v); err != nil || len(reg.Patients) > 0 || reg.ActivePatientID != "" {
-				return false
-			}
-		case v == nil: // a nested bucket, which may have been created empty
-			if k, _ := b.Bucket(k).Cursor().First(); k != nil {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // Update runs fn in one read-write transaction on the session, committed durably (fsync) when
