@@ -42,7 +42,7 @@ var contentBuckets = [][]byte{
 // Archive moves the session's content into archive/<session>/<at> in one transaction, leaving
 // the session with an empty registry and no histories or documents. It always writes a
 // snapshot, even of an empty session, so that every clear leaves a trace. It returns the
-// snapshot's id; Archives reads snapshots back.
+// snapshot's id; ReadArchive reads a snapshot back.
 func (s *Store) Archive(sessionID string, at time.Time) (string, error) {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b, err := sessionBucket(tx, sessionID)
@@ -58,18 +58,58 @@ func (s *Store) Archive(sessionID string, at time.Time) (string, error) {
 	return archiveID(at), nil
 }
 
-// Archives lists the session's archives, oldest first.
-func (s *Store) Archives(sessionID string) ([]Archive, error) {
-	var list []Archive
+// ArchiveSummary is one line of an archive list.
+type ArchiveSummary struct {
+	ID              string
+	Patients        int
+	SessionMessages int
+}
+
+// ArchiveSummaries lists the session's archives, oldest first. It reads each snapshot's registry
+// and counts its session messages, but decodes no history: a snapshot can hold a whole shift.
+func (s *Store) ArchiveSummaries(sessionID string) ([]ArchiveSummary, error) {
+	list := []ArchiveSummary{}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		_, err := sessionBucket(tx, sessionID)
-		if err != nil {
+		if _, err := sessionBucket(tx, sessionID); err != nil {
 			return err
 		}
-		list, err = readArchives(tx, sessionID)
-		return err
+		perSession := tx.Bucket(bucketArchive).Bucket([]byte(sessionID))
+		if perSession == nil {
+			return nil
+		}
+		return perSession.ForEachBucket(func(id []byte) error {
+			snap := perSession.Bucket(id)
+			reg, err := decodeRegistry(snap.Get(keyRegistry))
+			if err != nil {
+				return fmt.Errorf("archive %s: registry: %w", id, err)
+			}
+			sum := ArchiveSummary{ID: string(id), Patients: len(reg.Patients)}
+			if h := snap.Bucket(bucketSessionHistory); h != nil {
+				sum.SessionMessages = h.Stats().KeyN
+			}
+			list = append(list, sum)
+			return nil
+		})
 	})
 	return list, err
+}
+
+// ReadArchive decodes one archive of the session.
+func (s *Store) ReadArchive(sessionID, archiveID string) (Archive, error) {
+	var a Archive
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, err := sessionBucket(tx, sessionID); err != nil {
+			return err
+		}
+		snap := archiveBucket(tx, sessionID, archiveID)
+		if snap == nil {
+			return fmt.Errorf("archive %q of session %q: %w", archiveID, sessionID, ErrNotFound)
+		}
+		var err error
+		a, err = readArchive(snap, archiveID)
+		return err
+	})
+	return a, err
 }
 
 // RestoreArchive puts an archive's content back into the session. So that a restore never

@@ -80,11 +80,11 @@ func content(t *testing.T, s *Store, sid string) Content {
 
 func archives(t *testing.T, s *Store, sid string) []Archive {
 	t.Helper()
-	list, err := s.Archives(sid)
+	d, err := s.Dump(sid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return list
+	return d.Archives
 }
 
 func TestArchiveMovesContentIntoOneSnapshot(t *testing.T) {
@@ -231,5 +231,36 @@ func TestRestoreUnknownArchiveChangesNothing(t *testing.T) {
 	}
 	if got := archives(t, s, "s1"); len(got) != 0 {
 		t.Errorf("%d archives, want none", len(got))
+	}
+}
+
+// A list of archives comes from each snapshot's registry and key counts; one archive reads back
+// whole.
+func TestArchiveSummariesAndReadArchive(t *testing.T) {
+	s, _ := openTemp(t)
+	newSession(t, s, "s1")
+	want := fillSession(t, s, "s1", "A")
+	first, err := s.Archive("s1", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Archive("s1", t0.Add(time.Minute)) // of the now empty session
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.ArchiveSummaries("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantList := []ArchiveSummary{{ID: first, Patients: 2, SessionMessages: 1}, {ID: second}}
+	if !reflect.DeepEqual(list, wantList) {
+		t.Errorf("summaries %+v, want %+v", list, wantList)
+	}
+	a, err := s.ReadArchive("s1", first)
+	if err != nil || !reflect.DeepEqual(a.Content, want) {
+		t.Errorf("ReadArchive = %+v, %v; want the archived content", a.Content, err)
+	}
+	if _, err := s.ReadArchive("s1", "2020-01-01T00:00:00.000000000Z"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing archive: %v, want ErrNotFound", err)
 	}
 }

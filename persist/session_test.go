@@ -60,12 +60,13 @@ func TestUnknownSessionIsNotFound(t *testing.T) {
 	s, _ := openTemp(t)
 	noop := func(*Tx) error { return nil }
 	calls := map[string]func() error{
-		"Update":         func() error { return s.Update("nope", noop) },
-		"View":           func() error { return s.View("nope", noop) },
-		"Archive":        func() error { _, err := s.Archive("nope", t0); return err },
-		"Archives":       func() error { _, err := s.Archives("nope"); return err },
-		"RestoreArchive": func() error { return s.RestoreArchive("nope", "x") },
-		"Dump":           func() error { _, err := s.Dump("nope"); return err },
+		"Update":           func() error { return s.Update("nope", noop) },
+		"View":             func() error { return s.View("nope", noop) },
+		"Archive":          func() error { _, err := s.Archive("nope", t0); return err },
+		"ArchiveSummaries": func() error { _, err := s.ArchiveSummaries("nope"); return err },
+		"ReadArchive":      func() error { _, err := s.ReadArchive("nope", "x"); return err },
+		"RestoreArchive":   func() error { return s.RestoreArchive("nope", "x") },
+		"Dump":             func() error { _, err := s.Dump("nope"); return err },
 	}
 	for name, call := range calls {
 		if err := call(); !errors.Is(err, ErrNotFound) {
