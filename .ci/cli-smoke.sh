@@ -3,7 +3,7 @@
 # Run from the repository root (.ci/run does).
 #
 # Covers: `ward run` writes one JSON event per line and one turn_end per input line; dump, aar
-# --out, archive list and stats read the shift; scenarios validate names file:line; --help exits
+# --out, archive list|show|restore and stats read the shift; scenarios validate names file:line; --help exits
 # 0 and a bad flag does not; a second ward on the same file is refused in one line naming it; a
 # `ward run` killed with SIGKILL keeps every turn it acknowledged.
 set -euo pipefail
@@ -30,6 +30,12 @@ grep -qi "oxygen" "$tmp/aar.md" || fail "the AAR file does not list the oxygen g
 ward stats --db "$db" | grep -q '"merges"' || fail "stats lacks the entity counters"
 echo clear | ward run --db "$db" --backend offline >/dev/null
 ward archive list --db "$db" | grep -q "2 patient(s)" || fail "archive list after a clear"
+archive="$(ward archive list --db "$db" | head -1 | cut -d' ' -f1)"
+ward archive show "$archive" --db "$db" | grep -q '"patient_2"' || fail "archive show lacks the archived patient"
+if ward archive show nope --db "$db" >/dev/null 2>"$tmp/show.err"; then fail "showing a missing archive succeeded"; fi
+grep -q 'no archive "nope" in this shift' "$tmp/show.err" || fail "missing archive: $(cat "$tmp/show.err")"
+ward archive restore "$archive" --db "$db" | grep -q "restored archive" || fail "archive restore"
+ward dump --db "$db" | grep -q '"patient_2"' || fail "the restored shift lacks patient_2"
 
 # Errors say what is wrong.
 printf 'id: broken\ntitle: Broken\nnews2:\n  scale: 3\n' >"$tmp/bad.yaml"
