@@ -120,53 +120,9 @@ func jsonBody(raw string) []byte {
 // salvageReply finds `"reply": "..."` in broken JSON and decodes the string, even when it was cut
 // off before its closing quote. Without one, the whole trimmed text is the reply.
 func salvageReply(raw string) string {
-	if reply, ok := ReplySoFar(raw); ok {
+	var d ReplyDecoder
+	if reply, ok := d.Add(raw); ok {
 		return reply
 	}
 	return strings.TrimSpace(raw)
-}
-
-// ReplySoFar decodes the "reply" string of agent output that may still be arriving, so a UI can
-// stream the reply's words rather than the JSON around them. ok is false until the reply's value
-// has begun.
-func ReplySoFar(raw string) (string, bool) {
-	for rest := raw; ; {
-		i := strings.Index(rest, `"reply"`)
-		if i < 0 {
-			return "", false
-		}
-		rest = rest[i+len(`"reply"`):]
-		after := strings.TrimLeft(rest, " \t\r\n")
-		if !strings.HasPrefix(after, ":") {
-			continue
-		}
-		after = strings.TrimLeft(after[1:], " \t\r\n")
-		if strings.HasPrefix(after, `"`) {
-			return decodeStringPrefix(after[1:]), true
-		}
-	}
-}
-
-// decodeStringPrefix decodes a JSON string body up to its closing quote, or up to where the text
-// ends. A cut-off escape at the end is dropped rather than guessed.
-func decodeStringPrefix(s string) string {
-	end := len(s)
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' {
-			i++
-			continue
-		}
-		if s[i] == '"' {
-			end = i
-			break
-		}
-	}
-	body := s[:end]
-	for cut := 0; cut <= 6 && cut <= len(body); cut++ {
-		var out string
-		if json.Unmarshal([]byte(`"`+body[:len(body)-cut]+`"`), &out) == nil {
-			return out
-		}
-	}
-	return body // raw control characters inside: keep the text as written
 }

@@ -106,3 +106,25 @@ func BenchmarkOfflineTurn(b *testing.B) {
 	b.StopTimer()
 	reportPercentiles(b, durations)
 }
+
+// BenchmarkReplyStream2000Tokens feeds a 2,000-token JSON answer to the reply streamer a token at
+// a time, as Ollama streams it, and reports the whole answer's cost.
+func BenchmarkReplyStream2000Tokens(b *testing.B) {
+	words := make([]string, 2000)
+	for i := range words {
+		words[i] = fmt.Sprintf(`w%d \"q\" `, i%10)
+	}
+	chunks := append([]string{`{"reply": "`}, words...)
+	chunks = append(chunks, `", "entities_to_update": {}}`)
+	var got int
+	for b.Loop() {
+		got = 0
+		r := replyStream{emit: func(s string) { got += len(s) }}
+		for _, c := range chunks {
+			r.add(c)
+		}
+	}
+	if got == 0 {
+		b.Fatal("nothing streamed")
+	}
+}

@@ -248,23 +248,31 @@ func (s *Session) writeTrace(t *turn, calls []CallRecord) {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // replyStream turns the streamed JSON of an agent's output into the reply's own words, so the UI
-// shows text as it arrives rather than braces and keys.
+// shows text as it arrives rather than braces and keys. An answer that is not JSON (a call that
+// offered tools answers in plain text) streams as it is.
 type replyStream struct {
-	raw  strings.Builder
-	sent int
-	emit func(string)
+	dec   memory.ReplyDecoder
+	plain int // bytes of a plain-text answer sent so far
+	emit  func(string)
 }
 
 func (r *replyStream) add(chunk string) {
-	r.raw.WriteString(chunk)
-	raw := r.raw.String()
-	reply, ok := memory.ReplySoFar(raw)
-	if !ok && !strings.HasPrefix(strings.TrimSpace(raw), "{") {
-		reply = raw // a plain-text answer (a call that offered tools) streams as it is
-	}
-	if len(reply) <= r.sent {
+	text, begun := r.dec.Add(chunk)
+	raw := r.dec.Raw()
+	if r.plain == 0 && (begun || !startsPlain(raw)) {
+		if text != "" {
+			r.emit(text)
+		}
 		return
 	}
-	r.emit(reply[r.sent:])
-	r.sent = len(reply)
+	if len(raw) > r.plain {
+		r.emit(raw[r.plain:])
+		r.plain = len(raw)
+	}
+}
+
+// startsPlain reports whether output has begun with something other than a JSON object.
+func startsPlain(raw string) bool {
+	trimmed := strings.TrimSpace(raw)
+	return trimmed != "" && !strings.HasPrefix(trimmed, "{")
 }
