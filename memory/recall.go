@@ -32,14 +32,14 @@ func (s Selected) Protected() bool {
 }
 
 // Selection is what recall chose for one turn. Items are in render order (category order, then
-// oldest first); Rules lists the rules whose condition held, in rule-number order. InWindow
-// counts the items a rule chose that the message window already shows, so they were left out.
+// oldest first); Rules lists the rules whose condition held, in rule-number order. Shown holds,
+// in the same order, the items a rule chose that the message window already shows, so they are
+// left out of the prompt; the inspector counts them.
 type Selection struct {
-	Start    float64    `json:"start"`
-	Now      float64    `json:"now"`
-	Rules    []Rule     `json:"rules"`
-	Items    []Selected `json:"items"`
-	InWindow int        `json:"in_window,omitempty"`
+	Start float64    `json:"start"`
+	Rules []Rule     `json:"rules"`
+	Items []Selected `json:"items"`
+	Shown []Selected `json:"shown,omitempty"`
 }
 
 // Recall chooses what this turn's prompt should remember. It never changes the memory.
@@ -72,7 +72,7 @@ func (m *Memory) Recall(turn Turn) Selection {
 			s.pickWhere(c, RuleEarly, func(Item) bool { return true })
 		}
 	}
-	return s.selection(turn.Now)
+	return s.selection()
 }
 
 type pickKey struct {
@@ -91,18 +91,10 @@ func (p *picker) fire(r Rule) { p.fired[r] = true }
 
 func (p *picker) pick(c Category, i int, r Rule) {
 	k := pickKey{c, i}
-	if _, done := p.picked[k]; done {
-		return
+	if _, done := p.picked[k]; !done {
+		p.picked[k] = r
 	}
-	it := p.m.Items(c)[i]
-	if p.turn.inWindow(c, it) && !(Selected{Category: c, Rule: r}).Protected() {
-		r = ruleInWindow
-	}
-	p.picked[k] = r
 }
-
-// ruleInWindow marks an item some rule chose but the window already shows.
-const ruleInWindow Rule = "in_window"
 
 func (p *picker) pickLast(c Category, n int, r Rule) {
 	items := p.m.Items(c)
@@ -119,8 +111,8 @@ func (p *picker) pickWhere(c Category, r Rule, keep func(Item) bool) {
 	}
 }
 
-func (p *picker) selection(now float64) Selection {
-	s := Selection{Start: p.m.Start, Now: now}
+func (p *picker) selection() Selection {
+	s := Selection{Start: p.m.Start}
 	for _, r := range ruleNumberOrder {
 		if p.fired[r] {
 			s.Rules = append(s.Rules, r)
@@ -128,11 +120,15 @@ func (p *picker) selection(now float64) Selection {
 	}
 	for _, c := range Categories {
 		for i, it := range p.m.Items(c) {
-			switch r, ok := p.picked[pickKey{c, i}]; {
-			case r == ruleInWindow:
-				s.InWindow++
-			case ok:
-				s.Items = append(s.Items, Selected{Category: c, Index: i, Item: it, Rule: r})
+			r, ok := p.picked[pickKey{c, i}]
+			if !ok {
+				continue
+			}
+			x := Selected{Category: c, Index: i, Item: it, Rule: r}
+			if p.turn.inWindow(c, it) && !x.Protected() {
+				s.Shown = append(s.Shown, x)
+			} else {
+				s.Items = append(s.Items, x)
 			}
 		}
 	}

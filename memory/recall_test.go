@@ -137,8 +137,8 @@ func TestRecallDoesNotRepeatWhatTheWindowShows(t *testing.T) {
 			if got := picked(s); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("picked\n got %v\nwant %v", got, tt.want)
 			}
-			if s.InWindow != tt.wantInWindow {
-				t.Errorf("in window = %d, want %d", s.InWindow, tt.wantInWindow)
+			if len(s.Shown) != tt.wantInWindow {
+				t.Errorf("shown by the window = %d, want %d", len(s.Shown), tt.wantInWindow)
 			}
 		})
 	}

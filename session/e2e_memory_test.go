@@ -380,7 +380,7 @@ func TestRecallLeavesOutWhatTheWindowShows(t *testing.T) {
 		if inWindow == inMemory {
 			t.Errorf("line %d: the onset is in the window %v and in memory %v: want exactly one", i+1, inWindow, inMemory)
 		}
-		if inWindow && call.Recall.InWindow == 0 {
+		if inWindow && len(call.Recall.Shown) == 0 {
 			t.Errorf("line %d: recall left items out without counting them", i+1)
 		}
 		seen[inWindow] = true
@@ -388,4 +388,31 @@ func TestRecallLeavesOutWhatTheWindowShows(t *testing.T) {
 	if !seen[true] || !seen[false] {
 		t.Fatalf("the window never moved past the onset, or never showed it: %v", seen)
 	}
+}
+
+// An agent's prompt holds, and its inspector counts, only the memory categories it sees; safety
+// items reach every agent.
+func TestVisibleToFiltersRecalledAndLeftOutItems(t *testing.T) {
+	team, err := agents.LoadTeam("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	patient, _ := team.Agent(agents.AgentPatient)
+	allergy := memory.Selected{Category: memory.PatientDisclosures, Rule: memory.RuleSafety, Item: memory.Item{Topic: memory.TopicAllergies}}
+	finding := memory.Selected{Category: memory.Assessments, Rule: memory.RuleEarly}
+	action := memory.Selected{Category: memory.CriticalActions, Rule: memory.RuleCore}
+	vitals := memory.Selected{Category: memory.VitalsMeasurements, Rule: memory.RuleCore}
+	sel := visibleTo(patient, memory.Selection{Items: []memory.Selected{allergy, vitals, finding}, Shown: []memory.Selected{action, finding}})
+	if !slices.Equal(categories(sel.Items), []memory.Category{memory.PatientDisclosures}) ||
+		!slices.Equal(categories(sel.Shown), []memory.Category{memory.CriticalActions}) {
+		t.Fatalf("the Patient keeps items %v and left-out %v", categories(sel.Items), categories(sel.Shown))
+	}
+}
+
+func categories(xs []memory.Selected) []memory.Category {
+	out := make([]memory.Category, len(xs))
+	for i, x := range xs {
+		out[i] = x.Category
+	}
+	return out
 }

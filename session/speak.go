@@ -98,13 +98,9 @@ func (s *Session) prompt(a agents.Agent, ct *clinicalTurn, t *turn) agents.Promp
 // visibleTo keeps the recalled items of the categories the agent sees. Safety items are kept for
 // every agent: a treatment turn must carry every disclosed allergy, whoever answers it.
 func visibleTo(a agents.Agent, sel memory.Selection) memory.Selection {
-	items := sel.Items[:0:0]
-	for _, it := range sel.Items {
-		if it.Protected() || a.SeesMemory(it.Category) {
-			items = append(items, it)
-		}
-	}
-	sel.Items = items
+	hidden := func(it memory.Selected) bool { return !it.Protected() && !a.SeesMemory(it.Category) }
+	sel.Items = slices.DeleteFunc(slices.Clone(sel.Items), hidden)
+	sel.Shown = slices.DeleteFunc(slices.Clone(sel.Shown), hidden)
 	return sel
 }
 

@@ -436,7 +436,7 @@ func callNotes(c session.CallRecord) []string {
 	if len(c.Shrunk) > 0 {
 		notes = append(notes, "cut to fit num_ctx: "+strings.Join(c.Shrunk, ", "))
 	}
-	if n := c.Recall.InWindow; n > 0 {
+	if n := len(c.Recall.Shown); n > 0 {
 		notes = append(notes, fmt.Sprintf("memory: %d recalled items not repeated, the window shows them", n))
 	}
 	if m := c.Trace.Merge; m != nil {

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
@@ -176,7 +177,7 @@ func TestCallNotesExplainThePrompt(t *testing.T) {
 	if notes := callNotes(c); len(notes) != 0 {
 		t.Fatalf("a plain call has notes: %v", notes)
 	}
-	c.Retry, c.Shrunk, c.Recall.InWindow, c.Trace.Error = "empty answer", []string{"window 16→8"}, 3, "stalled"
+	c.Retry, c.Shrunk, c.Recall.Shown, c.Trace.Error = "empty answer", []string{"window 16→8"}, make([]memory.Selected, 3), "stalled"
 	want := []string{
 		"retry: empty answer",
 		"cut to fit num_ctx: window 16→8",
