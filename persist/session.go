@@ -76,18 +76,15 @@ func later(a, b SessionInfo) bool {
 }
 
 // DiscardUnused deletes a session that holds no content and has no archives: nothing was ever
-// written to it. It reports whether it did; any other session is left exactly as it is.
-func (s *Store) DiscardUnused(sessionID string) (bool, error) {
-	discarded := false
-	err := s.db.Update(func(tx *bolt.Tx) error {
+// written to it. Any other session is left exactly as it is.
+func (s *Store) DiscardUnused(sessionID string) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
 		b, err := sessionBucket(tx, sessionID)
 		if err != nil || !isEmpty(b) || tx.Bucket(bucketArchive).Bucket([]byte(sessionID)) != nil {
 			return err
 		}
-		discarded = true
 		return tx.Bucket(bucketSessions).DeleteBucket([]byte(sessionID))
 	})
-	return discarded, err
 }
 
 // Update runs fn in one read-write transaction on the session, committed durably (fsync) when

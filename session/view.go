@@ -114,7 +114,4 @@ func (s *Session) Restore(emit func(Event)) {
 
 // DiscardIfUnused deletes this shift from the store when nothing happened in it, as when the
 // start dialog replaces the empty shift ward opened with. A shift in use is kept as it is.
-func (s *Session) DiscardIfUnused() error {
-	_, err := s.cfg.Store.DiscardUnused(s.info.ID)
-	return err
-}
+func (s *Session) DiscardIfUnused() error { return s.cfg.Store.DiscardUnused(s.info.ID) }
