@@ -327,7 +327,7 @@ func tui(ctx context.Context, o *options) error {
 		fresh.Shift = shift
 		return session.Start(fresh)
 	}
-	engine := ui.NewSessionEngine(s, restart)
+	engine := session.NewLive(s, restart)
 	defer engine.Close()
 	return ui.Run(ctx, engine, opts)
 }

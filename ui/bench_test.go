@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"testing"
 	"time"
 
@@ -9,10 +10,10 @@ import (
 )
 
 // bigHistory is n messages of the mixed kinds a long shift produces.
-func bigHistory(id string, n int) []ChatMessage {
-	msgs := make([]ChatMessage, n)
+func bigHistory(id string, n int) []session.ChatMessage {
+	msgs := make([]session.ChatMessage, n)
 	for i := range msgs {
-		msg := ChatMessage{ID: fmt.Sprintf("%s-%d", id, i), Role: "user", Content: fmt.Sprintf("check her airway again (%d)", i)}
+		msg := session.ChatMessage{ID: fmt.Sprintf("%s-%d", id, i), Role: "user", Content: fmt.Sprintf("check her airway again (%d)", i)}
 		switch i % 3 {
 		case 1:
 			msg.Role, msg.Agent = "assistant", "patient"
@@ -103,7 +104,7 @@ func BenchmarkStreaming2000Tokens(b *testing.B) {
 		f := newFakeWard()
 		m := newTestModel(b, f, 120, 40)
 		start := m.chat.md.rendered
-		events := make(chan Event, len(toks))
+		events := make(chan session.Update, len(toks))
 		go produce(events, toks, time.Millisecond)
 		m.turn = &turn{cancel: func() {}, events: events}
 		cmd := readStream(f, events, streamWindow)
@@ -120,11 +121,11 @@ func BenchmarkStreaming2000Tokens(b *testing.B) {
 
 // produce sends token i at start + i×every, catching up when the timer is
 // late, so the stream lasts len(toks)×every however coarse the timers are.
-func produce(events chan<- Event, toks []string, every time.Duration) {
+func produce(events chan<- session.Update, toks []string, every time.Duration) {
 	start := time.Now()
 	for i, tok := range toks {
 		time.Sleep(time.Until(start.Add(time.Duration(i) * every)))
-		events <- Event{Kind: EventDelta, MessageID: "r", Agent: "patient", Text: tok}
+		events <- session.Update{Kind: session.UpdateDelta, MessageID: "r", Agent: "patient", Text: tok}
 	}
 	close(events)
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/ward-sim/ward/session"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -22,7 +23,7 @@ type chatPane struct {
 	cache   map[renderKey][]string
 	width   int
 	height  int
-	history []ChatMessage
+	history []session.ChatMessage
 	live    []*liveMessage // messages still streaming, drawn after the history
 	follow  bool           // stick to the newest line
 	top     linePos        // first visible line while not following
@@ -72,7 +73,7 @@ func (c *chatPane) SetSize(width, height int) {
 
 // SetHistory shows msgs. newPatient starts over at the newest line;
 // otherwise msgs is the same history, possibly grown.
-func (c *chatPane) SetHistory(msgs []ChatMessage, newPatient bool) {
+func (c *chatPane) SetHistory(msgs []session.ChatMessage, newPatient bool) {
 	if newPatient {
 		c.follow, c.top, c.unseen, c.live = true, linePos{}, false, nil
 	} else if !c.follow && len(msgs) > len(c.history) {

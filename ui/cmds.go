@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,26 +17,26 @@ import (
 // Cmd; Update only ever sees their results.
 type (
 	snapshotMsg struct {
-		state    ViewState
+		state    session.ViewState
 		periodic bool // from the once-a-second refresh, which reschedules itself
 	}
-	turnStartedMsg struct{ events <-chan Event }
+	turnStartedMsg struct{ events <-chan session.Update }
 	streamMsg      struct {
-		events []Event
-		state  *ViewState // a fresh snapshot when the batch changed the session
-		done   bool       // the engine closed the channel: the turn is over
+		events []session.Update
+		state  *session.ViewState // a fresh snapshot when the batch changed the session
+		done   bool               // the engine closed the channel: the turn is over
 	}
 	switchedMsg struct {
-		state ViewState
+		state session.ViewState
 		err   error
 	}
 	startedMsg struct {
-		state ViewState
+		state session.ViewState
 		err   error
 	}
 	traceMsg struct {
 		back  int
-		trace TurnTrace
+		trace session.TurnTrace
 		found bool
 	}
 	noticeMsg notice
@@ -67,7 +68,7 @@ func retryCmd(ctx context.Context, e Engine) tea.Cmd {
 // readStream delivers the next batch of a turn's events: the first event
 // and everything that follows within window. One batch is one re-render,
 // so however fast tokens come, the screen repaints at most once per window.
-func readStream(e Engine, events <-chan Event, window time.Duration) tea.Cmd {
+func readStream(e Engine, events <-chan session.Update, window time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		batch, done := collect(events, window)
 		msg := streamMsg{events: batch, done: done}
@@ -79,7 +80,7 @@ func readStream(e Engine, events <-chan Event, window time.Duration) tea.Cmd {
 	}
 }
 
-func collect(events <-chan Event, window time.Duration) (batch []Event, done bool) {
+func collect(events <-chan session.Update, window time.Duration) (batch []session.Update, done bool) {
 	first, ok := <-events
 	if !ok {
 		return nil, true
@@ -100,9 +101,9 @@ func collect(events <-chan Event, window time.Duration) (batch []Event, done boo
 	}
 }
 
-func changesSession(batch []Event) bool {
+func changesSession(batch []session.Update) bool {
 	for _, ev := range batch {
-		if ev.Kind == EventChanged || ev.Kind == EventError {
+		if ev.Kind == session.UpdateChanged || ev.Kind == session.UpdateError {
 			return true
 		}
 	}

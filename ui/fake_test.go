@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"strings"
 	"sync"
 	"time"
@@ -14,10 +15,10 @@ import (
 type fakeEngine struct {
 	mu        sync.Mutex
 	active    string
-	roster    []RosterEntry
-	patients  map[string]Patient
-	histories map[string][]ChatMessage
-	vitals    map[string][]VitalSeries
+	roster    []session.RosterEntry
+	patients  map[string]session.Patient
+	histories map[string][]session.ChatMessage
+	vitals    map[string][]session.VitalSeries
 	clock     time.Duration
 	backend   string
 	model     string
@@ -26,7 +27,7 @@ type fakeEngine struct {
 	submitted []string
 	retries   int
 	started   []string
-	traces    []TurnTrace
+	traces    []session.TurnTrace
 
 	// reply is what a turn streams, token by token; "" streams nothing.
 	reply string
@@ -41,61 +42,61 @@ type fakeEngine struct {
 func newFakeWard() *fakeEngine {
 	f := &fakeEngine{
 		active:    "patient_1",
-		patients:  map[string]Patient{},
-		histories: map[string][]ChatMessage{},
-		vitals:    map[string][]VitalSeries{},
+		patients:  map[string]session.Patient{},
+		histories: map[string][]session.ChatMessage{},
+		vitals:    map[string][]session.VitalSeries{},
 		clock:     42*time.Minute + 5*time.Second,
 		backend:   "offline",
 		reply:     "I feel **dizzy**, and my throat is tight.",
 	}
-	add := func(p Patient, trend Trend, checked time.Duration, alert bool, hr, spo2 []float64) {
+	add := func(p session.Patient, trend session.Trend, checked time.Duration, alert bool, hr, spo2 []float64) {
 		f.patients[p.ID] = p
-		f.roster = append(f.roster, RosterEntry{ID: p.ID, Name: p.Name, NEWS2: p.NEWS2, Trend: trend,
+		f.roster = append(f.roster, session.RosterEntry{ID: p.ID, Name: p.Name, NEWS2: p.NEWS2, Trend: trend,
 			LastChecked: checked, Alert: alert})
-		f.vitals[p.ID] = []VitalSeries{
+		f.vitals[p.ID] = []session.VitalSeries{
 			series("HR", "bpm", hr), series("RR", "/min", []float64{18, 20, 22, 24}),
 			series("SpO2", "%", spo2), series("SBP", "mmHg", []float64{118, 104, 96, 88}),
 		}
-		f.histories[p.ID] = []ChatMessage{
+		f.histories[p.ID] = []session.ChatMessage{
 			{ID: p.ID + "-1", Role: "user", Content: "review " + p.ID},
 			{ID: p.ID + "-2", Role: "assistant", Agent: "patient", Content: "I'm " + p.Name + ". It came on after lunch.\n\n- itchy\n- short of breath"},
 			{ID: p.ID + "-3", Role: "system", Content: "vitals measured"},
 		}
 	}
-	add(Patient{ID: "patient_1", Name: "Ada Byron", Age: 34, Sex: "F", Bed: "3", Scenario: "Anaphylaxis after peanuts",
-		State: "deteriorating", NEWS2: Score{Known: true, Value: 7, Band: BandHigh},
+	add(session.Patient{ID: "patient_1", Name: "Ada Byron", Age: 34, Sex: "F", Bed: "3", Scenario: "Anaphylaxis after peanuts",
+		State: "deteriorating", NEWS2: session.Score{Known: true, Value: 7, Band: session.BandHigh},
 		Allergies: []string{"peanuts (anaphylaxis)", "penicillin (rash)"}},
-		TrendUp, 40*time.Minute, false, []float64{96, 104, 112, 121}, []float64{97, 95, 93, 91})
-	add(Patient{ID: "patient_2", Name: "Ben Okafor", Age: 67, Sex: "M", Bed: "5", Scenario: "Community-acquired pneumonia",
-		State: "stable", NEWS2: Score{Known: true, Value: 3, Band: BandSingle3}},
-		TrendFlat, 12*time.Minute, true, []float64{88, 90, 89, 91}, []float64{92, 92, 93, 93})
-	add(Patient{ID: "patient_3", Name: "Cleo Park", Age: 8, Sex: "F", Bed: "9", Scenario: "Asthma",
-		NEWS2: Score{Known: true, Value: 1, Band: BandLow}},
-		TrendDown, -1, false, []float64{120, 118, 112, 104}, []float64{94, 95, 96, 97})
+		session.TrendUp, 40*time.Minute, false, []float64{96, 104, 112, 121}, []float64{97, 95, 93, 91})
+	add(session.Patient{ID: "patient_2", Name: "Ben Okafor", Age: 67, Sex: "M", Bed: "5", Scenario: "Community-acquired pneumonia",
+		State: "stable", NEWS2: session.Score{Known: true, Value: 3, Band: session.BandSingle3}},
+		session.TrendFlat, 12*time.Minute, true, []float64{88, 90, 89, 91}, []float64{92, 92, 93, 93})
+	add(session.Patient{ID: "patient_3", Name: "Cleo Park", Age: 8, Sex: "F", Bed: "9", Scenario: "Asthma",
+		NEWS2: session.Score{Known: true, Value: 1, Band: session.BandLow}},
+		session.TrendDown, -1, false, []float64{120, 118, 112, 104}, []float64{94, 95, 96, 97})
 	return f
 }
 
-func series(name, unit string, values []float64) VitalSeries {
-	s := VitalSeries{Name: name, Unit: unit}
+func series(name, unit string, values []float64) session.VitalSeries {
+	s := session.VitalSeries{Name: name, Unit: unit}
 	for i, v := range values {
-		s.Points = append(s.Points, VitalPoint{At: time.Duration(30+3*i) * time.Minute, Value: v})
+		s.Points = append(s.Points, session.VitalPoint{At: time.Duration(30+3*i) * time.Minute, Value: v})
 	}
 	return s
 }
 
-func (f *fakeEngine) Snapshot() ViewState {
+func (f *fakeEngine) Snapshot() session.ViewState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return ViewState{
+	return session.ViewState{
 		Patient: f.patients[f.active],
-		Roster:  append([]RosterEntry(nil), f.roster...),
+		Roster:  append([]session.RosterEntry(nil), f.roster...),
 		Vitals:  f.vitals[f.active],
 		Chat:    f.histories[f.active],
 		Clock:   f.clock,
 		Speed:   1,
 		Backend: f.backend,
 		Model:   f.model,
-		Last:    TurnStats{Latency: 1240 * time.Millisecond, PromptTokens: 812, OutputTokens: 96},
+		Last:    session.TurnStats{Latency: 1240 * time.Millisecond, PromptTokens: 812, OutputTokens: 96},
 	}
 }
 
@@ -117,23 +118,23 @@ func (f *fakeEngine) Start(_ context.Context, shift string) error {
 	return nil
 }
 
-func (f *fakeEngine) Trace(back int) (TurnTrace, bool) {
+func (f *fakeEngine) Trace(back int) (session.TurnTrace, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if back < 0 || back >= len(f.traces) {
-		return TurnTrace{}, false
+		return session.TurnTrace{}, false
 	}
 	return f.traces[len(f.traces)-1-back], true
 }
 
-func (f *fakeEngine) Submit(ctx context.Context, text string) <-chan Event {
+func (f *fakeEngine) Submit(ctx context.Context, text string) <-chan session.Update {
 	f.mu.Lock()
 	f.submitted = append(f.submitted, text)
 	f.mu.Unlock()
 	return f.turn(ctx, text)
 }
 
-func (f *fakeEngine) Retry(ctx context.Context) <-chan Event {
+func (f *fakeEngine) Retry(ctx context.Context) <-chan session.Update {
 	f.mu.Lock()
 	f.retries++
 	f.mu.Unlock()
@@ -142,18 +143,18 @@ func (f *fakeEngine) Retry(ctx context.Context) <-chan Event {
 
 // turn stores the user's text, streams the reply word by word and stores
 // it, stopping early when ctx is cancelled.
-func (f *fakeEngine) turn(ctx context.Context, text string) <-chan Event {
-	events := make(chan Event)
+func (f *fakeEngine) turn(ctx context.Context, text string) <-chan session.Update {
+	events := make(chan session.Update)
 	go func() {
 		defer close(events)
 		f.mu.Lock()
 		id := fmt.Sprintf("%s-%d", f.active, len(f.histories[f.active])+1)
 		if text != "" {
-			f.appendLocked(ChatMessage{ID: id + "u", Role: "user", Content: text})
+			f.appendLocked(session.ChatMessage{ID: id + "u", Role: "user", Content: text})
 		}
 		reply, replyErr, gate := f.reply, f.replyErr, f.gate
 		f.mu.Unlock()
-		if !send(ctx, events, Event{Kind: EventChanged}) {
+		if !send(ctx, events, session.Update{Kind: session.UpdateChanged}) {
 			return
 		}
 		if gate != nil {
@@ -164,31 +165,31 @@ func (f *fakeEngine) turn(ctx context.Context, text string) <-chan Event {
 			}
 		}
 		if replyErr != "" {
-			send(ctx, events, Event{Kind: EventError, Text: replyErr})
+			send(ctx, events, session.Update{Kind: session.UpdateError, Text: replyErr})
 			return
 		}
 		var sent strings.Builder
 		for _, tok := range tokens(reply) {
-			if !send(ctx, events, Event{Kind: EventDelta, MessageID: id, Agent: "patient", Text: tok}) {
+			if !send(ctx, events, session.Update{Kind: session.UpdateDelta, MessageID: id, Agent: "patient", Text: tok}) {
 				return
 			}
 			sent.WriteString(tok)
 		}
 		f.mu.Lock()
-		f.appendLocked(ChatMessage{ID: id, Role: "assistant", Agent: "patient", Content: sent.String()})
+		f.appendLocked(session.ChatMessage{ID: id, Role: "assistant", Agent: "patient", Content: sent.String()})
 		f.mu.Unlock()
-		send(ctx, events, Event{Kind: EventChanged, MessageID: id})
+		send(ctx, events, session.Update{Kind: session.UpdateChanged, MessageID: id})
 	}()
 	return events
 }
 
-func (f *fakeEngine) appendLocked(msg ChatMessage) {
+func (f *fakeEngine) appendLocked(msg session.ChatMessage) {
 	// A new slice each time, as the UI may still hold the old one.
 	h := f.histories[f.active]
 	f.histories[f.active] = append(h[:len(h):len(h)], msg)
 }
 
-func send(ctx context.Context, events chan<- Event, ev Event) bool {
+func send(ctx context.Context, events chan<- session.Update, ev session.Update) bool {
 	select {
 	case events <- ev:
 		return true
@@ -217,21 +218,21 @@ func (f *fakeEngine) recorded() (decisions, submitted []string) {
 	return append([]string(nil), f.decisions...), append([]string(nil), f.submitted...)
 }
 
-func sampleTrace() TurnTrace {
-	return TurnTrace{
+func sampleTrace() session.TurnTrace {
+	return session.TurnTrace{
 		Turn:  3,
 		Input: "give 0.5 mg epinephrine IM",
-		Analyzer: AnalyzerTrace{Input: "give 0.5 mg epinephrine IM", Action: "UNCHANGED", PatientID: "patient_1",
+		Analyzer: session.AnalyzerTrace{Input: "give 0.5 mg epinephrine IM", Action: "UNCHANGED", PatientID: "patient_1",
 			Source: "rules", Reasoning: "no patient named; the active patient stays", Elapsed: 300 * time.Microsecond},
-		Calls: []LLMCall{{
+		Calls: []session.LLMCall{{
 			Agent: "patient", Model: "llama3.2", NumPredict: 400,
-			Sections: []PromptSection{
-				{Name: "static", Tokens: 412, Messages: []PromptMessage{{Role: "system", Content: "You are Ada Byron, 34."}}},
-				{Name: "window", Tokens: 300, Messages: []PromptMessage{{Role: "user", Content: "how do you feel?"}, {Role: "assistant", Content: "Dizzy."}}},
-				{Name: "dynamic", Tokens: 120, Messages: []PromptMessage{{Role: "system", Content: "HR 121, SpO2 91%"}}},
-				{Name: "memory", Tokens: 80, Messages: []PromptMessage{{Role: "system", Content: "allergy: peanuts (anaphylaxis)", Rule: "safety-critical"}}},
+			Sections: []session.PromptSection{
+				{Name: "static", Tokens: 412, Messages: []session.PromptMessage{{Role: "system", Content: "You are Ada Byron, 34."}}},
+				{Name: "window", Tokens: 300, Messages: []session.PromptMessage{{Role: "user", Content: "how do you feel?"}, {Role: "assistant", Content: "Dizzy."}}},
+				{Name: "dynamic", Tokens: 120, Messages: []session.PromptMessage{{Role: "system", Content: "HR 121, SpO2 91%"}}},
+				{Name: "memory", Tokens: 80, Messages: []session.PromptMessage{{Role: "system", Content: "allergy: peanuts (anaphylaxis)", Rule: "safety-critical"}}},
 			},
-			Metrics: CallMetrics{PromptEvalCount: 912, PromptEvalDuration: 12 * time.Millisecond, EvalCount: 96,
+			Metrics: session.CallMetrics{PromptEvalCount: 912, PromptEvalDuration: 12 * time.Millisecond, EvalCount: 96,
 				EvalDuration: 1600 * time.Millisecond, TotalDuration: 1700 * time.Millisecond, CacheHit: true},
 			Reply: "My chest feels tight.",
 		}},

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ func (h *headerPane) Height() int { return lipgloss.Height(h.view) }
 
 func (h *headerPane) View() string { return h.view }
 
-func (h *headerPane) Render(s ViewState) {
+func (h *headerPane) Render(s session.ViewState) {
 	t := h.theme
 	p := s.Patient
 	clock := clockLabel(t, s.Clock, s.Paused)
@@ -44,7 +45,7 @@ func (h *headerPane) Render(s ViewState) {
 
 // vitalsLine holds NEWS2, the allergy badge and the state, in that order of
 // importance; the state is what gets cut when space runs out.
-func (h *headerPane) vitalsLine(p Patient) string {
+func (h *headerPane) vitalsLine(p session.Patient) string {
 	t := h.theme
 	news := news2Badge(t, p.NEWS2)
 	badge := allergyBadge(t, p.Allergies, h.width-lipgloss.Width(news)-1)
@@ -59,7 +60,7 @@ func (h *headerPane) vitalsLine(p Patient) string {
 	return line
 }
 
-func describe(p Patient) string {
+func describe(p session.Patient) string {
 	var parts []string
 	if p.Name != "" {
 		parts = append(parts, sanitize(p.Name))
@@ -99,20 +100,20 @@ func allergyBadge(t themes.Theme, allergies []string, width int) string {
 	return t.AllergyBadge.Render(text)
 }
 
-var bandNames = map[Band]string{
-	BandLow:     "LOW",
-	BandSingle3: "LOW-MED",
-	BandMedium:  "MEDIUM",
-	BandHigh:    "HIGH",
+var bandNames = map[session.Band]string{
+	session.BandLow:     "LOW",
+	session.BandSingle3: "LOW-MED",
+	session.BandMedium:  "MEDIUM",
+	session.BandHigh:    "HIGH",
 }
 
-func bandStyle(t themes.Theme, b Band) lipgloss.Style {
+func bandStyle(t themes.Theme, b session.Band) lipgloss.Style {
 	switch b {
-	case BandSingle3:
+	case session.BandSingle3:
 		return t.News2Single3
-	case BandMedium:
+	case session.BandMedium:
 		return t.News2Medium
-	case BandHigh:
+	case session.BandHigh:
 		return t.News2High
 	}
 	return t.News2Low
@@ -120,7 +121,7 @@ func bandStyle(t themes.Theme, b Band) lipgloss.Style {
 
 // news2Badge names the band in words as well as colour, so it reads the
 // same without colour.
-func news2Badge(t themes.Theme, s Score) string {
+func news2Badge(t themes.Theme, s session.Score) string {
 	if !s.Known {
 		return t.Muted.Render("NEWS2 —")
 	}

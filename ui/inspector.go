@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"strings"
 	"time"
 
@@ -31,7 +32,7 @@ type inspector struct {
 	width  int
 	height int
 	back   int // 0 is the latest turn
-	trace  TurnTrace
+	trace  session.TurnTrace
 	found  bool
 	loaded bool
 	open   map[foldKey]bool
@@ -65,7 +66,7 @@ func (in *inspector) Loading(back int) {
 	in.build()
 }
 
-func (in *inspector) SetTrace(back int, trace TurnTrace, found bool) {
+func (in *inspector) SetTrace(back int, trace session.TurnTrace, found bool) {
 	in.back, in.trace, in.found, in.loaded = back, trace, found, true
 	in.open, in.cursor, in.offset = map[foldKey]bool{}, 0, 0
 	in.build()
@@ -73,9 +74,9 @@ func (in *inspector) SetTrace(back int, trace TurnTrace, found bool) {
 
 // Selected is the LLM call under the cursor (the first call when the
 // cursor is on none) and its 1-based number, for copy and save.
-func (in *inspector) Selected() (LLMCall, int, bool) {
+func (in *inspector) Selected() (session.LLMCall, int, bool) {
 	if !in.found || len(in.trace.Calls) == 0 {
-		return LLMCall{}, 0, false
+		return session.LLMCall{}, 0, false
 	}
 	i := 0
 	if in.cursor < len(in.folds) {
@@ -162,7 +163,7 @@ func (in *inspector) build() {
 	}
 }
 
-func (in *inspector) analyzer(a AnalyzerTrace) {
+func (in *inspector) analyzer(a session.AnalyzerTrace) {
 	t := in.theme
 	decision := sanitize(a.Action)
 	if a.PatientID != "" {
@@ -174,7 +175,7 @@ func (in *inspector) analyzer(a AnalyzerTrace) {
 	in.field("reasoning", a.Reasoning)
 }
 
-func (in *inspector) call(i int, c LLMCall) {
+func (in *inspector) call(i int, c session.LLMCall) {
 	t := in.theme
 	in.add(t.Title.Render(fmt.Sprintf("CALL %d", i+1)) + "  " +
 		t.Text.Render(fmt.Sprintf("%s · %s · num_predict %d", sanitize(c.Agent), sanitize(c.Model), c.NumPredict)))
@@ -194,7 +195,7 @@ func (in *inspector) call(i int, c LLMCall) {
 	}
 }
 
-func (in *inspector) foldHeader(fk foldKey, sec PromptSection) {
+func (in *inspector) foldHeader(fk foldKey, sec session.PromptSection) {
 	t := in.theme
 	arrow := "▸"
 	if in.open[fk] {
@@ -210,7 +211,7 @@ func (in *inspector) foldHeader(fk foldKey, sec PromptSection) {
 	in.add("  " + t.Accent.Render(in.cut(label, 2)))
 }
 
-func (in *inspector) message(m PromptMessage) {
+func (in *inspector) message(m session.PromptMessage) {
 	t := in.theme
 	head := sanitize(m.Role) + ":"
 	if m.Rule != "" {
@@ -251,7 +252,7 @@ func (in *inspector) View() string {
 	return t.Dialog.Width(in.width - 2).Render(box)
 }
 
-func metricsLine(m CallMetrics) string {
+func metricsLine(m session.CallMetrics) string {
 	cache := "cache miss"
 	if m.CacheHit {
 		cache = "cache hit"
@@ -266,7 +267,7 @@ func metricsLine(m CallMetrics) string {
 }
 
 // promptText is a call's whole prompt as plain text, for copy and save.
-func promptText(c LLMCall) string {
+func promptText(c session.LLMCall) string {
 	var b strings.Builder
 	for _, sec := range c.Sections {
 		fmt.Fprintf(&b, "=== %s (%d tokens) ===\n", sec.Name, sec.Tokens)

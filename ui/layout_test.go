@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/ward-sim/ward/session"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ func TestViewFillsTerminalExactly(t *testing.T) {
 	for _, sz := range sizes {
 		for name, keys := range overlays {
 			f := newFakeWard()
-			f.traces = []TurnTrace{sampleTrace()}
+			f.traces = []session.TurnTrace{sampleTrace()}
 			m := newTestModel(t, f, sz[0], sz[1])
 			press(t, m, keys...)
 			assertFills(t, m.View(), sz[0], sz[1], name)

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"io"
 	"os"
 	"strings"
@@ -46,7 +47,7 @@ const (
 // left blocked on a send.
 type turn struct {
 	cancel    context.CancelFunc
-	events    <-chan Event
+	events    <-chan session.Update
 	cancelled bool
 }
 
@@ -61,7 +62,7 @@ type Model struct {
 
 	width, height int
 	lay           layout
-	state         ViewState
+	state         session.ViewState
 
 	header    headerPane
 	roster    rosterPane
@@ -115,7 +116,7 @@ func New(engine Engine, opts Options) *Model {
 		m.notice = notice{text: opts.Notice, level: noticeWarn}
 	}
 	m.input.Focus()
-	m.applyState(ViewState{})
+	m.applyState(session.ViewState{})
 	return m
 }
 
@@ -167,7 +168,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // applyState shows a new snapshot in every pane.
-func (m *Model) applyState(s ViewState) {
+func (m *Model) applyState(s session.ViewState) {
 	newPatient := s.Patient.ID != m.state.Patient.ID
 	m.state = s
 	m.roster.SetState(s)
@@ -176,7 +177,7 @@ func (m *Model) applyState(s ViewState) {
 	m.relayout()
 }
 
-func firstScreenHint(s ViewState) string {
+func firstScreenHint(s session.ViewState) string {
 	switch {
 	case s.Patient.ID != "":
 		return "No messages yet — say what you do, or ask " + s.Patient.ID + " something."
@@ -195,11 +196,11 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 	}
 	for _, ev := range msg.events {
 		switch ev.Kind {
-		case EventDelta:
+		case session.UpdateDelta:
 			m.chat.AppendDelta(ev.MessageID, ev.Agent, ev.Text)
-		case EventNotice:
+		case session.UpdateNotice:
 			m.notice = notice{text: ev.Text, level: noticeWarn}
-		case EventError:
+		case session.UpdateError:
 			m.notice = notice{text: ev.Text + " — ctrl+r retries", level: noticeError}
 			m.lastErr = true
 		}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"github.com/ward-sim/ward/session"
 	"os"
 	"path/filepath"
 	"slices"
@@ -200,7 +201,7 @@ func TestPagingAndFollowMode(t *testing.T) {
 		t.Fatalf("home did not show the oldest message:\n%s", screen(m))
 	}
 	// A new message while scrolled up: the view stays, a marker appears.
-	f.histories["patient_1"] = append(f.histories["patient_1"], ChatMessage{ID: "new", Role: "assistant", Content: "fresh"})
+	f.histories["patient_1"] = append(f.histories["patient_1"], session.ChatMessage{ID: "new", Role: "assistant", Content: "fresh"})
 	m.Update(snapshotMsg{state: f.Snapshot()})
 	if out := screen(m); !strings.Contains(out, "(0)") || !strings.Contains(out, "new messages ↓") {
 		t.Fatalf("scrolled view moved or has no marker:\n%s", out)
@@ -234,7 +235,7 @@ func TestStreamingWhileScrolledUpShowsMarker(t *testing.T) {
 	f.histories["patient_1"] = bigHistory("patient_1", 100)
 	m, readNext := gatedTurn(t, f, "and now?")
 	press(t, m, "pgup")
-	m.Update(streamMsg{events: []Event{{Kind: EventDelta, MessageID: "r1", Agent: "patient", Text: "I am"}}})
+	m.Update(streamMsg{events: []session.Update{{Kind: session.UpdateDelta, MessageID: "r1", Agent: "patient", Text: "I am"}}})
 	if !strings.Contains(screen(m), "new messages ↓") {
 		t.Fatalf("no marker for a streaming reply below:\n%s", screen(m))
 	}
@@ -335,7 +336,7 @@ func TestSwitchWhileGeneratingIsRefused(t *testing.T) {
 
 func TestCtrlOInspector(t *testing.T) {
 	f := newFakeWard()
-	f.traces = []TurnTrace{sampleTrace()}
+	f.traces = []session.TurnTrace{sampleTrace()}
 	m := newTestModel(t, f, 120, 40)
 	var clip bytes.Buffer
 	m.opts.Clipboard = &clip

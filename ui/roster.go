@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"sort"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ type rosterPane struct {
 	collapsed bool
 	focused   bool
 	byID      bool // display order: ID, or acuity (the default)
-	entries   []RosterEntry
+	entries   []session.RosterEntry
 	active    string
 	clock     time.Duration
 	cursor    int // index into the display order
@@ -42,7 +43,7 @@ func (r *rosterPane) SetFocused(focused bool) {
 }
 
 // SetState keeps the cursor on the same patient across reorderings.
-func (r *rosterPane) SetState(s ViewState) {
+func (r *rosterPane) SetState(s session.ViewState) {
 	selected := r.Selected()
 	r.entries, r.active, r.clock = s.Roster, s.Patient.ID, s.Clock
 	if selected == "" {
@@ -111,11 +112,11 @@ func (r *rosterPane) Neighbour(delta int) string {
 }
 
 // ordered returns the display order: the sickest first unless byID.
-func (r *rosterPane) ordered() []RosterEntry {
+func (r *rosterPane) ordered() []session.RosterEntry {
 	if r.byID {
 		return r.entries
 	}
-	out := append([]RosterEntry(nil), r.entries...)
+	out := append([]session.RosterEntry(nil), r.entries...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].NEWS2, out[j].NEWS2
 		if a.Known != b.Known {
@@ -185,7 +186,7 @@ func (r *rosterPane) sidebarView() string {
 
 // row is one sidebar line: marker, shortcut, ID, NEWS2 and trend, time
 // since last checked, alert.
-func (r *rosterPane) row(e RosterEntry, selected bool) string {
+func (r *rosterPane) row(e session.RosterEntry, selected bool) string {
 	t := r.theme
 	marker, idStyle := " ", t.RosterItem
 	if e.ID == r.active {
@@ -233,18 +234,18 @@ func (r *rosterPane) lineView() string {
 	return fit(strings.Join(parts, t.Muted.Render(" │ ")), r.width)
 }
 
-func scoreCell(t themes.Theme, s Score) string {
+func scoreCell(t themes.Theme, s session.Score) string {
 	if !s.Known {
 		return t.Muted.Render(" —")
 	}
 	return bandStyle(t, s.Band).UnsetPadding().Render(fmt.Sprintf("%2d", s.Value))
 }
 
-func trendArrow(t themes.Theme, tr Trend) string {
+func trendArrow(t themes.Theme, tr session.Trend) string {
 	switch tr {
-	case TrendUp:
+	case session.TrendUp:
 		return t.Danger.Render("↑")
-	case TrendDown:
+	case session.TrendDown:
 		return t.OK.Render("↓")
 	}
 	return t.Muted.Render("→")

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"strings"
 	"time"
 
@@ -49,7 +50,7 @@ func newStatusPane(t themes.Theme) statusPane {
 
 func (s *statusPane) SetSize(width int) { s.width = width }
 
-func (s *statusPane) View(vs ViewState, n notice, generating bool, hints []key.Binding) string {
+func (s *statusPane) View(vs session.ViewState, n notice, generating bool, hints []key.Binding) string {
 	t := s.theme
 	left := s.summary(vs, generating)
 	if n.text != "" {
@@ -69,7 +70,7 @@ func (s *statusPane) View(vs ViewState, n notice, generating bool, hints []key.B
 	return left + t.StatusBar.Render(strings.Repeat(" ", gap)) + right
 }
 
-func (s *statusPane) summary(vs ViewState, generating bool) string {
+func (s *statusPane) summary(vs session.ViewState, generating bool) string {
 	t := s.theme
 	var parts []string
 	if generating {
@@ -84,7 +85,7 @@ func (s *statusPane) summary(vs ViewState, generating bool) string {
 	return t.StatusBar.Render(" " + strings.Join(parts, " · ") + " ")
 }
 
-func backendLabel(vs ViewState) string {
+func backendLabel(vs session.ViewState) string {
 	if vs.Backend == "" || vs.Backend == "offline" {
 		return "offline"
 	}
@@ -94,7 +95,7 @@ func backendLabel(vs ViewState) string {
 	return sanitize(vs.Backend) + " " + sanitize(vs.Model)
 }
 
-func speedLabel(vs ViewState) string {
+func speedLabel(vs session.ViewState) string {
 	if vs.Paused {
 		return "paused"
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"strings"
 	"testing"
 	"time"
@@ -26,9 +27,9 @@ func answerTokens(n int) []string {
 }
 
 func TestCollectCoalescesEverythingAvailable(t *testing.T) {
-	events := make(chan Event, 2000)
+	events := make(chan session.Update, 2000)
 	for _, tok := range answerTokens(2000) {
-		events <- Event{Kind: EventDelta, MessageID: "m", Text: tok}
+		events <- session.Update{Kind: session.UpdateDelta, MessageID: "m", Text: tok}
 	}
 	close(events)
 	batch, done := collect(events, time.Hour)
@@ -47,9 +48,9 @@ func TestStreamingRerendersOnlyTheUnstableTail(t *testing.T) {
 	const flushes = 70
 	per := (len(toks) + flushes - 1) / flushes
 	for i := 0; i < len(toks); i += per {
-		var batch []Event
+		var batch []session.Update
 		for _, tok := range toks[i:min(i+per, len(toks))] {
-			batch = append(batch, Event{Kind: EventDelta, MessageID: "r", Agent: "patient", Text: tok})
+			batch = append(batch, session.Update{Kind: session.UpdateDelta, MessageID: "r", Agent: "patient", Text: tok})
 		}
 		m.Update(streamMsg{events: batch})
 		m.View()
@@ -90,9 +91,9 @@ func TestStreamBatchOrder(t *testing.T) {
 		m.turn = &turn{cancel: func() {}}
 		f.active = "patient_2"
 		state := f.Snapshot()
-		m.Update(streamMsg{state: &state, events: []Event{
-			{Kind: EventChanged},
-			{Kind: EventDelta, MessageID: "r", Agent: "patient", Text: "Ben here, still coughing"},
+		m.Update(streamMsg{state: &state, events: []session.Update{
+			{Kind: session.UpdateChanged},
+			{Kind: session.UpdateDelta, MessageID: "r", Agent: "patient", Text: "Ben here, still coughing"},
 		}})
 		if out := screen(m); !strings.HasPrefix(headerLine(m), "patient_2") || !strings.Contains(out, "Ben here, still coughing") {
 			t.Fatalf("switch or deltas lost:\n%s", out)
@@ -103,11 +104,11 @@ func TestStreamBatchOrder(t *testing.T) {
 		m := newTestModel(t, f, 120, 40)
 		m.turn = &turn{cancel: func() {}}
 		f.histories["patient_1"] = append(f.histories["patient_1"],
-			ChatMessage{ID: "r", Role: "assistant", Agent: "patient", Content: "all done now"})
+			session.ChatMessage{ID: "r", Role: "assistant", Agent: "patient", Content: "all done now"})
 		state := f.Snapshot()
-		m.Update(streamMsg{state: &state, events: []Event{
-			{Kind: EventDelta, MessageID: "r", Agent: "patient", Text: "all done now"},
-			{Kind: EventChanged, MessageID: "r"},
+		m.Update(streamMsg{state: &state, events: []session.Update{
+			{Kind: session.UpdateDelta, MessageID: "r", Agent: "patient", Text: "all done now"},
+			{Kind: session.UpdateChanged, MessageID: "r"},
 		}})
 		if n := strings.Count(screen(m), "all done now"); n != 1 {
 			t.Fatalf("completed message drawn %d times:\n%s", n, screen(m))

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/ward-sim/ward/session"
 	"math"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ func (v *vitalsPane) SetSize(width, height int) { v.width, v.height = width, hei
 
 func (v *vitalsPane) View() string { return v.view }
 
-func (v *vitalsPane) Render(s ViewState) {
+func (v *vitalsPane) Render(s session.ViewState) {
 	if len(s.Vitals) == 0 {
 		msg := "no observations yet"
 		if s.Patient.ID == "" {
@@ -56,7 +57,7 @@ func (v *vitalsPane) Render(s ViewState) {
 
 // cell returns a vital's value line and its sparkline, each cellWidth wide.
 // In the compact layout the sparkline shares the value's line if it fits.
-func (v *vitalsPane) cell(s VitalSeries, points []VitalPoint, cellWidth int) (string, string) {
+func (v *vitalsPane) cell(s session.VitalSeries, points []session.VitalPoint, cellWidth int) (string, string) {
 	t := v.theme
 	name := t.Muted.Render(sanitize(s.Name) + " ")
 	if len(points) == 0 {
@@ -77,7 +78,7 @@ func (v *vitalsPane) cell(s VitalSeries, points []VitalPoint, cellWidth int) (st
 	return fit(label, cellWidth-1) + " ", ""
 }
 
-func recent(points []VitalPoint, clock time.Duration) []VitalPoint {
+func recent(points []session.VitalPoint, clock time.Duration) []session.VitalPoint {
 	for i, p := range points {
 		if p.At >= clock-trendWindow {
 			return points[i:]
@@ -95,7 +96,7 @@ func formatValue(v float64) string {
 
 // directionArrow compares the last two observations; changes under 2% are
 // noise.
-func directionArrow(t themes.Theme, points []VitalPoint) string {
+func directionArrow(t themes.Theme, points []session.VitalPoint) string {
 	if len(points) < 2 {
 		return t.Muted.Render("·")
 	}
@@ -111,7 +112,7 @@ func directionArrow(t themes.Theme, points []VitalPoint) string {
 
 // spark draws the points with ntcharts, scaled between their own minimum
 // and maximum so small clinical changes stay visible.
-func spark(t themes.Theme, points []VitalPoint, width int) string {
+func spark(t themes.Theme, points []session.VitalPoint, width int) string {
 	if width < 2 {
 		return ""
 	}

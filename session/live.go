@@ -1,4 +1,4 @@
-package ui
+package session
 
 import (
 	"context"
@@ -9,18 +9,17 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/persist"
-	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/physio"
 )
 
-// SessionEngine runs a session for the UI. A session serves one caller at a time, so every call
+// Live runs a session for the UI. A session serves one caller at a time, so every call
 // into it holds mu; a turn holds it for as long as it streams. Snapshot must never wait for a
 // turn, so it returns the last view built, and the turn rebuilds that view (on its own goroutine,
 // already holding mu) whenever something on screen changed.
-type SessionEngine struct {
+type Live struct {
 	mu        sync.Mutex
-	s         *session.Session
-	restart   func(shift string) (*session.Session, error)
+	s         *Session
+	restart   func(shift string) (*Session, error)
 	view      atomic.Pointer[ViewState]
 	lastTick  time.Time
 	lastFlush time.Time
@@ -50,19 +49,19 @@ type chatCache struct {
 	view    []ChatMessage // msgs with the notes merged in; nil when it must be rebuilt
 }
 
-// NewSessionEngine wraps s. restart starts a new session for the start dialog (a shift id, a
+// NewLive wraps s. restart starts a new session for the start dialog (a shift id, a
 // shift file, or "" for an empty roster).
-func NewSessionEngine(s *session.Session, restart func(shift string) (*session.Session, error)) *SessionEngine {
-	e := &SessionEngine{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
+func NewLive(s *Session, restart func(shift string) (*Session, error)) *Live {
+	e := &Live{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
 		seen: map[string]string{}, live: map[string]string{}, aliases: map[int64]string{}}
-	s.Restore(func(session.Event) {})
+	s.Restore(func(Event) {})
 	e.refresh()
 	return e
 }
 
 // Snapshot returns the latest view. When no turn is running it first lets the sim clock catch up
 // with the wall clock, so the vitals keep moving while the trainee reads.
-func (e *SessionEngine) Snapshot() ViewState {
+func (e *Live) Snapshot() ViewState {
 	if e.mu.TryLock() {
 		e.tick()
 		e.refresh()
@@ -74,9 +73,9 @@ func (e *SessionEngine) Snapshot() ViewState {
 // flushEvery is how often the clock's progress is saved; a crash loses at most that much sim time.
 const flushEvery = 5 * time.Second
 
-func (e *SessionEngine) tick() {
+func (e *Live) tick() {
 	now := time.Now()
-	e.s.Tick(now.Sub(e.lastTick), func(session.Event) {})
+	e.s.Tick(now.Sub(e.lastTick), func(Event) {})
 	e.lastTick = now
 	if now.Sub(e.lastFlush) >= flushEvery {
 		_ = e.s.Flush() // a failed flush is retried next time; the messages are already safe
@@ -85,17 +84,17 @@ func (e *SessionEngine) tick() {
 }
 
 // Submit runs one turn on its own goroutine and streams what happens.
-func (e *SessionEngine) Submit(ctx context.Context, text string) <-chan Event {
-	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Turn(ctx, text, emit) })
+func (e *Live) Submit(ctx context.Context, text string) <-chan Update {
+	return e.runTurn(ctx, func(emit func(Event)) { e.s.Turn(ctx, text, emit) })
 }
 
 // Retry answers the last message again without storing it twice.
-func (e *SessionEngine) Retry(ctx context.Context) <-chan Event {
-	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Retry(ctx, emit) })
+func (e *Live) Retry(ctx context.Context) <-chan Update {
+	return e.runTurn(ctx, func(emit func(Event)) { e.s.Retry(ctx, emit) })
 }
 
-func (e *SessionEngine) runTurn(ctx context.Context, run func(func(session.Event))) <-chan Event {
-	out := make(chan Event, 64)
+func (e *Live) runTurn(ctx context.Context, run func(func(Event))) <-chan Update {
+	out := make(chan Update, 64)
 	go func() {
 		defer close(out)
 		e.mu.Lock()
@@ -103,7 +102,7 @@ func (e *SessionEngine) runTurn(ctx context.Context, run func(func(session.Event
 		e.tick()
 		started := time.Now()
 		e.last = TurnStats{}
-		run(func(ev session.Event) {
+		run(func(ev Event) {
 			for _, u := range e.translate(ev) {
 				select {
 				case out <- u:
@@ -115,7 +114,7 @@ func (e *SessionEngine) runTurn(ctx context.Context, run func(func(session.Event
 		clear(e.live)
 		e.refresh()
 		select {
-		case out <- Event{Kind: EventChanged}:
+		case out <- Update{Kind: UpdateChanged}:
 		case <-ctx.Done():
 		}
 	}()
@@ -124,24 +123,24 @@ func (e *SessionEngine) runTurn(ctx context.Context, run func(func(session.Event
 
 // translate turns one session event into what the UI shows, rebuilding the view first when the
 // screen changes. It runs on the turn's goroutine, which holds mu.
-func (e *SessionEngine) translate(ev session.Event) []Event {
+func (e *Live) translate(ev Event) []Update {
 	switch ev := ev.(type) {
-	case session.DeltaEvent:
-		return []Event{{Kind: EventDelta, MessageID: e.liveID(ev.Agent), Agent: ev.Agent, Text: ev.Text}}
-	case session.MessageEvent:
+	case DeltaEvent:
+		return []Update{{Kind: UpdateDelta, MessageID: e.liveID(ev.Agent), Agent: ev.Agent, Text: ev.Text}}
+	case MessageEvent:
 		return e.finished(ev)
-	case session.ErrorEvent:
-		return []Event{{Kind: EventError, Text: ev.Message}}
-	case session.NoteEvent:
+	case ErrorEvent:
+		return []Update{{Kind: UpdateError, Text: ev.Message}}
+	case NoteEvent:
 		e.note(ev.Text)
 		return e.changed()
-	case session.AAREvent:
+	case AAREvent:
 		e.note(ev.Markdown())
 		return e.changed()
-	case session.LLMCallEvent:
+	case LLMCallEvent:
 		e.count(ev)
 		return nil
-	case session.DecisionEvent, session.TurnEndEvent:
+	case DecisionEvent, TurnEndEvent:
 		e.chat.valid = false // the user's text is stored
 		return e.changed()
 	}
@@ -150,14 +149,14 @@ func (e *SessionEngine) translate(ev session.Event) []Event {
 	return nil
 }
 
-func (e *SessionEngine) changed() []Event {
+func (e *Live) changed() []Update {
 	e.refresh()
-	return []Event{{Kind: EventChanged}}
+	return []Update{{Kind: UpdateChanged}}
 }
 
 // liveID names the message an agent is streaming, so its deltas gather in one place and the
 // stored message can take over the same ID when it lands.
-func (e *SessionEngine) liveID(agent string) string {
+func (e *Live) liveID(agent string) string {
 	id, ok := e.live[agent]
 	if !ok {
 		e.nextID++
@@ -167,7 +166,7 @@ func (e *SessionEngine) liveID(agent string) string {
 	return id
 }
 
-func (e *SessionEngine) finished(ev session.MessageEvent) []Event {
+func (e *Live) finished(ev MessageEvent) []Update {
 	id, streamed := e.live[ev.Agent]
 	delete(e.live, ev.Agent)
 	if ev.At.IsZero() {
@@ -184,13 +183,13 @@ func (e *SessionEngine) finished(ev session.MessageEvent) []Event {
 }
 
 // note keeps a message ward showed without storing it, in the active conversation's view.
-func (e *SessionEngine) note(text string) {
+func (e *Live) note(text string) {
 	e.nextID++
 	e.notes = append(e.notes, note{at: time.Now(), msg: ChatMessage{ID: fmt.Sprintf("note-%d", e.nextID), Role: "assistant", Agent: "ward", Content: text}})
 	e.chat.view = nil
 }
 
-func (e *SessionEngine) count(ev session.LLMCallEvent) {
+func (e *Live) count(ev LLMCallEvent) {
 	e.last.PromptTokens += ev.PromptTokensEst
 	if ev.PromptEvalCount != nil {
 		e.last.PromptTokens += *ev.PromptEvalCount - ev.PromptTokensEst // measured beats estimated
@@ -201,12 +200,12 @@ func (e *SessionEngine) count(ev session.LLMCallEvent) {
 }
 
 // Switch makes patientID active through the registry, with no analyzer call.
-func (e *SessionEngine) Switch(_ context.Context, patientID string) error {
+func (e *Live) Switch(_ context.Context, patientID string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var failure error
-	e.s.Switch(patientID, func(ev session.Event) {
-		if er, ok := ev.(session.ErrorEvent); ok {
+	e.s.Switch(patientID, func(ev Event) {
+		if er, ok := ev.(ErrorEvent); ok {
 			failure = fmt.Errorf("%s", er.Message)
 		}
 	})
@@ -216,7 +215,7 @@ func (e *SessionEngine) Switch(_ context.Context, patientID string) error {
 }
 
 // Start replaces the session with a new one, for the start dialog.
-func (e *SessionEngine) Start(_ context.Context, shift string) error {
+func (e *Live) Start(_ context.Context, shift string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s, err := e.restart(shift)
@@ -229,20 +228,20 @@ func (e *SessionEngine) Start(_ context.Context, shift string) error {
 	e.s, e.notes, e.chat = s, nil, chatCache{}
 	clear(e.seen)
 	clear(e.aliases)
-	s.Restore(func(session.Event) {})
+	s.Restore(func(Event) {})
 	e.refresh()
 	return nil
 }
 
 // Close saves the clock's progress since the last flush, when the UI exits.
-func (e *SessionEngine) Close() error {
+func (e *Live) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.s.Flush()
 }
 
 // Trace returns the inspector's view of a turn, counted back from the latest.
-func (e *SessionEngine) Trace(back int) (TurnTrace, bool) {
+func (e *Live) Trace(back int) (TurnTrace, bool) {
 	e.mu.Lock()
 	turns := e.s.Turns()
 	e.mu.Unlock()
@@ -253,8 +252,8 @@ func (e *SessionEngine) Trace(back int) (TurnTrace, bool) {
 	return turnTrace(turns[i]), true
 }
 
-// refresh rebuilds the view from the session. The caller holds mu.
-func (e *SessionEngine) refresh() {
+// refresh rebuilds the view from the  The caller holds mu.
+func (e *Live) refresh() {
 	active := e.s.Active()
 	patients := e.s.Patients()
 	clock, paused, speed := e.s.Clock()
@@ -271,7 +270,7 @@ func (e *SessionEngine) refresh() {
 	e.view.Store(&v)
 }
 
-func (e *SessionEngine) rosterEntry(p session.PatientView, active string) RosterEntry {
+func (e *Live) rosterEntry(p PatientView, active string) RosterEntry {
 	r := RosterEntry{ID: p.ID, Name: p.Name, NEWS2: latestScore(p.Readings), Trend: news2Trend(p.Readings), LastChecked: -1}
 	if n := len(p.Readings); n > 0 {
 		r.LastChecked = seconds(p.Readings[n-1].T)
@@ -281,7 +280,7 @@ func (e *SessionEngine) rosterEntry(p session.PatientView, active string) Roster
 	return r
 }
 
-func (e *SessionEngine) chatView(active string) []ChatMessage {
+func (e *Live) chatView(active string) []ChatMessage {
 	if !e.chat.valid || e.chat.patient != active {
 		if e.chat.patient != active {
 			e.notes = nil // notes belong to the conversation they were shown in
@@ -301,7 +300,7 @@ func (e *SessionEngine) chatView(active string) []ChatMessage {
 }
 
 // mergeNotes places the notes among the stored messages by time.
-func (e *SessionEngine) mergeNotes() []ChatMessage {
+func (e *Live) mergeNotes() []ChatMessage {
 	out := make([]ChatMessage, 0, len(e.chat.msgs)+len(e.notes))
 	notes := e.notes
 	for _, m := range e.chat.msgs {
@@ -320,7 +319,7 @@ func (e *SessionEngine) mergeNotes() []ChatMessage {
 	return out
 }
 
-func header(p session.PatientView) Patient {
+func header(p PatientView) Patient {
 	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Scenario: p.Scenario,
 		State: p.State, NEWS2: latestScore(p.Readings), Allergies: p.Allergies}
 	if !p.AllergiesAsked {
@@ -378,7 +377,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 
 // turnTrace maps the session's record of a turn onto the inspector's view, folding each prompt's
 // messages into its sections.
-func turnTrace(rec session.TurnRecord) TurnTrace {
+func turnTrace(rec TurnRecord) TurnTrace {
 	tr := TurnTrace{Turn: rec.Number, Input: rec.Input}
 	if d := rec.Decision; d != nil {
 		tr.Analyzer = AnalyzerTrace{Input: d.Input, Action: d.AnalyzerAction, PatientID: d.PatientID, Source: d.Source,
@@ -394,7 +393,7 @@ func turnTrace(rec session.TurnRecord) TurnTrace {
 	return tr
 }
 
-func llmCall(c session.CallRecord) LLMCall {
+func llmCall(c CallRecord) LLMCall {
 	t := c.Trace
 	m := t.Metrics
 	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: c.NumPredict, Reply: t.Reply.Content, Notes: callNotes(c),
@@ -428,7 +427,7 @@ func llmCall(c session.CallRecord) LLMCall {
 	return call
 }
 
-func callNotes(c session.CallRecord) []string {
+func callNotes(c CallRecord) []string {
 	var notes []string
 	if c.Retry != "" {
 		notes = append(notes, "retry: "+c.Retry)

@@ -1,0 +1,181 @@
+package session
+
+// The view types a screen draws: one consistent picture of the shift, and the updates a turn
+// streams to it. Live builds them; the UI only reads them.
+
+import "time"
+
+// ViewState is one consistent picture of the
+type ViewState struct {
+	Patient Patient       // the active patient; ID is "" when none is active
+	Roster  []RosterEntry // every patient in the registry, in ID order
+	Vitals  []VitalSeries // the active patient's HR, RR, SpO2 and SBP
+	Monitor bool          // a monitor is attached, so Vitals are continuous
+	Chat    []ChatMessage // the active patient's history (the session's when none); read-only
+	Clock   time.Duration // sim time since the shift began
+	Paused  bool          // the sim clock is stopped
+	Speed   float64       // sim seconds per wall-clock second
+	Backend string        // "ollama" or "offline"
+	Model   string        // model name; empty for offline
+	Last    TurnStats     // the most recent finished turn
+}
+
+// Patient is what the header shows about the active patient.
+type Patient struct {
+	ID        string
+	Name      string
+	Age       int
+	Sex       string
+	Bed       string
+	Scenario  string // the scenario's title
+	State     string // the engine's current physiological state
+	NEWS2     Score
+	Allergies []string // disclosed allergies, e.g. "penicillin (anaphylaxis)"
+}
+
+// Score is a NEWS2 aggregate with its band.
+type Score struct {
+	Known bool // false until a full set of observations exists
+	Value int  // 0–20
+	Band  Band
+}
+
+// Band is the NEWS2 clinical-risk band (RCP 2017).
+type Band int
+
+const (
+	BandLow     Band = iota // aggregate 0–4
+	BandSingle3             // 0–4 but one parameter scores 3: urgent review
+	BandMedium              // 5–6
+	BandHigh                // 7 or more
+)
+
+// Trend is the direction a score or a vital sign is moving in.
+type Trend int
+
+const (
+	TrendFlat Trend = iota
+	TrendUp
+	TrendDown
+)
+
+// RosterEntry is one row of the roster.
+type RosterEntry struct {
+	ID          string
+	Name        string
+	NEWS2       Score
+	Trend       Trend         // NEWS2 direction since the previous score
+	LastChecked time.Duration // sim clock when last reviewed; negative if never
+	Alert       bool          // something changed off-screen: a deterioration or a state change
+}
+
+// VitalSeries is one vital sign over the recent sim minutes.
+type VitalSeries struct {
+	Name   string       // "HR", "RR", "SpO2", "SBP"
+	Unit   string       // "bpm", "/min", "%", "mmHg"
+	Points []VitalPoint // oldest first; measured values unless a monitor is attached
+}
+
+// VitalPoint is one observation.
+type VitalPoint struct {
+	At    time.Duration // sim clock
+	Value float64
+}
+
+// ChatMessage is one message of a history. The UI caches its rendering by
+// (ID, Version, width, theme), so a message whose content changes must get
+// a new Version.
+type ChatMessage struct {
+	ID      string
+	Version int
+	Role    string // user | assistant | system | tool
+	Agent   string // which agent spoke, for assistant messages
+	Content string
+}
+
+// TurnStats describes the last finished turn for the status bar.
+type TurnStats struct {
+	Latency      time.Duration
+	PromptTokens int
+	OutputTokens int
+}
+
+// UpdateKind says what an Update carries.
+type UpdateKind int
+
+const (
+	// UpdateDelta: Text is the next piece of message MessageID, spoken by Agent.
+	UpdateDelta UpdateKind = iota
+	// UpdateChanged: the session changed (the user's text was stored, a
+	// message completed, the active patient or the vitals changed). The UI
+	// takes a new Snapshot; the completed message carries the deltas' MessageID.
+	UpdateChanged
+	// UpdateNotice: Text is a one-line note for the status bar.
+	UpdateNotice
+	// UpdateError: Text says what went wrong and what to do; the turn is over.
+	UpdateError
+)
+
+// Update is one thing a screen hears during a turn.
+type Update struct {
+	Kind      UpdateKind
+	MessageID string
+	Agent     string
+	Text      string
+}
+
+// TurnTrace is everything the inspector shows about one turn.
+type TurnTrace struct {
+	Turn     int    // 1-based, within the session
+	Input    string // what the trainee typed
+	Analyzer AnalyzerTrace
+	Calls    []LLMCall
+	Counters string // the patient's entity and team counters after the turn
+}
+
+// AnalyzerTrace is the patient-context decision of a turn.
+type AnalyzerTrace struct {
+	Input     string // the analyzer's input as it saw it
+	Action    string // NONE | ACTIVATE_NEW | SWITCH_EXISTING | UNCHANGED | CLEAR
+	PatientID string
+	Source    string // rules | llm | fallback
+	Reasoning string
+	Elapsed   time.Duration
+}
+
+// LLMCall is one request to a backend and its answer.
+type LLMCall struct {
+	Agent      string
+	Model      string
+	Sections   []PromptSection // in prompt order
+	NumPredict int
+	Metrics    CallMetrics
+	Reply      string
+	Notes      []string // what else happened to the call: budget cuts, retries, the entity merge
+}
+
+// PromptSection is one part of the prompt: static, window, dynamic, memory
+// or the new user message.
+type PromptSection struct {
+	Name     string
+	Tokens   int // estimate
+	Messages []PromptMessage
+}
+
+// PromptMessage is one message as sent.
+type PromptMessage struct {
+	Role    string
+	Content string
+	Rule    string // for a memory item, the recall rule that selected it
+}
+
+// CallMetrics are the backend's own counters for a call (Ollama's metrics).
+type CallMetrics struct {
+	PromptEvalCount    int
+	PromptEvalDuration time.Duration
+	EvalCount          int
+	EvalDuration       time.Duration
+	LoadDuration       time.Duration
+	TotalDuration      time.Duration
+	CacheHit           bool // judged by the engine from PromptEvalDuration
+}
