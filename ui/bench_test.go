@@ -2,11 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"github.com/ward-sim/ward/session"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ward-sim/ward/session"
 )
 
 // bigHistory is n messages of the mixed kinds a long shift produces.

@@ -1,10 +1,10 @@
 package ui
 
 import (
-	"github.com/ward-sim/ward/session"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
 

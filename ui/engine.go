@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+
 	"github.com/ward-sim/ward/session"
 )
 

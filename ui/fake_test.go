@@ -3,10 +3,11 @@ package ui
 import (
 	"context"
 	"fmt"
-	"github.com/ward-sim/ward/session"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ward-sim/ward/session"
 )
 
 // fakeEngine is a small in-memory ward: a few patients with histories, a

@@ -2,11 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"github.com/ward-sim/ward/session"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
 

@@ -2,12 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"github.com/ward-sim/ward/session"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
 

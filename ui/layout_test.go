@@ -1,11 +1,12 @@
 package ui
 
 import (
-	"github.com/ward-sim/ward/session"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ward-sim/ward/session"
 )
 
 // Every layout must fill the terminal exactly: no line too long (the

@@ -3,13 +3,13 @@ package ui
 import (
 	"context"
 	"fmt"
-	"github.com/ward-sim/ward/session"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
 

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"github.com/ward-sim/ward/session"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ward-sim/ward/session"
 )
 
 func screen(m *Model) string { return ansi.Strip(m.View()) }

@@ -2,12 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"github.com/ward-sim/ward/session"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
 

@@ -2,13 +2,13 @@ package ui
 
 import (
 	"fmt"
-	"github.com/ward-sim/ward/session"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
 

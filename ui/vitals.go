@@ -2,13 +2,13 @@ package ui
 
 import (
 	"fmt"
-	"github.com/ward-sim/ward/session"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
 
