@@ -40,14 +40,22 @@ type note struct {
 	msg ChatMessage
 }
 
-// chatCache holds one patient's stored history, so a repaint does not re-read the store, and
-// the chat built from it, so the once-a-second snapshot does not rebuild it either.
+// chatCache holds the newest messages of one conversation, so a repaint does not re-read the
+// store, and the chat built from them, so the once-a-second snapshot does not rebuild it either.
+// It holds want messages at most: a switch reads one page from the end of the history, whatever
+// its length, and LoadOlder widens it a page at a time.
 type chatCache struct {
 	patient string
+	want    int
 	msgs    []persist.Message
+	more    bool          // the store holds older messages than msgs
 	valid   bool          // msgs is what the store holds
 	view    []ChatMessage // msgs with the notes merged in; nil when it must be rebuilt
 }
+
+// chatPage is how many stored messages a screen loads at a time: more than a tall terminal
+// shows, few enough that reading them costs the same at 10 and at 10,000 messages.
+const chatPage = 100
 
 // NewLive wraps s. restart starts a new session for the start dialog (a shift id, a
 // shift file, or "" for an empty roster).
@@ -267,6 +275,7 @@ func (e *Live) refresh() {
 		v.Roster = append(v.Roster, e.rosterEntry(p, active))
 	}
 	v.Chat = e.chatView(active)
+	v.ChatMore = e.chat.more
 	e.view.Store(&v)
 }
 
@@ -281,14 +290,15 @@ func (e *Live) rosterEntry(p PatientView, active string) RosterEntry {
 }
 
 func (e *Live) chatView(active string) []ChatMessage {
-	if !e.chat.valid || e.chat.patient != active {
-		if e.chat.patient != active {
-			e.notes = nil // notes belong to the conversation they were shown in
-		}
-		msgs, err := e.s.History(active)
+	if e.chat.patient != active {
+		e.notes = nil // notes belong to the conversation they were shown in
+		e.chat = chatCache{patient: active, want: chatPage}
+	}
+	if !e.chat.valid {
+		msgs, more, err := e.s.Recent(active, e.chat.want)
 		// A failed read is not retried on every repaint, which would add a note a second; the next
 		// stored message re-reads.
-		e.chat = chatCache{patient: active, msgs: msgs, valid: true}
+		e.chat.msgs, e.chat.more, e.chat.valid, e.chat.view = msgs, more, true, nil
 		if err != nil {
 			e.note("could not read the history: " + err.Error())
 		}
@@ -297,6 +307,20 @@ func (e *Live) chatView(active string) []ChatMessage {
 		e.chat.view = e.mergeNotes()
 	}
 	return e.chat.view
+}
+
+// LoadOlder shows one more page of the active conversation's older messages, when the store has
+// any: the path for scrolling back past the oldest message on screen.
+func (e *Live) LoadOlder(context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.chat.more {
+		return nil
+	}
+	e.chat.want += chatPage
+	e.chat.valid = false
+	e.refresh()
+	return nil
 }
 
 // mergeNotes places the notes among the stored messages by time.

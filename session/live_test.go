@@ -110,17 +110,48 @@ func TestLiveKeepsUnstoredNotesInOrder(t *testing.T) {
 }
 
 // BenchmarkLiveSwitch is a keyboard patient switch through the real session, from the key's
-// Switch to the snapshot the screen draws, at 1,000 stored messages per patient.
+// Switch to the snapshot the screen draws. A switch reads one page of the history from its end,
+// so its cost must not grow with the history's length.
 func BenchmarkLiveSwitch(b *testing.B) {
-	_, s := liveShift(b, 2, 1000)
+	for _, n := range []int{10, 1000, 10000} {
+		b.Run(fmt.Sprintf("%d_messages", n), func(b *testing.B) {
+			_, s := liveShift(b, 2, n)
+			e := NewLive(s, nil)
+			ids := []string{"patient_1", "patient_2"}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := e.Switch(context.Background(), ids[i%2]); err != nil {
+					b.Fatal(err)
+				}
+				_ = e.Snapshot()
+			}
+		})
+	}
+}
+
+// A switch shows the newest page only; LoadOlder brings the pages before it, oldest last.
+func TestLivePagesALongHistory(t *testing.T) {
+	_, s := liveShift(t, 1, 2*chatPage+10)
 	e := NewLive(s, nil)
-	ids := []string{"patient_1", "patient_2"}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := e.Switch(context.Background(), ids[i%2]); err != nil {
-			b.Fatal(err)
+	if err := e.Switch(context.Background(), "patient_1"); err != nil {
+		t.Fatal(err)
+	}
+	v := e.Snapshot()
+	if len(v.Chat) != chatPage || !v.ChatMore {
+		t.Fatalf("after a switch: %d messages, more %v; want the newest %d and more", len(v.Chat), v.ChatMore, chatPage)
+	}
+	newest := v.Chat[len(v.Chat)-1].ID
+	for range 2 {
+		if err := e.LoadOlder(context.Background()); err != nil {
+			t.Fatal(err)
 		}
-		_ = e.Snapshot()
+	}
+	v = e.Snapshot()
+	if len(v.Chat) != 2*chatPage+10 || v.ChatMore {
+		t.Errorf("after two pages back: %d messages, more %v; want all %d and no more", len(v.Chat), v.ChatMore, 2*chatPage+10)
+	}
+	if v.Chat[len(v.Chat)-1].ID != newest {
+		t.Errorf("the newest message changed from %s to %s", newest, v.Chat[len(v.Chat)-1].ID)
 	}
 }
 

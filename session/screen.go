@@ -7,17 +7,18 @@ import "time"
 
 // ViewState is one consistent picture of the
 type ViewState struct {
-	Patient Patient       // the active patient; ID is "" when none is active
-	Roster  []RosterEntry // every patient in the registry, in ID order
-	Vitals  []VitalSeries // the active patient's HR, RR, SpO2 and SBP
-	Monitor bool          // a monitor is attached, so Vitals are continuous
-	Chat    []ChatMessage // the active patient's history (the session's when none); read-only
-	Clock   time.Duration // sim time since the shift began
-	Paused  bool          // the sim clock is stopped
-	Speed   float64       // sim seconds per wall-clock second
-	Backend string        // "ollama" or "offline"
-	Model   string        // model name; empty for offline
-	Last    TurnStats     // the most recent finished turn
+	Patient  Patient       // the active patient; ID is "" when none is active
+	Roster   []RosterEntry // every patient in the registry, in ID order
+	Vitals   []VitalSeries // the active patient's HR, RR, SpO2 and SBP
+	Monitor  bool          // a monitor is attached, so Vitals are continuous
+	Chat     []ChatMessage // the newest messages of the active conversation (the session's when none); read-only
+	ChatMore bool          // older messages are stored; LoadOlder shows the next page
+	Clock    time.Duration // sim time since the shift began
+	Paused   bool          // the sim clock is stopped
+	Speed    float64       // sim seconds per wall-clock second
+	Backend  string        // "ollama" or "offline"
+	Model    string        // model name; empty for offline
+	Last     TurnStats     // the most recent finished turn
 }
 
 // Patient is what the header shows about the active patient.

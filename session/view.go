@@ -70,15 +70,15 @@ func (s *Session) Backend() (name, model string) {
 	return s.cfg.Backend.Name(), s.cfg.Backend.Model()
 }
 
-// History is a patient's whole stored conversation ("" for the session's), for display.
-func (s *Session) History(patientID string) ([]persist.Message, error) {
-	var h []persist.Message
-	err := s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
-		var err error
-		h, err = tx.History(patientID)
+// Recent is the newest n messages of a patient's stored conversation ("" for the session's),
+// oldest first, and whether older ones exist: what a screen shows.
+func (s *Session) Recent(patientID string, n int) (msgs []persist.Message, more bool, err error) {
+	err = s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
+		msgs, err = tx.Recent(patientID, n)
+		more = tx.Len(patientID) > len(msgs)
 		return err
 	})
-	return h, err
+	return msgs, more, err
 }
 
 // Retry answers the last thing the trainee said to the active conversation again, without

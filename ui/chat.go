@@ -76,12 +76,32 @@ func (c *chatPane) SetSize(width, height int) {
 func (c *chatPane) SetHistory(msgs []session.ChatMessage, newPatient bool) {
 	if newPatient {
 		c.follow, c.top, c.unseen, c.live = true, linePos{}, false, nil
-	} else if !c.follow && len(msgs) > len(c.history) {
-		c.unseen = true
+	} else {
+		c.keepPlace(msgs)
 	}
 	c.history = msgs
 	c.dropFinishedLive()
 }
+
+// keepPlace holds the view on the same message when msgs grows: older messages put before the
+// first one shift every index, and newer ones after the view are unseen until the trainee looks.
+func (c *chatPane) keepPlace(msgs []session.ChatMessage) {
+	if len(c.history) > 0 && len(msgs) > 0 && msgs[0].ID != c.history[0].ID {
+		first := c.history[0].ID
+		for i, m := range msgs {
+			if m.ID == first {
+				c.top.item += i
+				break
+			}
+		}
+	}
+	if !c.follow && len(msgs) > len(c.history) && msgs[len(msgs)-1].ID != c.history[len(c.history)-1].ID {
+		c.unseen = true
+	}
+}
+
+// AtTop reports whether the view shows the first line of the oldest message held.
+func (c *chatPane) AtTop() bool { return c.count() > 0 && c.topLine() == linePos{} }
 
 // AppendDelta adds streamed text to message id, creating it on first use.
 func (c *chatPane) AppendDelta(id, agent, text string) {

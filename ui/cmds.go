@@ -118,6 +118,15 @@ func switchCmd(ctx context.Context, e Engine, id string) tea.Cmd {
 	}
 }
 
+func loadOlderCmd(ctx context.Context, e Engine) tea.Cmd {
+	return func() tea.Msg {
+		if err := e.LoadOlder(ctx); err != nil {
+			return noticeMsg{text: "could not load older messages: " + err.Error(), level: noticeError}
+		}
+		return snapshotMsg{state: e.Snapshot()}
+	}
+}
+
 func startCmd(ctx context.Context, e Engine, shift string) tea.Cmd {
 	return func() tea.Msg {
 		err := e.Start(ctx, shift)

@@ -28,6 +28,10 @@ type Engine interface {
 	// snapshot rebuilt. It makes no analyzer call.
 	Switch(ctx context.Context, patientID string) error
 
+	// LoadOlder adds the page of messages before the oldest one the snapshot's Chat holds, when
+	// ChatMore says there is one; the next Snapshot shows it.
+	LoadOlder(ctx context.Context) error
+
 	// Start begins a new session: a built-in shift's ID, a shift file, or ""
 	// for an empty roster.
 	Start(ctx context.Context, shift string) error

@@ -34,6 +34,9 @@ type fakeEngine struct {
 	reply string
 	// replyErr, when set, ends every turn with this error instead.
 	replyErr string
+	// page, when set, is how many messages a snapshot shows at first; LoadOlder adds as many.
+	page  int
+	shown int
 	// gate, when set, holds each turn after the user's text is stored
 	// until the test closes it.
 	gate chan struct{}
@@ -89,15 +92,16 @@ func (f *fakeEngine) Snapshot() session.ViewState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return session.ViewState{
-		Patient: f.patients[f.active],
-		Roster:  append([]session.RosterEntry(nil), f.roster...),
-		Vitals:  f.vitals[f.active],
-		Chat:    f.histories[f.active],
-		Clock:   f.clock,
-		Speed:   1,
-		Backend: f.backend,
-		Model:   f.model,
-		Last:    session.TurnStats{Latency: 1240 * time.Millisecond, PromptTokens: 812, OutputTokens: 96},
+		Patient:  f.patients[f.active],
+		Roster:   append([]session.RosterEntry(nil), f.roster...),
+		Vitals:   f.vitals[f.active],
+		Chat:     f.chat(),
+		ChatMore: len(f.chat()) < len(f.histories[f.active]),
+		Clock:    f.clock,
+		Speed:    1,
+		Backend:  f.backend,
+		Model:    f.model,
+		Last:     session.TurnStats{Latency: 1240 * time.Millisecond, PromptTokens: 812, OutputTokens: 96},
 	}
 }
 
@@ -109,6 +113,22 @@ func (f *fakeEngine) Switch(_ context.Context, id string) error {
 	}
 	f.decisions = append(f.decisions, "SWITCH_EXISTING "+id)
 	f.active = id
+	return nil
+}
+
+// chat is the active history as paged: the newest f.shown messages when paging is on.
+func (f *fakeEngine) chat() []session.ChatMessage {
+	h := f.histories[f.active]
+	if f.page == 0 {
+		return h
+	}
+	return h[max(len(h)-max(f.shown, f.page), 0):]
+}
+
+func (f *fakeEngine) LoadOlder(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.shown = max(f.shown, f.page) + f.page
 	return nil
 }
 

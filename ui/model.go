@@ -249,13 +249,12 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch m.focus {
 	case focusChat:
-		m.chatKey(msg)
+		return m.chatKey(msg)
 	case focusRoster:
 		return m.rosterKey(msg)
 	default:
 		return m.inputKey(msg)
 	}
-	return nil
 }
 
 func (m *Model) quit() tea.Cmd {
@@ -306,6 +305,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.setFocus((m.focus + focusCount - 1) % focusCount)
 	case key.Matches(msg, k.PageUp):
 		m.chat.PageUp()
+		return m.olderAtTop(), true
 	case key.Matches(msg, k.PageDown):
 		m.chat.PageDown()
 	case key.Matches(msg, k.Help) && (m.focus != focusInput || m.input.Empty()):
@@ -325,6 +325,7 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 		m.input.Recall(step(msg))
 	case key.Matches(msg, k.Top) && m.input.Empty():
 		m.chat.Top()
+		return m.olderAtTop()
 	case key.Matches(msg, k.End) && m.input.Empty():
 		m.chat.End()
 	default:
@@ -333,18 +334,30 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) chatKey(msg tea.KeyMsg) {
+func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Scroll) && upward(msg):
 		m.chat.ScrollUp(1)
+		return m.olderAtTop()
 	case key.Matches(msg, k.Scroll):
 		m.chat.ScrollDown(1)
 	case key.Matches(msg, k.Top):
 		m.chat.Top()
+		return m.olderAtTop()
 	case key.Matches(msg, k.End):
 		m.chat.End()
 	}
+	return nil
+}
+
+// olderAtTop asks for the page of older messages once the view reaches the oldest one loaded:
+// a switch loads only the newest page, so a long history comes in as the trainee scrolls back.
+func (m *Model) olderAtTop() tea.Cmd {
+	if !m.state.ChatMore || !m.chat.AtTop() {
+		return nil
+	}
+	return loadOlderCmd(m.ctx, m.engine)
 }
 
 func (m *Model) rosterKey(msg tea.KeyMsg) tea.Cmd {

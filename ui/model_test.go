@@ -542,3 +542,27 @@ func TestBurstTypedTextIsText(t *testing.T) {
 		}
 	}
 }
+
+// A switch loads only the newest page of a long history; scrolling back past its oldest message
+// loads the page before it, and the view stays on the message it showed.
+func TestScrollingBackLoadsOlderPages(t *testing.T) {
+	f := newFakeWard()
+	f.histories["patient_1"] = bigHistory("patient_1", 250)
+	f.page = 100
+	m := newTestModel(t, f, 120, 40)
+	if got := len(m.state.Chat); got != 100 || !m.state.ChatMore {
+		t.Fatalf("first snapshot holds %d messages (more %v), want the newest 100 and more", got, m.state.ChatMore)
+	}
+	press(t, m, "home")
+	if got := len(m.state.Chat); got != 200 {
+		t.Fatalf("home at the oldest loaded message: %d messages held, want 200", got)
+	}
+	if first := m.chat.history[m.chat.top.item].ID; first != "patient_1-150" {
+		t.Errorf("after loading older messages the view shows %s, want patient_1-150 where it was", first)
+	}
+	press(t, m, "home")
+	press(t, m, "home")
+	if got := len(m.state.Chat); got != 250 || m.state.ChatMore {
+		t.Errorf("after paging to the start: %d messages (more %v), want all 250 and no more", got, m.state.ChatMore)
+	}
+}
