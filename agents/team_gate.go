@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/memory"
 )
 
 // Gate states, as the gate event reports them.
@@ -24,7 +24,7 @@ type Gate struct {
 // GateOf reads the gate from a patient's history: it waits when the
 // Orchestrator's latest message holds a plan of two or more steps that name
 // agents, and no trainee message has followed it.
-func (t *Team) GateOf(history []persist.Message) Gate {
+func (t *Team) GateOf(history []memory.Message) Gate {
 	for i := len(history) - 1; i >= 0; i-- {
 		m := history[i]
 		if m.Role == "user" {

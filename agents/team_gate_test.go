@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/memory"
 )
 
 const twoStepPlan = "Plan:\n1. Monitor reads the vitals and the trend.\n2. **Pharmacist** explains the safety verdict.\nShall I go ahead?"
@@ -36,15 +36,15 @@ func TestGatePlanIn(t *testing.T) {
 func TestGateOfHistory(t *testing.T) {
 	team := mustTeam(t)
 	plan := teamSaid(AgentOrchestrator, twoStepPlan)
-	snapshot := persist.Message{Role: "system", Content: `PATIENT_CONTEXT_JSON: {"patient_id":"patient_4"}`}
+	snapshot := memory.Message{Role: "system", Content: `PATIENT_CONTEXT_JSON: {"patient_id":"patient_4"}`}
 	tests := []struct {
 		name    string
-		history []persist.Message
+		history []memory.Message
 		waiting bool
 	}{
 		{"empty", nil, false},
 		{"plan last", teamHistory(teamUser("what next?"), plan), true},
-		{"plan then snapshot and tool", teamHistory(teamUser("what next?"), plan, snapshot, persist.Message{Role: "tool", Content: "{}"}), true},
+		{"plan then snapshot and tool", teamHistory(teamUser("what next?"), plan, snapshot, memory.Message{Role: "tool", Content: "{}"}), true},
 		{"plan answered", teamHistory(teamUser("what next?"), plan, teamUser("yes")), false},
 		{"plan answered with anything", teamHistory(plan, teamUser("give oxygen first")), false},
 		{"latest orchestrator message is no plan", teamHistory(plan, teamSaid(AgentOrchestrator, "Noted.")), false},

@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
-
-	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/memory"
 )
 
 // Route sources: how the agent who speaks next was chosen. Every route event
@@ -42,7 +41,7 @@ const routerTimeout = 20 * time.Second
 //
 // Slash commands rank above the stored handoff because typing /vitals is a
 // more direct request than a handoff left over from a turn the cap cut short.
-func (t *Team) Route(ctx context.Context, history []persist.Message, text string) Route {
+func (t *Team) Route(ctx context.Context, history []memory.Message, text string) Route {
 	if r, ok := t.routeByRules(history, text); ok {
 		return r
 	}
@@ -51,7 +50,7 @@ func (t *Team) Route(ctx context.Context, history []persist.Message, text string
 
 // routeByRules decides every message it can; ok is false only for a
 // question meant for the team, which needs judgement.
-func (t *Team) routeByRules(history []persist.Message, text string) (Route, bool) {
+func (t *Team) routeByRules(history []memory.Message, text string) (Route, bool) {
 	trimmed := strings.TrimSpace(text)
 	if name, ok := t.mention(trimmed); ok {
 		return Route{Agent: name, Source: RouteMention, Reasoning: "addressed with @" + name}, true
@@ -116,13 +115,13 @@ func (t *Team) handoff(reply, speaker string) (string, bool) {
 
 // lastSpoken is the latest user or agent message: system snapshots and tool
 // results in between do not change who spoke last.
-func lastSpoken(history []persist.Message) (persist.Message, bool) {
+func lastSpoken(history []memory.Message) (memory.Message, bool) {
 	for i := len(history) - 1; i >= 0; i-- {
 		if r := history[i].Role; r == "user" || r == "assistant" {
 			return history[i], true
 		}
 	}
-	return persist.Message{}, false
+	return memory.Message{}, false
 }
 
 // routerVerdict is the structured output the router model must produce.
@@ -133,7 +132,7 @@ type routerVerdict struct {
 
 // askRouter asks the router model; whatever it answers that is not an agent
 // name, and any error, hands the message to the Orchestrator.
-func (t *Team) askRouter(ctx context.Context, history []persist.Message, text string) Route {
+func (t *Team) askRouter(ctx context.Context, history []memory.Message, text string) Route {
 	if t.Router == nil {
 		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: "a question for the team and no router model"}
 	}
@@ -158,7 +157,7 @@ func (t *Team) askRouter(ctx context.Context, history []persist.Message, text st
 // enough to resolve "and the dose?", small enough to answer quickly.
 const routerContextMessages = 6
 
-func (t *Team) routerRequest(history []persist.Message, text string) Request {
+func (t *Team) routerRequest(history []memory.Message, text string) Request {
 	var team strings.Builder
 	team.WriteString(strings.TrimSpace(t.routerPrompt))
 	team.WriteString("\n\nTeam:\n")

@@ -12,16 +12,15 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/api"
-
-	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/memory"
 )
 
-func teamHistory(msgs ...persist.Message) []persist.Message { return msgs }
+func teamHistory(msgs ...memory.Message) []memory.Message { return msgs }
 
-func teamUser(text string) persist.Message { return persist.Message{Role: "user", Content: text} }
+func teamUser(text string) memory.Message { return memory.Message{Role: "user", Content: text} }
 
-func teamSaid(agent, text string) persist.Message {
-	return persist.Message{Role: "assistant", Agent: agent, Content: text}
+func teamSaid(agent, text string) memory.Message {
+	return memory.Message{Role: "assistant", Agent: agent, Content: text}
 }
 
 func TestRouteByRules(t *testing.T) {
@@ -29,7 +28,7 @@ func TestRouteByRules(t *testing.T) {
 	handedToMonitor := teamHistory(teamUser("how is she?"), teamSaid(AgentOrchestrator, "The Monitor has the numbers. Back to you, Monitor."))
 	tests := []struct {
 		name    string
-		history []persist.Message
+		history []memory.Message
 		text    string
 		agent   string
 		source  string

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/memory"
 )
 
 // SpeakFunc makes one agent speak: the session builds that agent's prompt
@@ -58,7 +58,7 @@ type Outcome struct {
 // Run owns routing, the confirmation gate, termination, the message cap and
 // the loop guard. It stores nothing: the gate is read from history, and the
 // turn's own state lives only until Run returns.
-func (t *Team) Run(ctx context.Context, history []persist.Message, text string, speak SpeakFunc, emit func(TeamEvent)) (Outcome, error) {
+func (t *Team) Run(ctx context.Context, history []memory.Message, text string, speak SpeakFunc, emit func(TeamEvent)) (Outcome, error) {
 	if emit == nil {
 		emit = func(TeamEvent) {}
 	}
@@ -88,7 +88,7 @@ func (t *Team) Run(ctx context.Context, history []persist.Message, text string, 
 }
 
 // withoutText drops the trainee's message from the end of history, if it is there.
-func withoutText(history []persist.Message, text string) []persist.Message {
+func withoutText(history []memory.Message, text string) []memory.Message {
 	if n := len(history); n > 0 && history[n-1].Role == "user" && history[n-1].Content == text {
 		return history[:n-1]
 	}
@@ -109,7 +109,7 @@ type teamTurn struct {
 // open routes the trainee's message. A confirmation of a waiting plan lifts
 // the gate and starts the plan; anything else is a new instruction, routed
 // as usual, and the unconfirmed plan is dropped.
-func (r *teamTurn) open(ctx context.Context, history []persist.Message, text string) Route {
+func (r *teamTurn) open(ctx context.Context, history []memory.Message, text string) Route {
 	if gate := r.team.GateOf(history); gate.Waiting && IsConfirmation(text) {
 		r.emit(TeamEvent{Kind: EventGate, Gate: GateLifted})
 		r.plan = gate.Plan

@@ -11,7 +11,6 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/ward-sim/ward/memory"
-	"github.com/ward-sim/ward/persist"
 )
 
 // offlineTable plays a whole team with no model, as the offline backend
@@ -19,7 +18,7 @@ import (
 // persona. It keeps what was said, like the session's history.
 type offlineTable struct {
 	facts   TeamFacts
-	history []persist.Message
+	history []memory.Message
 	spoken  []string
 }
 
@@ -36,7 +35,7 @@ func (o *offlineTable) speak(ctx context.Context, a Agent) (string, error) {
 		reply = resp.Message.Content
 	}
 	o.spoken = append(o.spoken, a.Name)
-	o.history = append(o.history, persist.Message{Role: "assistant", Agent: a.Name, Content: reply})
+	o.history = append(o.history, memory.Message{Role: "assistant", Agent: a.Name, Content: reply})
 	return reply, nil
 }
 
@@ -44,8 +43,8 @@ func (o *offlineTable) speak(ctx context.Context, a Agent) (string, error) {
 // the message goes to Run, then the message and the replies are kept.
 func (o *offlineTable) turn(t *testing.T, team *Team, text string) (Outcome, []TeamEvent) {
 	t.Helper()
-	before := append([]persist.Message(nil), o.history...)
-	o.history = append(o.history, persist.Message{Role: "user", Content: text})
+	before := append([]memory.Message(nil), o.history...)
+	o.history = append(o.history, memory.Message{Role: "user", Content: text})
 	o.facts.Input, o.spoken = text, nil
 	var events []TeamEvent
 	out, err := team.Run(context.Background(), before, text, o.speak, func(e TeamEvent) { events = append(events, e) })
@@ -169,7 +168,7 @@ func (s *scriptedTable) speak(_ context.Context, a Agent) (string, error) {
 	return lines[min(n, len(lines)-1)], nil
 }
 
-func runScript(t *testing.T, team *Team, history []persist.Message, text string, lines map[string][]string) (Outcome, string, []TeamEvent) {
+func runScript(t *testing.T, team *Team, history []memory.Message, text string, lines map[string][]string) (Outcome, string, []TeamEvent) {
 	t.Helper()
 	s := &scriptedTable{lines: lines}
 	var events []TeamEvent
@@ -184,7 +183,7 @@ func TestRunTermination(t *testing.T) {
 	plan := teamHistory(teamUser("what next?"), teamSaid(AgentOrchestrator, twoStepPlan))
 	tests := []struct {
 		name    string
-		history []persist.Message
+		history []memory.Message
 		text    string
 		lines   map[string][]string
 		events  string

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/ollama/ollama/api"
-	"github.com/ward-sim/ward/persist"
 )
 
 // LoadRecent turns the last limit stored messages into chat messages, oldest first (limit <= 0
@@ -16,7 +15,7 @@ import (
 // its call only by position, as the model templates render them. So each call gets its Index,
 // and the tool results that follow an assistant message are put in the order of its calls
 // (matched by the stored ToolCallID). The stored name stays in persist, where the trace reads it.
-func LoadRecent(msgs []persist.Message, limit int) []api.Message {
+func LoadRecent(msgs []Message, limit int) []api.Message {
 	start := 0
 	if limit > 0 && len(msgs) > limit {
 		start = len(msgs) - limit
@@ -35,7 +34,7 @@ func LoadRecent(msgs []persist.Message, limit int) []api.Message {
 
 const roleTool = "tool"
 
-func toAPI(m persist.Message) api.Message {
+func toAPI(m Message) api.Message {
 	out := api.Message{Role: m.Role, Content: m.Content}
 	for i, c := range m.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, api.ToolCall{Function: api.ToolCallFunction{
@@ -49,7 +48,7 @@ func toAPI(m persist.Message) api.Message {
 
 // orderToolResults sorts each run of tool results into the order of the calls that precede it.
 // Results answered out of order (parallel tools) would otherwise be read against the wrong call.
-func orderToolResults(msgs []persist.Message) {
+func orderToolResults(msgs []Message) {
 	for i := 0; i < len(msgs); i++ {
 		calls := msgs[i].ToolCalls
 		if len(calls) == 0 {
@@ -59,7 +58,7 @@ func orderToolResults(msgs []persist.Message) {
 		for end < len(msgs) && msgs[end].Role == roleTool {
 			end++
 		}
-		position := func(m persist.Message) int {
+		position := func(m Message) int {
 			for j, c := range calls {
 				if c.ID == m.ToolCallID {
 					return j
@@ -67,7 +66,7 @@ func orderToolResults(msgs []persist.Message) {
 			}
 			return len(calls)
 		}
-		slices.SortStableFunc(msgs[i+1:end], func(a, b persist.Message) int { return position(a) - position(b) })
+		slices.SortStableFunc(msgs[i+1:end], func(a, b Message) int { return position(a) - position(b) })
 		i = end - 1
 	}
 }

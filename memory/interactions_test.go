@@ -6,16 +6,15 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
-	"github.com/ward-sim/ward/persist"
 )
 
-func vitalsExchange() []persist.Message {
+func vitalsExchange() []Message {
 	at := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
-	return []persist.Message{
+	return []Message{
 		{Role: "user", Content: "any allergies?", At: at},
 		{Role: "assistant", Agent: "Patient", Content: "Penicillin, I come out in hives.", At: at},
 		{Role: "user", Content: "check her vitals and temperature", At: at},
-		{Role: "assistant", Agent: "Monitor", At: at, ToolCalls: []persist.ToolCall{
+		{Role: "assistant", Agent: "Monitor", At: at, ToolCalls: []ToolCall{
 			{ID: "c1", Name: "check_vitals", Args: map[string]any{"patient_id": "patient_1"}},
 			{ID: "c2", Name: "check_temperature", Args: map[string]any{"site": "tympanic"}},
 		}},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ward-sim/ward/memory"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -14,12 +15,12 @@ import (
 // Content is everything a clear moves out of a session: the registry, the histories and the
 // per-patient documents (a clear wipes memory as well as storage). The session's info stays.
 type Content struct {
-	Registry       Registry                   `json:"registry"`
-	SessionHistory []Message                  `json:"session_history"`
-	Histories      map[string][]Message       `json:"histories"`
-	Memory         map[string]json.RawMessage `json:"memory,omitempty"`
-	Entities       map[string]json.RawMessage `json:"entities,omitempty"`
-	Sim            map[string]json.RawMessage `json:"sim,omitempty"`
+	Registry       Registry                    `json:"registry"`
+	SessionHistory []memory.Message            `json:"session_history"`
+	Histories      map[string][]memory.Message `json:"histories"`
+	Memory         map[string]json.RawMessage  `json:"memory,omitempty"`
+	Entities       map[string]json.RawMessage  `json:"entities,omitempty"`
+	Sim            map[string]json.RawMessage  `json:"sim,omitempty"`
 }
 
 // Archive is one snapshot written by a clear.
@@ -270,8 +271,8 @@ func readContent(b *bolt.Bucket) (Content, error) {
 	return c, nil
 }
 
-func readHistories(h *bolt.Bucket) (map[string][]Message, error) {
-	all := map[string][]Message{}
+func readHistories(h *bolt.Bucket) (map[string][]memory.Message, error) {
+	all := map[string][]memory.Message{}
 	if h == nil {
 		return all, nil
 	}

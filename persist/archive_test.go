@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ward-sim/ward/memory"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -23,8 +24,8 @@ func fillSession(t *testing.T, s *Store, sid, tag string) Content {
 		Registry: Registry{ActivePatientID: "patient_1", Patients: map[string]PatientEntry{
 			"patient_1": entry("patient_1"), "patient_2": entry("patient_2"),
 		}},
-		SessionHistory: []Message{msg("user", tag+" before any patient", 0)},
-		Histories: map[string][]Message{
+		SessionHistory: []memory.Message{msg("user", tag+" before any patient", 0)},
+		Histories: map[string][]memory.Message{
 			"patient_1": {msg("user", tag+" p1", 1), {Role: "assistant", Agent: "nurse", Content: tag + " reply", At: t0}},
 			"patient_2": {msg("user", tag+" p2", 2)},
 		},
@@ -61,8 +62,8 @@ func fillSession(t *testing.T, s *Store, sid, tag string) Content {
 func emptyContent() Content {
 	return Content{
 		Registry:       Registry{Patients: map[string]PatientEntry{}},
-		SessionHistory: []Message{},
-		Histories:      map[string][]Message{},
+		SessionHistory: []memory.Message{},
+		Histories:      map[string][]memory.Message{},
 		Memory:         map[string]json.RawMessage{},
 		Entities:       map[string]json.RawMessage{},
 		Sim:            map[string]json.RawMessage{},

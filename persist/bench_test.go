@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ward-sim/ward/memory"
 )
 
 // The benchmarks run on a session of benchPatients patients with benchMessages messages each,
@@ -69,7 +71,7 @@ func buildBenchFixture() {
 	}
 	f.err = s.Update(benchSession, func(tx *Tx) error {
 		reg := Registry{ActivePatientID: benchPatient(0), Patients: map[string]PatientEntry{}}
-		msgs := make([]Message, benchMessages)
+		msgs := make([]memory.Message, benchMessages)
 		for i := range msgs {
 			msgs[i] = benchMessage(i)
 		}
@@ -88,12 +90,12 @@ func buildBenchFixture() {
 func benchPatient(p int) string { return fmt.Sprintf("patient_%d", p) }
 
 // benchMessage is about the size of a real turn.
-func benchMessage(i int) Message {
+func benchMessage(i int) memory.Message {
 	if i%2 == 0 {
-		return Message{Role: "user", At: t0.Add(time.Duration(i) * time.Second),
+		return memory.Message{Role: "user", At: t0.Add(time.Duration(i) * time.Second),
 			Content: "Give 1 g paracetamol IV, repeat the obs in 15 minutes and tell me if the systolic drops below 90."}
 	}
-	return Message{Role: "assistant", Agent: "nurse", At: t0.Add(time.Duration(i) * time.Second),
+	return memory.Message{Role: "assistant", Agent: "nurse", At: t0.Add(time.Duration(i) * time.Second),
 		Content: "Paracetamol 1 g IV is running. Current obs: HR 112, BP 98/61, RR 22, SpO2 95% on 2 L, temp 38.6. " +
 			"She says the chills are easing. I will repeat the set at 22:15 and call you if the systolic falls under 90."}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ward-sim/ward/memory"
 )
 
 // crashChildEnv makes the test binary act as a ward process that is killed mid-session.
@@ -38,7 +40,7 @@ func runCrashChild(path string) int {
 // playTurn stores what a turn stores: the typed text and the registry.
 func playTurn(tx *Tx, n int) error {
 	at := t0.Add(time.Duration(n) * time.Second)
-	if err := tx.Append("patient_1", Message{Role: "user", Content: fmt.Sprintf("turn %d", n), At: at}); err != nil {
+	if err := tx.Append("patient_1", memory.Message{Role: "user", Content: fmt.Sprintf("turn %d", n), At: at}); err != nil {
 		return err
 	}
 	entry := PatientEntry{PatientID: "patient_1", Facts: map[string]any{"turns": n}, CreatedAt: t0, UpdatedAt: at}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/ward-sim/ward/memory"
 )
 
 func TestDumpJSON(t *testing.T) {
@@ -26,7 +28,7 @@ func TestDumpJSON(t *testing.T) {
 				return firstErr(
 					tx.PutRegistry(Registry{ActivePatientID: "patient_4", Patients: map[string]PatientEntry{"patient_4": entry}}),
 					tx.Append("patient_4", msg("user", "review patient_4", 2),
-						Message{Role: "assistant", Agent: "nurse", Content: "ok", At: t0.Add(3 * time.Minute)}),
+						memory.Message{Role: "assistant", Agent: "nurse", Content: "ok", At: t0.Add(3 * time.Minute)}),
 					tx.PutPatientDoc(KindSim, "patient_4", []byte(`{"scenario": "sepsis"}`)),
 				)
 			})

@@ -3,29 +3,10 @@ package persist
 import (
 	"encoding/binary"
 	"encoding/json"
-	"time"
 
+	"github.com/ward-sim/ward/memory"
 	bolt "go.etcd.io/bbolt"
 )
-
-// Message is one stored chat message.
-type Message struct {
-	Role       string     `json:"role"` // user|assistant|system|tool
-	Agent      string     `json:"agent,omitempty"`
-	Content    string     `json:"content"`
-	At         time.Time  `json:"at"`
-	Sim        float64    `json:"sim,omitempty"` // the ward's sim clock, seconds, when it was written
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	ToolName   string     `json:"tool_name,omitempty"`
-}
-
-// ToolCall is a tool invocation requested by an assistant message.
-type ToolCall struct {
-	ID   string         `json:"id"`
-	Name string         `json:"name"`
-	Args map[string]any `json:"args"`
-}
 
 var (
 	bucketSessionHistory = []byte("session_history")
@@ -38,7 +19,7 @@ const historyFill = 0.9
 
 // Append adds msgs to the patient's history ("" = the session history). Each message gets its
 // own key from the bucket's sequence, so existing messages are never rewritten.
-func (t *Tx) Append(patientID string, msgs ...Message) error {
+func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -64,22 +45,22 @@ func (t *Tx) Append(patientID string, msgs ...Message) error {
 }
 
 // History returns the patient's whole history ("" = the session history), oldest first.
-func (t *Tx) History(patientID string) ([]Message, error) {
+func (t *Tx) History(patientID string) ([]memory.Message, error) {
 	return readHistory(t.history(patientID))
 }
 
 // Recent returns the last n messages of the patient's history, oldest first.
-func (t *Tx) Recent(patientID string, n int) ([]Message, error) {
+func (t *Tx) Recent(patientID string, n int) ([]memory.Message, error) {
 	b := t.history(patientID)
 	if b == nil || n <= 0 {
-		return []Message{}, nil
+		return []memory.Message{}, nil
 	}
 	var raw [][]byte
 	c := b.Cursor()
 	for k, v := c.Last(); k != nil && len(raw) < n; k, v = c.Prev() {
 		raw = append(raw, v)
 	}
-	msgs := make([]Message, len(raw))
+	msgs := make([]memory.Message, len(raw))
 	for i, v := range raw {
 		if err := json.Unmarshal(v, &msgs[len(raw)-1-i]); err != nil {
 			return nil, err
@@ -121,13 +102,13 @@ func (t *Tx) historyForWrite(patientID string) (*bolt.Bucket, error) {
 }
 
 // readHistory decodes a history bucket (nil = empty), oldest first.
-func readHistory(b *bolt.Bucket) ([]Message, error) {
-	msgs := []Message{}
+func readHistory(b *bolt.Bucket) ([]memory.Message, error) {
+	msgs := []memory.Message{}
 	if b == nil {
 		return msgs, nil
 	}
 	err := b.ForEach(func(_, v []byte) error {
-		var m Message
+		var m memory.Message
 		if err := json.Unmarshal(v, &m); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ward-sim/ward/memory"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -15,7 +16,7 @@ func TestAppendHistoryRecent(t *testing.T) {
 		t.Run("patient="+pid, func(t *testing.T) {
 			s, _ := openTemp(t)
 			newSession(t, s, "s1")
-			var all []Message
+			var all []memory.Message
 			for i := range 5 {
 				all = append(all, msg("user", string(rune('a'+i)), i))
 			}
@@ -29,10 +30,10 @@ func TestAppendHistoryRecent(t *testing.T) {
 			}
 			for _, tt := range []struct {
 				n    int
-				want []Message
+				want []memory.Message
 			}{
-				{0, []Message{}},
-				{-1, []Message{}},
+				{0, []memory.Message{}},
+				{-1, []memory.Message{}},
 				{1, all[4:]},
 				{3, all[2:]},
 				{5, all},
@@ -121,7 +122,7 @@ func TestHistoriesAreIsolated(t *testing.T) {
 	}
 	for i, w := range writes {
 		got := history(t, s, w.sid, w.pid)
-		if want := []Message{msg("user", w.text, i)}; !reflect.DeepEqual(got, want) {
+		if want := []memory.Message{msg("user", w.text, i)}; !reflect.DeepEqual(got, want) {
 			t.Errorf("%s/%q = %v, want %v", w.sid, w.pid, got, want)
 		}
 	}
@@ -133,18 +134,18 @@ func TestHistoriesAreIsolated(t *testing.T) {
 func TestMessageJSON(t *testing.T) {
 	tests := []struct {
 		name string
-		m    Message
+		m    memory.Message
 		want string
 	}{
-		{"plain", Message{Role: "user", Content: "hi", At: t0},
+		{"plain", memory.Message{Role: "user", Content: "hi", At: t0},
 			`{"role":"user","content":"hi","at":"2025-03-01T22:00:00Z"}`},
-		{"sim time", Message{Role: "user", Content: "hi", At: t0, Sim: 90.5},
+		{"sim time", memory.Message{Role: "user", Content: "hi", At: t0, Sim: 90.5},
 			`{"role":"user","content":"hi","at":"2025-03-01T22:00:00Z","sim":90.5}`},
-		{"agent", Message{Role: "assistant", Agent: "nurse", Content: "ok", At: t0},
+		{"agent", memory.Message{Role: "assistant", Agent: "nurse", Content: "ok", At: t0},
 			`{"role":"assistant","agent":"nurse","content":"ok","at":"2025-03-01T22:00:00Z"}`},
-		{"tool call", Message{Role: "assistant", At: t0, ToolCalls: []ToolCall{{ID: "c1", Name: "vitals", Args: map[string]any{"patient": "patient_1"}}}},
+		{"tool call", memory.Message{Role: "assistant", At: t0, ToolCalls: []memory.ToolCall{{ID: "c1", Name: "vitals", Args: map[string]any{"patient": "patient_1"}}}},
 			`{"role":"assistant","content":"","at":"2025-03-01T22:00:00Z","tool_calls":[{"id":"c1","name":"vitals","args":{"patient":"patient_1"}}]}`},
-		{"tool result", Message{Role: "tool", Content: "{}", At: t0, ToolCallID: "c1", ToolName: "vitals"},
+		{"tool result", memory.Message{Role: "tool", Content: "{}", At: t0, ToolCallID: "c1", ToolName: "vitals"},
 			`{"role":"tool","content":"{}","at":"2025-03-01T22:00:00Z","tool_call_id":"c1","tool_name":"vitals"}`},
 	}
 	s, _ := openTemp(t)
@@ -159,7 +160,7 @@ func TestMessageJSON(t *testing.T) {
 				t.Errorf("json = %s\nwant   %s", data, tt.want)
 			}
 			appendMsgs(t, s, "s1", tt.name, tt.m)
-			if got := history(t, s, "s1", tt.name); !reflect.DeepEqual(got, []Message{tt.m}) {
+			if got := history(t, s, "s1", tt.name); !reflect.DeepEqual(got, []memory.Message{tt.m}) {
 				t.Errorf("round trip = %#v, want %#v", got, tt.m)
 			}
 		})

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ward-sim/ward/memory"
 )
 
 func TestMain(m *testing.M) {
@@ -38,8 +40,8 @@ func newSession(t *testing.T, s *Store, id string) {
 	}
 }
 
-func msg(role, content string, minute int) Message {
-	return Message{Role: role, Content: content, At: t0.Add(time.Duration(minute) * time.Minute)}
+func msg(role, content string, minute int) memory.Message {
+	return memory.Message{Role: role, Content: content, At: t0.Add(time.Duration(minute) * time.Minute)}
 }
 
 func mustUpdate(t *testing.T, s *Store, sid string, fn func(*Tx) error) {
@@ -56,14 +58,14 @@ func mustView(t *testing.T, s *Store, sid string, fn func(*Tx) error) {
 	}
 }
 
-func appendMsgs(t *testing.T, s *Store, sid, pid string, msgs ...Message) {
+func appendMsgs(t *testing.T, s *Store, sid, pid string, msgs ...memory.Message) {
 	t.Helper()
 	mustUpdate(t, s, sid, func(tx *Tx) error { return tx.Append(pid, msgs...) })
 }
 
-func history(t *testing.T, s *Store, sid, pid string) []Message {
+func history(t *testing.T, s *Store, sid, pid string) []memory.Message {
 	t.Helper()
-	var got []Message
+	var got []memory.Message
 	mustView(t, s, sid, func(tx *Tx) (err error) {
 		got, err = tx.History(pid)
 		return err

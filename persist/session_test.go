@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ward-sim/ward/memory"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -178,7 +179,7 @@ func TestDiscardUnused(t *testing.T) {
 			})
 		}, true},
 		{"a session message", func(t *testing.T, s *Store) {
-			appendMsgs(t, s, "s1", "", Message{Role: "user", Content: "hello", At: t0})
+			appendMsgs(t, s, "s1", "", memory.Message{Role: "user", Content: "hello", At: t0})
 		}, false},
 		{"a patient on the registry", func(t *testing.T, s *Store) {
 			mustUpdate(t, s, "s1", func(tx *Tx) error {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 )
 
@@ -31,9 +32,9 @@ func bigShift(b *testing.B, patients, perPatient int) (*persist.Store, Config) {
 	for p := 1; p <= patients; p++ {
 		id := fmt.Sprintf("patient_%d", p)
 		reg.Patients[id] = persist.PatientEntry{PatientID: id, Facts: map[string]any{}, CreatedAt: at, UpdatedAt: at}
-		msgs := make([]persist.Message, perPatient)
+		msgs := make([]memory.Message, perPatient)
 		for i := range msgs {
-			msgs[i] = persist.Message{Role: "user", Content: fmt.Sprintf("message %d about %s: checking airway, breathing and circulation", i, id), At: at}
+			msgs[i] = memory.Message{Role: "user", Content: fmt.Sprintf("message %d about %s: checking airway, breathing and circulation", i, id), At: at}
 			if i%2 == 1 {
 				msgs[i].Role, msgs[i].Agent = "assistant", "Patient"
 			}

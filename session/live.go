@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -47,7 +47,7 @@ type note struct {
 type chatCache struct {
 	patient string
 	want    int
-	msgs    []persist.Message
+	msgs    []memory.Message
 	more    bool          // the store holds older messages than msgs
 	valid   bool          // msgs is what the store holds
 	view    []ChatMessage // msgs with the notes merged in; nil when it must be rebuilt

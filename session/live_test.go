@@ -31,9 +31,9 @@ func liveShift(tb testing.TB, patients, perPatient int) (Config, *Session) {
 	}
 	at := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	for p := 1; p <= patients && perPatient > 0; p++ {
-		msgs := make([]persist.Message, perPatient)
+		msgs := make([]memory.Message, perPatient)
 		for i := range msgs {
-			msgs[i] = persist.Message{Role: "user", Content: fmt.Sprintf("checking airway and breathing (%d)", i), At: at.Add(time.Duration(i) * time.Second)}
+			msgs[i] = memory.Message{Role: "user", Content: fmt.Sprintf("checking airway and breathing (%d)", i), At: at.Add(time.Duration(i) * time.Second)}
 			if i%2 == 1 {
 				msgs[i].Role, msgs[i].Agent, msgs[i].Content = "assistant", "Patient", fmt.Sprintf("It's *hard* to breathe (%d).", i)
 			}

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/ward-sim/ward/agents"
-	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/memory"
 )
 
 // respond answers a turn that stayed clinical: roster questions from the registry, everything
@@ -46,7 +46,7 @@ func (s *Session) teamEvent(t *turn, ev agents.TeamEvent) {
 
 // reply stores an assistant message with the active conversation and shows it.
 func (s *Session) reply(t *turn, agent, text string) {
-	msg := persist.Message{Role: "assistant", Agent: agent, Content: text, At: s.cfg.Now().UTC()}
+	msg := memory.Message{Role: "assistant", Agent: agent, Content: text, At: s.cfg.Now().UTC()}
 	if s.store(t, s.active, msg) {
 		t.emit(MessageEvent{PatientID: s.active, Role: "assistant", Agent: agent, Text: text, At: msg.At})
 	}

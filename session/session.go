@@ -46,10 +46,10 @@ type Config struct {
 type Session struct {
 	cfg     Config
 	info    persist.SessionInfo
-	active  string            // in-memory active patient, "" when none
-	history []persist.Message // the newest messages of the active conversation, oldest first
-	reg     persist.Registry  // mirror of the stored registry; see hydrate
-	roster  []string          // the registry's patients, sorted
+	active  string           // in-memory active patient, "" when none
+	history []memory.Message // the newest messages of the active conversation, oldest first
+	reg     persist.Registry // mirror of the stored registry; see hydrate
+	roster  []string         // the registry's patients, sorted
 	sim     *sim
 	est     memory.Estimator // calibrated from Ollama's prompt_eval_count as calls come back
 	paused  bool             // the real-time clock (TUI) is stopped
@@ -162,7 +162,7 @@ func (s *Session) ID() string { return s.info.ID }
 func (s *Session) Active() string { return s.active }
 
 // Conversation is the in-memory chat context: one fresh snapshot at index 0, then the history.
-func (s *Session) Conversation() []persist.Message {
+func (s *Session) Conversation() []memory.Message {
 	return withSnapshot(s.history, snapshotMessage(s.info.ID, s.active, s.roster, s.cfg.Now()))
 }
 
@@ -188,7 +188,7 @@ func (s *Session) loadHistory(patientID string) error {
 
 // remember appends to the in-memory conversation, dropping its oldest messages a whole window
 // step at a time, for the same alignment.
-func (s *Session) remember(msgs ...persist.Message) {
+func (s *Session) remember(msgs ...memory.Message) {
 	s.history = append(s.history, msgs...)
 	if extra := len(s.history) - s.held(); extra >= s.step() {
 		drop := extra / s.step() * s.step()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 )
 
@@ -86,7 +87,7 @@ func messages(events []Event) []MessageEvent {
 	return out
 }
 
-func contents(msgs []persist.Message) []string {
+func contents(msgs []memory.Message) []string {
 	var out []string
 	for _, m := range msgs {
 		out = append(out, m.Role+":"+m.Content)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/memory"
 )
 
 // SnapshotPrefix marks the ephemeral context message. Only a system message with this prefix is a
@@ -21,7 +21,7 @@ type snapshot struct {
 }
 
 // snapshotMessage renders the one system message that grounds agents in who is active.
-func snapshotMessage(conversationID, active string, roster []string, at time.Time) persist.Message {
+func snapshotMessage(conversationID, active string, roster []string, at time.Time) memory.Message {
 	ids := append([]string{}, roster...)
 	sort.Strings(ids)
 	body, _ := json.Marshal(snapshot{
@@ -30,16 +30,16 @@ func snapshotMessage(conversationID, active string, roster []string, at time.Tim
 		AllPatientIDs:  ids,
 		GeneratedAt:    at.UTC().Format("2006-01-02T15:04:05.000Z"),
 	})
-	return persist.Message{Role: "system", Content: SnapshotPrefix + ": " + string(body), At: at}
+	return memory.Message{Role: "system", Content: SnapshotPrefix + ": " + string(body), At: at}
 }
 
-func isSnapshot(m persist.Message) bool {
+func isSnapshot(m memory.Message) bool {
 	return m.Role == "system" && strings.HasPrefix(m.Content, SnapshotPrefix)
 }
 
 // withSnapshot drops every earlier snapshot and puts a fresh one at index 0, so exactly one exists.
-func withSnapshot(history []persist.Message, snap persist.Message) []persist.Message {
-	out := make([]persist.Message, 0, len(history)+1)
+func withSnapshot(history []memory.Message, snap memory.Message) []memory.Message {
+	out := make([]memory.Message, 0, len(history)+1)
 	out = append(out, snap)
 	for _, m := range history {
 		if !isSnapshot(m) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
-	"github.com/ward-sim/ward/persist"
 )
 
 // CallRecord is one LLM call as the inspector shows it: the trace, plus how the prompt was built.
@@ -113,11 +112,11 @@ func (s *Session) elapsed(ct *clinicalTurn) float64 {
 
 // priorHistory is the conversation before this turn's user message, plus what agents said since
 // it: the user message itself goes last in the prompt.
-func (s *Session) priorHistory(t *turn) []persist.Message { return withoutTyped(s.history, t) }
+func (s *Session) priorHistory(t *turn) []memory.Message { return withoutTyped(s.history, t) }
 
 // withoutTyped is msgs without the turn's own typed message.
-func withoutTyped(msgs []persist.Message, t *turn) []persist.Message {
-	out := make([]persist.Message, 0, len(msgs))
+func withoutTyped(msgs []memory.Message, t *turn) []memory.Message {
+	out := make([]memory.Message, 0, len(msgs))
 	for _, m := range msgs {
 		if m.Role == "user" && m.At.Equal(t.userAt) && m.Content == t.input {
 			continue

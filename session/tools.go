@@ -7,7 +7,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/ward-sim/ward/agents"
-	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -25,18 +25,18 @@ func (s *Session) toolsFor(a agents.Agent, ct *clinicalTurn) api.Tools {
 // in the patient's interaction log, and returns it for the second call.
 func (s *Session) runTools(t *turn, agent string, ct *clinicalTurn, call api.Message) []api.Message {
 	now := s.cfg.Now().UTC()
-	stored := persist.Message{Role: "assistant", Agent: agent, Content: call.Content, At: now}
+	stored := memory.Message{Role: "assistant", Agent: agent, Content: call.Content, At: now}
 	exchange := []api.Message{call}
-	var results []persist.Message
+	var results []memory.Message
 	for i, tc := range call.ToolCalls {
 		id := fmt.Sprintf("call_%d_%d", now.UnixNano(), i)
 		name, args := tc.Function.Name, map[string]any(tc.Function.Arguments)
-		stored.ToolCalls = append(stored.ToolCalls, persist.ToolCall{ID: id, Name: name, Args: args})
+		stored.ToolCalls = append(stored.ToolCalls, memory.ToolCall{ID: id, Name: name, Args: args})
 		content := s.runTool(t, ct, name, args)
-		results = append(results, persist.Message{Role: "tool", ToolCallID: id, ToolName: name, Content: content, At: now})
+		results = append(results, memory.Message{Role: "tool", ToolCallID: id, ToolName: name, Content: content, At: now})
 		exchange = append(exchange, api.Message{Role: "tool", Content: content})
 	}
-	s.store(t, s.active, append([]persist.Message{stored}, results...)...)
+	s.store(t, s.active, append([]memory.Message{stored}, results...)...)
 	return exchange
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
 )
@@ -20,15 +21,15 @@ type turn struct {
 	started       time.Time
 	timing        Timing
 	decision      Decision
-	userAt        time.Time        // when the user's text was stored, to tell it from earlier messages
-	admitted      *physio.Engine   // the patient this turn admitted, announced after the decision
-	scenario      string           // the scenario /admit asked for, "" to pick one
-	effect        string           // a slash command's engine effect (effectVitals, effectAAR)
-	retry         bool             // answering again: the engine already applied the text's actions
-	pending       *persist.Message // the typed text until a commit takes it; see settleContext
-	pendingTo     string           // whose history it goes to: the patient active when it was typed
-	calls         []CallRecord     // the turn's LLM calls, for the inspector
-	decisionEvent *DecisionEvent   // the turn's decision, for the inspector
+	userAt        time.Time       // when the user's text was stored, to tell it from earlier messages
+	admitted      *physio.Engine  // the patient this turn admitted, announced after the decision
+	scenario      string          // the scenario /admit asked for, "" to pick one
+	effect        string          // a slash command's engine effect (effectVitals, effectAAR)
+	retry         bool            // answering again: the engine already applied the text's actions
+	pending       *memory.Message // the typed text until a commit takes it; see settleContext
+	pendingTo     string          // whose history it goes to: the patient active when it was typed
+	calls         []CallRecord    // the turn's LLM calls, for the inspector
+	decisionEvent *DecisionEvent  // the turn's decision, for the inspector
 }
 
 func (t *turn) storage(fn func() error) error {
@@ -117,13 +118,13 @@ func (s *Session) restoreFromRegistry(t *turn, reg persist.Registry) bool {
 	return true
 }
 
-func (s *Session) userMessage(text string) persist.Message {
-	return persist.Message{Role: "user", Content: text, At: s.cfg.Now().UTC()}
+func (s *Session) userMessage(text string) memory.Message {
+	return memory.Message{Role: "user", Content: text, At: s.cfg.Now().UTC()}
 }
 
 // store appends messages to a patient's history ("" for the session) in one durable commit,
 // together with whatever the sim changed since the last one, and keeps memory in step.
-func (s *Session) store(t *turn, patientID string, msgs ...persist.Message) bool {
+func (s *Session) store(t *turn, patientID string, msgs ...memory.Message) bool {
 	for i := range msgs {
 		msgs[i].Sim = s.sim.ward.Clock()
 	}

@@ -72,7 +72,7 @@ func (s *Session) Backend() (name, model string) {
 
 // Recent is the newest n messages of a patient's stored conversation ("" for the session's),
 // oldest first, and whether older ones exist: what a screen shows.
-func (s *Session) Recent(patientID string, n int) (msgs []persist.Message, more bool, err error) {
+func (s *Session) Recent(patientID string, n int) (msgs []memory.Message, more bool, err error) {
 	err = s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
 		msgs, err = tx.Recent(patientID, n)
 		more = tx.Len(patientID) > len(msgs)
@@ -84,7 +84,7 @@ func (s *Session) Recent(patientID string, n int) (msgs []persist.Message, more 
 // Retry answers the last thing the trainee said to the active conversation again, without
 // storing it twice: the path for a failed, stalled or empty answer.
 func (s *Session) Retry(ctx context.Context, emit func(Event)) {
-	var last *persist.Message
+	var last *memory.Message
 	for i := len(s.history) - 1; i >= 0 && last == nil; i-- {
 		if s.history[i].Role == "user" {
 			last = &s.history[i]

@@ -1,0 +1,32 @@
+package memory
+
+import "time"
+
+// Message is one message of a conversation: what the trainee typed, what an agent or ward said,
+// a tool's result. The same value is stored in a history, windowed into a prompt and sent to a
+// backend, which converts it to its own wire format.
+type Message struct {
+	Role       string     `json:"role"` // user|assistant|system|tool
+	Agent      string     `json:"agent,omitempty"`
+	Content    string     `json:"content"`
+	At         time.Time  `json:"at"`
+	Sim        float64    `json:"sim,omitempty"` // the ward's sim clock, seconds, when it was written
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	ToolName   string     `json:"tool_name,omitempty"`
+}
+
+// ToolCall is a tool invocation requested by an assistant message.
+type ToolCall struct {
+	ID   string         `json:"id"`
+	Name string         `json:"name"`
+	Args map[string]any `json:"args"`
+}
+
+// Roles of a message.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleSystem    = "system"
+	RoleTool      = "tool"
+)
