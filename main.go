@@ -15,9 +15,12 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/eval"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/offline"
+	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
@@ -102,7 +105,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		})
 	case "eval":
-		return eval(ctx, o, rest, stdout, stderr)
+		return evalCommand(ctx, o, rest, stdout, stderr)
 	case "":
 		return tui(ctx, o)
 	}
@@ -123,7 +126,7 @@ func flags(stderr io.Writer) (*flag.FlagSet, *options) {
 	fs.StringVar(&o.shift, "shift", "", "start a new shift with this roster: quiet-night, busy-ed, multi-casualty or a FILE")
 	fs.StringVar(&o.theme, "theme", "dark", "dark, light or high-contrast")
 	fs.StringVar(&o.window, "window", string(memory.WindowBlock), "message window: block (cache-aware) or sliding (the seed's)")
-	fs.IntVar(&o.numCtx, "num-ctx", agents.DefaultNumCtx, "context size sent to Ollama; kept constant so the model is never reloaded")
+	fs.IntVar(&o.numCtx, "num-ctx", llm.DefaultNumCtx, "context size sent to Ollama; kept constant so the model is never reloaded")
 	fs.IntVar(&o.outputBudget, "num-predict", memory.BaseNumPredict, "output budget of a simple turn; compound turns get 1.5× and 2× (lower it on a slow CPU)")
 	fs.BoolVar(&o.newSession, "new", false, "start a new, empty shift instead of resuming the latest")
 	fs.Int64Var(&o.seed, "seed", 0, "seed of a new shift's physiology noise, for reproducible runs (0: from the clock)")
@@ -239,23 +242,23 @@ func sessionConfig(ctx context.Context, o *options, store *persist.Store, notice
 		return cfg, err
 	}
 	if o.trace != "" {
-		if cfg.Trace, err = agents.OpenTrace(o.trace); err != nil {
+		if cfg.Trace, err = llm.OpenTrace(o.trace); err != nil {
 			return cfg, err
 		}
 	}
 	if cfg.Backend, cfg.Tools, err = chooseBackend(ctx, o, notices); err != nil {
 		return cfg, err
 	}
-	cfg.Analyzer = agents.NewAnalyzer(nil)
+	cfg.Analyzer = analyzer.NewAnalyzer(nil)
 	if cfg.Backend.Name() == "ollama" {
-		cfg.Analyzer = agents.NewAnalyzer(agents.NewLLMAnalyzer(cfg.Backend, agents.LLMAnalyzerConfig{NumCtx: o.numCtx, Trace: cfg.Trace}))
+		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(cfg.Backend, analyzer.LLMAnalyzerConfig{NumCtx: o.numCtx, Trace: cfg.Trace}))
 		cfg.Team.Router = cfg.Backend
 	}
 	return cfg, nil
 }
 
 func patientPattern() (*regexp.Regexp, error) {
-	expr := envOr("PATIENT_ID_PATTERN", agents.DefaultPatientIDPattern.String())
+	expr := envOr("PATIENT_ID_PATTERN", analyzer.DefaultPatientIDPattern.String())
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, fmt.Errorf("PATIENT_ID_PATTERN %q is not a valid regular expression: %w", expr, err)
@@ -275,30 +278,29 @@ func windowMode(name string) (memory.Window, error) {
 
 // chooseBackend honours --backend, and reports whether the model can call tools. auto prefers
 // Ollama and falls back to offline with a one-line notice that says why.
-func chooseBackend(ctx context.Context, o *options, notices func(string)) (agents.Backend, bool, error) {
+func chooseBackend(ctx context.Context, o *options, notices func(string)) (llm.Backend, bool, error) {
 	switch o.backend {
 	case "offline":
-		return agents.NewOffline(), false, nil
+		return offline.New(), false, nil
 	case "auto", "ollama":
 	default:
 		return nil, false, fmt.Errorf("--backend must be auto, offline or ollama, not %q", o.backend)
 	}
-	client, err := api.ClientFromEnvironment()
+	model, err := ollama.FromEnvironment(o.model, ollama.Options{})
 	if err != nil {
-		return nil, false, fmt.Errorf("OLLAMA_HOST: %w", err)
+		return nil, false, err
 	}
-	ollama := agents.NewOllama(client, o.model, agents.OllamaOptions{})
 	probeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	caps, err := ollama.Probe(probeCtx)
+	caps, err := model.Probe(probeCtx)
 	if err != nil {
 		if o.backend == "ollama" {
 			return nil, false, err
 		}
 		notices("using the offline backend: " + err.Error())
-		return agents.NewOffline(), false, nil
+		return offline.New(), false, nil
 	}
-	return ollama, caps.Tools, nil
+	return model, caps.Tools, nil
 }
 
 // tui opens the terminal UI. With no shift to resume (and no --new or --shift) it offers the
@@ -405,7 +407,7 @@ func scenarios(o *options, args []string, stdout io.Writer) error {
 	return errors.New("usage: ward scenarios list | validate FILE")
 }
 
-func eval(ctx context.Context, o *options, args []string, stdout, stderr io.Writer) error {
+func evalCommand(ctx context.Context, o *options, args []string, stdout, stderr io.Writer) error {
 	if len(args) != 1 || (args[0] != "delta" && args[0] != "analyzer") {
 		return errors.New("usage: ward eval delta|analyzer [--backend offline|ollama] [--model NAME]")
 	}
@@ -413,14 +415,14 @@ func eval(ctx context.Context, o *options, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	var report agents.Report
+	var report eval.Report
 	switch {
 	case args[0] == "delta":
-		report = agents.EvalDelta(ctx, backend)
+		report = eval.EvalDelta(ctx, backend)
 	case backend.Name() == "ollama": // score the model alone, not the rules in front of it
-		report = agents.EvalAnalyzer(ctx, agents.NewLLMAnalyzer(backend, agents.LLMAnalyzerConfig{NumCtx: o.numCtx}))
+		report = eval.EvalAnalyzer(ctx, analyzer.NewLLMAnalyzer(backend, analyzer.LLMAnalyzerConfig{NumCtx: o.numCtx}))
 	default:
-		report = agents.EvalAnalyzer(ctx, agents.RulesAnalyzer{})
+		report = eval.EvalAnalyzer(ctx, analyzer.RulesAnalyzer{})
 	}
 	_, err = fmt.Fprintln(stdout, report.String())
 	return err

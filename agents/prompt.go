@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/ward-sim/ward/memory"
 )
 
@@ -17,7 +15,7 @@ type Prompt struct {
 	// every turn of a patient, or the cache is lost from the first token.
 	Static string
 	// Window is the recent conversation, already cut by the message window.
-	Window []api.Message
+	Window []memory.Message
 	// Dynamic is this turn's context other than memory: measured vitals, state, entities and the
 	// PATIENT_CONTEXT_JSON snapshot.
 	Dynamic string
@@ -29,7 +27,7 @@ type Prompt struct {
 	User string
 	// After is this turn's tool exchange, which follows the user message: the assistant's tool
 	// calls and the tools' results, for the second call of the two-call flow.
-	After []api.Message
+	After []memory.Message
 }
 
 // Section names, as the trace, the events and the inspector show them.
@@ -43,14 +41,14 @@ const (
 
 // Messages lays the prompt out: static system text, the window, one system message holding the
 // dynamic context and memory, the user message, then any tool exchange of this turn.
-func (p Prompt) Messages() []api.Message {
-	msgs := make([]api.Message, 0, len(p.Window)+3)
-	msgs = append(msgs, api.Message{Role: "system", Content: p.Static})
+func (p Prompt) Messages() []memory.Message {
+	msgs := make([]memory.Message, 0, len(p.Window)+3)
+	msgs = append(msgs, memory.Message{Role: memory.RoleSystem, Content: p.Static})
 	msgs = append(msgs, p.Window...)
 	if context := p.context(); context != "" {
-		msgs = append(msgs, api.Message{Role: "system", Content: context})
+		msgs = append(msgs, memory.Message{Role: memory.RoleSystem, Content: context})
 	}
-	msgs = append(msgs, api.Message{Role: "user", Content: p.User})
+	msgs = append(msgs, memory.Message{Role: memory.RoleUser, Content: p.User})
 	return append(msgs, p.After...)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 )
 
@@ -60,7 +61,7 @@ func (a Agent) SeesMemory(c memory.Category) bool {
 // SystemText is the agent's static system text: its instructions, then the
 // output format every agent shares.
 func (a Agent) SystemText() string {
-	return a.Instructions + "\n\n" + DeltaOutputInstructions
+	return a.Instructions + "\n\n" + FactsInstructions + "\n\n" + DeltaOutputInstructions
 }
 
 // SeesEntities reports whether the agent's prompt carries entities: all the
@@ -74,7 +75,7 @@ func (a Agent) SeesEntities() bool { return a.Entities == EntitiesScoped }
 type Team struct {
 	Agents      []Agent
 	MaxMessages int
-	Router      Backend
+	Router      llm.Backend
 
 	routerPrompt string
 	names        *regexp.Regexp // any agent name as written (capitalised), for plan steps

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/words"
 )
 
 // Gate states, as the gate event reports them.
@@ -88,9 +89,9 @@ var (
 	politeWords = wordSet("please thanks thank you then that with it")
 )
 
-func wordSet(words string) map[string]bool {
+func wordSet(list string) map[string]bool {
 	set := map[string]bool{}
-	for _, w := range strings.Fields(words) {
+	for _, w := range strings.Fields(list) {
 		set[w] = true
 	}
 	return set
@@ -101,7 +102,7 @@ func wordSet(words string) map[string]bool {
 // another word in it is a new instruction, even if it starts with yes.
 func IsConfirmation(text string) bool {
 	affirmed := false
-	for _, w := range questionWords(text) {
+	for _, w := range words.Lower(words.Split(text)) {
 		switch {
 		case affirmWords[w]:
 			affirmed = true

@@ -3,7 +3,8 @@ package agents
 import (
 	"slices"
 	"strings"
-	"unicode"
+
+	"github.com/ward-sim/ward/memory/words"
 )
 
 // A team question is a message meant for the team rather than the patient:
@@ -40,53 +41,20 @@ var (
 )
 
 func isTeamQuestion(text string) bool {
-	words := questionWords(text)
-	padded := padWords(words)
+	said := words.Lower(words.Split(text))
+	padded := words.Padded(said)
 	switch {
-	case containsPhrase(padded, teamPhrases), startsWithPhrase(padded, teamOpenings):
+	case words.HasPhrase(padded, teamPhrases), words.StartsWithPhrase(padded, teamOpenings):
 		return true
-	case asksWhyAboutSomeone(words), asksWhatMeans(padded):
+	case asksWhyAboutSomeone(said), asksWhatMeans(padded):
 		return true
 	}
-	return strings.HasSuffix(strings.TrimSpace(text), "?") && containsPhrase(padded, thirdPerson)
+	return strings.HasSuffix(strings.TrimSpace(text), "?") && words.HasPhrase(padded, thirdPerson)
 }
 
-// questionWords lower-cases text and splits it into words, keeping
-// apostrophes so "what's" stays one word.
-func questionWords(text string) []string {
-	text = strings.ToLower(strings.ReplaceAll(text, "’", "'"))
-	return strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
-}
-
-// padWords joins words with single spaces and one at each end, so a phrase
-// matches whole words as " "+phrase+" ".
-func padWords(words []string) string {
-	return " " + strings.Join(words, " ") + " "
-}
-
-func containsPhrase(padded string, phrases []string) bool {
-	for _, p := range phrases {
-		if strings.Contains(padded, " "+p+" ") {
-			return true
-		}
-	}
-	return false
-}
-
-func startsWithPhrase(padded string, phrases []string) bool {
-	for _, p := range phrases {
-		if strings.HasPrefix(padded, " "+p+" ") {
-			return true
-		}
-	}
-	return false
-}
-
-func asksWhyAboutSomeone(words []string) bool {
-	for i := 0; i+2 < len(words); i++ {
-		if words[i] == "why" && slices.Contains(whyVerbs, words[i+1]) && slices.Contains(whySubjects, words[i+2]) {
+func asksWhyAboutSomeone(ws []string) bool {
+	for i := 0; i+2 < len(ws); i++ {
+		if ws[i] == "why" && slices.Contains(whyVerbs, ws[i+1]) && slices.Contains(whySubjects, ws[i+2]) {
 			return true
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/api"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 )
 
@@ -148,16 +148,16 @@ func (t *Team) askRouter(ctx context.Context, history []memory.Message, text str
 	}
 	a, ok := t.Agent(strings.TrimPrefix(strings.TrimSpace(v.Verdict), "@"))
 	if !ok {
-		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: fmt.Sprintf("router named %q, not an agent", clipRunes(v.Verdict, 40))}
+		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: fmt.Sprintf("router named %q, not an agent", llm.Clip(v.Verdict, 40))}
 	}
-	return Route{Agent: a.Name, Source: RouteLLM, Reasoning: clipRunes(v.Reasoning, maxReasoningLen)}
+	return Route{Agent: a.Name, Source: RouteLLM, Reasoning: llm.Clip(v.Reasoning, llm.MaxReasoningLen)}
 }
 
 // routerContextMessages is how much recent conversation the router sees:
 // enough to resolve "and the dose?", small enough to answer quickly.
 const routerContextMessages = 6
 
-func (t *Team) routerRequest(history []memory.Message, text string) Request {
+func (t *Team) routerRequest(history []memory.Message, text string) llm.Request {
 	var team strings.Builder
 	team.WriteString(strings.TrimSpace(t.routerPrompt))
 	team.WriteString("\n\nTeam:\n")
@@ -168,48 +168,33 @@ func (t *Team) routerRequest(history []memory.Message, text string) Request {
 	start := max(0, len(history)-routerContextMessages)
 	for _, m := range history[start:] {
 		if m.Role == "user" {
-			fmt.Fprintf(&recent, "Trainee: %s\n", clipRunes(m.Content, 400))
+			fmt.Fprintf(&recent, "Trainee: %s\n", llm.Clip(m.Content, 400))
 		} else if m.Role == "assistant" {
-			fmt.Fprintf(&recent, "%s: %s\n", m.Agent, clipRunes(m.Content, 400))
+			fmt.Fprintf(&recent, "%s: %s\n", m.Agent, llm.Clip(m.Content, 400))
 		}
 	}
 	user := "Trainee's new message:\n" + text
 	if recent.Len() > 0 {
 		user = "Recent conversation:\n" + recent.String() + "\n" + user
 	}
-	keepAlive := api.Duration{Duration: DefaultKeepAlive}
-	return Request{
+	return llm.Request{
 		Agent:     "router",
-		Messages:  []api.Message{{Role: "system", Content: team.String()}, {Role: "user", Content: user}},
+		Messages:  []memory.Message{{Role: memory.RoleSystem, Content: team.String()}, {Role: memory.RoleUser, Content: user}},
 		Format:    t.routerSchema(),
-		Options:   map[string]any{"temperature": 0, "num_ctx": DefaultNumCtx, "num_predict": 160},
-		KeepAlive: &keepAlive,
+		Options:   llm.Options{Temperature: llm.Zero(), NumCtx: llm.DefaultNumCtx, NumPredict: 160},
+		KeepAlive: llm.DefaultKeepAlive,
 	}
 }
 
 // routerSchema constrains the verdict to the team's names, so a model that
 // honours structured output cannot name anyone else.
 func (t *Team) routerSchema() json.RawMessage {
-	return mustSchema(map[string]any{
+	return llm.Schema(map[string]any{
 		"type": "object",
 		"properties": map[string]any{
 			"verdict":   map[string]any{"type": "string", "enum": t.Names()},
-			"reasoning": map[string]any{"type": "string", "maxLength": maxReasoningLen},
+			"reasoning": map[string]any{"type": "string", "maxLength": llm.MaxReasoningLen},
 		},
 		"required": []string{"verdict", "reasoning"},
 	})
-}
-
-// clipRunes trims s and shortens it to at most n characters, so one long
-// answer cannot flood an event or a prompt.
-func clipRunes(s string, n int) string {
-	s = strings.TrimSpace(s)
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i]
-		}
-		count++
-	}
-	return s
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/ollama"
+	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/memory"
 )
 
@@ -115,41 +115,6 @@ func TestRouteHandoffWording(t *testing.T) {
 	}
 }
 
-// routerServer is an httptest server speaking Ollama's /api/chat NDJSON. It
-// answers every request with content, streamed in two chunks, and keeps the
-// requests it received.
-type routerServer struct {
-	mu       sync.Mutex
-	requests []api.ChatRequest
-}
-
-func (s *routerServer) start(t *testing.T, status int, content string) *Ollama {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req api.ChatRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		s.mu.Lock()
-		s.requests = append(s.requests, req)
-		s.mu.Unlock()
-		if status != http.StatusOK {
-			w.WriteHeader(status)
-			_ = json.NewEncoder(w).Encode(map[string]string{"error": "model not found"})
-			return
-		}
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		enc := json.NewEncoder(w)
-		half := len(content) / 2
-		_ = enc.Encode(api.ChatResponse{Message: api.Message{Role: "assistant", Content: content[:half]}})
-		_ = enc.Encode(api.ChatResponse{Message: api.Message{Role: "assistant", Content: content[half:]}, Done: true, DoneReason: "stop"})
-	}))
-	t.Cleanup(srv.Close)
-	u, _ := url.Parse(srv.URL)
-	return NewOllama(api.NewClient(u, srv.Client()), "router-model", OllamaOptions{})
-}
-
 func TestRouteAsksTheRouterModel(t *testing.T) {
 	tests := []struct {
 		name, content string
@@ -165,16 +130,21 @@ func TestRouteAsksTheRouterModel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			team := mustTeam(t)
-			var srv routerServer
-			team.Router = srv.start(t, tt.status, tt.content)
+			reply := ollamatest.Answer(tt.content)
+			if tt.status != http.StatusOK {
+				reply = ollamatest.NotFound(ollamatest.TestModel)
+			}
+			f := ollamatest.NewFake(t, reply)
+			team.Router = ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{})
 			r := team.Route(context.Background(), teamHistory(teamUser("give oxygen"), teamSaid(AgentPatient, "Thank you.")), "what should I do next?")
 			if r.Agent != tt.agent || r.Source != tt.source {
 				t.Fatalf("route = %s/%s (%s), want %s/%s", r.Agent, r.Source, r.Reasoning, tt.agent, tt.source)
 			}
-			if len(srv.requests) != 1 {
-				t.Fatalf("%d router calls, want 1", len(srv.requests))
+			if sent := f.Requests(); len(sent) != 1 {
+				t.Fatalf("%d router calls, want 1", len(sent))
+			} else {
+				checkRouterRequest(t, team, sent[0])
 			}
-			checkRouterRequest(t, team, srv.requests[0])
 		})
 	}
 }
@@ -205,15 +175,15 @@ func checkRouterRequest(t *testing.T, team *Team, req api.ChatRequest) {
 // fixedRouter answers every chat with one fixed reply or error,
 // overriding only what routing uses.
 type fixedRouter struct {
-	Backend
+	llm.Backend
 	reply string
 	err   error
 	calls int
 }
 
-func (b *fixedRouter) Chat(context.Context, Request, func(string)) (Response, error) {
+func (b *fixedRouter) Chat(context.Context, llm.Request, func(string)) (llm.Response, error) {
 	b.calls++
-	return Response{Message: api.Message{Role: "assistant", Content: b.reply}}, b.err
+	return llm.Response{Message: memory.Message{Role: "assistant", Content: b.reply}}, b.err
 }
 
 func TestRouteRouterOnlyForTeamQuestions(t *testing.T) {
@@ -251,25 +221,5 @@ func BenchmarkRouteDecision(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		team.Route(ctx, h, inputs[i%len(inputs)])
-	}
-}
-
-func TestClipRunes(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"  short  ", 10, "short"},
-		{"exactly", 7, "exactly"},
-		{"one more", 3, "one"},
-		{"héllo wörld", 7, "héllo w"}, // characters, not bytes
-		{"日本語テキスト", 3, "日本語"},
-		{"anything", 0, ""},
-	}
-	for _, tt := range tests {
-		if got := clipRunes(tt.in, tt.n); got != tt.want {
-			t.Errorf("clipRunes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
 	}
 }

@@ -8,17 +8,19 @@ import (
 	"github.com/ward-sim/ward/memory"
 )
 
-// SpeakFunc makes one agent speak: the session builds that agent's prompt
-// (its instructions, the memory and entities it sees, the messages so far),
-// calls the backend, merges the entity delta, persists the message, and
-// returns the reply text (not the raw JSON).
-type SpeakFunc func(ctx context.Context, a Agent) (string, error)
+// Speaker gives the team its voices. Speak makes agent a answer in this turn, routed to it for
+// route's reason, and returns the reply's words; Hear takes the gate and guard notes as the turn
+// goes. The session implements it: it builds the agent's prompt, calls the backend and keeps the
+// reply.
+type Speaker interface {
+	Speak(ctx context.Context, a Agent, route Route) (string, error)
+	Hear(TeamEvent)
+}
 
 // Kinds of TeamEvent.
 const (
-	EventRoute = "route" // Agent is about to speak; Source says why
-	EventGate  = "gate"  // Gate is GateWaiting or GateLifted
-	EventNote  = "note"  // a guard stopped the turn; Stop and Text say which and why
+	EventGate = "gate" // Gate is GateWaiting or GateLifted
+	EventNote = "note" // a guard stopped the turn; Stop and Text say which and why
 )
 
 // Why a turn ended, in Outcome.End and, for the guards, TeamEvent.Stop.
@@ -31,16 +33,12 @@ const (
 	EndLoop     = "loop"      // two agents kept handing the turn to each other
 )
 
-// TeamEvent is what Run reports as the turn goes; the session turns each
-// into a `ward run` event and an inspector line.
+// TeamEvent is a gate or guard note Run reports as the turn goes.
 type TeamEvent struct {
-	Kind      string
-	Agent     string // route
-	Source    string // route: mention | handoff | rule | llm | fallback
-	Reasoning string // route
-	Gate      string // gate
-	Stop      string // note: EndCap | EndLoop
-	Text      string // note: the line to show the trainee
+	Kind string
+	Gate string // gate
+	Stop string // note: EndCap | EndLoop
+	Text string // note: the line to show the trainee
 }
 
 // Outcome is how a turn ended and how many agent messages it took.
@@ -49,21 +47,15 @@ type Outcome struct {
 	End      string
 }
 
-// Run plays one trainee turn. history is the patient's history; when it
-// already ends with text (the session persists the trainee's message before
-// anything else), that copy is set aside, since the gate and the handoff
-// rule read what came before it. speak is called once per agent message;
-// emit (may be nil) receives route, gate and note events in order.
+// Run plays one trainee turn. prior is the conversation before the trainee's text; the gate and
+// the handoff rule read it. Speak is called once per agent message.
 //
-// Run owns routing, the confirmation gate, termination, the message cap and
-// the loop guard. It stores nothing: the gate is read from history, and the
-// turn's own state lives only until Run returns.
-func (t *Team) Run(ctx context.Context, history []memory.Message, text string, speak SpeakFunc, emit func(TeamEvent)) (Outcome, error) {
-	if emit == nil {
-		emit = func(TeamEvent) {}
-	}
-	state := &teamTurn{team: t, emit: emit}
-	next := state.open(ctx, withoutText(history, text), text)
+// Run owns routing, the confirmation gate, termination, the message cap and the loop guard. It
+// stores nothing: the gate is read from prior, and the turn's own state lives only until Run
+// returns.
+func (t *Team) Run(ctx context.Context, prior []memory.Message, text string, s Speaker) (Outcome, error) {
+	state := &teamTurn{team: t, hear: s.Hear}
+	next := state.open(ctx, prior, text)
 	for {
 		if err := ctx.Err(); err != nil {
 			return state.outcome(""), err
@@ -74,8 +66,7 @@ func (t *Team) Run(ctx context.Context, history []memory.Message, text string, s
 		}
 		a, _ := t.Agent(next.Agent) // routes only ever name team agents
 		next.Agent = a.Name
-		emit(TeamEvent{Kind: EventRoute, Agent: a.Name, Source: next.Source, Reasoning: next.Reasoning})
-		reply, err := speak(ctx, a)
+		reply, err := s.Speak(ctx, a, next)
 		if err != nil {
 			return state.outcome(""), err
 		}
@@ -87,19 +78,11 @@ func (t *Team) Run(ctx context.Context, history []memory.Message, text string, s
 	}
 }
 
-// withoutText drops the trainee's message from the end of history, if it is there.
-func withoutText(history []memory.Message, text string) []memory.Message {
-	if n := len(history); n > 0 && history[n-1].Role == "user" && history[n-1].Content == text {
-		return history[:n-1]
-	}
-	return history
-}
-
 // teamTurn is the state of one Run: the confirmed plan and how far it got,
 // the messages spoken, and the handoffs made, for the loop guard.
 type teamTurn struct {
 	team     *Team
-	emit     func(TeamEvent)
+	hear     func(TeamEvent)
 	plan     []string
 	step     int // index in plan of the next step to run
 	spoken   int
@@ -111,7 +94,7 @@ type teamTurn struct {
 // as usual, and the unconfirmed plan is dropped.
 func (r *teamTurn) open(ctx context.Context, history []memory.Message, text string) Route {
 	if gate := r.team.GateOf(history); gate.Waiting && IsConfirmation(text) {
-		r.emit(TeamEvent{Kind: EventGate, Gate: GateLifted})
+		r.hear(TeamEvent{Kind: EventGate, Gate: GateLifted})
 		r.plan = gate.Plan
 		return Route{Agent: r.plan[0], Source: RouteRule, Reasoning: "step 1 of the confirmed plan"}
 	}
@@ -145,7 +128,7 @@ func (r *teamTurn) after(speaker, reply string) (Route, string) {
 		return Route{Agent: to, Source: RouteHandoff, Reasoning: speaker + " handed back to " + to}, ""
 	}
 	if strings.EqualFold(speaker, AgentOrchestrator) && r.team.PlanIn(reply) != nil {
-		r.emit(TeamEvent{Kind: EventGate, Gate: GateWaiting})
+		r.hear(TeamEvent{Kind: EventGate, Gate: GateWaiting})
 		return Route{}, EndGate
 	}
 	if asksQuestion(reply) {
@@ -178,7 +161,7 @@ func (r *teamTurn) loops(from, to string) bool {
 }
 
 func (r *teamTurn) stop(reason, text string) {
-	r.emit(TeamEvent{Kind: EventNote, Stop: reason, Text: text})
+	r.hear(TeamEvent{Kind: EventNote, Stop: reason, Text: text})
 }
 
 func (r *teamTurn) outcome(end string) Outcome {

@@ -8,77 +8,72 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/ward-sim/ward/memory"
 )
 
-// offlineTable plays a whole team with no model, as the offline backend
-// does: the team replies from the engine's facts, the Patient from its
-// persona. It keeps what was said, like the session's history.
-type offlineTable struct {
-	facts   TeamFacts
+// table is a Speaker for tests: it answers each agent with its lines in turn, the last one
+// repeating, keeps what was said like the session's history, and records what it heard.
+type table struct {
+	lines   map[string][]string
 	history []memory.Message
 	spoken  []string
+	events  []TeamEvent
+	line    []string // "Agent/source" per route, "gate:state" and "note:stop" per event, in order
 }
 
-func (o *offlineTable) speak(ctx context.Context, a Agent) (string, error) {
-	reply, ok := OfflineTeamReply(a.Name, o.facts)
-	if !ok {
-		scene := &Scene{Agent: strings.ToLower(a.Name), Persona: &Persona{
-			Name: "Ana", Age: 34, ChiefComplaint: "trouble breathing", Lines: []string{"It's hard to breathe."},
-		}}
-		resp, err := NewOffline().Chat(ctx, Request{Agent: a.Name, Scene: scene, Messages: []api.Message{{Role: "user", Content: o.facts.Input}}}, nil)
-		if err != nil {
-			return "", err
+func (tb *table) Speak(_ context.Context, a Agent, r Route) (string, error) {
+	tb.line = append(tb.line, a.Name+"/"+r.Source)
+	lines := tb.lines[a.Name]
+	n := 0
+	for _, name := range tb.spoken {
+		if name == a.Name {
+			n++
 		}
-		reply = resp.Message.Content
 	}
-	o.spoken = append(o.spoken, a.Name)
-	o.history = append(o.history, memory.Message{Role: "assistant", Agent: a.Name, Content: reply})
+	tb.spoken = append(tb.spoken, a.Name)
+	if len(lines) == 0 {
+		return "", fmt.Errorf("%s has no lines", a.Name)
+	}
+	reply := lines[min(n, len(lines)-1)]
+	tb.history = append(tb.history, memory.Message{Role: "assistant", Agent: a.Name, Content: reply})
 	return reply, nil
 }
 
-// turn runs one trainee message the way the session does: history before
-// the message goes to Run, then the message and the replies are kept.
-func (o *offlineTable) turn(t *testing.T, team *Team, text string) (Outcome, []TeamEvent) {
+func (tb *table) Hear(e TeamEvent) {
+	tb.events = append(tb.events, e)
+	switch e.Kind {
+	case EventGate:
+		tb.line = append(tb.line, "gate:"+e.Gate)
+	case EventNote:
+		tb.line = append(tb.line, "note:"+e.Stop)
+	}
+}
+
+// turn runs one trainee message the way the session does: the history before the message goes
+// to Run, then the message and the replies are kept. It returns the outcome and the event line.
+func (tb *table) turn(t *testing.T, team *Team, text string) (Outcome, string) {
 	t.Helper()
-	before := append([]memory.Message(nil), o.history...)
-	o.history = append(o.history, memory.Message{Role: "user", Content: text})
-	o.facts.Input, o.spoken = text, nil
-	var events []TeamEvent
-	out, err := team.Run(context.Background(), before, text, o.speak, func(e TeamEvent) { events = append(events, e) })
+	before := append([]memory.Message(nil), tb.history...)
+	tb.history = append(tb.history, memory.Message{Role: "user", Content: text})
+	tb.line, tb.spoken = nil, nil
+	out, err := team.Run(context.Background(), before, text, tb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out, events
+	return out, strings.Join(tb.line, " ")
 }
 
-// eventLine renders events compactly for comparison.
-func eventLine(events []TeamEvent) string {
-	var parts []string
-	for _, e := range events {
-		switch e.Kind {
-		case EventRoute:
-			parts = append(parts, e.Agent+"/"+e.Source)
-		case EventGate:
-			parts = append(parts, "gate:"+e.Gate)
-		case EventNote:
-			parts = append(parts, "note:"+e.Stop)
-		}
-	}
-	return strings.Join(parts, " ")
-}
+// threeStepPlan is an Orchestrator's plan for the whole team, as it asks for confirmation.
+const threeStepPlan = "Here is a plan, one team member at a time:\n1. Monitor — read the vitals.\n" +
+	"2. Pharmacist — explain the verdicts.\n3. Preceptor — coach the next priority.\nShall I go ahead?"
 
 func TestRunGateHoldsAfterPlanAndLiftsOnYes(t *testing.T) {
 	team := mustTeam(t)
-	table := &offlineTable{facts: TeamFacts{
-		Readings: []VitalsReading{{T: 60, Vitals: memory.Vitals{HR: 124, SpO2: 88}}},
-		Orders:   []MedicationOrder{{Drug: "epinephrine", DoseMg: 0.5, Route: "IM"}},
-	}}
+	table := &table{lines: map[string][]string{AgentOrchestrator: {threeStepPlan},
+		AgentMonitor: {"HR 124."}, AgentPharmacist: {"No flag."}, AgentPreceptor: {"Reassess."}}}
 
-	out, events := table.turn(t, team, "what should I do next?")
-	if got := eventLine(events); got != "Orchestrator/fallback gate:waiting" {
+	out, got := table.turn(t, team, "what should I do next?")
+	if got != "Orchestrator/fallback gate:waiting" {
 		t.Fatalf("planning turn events = %q", got)
 	}
 	if out != (Outcome{Messages: 1, End: EndGate}) {
@@ -88,9 +83,9 @@ func TestRunGateHoldsAfterPlanAndLiftsOnYes(t *testing.T) {
 		t.Fatal("the stored history must show the gate waiting")
 	}
 
-	out, events = table.turn(t, team, "Yes, go ahead.")
+	out, got = table.turn(t, team, "Yes, go ahead.")
 	want := "gate:lifted Monitor/rule Pharmacist/rule Preceptor/rule"
-	if got := eventLine(events); got != want {
+	if got != want {
 		t.Fatalf("confirmed turn events = %q, want %q", got, want)
 	}
 	if out != (Outcome{Messages: 3, End: EndPlanDone}) {
@@ -101,44 +96,29 @@ func TestRunGateHoldsAfterPlanAndLiftsOnYes(t *testing.T) {
 	}
 }
 
-func TestRunAcceptsHistoryEndingWithTheMessage(t *testing.T) {
-	plan := teamHistory(teamUser("what next?"), teamSaid(AgentOrchestrator, twoStepPlan), teamUser("yes"))
-	_, events, _ := runScript(t, mustTeam(t), plan, "yes", map[string][]string{AgentMonitor: {"HR 110."}, AgentPharmacist: {"No flag."}})
-	if events != "gate:lifted Monitor/rule Pharmacist/rule" {
-		t.Fatalf("events = %q: the persisted confirmation must still lift the gate", events)
-	}
-}
-
 func TestRunGateDropsPlanOnNewInstruction(t *testing.T) {
 	team := mustTeam(t)
-	table := &offlineTable{}
+	table := &table{lines: map[string][]string{AgentOrchestrator: {threeStepPlan}, AgentPatient: {"Thank you."}}}
 	table.turn(t, team, "what should I do next?")
-	_, events := table.turn(t, team, "apply oxygen 15 L via non-rebreather")
-	if got := eventLine(events); got != "Patient/rule" {
+	if _, got := table.turn(t, team, "apply oxygen 15 L via non-rebreather"); got != "Patient/rule" {
 		t.Fatalf("events = %q: anything but a confirmation is a new instruction", got)
 	}
 }
 
 func TestRunMentionRoutesDirectly(t *testing.T) {
 	team := mustTeam(t)
-	table := &offlineTable{facts: TeamFacts{
-		Orders:   []MedicationOrder{{Drug: "ampicillin", DoseMg: 1000, Route: "IV"}},
-		Verdicts: []SafetyVerdict{{Level: "hard_stop", Drug: "ampicillin", Reason: "penicillin allergy covers ampicillin"}},
-	}}
-	out, events := table.turn(t, team, "@Pharmacist why was the ampicillin blocked?")
-	if got := eventLine(events); got != "Pharmacist/mention" || out.End != EndDone {
+	table := &table{lines: map[string][]string{AgentPharmacist: {"HARD STOP on ampicillin."}}}
+	out, got := table.turn(t, team, "@Pharmacist why was the ampicillin blocked?")
+	if got != "Pharmacist/mention" || out.End != EndDone {
 		t.Fatalf("events = %q, outcome %+v", got, out)
-	}
-	if reply := table.history[len(table.history)-1].Content; !strings.Contains(reply, "HARD STOP") || !strings.Contains(reply, "penicillin allergy") {
-		t.Errorf("Pharmacist reply %q does not voice the engine's verdict", reply)
 	}
 }
 
 func TestRunHandoffContinuesTheTurn(t *testing.T) {
 	team := mustTeam(t)
-	table := &offlineTable{facts: TeamFacts{Readings: []VitalsReading{{T: 90, Vitals: memory.Vitals{HR: 110}}}}}
-	out, events := table.turn(t, team, "@Orchestrator read me her vitals")
-	if got := eventLine(events); got != "Orchestrator/mention Monitor/handoff" {
+	table := &table{lines: map[string][]string{AgentOrchestrator: {"That one is for the Monitor. Back to you, Monitor."}, AgentMonitor: {"HR 110."}}}
+	out, got := table.turn(t, team, "@Orchestrator read me her vitals")
+	if got != "Orchestrator/mention Monitor/handoff" {
 		t.Fatalf("events = %q", got)
 	}
 	if out != (Outcome{Messages: 2, End: EndDone}) {
@@ -146,37 +126,14 @@ func TestRunHandoffContinuesTheTurn(t *testing.T) {
 	}
 }
 
-// scriptedTable answers each agent with its lines in turn, the last one
-// repeating, so a test can drive any conversation shape.
-type scriptedTable struct {
-	lines  map[string][]string
-	spoken []string
-}
-
-func (s *scriptedTable) speak(_ context.Context, a Agent) (string, error) {
-	lines := s.lines[a.Name]
-	n := 0
-	for _, name := range s.spoken {
-		if name == a.Name {
-			n++
-		}
-	}
-	s.spoken = append(s.spoken, a.Name)
-	if len(lines) == 0 {
-		return "", fmt.Errorf("%s has no lines", a.Name)
-	}
-	return lines[min(n, len(lines)-1)], nil
-}
-
 func runScript(t *testing.T, team *Team, history []memory.Message, text string, lines map[string][]string) (Outcome, string, []TeamEvent) {
 	t.Helper()
-	s := &scriptedTable{lines: lines}
-	var events []TeamEvent
-	out, err := team.Run(context.Background(), history, text, s.speak, func(e TeamEvent) { events = append(events, e) })
+	tb := &table{lines: lines}
+	out, err := team.Run(context.Background(), history, text, tb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out, eventLine(events), events
+	return out, strings.Join(tb.line, " "), tb.events
 }
 
 func TestRunTermination(t *testing.T) {
@@ -267,16 +224,35 @@ func TestRunLoopGuard(t *testing.T) {
 func TestRunStopsOnSpeakError(t *testing.T) {
 	team := mustTeam(t)
 	boom := errors.New("the model returned nothing")
-	out, err := team.Run(context.Background(), nil, "hello", func(context.Context, Agent) (string, error) { return "", boom }, nil)
+	out, err := team.Run(context.Background(), nil, "hello", failing{boom})
 	if !errors.Is(err, boom) || out.Messages != 0 {
 		t.Fatalf("Run = %+v, %v; want the speak error and no messages", out, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := team.Run(ctx, nil, "hello", (&scriptedTable{}).speak, nil); !errors.Is(err, context.Canceled) {
+	if _, err := team.Run(ctx, nil, "hello", &table{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Run err = %v", err)
 	}
 }
+
+// failing is a Speaker whose every agent fails with err.
+type failing struct{ err error }
+
+func (f failing) Speak(context.Context, Agent, Route) (string, error) { return "", f.err }
+func (failing) Hear(TeamEvent)                                        {}
+
+// echo is a Speaker whose every agent answers text, remembering the routes.
+type echo struct {
+	text   string
+	routes []Route
+}
+
+func (e *echo) Speak(_ context.Context, a Agent, r Route) (string, error) {
+	r.Agent = a.Name
+	e.routes = append(e.routes, r)
+	return e.text, nil
+}
+func (*echo) Hear(TeamEvent) {}
 
 // FuzzTeamTurn feeds any text as the trainee's message and as every agent's
 // reply: routing and plan parsing never panic, only team agents are named,
@@ -301,18 +277,14 @@ func FuzzTeamTurn(f *testing.F) {
 			t.Fatalf("punctuation changed IsConfirmation(%q)", text)
 		}
 		h := teamHistory(teamSaid(AgentOrchestrator, text))
-		var events []TeamEvent
-		out, err := team.Run(context.Background(), h, text, func(context.Context, Agent) (string, error) { return text, nil },
-			func(e TeamEvent) { events = append(events, e) })
+		s := &echo{text: text}
+		out, err := team.Run(context.Background(), h, text, s)
 		if err != nil || out.End == "" || out.Messages < 1 || out.Messages > team.MaxMessages {
 			t.Fatalf("Run(%q) = %+v, %v", text, out, err)
 		}
-		for _, e := range events {
-			if e.Kind != EventRoute {
-				continue
-			}
-			if _, ok := team.Agent(e.Agent); !ok || !slices.Contains(sources, e.Source) {
-				t.Fatalf("route event %+v", e)
+		for _, r := range s.routes {
+			if _, ok := team.Agent(r.Agent); !ok || !slices.Contains(sources, r.Source) {
+				t.Fatalf("route %+v", r)
 			}
 		}
 	})

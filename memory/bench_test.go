@@ -57,15 +57,6 @@ func BenchmarkWindow(b *testing.B) {
 	timeEach(b, func(int) { sink = w.Apply(history, 1200) })
 }
 
-func BenchmarkLoadRecentAndWindow(b *testing.B) {
-	stored := vitalsExchange()
-	for len(stored) < 120 {
-		stored = append(stored, vitalsExchange()...)
-	}
-	w := DefaultWindow()
-	timeEach(b, func(int) { sink = w.Apply(LoadRecent(stored, 0), 1200) })
-}
-
 // fullEntities holds 7 conversation entities and 7 derived ones for each of five agents.
 func fullEntities(b *testing.B) *Entities {
 	e := &Entities{}

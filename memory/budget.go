@@ -4,22 +4,20 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/ollama/ollama/api"
 )
 
 // Prompt is what Fit may shrink. Static, Dynamic and User are token estimates of the parts that
 // never shrink; the window and the memory selection are given whole.
 type Prompt struct {
 	Static, Dynamic, User int
-	Window                []api.Message
+	Window                []Message
 	Memory                Selection
 }
 
 // Fitted is the prompt after Fit. Shrunk says what was cut, in order, for the trace; it is empty
 // when everything fit. Over is set when even the smallest prompt Fit can build is above the budget.
 type Fitted struct {
-	Window   []api.Message
+	Window   []Message
 	Memory   Selection
 	Sections Sections
 	Shrunk   []string

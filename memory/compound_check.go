@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/ward-sim/ward/memory/words"
 )
 
 // Missing returns the checklist parts the reply does not seem to address. The check is a keyword
@@ -76,8 +78,14 @@ func mentions(words, stems []string) bool {
 	return false
 }
 
+// wordsOf is every piece of every word of s, lowered: "non-rebreather" counts as non and
+// rebreather, so a stem matches either.
 func wordsOf(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	var out []string
+	for _, t := range words.Split(s) {
+		if t.Kind == words.Word {
+			out = append(out, t.Pieces()...)
+		}
+	}
+	return out
 }

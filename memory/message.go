@@ -30,3 +30,13 @@ const (
 	RoleSystem    = "system"
 	RoleTool      = "tool"
 )
+
+// Spoken is msgs as a model reads them: roles, words and tool exchanges, without the wall time,
+// sim time and speaker ward keeps beside them, so the same conversation is the same prompt.
+func Spoken(msgs []Message) []Message {
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = Message{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
+	}
+	return out
+}

@@ -3,8 +3,6 @@ package memory
 import (
 	"encoding/json"
 	"math"
-
-	"github.com/ollama/ollama/api"
 )
 
 // DefaultCharsPerToken is a fair start for English prose with llama-family tokenizers; Calibrate
@@ -41,13 +39,13 @@ func (e *Estimator) Tokens(s string) int {
 }
 
 // Messages estimates the tokens of chat messages, including template overhead and tool calls.
-func (e *Estimator) Messages(msgs []api.Message) int {
+func (e *Estimator) Messages(msgs []Message) int {
 	n := 0
 	for _, m := range msgs {
 		n += messageOverhead + e.Tokens(m.Content)
 		for _, c := range m.ToolCalls {
-			args, _ := json.Marshal(c.Function.Arguments)
-			n += messageOverhead + e.Tokens(c.Function.Name) + e.Tokens(string(args))
+			args, _ := json.Marshal(c.Args)
+			n += messageOverhead + e.Tokens(c.Name) + e.Tokens(string(args))
 		}
 	}
 	return n

@@ -4,8 +4,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/ollama/ollama/api"
 )
 
 func TestEstimatorTokens(t *testing.T) {
@@ -16,10 +14,9 @@ func TestEstimatorTokens(t *testing.T) {
 	if got := e.Tokens("abcde"); got != 2 {
 		t.Fatalf("partial tokens round up: got %d", got)
 	}
-	msgs := []api.Message{
+	msgs := []Message{
 		{Role: "user", Content: strings.Repeat("x", 40)},
-		{Role: "assistant", ToolCalls: []api.ToolCall{{Function: api.ToolCallFunction{
-			Name: "check_vitals", Arguments: api.ToolCallFunctionArguments{"patient_id": "patient_1"}}}}},
+		{Role: "assistant", ToolCalls: []ToolCall{{Name: "check_vitals", Args: map[string]any{"patient_id": "patient_1"}}}},
 	}
 	// 4+10 for the user message; 4 for the assistant, 4+3+7 for the call
 	if got := e.Messages(msgs); got != 32 {
@@ -122,8 +119,8 @@ func TestFitShrinksWindowAndMemoryButNeverSafety(t *testing.T) {
 
 func TestFitDropsToolCallsWithTheirResults(t *testing.T) {
 	var e Estimator
-	window := []api.Message{
-		{Role: "assistant", ToolCalls: []api.ToolCall{{Function: api.ToolCallFunction{Name: "check_vitals"}}}},
+	window := []Message{
+		{Role: "assistant", ToolCalls: []ToolCall{{Name: "check_vitals"}}},
 		{Role: "tool", Content: strings.Repeat("r", 400)},
 		{Role: "assistant", Content: "HR 110"},
 		{Role: "user", Content: "thanks"},

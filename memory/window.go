@@ -1,7 +1,5 @@
 package memory
 
-import "github.com/ollama/ollama/api"
-
 // WindowMode chooses how the conversation window follows the history.
 type WindowMode string
 
@@ -41,11 +39,11 @@ func SeedWindow() Window {
 // before this turn's user message; elapsed is the scenario's age in sim seconds. The window never
 // starts on a tool result: a result whose call fell outside is dropped with it, so a tool call is
 // never split from its results.
-func (w Window) Apply(history []api.Message, elapsed float64) []api.Message {
+func (w Window) Apply(history []Message, elapsed float64) []Message {
 	return history[w.start(history, elapsed):]
 }
 
-func (w Window) start(history []api.Message, elapsed float64) int {
+func (w Window) start(history []Message, elapsed float64) int {
 	size := w.Early
 	if elapsed >= w.LateAfter {
 		size = w.Late
@@ -64,8 +62,8 @@ func (w Window) start(history []api.Message, elapsed float64) int {
 }
 
 // skipToolResults moves i forward to the first message that is not a tool result.
-func skipToolResults(msgs []api.Message, i int) int {
-	for i < len(msgs) && msgs[i].Role == roleTool {
+func skipToolResults(msgs []Message, i int) int {
+	for i < len(msgs) && msgs[i].Role == RoleTool {
 		i++
 	}
 	return i

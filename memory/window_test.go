@@ -3,19 +3,17 @@ package memory
 import (
 	"fmt"
 	"testing"
-
-	"github.com/ollama/ollama/api"
 )
 
 // conversation returns n alternating user/assistant messages numbered from 0.
-func conversation(n int) []api.Message {
-	msgs := make([]api.Message, n)
+func conversation(n int) []Message {
+	msgs := make([]Message, n)
 	for i := range msgs {
 		role := "user"
 		if i%2 == 1 {
 			role = "assistant"
 		}
-		msgs[i] = api.Message{Role: role, Content: fmt.Sprintf("m%d", i)}
+		msgs[i] = Message{Role: role, Content: fmt.Sprintf("m%d", i)}
 	}
 	return msgs
 }
@@ -61,9 +59,9 @@ func TestWindowNeverStartsOnToolResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		msgs := conversation(tt.n)
-		msgs[tt.call] = api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{}, {}}}
-		msgs[tt.call+1] = api.Message{Role: "tool", Content: "r1"}
-		msgs[tt.call+2] = api.Message{Role: "tool", Content: "r2"}
+		msgs[tt.call] = Message{Role: "assistant", ToolCalls: []ToolCall{{}, {}}}
+		msgs[tt.call+1] = Message{Role: "tool", Content: "r1"}
+		msgs[tt.call+2] = Message{Role: "tool", Content: "r2"}
 		got := tt.w.Apply(msgs, 0)
 		if got[0].Content != tt.wantFirst {
 			t.Errorf("%s: window starts at %q, want %s, the first message after the split group", tt.w.Mode, got[0].Content, tt.wantFirst)
@@ -86,7 +84,7 @@ func TestBlockWindowKeepsPrefixStable(t *testing.T) {
 // the share of turns whose window starts where the previous one did and holds all of it.
 func stableShare(w Window) float64 {
 	stable, turns := 0, 0
-	var prev []api.Message
+	var prev []Message
 	for exchange := 1; exchange <= 40; exchange++ {
 		win := w.Apply(conversation(2*(exchange-1)), float64(exchange)*30)
 		if len(prev) > 0 {

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 )
@@ -22,7 +23,7 @@ func bigShift(b *testing.B, patients, perPatient int) (*persist.Store, Config) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	cfg := Config{Store: store, Backend: agents.NewOffline(), Analyzer: agents.NewAnalyzer(nil)}
+	cfg := Config{Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil)}
 	s, err := Start(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -66,7 +67,7 @@ func BenchmarkContextTurn(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		s.settleContext(ctx, &turn{input: inputs[i%len(inputs)], emit: func(Event) {}, started: t0})
+		s.settle(ctx, newTurn(inputs[i%len(inputs)], func(Event) {}))
 		_ = s.Conversation()
 		durations = append(durations, time.Since(t0))
 	}

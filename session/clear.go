@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/persist"
 )
 
 // clear archives the whole session (registry, session history, every patient's history, memory,
 // entities and sim) as one snapshot, deletes the originals and wipes what memory holds, so no
 // later write can resurrect a cleared patient.
-func (s *Session) clear(t *turn, d agents.Decision) {
-	if !s.storePending(t) { // the clear itself is archived with everything else
+func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
+	if !s.commit(t, typed, nil) { // the clear itself is archived with everything else
 		return
 	}
 	roster := s.roster

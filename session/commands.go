@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -77,7 +79,7 @@ func (s *Session) cmdPatients(_ context.Context, t *turn, _ string) {
 }
 
 func (s *Session) cmdClear(_ context.Context, t *turn, _ string) {
-	s.clear(t, agents.Decision{Action: agents.ActionClear, Source: agents.SourceRules, Reasoning: "/clear command"})
+	s.clear(t, s.typed(t), analyzer.Decision{Action: analyzer.ActionClear, Source: analyzer.SourceRules, Reasoning: "/clear command"})
 }
 
 // cmdSwitch goes through the same registry logic as a typed switch, with no analyzer call.
@@ -86,7 +88,7 @@ func (s *Session) cmdSwitch(_ context.Context, t *turn, arg string) {
 		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /switch ID"})
 		return
 	}
-	s.switchTo(t, arg, agents.ActionSwitchExisting, "/switch command")
+	s.switchTo(t, arg, analyzer.ActionSwitchExisting, "/switch command", "")
 }
 
 func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
@@ -95,7 +97,7 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /admit ID [SCENARIO] — /scenarios lists the scenarios"})
 		return
 	}
-	id, ok := agents.NormalizeID(fields[0], s.cfg.Pattern)
+	id, ok := analyzer.NormalizeID(fields[0], s.cfg.Pattern)
 	if !ok {
 		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.needsIDMessage()})
 		return
@@ -104,10 +106,11 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 		t.emit(ErrorEvent{Code: "ALREADY_ADMITTED", Message: id + " is already on the roster — /switch " + id + " to attend them"})
 		return
 	}
+	scenario := ""
 	if len(fields) == 2 {
-		t.scenario = fields[1]
+		scenario = fields[1]
 	}
-	s.switchTo(t, id, agents.ActionActivateNew, "/admit command")
+	s.switchTo(t, id, analyzer.ActionActivateNew, "/admit command", scenario)
 }
 
 func (s *Session) cmdScenarios(_ context.Context, t *turn, _ string) {
@@ -149,16 +152,19 @@ const (
 // agentCommand stores the typed command with the patient's history, applies its effect in the
 // engine, and lets the team answer it like any other turn.
 func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
-	user := s.userMessage(t.input)
-	if !s.store(t, s.active, user) {
+	typed := s.typed(t)
+	if !s.commit(t, typed, nil) {
 		return
 	}
-	t.userAt = user.At
-	t.effect = effect
 	if effect == effectAAR {
 		t.emit(AAREvent{Report: s.sim.ward.Engine(s.active).Report()})
 	}
-	s.respond(ctx, t)
+	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
+}
+
+// typed is the command line as typed, for the active conversation.
+func (s *Session) typed(t *turn) *typedText {
+	return &typedText{msg: s.message(memory.RoleUser, "", t.input), to: s.active}
 }
 
 // cmdWait lets time pass for every patient on the ward.
@@ -169,7 +175,7 @@ func (s *Session) cmdWait(_ context.Context, t *turn, arg string) {
 		return
 	}
 	s.advance(t, d.Seconds())
-	s.saveSimChanges(t)
+	s.record(t, nil, nil)
 	s.say(t, fmt.Sprintf("%s passed; sim clock %s.", physio.SimTime(d.Seconds()), physio.SimTime(s.sim.ward.Clock())))
 }
 
@@ -232,8 +238,10 @@ func (s *Session) cmdHandoff(_ context.Context, t *turn, arg string) {
 // draft stores a note or handoff with the patient's history, as the Orchestrator's, so it is
 // part of the record the trainee reviews.
 func (s *Session) draft(t *turn, text string) {
-	user := s.userMessage(t.input)
-	if s.store(t, s.active, user) {
-		s.reply(t, agents.AgentOrchestrator, text)
+	if !s.commit(t, s.typed(t), nil) {
+		return
 	}
+	msg := s.message(memory.RoleAssistant, agents.AgentOrchestrator, text)
+	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: msg.Agent, Text: text, At: msg.At})
+	s.record(t, []memory.Message{msg}, nil)
 }

@@ -3,7 +3,7 @@ package session
 import (
 	"regexp"
 
-	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
 )
 
 // Decision is what the session did with the patient context on one turn.
@@ -29,12 +29,12 @@ type contextState struct {
 
 // resolve turns the analyzer's proposal into a decision. The analyzer only proposes: the ID must
 // match the pattern, and the registry alone decides whether it is a new patient or a switch.
-func resolve(d agents.Decision, st contextState) (Decision, string) {
+func resolve(d analyzer.Decision, st contextState) (Decision, string) {
 	switch d.Action {
-	case agents.ActionClear:
+	case analyzer.ActionClear:
 		return DecisionClear, ""
-	case agents.ActionActivateNew, agents.ActionSwitchExisting:
-		id, ok := agents.NormalizeID(d.PatientID, st.pattern)
+	case analyzer.ActionActivateNew, analyzer.ActionSwitchExisting:
+		id, ok := analyzer.NormalizeID(d.PatientID, st.pattern)
 		switch {
 		case !ok:
 			return DecisionNeedsPatientID, ""
@@ -45,7 +45,7 @@ func resolve(d agents.Decision, st contextState) (Decision, string) {
 		default:
 			return DecisionNewBlank, id
 		}
-	case agents.ActionUnchanged:
+	case analyzer.ActionUnchanged:
 		if st.active == "" {
 			return DecisionNone, ""
 		}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
@@ -336,13 +334,16 @@ func TestOnlyMonitorReadersSeeMeasuredVitals(t *testing.T) {
 	if strings.Contains(ctx, "vitals") || strings.Contains(ctx, "SpO2") {
 		t.Errorf("the Patient's context carries monitor numbers:\n%s", ctx)
 	}
-	if !strings.Contains(ctx, "Current state: severe, since T+00:00 (arrival).") {
-		t.Errorf("the Patient's context does not name its state:\n%s", ctx)
+	facts := agents.ReadFacts(patient.Trace.Messages)
+	if facts.Turn.State != "severe" || facts.Turn.Since != "T+00:00 (arrival)" || facts.Turn.Measured != nil {
+		t.Errorf("the Patient's facts %+v: want the state named, since when, and no measurements", facts.Turn)
 	}
-	static := patient.Trace.Messages[0].Content
+	if !strings.Contains(patient.Trace.Messages[0].Content, "Patient facts: ") || facts.Persona == nil {
+		t.Fatal("the Patient's static text lacks its persona")
+	}
 	for _, name := range []string{"severe", "tiring", "near-fatal", "responding", "improving"} {
-		if !strings.Contains(static, "\n- "+name+": ") {
-			t.Errorf("the Patient's static text does not describe state %q", name)
+		if facts.Persona.States[name].Looks == "" {
+			t.Errorf("the Patient's persona does not describe state %q", name)
 		}
 	}
 
@@ -351,8 +352,8 @@ func TestOnlyMonitorReadersSeeMeasuredVitals(t *testing.T) {
 	if monitor.Trace.Agent != agents.AgentMonitor {
 		t.Fatalf("the mention went to %s", monitor.Trace.Agent)
 	}
-	if ctx := dynamicContext(t, monitor); !strings.Contains(ctx, "Last measured vitals (T+00:00, check): HR ") {
-		t.Errorf("the Monitor's context lacks the measured vitals:\n%s", ctx)
+	if m := agents.ReadFacts(monitor.Trace.Messages).Turn.Measured; m == nil || len(*m) == 0 || (*m)[0].HR == 0 {
+		t.Errorf("the Monitor's facts lack the measured vitals:\n%s", dynamicContext(t, monitor))
 	}
 }
 
@@ -373,7 +374,7 @@ func TestRecallLeavesOutWhatTheWindowShows(t *testing.T) {
 		r.turn("/wait 1m")
 		r.turn(line)
 		call := callsOf(t, r, line)[0]
-		inWindow := slices.ContainsFunc(call.Trace.Messages[1:1+call.WindowLen], func(m api.Message) bool {
+		inWindow := slices.ContainsFunc(call.Trace.Messages[1:1+call.WindowLen], func(m memory.Message) bool {
 			return strings.Contains(m.Content, onset)
 		})
 		inMemory := strings.Contains(call.Recall.Render(), onset)

@@ -1,14 +1,9 @@
 package session
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
-	"github.com/ward-sim/ward/session/physio"
-	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // EntitiesEvent reports one agent's entity merge and what that agent now sees.
@@ -87,51 +82,6 @@ func provenance(derived map[string]any) (string, float64) {
 		}
 	}
 	return "", 0
-}
-
-// offlineDelta is the entity delta the offline agents report: facts the engine produced this
-// turn, in the keys a model is asked to use.
-func (s *Session) offlineDelta(agent string, ct *clinicalTurn) agents.EntityDelta {
-	d := agents.EntityDelta{Conversation: map[string]any{}, Derived: map[string]any{}}
-	switch agent {
-	case agents.AgentPatient:
-		if !s.hasConversationEntity("chief_complaint") {
-			d.Conversation["chief_complaint"] = ct.engine.Scenario().ChiefComplaint
-		}
-	case agents.AgentMonitor:
-		if r, ok := ct.engine.Measured(); ok {
-			d.Derived["vitals_retrieved"] = readingEntity(r)
-			d.Derived["news2_result"] = r.NEWS2
-		}
-	case agents.AgentPharmacist:
-		if orders := orderNames(ct.engine); len(orders) > 0 {
-			d.Derived["medication_check_result"] = strings.Join(orders, ", ")
-		}
-	case agents.AgentOrchestrator:
-		if plan := s.cfg.Team.PlanIn(ct.text); plan != nil {
-			d.Conversation["plan"] = plan
-		}
-	}
-	return d
-}
-
-func (s *Session) hasConversationEntity(key string) bool {
-	return slices.ContainsFunc(s.entities().Conversation, func(e memory.ConversationEntity) bool { return e.Key == key })
-}
-
-func readingEntity(r physio.Reading) map[string]any {
-	return map[string]any{"t": r.T, "hr": r.HR, "rr": r.RR, "spo2": r.SpO2, "sbp": r.SBP, "dbp": r.DBP,
-		"temp_c": r.TempC, "gcs": r.GCS, "on_oxygen": r.OnOxygen}
-}
-
-func orderNames(e *physio.Engine) []string {
-	var out []string
-	for _, a := range e.Actions() {
-		if a.Kind == sc.KindMedication {
-			out = append(out, a.String())
-		}
-	}
-	return out
 }
 
 // countStop counts a turn the team's guards stopped, beside the entity counters of that patient.

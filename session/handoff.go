@@ -14,8 +14,8 @@ import (
 
 const draftMark = "**DRAFT — for review before use.**"
 
-// record is the session's evidence about one patient, as notes are written from it.
-type record struct {
+// evidence is the session's evidence about one patient, as notes are written from it.
+type evidence struct {
 	who, complaint string
 	disclosures    map[memory.Topic][]string
 	reading        *physio.Reading
@@ -24,10 +24,10 @@ type record struct {
 	alerts         []string
 }
 
-func recordOf(e *physio.Engine, mem *memory.Memory) record {
+func evidenceOf(e *physio.Engine, mem *memory.Memory) evidence {
 	sc := e.Scenario()
 	d := sc.Demographics
-	r := record{
+	r := evidence{
 		who:         fmt.Sprintf("%s (%s), %d %s, %s", d.Name, e.PatientID(), d.Age, d.Sex, d.Bed),
 		complaint:   sc.ChiefComplaint,
 		disclosures: map[memory.Topic][]string{},
@@ -52,28 +52,28 @@ func recordOf(e *physio.Engine, mem *memory.Memory) record {
 	return r
 }
 
-func (r record) told(topic memory.Topic) string {
+func (r evidence) told(topic memory.Topic) string {
 	if said := r.disclosures[topic]; len(said) > 0 {
 		return strings.Join(said, " ")
 	}
 	return "not yet asked"
 }
 
-func (r record) vitals() string {
+func (r evidence) vitals() string {
 	if r.reading == nil {
 		return "no vitals measured yet"
 	}
 	return r.reading.String()
 }
 
-func (r record) done() string {
+func (r evidence) done() string {
 	if len(r.actions) == 0 {
 		return "nothing yet"
 	}
 	return strings.Join(r.actions, "; ")
 }
 
-func (r record) safety() string {
+func (r evidence) safety() string {
 	if len(r.alerts) == 0 {
 		return "no safety alerts"
 	}
@@ -81,7 +81,7 @@ func (r record) safety() string {
 }
 
 func soapNote(e *physio.Engine, mem *memory.Memory) string {
-	r := recordOf(e, mem)
+	r := evidenceOf(e, mem)
 	return strings.Join([]string{
 		"## SOAP note — " + r.who, draftMark,
 		"**S:** " + r.complaint + " History: " + r.told(memory.TopicHistory) + " Medications: " + r.told(memory.TopicMedications) + " Allergies: " + r.told(memory.TopicAllergies),
@@ -93,7 +93,7 @@ func soapNote(e *physio.Engine, mem *memory.Memory) string {
 
 // handoff drafts a handoff in one of the three formats; sbar is the default.
 func handoff(format string, e *physio.Engine, mem *memory.Memory) (string, error) {
-	r := recordOf(e, mem)
+	r := evidenceOf(e, mem)
 	switch format {
 	case "", "sbar":
 		return strings.Join([]string{

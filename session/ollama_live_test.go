@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/memory"
 )
@@ -27,7 +28,7 @@ import (
 // for every call so the model is never reloaded.
 const (
 	liveOutputBudget = 48
-	liveNumCtx       = agents.DefaultNumCtx
+	liveNumCtx       = llm.DefaultNumCtx
 )
 
 // bedsideScript is twenty minutes of an asthma resuscitation, one line a sim minute, so the seed's
@@ -94,7 +95,7 @@ func (r *rig) playLine(line string) CallRecord {
 	r.mustTurn(line)
 	turns := r.s.Turns()
 	rec := turns[len(turns)-1]
-	if d := rec.Decision; d == nil || d.Source != agents.SourceRules {
+	if d := rec.Decision; d == nil || d.Source != analyzer.SourceRules {
 		r.t.Fatalf("%q: decision %+v, want one from the rules", line, d)
 	}
 	if len(rec.Calls) != 1 || rec.Calls[0].Trace.Agent != agents.AgentPatient {
@@ -166,7 +167,7 @@ const liveColdTurns = 5
 
 func TestLiveKVCacheReuse(t *testing.T) {
 	srv := ollamatest.StartForTest(t)
-	backend := agents.NewOllama(srv.Client, ollamatest.ModelName, agents.OllamaOptions{})
+	backend := ollama.New(srv.Client, ollamatest.ModelName, ollama.Options{})
 	caps, err := backend.Probe(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -223,15 +224,15 @@ func TestLiveKVCacheReuse(t *testing.T) {
 // coldStart unloads the model, then loads it with a request that shares no prefix with the
 // script, so the script's first turn is cold for the KV cache but pays no loading or first-run
 // costs. The request has the script's load options and about its first prompt's length.
-func coldStart(ctx context.Context, srv *ollamatest.Server, backend agents.Backend) error {
+func coldStart(ctx context.Context, srv *ollamatest.Server, backend llm.Backend) error {
 	if err := srv.Unload(ctx, ollamatest.ModelName); err != nil {
 		return err
 	}
 	filler := strings.Repeat("A ward is a room of beds, and a shift is the hours a nurse spends there. ", 50)
-	_, err := backend.Chat(ctx, agents.Request{
-		Messages:  []api.Message{{Role: "user", Content: filler}},
-		Options:   map[string]any{"num_ctx": liveNumCtx, "num_predict": liveOutputBudget},
-		KeepAlive: &api.Duration{Duration: agents.DefaultKeepAlive},
+	_, err := backend.Chat(ctx, llm.Request{
+		Messages:  []memory.Message{{Role: "user", Content: filler}},
+		Options:   llm.Options{NumCtx: liveNumCtx, NumPredict: liveOutputBudget},
+		KeepAlive: llm.DefaultKeepAlive,
 	}, nil)
 	return err
 }
@@ -275,7 +276,7 @@ func measure(calls []CallRecord) ([]liveTurn, error) {
 	turns := make([]liveTurn, 0, len(calls))
 	var cached string
 	for i, c := range calls {
-		prompt, err := ollamatest.Render(c.Trace.Messages, agents.Tools(c.Trace.Tools))
+		prompt, err := ollamatest.Render(llm.Request{Messages: c.Trace.Messages, Tools: agents.Tools(c.Trace.Tools)})
 		if err != nil {
 			return nil, err
 		}

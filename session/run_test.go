@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
 )
@@ -121,7 +122,7 @@ func newRigWith(t *testing.T, change func(*Config)) *rig {
 	t.Cleanup(func() { store.Close() })
 	clock := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	cfg := Config{
-		Store: store, Backend: agents.NewOffline(), Analyzer: agents.NewAnalyzer(nil),
+		Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil),
 		Now: func() time.Time { clock = clock.Add(time.Second); return clock },
 	}
 	change(&cfg)

@@ -3,7 +3,6 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -11,6 +10,9 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/scenario"
@@ -19,8 +21,8 @@ import (
 // Config wires a session to its store, models and rules. Zero fields take the defaults.
 type Config struct {
 	Store     *persist.Store
-	Backend   agents.Backend
-	Analyzer  agents.Analyzer
+	Backend   llm.Backend
+	Analyzer  analyzer.Analyzer
 	Team      *agents.Team
 	Scenarios *scenario.Library
 	Pattern   *regexp.Regexp
@@ -31,7 +33,7 @@ type Config struct {
 	// Tools says the model can call tools (Ollama's capabilities); without them the engine's
 	// results travel in the dynamic context.
 	Tools bool
-	Trace *agents.TraceWriter
+	Trace *llm.TraceWriter
 	// Shift is a built-in shift's id or a shift file that Start admits; "" for an empty roster.
 	Shift string
 	// Seed makes a new shift's physiology noise reproducible; 0 takes one from the clock. A
@@ -125,22 +127,22 @@ func withDefaults(cfg Config) (Config, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Pattern == nil {
-		cfg.Pattern = agents.DefaultPatientIDPattern
+		cfg.Pattern = analyzer.DefaultPatientIDPattern
 	}
 	if cfg.Window == (memory.Window{}) {
 		cfg.Window = memory.DefaultWindow()
 	}
 	if cfg.NumCtx == 0 {
-		cfg.NumCtx = agents.DefaultNumCtx
+		cfg.NumCtx = llm.DefaultNumCtx
 	}
 	if cfg.OutputBudget == 0 {
 		cfg.OutputBudget = memory.BaseNumPredict
 	}
 	if cfg.Analyzer == nil {
-		cfg.Analyzer = agents.NewAnalyzer(nil)
+		cfg.Analyzer = analyzer.NewAnalyzer(nil)
 	}
 	if cfg.Backend == nil {
-		cfg.Backend = agents.NewOffline()
+		cfg.Backend = offline.New()
 	}
 	if cfg.Team == nil {
 		cfg.Team, err = agents.LoadTeam("")
@@ -214,24 +216,15 @@ func rosterIDs(reg persist.Registry) []string {
 	return ids
 }
 
-// analyze asks the analyzer what the text means for the patient context.
-func (s *Session) analyze(ctx context.Context, text string, roster []string) agents.Decision {
-	return s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(text, roster))
-}
-
-func (s *Session) analyzerInput(text string, roster []string) agents.AnalyzerInput {
-	return agents.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: roster, Pattern: s.cfg.Pattern}
-}
-
 // admitShift puts a shift's patients on the ward and the roster, none of them active yet.
 func (s *Session) admitShift(nameOrFile string) error {
 	sh, err := s.cfg.Scenarios.Shift(nameOrFile)
 	if err != nil {
 		return err
 	}
-	t := &turn{emit: func(Event) {}}
+	t := newTurn("", func(Event) {})
 	for _, p := range sh.Patients {
-		id, ok := agents.NormalizeID(p.ID, s.cfg.Pattern)
+		id, ok := analyzer.NormalizeID(p.ID, s.cfg.Pattern)
 		if !ok {
 			return fmt.Errorf("shift %s: patient id %q does not match PATIENT_ID_PATTERN %s", sh.ID, p.ID, s.cfg.Pattern)
 		}
@@ -239,8 +232,9 @@ func (s *Session) admitShift(nameOrFile string) error {
 		if err != nil {
 			return fmt.Errorf("shift %s: %w", sh.ID, err)
 		}
-		if err := s.putRegistry(t, s.reg, id, "", e, p.Bed); err != nil {
-			return err
+		next := s.registryWith(id, "", e, p.Bed)
+		if !s.commit(t, nil, &next) {
+			return fmt.Errorf("shift %s: could not record %s", sh.ID, id)
 		}
 	}
 	s.info.Shift = sh.ID

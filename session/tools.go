@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
@@ -14,41 +13,37 @@ import (
 
 // toolsFor is what agent a may call: its tools from the team file, when the model can call tools
 // at all. Without tool support the engine's results are already in the dynamic context.
-func (s *Session) toolsFor(a agents.Agent, ct *clinicalTurn) api.Tools {
-	if !s.cfg.Tools || ct.engine == nil {
+func (s *Session) toolsFor(a agents.Agent, x *examination) []llm.Tool {
+	if !s.cfg.Tools || x.engine == nil {
 		return nil
 	}
 	return agents.Tools(a.Tools)
 }
 
-// runTools executes the model's tool calls against the engine and memory, stores the exchange
-// in the patient's interaction log, and returns it for the second call.
-func (s *Session) runTools(t *turn, agent string, ct *clinicalTurn, call api.Message) []api.Message {
+// runTools executes the model's tool calls against the engine and memory, and returns the
+// exchange (the call, then each result) for the second call and the patient's interaction log.
+func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Message) []memory.Message {
 	now := s.cfg.Now().UTC()
-	stored := memory.Message{Role: "assistant", Agent: agent, Content: call.Content, At: now}
-	exchange := []api.Message{call}
+	asked := memory.Message{Role: memory.RoleAssistant, Agent: agent, Content: call.Content, At: now}
 	var results []memory.Message
 	for i, tc := range call.ToolCalls {
 		id := fmt.Sprintf("call_%d_%d", now.UnixNano(), i)
-		name, args := tc.Function.Name, map[string]any(tc.Function.Arguments)
-		stored.ToolCalls = append(stored.ToolCalls, memory.ToolCall{ID: id, Name: name, Args: args})
-		content := s.runTool(t, ct, name, args)
-		results = append(results, memory.Message{Role: "tool", ToolCallID: id, ToolName: name, Content: content, At: now})
-		exchange = append(exchange, api.Message{Role: "tool", Content: content})
+		asked.ToolCalls = append(asked.ToolCalls, memory.ToolCall{ID: id, Name: tc.Name, Args: tc.Args})
+		content := s.runTool(t, x, tc.Name, tc.Args)
+		results = append(results, memory.Message{Role: memory.RoleTool, ToolCallID: id, ToolName: tc.Name, Content: content, At: now})
 	}
-	s.store(t, s.active, append([]memory.Message{stored}, results...)...)
-	return exchange
+	return append([]memory.Message{asked}, results...)
 }
 
 // runTool answers one call. Whatever the model sent, the answer is the engine's or a validation
 // error the model can read; it never reaches the trainee as fact.
-func (s *Session) runTool(t *turn, ct *clinicalTurn, name string, args map[string]any) string {
+func (s *Session) runTool(t *turn, x *examination, name string, args map[string]any) string {
 	mem := s.sim.mems[s.active]
 	clock := s.sim.ward.Clock()
 	var err error
 	switch name {
 	case agents.ToolCheckVitals:
-		return s.checkVitalsTool(t, ct.engine)
+		return s.checkVitalsTool(t, x.engine)
 	case agents.ToolRecordQuote:
 		err = mem.AddQuote(clock, stringArg(args, "speaker"), stringArg(args, "quote"))
 	case agents.ToolRecordAssessment:

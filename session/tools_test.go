@@ -5,32 +5,33 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/offline"
+	"github.com/ward-sim/ward/memory"
 )
 
 // toolCallingModel calls check_vitals on its first request and answers on the second, recording
 // what it was sent. It embeds Backend so it overrides only Chat.
 type toolCallingModel struct {
-	agents.Backend
-	requests []agents.Request
+	llm.Backend
+	requests []llm.Request
 }
 
-func (m *toolCallingModel) Chat(_ context.Context, req agents.Request, onDelta func(string)) (agents.Response, error) {
+func (m *toolCallingModel) Chat(_ context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
 	m.requests = append(m.requests, req)
 	if len(m.requests) == 1 {
-		call := api.ToolCall{Function: api.ToolCallFunction{Name: agents.ToolCheckVitals, Arguments: map[string]any{}}}
-		return agents.Response{Message: api.Message{Role: "assistant", ToolCalls: []api.ToolCall{call}}, DoneReason: "stop"}, nil
+		call := memory.ToolCall{Name: agents.ToolCheckVitals, Args: map[string]any{}}
+		return llm.Response{Message: memory.Message{Role: "assistant", ToolCalls: []memory.ToolCall{call}}, DoneReason: "stop"}, nil
 	}
 	reply := `{"reply":"Heart rate as measured.","entities_to_update":{},"derived_entities_to_update":{}}`
 	onDelta(reply)
-	return agents.Response{Message: api.Message{Role: "assistant", Content: reply}, DoneReason: "stop"}, nil
+	return llm.Response{Message: memory.Message{Role: "assistant", Content: reply}, DoneReason: "stop"}, nil
 }
 
 func TestToolCallRoundTrip(t *testing.T) {
 	r := newRig(t)
-	model := &toolCallingModel{Backend: agents.NewOffline()}
+	model := &toolCallingModel{Backend: offline.New()}
 	r.cfg.Backend, r.cfg.Tools = model, true
 	r.restart()
 	r.turn("/admit patient_1 asthma-exacerbation")
@@ -41,7 +42,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 		t.Fatalf("want a tool call then a second call, got %d requests", len(model.requests))
 	}
 	first, second := model.requests[0], model.requests[1]
-	if len(first.Tools) != 1 || first.Tools[0].Function.Name != agents.ToolCheckVitals || first.Format != nil {
+	if len(first.Tools) != 1 || first.Tools[0].Name != agents.ToolCheckVitals || first.Format != nil {
 		t.Errorf("first call should offer check_vitals without a JSON format: tools %v format %s", first.Tools, first.Format)
 	}
 	last := second.Messages[len(second.Messages)-1]

@@ -2,10 +2,10 @@ package session
 
 import (
 	"context"
+	"slices"
 	"strings"
-	"time"
 
-	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
@@ -84,30 +84,34 @@ func (s *Session) Recent(patientID string, n int) (msgs []memory.Message, more b
 // Retry answers the last thing the trainee said to the active conversation again, without
 // storing it twice: the path for a failed, stalled or empty answer.
 func (s *Session) Retry(ctx context.Context, emit func(Event)) {
-	var last *memory.Message
-	for i := len(s.history) - 1; i >= 0 && last == nil; i-- {
-		if s.history[i].Role == "user" {
-			last = &s.history[i]
-		}
-	}
-	if last == nil {
+	i := lastUserMessage(s.history)
+	if i < 0 {
 		emit(ErrorEvent{Code: "NOTHING_TO_RETRY", Message: "nothing to retry yet"})
 		return
 	}
-	t := &turn{input: last.Content, emit: emit, started: time.Now(), userAt: last.At, retry: true}
-	defer func() { s.endTurn(t) }()
-	s.respond(ctx, t)
+	t := newTurn(s.history[i].Content, emit)
+	defer s.endTurn(t)
+	s.respond(ctx, t, settled{prior: slices.Delete(slices.Clone(s.history), i, i+1), retry: true})
+}
+
+func lastUserMessage(h []memory.Message) int {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == memory.RoleUser {
+			return i
+		}
+	}
+	return -1
 }
 
 // Restore makes the registry's active patient active in memory now, as the first turn after a
 // restart would, and reports it as a RESTORED_FROM_STORAGE decision. The TUI calls it at start so
 // the screen opens on the patient the trainee left.
 func (s *Session) Restore(emit func(Event)) {
-	t := &turn{input: "(resume)", emit: emit, started: time.Now()}
-	if !s.restoreFromRegistry(t, s.hydrate()) {
+	t := newTurn("(resume)", emit)
+	if !s.restoreFromRegistry(t) {
 		return
 	}
-	s.reportDecision(t, DecisionRestored, agents.Decision{Action: agents.ActionNone, Source: agents.SourceRules,
+	s.reportDecision(t, DecisionRestored, analyzer.Decision{Action: analyzer.ActionNone, Source: analyzer.SourceRules,
 		Reasoning: "resumed the registry's active patient"}, s.active)
 	s.keepTurnRecord(t)
 }

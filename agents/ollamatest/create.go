@@ -10,6 +10,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/template"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/ollama"
 )
 
 // ModelName is the name CreateTinyModel gives the tiny model in the server.
@@ -27,17 +29,18 @@ const Template = `{{- if .Tools }}<|system|>Tools:
 {{- range .ToolCalls }}{"name": "{{ .Function.Name }}", "arguments": {{ json .Function.Arguments }}}{{ end }}<|end|>
 {{ end }}<|assistant|>`
 
-// Render is the prompt text the server builds from a chat request's messages and tools with
-// Template (Ollama's own template package, so consecutive messages of one role are joined as the
-// server joins them). The tiny model's vocabulary spends one token per byte, except the role
-// markers, which are one token each.
-func Render(msgs []api.Message, tools api.Tools) (string, error) {
+// Render is the prompt text the server builds from ward's request with Template (Ollama's own
+// template package, so consecutive messages of one role are joined as the server joins them).
+// The tiny model's vocabulary spends one token per byte, except the role markers, which are one
+// token each.
+func Render(req llm.Request) (string, error) {
 	tmpl, err := template.Parse(Template)
 	if err != nil {
 		return "", err
 	}
+	wire := ollama.Wire(ModelName, req)
 	var b strings.Builder
-	err = tmpl.Execute(&b, template.Values{Messages: msgs, Tools: tools})
+	err = tmpl.Execute(&b, template.Values{Messages: wire.Messages, Tools: wire.Tools})
 	return b.String(), err
 }
 

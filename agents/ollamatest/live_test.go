@@ -13,10 +13,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ollama/ollama/api"
-
-	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/memory"
 )
 
 // The live tests drive ward's own Ollama backend and analyzer against a real `ollama serve`
@@ -46,27 +47,27 @@ func TestMain(m *testing.M) {
 }
 
 // backend is ward's Ollama backend for model on the live server.
-func backend(t *testing.T, model string) *agents.Ollama {
+func backend(t *testing.T, model string) *ollama.Backend {
 	t.Helper()
 	if live == nil {
 		t.Skip("set " + ollamatest.LiveEnv + "=1 to run against a real ollama serve")
 	}
-	return agents.NewOllama(live.Client, model, agents.OllamaOptions{})
+	return ollama.New(live.Client, model, ollama.Options{})
 }
 
 // options are ward's load options (num_ctx above all: a change makes Ollama reload the model).
-func options(numPredict int) map[string]any {
-	return map[string]any{"num_ctx": agents.DefaultNumCtx, "num_predict": numPredict, "seed": 7}
+func options(numPredict int) llm.Options {
+	return llm.Options{NumCtx: llm.DefaultNumCtx, NumPredict: numPredict, Seed: 7}
 }
 
-func say(text string) []api.Message {
-	return []api.Message{{Role: "system", Content: "You are a patient."}, {Role: "user", Content: text}}
+func say(text string) []memory.Message {
+	return []memory.Message{{Role: "system", Content: "You are a patient."}, {Role: "user", Content: text}}
 }
 
 func TestLiveStreamingChat(t *testing.T) {
 	b := backend(t, ollamatest.ModelName)
 	var deltas []string
-	resp, err := b.Chat(t.Context(), agents.Request{Messages: say("How are you?"), Options: options(32)},
+	resp, err := b.Chat(t.Context(), llm.Request{Messages: say("How are you?"), Options: options(32)},
 		func(d string) { deltas = append(deltas, d) })
 	if err != nil {
 		t.Fatal(err)
@@ -85,11 +86,11 @@ func TestLiveStreamingChat(t *testing.T) {
 
 // recorder keeps the raw replies of the backend it wraps, to check what the model wrote.
 type recorder struct {
-	agents.Backend
+	llm.Backend
 	replies []string
 }
 
-func (r *recorder) Chat(ctx context.Context, req agents.Request, onDelta func(string)) (agents.Response, error) {
+func (r *recorder) Chat(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
 	resp, err := r.Backend.Chat(ctx, req, onDelta)
 	r.replies = append(r.replies, resp.Message.Content)
 	return resp, err
@@ -103,24 +104,24 @@ func (r *recorder) Chat(ctx context.Context, req agents.Request, onDelta func(st
 // are generous: a string of 300 characters may be written as \uXXXX escapes.
 func TestLiveAnalyzerDecides(t *testing.T) {
 	rec := &recorder{Backend: backend(t, ollamatest.ModelName)}
-	analyzer := agents.NewLLMAnalyzer(rec, agents.LLMAnalyzerConfig{Timeout: 2 * time.Minute, NumPredict: 4096})
-	inputs := []agents.AnalyzerInput{
+	a := analyzer.NewLLMAnalyzer(rec, analyzer.LLMAnalyzerConfig{Timeout: 2 * time.Minute, NumPredict: 4096})
+	inputs := []analyzer.AnalyzerInput{
 		{Text: "review patient_1"},
 		{Text: "go back to patient_2", ActivePatient: "patient_1", Roster: []string{"patient_1", "patient_2"}},
 		{Text: "what is her blood pressure?", ActivePatient: "patient_1", Roster: []string{"patient_1"}},
 	}
 	for _, in := range inputs {
-		d := analyzer.Analyze(t.Context(), in)
+		d := a.Analyze(t.Context(), in)
 		raw := rec.replies[len(rec.replies)-1]
-		if !slices.Contains(agents.Actions, d.Action) {
-			t.Errorf("%q: action %q is not one of %v", in.Text, d.Action, agents.Actions)
+		if !slices.Contains(analyzer.Actions, d.Action) {
+			t.Errorf("%q: action %q is not one of %v", in.Text, d.Action, analyzer.Actions)
 		}
 		switch {
-		case d.Source == agents.SourceLLM:
+		case d.Source == analyzer.SourceLLM:
 			if err := validDecision(raw); err != nil {
 				t.Errorf("%q: the model's decision was used, but %v: %s", in.Text, err, raw)
 			}
-		case d.Source == agents.SourceFallback && cutByLoopGuard(raw):
+		case d.Source == analyzer.SourceFallback && cutByLoopGuard(raw):
 			t.Logf("%q: Ollama's loop guard cut the greedy reply; the rules decided (%s)", in.Text, d.Reasoning)
 		default:
 			t.Errorf("%q: decision from %q (%s); raw reply %q", in.Text, d.Source, d.Reasoning, raw)
@@ -146,10 +147,10 @@ func TestLiveDecisionSchemaHoldsWhenSampling(t *testing.T) {
 	b := backend(t, ollamatest.ModelName)
 	for seed := range 3 {
 		opts := options(4096)
-		opts["seed"] = seed
-		resp, err := b.Chat(t.Context(), agents.Request{
-			Messages: []api.Message{{Role: "user", Content: "review patient_1"}},
-			Format:   agents.DecisionSchema,
+		opts.Seed = seed
+		resp, err := b.Chat(t.Context(), llm.Request{
+			Messages: []memory.Message{{Role: "user", Content: "review patient_1"}},
+			Format:   analyzer.DecisionSchema,
 			Options:  opts,
 		}, nil)
 		if err != nil {
@@ -184,7 +185,7 @@ func validDecision(reply string) error {
 			return fmt.Errorf("%s: %w", key, err)
 		}
 	}
-	if !slices.Contains(agents.Actions, agents.Action(action)) {
+	if !slices.Contains(analyzer.Actions, analyzer.Action(action)) {
 		return fmt.Errorf("action %q not in the enum", action)
 	}
 	if patientID != nil && utf8.RuneCountInString(*patientID) > 64 {
@@ -205,11 +206,11 @@ func TestLiveMissingModel(t *testing.T) {
 	want := "model " + missing + " not found — ollama pull " + missing
 
 	_, probeErr := b.Probe(t.Context())
-	_, chatErr := b.Chat(t.Context(), agents.Request{Messages: say("hello"), Options: options(4)}, nil)
+	_, chatErr := b.Chat(t.Context(), llm.Request{Messages: say("hello"), Options: options(4)}, nil)
 	for call, err := range map[string]error{"Probe": probeErr, "Chat": chatErr} {
-		var notFound *agents.ModelNotFoundError
+		var notFound *llm.ModelNotFoundError
 		if !errors.As(err, &notFound) || err.Error() != want {
-			t.Errorf("%s: err = %v (%T), want *agents.ModelNotFoundError %q", call, err, err, want)
+			t.Errorf("%s: err = %v (%T), want *llm.ModelNotFoundError %q", call, err, err, want)
 		}
 	}
 
@@ -229,20 +230,20 @@ func TestLiveMissingModel(t *testing.T) {
 func TestLiveKeepAlive(t *testing.T) {
 	b := backend(t, ollamatest.ModelName)
 	ctx := t.Context()
-	keep := func(d time.Duration) agents.Request {
-		return agents.Request{Messages: say("hello"), Options: options(4), KeepAlive: &api.Duration{Duration: d}}
+	keep := func(d time.Duration) llm.Request {
+		return llm.Request{Messages: say("hello"), Options: options(4), KeepAlive: d}
 	}
 
 	before := time.Now()
-	if _, err := b.Chat(ctx, keep(agents.DefaultKeepAlive), nil); err != nil {
+	if _, err := b.Chat(ctx, keep(llm.DefaultKeepAlive), nil); err != nil {
 		t.Fatal(err)
 	}
 	m, loaded, err := live.Running(ctx, ollamatest.ModelName)
 	if err != nil || !loaded {
-		t.Fatalf("model not loaded after a request with keep_alive %s (err %v)", agents.DefaultKeepAlive, err)
+		t.Fatalf("model not loaded after a request with keep_alive %s (err %v)", llm.DefaultKeepAlive, err)
 	}
-	if left := m.ExpiresAt.Sub(before); left < agents.DefaultKeepAlive-time.Minute || left > agents.DefaultKeepAlive+time.Minute {
-		t.Errorf("expires_at is %s after the request, want about %s", left.Round(time.Second), agents.DefaultKeepAlive)
+	if left := m.ExpiresAt.Sub(before); left < llm.DefaultKeepAlive-time.Minute || left > llm.DefaultKeepAlive+time.Minute {
+		t.Errorf("expires_at is %s after the request, want about %s", left.Round(time.Second), llm.DefaultKeepAlive)
 	}
 
 	if _, err := b.Chat(ctx, keep(0), nil); err != nil {

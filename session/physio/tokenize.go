@@ -3,7 +3,8 @@ package physio
 import (
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/ward-sim/ward/memory/words"
 )
 
 // lexeme is a recognised word or phrase at a position in the message.
@@ -27,13 +28,13 @@ const (
 	breakSentence = "\x00s"
 )
 
-// sentences splits text into sentences of clauses of lexemes. Only ASCII is
-// case-folded, so the parse is the same whatever the letter case.
+// sentences splits text into sentences of clauses of lexemes, from the words the trainee
+// typed as package words splits them, whatever their letter case.
 func sentences(text string) [][]clause {
 	var out [][]clause
 	var cur []clause
 	pos := 0
-	for _, seg := range splitBreaks(words(text)) {
+	for _, seg := range splitBreaks(pieces(text)) {
 		if seg == nil {
 			out, cur = appendSentence(out, cur), nil
 			continue
@@ -106,66 +107,19 @@ func appendClause(out []clause, cur clause) []clause {
 	return out
 }
 
-// words lowercases ASCII, splits text into words and break markers, and
-// splits a number from a unit written against it ("15L" → "15", "l").
-func words(text string) []string {
-	rs := []rune(text)
+// pieces is the text's words, each cut into its pieces ("15L" → 15, l; "non-rebreather" → non,
+// rebreather), with a marker for each break.
+func pieces(text string) []string {
 	var out []string
-	var word []rune
-	flush := func() {
-		if len(word) > 0 {
-			out = append(out, splitNumber(string(word))...)
-			word = word[:0]
-		}
-	}
-	at := func(i int) rune {
-		if i < 0 || i >= len(rs) {
-			return ' '
-		}
-		return rs[i]
-	}
-	for i, r := range rs {
-		if 'A' <= r && r <= 'Z' {
-			r += 'a' - 'A'
-		}
-		prev, next := at(i-1), at(i+1)
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			word = append(word, r)
-		case r == '.' && unicode.IsDigit(next) && !unicode.IsLetter(prev):
-			word = append(word, r) // decimal point, including ".5"
-		case (r == ',' || r == ':') && unicode.IsDigit(prev) && unicode.IsDigit(next):
-			word = append(word, r) // 1,000 or a 1:1000 ratio
-		case r == '%':
-			flush()
-			out = append(out, "%")
-		case strings.ContainsRune(".!?;\n", r):
-			flush()
-			out = append(out, breakSentence)
-		case strings.ContainsRune(",:()[]&+—–", r) || (r == '-' && prev == ' ' && next == ' '):
-			flush()
+	for _, t := range words.Split(text) {
+		switch t.Kind {
+		case words.ClauseBreak:
 			out = append(out, breakClause)
+		case words.SentenceBreak:
+			out = append(out, breakSentence)
 		default:
-			flush()
+			out = append(out, t.Pieces()...)
 		}
 	}
-	flush()
 	return out
-}
-
-// splitNumber separates a leading number from letters: "0.5mg" → "0.5",
-// "mg". Thousands commas are dropped; ratios (1:1000) stay one word.
-func splitNumber(w string) []string {
-	end := 0
-	for end < len(w) && (w[end] >= '0' && w[end] <= '9' || w[end] == '.' || w[end] == ',' || w[end] == ':') {
-		end++
-	}
-	if end == 0 || strings.Contains(w[:end], ":") {
-		return []string{w}
-	}
-	num := strings.ReplaceAll(w[:end], ",", "")
-	if end == len(w) {
-		return []string{num}
-	}
-	return []string{num, w[end:]}
 }

@@ -1,0 +1,145 @@
+// Package offline is the backend that answers with no model. It reads the prompt the session
+// built, as a model would: the patient and engine facts under their headings, the window and the
+// trainee's words. The same request always gives the same reply.
+package offline
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"strings"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/memory"
+)
+
+// Backend answers from the facts in the prompt. Its Response.Metrics stay zero: nothing was
+// evaluated, and zero is how the session knows to report prompt_eval_count as null.
+type Backend struct{}
+
+func New() *Backend { return &Backend{} }
+
+func (*Backend) Name() string  { return "offline" }
+func (*Backend) Model() string { return "" }
+
+// offlineChunks is how many pieces the reply streams in, so the UI's
+// streaming path runs the same way as with a model.
+const offlineChunks = 4
+
+func (o *Backend) Chat(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+	facts := agents.ReadFacts(req.Messages)
+	reply := replyTo(req, facts)
+	if req.Format != nil {
+		reply = structured(reply, entityDelta(req.Agent, facts))
+	}
+	for _, chunk := range splitChunks(reply, offlineChunks) {
+		if err := ctx.Err(); err != nil {
+			return llm.Response{}, err
+		}
+		if onDelta != nil {
+			onDelta(chunk)
+		}
+	}
+	return llm.Response{
+		Message:    memory.Message{Role: memory.RoleAssistant, Content: reply},
+		DoneReason: "stop",
+	}, nil
+}
+
+// delta is an agent's entity update in the agent output format.
+type delta struct {
+	Conversation map[string]any `json:"entities_to_update"`
+	Derived      map[string]any `json:"derived_entities_to_update"`
+}
+
+// structured wraps a reply in the agent output format, with the entity delta, so the session
+// parses offline answers exactly as it parses a model's.
+func structured(reply string, d delta) string {
+	out := struct {
+		Reply string `json:"reply"`
+		delta
+	}{Reply: reply, delta: d}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return reply // an unencodable delta value: the reply alone still gets through
+	}
+	return string(b)
+}
+
+// replyTo picks what to say: a team member's reading of the engine's facts, or the patient's
+// voice with whatever the engine decided happens this turn.
+func replyTo(req llm.Request, f agents.Facts) string {
+	input := lastUserText(req.Messages)
+	if reply, ok := teamReply(req.Agent, input, f.Turn); ok {
+		return reply
+	}
+	var parts []string
+	for _, r := range f.Turn.Happened {
+		parts = append(parts, "_"+strings.TrimSpace(r)+"_")
+	}
+	p := f.Persona
+	if p == nil {
+		return strings.Join(append(parts, "No patient is active. Name a patient to begin."), "\n\n")
+	}
+	if !hasAssistantMessage(req.Messages) && p.Opening != "" {
+		parts = append(parts, p.Opening)
+	}
+	for _, d := range f.Turn.Tells {
+		parts = append(parts, d.Text)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, inCharacterLine(p, f.Turn.State, input))
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// inCharacterLine chooses a line by hashing the input, so replies vary with what the trainee
+// typed yet replay identically. How the patient sounds in the current state outweighs their
+// usual lines.
+func inCharacterLine(p *agents.Persona, state, input string) string {
+	lines := p.Lines
+	if st := p.States[state].Lines; len(st) > 0 {
+		lines = st
+	}
+	if len(lines) == 0 {
+		if p.ChiefComplaint != "" {
+			return "It's still my " + p.ChiefComplaint + "."
+		}
+		return "I'm not sure what you mean."
+	}
+	h := fnv.New32a()
+	h.Write([]byte(input))
+	return lines[h.Sum32()%uint32(len(lines))]
+}
+
+func hasAssistantMessage(msgs []memory.Message) bool {
+	for _, m := range msgs {
+		if m.Role == "assistant" {
+			return true
+		}
+	}
+	return false
+}
+
+func lastUserText(msgs []memory.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Content
+		}
+	}
+	return ""
+}
+
+// splitChunks cuts text at word boundaries into at most n pieces whose
+// concatenation is text.
+func splitChunks(text string, n int) []string {
+	words := strings.SplitAfter(text, " ")
+	per := (len(words) + n - 1) / n
+	var chunks []string
+	for start := 0; start < len(words); start += per {
+		end := min(start+per, len(words))
+		chunks = append(chunks, strings.Join(words[start:end], ""))
+	}
+	return chunks
+}

@@ -1,0 +1,99 @@
+package offline
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/memory"
+)
+
+var anaphylaxis = &agents.Persona{
+	Name: "Dana Reyes", Age: 34, Sex: "F", ChiefComplaint: "throat tightness",
+	Opening: "My throat feels tight... I ate something at lunch.",
+	Lines:   []string{"It's hard to breathe.", "Please help me.", "My lips feel swollen.", "I feel dizzy."},
+}
+
+// request lays a prompt out as the session does: the persona in the static message, the window,
+// the turn's facts in the dynamic message, then the trainee's words.
+func request(persona *agents.Persona, turn agents.TurnFacts, window []memory.Message, text string) llm.Request {
+	msgs := []memory.Message{{Role: memory.RoleSystem, Content: "You are the patient.\n\n" + agents.PersonaSection(persona)}}
+	msgs = append(msgs, window...)
+	if facts := agents.TurnSection(turn); facts != "" {
+		msgs = append(msgs, memory.Message{Role: memory.RoleSystem, Content: facts})
+	}
+	return llm.Request{Agent: agents.AgentPatient, Messages: append(msgs, memory.Message{Role: memory.RoleUser, Content: text})}
+}
+
+func offlineChat(t *testing.T, req llm.Request) (llm.Response, []string) {
+	t.Helper()
+	var deltas []string
+	resp, err := New().Chat(context.Background(), req, func(d string) { deltas = append(deltas, d) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(deltas, ""); got != resp.Message.Content {
+		t.Fatalf("deltas %q do not add up to %q", got, resp.Message.Content)
+	}
+	return resp, deltas
+}
+
+func TestOfflineDeterministic(t *testing.T) {
+	history := []memory.Message{{Role: "user", Content: "hello"}, {Role: "assistant", Content: "hi"}}
+	for _, text := range []string{"how do you feel?", "any pain?", "can you hear me?", ""} {
+		req := request(anaphylaxis, agents.TurnFacts{}, history, text)
+		first, firstDeltas := offlineChat(t, req)
+		second, secondDeltas := offlineChat(t, req)
+		if first.Message.Content != second.Message.Content || !slices.Equal(firstDeltas, secondDeltas) {
+			t.Fatalf("%q: %q then %q", text, first.Message.Content, second.Message.Content)
+		}
+		if !slices.Contains(anaphylaxis.Lines, first.Message.Content) {
+			t.Errorf("%q: reply %q is not one of the persona's lines", text, first.Message.Content)
+		}
+	}
+}
+
+func TestOfflineReplies(t *testing.T) {
+	said := []memory.Message{{Role: "assistant", Content: "hi"}}
+	tests := []struct {
+		name string
+		req  llm.Request
+		want []string // substrings, in order
+	}{
+		{"first contact opens", request(anaphylaxis, agents.TurnFacts{}, nil, "hello, I'm the paramedic"), []string{anaphylaxis.Opening}},
+		{"disclosures in character", request(anaphylaxis, agents.TurnFacts{Tells: []agents.Disclosure{{Topic: "allergies", Text: "I'm allergic to peanuts."}}}, said, "any allergies?"),
+			[]string{"I'm allergic to peanuts."}},
+		{"reactions then disclosure", request(anaphylaxis, agents.TurnFacts{Happened: []string{"SpO2 is climbing on oxygen"}, Tells: []agents.Disclosure{{Topic: "medications", Text: "Just my inhaler."}}}, said, "oxygen on, any meds?"),
+			[]string{"_SpO2 is climbing on oxygen_", "Just my inhaler."}},
+		{"the state's own lines", request(&agents.Persona{Name: "Ana", Lines: []string{"I'm fine."}, States: map[string]agents.StateLook{"worse": {Looks: "grey", Lines: []string{"Can't... breathe."}}}}, agents.TurnFacts{State: "worse"}, said, "how are you?"),
+			[]string{"Can't... breathe."}},
+		{"no patient", request(nil, agents.TurnFacts{}, nil, "hello"), []string{"No patient is active"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, _ := offlineChat(t, tt.req)
+			rest := resp.Message.Content
+			for _, want := range tt.want {
+				i := strings.Index(rest, want)
+				if i < 0 {
+					t.Fatalf("reply %q lacks %q (in order)", resp.Message.Content, want)
+				}
+				rest = rest[i+len(want):]
+			}
+			if resp.DoneReason != "stop" || resp.Message.Role != "assistant" || resp.Metrics != (llm.Metrics{}) {
+				t.Errorf("response = %+v", resp)
+			}
+		})
+	}
+}
+
+func TestOfflineCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := New().Chat(ctx, llm.Request{}, nil); err == nil {
+		t.Fatal("no error from a cancelled context")
+	}
+}

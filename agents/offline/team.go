@@ -1,0 +1,230 @@
+package offline
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
+)
+
+// teamReply is what a non-Patient agent says with no model. ok is false for agents it does not
+// play (the Patient, a user-defined agent), whose voice is the patient's.
+func teamReply(agent, input string, f agents.TurnFacts) (reply string, ok bool) {
+	switch strings.ToLower(agent) {
+	case strings.ToLower(agents.AgentOrchestrator):
+		return orchestrator(input, f), true
+	case strings.ToLower(agents.AgentMonitor):
+		return monitor(f.Measured), true
+	case strings.ToLower(agents.AgentPharmacist):
+		return pharmacist(f.Orders, f.Verdicts), true
+	case strings.ToLower(agents.AgentPreceptor):
+		return preceptor(f.Review), true
+	}
+	return "", false
+}
+
+// specialistTopics place a request that plainly belongs to one specialist.
+var specialistTopics = []struct {
+	agent string
+	words *regexp.Regexp
+}{
+	{agents.AgentMonitor, regexp.MustCompile(`(?i)\b(?:vitals?|trends?|spo2|sats|saturations?|heart rate|hr|blood pressure|bp|resp(?:iratory)? rate|rr|news2?|obs|observations|monitor)\b`)},
+	{agents.AgentPharmacist, regexp.MustCompile(`(?i)\b(?:doses?|dosing|drugs?|medications?|meds|allerg\w*|interactions?|contraindicat\w*|mg|safe to give)\b`)},
+	{agents.AgentPreceptor, regexp.MustCompile(`(?i)\b(?:debrief|feedback|how am i doing|how did i do|teach|hints?|aar)\b`)},
+}
+
+// orchestrator hands a one-specialist request straight to that
+// specialist, and otherwise proposes a plan and waits for confirmation. It
+// names who does what and gives no clinical advice of its own.
+func orchestrator(input string, f agents.TurnFacts) string {
+	var matched []string
+	for _, s := range specialistTopics {
+		if s.words.MatchString(input) {
+			matched = append(matched, s.agent)
+		}
+	}
+	if len(matched) == 1 {
+		return fmt.Sprintf("That one is for the %s. Back to you, %s.", matched[0], matched[0])
+	}
+	steps := []string{agents.AgentMonitor + " — read the latest measured vitals, their trend and NEWS2."}
+	if len(f.Orders) > 0 || len(f.Verdicts) > 0 {
+		steps = append(steps, agents.AgentPharmacist+" — explain the engine's safety verdicts on what has been ordered.")
+	}
+	steps = append(steps, agents.AgentPreceptor+" — coach you on the next priority.")
+	var b strings.Builder
+	b.WriteString("Here is a plan, one team member at a time:\n")
+	for i, s := range steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
+	}
+	b.WriteString("Reply yes to start, or tell me what to change. Shall I go ahead?")
+	return b.String()
+}
+
+// monitor reads back the latest measured reading and its change
+// since the one before. Unmeasured values are said to be unmeasured.
+func monitor(given *[]agents.Reading) string {
+	var readings []agents.Reading
+	if given != nil {
+		readings = *given
+	}
+	if len(readings) == 0 {
+		return "No vitals have been measured yet, so there is nothing to read. Check vitals or attach a monitor and I will read them out."
+	}
+	last := readings[len(readings)-1]
+	measured, missing := vitalsParts(last.Vitals)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured at %s: %s.", memory.Clock(last.T), strings.Join(measured, ", "))
+	if len(missing) > 0 {
+		fmt.Fprintf(&b, " Not measured: %s.", strings.Join(missing, ", "))
+	}
+	if last.NEWS2 != nil {
+		fmt.Fprintf(&b, " NEWS2 %d, %s band.", *last.NEWS2, news2Band(*last.NEWS2))
+	}
+	if len(readings) > 1 {
+		prev := readings[len(readings)-2]
+		b.WriteString(" " + vitalsTrend(prev, last))
+	}
+	return b.String()
+}
+
+// vitalField is one vital sign as the Monitor reads it out.
+type vitalField struct {
+	label, unit string
+	value       func(memory.Vitals) float64
+}
+
+var vitalFields = []vitalField{
+	{"HR", "", func(v memory.Vitals) float64 { return v.HR }},
+	{"RR", "", func(v memory.Vitals) float64 { return v.RR }},
+	{"SpO2", "%", func(v memory.Vitals) float64 { return v.SpO2 }},
+	{"SBP", "", func(v memory.Vitals) float64 { return v.SBP }},
+	{"DBP", "", func(v memory.Vitals) float64 { return v.DBP }},
+	{"temp", " °C", func(v memory.Vitals) float64 { return v.Temp }},
+	{"GCS", "", func(v memory.Vitals) float64 { return v.GCS }},
+}
+
+func vitalsParts(v memory.Vitals) (measured, missing []string) {
+	for _, f := range vitalFields {
+		if x := f.value(v); x != 0 {
+			measured = append(measured, f.label+" "+exactNumber(x)+f.unit)
+		} else {
+			missing = append(missing, f.label)
+		}
+	}
+	if len(measured) == 0 {
+		measured = []string{"no values"}
+	}
+	return measured, missing
+}
+
+func vitalsTrend(prev, last agents.Reading) string {
+	var changes []string
+	for _, f := range vitalFields {
+		a, b := f.value(prev.Vitals), f.value(last.Vitals)
+		if a == 0 || b == 0 || a == b {
+			continue
+		}
+		dir := "up"
+		if b < a {
+			dir = "down"
+		}
+		changes = append(changes, fmt.Sprintf("%s %s from %s", f.label, dir, exactNumber(a)))
+	}
+	if len(changes) == 0 {
+		return fmt.Sprintf("No change since %s.", memory.Clock(prev.T))
+	}
+	return fmt.Sprintf("Since %s: %s.", memory.Clock(prev.T), strings.Join(changes, ", "))
+}
+
+// news2Band names the aggregate band (RCP 2017). A single parameter scoring
+// 3 also calls for an urgent review, which only the sub-scores can show.
+func news2Band(score int) string {
+	switch {
+	case score >= 7:
+		return "high"
+	case score >= 5:
+		return "medium"
+	default:
+		return "low"
+	}
+}
+
+// exactNumber prints a value exactly as the engine gave it: rounding could
+// move it across a NEWS2 boundary.
+func exactNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// pharmacist states the engine's verdict on every order, and says so
+// when the engine raised none. It never judges a drug the engine has not.
+func pharmacist(orders []agents.Order, verdicts []agents.Verdict) string {
+	if len(orders) == 0 && len(verdicts) == 0 {
+		return "Nothing has been ordered yet, so the engine has no verdict for me to explain. Before any drug, confirm the patient's allergies and current medications."
+	}
+	var lines []string
+	flagged := map[string]bool{}
+	for _, v := range verdicts {
+		flagged[strings.ToLower(v.Drug)] = true
+		lines = append(lines, verdictLine(v))
+	}
+	for _, o := range orders {
+		if !flagged[strings.ToLower(o.Drug)] {
+			lines = append(lines, fmt.Sprintf("%s: the engine raised no safety flag.", orderText(o)))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func verdictLine(v agents.Verdict) string {
+	switch v.Level {
+	case "hard_stop":
+		return fmt.Sprintf("HARD STOP on %s, from the engine: %s. It must not be given.", v.Drug, v.Reason)
+	case "warn":
+		return fmt.Sprintf("WARNING on %s, from the engine: %s.", v.Drug, v.Reason)
+	}
+	return fmt.Sprintf("The engine's verdict on %s is %q: %s.", v.Drug, v.Level, v.Reason)
+}
+
+func orderText(o agents.Order) string {
+	parts := []string{o.Drug}
+	if o.DoseMg > 0 {
+		parts = append(parts, exactNumber(o.DoseMg)+" mg")
+	}
+	if o.Route != "" {
+		parts = append(parts, o.Route)
+	}
+	return strings.Join(parts, " ")
+}
+
+// aarHighlights picks the review lines a debrief turns on.
+var aarHighlights = regexp.MustCompile(`(?i)\b(?:met|missed|critical|error|score|plus|delta)\b`)
+
+// debriefLines bounds the debrief to what a trainee reads at once.
+const debriefLines = 8
+
+// preceptor coaches with the standard approach before there is a
+// review, and debriefs from the review's own lines once there is one.
+func preceptor(aar string) string {
+	if strings.TrimSpace(aar) == "" {
+		return "Work through it in order: airway, breathing, circulation, disability, exposure. " +
+			"Reassess and recheck vitals after every intervention. Type /aar when you want a debrief."
+	}
+	var picked, fallback []string
+	for _, line := range strings.Split(aar, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fallback = append(fallback, line)
+		if aarHighlights.MatchString(line) {
+			picked = append(picked, line)
+		}
+	}
+	if len(picked) == 0 {
+		picked = fallback
+	}
+	picked = picked[:min(len(picked), debriefLines)]
+	return "Debrief, from the After Action Review only:\n\n- " + strings.Join(picked, "\n- ") +
+		"\n\nStart with what went well, then choose one thing to change next time."
+}

@@ -1,0 +1,109 @@
+package offline
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
+)
+
+var teamNumberPattern = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?`)
+
+func TestTeamOfflineMonitorReadsOnlyGivenNumbers(t *testing.T) {
+	news2 := 8
+	readings := []agents.Reading{
+		{T: 60, Vitals: memory.Vitals{HR: 124, RR: 30, SpO2: 86, SBP: 88, DBP: 50}},
+		{T: 245, Vitals: memory.Vitals{HR: 118, RR: 30, SpO2: 91.5, SBP: 94, DBP: 56, GCS: 15}, NEWS2: &news2},
+	}
+	reply, ok := teamReply("monitor", "", agents.TurnFacts{Measured: &readings})
+	if !ok {
+		t.Fatal("the Monitor is played offline")
+	}
+	for _, want := range []string{"T+04:05", "HR 118", "SpO2 91.5%", "NEWS2 8, high band", "Not measured: temp", "HR down from 124", "SpO2 up from 86", "Since T+01:00"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("reply lacks %q:\n%s", want, reply)
+		}
+	}
+	given := []string{"124", "30", "86", "88", "50", "118", "91.5", "94", "56", "15", "8", "2", "04", "05", "01", "00"}
+	for _, n := range teamNumberPattern.FindAllString(reply, -1) {
+		if !slices.Contains(given, n) {
+			t.Errorf("reply says %s, which the engine never gave:\n%s", n, reply)
+		}
+	}
+	empty, _ := teamReply(agents.AgentMonitor, "", agents.TurnFacts{})
+	if teamNumberPattern.MatchString(empty) {
+		t.Errorf("with no readings the Monitor must say no number: %q", empty)
+	}
+}
+
+func TestTeamOfflinePharmacistVoicesTheVerdict(t *testing.T) {
+	facts := agents.TurnFacts{
+		Orders: []agents.Order{{Drug: "ampicillin", DoseMg: 1000, Route: "IV"}, {Drug: "paracetamol", DoseMg: 1000, Route: "PO"}},
+		Verdicts: []agents.Verdict{
+			{Level: "hard_stop", Drug: "Ampicillin", Reason: "penicillin allergy (anaphylaxis) covers ampicillin"},
+			{Level: "warn", Drug: "codeine", Reason: "morphine allergy: codeine is a phenanthrene opioid"},
+		},
+	}
+	reply, _ := teamReply(agents.AgentPharmacist, "", facts)
+	for _, want := range []string{
+		"HARD STOP on Ampicillin", "penicillin allergy (anaphylaxis) covers ampicillin",
+		"WARNING on codeine", "paracetamol 1000 mg PO: the engine raised no safety flag",
+	} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("reply lacks %q:\n%s", want, reply)
+		}
+	}
+	if strings.Contains(reply, "ampicillin 1000 mg IV: the engine raised no") {
+		t.Error("a flagged order must not also be called unflagged")
+	}
+	none, _ := teamReply(agents.AgentPharmacist, "", agents.TurnFacts{})
+	if !strings.Contains(none, "no verdict") {
+		t.Errorf("with nothing ordered: %q", none)
+	}
+}
+
+func TestTeamOfflinePreceptorDebriefsFromTheAAR(t *testing.T) {
+	aar := "# After Action Review\n\n## Timeline\n- 00:30 oxygen 15 L NRB\n- 02:10 epinephrine 0.5 mg IM\n\n" +
+		"## Critical actions\n- met: epinephrine IM at 02:10\n- missed: call for help\n\n## Score\n- score: 7/10\n"
+	reply, _ := teamReply(agents.AgentPreceptor, "", agents.TurnFacts{Review: aar})
+	for _, want := range []string{"met: epinephrine IM at 02:10", "missed: call for help", "score: 7/10"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("debrief lacks %q:\n%s", want, reply)
+		}
+	}
+	if strings.Contains(reply, "#") {
+		t.Errorf("headings are not debrief lines:\n%s", reply)
+	}
+	coaching, _ := teamReply(agents.AgentPreceptor, "", agents.TurnFacts{})
+	if !strings.Contains(coaching, "airway, breathing, circulation") || strings.HasSuffix(coaching, "?") {
+		t.Errorf("coaching without a review = %q", coaching)
+	}
+}
+
+func TestTeamOfflineOrchestrator(t *testing.T) {
+	team, err := agents.LoadTeam("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := teamReply(agents.AgentOrchestrator, "what should I do next?", agents.TurnFacts{})
+	if got := team.PlanIn(plan); strings.Join(got, ",") != "Monitor,Preceptor" {
+		t.Errorf("plan steps = %v, want Monitor then Preceptor:\n%s", got, plan)
+	}
+	if !strings.HasSuffix(plan, "?") {
+		t.Error("the plan must end by asking the trainee to confirm")
+	}
+	withOrders, _ := teamReply(agents.AgentOrchestrator, "next?", agents.TurnFacts{Orders: []agents.Order{{Drug: "fentanyl"}}})
+	if got := team.PlanIn(withOrders); strings.Join(got, ",") != "Monitor,Pharmacist,Preceptor" {
+		t.Errorf("plan with an order = %v", got)
+	}
+	handoff, _ := teamReply(agents.AgentOrchestrator, "is that dose safe to give?", agents.TurnFacts{})
+	if !strings.HasSuffix(handoff, "Back to you, Pharmacist.") {
+		t.Errorf("one-specialist request = %q, want a handoff to the Pharmacist", handoff)
+	}
+	if _, ok := teamReply(agents.AgentPatient, "", agents.TurnFacts{}); ok {
+		t.Error("the Patient is voiced as the patient, not by the team")
+	}
+}

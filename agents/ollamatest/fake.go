@@ -1,0 +1,161 @@
+package ollamatest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Fake is an httptest server that speaks Ollama's NDJSON /api/chat
+// and /api/show. Each chat call takes the next scripted reply; the last one
+// repeats.
+type Fake struct {
+	srv     *httptest.Server
+	release chan struct{} // closed at cleanup, so stalled handlers return
+
+	mu       sync.Mutex
+	replies  []Reply
+	requests []api.ChatRequest
+	show     api.ShowResponse
+}
+
+// Reply is one scripted answer to /api/chat.
+type Reply struct {
+	Status int    // 0 means 200
+	Body   string // sent as is when Status is an error
+	Chunks []api.ChatResponse
+	Stall  bool // after the chunks, send nothing until the client gives up
+}
+
+func NewFake(t testing.TB, replies ...Reply) *Fake {
+	t.Helper()
+	f := &Fake{replies: replies, release: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", f.chat)
+	mux.HandleFunc("POST /api/show", f.showModel)
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(func() {
+		close(f.release)
+		f.srv.Close()
+	})
+	return f
+}
+
+// Client returns an api client for the fake server.
+func (f *Fake) Client() *api.Client {
+	u, err := url.Parse(f.srv.URL)
+	if err != nil {
+		panic(err) // httptest gives a valid URL
+	}
+	return api.NewClient(u, f.srv.Client())
+}
+
+// SetShow sets what /api/show answers for TestModel.
+func (f *Fake) SetShow(show api.ShowResponse) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.show = show
+}
+
+// Answer is a reply that streams content in one chunk, then a done chunk.
+func Answer(content string) Reply { return Streamed(content) }
+
+// Requests returns the decoded requests received so far.
+func (f *Fake) Requests() []api.ChatRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]api.ChatRequest(nil), f.requests...)
+}
+
+func (f *Fake) next(req api.ChatRequest) Reply {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = append(f.requests, req)
+	reply := f.replies[min(len(f.requests), len(f.replies))-1]
+	return reply
+}
+
+func (f *Fake) chat(w http.ResponseWriter, r *http.Request) {
+	var req api.ChatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"error":"bad request"}`, http.StatusBadRequest)
+		return
+	}
+	reply := f.next(req)
+	if reply.Status >= 400 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(reply.Status)
+		_, _ = w.Write([]byte(reply.Body))
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	enc := json.NewEncoder(w)
+	for _, chunk := range reply.Chunks {
+		_ = enc.Encode(chunk)
+		w.(http.Flusher).Flush()
+	}
+	if reply.Stall {
+		select {
+		case <-r.Context().Done():
+		case <-f.release:
+		}
+	}
+}
+
+func (f *Fake) showModel(w http.ResponseWriter, r *http.Request) {
+	var req api.ShowRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"error":"bad request"}`, http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	show := f.show
+	f.mu.Unlock()
+	if req.Model != TestModel {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error":"model '` + req.Model + `' not found"}`))
+		return
+	}
+	_ = json.NewEncoder(w).Encode(show)
+}
+
+const TestModel = "tiny"
+
+// streamed is a reply that streams parts as content, then a done chunk.
+func Streamed(parts ...string) Reply {
+	var chunks []api.ChatResponse
+	for _, p := range parts {
+		chunks = append(chunks, api.ChatResponse{Model: TestModel, Message: api.Message{Role: "assistant", Content: p}})
+	}
+	return Reply{Chunks: append(chunks, DoneChunk("stop"))}
+}
+
+func DoneChunk(reason string) api.ChatResponse {
+	return api.ChatResponse{
+		Model: TestModel, Done: true, DoneReason: reason,
+		Message: api.Message{Role: "assistant"},
+		Metrics: api.Metrics{PromptEvalCount: 42, PromptEvalDuration: 1000, EvalCount: 7, EvalDuration: 2000, LoadDuration: 300},
+	}
+}
+
+// notFound is what Ollama sends for a chat with a model it does not have.
+func NotFound(model string) Reply {
+	return Reply{Status: http.StatusNotFound, Body: `{"error":"model \"` + model + `\" not found, try pulling it first"}`}
+}
+
+// refusedURL returns an address where nothing listens any more.
+func RefusedURL(t testing.TB) *url.URL {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	return u
+}

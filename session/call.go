@@ -1,0 +1,171 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/memory"
+)
+
+// CallRecord is one LLM call as the inspector shows it: the trace, plus how the prompt was built.
+type CallRecord struct {
+	Trace      llm.TraceRecord
+	Recall     memory.Selection // what memory put in the prompt, each item with its rule
+	WindowLen  int              // messages of the window, which follow the static message
+	NumPredict int
+	Shrunk     []string // what the budget cut to fit num_ctx
+	Retry      string   // why this call repeated an earlier one, "" for a first call
+}
+
+// call sends one prompt, fitted under num_ctx, and returns the reply text. An empty answer is
+// retried once with a smaller prompt; a second empty answer is the user's to retry. When the
+// model calls tools, their results go back in a second call that must answer in words.
+func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt, retry string) (string, error) {
+	s, t := c.s, c.t
+	first := len(t.calls)
+	defer func() { s.writeTrace(t, t.calls[first:]) }()
+	tools := s.toolsFor(a, c.x)
+	resp, err := s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, tools, retry)
+	if errors.Is(err, llm.ErrEmpty) && retry == "" {
+		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx/2, c.x, tools, "empty answer: retried with a smaller prompt")
+	}
+	if err == nil && len(resp.Message.ToolCalls) > 0 {
+		exchange := s.runTools(t, a.Name, c.x, resp.Message)
+		c.keep(exchange...)
+		p.After = memory.Spoken(exchange)
+		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, nil, "tool results: second call")
+	}
+	if err != nil {
+		return "", err
+	}
+	if resp.DoneReason == llm.DoneCut {
+		t.emit(ErrorEvent{Code: "LLM_CUT", Message: "the model stopped in the middle of its answer — ctrl+r retries"})
+	}
+	reply, merge := s.absorb(t, a.Name, resp.Message.Content)
+	t.calls[len(t.calls)-1].Trace.Merge = merge
+	return reply, nil
+}
+
+// numPredictFor is the output budget: the compound rule's 2000/3000/4000, scaled when the
+// session's base budget is not the default 2000 (a slow CPU, or a test model).
+func (s *Session) numPredictFor(x *examination) int {
+	budget := max(x.compound.NumPredict, memory.BaseNumPredict)
+	return budget * s.cfg.OutputBudget / memory.BaseNumPredict
+}
+
+// send fits the prompt into budget tokens (num_ctx itself stays constant, so Ollama never
+// reloads), makes the backend call, streams its tokens to the UI, and reports it to the event
+// stream, the trace file and the inspector. A call that offers tools asks for no JSON format:
+// a model held to the output grammar could not call them.
+func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.Prompt, budget int, x *examination, tools []llm.Tool, retry string) (llm.Response, error) {
+	numPredict := s.numPredictFor(x)
+	p, shrunk, err := full.Fit(&s.est, budget, numPredict)
+	var tooLong *agents.PromptTooLongError
+	if errors.As(err, &tooLong) && tooLong.Tokens+numPredict <= s.cfg.NumCtx {
+		err = nil // the smallest prompt misses a retry's tighter budget but fits the context itself
+	}
+	if err != nil {
+		return llm.Response{}, err
+	}
+	sections := p.Sections(&s.est)
+	req := llm.Request{
+		Agent: agent, Messages: p.Messages(), Tools: tools,
+		Options:   llm.Options{NumCtx: s.cfg.NumCtx, NumPredict: numPredict},
+		KeepAlive: llm.DefaultKeepAlive,
+	}
+	if tools == nil {
+		req.Format = agents.AgentOutputSchema
+	}
+	t0 := time.Now()
+	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
+	resp, err := s.cfg.Backend.Chat(ctx, req, stream.add)
+	elapsed := time.Since(t0)
+	if err == nil && resp.Metrics.PromptEvalCount > 0 {
+		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
+	}
+	rec := CallRecord{Trace: llm.NewTraceRecord(s.cfg.Backend, req, resp, err, elapsed), Recall: p.Memory,
+		WindowLen: len(p.Window), NumPredict: numPredict, Shrunk: shrunk, Retry: retry}
+	rec.Trace.PatientID = s.active
+	rec.Trace.Sections = agents.SectionMap(sections)
+	rec.Trace.RecallRules = ruleNames(p.Memory.Rules)
+	s.recordCall(t, rec)
+	return resp, err
+}
+
+func ruleNames(rules []memory.Rule) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = string(r)
+	}
+	return out
+}
+
+// recordCall reports a call as the llm_call event and in the turn's inspector record; the trace
+// line follows once the reply's entities are merged.
+func (s *Session) recordCall(t *turn, rec CallRecord) {
+	tr := rec.Trace
+	ev := LLMCallEvent{
+		PatientID: tr.PatientID, Agent: tr.Agent, Backend: tr.Backend, Model: tr.Model,
+		NumPredict: rec.NumPredict, WindowMessages: rec.WindowLen, Sections: tr.Sections,
+		RecallRules: tr.RecallRules, Shrunk: rec.Shrunk, Retry: rec.Retry, LatencyMS: tr.ElapsedMS, Error: tr.Error,
+	}
+	if ev.RecallRules == nil {
+		ev.RecallRules = []string{}
+	}
+	for _, n := range tr.Sections {
+		ev.PromptTokensEst += n
+	}
+	if m := tr.Metrics; m.PromptEvalCount > 0 {
+		ev.PromptEvalCount, ev.EvalCount = &m.PromptEvalCount, &m.EvalCount
+		promptMS, evalMS := ms(m.PromptEvalDuration), ms(m.EvalDuration)
+		ev.PromptEvalMS, ev.EvalMS = &promptMS, &evalMS
+	}
+	t.emit(ev)
+	t.calls = append(t.calls, rec)
+}
+
+// writeTrace appends the calls to --trace, once their entity merge is known.
+func (s *Session) writeTrace(t *turn, calls []CallRecord) {
+	for _, c := range calls {
+		if err := s.cfg.Trace.Write(c.Trace); err != nil {
+			t.emit(ErrorEvent{Code: "TRACE", Message: "could not write the trace file: " + err.Error()})
+			return
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// replyStream turns the streamed JSON of an agent's output into the reply's own words, so the UI
+// shows text as it arrives rather than braces and keys. An answer that is not JSON (a call that
+// offered tools answers in plain text) streams as it is.
+type replyStream struct {
+	dec   memory.ReplyDecoder
+	plain int // bytes of a plain-text answer sent so far
+	emit  func(string)
+}
+
+func (r *replyStream) add(chunk string) {
+	text, begun := r.dec.Add(chunk)
+	raw := r.dec.Raw()
+	if r.plain == 0 && (begun || !startsPlain(raw)) {
+		if text != "" {
+			r.emit(text)
+		}
+		return
+	}
+	if len(raw) > r.plain {
+		r.emit(raw[r.plain:])
+		r.plain = len(raw)
+	}
+}
+
+// startsPlain reports whether output has begun with something other than a JSON object.
+func startsPlain(raw string) bool {
+	trimmed := strings.TrimSpace(raw)
+	return trimmed != "" && !strings.HasPrefix(trimmed, "{")
+}

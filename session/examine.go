@@ -1,0 +1,123 @@
+package session
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// examination is what the engine and memory made of one trainee message: the examine stage's
+// output. It is computed once, before any agent speaks, and shared by every agent of the turn:
+// the numbers come from here, not from a model.
+type examination struct {
+	text        string
+	engine      *physio.Engine // nil when no patient is active
+	events      []physio.Event
+	disclosures []agents.Disclosure
+	parts       []memory.Part
+	compound    memory.Compound
+	wantsAAR    bool // the Preceptor debriefs from the After Action Review
+}
+
+// examine parses the trainee's text into actions, applies them to the active patient's engine,
+// records what happened in memory and reports the engine's events.
+func (s *Session) examine(t *turn, st settled) *examination {
+	x := &examination{text: t.input, engine: s.sim.ward.Engine(s.active), wantsAAR: st.effect == effectAAR}
+	if x.engine == nil {
+		return x
+	}
+	actions := actionsOf(t.input, st.effect)
+	for _, a := range actions {
+		if !st.retry {
+			x.events = append(x.events, x.engine.Apply(a)...)
+		}
+		if a.Kind == sc.KindAsk && canAnswer(x.engine) {
+			x.disclosures = append(x.disclosures, s.disclose(x.engine, a.Topic)...)
+		}
+	}
+	s.sim.record(x.events)
+	s.sim.dirty[s.active] = true
+	for _, ev := range x.events {
+		t.emit(SimEvent{ev})
+	}
+	x.parts = partsOf(actions)
+	x.compound = memory.DetectCompound(x.parts, t.input)
+	if x.compound.IsCompound() {
+		_ = s.sim.mems[s.active].Record(memory.CompoundActions, memory.Item{T: s.sim.ward.Clock(), Text: x.compound.Summary()})
+	}
+	return x
+}
+
+// actionsOf is what the turn does in the engine: a slash command's own effect, or whatever the
+// parser found in the trainee's words (nothing it does not recognise).
+func actionsOf(text, effect string) []physio.Action {
+	switch {
+	case effect == effectVitals:
+		return []physio.Action{{Kind: sc.KindCheckVitals}}
+	case effect != "":
+		return nil
+	}
+	return physio.ParseActions(agents.WithoutMention(text))
+}
+
+// canAnswer reports whether the patient is awake enough to answer questions: a GCS of 8 or less
+// cannot, whatever the scenario's disclosures say.
+func canAnswer(e *physio.Engine) bool { return e.TrueVitals().GCS > 8 }
+
+// disclosedIn reports whether reply carries the scenario's own answer to question part p: words
+// the keyword check may not know ("nothing I know of") still answer it.
+func (x *examination) disclosedIn(p memory.Part, reply string) bool {
+	return p.Kind == memory.PartQuestion && slices.ContainsFunc(x.disclosures, func(d agents.Disclosure) bool {
+		return memory.NormalizeTopic(d.Topic) == memory.NormalizeTopic(p.Name) && strings.Contains(reply, d.Text)
+	})
+}
+
+// disclose returns what the patient tells about topic, and remembers it: a disclosure made once
+// is part of the patient's memory from then on.
+func (s *Session) disclose(e *physio.Engine, topic string) []agents.Disclosure {
+	var out []agents.Disclosure
+	mem := s.sim.mems[e.PatientID()]
+	for _, d := range e.Scenario().DisclosuresAbout(topic) {
+		out = append(out, agents.Disclosure{Topic: d.Topic, Text: d.Text})
+		if mem != nil && !disclosed(mem, d.Text) {
+			_ = mem.Record(memory.PatientDisclosures, memory.Item{T: e.Clock(), Topic: memory.NormalizeTopic(d.Topic), Text: d.Text})
+		}
+	}
+	return out
+}
+
+func disclosed(mem *memory.Memory, text string) bool {
+	return slices.ContainsFunc(mem.Items(memory.PatientDisclosures), func(it memory.Item) bool { return it.Text == text })
+}
+
+// partsOf names what a message did and asked, for recall and compound detection.
+func partsOf(actions []physio.Action) []memory.Part {
+	var parts []memory.Part
+	add := func(p memory.Part) {
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	for _, a := range actions {
+		switch {
+		case a.Kind == sc.KindAsk:
+			add(memory.Part{Kind: memory.PartQuestion, Name: a.Topic})
+		case a.IsTreatment():
+			add(memory.Part{Kind: memory.PartTreatment, Name: treatmentName(a)})
+		case a.IsAssessment():
+			add(memory.Part{Kind: memory.PartVitals})
+		}
+	}
+	return parts
+}
+
+func treatmentName(a physio.Action) string {
+	if a.Drug != "" {
+		return a.Drug
+	}
+	return string(a.Kind)
+}

@@ -1,0 +1,217 @@
+package session
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/words"
+	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// prompt builds one agent's prompt for this turn. window is the conversation the agent sees
+// before the trainee's text: the prior conversation and what agents said this turn.
+func (s *Session) prompt(a agents.Agent, x *examination, window []memory.Message, text string) agents.Prompt {
+	p := agents.Prompt{Static: a.SystemText(), User: text}
+	shown := s.cfg.Window.Apply(window, elapsed(x))
+	p.Window = memory.Spoken(shown)
+	snap := snapshotMessage(s.info.ID, s.active, s.roster, s.cfg.Now()).Content
+	if x.engine == nil {
+		p.Dynamic = snap
+		return p
+	}
+	f := s.facts(a, x)
+	if f.Persona != nil {
+		p.Static += "\n\n" + agents.PersonaSection(f.Persona)
+	}
+	p.Dynamic = agents.JoinSections(agents.TurnSection(f.Turn), s.entityContext(a), snap)
+	if x.wantsAAR && a.Name == agents.AgentPreceptor {
+		p.Dynamic = agents.JoinSections(p.Dynamic, "After Action Review (debrief from this only):\n"+x.engine.Report().Markdown())
+	}
+	if mem := s.sim.mems[s.active]; mem != nil {
+		turn := memory.Turn{Now: s.sim.ward.Clock(), Parts: x.parts}
+		if len(shown) > 0 { // the window is the end of the conversation, message for message
+			turn.WindowFrom = &shown[0].Sim
+		}
+		p.Memory = visibleTo(a, mem.Recall(turn))
+	}
+	return p
+}
+
+// visibleTo keeps the recalled items of the categories the agent sees. Safety items are kept for
+// every agent: a treatment turn must carry every disclosed allergy, whoever answers it.
+func visibleTo(a agents.Agent, sel memory.Selection) memory.Selection {
+	hidden := func(it memory.Selected) bool { return !it.Protected() && !a.SeesMemory(it.Category) }
+	sel.Items = slices.DeleteFunc(slices.Clone(sel.Items), hidden)
+	sel.Shown = slices.DeleteFunc(slices.Clone(sel.Shown), hidden)
+	return sel
+}
+
+func elapsed(x *examination) float64 {
+	if x.engine == nil {
+		return 0
+	}
+	return x.engine.Elapsed()
+}
+
+// knowsBaseline reports whether the agent's static text carries the scenario baseline.
+func knowsBaseline(a agents.Agent) bool { return a.Name == agents.AgentPatient }
+
+// facts are the engine's and the scenario's facts one agent may use this turn. True vitals never
+// reach a prompt, and an agent that does not read the monitor (the Patient among them) gets no
+// numbers to repeat. The Patient's persona describes every state, so its turn names the current
+// state only: the fewer bytes change from turn to turn, the less a model evaluates again.
+func (s *Session) facts(a agents.Agent, x *examination) agents.Facts {
+	e := x.engine
+	entered := e.StateEntered()
+	f := agents.Facts{Turn: agents.TurnFacts{
+		Now:   memory.Clock(e.Elapsed()),
+		Since: memory.Clock(entered.T-e.Admitted()) + " (" + entered.Reason + ")",
+	}}
+	if knowsBaseline(a) {
+		f.Persona = persona(e.Scenario())
+		f.Turn.State = e.State()
+		f.Turn.Tells = x.disclosures
+		f.Turn.Happened = happened(x.events)
+		return f
+	}
+	if st := e.CurrentState(); st != nil {
+		f.Turn.Presents = stateLook(st)
+	}
+	if a.SeesMemory(memory.VitalsMeasurements) {
+		f.Turn.Measured = measured(e)
+	}
+	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
+	if x.wantsAAR {
+		f.Turn.Review = aarDigest(e.Report())
+	}
+	return f
+}
+
+// persona is the scenario's patient as an agent plays them: byte-identical on every turn, so it
+// can sit in the static prefix that Ollama caches.
+func persona(s *sc.Scenario) *agents.Persona {
+	d := s.Demographics
+	p := &agents.Persona{Name: d.Name, Age: d.Age, Sex: d.Sex, ChiefComplaint: s.ChiefComplaint,
+		History: s.History, Opening: s.Lines.Opening, Lines: s.Lines.Generic, States: map[string]agents.StateLook{}}
+	for _, m := range s.Medications {
+		p.Medications = append(p.Medications, strings.TrimSpace(m.Name+" "+m.Dose))
+	}
+	p.Allergies = []string{"none known"}
+	if len(s.Allergies) > 0 {
+		p.Allergies = strings.Split(allergySummary(s), "; ")
+	}
+	for _, dis := range s.Disclosures {
+		p.Disclosures = append(p.Disclosures, agents.Disclosure{Topic: dis.Topic, Text: dis.Text})
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.States)) {
+		st := s.States[name]
+		p.States[name] = agents.StateLook{Looks: stateLook(st), Lines: st.Lines}
+	}
+	return p
+}
+
+// stateLook is how the patient looks in a state.
+func stateLook(st *sc.State) string {
+	look := st.Description
+	if len(st.Signs) > 0 {
+		look += " Signs: " + strings.Join(st.Signs, ", ") + "."
+	}
+	return look
+}
+
+// happened are the engine's events narrated at the bedside: what was done, what was measured,
+// and what the engine objected to.
+func happened(events []physio.Event) []string {
+	var out []string
+	for _, ev := range events {
+		var line string
+		switch ev.Kind {
+		case physio.EventAction:
+			if ev.Action.IsTreatment() {
+				line = "Done: " + ev.Action.String() + "."
+			}
+		case physio.EventVitals:
+			line = "Vitals: " + ev.Reading.String() + "."
+		case physio.EventSafety:
+			line = "Safety " + ev.Safety.Level + " on " + ev.Safety.Drug + ": " + ev.Safety.Reason
+		case physio.EventState:
+			line = "The patient changes: " + ev.State.Reason
+		case physio.EventCriticalError:
+			line = "Critical error: " + ev.Error.Description
+		}
+		if line != "" && !slices.Contains(out, line) { // a check and a monitor's first reading agree
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// measuredReadings is how many of the latest readings an agent sees: the newest and the one
+// before, for the direction of change.
+const measuredReadings = 2
+
+// measured are the latest measured readings, oldest first; empty, not nil, when nothing was
+// measured yet, so the agent is told there is nothing to read.
+func measured(e *physio.Engine) *[]agents.Reading {
+	readings := e.Readings()
+	out := []agents.Reading{}
+	for _, r := range readings[max(0, len(readings)-measuredReadings):] {
+		score := r.NEWS2
+		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), OnOxygen: r.OnOxygen, NEWS2: &score})
+	}
+	return &out
+}
+
+// ordersAndVerdicts are the medication orders so far and the engine's safety verdicts on them,
+// with its verdict on drugs the text only asks about (which records nothing).
+func ordersAndVerdicts(e *physio.Engine, text string) ([]agents.Order, []agents.Verdict) {
+	var orders []agents.Order
+	var verdicts []agents.Verdict
+	for _, a := range e.Actions() {
+		if a.Kind == sc.KindMedication {
+			orders = append(orders, agents.Order{Drug: a.Drug, DoseMg: a.DoseMg, Route: a.Route})
+		}
+	}
+	for _, sf := range e.SafetyRecords() {
+		verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
+	}
+	for _, drug := range drugsNamed(text) {
+		for _, sf := range e.CheckMedication(drug) {
+			verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
+		}
+	}
+	return orders, verdicts
+}
+
+func memoryVitals(r physio.Reading) memory.Vitals {
+	return memory.Vitals{HR: float64(r.HR), RR: float64(r.RR), SpO2: float64(r.SpO2), SBP: float64(r.SBP),
+		DBP: float64(r.DBP), Temp: r.TempC, GCS: float64(r.GCS)}
+}
+
+// drugsNamed are the catalogue drugs a message names, in order, each once.
+func drugsNamed(text string) []string {
+	var out []string
+	for _, w := range words.Lower(words.Split(text)) {
+		if d, ok := sc.LookupDrug(w); ok && !slices.Contains(out, d.Name) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// aarDigest is the review as plain lines: the score, then each plus and delta.
+func aarDigest(r physio.Report) string {
+	lines := []string{fmt.Sprintf("Score %d / %d.", r.Score.Total, r.Score.Max)}
+	for _, p := range r.Plus {
+		lines = append(lines, "Plus: "+p)
+	}
+	for _, d := range r.Delta {
+		lines = append(lines, "Delta: "+d)
+	}
+	return strings.Join(lines, "\n")
+}

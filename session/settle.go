@@ -1,0 +1,272 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
+)
+
+// settled is what the settle stage hands on: the conversation the turn continues as it stood
+// before the typed text, and what the rest of the turn must do with it.
+type settled struct {
+	prior  []memory.Message
+	effect string // a slash command's engine effect (effectVitals, effectAAR), "" for typed text
+	retry  bool   // answering again: the engine already applied the text's actions
+}
+
+// typedText is the trainee's line on its way to the store: the conversation it was typed in, and
+// whether a commit has taken it yet.
+type typedText struct {
+	msg    memory.Message
+	to     string
+	stored bool
+}
+
+// settle decides whose conversation the typed line belongs to: the clear check, the analyzer and
+// the registry's decision. ok is false when the turn ends here (a clear, a missing ID, a
+// failure).
+//
+// The typed text is durable before anything that could fail or wait: when the analyzer decides
+// at once (the rules), it is written in the same commit as the registry's decision; when a model
+// must be asked, it is written first.
+func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
+	restored := s.restoreFromRegistry(t)
+	typed := &typedText{msg: s.message(memory.RoleUser, "", t.input), to: s.active}
+	if analyzer.IsClearPhrase(t.input) {
+		s.clear(t, typed, analyzer.Decision{Action: analyzer.ActionClear, Source: analyzer.SourceRules, Reasoning: "exact clear phrase"})
+		return settled{}, false
+	}
+	t0 := time.Now()
+	d, now := s.analyzeNow(t.input)
+	if !now {
+		if !s.commit(t, typed, nil) {
+			return settled{}, false
+		}
+		d = s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(t.input))
+	}
+	t.timing.AnalyzerMS = msSince(t0)
+	return s.decide(t, typed, restored, d, "")
+}
+
+// decide lets the registry settle the analyzer's proposal: the ID must match the pattern, and the
+// registry alone decides new versus existing. A new patient gets scenario, or one picked for them.
+func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.Decision, scenario string) (settled, bool) {
+	decision, id := resolve(d, contextState{
+		active: s.active, restored: restored, pattern: s.cfg.Pattern,
+		known: func(id string) bool { _, ok := s.reg.Patients[id]; return ok },
+	})
+	var admitted *physio.Engine
+	switch decision {
+	case DecisionClear:
+		s.clear(t, typed, d)
+		return settled{}, false
+	case DecisionNeedsPatientID:
+		if s.commit(t, typed, nil) {
+			s.reportDecision(t, decision, d, "")
+			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.needsIDMessage()})
+		}
+		return settled{}, false
+	case DecisionNewBlank, DecisionSwitchExisting:
+		var ok bool
+		if admitted, ok = s.activate(t, typed, id, decision == DecisionNewBlank, scenario); !ok {
+			return settled{}, false
+		}
+	default:
+		if !s.commit(t, typed, nil) {
+			return settled{}, false
+		}
+	}
+	s.reportDecision(t, decision, d, s.active)
+	if admitted != nil {
+		s.say(t, admissionNote(admitted))
+	}
+	return settled{prior: s.priorTo(typed)}, true
+}
+
+// priorTo is the active conversation as it stood before the typed text: a text typed in it is
+// its newest message.
+func (s *Session) priorTo(typed *typedText) []memory.Message {
+	h := s.history
+	if typed != nil && typed.stored && typed.to == s.active && len(h) > 0 {
+		h = h[:len(h)-1]
+	}
+	return slices.Clone(h)
+}
+
+// commit writes, in one durable commit, the typed text if no commit has taken it yet, the
+// registry when it changed, and whatever the sim changed since the last commit. It is the one
+// place the typed text is stored. It reports whether everything was written.
+func (s *Session) commit(t *turn, typed *typedText, reg *persist.Registry) bool {
+	pending := typed != nil && !typed.stored
+	if !pending && reg == nil {
+		return true
+	}
+	if pending {
+		typed.msg.Sim = s.sim.ward.Clock()
+	}
+	err := t.storage(func() error {
+		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
+			if pending {
+				if err := tx.Append(typed.to, typed.msg); err != nil {
+					return err
+				}
+			}
+			if reg != nil {
+				if err := tx.PutRegistry(*reg); err != nil {
+					return err
+				}
+			}
+			return s.saveSim(tx)
+		})
+	})
+	if err != nil {
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not save the message: " + err.Error()})
+		return false
+	}
+	if reg != nil {
+		s.mirror(*reg)
+	}
+	if pending {
+		typed.stored = true
+		if typed.to == s.active {
+			s.remember(typed.msg)
+		}
+	}
+	return true
+}
+
+// restoreFromRegistry silently revives the registry's active patient when memory has none, as
+// after a restart. It reports whether it did. The registry is the source of truth for who is
+// active; the session mirrors it (the store's file lock is exclusive to this process and every
+// registry write goes through commit, so the mirror cannot go stale).
+func (s *Session) restoreFromRegistry(t *turn) bool {
+	if s.active != "" || s.reg.ActivePatientID == "" {
+		return false
+	}
+	if err := t.storage(func() error { return s.loadHistory(s.reg.ActivePatientID) }); err != nil {
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not load " + s.reg.ActivePatientID + ": " + err.Error()})
+		return false
+	}
+	s.active = s.reg.ActivePatientID
+	return true
+}
+
+// Switch makes a patient active without asking the analyzer: the keyboard path. It goes through
+// the same registry logic as a typed switch and ends with one TurnEndEvent.
+func (s *Session) Switch(id string, emit func(Event)) {
+	t := newTurn("/switch "+id, emit)
+	defer s.endTurn(t)
+	s.switchTo(t, id, analyzer.ActionSwitchExisting, "keyboard switch", "")
+}
+
+// switchTo applies an explicit request for patient id, as a command or a key makes it: no
+// analyzer, the same registry rules.
+func (s *Session) switchTo(t *turn, id string, action analyzer.Action, reason, scenario string) {
+	restored := s.restoreFromRegistry(t)
+	s.decide(t, nil, restored, analyzer.Decision{Action: action, PatientID: id, Source: analyzer.SourceRules, Reasoning: reason}, scenario)
+}
+
+// analyzeNow decides without I/O when it can: a typed snapshot line is ordinary text and must
+// not steer the registry, a roster question changes no context, and otherwise the analyzer's
+// immediate answer (the rules) stands unless it needs a model.
+func (s *Session) analyzeNow(text string) (analyzer.Decision, bool) {
+	var why string
+	switch {
+	case strings.HasPrefix(strings.TrimSpace(text), SnapshotPrefix):
+		why = "text that looks like a context snapshot is stored as plain user text"
+	case isRosterQuestion(text):
+		why = "roster question, answered from the registry"
+	default:
+		return s.cfg.Analyzer.Immediate(s.analyzerInput(text))
+	}
+	action := analyzer.ActionUnchanged
+	if s.active == "" {
+		action = analyzer.ActionNone
+	}
+	return analyzer.Decision{Action: action, Source: analyzer.SourceRules, Reasoning: why}, true
+}
+
+func (s *Session) analyzerInput(text string) analyzer.AnalyzerInput {
+	return analyzer.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: s.roster, Pattern: s.cfg.Pattern}
+}
+
+// isRosterQuestion: a roster question is answered from the registry, never by a model.
+func isRosterQuestion(text string) bool { return analyzer.IsRosterQuestion(text) }
+
+func (s *Session) needsIDMessage() string {
+	examples := analyzer.ExampleIDs(s.cfg.Pattern)
+	if len(examples) == 0 {
+		return fmt.Sprintf("Which patient? Give an ID that matches %s.", s.cfg.Pattern)
+	}
+	return fmt.Sprintf("Which patient? Give an ID such as %s (pattern %s).", strings.Join(examples, " or "), s.cfg.Pattern)
+}
+
+func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision, patientID string) {
+	t.decision = decision
+	t.timing.ServiceMS = msSince(t.started)
+	t.decisionEvent = &DecisionEvent{
+		Input: t.input, Decision: string(decision), AnalyzerAction: string(d.Action),
+		PatientID: patientID, Source: d.Source, Reasoning: d.Reasoning, Timing: t.timing,
+	}
+	t.emit(*t.decisionEvent)
+}
+
+// activate points the registry at id, admitting the patient first when they are new, in one
+// commit with the typed text. A change of patient starts from that patient's own history: every
+// piece of per-patient agent state (the window, the gate, memory, entities) is read from that
+// patient's records, so nothing of the previous patient carries over.
+func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, scenario string) (*physio.Engine, bool) {
+	var admitted *physio.Engine
+	if isNew && s.sim.ward.Engine(id) == nil {
+		var err error
+		if admitted, err = s.sim.admit(id, scenario); err != nil {
+			t.emit(ErrorEvent{Code: "ADMIT", Message: err.Error()})
+			s.commit(t, typed, nil) // the line is kept even when the admission fails
+			return nil, false
+		}
+	}
+	next := s.registryWith(id, id, admitted, "")
+	if !s.commit(t, typed, &next) {
+		return nil, false
+	}
+	if err := t.storage(func() error { return s.loadHistory(id) }); err != nil {
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not switch to " + id + ": " + err.Error()})
+		return nil, false
+	}
+	s.active = id
+	return admitted, true
+}
+
+// registryWith is the registry with patient id recorded (with the facts of a just-admitted
+// engine) and active as the active patient.
+func (s *Session) registryWith(id, active string, admitted *physio.Engine, bed string) persist.Registry {
+	now := s.cfg.Now().UTC()
+	entry, ok := s.reg.Patients[id]
+	if !ok {
+		entry = persist.PatientEntry{PatientID: id, Facts: map[string]any{}, CreatedAt: now}
+	}
+	if admitted != nil {
+		entry.Facts = facts(admitted, bed)
+	}
+	entry.UpdatedAt = now
+	next := persist.Registry{ActivePatientID: active, Patients: maps.Clone(s.reg.Patients)}
+	if next.Patients == nil {
+		next.Patients = map[string]persist.PatientEntry{}
+	}
+	next.Patients[id] = entry
+	return next
+}
+
+func admissionNote(e *physio.Engine) string {
+	sc := e.Scenario()
+	d := sc.Demographics
+	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, d.Bed, sc.Title)
+}
