@@ -7,8 +7,11 @@ import (
 // advance lets seconds of sim time pass for every patient on the ward. The engine steps one sim
 // second at a time, so a long wait and many short ticks end in the same state.
 func (s *Session) advance(t *turn, seconds float64) {
+	if err := s.sim.wakeAll(); err != nil {
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "some patients could not be read, and time passes without them: " + err.Error()})
+	}
 	events := s.sim.ward.Advance(seconds)
-	s.sim.record(events)
+	s.recordEvents(events)
 	for _, e := range s.sim.ward.Engines() {
 		s.sim.dirty[e.PatientID()] = true
 	}

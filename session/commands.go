@@ -123,7 +123,7 @@ func (s *Session) cmdScenarios(_ context.Context, t *turn, _ string) {
 
 // activeEngine is the engine of the active patient, or an error event saying there is none.
 func (s *Session) activeEngine(t *turn) *physio.Engine {
-	if e := s.sim.ward.Engine(s.active); e != nil {
+	if e := s.engine(t, s.active); e != nil {
 		return e
 	}
 	t.emit(ErrorEvent{Code: "NO_PATIENT", Message: "no patient is active — type 'review patient_1' or /switch ID first"})
@@ -157,7 +157,7 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 		return
 	}
 	if effect == effectAAR {
-		t.emit(AAREvent{Report: s.sim.ward.Engine(s.active).Report()})
+		t.emit(AAREvent{Report: s.engine(t, s.active).Report()})
 	}
 	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
 }
@@ -218,7 +218,7 @@ func (s *Session) cmdSpeed(_ context.Context, t *turn, arg string) {
 
 func (s *Session) cmdNote(_ context.Context, t *turn, _ string) {
 	if e := s.activeEngine(t); e != nil {
-		s.draft(t, soapNote(e, s.sim.mems[s.active]))
+		s.draft(t, soapNote(e, s.sim.memory(s.active)))
 	}
 }
 
@@ -227,7 +227,7 @@ func (s *Session) cmdHandoff(_ context.Context, t *turn, arg string) {
 	if e == nil {
 		return
 	}
-	text, err := handoff(strings.ToLower(arg), e, s.sim.mems[s.active])
+	text, err := handoff(strings.ToLower(arg), e, s.sim.memory(s.active))
 	if err != nil {
 		t.emit(ErrorEvent{Code: "USAGE", Message: err.Error()})
 		return

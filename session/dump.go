@@ -66,13 +66,10 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.
 	if err != nil {
 		return physio.Report{}, err
 	}
-	m := newSim(lib, info.Seed, info.ClockSeconds)
 	var reg persist.Registry
 	err = store.View(info.ID, func(tx *persist.Tx) error {
-		if reg, err = tx.Registry(); err != nil {
-			return err
-		}
-		return m.load(tx)
+		reg, err = tx.Registry()
+		return err
 	})
 	if err != nil {
 		return physio.Report{}, err
@@ -80,7 +77,18 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.
 	if patientID == "" {
 		patientID = reg.ActivePatientID
 	}
-	e := m.ward.Engine(patientID)
+	m := newSim(lib, info.Seed, info.ClockSeconds)
+	m.asleep, m.read = []string{patientID}, func(kind, id string) (doc []byte, err error) {
+		err = store.View(info.ID, func(tx *persist.Tx) error {
+			doc, err = tx.PatientDoc(kind, id)
+			return err
+		})
+		return doc, err
+	}
+	e, err := m.engine(patientID)
+	if err != nil {
+		return physio.Report{}, err
+	}
 	if e == nil {
 		return physio.Report{}, fmt.Errorf("no simulated patient %q in this shift (roster: %v) — pass --patient ID", patientID, rosterIDs(reg))
 	}

@@ -123,7 +123,7 @@ func TestCompoundMessagesGetBudgetAndChecklist(t *testing.T) {
 			if want := tt.parts >= memory.CompoundMin; hasChecklist != want {
 				t.Errorf("checklist in the prompt = %v, want %v", hasChecklist, want)
 			}
-			recorded := r.s.sim.mems["patient_1"].Items(memory.CompoundActions)
+			recorded := r.s.sim.memory("patient_1").Items(memory.CompoundActions)
 			if want := tt.parts >= memory.CompoundMin; (len(recorded) == 1) != want {
 				t.Errorf("compoundActions memory %+v, want one item: %v", recorded, want)
 			}
@@ -311,8 +311,8 @@ func TestMonitoredVitalsArePrunedInMemory(t *testing.T) {
 	r.turn("/admit patient_1 hypoglycaemia")
 	r.turn("attach the monitor")
 	r.turn("/wait 1h")
-	mem := r.s.sim.mems["patient_1"]
-	readings := len(r.s.sim.ward.Engine("patient_1").Readings())
+	mem := r.s.sim.memory("patient_1")
+	readings := len(r.engine("patient_1").Readings())
 	kept := len(mem.Items(memory.VitalsMeasurements))
 	if readings < 50 || kept == 0 || kept*2 > readings {
 		t.Errorf("%d monitor readings, %d kept in memory; want repeats pruned to under half", readings, kept)

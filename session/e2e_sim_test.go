@@ -364,7 +364,7 @@ func dumpJSON(t *testing.T, r *rig) map[string]any {
 
 func engineJSON(t *testing.T, r *rig) string {
 	t.Helper()
-	e := r.s.sim.ward.Engine("patient_1")
+	e := r.engine("patient_1")
 	if e == nil {
 		t.Fatal("no engine for patient_1")
 	}
@@ -374,7 +374,7 @@ func engineJSON(t *testing.T, r *rig) string {
 
 func memoryJSON(t *testing.T, r *rig) string {
 	t.Helper()
-	b, _ := json.Marshal(r.s.sim.mems["patient_1"])
+	b, _ := json.Marshal(r.s.sim.memory("patient_1"))
 	return string(b)
 }
 

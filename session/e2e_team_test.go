@@ -33,7 +33,7 @@ func speakers(events []Event) []string {
 func TestPharmacistMentionVoicesEngineVerdict(t *testing.T) {
 	r := newRig(t)
 	r.turn("/admit patient_1 fracture-morphine-allergy")
-	verdict := onlyOne(t, r.s.sim.ward.Engine("patient_1").CheckMedication("morphine"), "engine verdict on morphine")
+	verdict := onlyOne(t, r.engine("patient_1").CheckMedication("morphine"), "engine verdict on morphine")
 	if verdict.Level != "hard_stop" {
 		t.Fatalf("the engine's verdict on morphine is %+v, want a hard stop", verdict)
 	}
@@ -64,7 +64,7 @@ func TestAskingThePharmacistIsNotAnOrder(t *testing.T) {
 					t.Errorf("a question was applied as an order: %+v", a.Action)
 				}
 			}
-			if errs := r.s.sim.ward.Engine("patient_1").CriticalErrors(); len(errs) != 0 {
+			if errs := r.engine("patient_1").CriticalErrors(); len(errs) != 0 {
 				t.Errorf("a question left critical errors: %+v", errs)
 			}
 			said := onlyOne(t, agentMessages(events), "agent message")
@@ -180,9 +180,9 @@ func TestEntitiesReportPersistAndArchive(t *testing.T) {
 		t.Errorf("stored conversation entities %+v lack the chief complaint", stored.Conversation)
 	}
 
-	before, _ := json.Marshal(r.s.sim.ents["patient_1"])
+	before, _ := json.Marshal(r.s.sim.entities("patient_1"))
 	r.restart()
-	if after, _ := json.Marshal(r.s.sim.ents["patient_1"]); string(after) != string(before) {
+	if after, _ := json.Marshal(r.s.sim.entities("patient_1")); string(after) != string(before) {
 		t.Errorf("entities changed across a restart:\nbefore %s\nafter  %s", before, after)
 	}
 

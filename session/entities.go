@@ -1,6 +1,9 @@
 package session
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
@@ -25,14 +28,7 @@ func (EntitiesEvent) Kind() string { return "entities" }
 const vitalsTTL = 300
 
 // entities is the active patient's entity state, created on first use.
-func (s *Session) entities() *memory.Entities {
-	e := s.sim.ents[s.active]
-	if e == nil {
-		e = &memory.Entities{}
-		s.sim.ents[s.active] = e
-	}
-	return e
-}
+func (s *Session) entities() *memory.Entities { return s.sim.entities(s.active) }
 
 // entityContext renders what agent a may see: all conversation entities and its own live derived
 // ones, never another agent's.
@@ -113,9 +109,16 @@ func Stats(store *persist.Store) (StatsDoc, error) {
 		return StatsDoc{}, err
 	}
 	doc := StatsDoc{SessionID: info.ID, Patients: map[string]memory.EntityStats{}}
-	ents := map[string]*memory.Entities{}
-	err = store.View(info.ID, func(tx *persist.Tx) error { return loadDocs(tx, persist.KindEntities, ents) })
-	for id, e := range ents {
+	var docs map[string][]byte
+	err = store.View(info.ID, func(tx *persist.Tx) error {
+		docs, err = tx.PatientDocs(persist.KindEntities)
+		return err
+	})
+	for id, raw := range docs {
+		var e memory.Entities
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return doc, fmt.Errorf("entities of %s are unreadable: %w", id, err)
+		}
 		doc.Patients[id] = e.Stats
 		doc.Total = doc.Total.Plus(e.Stats)
 	}

@@ -26,7 +26,7 @@ type examination struct {
 // examine parses the trainee's text into actions, applies them to the active patient's engine,
 // records what happened in memory and reports the engine's events.
 func (s *Session) examine(t *turn, st settled) *examination {
-	x := &examination{text: t.input, engine: s.sim.ward.Engine(s.active), wantsAAR: st.effect == effectAAR}
+	x := &examination{text: t.input, engine: s.engine(t, s.active), wantsAAR: st.effect == effectAAR}
 	if x.engine == nil {
 		return x
 	}
@@ -39,7 +39,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 			x.disclosures = append(x.disclosures, s.disclose(x.engine, a.Topic)...)
 		}
 	}
-	s.sim.record(x.events)
+	s.recordEvents(x.events)
 	s.sim.dirty[s.active] = true
 	for _, ev := range x.events {
 		t.emit(SimEvent{ev})
@@ -47,7 +47,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 	x.parts = partsOf(actions)
 	x.compound = memory.DetectCompound(x.parts, t.input)
 	if x.compound.IsCompound() {
-		_ = s.sim.mems[s.active].Record(memory.CompoundActions, memory.Item{T: s.sim.ward.Clock(), Text: x.compound.Summary()})
+		_ = s.sim.memory(s.active).Record(memory.CompoundActions, memory.Item{T: s.sim.ward.Clock(), Text: x.compound.Summary()})
 	}
 	return x
 }
@@ -80,7 +80,7 @@ func (x *examination) disclosedIn(p memory.Part, reply string) bool {
 // is part of the patient's memory from then on.
 func (s *Session) disclose(e *physio.Engine, topic string) []agents.Disclosure {
 	var out []agents.Disclosure
-	mem := s.sim.mems[e.PatientID()]
+	mem := s.sim.memory(e.PatientID())
 	for _, d := range e.Scenario().DisclosuresAbout(topic) {
 		out = append(out, agents.Disclosure{Topic: d.Topic, Text: d.Text})
 		if mem != nil && !disclosed(mem, d.Text) {

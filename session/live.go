@@ -81,10 +81,16 @@ func (e *Live) Snapshot() ViewState {
 // flushEvery is how often the clock's progress is saved; a crash loses at most that much sim time.
 const flushEvery = 5 * time.Second
 
+// tickEvery is the least wall time a tick lets pass: the engine steps whole sim seconds, and a
+// snapshot taken right after another (the first frame after start-up) has nothing to move.
+const tickEvery = time.Second
+
 func (e *Live) tick() {
 	now := time.Now()
-	e.s.Tick(now.Sub(e.lastTick), func(Event) {})
-	e.lastTick = now
+	if wall := now.Sub(e.lastTick); wall >= tickEvery {
+		e.s.Tick(wall, func(Event) {})
+		e.lastTick = now
+	}
 	if now.Sub(e.lastFlush) >= flushEvery {
 		_ = e.s.Flush() // a failed flush is retried next time; the messages are already safe
 		e.lastFlush = now
@@ -260,18 +266,18 @@ func (e *Live) Trace(back int) (TurnTrace, bool) {
 	return turnTrace(turns[i]), true
 }
 
-// refresh rebuilds the view from the  The caller holds mu.
+// refresh rebuilds the view from the session. The caller holds mu.
 func (e *Live) refresh() {
 	active := e.s.Active()
-	patients := e.s.Patients()
+	summaries := e.s.Summaries()
 	clock, paused, speed := e.s.Clock()
 	backend, model := e.s.Backend()
 	v := ViewState{Clock: seconds(clock), Paused: paused, Speed: speed, Backend: backend, Model: model, Last: e.last}
-	for _, p := range patients {
-		if p.ID == active {
-			v.Patient, v.Vitals, v.Monitor = header(p), vitalSeries(p.Readings), p.Monitored
-			e.seen[p.ID] = p.State
-		}
+	if p, ok := e.s.ActivePatient(); ok {
+		v.Patient, v.Vitals, v.Monitor = header(p), vitalSeries(p.Readings), p.Monitored
+		e.seen[p.ID] = p.State
+	}
+	for _, p := range summaries {
 		v.Roster = append(v.Roster, e.rosterEntry(p, active))
 	}
 	v.Chat = e.chatView(active)
@@ -279,10 +285,19 @@ func (e *Live) refresh() {
 	e.view.Store(&v)
 }
 
-func (e *Live) rosterEntry(p PatientView, active string) RosterEntry {
-	r := RosterEntry{ID: p.ID, Name: p.Name, NEWS2: latestScore(p.Readings), Trend: news2Trend(p.Readings), LastChecked: -1}
-	if n := len(p.Readings); n > 0 {
-		r.LastChecked = seconds(p.Readings[n-1].T)
+func (e *Live) rosterEntry(p PatientSummary, active string) RosterEntry {
+	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1}
+	if p.Known {
+		r.NEWS2 = Score{Known: true, Value: p.NEWS2, Band: band(p.Band)}
+		r.LastChecked = seconds(p.At)
+	}
+	switch {
+	case !p.HasPrev || p.Prev == p.NEWS2:
+		r.Trend = TrendFlat
+	case p.NEWS2 > p.Prev:
+		r.Trend = TrendUp
+	default:
+		r.Trend = TrendDown
 	}
 	seenState, looked := e.seen[p.ID]
 	r.Alert = p.ID != active && looked && seenState != p.State
@@ -372,17 +387,6 @@ func band(name string) Band {
 		return BandHigh
 	}
 	return BandLow
-}
-
-func news2Trend(readings []physio.Reading) Trend {
-	n := len(readings)
-	switch {
-	case n < 2 || readings[n-1].NEWS2 == readings[n-2].NEWS2:
-		return TrendFlat
-	case readings[n-1].NEWS2 > readings[n-2].NEWS2:
-		return TrendUp
-	}
-	return TrendDown
 }
 
 // vitalSeries is the measured vitals as the trend pane draws them; it keeps its own time window.

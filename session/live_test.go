@@ -234,3 +234,36 @@ func TestStartDialogDropsOnlyAnUntouchedShift(t *testing.T) {
 		store.Close()
 	}
 }
+
+// A resumed shift wakes only the patient on screen: the roster is drawn from the registry's
+// summaries, and every other patient stays in the store until a turn or the clock needs them.
+func TestResumeDecodesOnlyWhatTheScreenShows(t *testing.T) {
+	cfg, s := liveShift(t, 5, 0)
+	s.Turn(context.Background(), "/wait 2m", func(Event) {}) // monitors and checks score NEWS2
+	e := NewLive(s, nil)
+	if err := e.Switch(context.Background(), "patient_3"); err != nil {
+		t.Fatal(err)
+	}
+	want := e.Snapshot().Roster
+
+	resumed, err := Resume(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := NewLive(resumed, nil).Snapshot()
+	if asleep := resumed.sim.asleep; len(asleep) != 4 || slices.Contains(asleep, "patient_3") {
+		t.Errorf("after the first snapshot, asleep = %v; want every patient but the active patient_3", asleep)
+	}
+	if got.Patient.ID != "patient_3" || len(got.Roster) != 5 {
+		t.Fatalf("resumed snapshot: active %q, %d roster rows", got.Patient.ID, len(got.Roster))
+	}
+	for i := range want {
+		if got.Roster[i].NEWS2 != want[i].NEWS2 || got.Roster[i].LastChecked != want[i].LastChecked || got.Roster[i].Name != want[i].Name {
+			t.Errorf("roster row %d after resume %+v, before %+v", i, got.Roster[i], want[i])
+		}
+	}
+	resumed.Turn(context.Background(), "/wait 1m", func(Event) {})
+	if len(resumed.sim.asleep) != 0 {
+		t.Errorf("time passed with %v still asleep", resumed.sim.asleep)
+	}
+}

@@ -32,7 +32,7 @@ func (s *Session) prompt(a agents.Agent, x *examination, window []memory.Message
 	if x.wantsAAR && a.Name == agents.AgentPreceptor {
 		p.Dynamic = agents.JoinSections(p.Dynamic, "After Action Review (debrief from this only):\n"+x.engine.Report().Markdown())
 	}
-	if mem := s.sim.mems[s.active]; mem != nil {
+	if mem := s.sim.memory(s.active); mem != nil {
 		turn := memory.Turn{Now: s.sim.ward.Clock(), Parts: x.parts}
 		if len(shown) > 0 { // the window is the end of the conversation, message for message
 			turn.WindowFrom = &shown[0].Sim

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
@@ -57,6 +58,8 @@ type Session struct {
 	paused  bool             // the real-time clock (TUI) is stopped
 	speed   float64          // sim seconds per wall second, 1–10
 	turns   []TurnRecord     // the latest turns, newest last, for the inspector
+	// summariesChanged: the registry mirror holds roster summaries the store does not have yet.
+	summariesChanged bool
 }
 
 // recentLimit is about how much of a conversation is held in memory for prompts, unless the
@@ -110,14 +113,12 @@ func Resume(cfg Config) (*Session, error) {
 	err = cfg.Store.View(info.ID, func(tx *persist.Tx) error {
 		reg, err := tx.Registry()
 		s.mirror(reg)
-		if err != nil {
-			return err
-		}
-		return s.sim.load(tx)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.sim.asleep, s.sim.read = slices.Clone(s.roster), s.readDoc
 	return s, s.loadHistory("")
 }
 
@@ -166,6 +167,15 @@ func (s *Session) Active() string { return s.active }
 // Conversation is the in-memory chat context: one fresh snapshot at index 0, then the history.
 func (s *Session) Conversation() []memory.Message {
 	return withSnapshot(s.history, snapshotMessage(s.info.ID, s.active, s.roster, s.cfg.Now()))
+}
+
+// readDoc reads one of a patient's stored documents, for waking them.
+func (s *Session) readDoc(kind, patientID string) (doc []byte, err error) {
+	err = s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
+		doc, err = tx.PatientDoc(kind, patientID)
+		return err
+	})
+	return doc, err
 }
 
 // mirror makes reg the session's view of the stored registry.

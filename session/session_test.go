@@ -9,6 +9,7 @@ import (
 
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // rig is a session on a real bbolt file in a temp dir, driven by the rules analyzer and the
@@ -34,6 +35,16 @@ func (r *rig) turn(text string) []Event {
 }
 
 // restart drops the in-memory session and resumes from the store, as a new process would.
+// engine is a patient's engine, woken as a turn would wake it.
+func (r *rig) engine(id string) *physio.Engine {
+	r.t.Helper()
+	e, err := r.s.sim.engine(id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return e
+}
+
 func (r *rig) restart() {
 	r.t.Helper()
 	s, err := Resume(r.cfg)

@@ -225,7 +225,7 @@ func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision
 // patient's records, so nothing of the previous patient carries over.
 func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, scenario string) (*physio.Engine, bool) {
 	var admitted *physio.Engine
-	if isNew && s.sim.ward.Engine(id) == nil {
+	if isNew && s.engine(t, id) == nil {
 		var err error
 		if admitted, err = s.sim.admit(id, scenario); err != nil {
 			t.emit(ErrorEvent{Code: "ADMIT", Message: err.Error()})

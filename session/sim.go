@@ -2,7 +2,9 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ward-sim/ward/memory"
@@ -12,14 +14,20 @@ import (
 )
 
 // sim is the shift's bodies: one engine per patient on the shared clock, and each patient's
-// structured memory, which engine events feed. Patients whose state changed this turn are dirty
-// and saved with the turn's last commit.
+// structured memory and entities, which engine events and agents feed. Patients whose state
+// changed are dirty and saved with the next commit.
+//
+// A resumed shift decodes nothing per patient until it is needed: the patients stay asleep in
+// the store (the roster is drawn from the registry) until a turn, a tick or the header wakes
+// them, one at a time, or all at once before time passes.
 type sim struct {
-	lib   *scenario.Library
-	ward  *physio.Ward
-	mems  map[string]*memory.Memory
-	ents  map[string]*memory.Entities
-	dirty map[string]bool
+	lib    *scenario.Library
+	ward   *physio.Ward
+	mems   map[string]*memory.Memory
+	ents   map[string]*memory.Entities
+	asleep []string                                     // stored patients not decoded yet, in roster order
+	read   func(kind, patientID string) ([]byte, error) // one stored document; nil for a new shift
+	dirty  map[string]bool
 }
 
 func newSim(lib *scenario.Library, seed int64, clock float64) *sim {
@@ -27,36 +35,68 @@ func newSim(lib *scenario.Library, seed int64, clock float64) *sim {
 		ents: map[string]*memory.Entities{}, dirty: map[string]bool{}}
 }
 
-// load revives every stored engine and memory, so time resumes where the shift left it.
-func (m *sim) load(tx *persist.Tx) error {
-	sims, err := tx.PatientDocs(persist.KindSim)
-	if err != nil {
-		return err
-	}
-	for id, doc := range sims {
-		if err := m.restoreEngine(id, doc); err != nil {
-			return err
-		}
-	}
-	if err := loadDocs(tx, persist.KindMemory, m.mems); err != nil {
-		return err
-	}
-	return loadDocs(tx, persist.KindEntities, m.ents)
+// engine is the patient's engine, woken from the store on first use; nil when the patient has
+// no body (admitted before the simulation existed) or the engine cannot be read.
+func (m *sim) engine(id string) (*physio.Engine, error) {
+	err := m.wake(id)
+	return m.ward.Engine(id), err
 }
 
-// loadDocs decodes every patient's document of one kind into into.
-func loadDocs[T any](tx *persist.Tx, kind string, into map[string]*T) error {
-	docs, err := tx.PatientDocs(kind)
-	if err != nil {
+// memory is the patient's structured memory, woken on first use; nil when the patient has none.
+func (m *sim) memory(id string) *memory.Memory {
+	_ = m.wake(id) // an unreadable patient has no memory to offer; the engine's caller reports it
+	return m.mems[id]
+}
+
+// entities is the patient's entity state, woken on first use and created when there is none.
+func (m *sim) entities(id string) *memory.Entities {
+	_ = m.wake(id)
+	e := m.ents[id]
+	if e == nil {
+		e = &memory.Entities{}
+		m.ents[id] = e
+	}
+	return e
+}
+
+// wake decodes a sleeping patient's engine, memory and entities. A patient is woken once, even
+// when their documents are unreadable, so a broken record is reported once, not on every tick.
+func (m *sim) wake(id string) error {
+	i := slices.Index(m.asleep, id)
+	if i < 0 {
+		return nil
+	}
+	m.asleep = slices.Delete(m.asleep, i, i+1)
+	doc, err := m.read(persist.KindSim, id)
+	if err != nil || doc == nil {
+		return err // no document: on the roster without a body
+	}
+	if err := m.restoreEngine(id, doc); err != nil {
 		return err
 	}
-	for id, doc := range docs {
-		v := new(T)
-		if err := json.Unmarshal(doc, v); err != nil {
-			return fmt.Errorf("%s of %s is unreadable: %w", kind, id, err)
-		}
-		into[id] = v
+	return errors.Join(decodeDoc(m.read, persist.KindMemory, id, m.mems), decodeDoc(m.read, persist.KindEntities, id, m.ents))
+}
+
+// wakeAll wakes every sleeping patient, in roster order, so time passes for all of them alike.
+func (m *sim) wakeAll() error {
+	var errs []error
+	for len(m.asleep) > 0 {
+		errs = append(errs, m.wake(m.asleep[0]))
 	}
+	return errors.Join(errs...)
+}
+
+// decodeDoc decodes the patient's stored document of one kind into into, if there is one.
+func decodeDoc[T any](read func(kind, id string) ([]byte, error), kind, id string, into map[string]*T) error {
+	doc, err := read(kind, id)
+	if err != nil || doc == nil {
+		return err
+	}
+	v := new(T)
+	if err := json.Unmarshal(doc, v); err != nil {
+		return fmt.Errorf("%s of %s is unreadable: %w", kind, id, err)
+	}
+	into[id] = v
 	return nil
 }
 
@@ -97,10 +137,12 @@ func facts(e *physio.Engine, bed string) map[string]any {
 	if bed == "" {
 		bed = sc.Demographics.Bed
 	}
-	return map[string]any{
+	f := map[string]any{
 		"scenario": sc.ID, "name": sc.Demographics.Name, "age": sc.Demographics.Age,
 		"sex": sc.Demographics.Sex, "bed": bed, "allergies": allergySummary(sc),
 	}
+	summaryOf(e).put(f)
+	return f
 }
 
 func allergySummary(sc *scenario.Scenario) string {
@@ -179,8 +221,15 @@ func putJSON(tx *persist.Tx, kind, patientID string, v any) error {
 	return tx.PutPatientDoc(kind, patientID, doc)
 }
 
-// saveSim writes the sim's changes since the last commit, and the shift clock, in tx.
+// saveSim writes the sim's changes since the last commit, the roster summaries they changed and
+// the shift clock, in tx.
 func (s *Session) saveSim(tx *persist.Tx) error {
+	if s.summariesChanged {
+		if err := tx.PutRegistry(s.reg); err != nil {
+			return err
+		}
+		s.summariesChanged = false
+	}
 	if err := s.sim.save(tx); err != nil {
 		return err
 	}
@@ -189,4 +238,49 @@ func (s *Session) saveSim(tx *persist.Tx) error {
 		return tx.PutInfo(s.info)
 	}
 	return nil
+}
+
+// recordEvents feeds engine events into memory and keeps the roster's summaries in the registry
+// up to date with each patient's measured NEWS2 and state.
+func (s *Session) recordEvents(events []physio.Event) {
+	s.sim.record(events)
+	changed := map[string]bool{}
+	for _, ev := range events {
+		if ev.Kind == physio.EventVitals || ev.Kind == physio.EventState {
+			changed[ev.PatientID] = true
+		}
+	}
+	for id := range changed {
+		if e := s.sim.ward.Engine(id); e != nil {
+			s.noteSummary(id, summaryOf(e))
+		}
+	}
+}
+
+// noteSummary puts a patient's roster summary into the registry mirror, to be written with the
+// next commit.
+func (s *Session) noteSummary(id string, sm summary) {
+	entry, ok := s.reg.Patients[id]
+	if !ok || summaryFrom(entry.Facts) == sm {
+		return
+	}
+	if entry.Facts == nil {
+		entry.Facts = map[string]any{}
+	}
+	sm.put(entry.Facts)
+	s.reg.Patients[id] = entry
+	s.summariesChanged = true
+}
+
+// engine is a patient's engine, woken on first use; a patient who cannot be read is reported on
+// the turn and treated as having no body.
+func (s *Session) engine(t *turn, id string) *physio.Engine {
+	e, err := s.sim.engine(id)
+	if err != nil {
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not read " + id + ": " + err.Error()})
+	}
+	if e != nil {
+		s.noteSummary(id, summaryOf(e)) // a shift stored before summaries gets them as it wakes
+	}
+	return e
 }

@@ -38,7 +38,7 @@ func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Me
 // runTool answers one call. Whatever the model sent, the answer is the engine's or a validation
 // error the model can read; it never reaches the trainee as fact.
 func (s *Session) runTool(t *turn, x *examination, name string, args map[string]any) string {
-	mem := s.sim.mems[s.active]
+	mem := s.sim.memory(s.active)
 	clock := s.sim.ward.Clock()
 	var err error
 	switch name {
@@ -62,7 +62,7 @@ func (s *Session) runTool(t *turn, x *examination, name string, args map[string]
 // scored and remembered like any other.
 func (s *Session) checkVitalsTool(t *turn, e *physio.Engine) string {
 	events := e.Apply(physio.Action{Kind: sc.KindCheckVitals})
-	s.sim.record(events)
+	s.recordEvents(events)
 	for _, ev := range events {
 		t.emit(SimEvent{ev})
 	}

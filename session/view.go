@@ -28,21 +28,36 @@ type PatientView struct {
 	Monitored      bool
 }
 
-// Patients describes the roster, in ID order.
-func (s *Session) Patients() []PatientView {
-	out := make([]PatientView, 0, len(s.roster))
+// PatientSummary is one roster row's facts: the registry's, so drawing the roster wakes no
+// patient.
+type PatientSummary struct {
+	ID, Name string
+	summary
+}
+
+// Summaries describes the roster, in ID order.
+func (s *Session) Summaries() []PatientSummary {
+	out := make([]PatientSummary, 0, len(s.roster))
 	for _, id := range s.roster {
-		out = append(out, s.patientView(id))
+		f := s.reg.Patients[id].Facts
+		name, _ := f["name"].(string)
+		out = append(out, PatientSummary{ID: id, Name: name, summary: summaryFrom(f)})
 	}
 	return out
 }
 
-func (s *Session) patientView(id string) PatientView {
-	v := PatientView{ID: id}
-	e := s.sim.ward.Engine(id)
-	if e == nil {
-		return v // on the roster without a body: admitted before the simulation existed
+// ActivePatient describes the active patient in full, waking them; ok is false when none is
+// active.
+func (s *Session) ActivePatient() (v PatientView, ok bool) {
+	if s.active == "" {
+		return v, false
 	}
+	v.ID = s.active
+	e, _ := s.sim.engine(s.active) // an unreadable patient shows as a name only; the next turn reports why
+	if e == nil {
+		return v, true // on the roster without a body: admitted before the simulation existed
+	}
+	id := s.active
 	sc := e.Scenario()
 	d := sc.Demographics
 	v.Name, v.Age, v.Sex, v.Bed, v.Scenario, v.State = d.Name, d.Age, d.Sex, d.Bed, sc.Title, e.State()
@@ -50,14 +65,14 @@ func (s *Session) patientView(id string) PatientView {
 		v.Bed = bed
 	}
 	v.Readings, v.Monitored, v.AllergiesAsked = e.Readings(), e.Monitored(), e.AllergiesAsked()
-	if mem := s.sim.mems[id]; mem != nil {
+	if mem := s.sim.memory(id); mem != nil {
 		for _, it := range mem.Items(memory.PatientDisclosures) {
 			if it.Topic == memory.TopicAllergies {
 				v.Allergies = append(v.Allergies, strings.TrimSpace(it.Text))
 			}
 		}
 	}
-	return v
+	return v, true
 }
 
 // Clock is the shift's sim time in seconds, whether the real-time clock is paused, and its speed.

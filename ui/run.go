@@ -13,9 +13,9 @@ import (
 func Run(ctx context.Context, engine Engine, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	themes.Use(opts.Theme) // before any style renders: never query the terminal's background
 	m := New(engine, opts)
 	m.ctx = ctx
-	themes.Use(m.theme) // before the first frame: never query the terminal's background
 	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ward-sim/ward/agents/analyzer"
 )
@@ -20,7 +21,7 @@ import (
 func EvalAnalyzer(ctx context.Context, a analyzer.Analyzer) Report {
 	r := Report{Suite: "analyzer"}
 	var sources []string
-	for _, c := range analyzerCases {
+	for _, c := range analyzerCases() {
 		d := a.Analyze(ctx, c.input())
 		if !slices.Contains(sources, d.Source) {
 			sources = append(sources, d.Source)
@@ -47,7 +48,8 @@ type analyzerCase struct {
 //go:embed cases/analyzer.yaml
 var analyzerCasesYAML []byte
 
-var analyzerCases = mustCases[analyzerCase](analyzerCasesYAML)
+// analyzerCases are parsed on first use, so start-up does not pay for a table only `ward eval` reads.
+var analyzerCases = sync.OnceValue(func() []analyzerCase { return mustCases[analyzerCase](analyzerCasesYAML) })
 
 func (c analyzerCase) input() analyzer.AnalyzerInput {
 	in := analyzer.AnalyzerInput{Text: c.Text, ActivePatient: c.Active, Roster: c.Roster}

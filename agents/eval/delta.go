@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/llm"
@@ -28,7 +29,7 @@ func EvalDelta(ctx context.Context, b llm.Backend) Report {
 		r.record("load team", "setup", err.Error(), "")
 		return r
 	}
-	for _, sc := range deltaScenarios {
+	for _, sc := range deltaScenarios() {
 		out, err := sc.answer(ctx, b, team)
 		if err != nil {
 			r.record(sc.Name, sc.Category, "chat failed: "+err.Error(), "")
@@ -63,7 +64,8 @@ type caseMessage struct {
 //go:embed cases/delta.yaml
 var deltaCasesYAML []byte
 
-var deltaScenarios = mustCases[deltaScenario](deltaCasesYAML)
+// deltaScenarios are parsed on first use, like analyzerCases.
+var deltaScenarios = sync.OnceValue(func() []deltaScenario { return mustCases[deltaScenario](deltaCasesYAML) })
 
 func (sc deltaScenario) messages() []memory.Message {
 	out := make([]memory.Message, len(sc.Messages))

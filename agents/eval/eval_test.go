@@ -70,7 +70,7 @@ func TestEvalDeltaFailsNonConformingOutput(t *testing.T) {
 }
 
 func TestEvalDeltaChecksKeysPerScenario(t *testing.T) {
-	overwrite := deltaScenarios[slices.IndexFunc(deltaScenarios, func(s deltaScenario) bool { return s.Name == "handoff format changed" })]
+	overwrite := deltaScenarios()[slices.IndexFunc(deltaScenarios(), func(s deltaScenario) bool { return s.Name == "handoff format changed" })]
 	tests := []struct {
 		name, output, reason string
 	}{
@@ -83,7 +83,7 @@ func TestEvalDeltaChecksKeysPerScenario(t *testing.T) {
 			t.Errorf("%s: check = %q, want %q", tt.name, got, tt.reason)
 		}
 	}
-	empty := deltaScenarios[slices.IndexFunc(deltaScenarios, func(s deltaScenario) bool { return s.Category == "empty" })]
+	empty := deltaScenarios()[slices.IndexFunc(deltaScenarios(), func(s deltaScenario) bool { return s.Category == "empty" })]
 	if got := empty.check(`{"reply":"ok","entities_to_update":{"intent":"none"},"derived_entities_to_update":{}}`); !strings.Contains(got, "expected an empty delta") {
 		t.Errorf("empty scenario with an update: %q", got)
 	}
@@ -92,11 +92,11 @@ func TestEvalDeltaChecksKeysPerScenario(t *testing.T) {
 func TestEvalDeltaSendsTheAgentPrompt(t *testing.T) {
 	agent := &cannedAgent{output: "{}"}
 	EvalDelta(context.Background(), agent)
-	if len(agent.requests) != len(deltaScenarios) {
-		t.Fatalf("%d requests for %d scenarios", len(agent.requests), len(deltaScenarios))
+	if len(agent.requests) != len(deltaScenarios()) {
+		t.Fatalf("%d requests for %d scenarios", len(agent.requests), len(deltaScenarios()))
 	}
 	for i, req := range agent.requests {
-		sc := deltaScenarios[i]
+		sc := deltaScenarios()[i]
 		if string(req.Format) != string(agents.AgentOutputSchema) || req.Agent != sc.Agent {
 			t.Errorf("%s: format or agent wrong: %s %s", sc.Name, req.Agent, req.Format)
 		}
@@ -132,7 +132,7 @@ func TestEvalDeltaLaysOutThePromptAsTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := deltaScenarios[slices.IndexFunc(deltaScenarios, func(s deltaScenario) bool { return s.Name == "legacy reply in history" })]
+	sc := deltaScenarios()[slices.IndexFunc(deltaScenarios(), func(s deltaScenario) bool { return s.Name == "legacy reply in history" })]
 	req, err := sc.request(team)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestEvalDeltaLaysOutThePromptAsTheSession(t *testing.T) {
 	if !strings.HasPrefix(req.Messages[3].Content, "Entities you hold: ") || req.Messages[4].Content != sc.Messages[2].Content {
 		t.Errorf("messages = %+v", req.Messages)
 	}
-	tools := deltaScenarios[slices.IndexFunc(deltaScenarios, func(s deltaScenario) bool { return s.Name == "vitals read" })]
+	tools := deltaScenarios()[slices.IndexFunc(deltaScenarios(), func(s deltaScenario) bool { return s.Name == "vitals read" })]
 	if req, _ := tools.request(team); req.Messages[len(req.Messages)-1].Role != "tool" {
 		t.Errorf("the tool round must follow the user message: %+v", req.Messages)
 	}

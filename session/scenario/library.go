@@ -9,6 +9,8 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strings"
+	"sync"
 )
 
 //go:embed builtin/*.yaml
@@ -17,39 +19,78 @@ var builtinFS embed.FS
 //go:embed shifts/*.yaml
 var shiftsFS embed.FS
 
-// Library is the set of scenarios and shifts a session can use. It is
-// read-only once loaded and safe to share.
+// Library is the set of scenarios and shifts a session can use. It is read-only once loaded and
+// safe to share. A built-in scenario is parsed when first used, so start-up does not pay for
+// scenarios the shift never meets; their files are named by their ids.
 type Library struct {
-	scenarios map[string]*Scenario
-	ids       []string // sorted
-	shifts    map[string]Shift
-	shiftIDs  []string // sorted
+	entries map[string]*entry
+	ids     []string // sorted
+
+	shiftsOnce sync.Once
+	shifts     map[string]Shift
+	shiftIDs   []string // sorted
+	shiftErrs  []error
 }
 
-// Load reads the built-in scenarios and then every *.yaml in dirs. A user
-// scenario with the id of an earlier one replaces it, so a built-in can be
-// copied and edited. Any invalid file fails the load, naming file and line.
+// entry is one scenario of the library, parsed on first use.
+type entry struct {
+	file string // as errors name it: builtin/x.yaml or DIR/x.yaml
+	data []byte
+	once sync.Once
+	s    *Scenario
+	errs []error
+}
+
+func (e *entry) scenario() (*Scenario, []error) {
+	e.once.Do(func() {
+		if e.s, e.errs = Parse(e.data); len(e.errs) > 0 {
+			e.s, e.errs = nil, inFile(e.file, e.errs)
+			return
+		}
+		e.s.Source = e.file
+	})
+	return e.s, e.errs
+}
+
+// Load lists the built-in scenarios and reads every *.yaml in dirs. A user scenario with the id
+// of an earlier one replaces it, so a built-in can be copied and edited. Any invalid user file
+// fails the load, naming file and line.
 func Load(dirs ...string) (*Library, error) {
-	l := &Library{scenarios: map[string]*Scenario{}, shifts: map[string]Shift{}}
-	errs := l.addScenarios(builtinFS, "builtin", "builtin")
+	l := &Library{entries: map[string]*entry{}}
+	errs := l.addBuiltins()
 	for _, dir := range dirs {
-		errs = append(errs, l.addScenarios(os.DirFS(dir), ".", dir)...)
+		errs = append(errs, l.addScenarios(os.DirFS(dir), dir)...)
 	}
-	for id := range l.scenarios {
+	for id := range l.entries {
 		l.ids = append(l.ids, id)
 	}
 	sort.Strings(l.ids)
-	if len(errs) == 0 {
-		errs = l.addBuiltinShifts()
-	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return l, nil
 }
 
-func (l *Library) addScenarios(fsys fs.FS, dir, label string) []error {
-	files, err := yamlFiles(fsys, dir)
+// addBuiltins lists the embedded scenarios by file name, unparsed.
+func (l *Library) addBuiltins() []error {
+	files, err := yamlFiles(builtinFS, "builtin")
+	if err != nil {
+		return []error{fmt.Errorf("builtin: %w", err)}
+	}
+	for _, name := range files {
+		data, err := fs.ReadFile(builtinFS, name)
+		if err != nil {
+			return []error{err}
+		}
+		id := strings.TrimSuffix(path.Base(name), path.Ext(name))
+		l.entries[id] = &entry{file: "builtin/" + path.Base(name), data: data}
+	}
+	return nil
+}
+
+// addScenarios parses a user directory's scenarios now, so a broken file is reported at start.
+func (l *Library) addScenarios(fsys fs.FS, label string) []error {
+	files, err := yamlFiles(fsys, ".")
 	if err != nil {
 		return []error{fmt.Errorf("%s: %w", label, err)}
 	}
@@ -61,19 +102,18 @@ func (l *Library) addScenarios(fsys fs.FS, dir, label string) []error {
 			errs = append(errs, err)
 			continue
 		}
-		file := label + "/" + path.Base(name)
-		s, perrs := Parse(data)
+		e := &entry{file: label + "/" + path.Base(name), data: data}
+		s, perrs := e.scenario()
 		if len(perrs) > 0 {
-			errs = append(errs, inFile(file, perrs)...)
+			errs = append(errs, perrs...)
 			continue
 		}
 		if other, dup := fromHere[s.ID]; dup {
-			errs = append(errs, fmt.Errorf("%s: scenario id %q is also used by %s", file, s.ID, other))
+			errs = append(errs, fmt.Errorf("%s: scenario id %q is also used by %s", e.file, s.ID, other))
 			continue
 		}
-		fromHere[s.ID] = file
-		s.Source = file
-		l.scenarios[s.ID] = s
+		fromHere[s.ID] = e.file
+		l.entries[s.ID] = e
 	}
 	return errs
 }
@@ -103,25 +143,49 @@ func inFile(file string, errs []error) []error {
 	return out
 }
 
-// List returns every scenario, ordered by id.
+// List returns every scenario, ordered by id, parsing those not parsed yet. A built-in that does
+// not parse is left out; the library's tests keep that from happening.
 func (l *Library) List() []*Scenario {
-	out := make([]*Scenario, len(l.ids))
-	for i, id := range l.ids {
-		out[i] = l.scenarios[id]
+	out := make([]*Scenario, 0, len(l.ids))
+	for _, id := range l.ids {
+		if s, ok := l.Get(id); ok {
+			out = append(out, s)
+		}
 	}
 	return out
 }
 
-// Get returns the scenario with id.
+// Get returns the scenario with id, parsing it on first use.
 func (l *Library) Get(id string) (*Scenario, bool) {
-	s, ok := l.scenarios[id]
-	return s, ok
+	e, ok := l.entries[id]
+	if !ok {
+		return nil, false
+	}
+	s, errs := e.scenario()
+	if len(errs) > 0 || s.ID != id {
+		return nil, false
+	}
+	return s, true
 }
 
-// PickScenario chooses a scenario for a patient who arrived without one. The
-// choice depends only on the id and the library, so replays agree.
+// Check parses every scenario and reports what does not parse, or names another id than its file.
+func (l *Library) Check() error {
+	var errs []error
+	for _, id := range l.ids {
+		s, perrs := l.entries[id].scenario()
+		errs = append(errs, perrs...)
+		if s != nil && s.ID != id {
+			errs = append(errs, fmt.Errorf("%s: id %q does not match the file name", l.entries[id].file, s.ID))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// PickScenario chooses a scenario for a patient who arrived without one. The choice depends only
+// on the id and the library, so replays agree.
 func (l *Library) PickScenario(patientID string) *Scenario {
 	h := fnv.New64a()
 	h.Write([]byte(patientID))
-	return l.scenarios[l.ids[h.Sum64()%uint64(len(l.ids))]]
+	s, _ := l.Get(l.ids[h.Sum64()%uint64(len(l.ids))])
+	return s
 }

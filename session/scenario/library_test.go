@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -150,5 +151,43 @@ func TestUserDirectoryOverridesAndReportsFileErrors(t *testing.T) {
 	_, err := Load(dir)
 	if err == nil || !strings.Contains(err.Error(), "broken.yaml:3: unknown field \"bogus\"") {
 		t.Fatalf("want file:line error, got %v", err)
+	}
+}
+
+// Built-in scenarios are parsed when first used, so a broken one would only show when a shift
+// meets it: every built-in must parse, under the id its file is named by, and every built-in
+// shift must name only scenarios the library has.
+func TestBuiltinsParseUnderTheirFileNames(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if errs := lib.builtinShifts(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(lib.List()) != len(lib.ids) || len(lib.Shifts()) == 0 {
+		t.Fatalf("%d scenarios listed of %d, %d shifts", len(lib.List()), len(lib.ids), len(lib.Shifts()))
+	}
+}
+
+// A library is shared: the first uses may come from several goroutines at once.
+func TestLibraryParsesOnceUnderConcurrentUse(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got := make([]*Scenario, 8)
+	for i := range got {
+		wg.Go(func() { got[i], _ = lib.Get("anaphylaxis"); lib.Shifts() })
+	}
+	wg.Wait()
+	for _, s := range got {
+		if s == nil || s != got[0] {
+			t.Fatalf("concurrent first uses gave %v", got)
+		}
 	}
 }

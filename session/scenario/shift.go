@@ -35,7 +35,8 @@ func (l *Library) ParseShift(data []byte) (Shift, []error) {
 	}
 	for i, p := range sh.Patients {
 		if p.Bed == "" {
-			sh.Patients[i].Bed = l.scenarios[p.Scenario].Demographics.Bed
+			sc, _ := l.Get(p.Scenario) // checkShift made sure it exists
+			sh.Patients[i].Bed = sc.Demographics.Bed
 		}
 	}
 	return sh, nil
@@ -55,13 +56,20 @@ func (c *checker) checkShift(l *Library, sh *Shift) {
 			c.at(path+".id", "duplicate patient id %q", p.ID)
 		}
 		seen[p.ID] = true
-		if _, ok := l.scenarios[p.Scenario]; p.Scenario != "" && !ok {
+		if _, ok := l.Get(p.Scenario); p.Scenario != "" && !ok {
 			c.at(path+".scenario", "unknown scenario %q", p.Scenario)
 		}
 	}
 }
 
-func (l *Library) addBuiltinShifts() []error {
+// builtinShifts parses the built-in shifts on first use.
+func (l *Library) builtinShifts() []error {
+	l.shiftsOnce.Do(func() { l.shiftErrs = l.parseBuiltinShifts() })
+	return l.shiftErrs
+}
+
+func (l *Library) parseBuiltinShifts() []error {
+	l.shifts = map[string]Shift{}
 	files, err := yamlFiles(shiftsFS, "shifts")
 	if err != nil {
 		return []error{err}
@@ -83,6 +91,7 @@ func (l *Library) addBuiltinShifts() []error {
 
 // Shifts returns the built-in shifts, ordered by id.
 func (l *Library) Shifts() []Shift {
+	l.builtinShifts()
 	out := make([]Shift, len(l.shiftIDs))
 	for i, id := range l.shiftIDs {
 		out[i] = l.shifts[id]
@@ -93,6 +102,9 @@ func (l *Library) Shifts() []Shift {
 // Shift returns the built-in shift with this id, or else reads the shift
 // file at that path.
 func (l *Library) Shift(nameOrFile string) (Shift, error) {
+	if errs := l.builtinShifts(); len(errs) > 0 {
+		return Shift{}, errors.Join(errs...)
+	}
 	if sh, ok := l.shifts[nameOrFile]; ok {
 		return sh, nil
 	}
