@@ -363,26 +363,33 @@ func (e *DrugDoses) usualText(r *RouteDoses, ctx DoseContext) string {
 }
 
 // show writes an amount in the base unit as the formulary writes the drug's
-// doses; micrograms become mg from 1 mg up.
+// doses; micrograms become mg from 1 mg up, and mg become g from 1 g up.
 func (e *DrugDoses) show(v float64) string {
-	n, unit := e.scaled(v)
-	return n + " " + unit
+	scale, unit := e.unitFor(v)
+	return num3(v*scale) + " " + unit
 }
 
+// showRange writes both ends in the unit of the high end: "500–1000 mg".
 func (e *DrugDoses) showRange(low, high float64) string {
 	if low == high {
 		return e.show(high)
 	}
-	lo, _ := e.scaled(low)
-	hi, unit := e.scaled(high)
-	return lo + "–" + hi + " " + unit
+	scale, unit := e.unitFor(high)
+	if low*scale < 1 && unit != e.Unit {
+		scale, unit = displayUnits[e.Unit].scale, e.Unit
+	}
+	return num3(low*scale) + "–" + num3(high*scale) + " " + unit
 }
 
-func (e *DrugDoses) scaled(v float64) (string, string) {
-	if e.Unit == "micrograms" && v >= 1 {
-		return num3(v), "mg"
+// unitFor is the unit to show v in, and the factor from the base unit.
+func (e *DrugDoses) unitFor(v float64) (float64, string) {
+	switch {
+	case e.Unit == "micrograms" && v >= 1:
+		return 1, "mg"
+	case e.Unit == "mg" && v >= 1000:
+		return 0.001, "g"
 	}
-	return num3(v * displayUnits[e.Unit].scale), e.Unit
+	return displayUnits[e.Unit].scale, e.Unit
 }
 
 // strengthLabel names a strength as the formulary writes it, when it is one.
