@@ -46,8 +46,6 @@ func (s Strength) Same(o Strength) bool {
 	return s.Unit == o.Unit && s.Puff == o.Puff && math.Abs(s.Amount-o.Amount) <= 1e-9*math.Max(s.Amount, o.Amount)
 }
 
-func (s Strength) String() string { return s.Label }
-
 // IsZero reports whether the phrase held no dose at all.
 func (d Dose) IsZero() bool { return d.Amount == 0 && d.VolumeML == 0 && d.Strength.IsZero() }
 
@@ -113,7 +111,6 @@ func (d *Dose) read(toks []token, i int) int {
 	if !t.isNum {
 		if pct, ok := dextroseStrength[t.word]; ok {
 			d.setStrength(percent(pct))
-			return 1
 		}
 		return 1
 	}
@@ -151,6 +148,12 @@ func (d *Dose) read(toks []token, i int) int {
 	}
 	if u, scale, ok := drugUnit(at(1).word); ok {
 		return 2 + d.readDrugAmount(toks[i+2:], t.num*scale, u)
+	}
+	// 2 x 500 mg is 1 g
+	if (at(1).word == "x" || at(1).word == "×") && at(2).isNum {
+		if u, scale, ok := drugUnit(at(3).word); ok {
+			return 4 + d.readDrugAmount(toks[i+4:], t.num*at(2).num*scale, u)
+		}
 	}
 	if scale, ok := volumeUnits[at(1).word]; ok {
 		if isRate(toks[i+2:]) {
@@ -240,10 +243,14 @@ func percent(p float64) Strength {
 	return Strength{Amount: p * 10, Unit: Milligrams, Label: num(p) + "%"}
 }
 
+// perVolume is amount in ml; a volume too large to write back is none.
 func perVolume(amount float64, u Unit, ml float64) Strength {
+	if ml <= 0 || ml >= maxNumber || amount >= maxNumber {
+		return Strength{}
+	}
 	label := formatAmount(amount, u) + "/mL"
-	if ml != 1 {
-		label = formatAmount(amount, u) + "/" + num(ml) + " mL"
+	if n := num(ml); n != "1" {
+		label = formatAmount(amount, u) + "/" + n + " mL"
 	}
 	return Strength{Amount: amount / ml, Unit: u, Label: label}
 }
@@ -337,9 +344,34 @@ func lex(text string) []token {
 
 func isDigit(rs []rune, i int) bool { return i < len(rs) && rs[i] >= '0' && rs[i] <= '9' }
 
-// scanNumber reads digits, thousands groups and a decimal part from rs[i].
-// A decimal comma ("10,5") is not read as either number: it is unknown.
+// scanNumber reads a number from rs[i]: digits, thousands groups, a decimal
+// part, and a fraction ("1/2"). A decimal comma ("10,5") is not read as
+// either number: it is unknown, as is anything over maxNumber.
 func scanNumber(rs []rune, i int) (token, int) {
+	text, i := scanDecimal(rs, i)
+	if i < len(rs) && rs[i] == ',' && isDigit(rs, i+1) {
+		for i++; isDigit(rs, i); i++ {
+		}
+		return token{word: "?"}, i
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if i+1 < len(rs) && rs[i] == '/' && isDigit(rs, i+1) {
+		var den string
+		den, i = scanDecimal(rs, i+1)
+		d, derr := strconv.ParseFloat(den, 64)
+		if derr != nil || d == 0 {
+			return token{word: "?"}, i
+		}
+		v /= d
+	}
+	if err != nil || v >= maxNumber {
+		return token{word: "?"}, i
+	}
+	return token{isNum: true, num: v, group: len(text) == 3 && !strings.Contains(text, ".")}, i
+}
+
+// scanDecimal reads digits with thousands commas and a decimal part.
+func scanDecimal(rs []rune, i int) (string, int) {
 	var b strings.Builder
 	digits := func() {
 		for isDigit(rs, i) {
@@ -352,25 +384,15 @@ func scanNumber(rs []rune, i int) (token, int) {
 		i++
 		digits()
 	}
-	if i < len(rs) && rs[i] == ',' && isDigit(rs, i+1) {
-		for i++; isDigit(rs, i); i++ {
-		}
-		return token{word: "?"}, i
-	}
 	if i < len(rs) && rs[i] == '.' && isDigit(rs, i+1) {
 		b.WriteRune('.')
 		i++
 		digits()
 	}
-	v, err := strconv.ParseFloat(b.String(), 64)
-	if err != nil || v >= maxNumber {
-		return token{word: "?"}, i
-	}
-	return token{isNum: true, num: v, group: len(b.String()) == 3 && !strings.Contains(b.String(), ".")}, i
+	return b.String(), i
 }
 
 // group reports whether rs[i:] starts with exactly three digits.
 func group(rs []rune, i int) bool {
-	return isDigit(rs, i) && isDigit(rs, i+1) && isDigit(rs, i+2) && !isDigit(rs, i+3) &&
-		!(i+3 < len(rs) && rs[i+3] == '.' && isDigit(rs, i+4))
+	return isDigit(rs, i) && isDigit(rs, i+1) && isDigit(rs, i+2) && !isDigit(rs, i+3)
 }

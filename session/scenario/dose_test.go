@@ -43,6 +43,10 @@ func TestParseDose(t *testing.T) {
 		{"0.1 mg per kg", Dose{Amount: 0.1, Unit: Milligrams, PerKg: true}},
 		{"100 units/mL", Dose{Strength: Strength{Amount: 100, Unit: Units, Label: "100 units/mL"}}},
 		{"3 ml penthrox", Dose{VolumeML: 3}},
+		{"1/2 mg", Dose{Amount: 0.5, Unit: Milligrams}},
+		{"2 x 500 mg tablets", Dose{Amount: 1000, Unit: Milligrams}},
+		{"1,000.5 units", Dose{Amount: 1000.5, Unit: Units}},
+		{"10,000 units", Dose{Amount: 10000, Unit: Units}},
 		{"1 litre", Dose{VolumeML: 1000}},
 		// rates, times and decimal commas are not doses
 		{"1 mg/min", Dose{}},
@@ -50,6 +54,8 @@ func TestParseDose(t *testing.T) {
 		{"10 ml/hour", Dose{}},
 		{"at 14:30 give it", Dose{}},
 		{"10,5 mg", Dose{}},
+		{"1/0 mg", Dose{}},
+		{"2 100 mg", Dose{Amount: 100, Unit: Milligrams}},
 		{"give some adrenaline", Dose{}},
 		{"", Dose{}},
 	}
@@ -99,7 +105,7 @@ func FuzzParseDose(f *testing.F) {
 	for _, s := range []string{"0.5 mg", "500 micrograms", "0.5 ml of 1:1000", "0.5 mL of 1 mg/mL adrenaline",
 		"100 ml of 10% glucose", "50 ml 50% dextrose", "1 g", "10 units", "2 puffs", "5 mg nebulised",
 		"1 in 10 000", "two puffs (100 micrograms each)", "1.5 mcg/kg", "1 mg/min", "10,000 units", "d50",
-		"99999999999 mg", "1:99", "0.0000001 mg", "1 mg/0 mL", "1 mg/0.0000001 mL"} {
+		"99999999999 mg", "1:99", "0.0000001 mg", "1 mg/0 mL", "1 mg/0.0000001 mL", "1/3 mg", "3 x 0.5 mg"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
