@@ -238,3 +238,20 @@ func FuzzCheckDose(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheckDose: one order read from its phrase and checked against a
+// shift that has already given ten doses.
+func BenchmarkCheckDose(b *testing.B) {
+	var given []Order
+	for i := range 10 {
+		given = append(given, order("morphine", "IV", "2.5 mg", Seconds(300*i)))
+	}
+	ctx := DoseContext{WeightKg: 70}
+	formulary()
+	b.ReportAllocs()
+	for b.Loop() {
+		d, _ := ParseDose("give 100 ml of 10% glucose IV")
+		CheckDose(Order{Drug: "glucose", Route: "IV", Dose: d, At: 3000}, ctx, given)
+		CheckDose(Order{Drug: "morphine", Route: "IV", Dose: given[0].Dose, At: 3000}, ctx, given)
+	}
+}

@@ -250,3 +250,12 @@ func TestWriteFormularyListsEveryDrug(t *testing.T) {
 		t.Error("Entonox should show as taken to effect")
 	}
 }
+
+// BenchmarkParseFormulary is the one-off cost of the first dose check.
+func BenchmarkParseFormulary(b *testing.B) {
+	for b.Loop() {
+		if _, err := parseFormulary(formularyData); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func (c *checker) checkMatchDoses(m Match, ctx DoseContext, p string) {
 			continue // an unknown drug is reported by checkDrugs
 		}
 		for _, r := range m.Route {
-			if e.Route(r) == nil {
+			if slices.Contains(Routes, r) && e.Route(r) == nil { // an unknown route is reported by checkMatch
 				c.at(p+".route", "%s is not given %s (the formulary's routes: %s)", e.Drug, r, orList(e.RouteNames()))
 			}
 		}
