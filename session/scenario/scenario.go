@@ -36,6 +36,9 @@ type Demographics struct {
 	Age  int    `yaml:"age" required:"true"`
 	Sex  string `yaml:"sex" required:"true"` // F, M or X
 	Bed  string `yaml:"bed"`                 // default bed when a shift does not say
+	// WeightKg doses drugs given per kg; 0 means not recorded, and dose
+	// checks then take ReferenceWeightKg.
+	WeightKg float64 `yaml:"weight_kg"`
 }
 
 type Medication struct {

@@ -41,6 +41,7 @@ func Parse(data []byte) (*Scenario, []error) {
 	c, ok := decode(data, &s)
 	if ok {
 		c.checkScenario(&s)
+		c.checkDoses(&s)
 	}
 	if errs := c.sorted(); len(errs) > 0 {
 		return nil, errs

@@ -90,8 +90,9 @@ var ActionKinds = []ActionKind{
 // Topics a trainee can ask the patient about; disclosures are keyed by them.
 var Topics = []string{"allergies", "medications", "history", "onset", "pain", "symptoms", "last_meal", "social"}
 
-// Routes of administration, canonical spelling.
-var Routes = []string{"IM", "IV", "IO", "PO", "SL", "IN", "NEB", "SC", "PR", "BUCCAL"}
+// Routes of administration, canonical spelling. INH is inhaled from a
+// metered-dose inhaler or an analgesic inhaler (Penthrox, Entonox).
+var Routes = []string{"IM", "IV", "IO", "PO", "SL", "IN", "NEB", "SC", "PR", "BUCCAL", "INH"}
 
 // Devices: oxygen delivery, airway adjuncts and manoeuvres, ventilation.
 var Devices = []string{
