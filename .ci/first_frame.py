@@ -1,0 +1,45 @@
+"""first_frame.py MARKER COMMAND... — start COMMAND in a 120x40 pseudo-terminal, answer the
+terminal queries a real terminal answers, and print how long it took until MARKER appeared on
+the screen (escape sequences removed). Exit 1 if it never did within 10 s."""
+import os, pty, time, sys, select, fcntl, termios, struct, signal, re
+ansi = re.compile(rb'\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>])')
+marker = sys.argv[1].encode()
+argv = sys.argv[2:]
+t0 = time.perf_counter()
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack('HHHH', 40, 120, 0, 0))
+    os.environ['TERM'] = 'xterm-256color'
+    os.execvp(argv[0], argv)
+buf = b''
+first = None
+deadline = time.perf_counter() + 10
+while time.perf_counter() < deadline:
+    r, _, _ = select.select([fd], [], [], 5)
+    if not r:
+        break
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    if first is None:
+        first = time.perf_counter() - t0
+    buf += chunk
+    # Answer what a terminal answers: the background colour and the cursor position.
+    if b'\x1b]11;?' in chunk:
+        os.write(fd, b'\x1b]11;rgb:1c1c/1c1c/1c1c\x1b\\')
+    if b'\x1b[6n' in chunk:
+        os.write(fd, b'\x1b[1;1R')
+    if marker in ansi.sub(b'', buf):
+        t = time.perf_counter() - t0
+        print(f"{t*1000:.1f} ms to the frame (first byte {first*1000:.1f} ms, {len(buf)} bytes)")
+        break
+else:
+    pass
+os.kill(pid, signal.SIGTERM)
+os.waitpid(pid, 0)
+if marker not in ansi.sub(b'', buf):
+    print("marker not seen; output:", ansi.sub(b"", buf)[:3000])
+    sys.exit(1)
