@@ -125,7 +125,7 @@ func flags(stderr io.Writer) (*flag.FlagSet, *options) {
 	fs.StringVar(&o.agents, "agents", "", "YAML file overriding the built-in agent team")
 	fs.StringVar(&o.shift, "shift", "", "start a new shift with this roster: quiet-night, busy-ed, multi-casualty or a FILE")
 	fs.StringVar(&o.theme, "theme", "dark", "dark, light or high-contrast")
-	fs.StringVar(&o.window, "window", string(memory.WindowBlock), "message window: block (cache-aware) or sliding (the seed's)")
+	fs.StringVar(&o.window, "window", string(memory.WindowBlock), "message window: block (cache-aware) or sliding (the last 8, then 10, messages)")
 	fs.IntVar(&o.numCtx, "num-ctx", llm.DefaultNumCtx, "context size sent to Ollama; kept constant so the model is never reloaded")
 	fs.IntVar(&o.outputBudget, "num-predict", memory.BaseNumPredict, "output budget of a simple turn; compound turns get 1.5× and 2× (lower it on a slow CPU)")
 	fs.BoolVar(&o.newSession, "new", false, "start a new, empty shift instead of resuming the latest")
@@ -271,7 +271,7 @@ func windowMode(name string) (memory.Window, error) {
 	case memory.WindowBlock:
 		return memory.DefaultWindow(), nil
 	case memory.WindowSliding:
-		return memory.SeedWindow(), nil
+		return memory.SlidingWindow(), nil
 	}
 	return memory.Window{}, fmt.Errorf("--window must be block or sliding, not %q", name)
 }

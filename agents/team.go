@@ -168,7 +168,7 @@ func newTeam(f teamFile, source string) (*Team, error) {
 	}
 	for i := range f.Agents {
 		if f.Agents[i].Entities == "" {
-			f.Agents[i].Entities = EntitiesScoped // the default context for an agent
+			f.Agents[i].Entities = EntitiesScoped // an agent sees entities unless its definition says otherwise
 		}
 	}
 	if f.MaxMessages == 0 {

@@ -16,7 +16,7 @@ const CompoundMin = 3
 
 // DetectCompound counts the parts the engine's parser found plus any question the parser could
 // not name: text holding more question marks than named questions adds unnamed question parts,
-// as the seed counts each "?" as one question. Repeated parts count once.
+// counting each "?" as one question. Repeated parts count once.
 func DetectCompound(parts []Part, text string) Compound {
 	var list []Part
 	seen := map[Part]bool{}

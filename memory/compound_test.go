@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// seedCompound is the seed's 5-part message and the parts the engine's parser finds in it.
-const seedCompound = "I'm applying oxygen via non-rebreather at 15L/min, checking vitals… " +
+// fivePartMessage is the five-part compound message and the parts the engine's parser finds in it.
+const fivePartMessage = "I'm applying oxygen via non-rebreather at 15L/min, checking vitals… " +
 	"What medications do you take? Any allergies? When did this start?"
 
-var seedCompoundParts = []Part{
+var fivePartParts = []Part{
 	{Kind: PartTreatment, Name: "oxygen"},
 	{Kind: PartVitals},
 	{Kind: PartQuestion, Name: "medications"},
@@ -19,11 +19,11 @@ var seedCompoundParts = []Part{
 }
 
 func TestSeedCompoundMessage(t *testing.T) {
-	c := DetectCompound(seedCompoundParts, seedCompound)
+	c := DetectCompound(fivePartParts, fivePartMessage)
 	if c.NumPredict != 4000 || !c.IsCompound() {
 		t.Fatalf("num_predict = %d, compound = %v; want 4000, true", c.NumPredict, c.IsCompound())
 	}
-	if !reflect.DeepEqual(c.Checklist, seedCompoundParts) {
+	if !reflect.DeepEqual(c.Checklist, fivePartParts) {
 		t.Fatalf("checklist = %v, want the 5 parts in order", c.Checklist)
 	}
 	if got := c.Summary(); got != "5 parts: oxygen, vitals, medications?, allergies?, onset?" {
@@ -53,7 +53,7 @@ func TestDetectCompoundCounts(t *testing.T) {
 		{"question marks beyond named questions", []Part{{Kind: PartQuestion, Name: "allergies"}, {Kind: PartVitals}}, "vitals. allergies? and the rest??", 4, 3000},
 		{"repeated part counts once", []Part{{Kind: PartQuestion, Name: "meds"}, {Kind: PartQuestion, Name: "Medications"}}, "meds? medications?", 2, 2000},
 		{"two treatments count twice", []Part{{Kind: PartTreatment, Name: "oxygen"}, {Kind: PartTreatment, Name: "aspirin"}, {Kind: PartVitals}}, "", 3, 3000},
-		{"six parts", append(append([]Part{}, seedCompoundParts...), Part{Kind: PartQuestion, Name: "history"}), "a? b? c? d?", 6, 4000},
+		{"six parts", append(append([]Part{}, fivePartParts...), Part{Kind: PartQuestion, Name: "history"}), "a? b? c? d?", 6, 4000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,7 +69,7 @@ func TestDetectCompoundCounts(t *testing.T) {
 }
 
 func TestMissingFindsUnaddressedParts(t *testing.T) {
-	checklist := DetectCompound(seedCompoundParts, seedCompound).Checklist
+	checklist := DetectCompound(fivePartParts, fivePartMessage).Checklist
 	tests := []struct {
 		name  string
 		reply string

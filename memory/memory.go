@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Category names follow the seed's memory schema so `ward dump` reads the same as the design.
+// Category names are the stored names, so `ward dump` reads like this list.
 type Category string
 
 const (

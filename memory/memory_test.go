@@ -130,7 +130,7 @@ func TestMemoryJSONRoundTrip(t *testing.T) {
 		t.Fatalf("round trip changed the memory:\n%s", b)
 	}
 	if !strings.Contains(string(b), `"patientDisclosures":[{"t":280,"text":"morphine`) {
-		t.Fatalf("JSON should use the seed's category names: %s", b)
+		t.Fatalf("JSON should use the stored category names: %s", b)
 	}
 }
 

@@ -3,7 +3,7 @@ package memory
 // Rule names why an item was recalled; the inspector and the trace show it.
 type Rule string
 
-// The seed's five recall rules, numbered as in the design.
+// The five recall rules, safety first, numbered as ARCHITECTURE.md lists them.
 const (
 	RuleCore        Rule = "core"         // 1: current vitals, current state, last 3 actions
 	RuleSafety      Rule = "safety"       // 2: a treatment brings every safety disclosure + last 5 actions

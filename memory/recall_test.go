@@ -163,7 +163,7 @@ func TestRecallEarlyPhaseIncludesEverything(t *testing.T) {
 	}
 }
 
-// The seed's safety case: a morphine allergy disclosed at T+3 min must reach the prompt of
+// The safety case: a morphine allergy disclosed at T+3 min must reach the prompt of
 // "give morphine 5 mg IV" at T+15 min, however many turns came between.
 func TestRecallSafetyCaseMorphineAllergy(t *testing.T) {
 	m := New(0)

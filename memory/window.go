@@ -4,7 +4,7 @@ package memory
 type WindowMode string
 
 const (
-	// WindowSliding is the seed's rule: always the last Early (then Late) messages. The window's
+	// WindowSliding always takes the last Early (then Late) messages. The window's
 	// first message changes every turn, so Ollama can reuse only the static system text.
 	WindowSliding WindowMode = "sliding"
 	// WindowBlock keeps the window's first message fixed while the window grows by Step messages,
@@ -22,14 +22,15 @@ type Window struct {
 	Step      int        `json:"step"`       // block mode: how far the start jumps
 }
 
-// DefaultWindow is the cache-aware mode on the seed's sizes: at least 8 messages (10 after 10 sim
+// DefaultWindow is the cache-aware mode on the sliding window's sizes: at least 8 messages (10 after 10 sim
 // minutes), growing by up to 8 before the start moves.
 func DefaultWindow() Window {
 	return Window{Mode: WindowBlock, Early: 8, Late: 10, LateAfter: EarlyPhase, Step: 8}
 }
 
-// SeedWindow is the seed's sliding rule, kept for comparison and for models without a KV cache.
-func SeedWindow() Window {
+// SlidingWindow always keeps the last 8 messages (10 after 10 sim minutes), for comparison and
+// for models without a KV cache.
+func SlidingWindow() Window {
 	w := DefaultWindow()
 	w.Mode = WindowSliding
 	return w

@@ -28,9 +28,9 @@ func TestWindowSizes(t *testing.T) {
 		wantFirst int
 		wantLen   int
 	}{
-		{"sliding, short history kept whole", SeedWindow(), 6, before, 0, 6},
-		{"sliding, 8 before 10 minutes", SeedWindow(), 20, before, 12, 8},
-		{"sliding, 10 from 10 minutes", SeedWindow(), 20, after, 10, 10},
+		{"sliding, short history kept whole", SlidingWindow(), 6, before, 0, 6},
+		{"sliding, 8 before 10 minutes", SlidingWindow(), 20, before, 12, 8},
+		{"sliding, 10 from 10 minutes", SlidingWindow(), 20, after, 10, 10},
 		{"block, starts at 8", DefaultWindow(), 8, before, 0, 8},
 		{"block, grows to 15", DefaultWindow(), 15, before, 0, 15},
 		{"block, drops back to 8", DefaultWindow(), 16, before, 8, 8},
@@ -54,7 +54,7 @@ func TestWindowNeverStartsOnToolResult(t *testing.T) {
 		n, call   int // history length; the tool call's position, results follow at call+1, call+2
 		wantFirst string
 	}{
-		{SeedWindow(), 12, 3, "m6"},     // start would be 4, a result
+		{SlidingWindow(), 12, 3, "m6"},     // start would be 4, a result
 		{DefaultWindow(), 20, 7, "m10"}, // block start would be 8, a result
 	}
 	for _, tt := range tests {
@@ -70,10 +70,10 @@ func TestWindowNeverStartsOnToolResult(t *testing.T) {
 }
 
 // In block mode the window's start stays put for most turns, so each prompt begins with the
-// previous prompt's window: that is what lets Ollama reuse its KV cache. The seed's sliding window
+// previous prompt's window: that is what lets Ollama reuse its KV cache. The sliding window
 // moves its start every turn once the history outgrows it.
 func TestBlockWindowKeepsPrefixStable(t *testing.T) {
-	block, sliding := stableShare(DefaultWindow()), stableShare(SeedWindow())
+	block, sliding := stableShare(DefaultWindow()), stableShare(SlidingWindow())
 	t.Logf("turns that extend the previous window over 40 exchanges: block %.0f%%, sliding %.0f%%", block*100, sliding*100)
 	if block < 0.70 || block <= sliding {
 		t.Errorf("block keeps the prefix on %.0f%% of turns (sliding %.0f%%), want >= 70%% and more than sliding", block*100, sliding*100)

@@ -13,7 +13,7 @@ import (
 )
 
 // The benchmarks run on a session of benchPatients patients with benchMessages messages each,
-// the size issue 2 budgets a turn against.
+// the size a turn is budgeted against in BENCHMARKS.md.
 const (
 	benchPatients = 100
 	benchMessages = 1000

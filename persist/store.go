@@ -1,5 +1,5 @@
 // Package persist is ward's bbolt store: sessions, their registry and histories, per-patient
-// documents, and the archives written by a clear. The bucket layout is described in DESIGN.md.
+// documents, and the archives written by a clear. ARCHITECTURE.md shows the bucket layout.
 package persist
 
 import (

@@ -15,7 +15,7 @@ import (
 )
 
 // bigShift fills a store with patients × messages in a few large transactions, the shape the
-// issue's benchmark asks for.
+// BENCHMARKS.md measures.
 func bigShift(b *testing.B, patients, perPatient int) (*persist.Store, Config) {
 	b.Helper()
 	store, err := persist.Open(filepath.Join(b.TempDir(), "ward.db"))
@@ -56,7 +56,7 @@ func bigShift(b *testing.B, patients, perPatient int) (*persist.Store, Config) {
 	return store, cfg
 }
 
-// BenchmarkContextTurn is the "one offline turn": decide, persist and snapshot, with no
+// BenchmarkContextTurn is one offline turn: decide, persist and snapshot, with no
 // agent answering, on a shift of 100 patients × 1,000 messages with durable (fsynced) commits.
 // Half of the inputs switch patient, which adds a registry commit and loads a history.
 func BenchmarkContextTurn(b *testing.B) {

@@ -40,7 +40,7 @@ func dynamicContext(t *testing.T, c CallRecord) string {
 	return msgs[i].Content
 }
 
-// The seed's safety case: a morphine allergy disclosed at T+3 min is in the prompt when morphine
+// The safety case: a morphine allergy disclosed at T+3 min is in the prompt when morphine
 // is ordered at T+15 min, long after the early phase that recalls everything, and the engine
 // stops the order as well.
 func TestMorphineAllergyRecalledWhenMorphineIsOrdered(t *testing.T) {
@@ -86,7 +86,7 @@ func TestMorphineAllergyRecalledWhenMorphineIsOrdered(t *testing.T) {
 	}
 }
 
-// The seed's compound message and smaller ones: the output budget grows with the parts, and a
+// The five-part compound message and smaller ones: the output budget grows with the parts, and a
 // compound message carries a checklist that names every part.
 func TestCompoundMessagesGetBudgetAndChecklist(t *testing.T) {
 	tests := []struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/ward-sim/ward/session/scenario"
 )
 
-// The issue's end-to-end headless test: the asthma patient, through `ward run`'s own output.
+// End to end and headless: the asthma patient, through `ward run`'s own output.
 func TestAsthmaHeadless(t *testing.T) {
 	r := newRig(t)
 	turns := byTurn(runJSON(t, r.s, lines(
@@ -30,7 +30,7 @@ func TestAsthmaHeadless(t *testing.T) {
 	want := map[string]float64{"t": 0, "hr": 128, "rr": 32, "spo2": 88, "sbp": 138, "dbp": 86, "gcs": 15, "news2": 8}
 	for k, v := range want {
 		if base.num(k) != v {
-			t.Errorf("baseline %s = %v, want %v (the seed's patient)", k, base[k], v)
+			t.Errorf("baseline %s = %v, want %v (the reference asthma patient)", k, base[k], v)
 		}
 	}
 	if base["on_oxygen"] != false {
@@ -299,7 +299,7 @@ func TestRestartKeepsSimClockAndEngineState(t *testing.T) {
 }
 
 // After a restart the registry still names the active patient, and the first turn restores it
-// silently (issue 2). A slash command is a turn too: /vitals must not answer "no patient".
+// silently. A slash command is a turn too: /vitals must not answer "no patient".
 func TestSlashCommandsAfterRestartFindTheActivePatient(t *testing.T) {
 	for _, cmd := range []string{"/vitals", "/aar", "/note", "/handoff", "/patients"} {
 		t.Run(cmd, func(t *testing.T) {

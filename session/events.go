@@ -1,7 +1,7 @@
 package session
 
 // Events are what a turn reports, in order. `ward run` writes each one as a JSON line and the TUI
-// receives them as messages, so the field names are the public contract of issue 2 onward.
+// receives them as messages, so the field names are a public contract: scripts and tests read them.
 
 import (
 	"encoding/json"

@@ -31,7 +31,7 @@ const (
 	liveNumCtx       = llm.DefaultNumCtx
 )
 
-// bedsideScript is twenty minutes of an asthma resuscitation, one line a sim minute, so the seed's
+// bedsideScript is twenty minutes of an asthma resuscitation, one line a sim minute, so the sliding
 // window grows from 8 to 10 messages half way. Every line is bedside talk or action that the
 // rules route to the Patient and the rules analyzer settles, so each line is exactly one call of
 // one agent's prompt: no router or analyzer call replaces the patient's prompt in the KV cache.
@@ -116,7 +116,7 @@ func agentsOf(calls []CallRecord) string {
 // offline backend: one Patient call a line, and prompts that split into their sections. What the
 // KV cache cannot cover is a matter of bytes, not timing, so the prompt layout's promise is
 // checked here too: a typical later turn of the block window re-evaluates at most an eighth of
-// its prompt, and less than the seed's sliding window does.
+// its prompt, and less than the sliding window does.
 func TestBedsideScriptStaysMeasurable(t *testing.T) {
 	shares := map[string]float64{}
 	for _, h := range liveHistories() {
@@ -150,11 +150,11 @@ type liveHistory struct {
 
 // liveHistories are ward's two window modes and, for comparison, the whole conversation.
 func liveHistories() []liveHistory {
-	full := memory.SeedWindow()
+	full := memory.SlidingWindow()
 	full.Early, full.Late = 1000, 1000
 	return []liveHistory{
 		{"cache-aware block window", memory.DefaultWindow()},
-		{"seed sliding window", memory.SeedWindow()},
+		{"seed sliding window", memory.SlidingWindow()},
 		{"full history", full},
 	}
 }
@@ -405,7 +405,7 @@ func cacheReport(runs []liveRun, colds []time.Duration, tools bool) string {
 		"gives the last column). ", micros(cold), len(colds), coldList(colds), micros(slices.Min(colds)))
 	b.WriteString("\"Uncached\" is the part of the rendered prompt past its longest common prefix with the previous " +
 		"turn's prompt and reply, which Ollama must evaluate; the tiny model spends one token per byte. " +
-		"Target (issue 4): later turns ≤ 15% of the cold turn per token, block window.\n")
+		"Target: later turns ≤ 15% of the cold turn per token, block window.\n")
 	writeSummary(&b, runs, colds)
 	writeSections(&b, runs)
 	for _, r := range runs {

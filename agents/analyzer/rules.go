@@ -215,7 +215,7 @@ func mentionsPatient(words []string, shape *idShape) bool {
 	return false
 }
 
-// isShort is the seed's heuristic: a brief reply such as "ok" or "yes
+// isShort: a brief reply such as "ok" or "yes
 // proceed" keeps the context.
 func isShort(text string) bool {
 	t := strings.ToLower(strings.TrimSpace(text))

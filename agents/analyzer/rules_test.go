@@ -19,13 +19,13 @@ func TestRulesDecide(t *testing.T) {
 		id      string
 		sure    bool
 	}{
-		// The seed's walkthrough, turn by turn.
+		// The multi-patient walkthrough, turn by turn.
 		{"walkthrough 1", "review patient_4", "", nil, nil, ActionActivateNew, "patient_4", true},
 		{"walkthrough 2", "yes proceed", "patient_4", []string{"patient_4"}, nil, ActionUnchanged, "patient_4", true},
 		{"walkthrough 3", "switch to patient_15", "patient_4", []string{"patient_4"}, nil, ActionActivateNew, "patient_15", true},
 		{"walkthrough 4", "clear patient context", "patient_15", roster, nil, ActionClear, "", true},
 
-		// The seed's reference table.
+		// The reference decision table.
 		{"start review", "start review for patient_4", "", nil, nil, ActionActivateNew, "patient_4", true},
 		{"switch known", "switch to patient_4", "patient_15", roster, nil, ActionSwitchExisting, "patient_4", true},
 		{"bare id known", "patient_4", "patient_15", roster, nil, ActionSwitchExisting, "patient_4", true},

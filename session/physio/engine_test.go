@@ -9,7 +9,7 @@ import (
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// The headless proof of issue 3: the asthma patient's baseline NEWS2 is 8,
+// Headless: the asthma patient's baseline NEWS2 is 8,
 // oxygen raises SpO2 within 3 sim minutes, and the AAR lists the actions
 // with their times.
 func TestAsthmaEndToEnd(t *testing.T) {
@@ -24,7 +24,7 @@ func TestAsthmaEndToEnd(t *testing.T) {
 	}
 	base, after := vitals[0].Reading, vitals[1].Reading
 	if base.NEWS2 != 8 || base.HR != 128 || base.RR != 32 || base.SpO2 != 88 || base.SBP != 138 || base.DBP != 86 || base.AVPU != "A" {
-		t.Fatalf("baseline %+v, want the seed's patient with NEWS2 8", base)
+		t.Fatalf("baseline %+v, want the reference patient with NEWS2 8", base)
 	}
 	if after.T-30 > 180 || after.SpO2 < 94 {
 		t.Fatalf("SpO2 %d at %gs after oxygen at 30s; want ≥ 94 within 3 min", after.SpO2, after.T)

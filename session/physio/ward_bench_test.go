@@ -29,7 +29,7 @@ func BenchmarkWardAdvanceMultiCasualty(b *testing.B) {
 	}
 }
 
-// BenchmarkParseActions parses the seed's five-part message, which every turn's parse resembles.
+// BenchmarkParseActions parses the five-part compound message, which every turn's parse resembles.
 func BenchmarkParseActions(b *testing.B) {
 	const text = "applying oxygen via non-rebreather at 15L/min, checking vitals… What medications? Any allergies? When did this start?"
 	b.ReportAllocs()

@@ -25,7 +25,7 @@ func TestCheckDose(t *testing.T) {
 		fraction float64
 		say      string // a part of what the Pharmacist says
 	}{
-		// the cases
+		// the overdoses and strengths trainees order in play
 		{"adrenaline 50 mg IV outside arrest", order("adrenaline", "IV", "50 mg", 0), adult, DoseStop, RuleSituation, "IV", 0, 1,
 			"STOP — adrenaline IV is for cardiac arrest only; otherwise give it IM, usually 0.5 mg."},
 		{"adrenaline 50 mg IV in arrest", order("adrenaline", "IV", "50 mg", 0), DoseContext{WeightKg: 78, Arrest: true},
