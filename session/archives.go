@@ -54,9 +54,15 @@ func findArchive(entries []ArchiveEntry, ref string) (ArchiveEntry, error) {
 	return ArchiveEntry{}, fmt.Errorf("%q names %d archives — use the number `ward archive list` shows", ref, len(found))
 }
 
-func noSuchArchive(ref string) error {
-	return fmt.Errorf("no archive %q in this shift — `ward archive list` shows them: %w", ref, persist.ErrNotFound)
+// noSuchArchive says what to do when the archive asked for is not there; it matches
+// persist.ErrNotFound.
+type noSuchArchive string
+
+func (ref noSuchArchive) Error() string {
+	return fmt.Sprintf("no archive %q in this shift — `ward archive list` shows them", string(ref))
 }
+
+func (noSuchArchive) Unwrap() error { return persist.ErrNotFound }
 
 // ArchiveList prints the latest shift's archives, one a line: number, time, what it holds.
 func ArchiveList(store *persist.Store, out io.Writer) error {
