@@ -16,7 +16,7 @@ func Run(ctx context.Context, engine Engine, opts Options) error {
 	m := New(engine, opts)
 	m.ctx = ctx
 	themes.Use(m.theme) // before the first frame: never query the terminal's background
-	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
