@@ -59,7 +59,7 @@ func newKeyMap() keyMap {
 		Retry:         bind("ctrl+r", "retry last turn", "ctrl+r"),
 		Inspector:     bind("ctrl+o", "prompt inspector", "ctrl+o"),
 		Palette:       bind("ctrl+k", "commands", "ctrl+k"),
-		Help:          bind("?", "help (empty input)", "?"),
+		Help:          bind("?", "help", "?"),
 		Quit:          bind("ctrl+c", "quit (twice: force)", "ctrl+c"),
 		Fold:          bind("enter", "fold/unfold", "enter", " "),
 		Copy:          bind("c", "copy prompt (OSC 52)", "c"),
