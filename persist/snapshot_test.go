@@ -119,3 +119,26 @@ func TestSnapshotIsReadOnly(t *testing.T) {
 		t.Fatal("a write through a snapshot succeeded")
 	}
 }
+
+// BenchmarkOpenSnapshot opens a snapshot of the benchmark shift (100 patients × 1,000 messages)
+// while a writer holds it, and reads its latest session: what `ward dump` pays before it reads.
+func BenchmarkOpenSnapshot(b *testing.B) {
+	s := benchStore(b)
+	path := s.db.Path()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		snap, err := OpenSnapshot(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := snap.LatestSession(); err != nil {
+			b.Fatal(err)
+		}
+		snap.Close()
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(info.Size())/(1<<20), "MiB")
+}
