@@ -566,7 +566,6 @@ func (m *Model) send() tea.Cmd {
 		return clearPreviewCmd(m.ctx, m.engine, text) // the text stays in the input until the answer
 	}
 	m.input.Sent(text)
-	m.chat.End()
 	name, arg, _ := strings.Cut(text, " ")
 	switch name {
 	case "/inspect":
@@ -577,8 +576,8 @@ func (m *Model) send() tea.Cmd {
 	return m.sendLine(text)
 }
 
-// sendLine starts a turn for a line that is not in the input (a confirmed one), or queues it
-// behind the turn running now.
+// sendLine starts a turn for text, or queues it behind the turn running now: a confirmed line
+// can arrive while the turn that asked is still ending.
 func (m *Model) sendLine(text string) tea.Cmd {
 	if m.turn != nil {
 		m.queued = text

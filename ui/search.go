@@ -122,9 +122,6 @@ func (c *chatPane) AtFirstMatch() bool { return c.search.current <= 0 }
 // EndSearch forgets the query and the highlights; the view stays where the search left it.
 func (c *chatPane) EndSearch() { c.search = chatSearch{current: -1} }
 
-// Searching reports whether a search is open.
-func (c *chatPane) Searching() bool { return c.search.query != "" }
-
 func (c *chatPane) showMatch() {
 	s := &c.search
 	if s.current < 0 {
