@@ -9,10 +9,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ward-sim/ward/agents"
@@ -29,118 +32,218 @@ import (
 	"github.com/ward-sim/ward/ui"
 )
 
-const usage = `ward — clinical simulation on a local LLM
-
-usage:
-  ward [flags]                      open the TUI (resumes the latest shift)
-  ward run [flags]                  headless: one turn per stdin line, one JSON event per stdout line
-  ward dump                         print the latest shift as JSON
-  ward aar [--patient ID] [--format md|json] [--out FILE]
-                                    After Action Review of a patient (default: the active one)
-  ward archive list|show ID|restore ID
-  ward scenarios list|validate FILE
-  ward stats                        entity and agent-team counters of the latest shift
-  ward eval delta|analyzer          conformance of a model (or the offline backend) to ward's formats
-
-flags:
-`
-
-// options are the flags; every command reads the ones it needs.
+// options are the flags; every command reads the ones it declares.
 type options struct {
 	db, backend, model, trace       string
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
 	numCtx, outputBudget            int
 	seed                            int64
-	newSession                      bool
+	newSession, json                bool
 }
 
+// command is one subcommand: its flags, its usage and what it runs. Adding a command is adding
+// one entry to commands.
+type command struct {
+	name    string // "" is ward with no subcommand: the TUI
+	args    string // the synopsis of its arguments, after the flags
+	summary string
+	flags   []string // names in flagDefs
+	run     func(ctx context.Context, c *call) error
+}
+
+// call is one invocation of a command.
+type call struct {
+	cmd            command
+	o              *options
+	args           []string // positional arguments
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// sessionFlags are what a command that runs a shift accepts.
+var sessionFlags = []string{"db", "backend", "model", "new", "shift", "seed", "scenarios", "agents", "trace",
+	"window", "num-ctx", "num-predict"}
+
+var commands = []command{
+	{name: "", summary: "open the TUI (resumes the latest shift)", flags: append([]string{"theme"}, sessionFlags...), run: tui},
+	{name: "run", summary: "headless: one turn per stdin line, one JSON event per stdout line", flags: sessionFlags,
+		run: func(ctx context.Context, c *call) error { return runHeadless(ctx, c.o, c.stdin, c.stdout, c.stderr) }},
+	{name: "dump", summary: "print the latest shift as JSON", flags: []string{"db", "scenarios"}, run: dump},
+	{name: "aar", summary: "After Action Review of a patient (default: the active one)",
+		flags: []string{"db", "scenarios", "patient", "format", "out"}, run: aar},
+	{name: "export", summary: "a patient's chat, or the whole shift's, with times and speakers",
+		flags: []string{"db", "patient", "format", "out"}, run: export},
+	{name: "archive", args: "list | show N | restore N", summary: "the archives a clear made; N is the number list shows",
+		flags: []string{"db"}, run: archive},
+	{name: "scenarios", args: "list | validate FILE", summary: "the scenario library", flags: []string{"scenarios"}, run: scenarios},
+	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: []string{"db", "json"}, run: stats},
+	{name: "eval", args: "delta | analyzer", summary: "conformance of a model (or the offline backend) to ward's formats",
+		flags: []string{"backend", "model", "num-ctx"}, run: evalCommand},
+}
+
+// flagDefs declares every flag once; a command's FlagSet takes the ones it names.
+var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
+	"db": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.db, "db", defaultDBPath(), "database `file` (env WARD_DB)")
+	},
+	"backend": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.backend, "backend", "auto", "which `backend`: auto (Ollama if it answers, else offline), offline or ollama")
+	},
+	"model": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.model, "model", envOr("WARD_MODEL", "llama3.2"), "Ollama `model` (env WARD_MODEL)")
+	},
+	"trace": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.trace, "trace", "", "append one JSON line per LLM call to this `file`")
+	},
+	"scenarios": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.scenarios, "scenarios", "", "`dir`ectory of extra scenario YAML files")
+	},
+	"agents": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.agents, "agents", "", "YAML `file` overriding the built-in agent team")
+	},
+	"shift": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.shift, "shift", "", "start a new shift with this `roster`: quiet-night, busy-ed, multi-casualty or a file")
+	},
+	"theme": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.theme, "theme", "dark", "colour `theme`: dark, light or high-contrast")
+	},
+	"window": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.window, "window", string(memory.WindowBlock), "message `window`: block (cache-aware) or sliding (the last 8, then 10, messages)")
+	},
+	"num-ctx": func(fs *flag.FlagSet, o *options) {
+		fs.IntVar(&o.numCtx, "num-ctx", llm.DefaultNumCtx, "context `size` sent to Ollama; kept constant so the model is never reloaded")
+	},
+	"num-predict": func(fs *flag.FlagSet, o *options) {
+		fs.IntVar(&o.outputBudget, "num-predict", memory.BaseNumPredict, "output budget of a simple turn in `tokens`; compound turns get 1.5× and 2× (lower it on a slow CPU)")
+	},
+	"new": func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.newSession, "new", false, "start a new, empty shift instead of resuming the latest")
+	},
+	"seed": func(fs *flag.FlagSet, o *options) {
+		fs.Int64Var(&o.seed, "seed", 0, "`seed` of a new shift's physiology noise, for reproducible runs (0: from the clock)")
+	},
+	"patient": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.patient, "patient", "", "the patient `ID` (aar: default the active one; export: default every patient)")
+	},
+	"format": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.format, "format", "md", "output `format`: md or json")
+	},
+	"out": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.out, "out", "", "write to this `file` instead of stdout")
+	},
+	"json": func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
+	},
+}
+
+// usageError is a mistake on the command line: one line on stderr and exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
 func main() {
-	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+	err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	var usage usageError
+	switch {
+	case errors.As(err, &usage):
+		fmt.Fprintln(os.Stderr, "ward:", err)
+		os.Exit(2)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "ward:", err)
 		os.Exit(1)
 	}
 }
 
+// run parses a command line, with flags before or after the command's name, and runs it.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cmd := ""
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
+	at, name := commandName(args)
+	if name == "help" {
+		return help(args[at+1:], stdout)
 	}
-	fs, o := flags(stderr)
+	cmd, ok := findCommand(name)
+	if !ok {
+		return usageError{fmt.Sprintf("unknown command %q — see ward --help", name)}
+	}
+	if at >= 0 {
+		args = append(args[:at:at], args[at+1:]...)
+	}
+	fs, o := flagSet(cmd)
 	rest, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil // the usage is printed; asking for it is not a failure
-	}
-	if err != nil {
-		return err
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return printUsage(cmd, stdout)
+	case err != nil:
+		return usageError{fmt.Sprintf("%s — see %s --help", flagError(err), invocation(cmd))}
+	case cmd.name == "" && len(rest) > 0:
+		return usageError{fmt.Sprintf("unknown command %q — see ward --help", rest[0])}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	switch cmd {
-	case "run":
-		return runHeadless(ctx, o, stdin, stdout, stderr)
-	case "dump":
-		return withStore(o, func(st *persist.Store, lib *scenario.Library) error {
-			doc, err := session.Dump(st, lib)
-			if err == nil {
-				err = writeJSON(stdout, doc)
-			}
-			return err
-		})
-	case "aar":
-		return aar(o, stdout)
-	case "archive":
-		return withStore(o, func(st *persist.Store, _ *scenario.Library) error {
-			return session.ArchiveCommand(st, rest, stdout)
-		})
-	case "scenarios":
-		return scenarios(o, rest, stdout)
-	case "stats":
-		return withStore(o, func(st *persist.Store, _ *scenario.Library) error {
-			stats, err := session.Stats(st)
-			if err == nil {
-				err = writeJSON(stdout, stats)
-			}
-			return err
-		})
-	case "eval":
-		return evalCommand(ctx, o, rest, stdout, stderr)
-	case "":
-		return tui(ctx, o)
-	}
-	fs.Usage()
-	return fmt.Errorf("unknown command %q", cmd)
+	return cmd.run(ctx, &call{cmd: cmd, o: o, args: rest, stdin: stdin, stdout: stdout, stderr: stderr})
 }
 
-func flags(stderr io.Writer) (*flag.FlagSet, *options) {
+// commandName finds the first argument that is not a flag or a flag's value, and its index; -1
+// and "" when there is none. A flag's value is recognised by the flag's type, across every
+// command's flags, so `ward --db x.db dump` names dump.
+func commandName(args []string) (int, string) {
+	all, _ := flagSet(command{flags: slices.Collect(maps.Keys(flagDefs))})
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			if i+1 < len(args) {
+				return i + 1, args[i+1]
+			}
+			return -1, ""
+		case len(arg) > 1 && arg[0] == '-':
+			name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+			if f := all.Lookup(name); f != nil && !hasValue && !isBool(f) {
+				i++ // the next argument is this flag's value
+			}
+		default:
+			return i, arg
+		}
+	}
+	return -1, ""
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+func findCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// flagSet declares a command's flags. Errors and usage are printed by run, not by package flag.
+func flagSet(cmd command) (*flag.FlagSet, *options) {
 	o := &options{}
-	fs := flag.NewFlagSet("ward", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.db, "db", defaultDBPath(), "database file (env WARD_DB)")
-	fs.StringVar(&o.backend, "backend", "auto", "auto (Ollama if it answers, else offline), offline or ollama")
-	fs.StringVar(&o.model, "model", envOr("WARD_MODEL", "llama3.2"), "Ollama model (env WARD_MODEL)")
-	fs.StringVar(&o.trace, "trace", "", "append one JSON line per LLM call to this file")
-	fs.StringVar(&o.scenarios, "scenarios", "", "directory of extra scenario YAML files")
-	fs.StringVar(&o.agents, "agents", "", "YAML file overriding the built-in agent team")
-	fs.StringVar(&o.shift, "shift", "", "start a new shift with this roster: quiet-night, busy-ed, multi-casualty or a FILE")
-	fs.StringVar(&o.theme, "theme", "dark", "dark, light or high-contrast")
-	fs.StringVar(&o.window, "window", string(memory.WindowBlock), "message window: block (cache-aware) or sliding (the last 8, then 10, messages)")
-	fs.IntVar(&o.numCtx, "num-ctx", llm.DefaultNumCtx, "context size sent to Ollama; kept constant so the model is never reloaded")
-	fs.IntVar(&o.outputBudget, "num-predict", memory.BaseNumPredict, "output budget of a simple turn; compound turns get 1.5× and 2× (lower it on a slow CPU)")
-	fs.BoolVar(&o.newSession, "new", false, "start a new, empty shift instead of resuming the latest")
-	fs.Int64Var(&o.seed, "seed", 0, "seed of a new shift's physiology noise, for reproducible runs (0: from the clock)")
-	fs.StringVar(&o.patient, "patient", "", "aar: the patient (default: the active one)")
-	fs.StringVar(&o.format, "format", "md", "aar: md or json")
-	fs.StringVar(&o.out, "out", "", "aar: write the review to this file instead of stdout")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
+	fs := flag.NewFlagSet(invocation(cmd), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	for _, name := range cmd.flags {
+		flagDefs[name](fs, o)
 	}
 	return fs, o
 }
 
-// parseInterspersed lets flags follow positional arguments (`ward archive show ID --db x`).
+// flagError rewrites package flag's messages as ward writes flags: --name.
+func flagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + name
+	}
+	return strings.Replace(msg, " -", " --", 1)
+}
+
+// parseInterspersed lets flags follow positional arguments (`ward archive show 3 --db x`).
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
@@ -153,6 +256,65 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+func invocation(cmd command) string {
+	if cmd.name == "" {
+		return "ward"
+	}
+	return "ward " + cmd.name
+}
+
+// help serves `ward help [COMMAND]`.
+func help(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		cmd, _ := findCommand("")
+		return printUsage(cmd, stdout)
+	}
+	cmd, ok := findCommand(args[0])
+	if !ok {
+		return usageError{fmt.Sprintf("unknown command %q — see ward --help", args[0])}
+	}
+	return printUsage(cmd, stdout)
+}
+
+// printUsage prints a command's synopsis and flags; for ward itself, the list of commands too.
+func printUsage(cmd command, w io.Writer) error {
+	synopsis := invocation(cmd) + " [flags]"
+	if cmd.args != "" {
+		synopsis += " " + cmd.args
+	}
+	fmt.Fprintf(w, "usage: %s\n\n%s\n", synopsis, cmd.summary)
+	if cmd.name == "" {
+		fmt.Fprintf(w, "\ncommands (flags go before or after the command; `ward COMMAND --help` for its own):\n")
+		for _, c := range commands[1:] {
+			fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		}
+		fmt.Fprintf(w, "  %-10s %s\n", "help", "help [COMMAND] is the same as COMMAND --help")
+	}
+	fs, _ := flagSet(cmd)
+	var names, usages []string
+	width := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(f)
+		name := "--" + f.Name
+		if kind != "" && !isBool(f) {
+			name += " " + strings.ToUpper(kind)
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		names, usages = append(names, name), append(usages, usage)
+		width = max(width, len(name))
+	})
+	fmt.Fprintf(w, "\nflags:\n")
+	for i, name := range names {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, name, usages[i])
+	}
+	if cmd.name == "" {
+		fmt.Fprintf(w, "\nenvironment: WARD_DB, WARD_MODEL, OLLAMA_HOST, PATIENT_ID_PATTERN, NO_COLOR\n")
+	}
+	return nil
 }
 
 func envOr(name, fallback string) string {
@@ -181,18 +343,15 @@ func library(o *options) (*scenario.Library, error) {
 	return scenario.Load(o.scenarios)
 }
 
-// withStore opens the database and the scenario library for a read-side command.
-func withStore(o *options, fn func(*persist.Store, *scenario.Library) error) error {
-	lib, err := library(o)
-	if err != nil {
-		return err
-	}
-	store, err := persist.Open(o.db)
+// readStore opens a snapshot of the database for a read-only command: it works while another ward
+// holds the file, and it never creates a file or a directory.
+func readStore(o *options, fn func(*persist.Store) error) error {
+	store, err := persist.OpenSnapshot(o.db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	return fn(store, lib)
+	return fn(store)
 }
 
 // openSession opens the store and resumes the latest shift, or starts one; resumed says which.
@@ -305,7 +464,8 @@ func chooseBackend(ctx context.Context, o *options, notices func(string)) (llm.B
 
 // tui opens the terminal UI. With no shift to resume (and no --new or --shift) it offers the
 // built-in shifts in a start dialog.
-func tui(ctx context.Context, o *options) error {
+func tui(ctx context.Context, c *call) error {
+	o := c.o
 	theme, err := themes.New(o.theme, themes.NoColorRequested())
 	if err != nil {
 		return err
@@ -348,41 +508,126 @@ func runHeadless(ctx context.Context, o *options, stdin io.Reader, stdout, stder
 	return s.RunLines(ctx, stdin, stdout)
 }
 
-func aar(o *options, stdout io.Writer) error {
-	if o.format != "md" && o.format != "json" {
-		return fmt.Errorf("--format must be md or json, not %q", o.format)
+func dump(_ context.Context, c *call) error {
+	if err := noArgs(c); err != nil {
+		return err
 	}
-	return withStore(o, func(st *persist.Store, lib *scenario.Library) error {
-		report, err := session.AAR(st, lib, o.patient)
-		if err != nil {
-			return err
+	lib, err := library(c.o)
+	if err != nil {
+		return err
+	}
+	return readStore(c.o, func(st *persist.Store) error {
+		doc, err := session.Dump(st, lib)
+		if err == nil {
+			err = writeJSON(c.stdout, doc)
 		}
-		out := stdout
-		if o.out != "" {
-			f, err := os.Create(o.out)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			out = f
-		}
-		if o.format == "json" {
-			return writeJSON(out, report)
-		}
-		_, err = io.WriteString(out, report.Markdown())
 		return err
 	})
 }
 
-func scenarios(o *options, args []string, stdout io.Writer) error {
+func aar(_ context.Context, c *call) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	lib, err := library(c.o)
+	if err != nil {
+		return err
+	}
+	return readStore(c.o, func(st *persist.Store) error {
+		report, err := session.AAR(st, lib, c.o.patient)
+		if err != nil {
+			return err
+		}
+		return writeOut(c, report, report.Markdown())
+	})
+}
+
+func export(_ context.Context, c *call) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	return readStore(c.o, func(st *persist.Store) error {
+		tr, err := session.Export(st, c.o.patient)
+		if err != nil {
+			return err
+		}
+		return writeOut(c, tr, tr.Markdown())
+	})
+}
+
+// writeOut writes a document as --format asks, to --out or stdout.
+func writeOut(c *call, doc any, markdown string) (err error) {
+	if c.o.format != "md" && c.o.format != "json" {
+		return usageError{fmt.Sprintf("--format must be md or json, not %q", c.o.format)}
+	}
+	out := c.stdout
+	if c.o.out != "" {
+		f, err := os.Create(c.o.out)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		out = f
+	}
+	if c.o.format == "json" {
+		return writeJSON(out, doc)
+	}
+	_, err = io.WriteString(out, markdown)
+	return err
+}
+
+func archive(_ context.Context, c *call) error {
+	args := c.args
 	switch {
 	case len(args) == 1 && args[0] == "list":
-		lib, err := library(o)
+		return readStore(c.o, func(st *persist.Store) error { return session.ArchiveList(st, c.stdout) })
+	case len(args) == 2 && args[0] == "show":
+		return readStore(c.o, func(st *persist.Store) error { return session.ArchiveShow(st, args[1], c.stdout) })
+	case len(args) == 2 && args[0] == "restore":
+		// A restore writes, so it takes the file like any writer; it still never creates one.
+		if _, err := os.Stat(c.o.db); err != nil {
+			return fmt.Errorf("%w at %s (pass --db, or set WARD_DB)", persist.ErrNoDatabase, c.o.db)
+		}
+		store, err := persist.Open(c.o.db)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		return session.ArchiveRestore(store, args[1], c.stdout)
+	}
+	return argsError(c)
+}
+
+func stats(_ context.Context, c *call) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	return readStore(c.o, func(st *persist.Store) error {
+		report, err := session.ReadStats(st)
+		switch {
+		case err != nil:
+			return err
+		case c.o.json:
+			return writeJSON(c.stdout, report)
+		}
+		return report.Table(c.stdout)
+	})
+}
+
+func scenarios(_ context.Context, c *call) error {
+	args := c.args
+	switch {
+	case len(args) == 1 && args[0] == "list":
+		lib, err := library(c.o)
 		if err != nil {
 			return err
 		}
 		for _, sc := range lib.List() {
-			fmt.Fprintf(stdout, "%-28s %s  (%s)\n", sc.ID, sc.Title, sc.Source)
+			fmt.Fprintf(c.stdout, "%-28s %s  (%s)\n", sc.ID, sc.Title, sc.Source)
 		}
 		return nil
 	case len(args) == 2 && args[0] == "validate":
@@ -394,24 +639,25 @@ func scenarios(o *options, args []string, stdout io.Writer) error {
 			for _, err := range errs {
 				var e scenario.Error
 				if errors.As(err, &e) {
-					fmt.Fprintf(stdout, "%s:%d: %s\n", args[1], e.Line, e.Msg)
+					fmt.Fprintf(c.stdout, "%s:%d: %s\n", args[1], e.Line, e.Msg)
 				} else {
-					fmt.Fprintf(stdout, "%s: %v\n", args[1], err)
+					fmt.Fprintf(c.stdout, "%s: %v\n", args[1], err)
 				}
 			}
 			return fmt.Errorf("%s: %d problem(s)", args[1], len(errs))
 		}
-		_, err = fmt.Fprintf(stdout, "%s: ok\n", args[1])
+		_, err = fmt.Fprintf(c.stdout, "%s: ok\n", args[1])
 		return err
 	}
-	return errors.New("usage: ward scenarios list | validate FILE")
+	return argsError(c)
 }
 
-func evalCommand(ctx context.Context, o *options, args []string, stdout, stderr io.Writer) error {
+func evalCommand(ctx context.Context, c *call) error {
+	o, args := c.o, c.args
 	if len(args) != 1 || (args[0] != "delta" && args[0] != "analyzer") {
-		return errors.New("usage: ward eval delta|analyzer [--backend offline|ollama] [--model NAME]")
+		return argsError(c)
 	}
-	backend, _, err := chooseBackend(ctx, o, toStderr(stderr))
+	backend, _, err := chooseBackend(ctx, o, toStderr(c.stderr))
 	if err != nil {
 		return err
 	}
@@ -424,8 +670,22 @@ func evalCommand(ctx context.Context, o *options, args []string, stdout, stderr 
 	default:
 		report = eval.EvalAnalyzer(ctx, analyzer.RulesAnalyzer{})
 	}
-	_, err = fmt.Fprintln(stdout, report.String())
+	_, err = fmt.Fprintln(c.stdout, report.String())
 	return err
+}
+
+// noArgs refuses positional arguments to a command that takes none.
+func noArgs(c *call) error {
+	if len(c.args) == 0 {
+		return nil
+	}
+	return usageError{fmt.Sprintf("unexpected argument %q — see %s --help", c.args[0], invocation(c.cmd))}
+}
+
+// argsError is the one-line usage of a command whose arguments are wrong.
+func argsError(c *call) error {
+	name := invocation(c.cmd)
+	return usageError{fmt.Sprintf("usage: %s %s — see %s --help", name, c.cmd.args, name)}
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -3,9 +3,11 @@
 # Run from the repository root (.ci/run does).
 #
 # Covers: `ward run` writes one JSON event per line and one turn_end per input line; dump, aar
-# --out, archive list|show|restore and stats read the shift; scenarios validate names file:line; --help exits
-# 0 and a bad flag does not; a second ward on the same file is refused in one line naming it; a
-# `ward run` killed with SIGKILL keeps every turn it acknowledged.
+# --out, export, archive list|show|restore (by number) and stats read the shift; scenarios validate
+# names file:line; flags go before or after the command; every command has its own --help; an
+# unknown command or flag is one line and exit status 2; read-only commands never create a file and
+# work while another ward writes, seeing its latest commit, while a second writer is refused in one
+# line naming the file; a `ward run` killed with SIGKILL keeps every turn it acknowledged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,14 +29,18 @@ printf '/admit patient_2 asthma-exacerbation\napplying oxygen 15 L NRB\n/wait 2m
 ward dump --db "$db" | grep -q '"asthma-exacerbation"' || fail "dump lacks the admitted scenario"
 ward aar --db "$db" --out "$tmp/aar.md"
 grep -qi "oxygen" "$tmp/aar.md" || fail "the AAR file does not list the oxygen given"
-ward stats --db "$db" | grep -q '"merges"' || fail "stats lacks the entity counters"
+ward stats --db "$db" >"$tmp/stats.txt"
+grep -q "merges" "$tmp/stats.txt" && ! grep -q "{" "$tmp/stats.txt" || fail "stats is not a table: $(cat "$tmp/stats.txt")"
+ward stats --json --db "$db" | grep -q '"merges"' || fail "stats --json lacks the entity counters"
+ward stats --json --db "$db" | grep -q 'recent_ns' && fail "stats --json shows ring-buffer internals"
+ward export --db "$db" --patient patient_2 --out "$tmp/chat.md"
+grep -q '^\*\*You\*\* · T+' "$tmp/chat.md" && grep -q "applying oxygen" "$tmp/chat.md" || fail "export: $(cat "$tmp/chat.md")"
 echo clear | ward run --db "$db" --backend offline >/dev/null
-ward archive list --db "$db" | grep -q "2 patient(s)" || fail "archive list after a clear"
-archive="$(ward archive list --db "$db" | head -1 | cut -d' ' -f1)"
-ward archive show "$archive" --db "$db" | grep -q '"patient_2"' || fail "archive show lacks the archived patient"
+ward archive list --db "$db" | grep -q "^  1  .* 2 patient(s)" || fail "archive list after a clear: $(ward archive list --db "$db")"
+ward archive show 1 --db "$db" | grep -q '"patient_2"' || fail "archive show 1 lacks the archived patient"
 if ward archive show nope --db "$db" >/dev/null 2>"$tmp/show.err"; then fail "showing a missing archive succeeded"; fi
 grep -q 'no archive "nope" in this shift' "$tmp/show.err" || fail "missing archive: $(cat "$tmp/show.err")"
-ward archive restore "$archive" --db "$db" | grep -q "restored archive" || fail "archive restore"
+ward archive restore 1 --db "$db" | grep -q "restored archive 1" || fail "archive restore 1"
 ward dump --db "$db" | grep -q '"patient_2"' || fail "the restored shift lacks patient_2"
 
 # Errors say what is wrong.
@@ -46,13 +52,49 @@ if ward archive --db "$db" >/dev/null 2>"$tmp/archive.err"; then fail "archive w
 grep -q "usage: ward archive" "$tmp/archive.err" || fail "archive with no subcommand: $(cat "$tmp/archive.err")"
 if ward run --db "$db" --backend gpt </dev/null 2>/dev/null; then fail "an unknown backend was accepted"; fi
 
-# A second ward on the same file: refused at once, in one line naming the file.
+# A conventional command line: flags before or after the command, help per command, one-line
+# usage errors with exit status 2.
+[ "$(ward --db "$db" dump)" = "$(ward dump --db "$db")" ] || fail "a flag before the command changed what dump printed"
+# (Help goes to a file first: grep -q closing the pipe early would fail the pipeline.)
+ward run --help >"$tmp/help.txt"
+grep -q "^usage: ward run \[flags\]" "$tmp/help.txt" || fail "ward run --help is not run's usage"
+grep -q -- "--theme" "$tmp/help.txt" && fail "ward run --help lists the TUI's --theme"
+ward aar --help >"$tmp/help.txt"
+grep -q -- "--patient ID" "$tmp/help.txt" || fail "ward aar --help lacks --patient"
+ward --help >"$tmp/help.txt"
+grep -q "^  archive " "$tmp/help.txt" || fail "ward --help lacks the command list"
+usage_error() { # usage_error WANT ARGS...: exit status 2 and one line on stderr naming WANT
+	local want=$1 code=0
+	shift
+	ward "$@" >/dev/null 2>"$tmp/usage.err" || code=$?
+	[ "$code" -eq 2 ] || fail "ward $*: exit status $code, want 2"
+	[ "$(wc -l <"$tmp/usage.err")" -eq 1 ] && grep -qF -- "$want" "$tmp/usage.err" || fail "ward $*: $(cat "$tmp/usage.err")"
+}
+usage_error 'unknown command "frob" — see ward --help' frob
+usage_error 'unknown command "frob" — see ward --help' --db "$db" frob
+usage_error "unknown flag --frob — see ward dump --help" dump --frob --db "$db"
+usage_error "unknown flag --frob — see ward --help" --frob
+
+# Read-only commands never create a file or a directory: a missing database is an error naming it.
+for cmd in dump aar export stats "archive list"; do
+	# shellcheck disable=SC2086 # $cmd is a command and its subcommand
+	if ward $cmd --db "$tmp/none/x.db" >/dev/null 2>"$tmp/none.err"; then fail "ward $cmd on a missing database succeeded"; fi
+	grep -qF "$tmp/none/x.db" "$tmp/none.err" || fail "ward $cmd on a missing database: $(cat "$tmp/none.err")"
+done
+[ ! -e "$tmp/none" ] || fail "a read-only command created $tmp/none"
+
+# While a ward writes the file, read-only commands read its latest commit; a second writer is
+# refused at once, in one line naming the file.
 mkfifo "$tmp/hold"
-ward run --db "$db" --backend offline <"$tmp/hold" >/dev/null &
+ward run --db "$db" --backend offline <"$tmp/hold" >"$tmp/hold.jsonl" &
 holder=$!
 exec 3>"$tmp/hold"
-sleep 0.5
-if ward dump --db "$db" >/dev/null 2>"$tmp/locked.err"; then fail "a second ward opened a file in use"; fi
+echo "a note written while dump reads" >&3
+until grep -q '"turn_end","input":"a note written while dump reads"' "$tmp/hold.jsonl" 2>/dev/null; do sleep 0.05; done
+ward dump --db "$db" >"$tmp/live.json" || fail "ward dump while ward run holds the database"
+grep -q "a note written while dump reads" "$tmp/live.json" || fail "dump while ward run writes lacks its latest turn"
+ward archive list --db "$db" | grep -q "^  1 " || fail "archive list while ward run holds the database"
+if ward archive restore 1 --db "$db" >/dev/null 2>"$tmp/locked.err"; then fail "a second writer opened a file in use"; fi
 [ "$(wc -l <"$tmp/locked.err")" -eq 1 ] && grep -qF "$db" "$tmp/locked.err" || fail "lock error: $(cat "$tmp/locked.err")"
 exec 3>&-
 wait "$holder"

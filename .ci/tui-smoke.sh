@@ -7,8 +7,14 @@
 #
 # Steps: start `ward --db TMP --backend offline --new` at 120×40; admit
 # patient_1, ask a question, give oxygen, /wait 3m and /vitals; admit patient_2;
-# switch with alt+1/alt+2;
-# resize to 80×24; quit with ctrl+c; check `ward dump` kept the turns.
+# switch with alt+1/alt+2; from the focused roster reorder (alt+o), pick a patient
+# and type /wait (nothing typed is lost); scroll the chat with the mouse wheel and
+# click a roster row (SGR mouse sequences); search the chat; copy a message (OSC 52);
+# `ward dump` while the TUI holds the database; /clear asks first and n keeps
+# everything; /export writes the chat; resize to 80×24 and alt+2 shows patient_2 on
+# the roster strip; quit with ctrl+c; check `ward dump` kept the turns. Then the light
+# theme on a light tmux background paints its own colours, and the start dialog hides
+# the screen behind it and starts the clock with the shift.
 # After every step the pane must show no panic.
 set -euo pipefail
 
@@ -81,6 +87,14 @@ type_line() {
 	tmux send-keys -t "$session" Enter
 }
 
+# Mouse events as a terminal reports them with SGR encoding; columns and rows count from 1.
+mouse_event() { tmux send-keys -t "$session" -l -- "$(printf '\033[<%d;%d;%d%s' "$1" "$2" "$3" "$4")"; }
+click() { mouse_event 0 "$1" "$2" M && mouse_event 0 "$1" "$2" m; }
+wheel_up() { mouse_event 64 "$1" "$2" M; }
+
+# row_of PATTERN: the screen row (from 1) of the first line matching an extended regex.
+row_of() { screen | grep -nE -- "$1" | head -1 | cut -d: -f1; }
+
 # The pane stays open after ward exits, so a crash can still be read.
 tmux new-session -d -s "$session" -x 120 -y 40 \
 	"cd '$tmp' && ./ward --db '$db' --backend offline --new 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
@@ -131,8 +145,72 @@ tmux send-keys -t "$session" M-2
 wait_for "^patient_2 "
 no_panic "alt+2"
 
+# Focus never eats input: with the roster focused, alt+o reorders it, ↓ and enter switch (to
+# patient_1, after patient_2 in ID order), and what is typed next reaches the input.
+tmux send-keys -t "$session" Tab Tab M-o Down Enter
+wait_for "^patient_1 "
+type_line "/wait 1m"
+wait_for "01:00 passed"
+wait_idle
+no_panic "roster focus, then typing"
+
+# The mouse: the wheel over the chat scrolls it, a click on a roster row switches.
+for note in "checking pupils" "checking capillary refill"; do # enough chat to scroll
+	type_line "$note"
+	wait_for "$note"
+	wait_idle
+done
+for _ in 1 2 3 4 5; do wheel_up 60 20; done
+wait_for "chat \(scrolled; end follows\)"
+tmux send-keys -t "$session" End
+y="$(row_of "^ +2 patient_2 ")"
+[ -n "$y" ] || fail "patient_2 is not in the sidebar"
+click 6 "$y"
+wait_for "^patient_2 "
+tmux send-keys -t "$session" M-1
+wait_for "^patient_1 "
+no_panic "mouse"
+
+# Search: incremental, the match counted and shown; esc ends it.
+tmux send-keys -t "$session" C-f
+tmux send-keys -t "$session" -l "feeling"
+wait_for "search: feeling.*1/1"
+tmux send-keys -t "$session" Escape
+wait_for "─ chat "
+no_panic "search"
+
+# Copy the selected message: OSC 52 goes to the terminal (stderr here) and a toast says so.
+tmux send-keys -t "$session" Escape # back to the input (alone: esc then tab would read as alt+tab)
+sleep 0.3
+tmux send-keys -t "$session" Tab Enter
+wait_for "message copied"
+grep -q $'\e]52;c;' "$tmp/stderr" || fail "no OSC 52 sequence written for the copy"
+tmux send-keys -t "$session" Escape
+no_panic "copy"
+
+# Read while the TUI writes: dump sees the latest turns without the TUI quitting.
+live="$("$tmp/ward" dump --db "$db")" || fail "ward dump while the TUI runs failed"
+grep -qF "checking capillary refill" <<<"$live" || fail "ward dump while the TUI runs lacks the latest turn"
+
+# A clear asks first, says how much it archives and how to restore it; n keeps everything.
+type_line "/clear"
+wait_for "Clear the whole shift\?"
+wait_for "ward archive restore 1"
+tmux send-keys -t "$session" -l "n"
+wait_for "nothing was changed"
+header | grep -q "^patient_1 " || fail "answering n still cleared the shift"
+tmux send-keys -t "$session" C-u
+no_panic "clear confirmation"
+
+type_line "/export chat.md"
+wait_for "chat exported to chat.md"
+grep -q "how are you feeling right now?" "$tmp/chat.md" || fail "/export did not write the chat"
+
 tmux resize-window -t "$session" -x 80 -y 24
 wait_for "patient_[12] .*│ .*patient_[12]" # below 100 columns the roster is one line
+tmux send-keys -t "$session" M-2
+wait_for "▸2 patient_2"
+[ "$(row_of "▸2 patient_2")" = 4 ] || fail "the active patient is not on the roster strip"
 no_panic "resize to 80x24"
 
 tmux send-keys -t "$session" C-c
@@ -142,5 +220,30 @@ dump="$("$tmp/ward" dump --db "$db")" || fail "ward dump failed"
 for want in "review patient_1" "how are you feeling right now?" "review patient_2" '"assistant"'; do
 	grep -qF -- "$want" <<<"$dump" || fail "ward dump lacks $want"
 done
+tmux kill-session -t "$session"
+
+# The light theme on a light terminal: it paints its own white background and dark text.
+tmux new-session -d -s "$session" -x 100 -y 30 \
+	"cd '$tmp' && TERM=xterm-256color COLORTERM=truecolor ./ward --db '$tmp/light.db' --backend offline --new --theme light 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
+tmux set -t "$session" window-style "bg=white,fg=black"
+wait_for "review patient_1"
+colours="$(tmux capture-pane -p -e -t "$session")"
+grep -q "48;2;255;255;255" <<<"$colours" || fail "the light theme paints no background"
+grep -q "38;2;31;35;40" <<<"$colours" || fail "the light theme's text is not its dark foreground"
+tmux send-keys -t "$session" C-c
+wait_for "WARD_EXIT=0"
+tmux kill-session -t "$session"
+
+# The start dialog: nothing shows through it, and the chosen shift's clock starts at the choice.
+tmux new-session -d -s "$session" -x 120 -y 40 \
+	"cd '$tmp' && ./ward --db '$tmp/start.db' --backend offline 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
+wait_for "Start a shift"
+screen | grep -q "Type 'review" && fail "the screen behind the start dialog shows through"
+sleep 3 # the dialog stays open a while; the clock must not count it
+tmux send-keys -t "$session" Enter
+wait_for "on the roster"
+header | grep -qE "sim 00:00:0[0-2]" || fail "the clock counted the time the start dialog was open: $(header)"
+tmux send-keys -t "$session" C-c
+wait_for "WARD_EXIT=0"
 
 echo "tui-smoke: ok"

@@ -144,7 +144,9 @@ func (e *Live) translate(ev Event) []Update {
 	case MessageEvent:
 		return e.finished(ev)
 	case ErrorEvent:
-		return []Update{{Kind: UpdateError, Text: ev.Message}}
+		return []Update{{Kind: UpdateError, Text: ev.Message, Code: ev.Code}}
+	case ConfirmEvent:
+		return []Update{{Kind: UpdateConfirm, Text: ev.Question, Line: ev.Line}}
 	case NoteEvent:
 		e.note(ev.Text)
 		return e.changed()
@@ -239,7 +241,8 @@ func (e *Live) Start(_ context.Context, shift string) error {
 	// A failure leaves only an empty shift behind, which the next start would not resume anyway.
 	_ = e.s.DiscardIfUnused()
 	// Patient IDs repeat across shifts, so nothing remembered about the old one's patients carries over.
-	e.s, e.notes, e.chat = s, nil, chatCache{}
+	// The new shift's clock starts now, not when the last one ticked.
+	e.s, e.notes, e.chat, e.lastTick = s, nil, chatCache{}, time.Now()
 	clear(e.seen)
 	clear(e.aliases)
 	s.Restore(func(Event) {})

@@ -113,8 +113,12 @@ const (
 	UpdateChanged
 	// UpdateNotice: Text is a one-line note for the status bar.
 	UpdateNotice
-	// UpdateError: Text says what went wrong and what to do; the turn is over.
+	// UpdateError: Text says what went wrong and what to do; the turn is over. Code is the
+	// error's stable code, so a screen can tell a usage error from one worth retrying.
 	UpdateError
+	// UpdateConfirm: Text is a yes/no question; if the trainee says yes, the screen sends Line
+	// as a new turn. The turn that asked changed nothing.
+	UpdateConfirm
 )
 
 // Update is one thing a screen hears during a turn.
@@ -123,6 +127,8 @@ type Update struct {
 	MessageID string
 	Agent     string
 	Text      string
+	Code      string // UpdateError's code
+	Line      string // UpdateConfirm's line to send on yes
 }
 
 // TurnTrace is everything the inspector shows about one turn.

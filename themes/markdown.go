@@ -13,9 +13,7 @@ import (
 // untouched.
 func markdownStyle(name string, p Palette, noColor bool) ansi.StyleConfig {
 	if noColor {
-		s := styles.NoTTYStyleConfig
-		s.Document = ansi.StyleBlock{Margin: uintPtr(0)}
-		return s
+		return plainStyle()
 	}
 	s := styles.DarkStyleConfig
 	if name == "light" {
@@ -49,3 +47,19 @@ func markdownStyle(name string, p Palette, noColor bool) ansi.StyleConfig {
 func uintPtr(u uint) *uint       { return &u }
 func stringPtr(s string) *string { return &s }
 func boolPtr(b bool) *bool       { return &b }
+
+// plainStyle renders markdown as plain text: glamour's ASCII style keeps the markup characters
+// (*emphasis*, **strong**, `code`, # headings), which read as noise without colour, so they go.
+// Lists keep their bullets and tables their rules: those are layout, not markup.
+func plainStyle() ansi.StyleConfig {
+	s := styles.ASCIIStyleConfig
+	s.Document = ansi.StyleBlock{Margin: uintPtr(0)}
+	s.Emph = ansi.StylePrimitive{}
+	s.Strong = ansi.StylePrimitive{}
+	s.Strikethrough = ansi.StylePrimitive{}
+	s.Code = ansi.StyleBlock{}
+	for _, h := range []*ansi.StyleBlock{&s.H1, &s.H2, &s.H3, &s.H4, &s.H5, &s.H6} {
+		*h = ansi.StyleBlock{}
+	}
+	return s
+}

@@ -27,6 +27,9 @@ type Palette struct {
 	Danger  string // act now; allergies
 	Surface string // bars and badges drawn on the terminal background
 	OnColor string // text drawn on a Warn or Danger background
+	// Screen is the background the whole screen is painted with, or "" to keep the terminal's.
+	// The light theme paints its own, so it reads the same on a light or a dark terminal.
+	Screen string
 }
 
 var palettes = map[string]Palette{
@@ -36,7 +39,7 @@ var palettes = map[string]Palette{
 	},
 	"light": {
 		Fg: "#1F2328", Muted: "#6E7781", Accent: "#0550AE", OK: "#1A7F37",
-		Warn: "#9A6700", Danger: "#CF222E", Surface: "#E6EAEF", OnColor: "#FFFFFF",
+		Warn: "#9A6700", Danger: "#CF222E", Surface: "#E6EAEF", OnColor: "#FFFFFF", Screen: "#FFFFFF",
 	},
 	"high-contrast": {
 		Fg: "#FFFFFF", Muted: "#C8C8C8", Accent: "#00E5FF", OK: "#00FF66",
@@ -69,6 +72,13 @@ type Theme struct {
 
 	Dialog, Selected lipgloss.Style
 	Spark            lipgloss.Style
+
+	// Match marks a search match in the chat; MatchCurrent the one the search is on.
+	Match, MatchCurrent lipgloss.Style
+
+	// Screen paints the whole screen (its foreground and background) when the palette sets one;
+	// it is the zero style otherwise.
+	Screen lipgloss.Style
 
 	Markdown ansi.StyleConfig
 }
@@ -134,6 +144,15 @@ func New(name string, noColor bool) (Theme, error) {
 		t.AllergyBadge = t.AllergyBadge.Reverse(true)
 	}
 	t.Spark = c.fg(p.Accent)
+	t.Match = c.bg(p.Warn).Foreground(c.color(p.OnColor))
+	t.MatchCurrent = c.bg(p.Accent).Foreground(c.color(p.OnColor)).Bold(true)
+	if noColor {
+		t.Match = lipgloss.NewStyle().Underline(true)
+		t.MatchCurrent = lipgloss.NewStyle().Reverse(true)
+	}
+	if p.Screen != "" && !noColor {
+		t.Screen = c.bg(p.Screen).Foreground(c.color(p.Fg))
+	}
 
 	t.Markdown = markdownStyle(name, p, noColor)
 	return t, nil

@@ -83,9 +83,17 @@ func TestNoColorHasNoColourSequences(t *testing.T) {
 				t.Errorf("%s: style %d renders colour with NO_COLOR: %q", name, i, out)
 			}
 		}
-		md := renderMarkdown(t, th, "# Title\n\n**bold** and `code`")
+		md := renderMarkdown(t, th, "# Title\n\n**bold**, *The patient changes*, ~~gone~~ and `code`\n\n- one")
 		if strings.Contains(md, "\x1b") {
 			t.Errorf("%s: markdown has escapes with NO_COLOR: %q", name, md)
+		}
+		for _, markup := range []string{"#", "*", "`", "~~"} {
+			if strings.Contains(md, markup) {
+				t.Errorf("%s: NO_COLOR markdown shows the markup %q: %q", name, markup, md)
+			}
+		}
+		if !strings.Contains(md, "The patient changes") || !strings.Contains(md, "• one") {
+			t.Errorf("%s: NO_COLOR markdown lost its text: %q", name, md)
 		}
 	}
 }
@@ -126,4 +134,23 @@ func renderMarkdown(t *testing.T, th Theme, md string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// The light theme paints its own background and text colour, so it reads the same on a light
+// or a dark terminal; the dark themes keep the terminal's background.
+func TestOnlyTheLightThemePaintsTheScreen(t *testing.T) {
+	for _, name := range Names {
+		th, err := New(name, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		painted := strings.Contains(th.Screen.Render("x"), "48;2;255;255;255")
+		if painted != (name == "light") {
+			t.Errorf("%s: screen painted white = %v", name, painted)
+		}
+		plain, _ := New(name, true)
+		if out := plain.Screen.Render("x"); out != "x" {
+			t.Errorf("%s with NO_COLOR paints the screen: %q", name, out)
+		}
+	}
 }

@@ -130,3 +130,36 @@ func produce(events chan<- session.Update, toks []string, every time.Duration) {
 	}
 	close(events)
 }
+
+// BenchmarkLightFrame is View() of the 120×40 screen in the light theme, which paints its own
+// background under every line: the cost of painting over the dark theme's frame.
+func BenchmarkLightFrame(b *testing.B) {
+	f := newFakeWard()
+	f.histories["patient_1"] = bigHistory("patient_1", 1000)
+	for _, theme := range []string{"dark", "light"} {
+		b.Run(theme, func(b *testing.B) {
+			m := newThemedModel(b, f, theme, 120, 40)
+			_ = m.View()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkSearchKeystroke is one key typed into the search with 1,000 messages held, then the
+// frame: the query "(1" matches 111 of them, each rendered once before the timer starts.
+func BenchmarkSearchKeystroke(b *testing.B) {
+	f := newFakeWard()
+	f.histories["patient_1"] = bigHistory("patient_1", 1000)
+	m := newTestModel(b, f, 120, 40)
+	press(b, m, "ctrl+f")
+	typeText(m, "(1")
+	keys := []tea.KeyMsg{keyMsg("backspace"), keyMsg("1")}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Update(keys[i%len(keys)])
+		_ = m.View()
+	}
+}

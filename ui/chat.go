@@ -29,6 +29,10 @@ type chatPane struct {
 	top     linePos        // first visible line while not following
 	unseen  bool           // something arrived below while not following
 	hint    string         // shown when there is nothing to show
+
+	selected int  // index into history of the selected message; -1 when none
+	showSel  bool // the chat has focus, so the selection is drawn
+	search   chatSearch
 }
 
 type renderKey struct {
@@ -57,17 +61,23 @@ func (p linePos) before(q linePos) bool {
 
 func newChatPane(theme themes.Theme) chatPane {
 	return chatPane{
-		theme:  theme,
-		md:     newMarkdown(theme.Markdown, theme.NoColor),
-		cache:  map[renderKey][]string{},
-		follow: true,
+		theme:    theme,
+		md:       newMarkdown(theme.Markdown, theme.NoColor),
+		cache:    map[renderKey][]string{},
+		follow:   true,
+		selected: -1,
+		search:   chatSearch{current: -1},
 	}
 }
 
 func (c *chatPane) SetSize(width, height int) {
+	resized := width != c.width
 	c.width, c.height = width, height
 	if !c.follow {
 		c.top = c.clamp(c.top)
+	}
+	if resized {
+		c.refind() // lines wrap elsewhere at a new width
 	}
 }
 
@@ -75,12 +85,14 @@ func (c *chatPane) SetSize(width, height int) {
 // otherwise msgs is the same history, possibly grown.
 func (c *chatPane) SetHistory(msgs []session.ChatMessage, newPatient bool) {
 	if newPatient {
-		c.follow, c.top, c.unseen, c.live = true, linePos{}, false, nil
+		c.follow, c.top, c.unseen, c.live, c.selected = true, linePos{}, false, nil, -1
 	} else {
 		c.keepPlace(msgs)
 	}
 	c.history = msgs
+	c.selected = min(c.selected, len(msgs)-1)
 	c.dropFinishedLive()
+	c.refind()
 }
 
 // keepPlace holds the view on the same message when msgs grows: older messages put before the
@@ -91,6 +103,9 @@ func (c *chatPane) keepPlace(msgs []session.ChatMessage) {
 		for i, m := range msgs {
 			if m.ID == first {
 				c.top.item += i
+				if c.selected >= 0 {
+					c.selected += i
+				}
 				break
 			}
 		}
@@ -250,8 +265,16 @@ func (c *chatPane) topLine() linePos {
 	return c.top
 }
 
-func (c *chatPane) ScrollUp(n int) {
-	pos := c.topLine()
+func (c *chatPane) ScrollUp(n int) { c.scrollTo(c.back(c.topLine(), n)) }
+
+func (c *chatPane) ScrollDown(n int) {
+	if !c.follow {
+		c.scrollTo(c.forward(c.top, n))
+	}
+}
+
+// back is the line n lines above pos, or the first line.
+func (c *chatPane) back(pos linePos, n int) linePos {
 	for n > 0 {
 		if pos.line >= n {
 			pos.line -= n
@@ -265,14 +288,11 @@ func (c *chatPane) ScrollUp(n int) {
 		pos.item--
 		pos.line = c.itemHeight(pos.item) - 1
 	}
-	c.scrollTo(pos)
+	return pos
 }
 
-func (c *chatPane) ScrollDown(n int) {
-	if c.follow {
-		return
-	}
-	pos := c.top
+// forward is the line n lines below pos; past the last line it is the position after it.
+func (c *chatPane) forward(pos linePos, n int) linePos {
 	for n > 0 && pos.item < c.count() {
 		h := c.itemHeight(pos.item)
 		if pos.line+n < h {
@@ -282,7 +302,27 @@ func (c *chatPane) ScrollDown(n int) {
 		n -= h - pos.line
 		pos = linePos{pos.item + 1, 0}
 	}
-	c.scrollTo(pos)
+	return pos
+}
+
+// visible reports whether line pos is on screen.
+func (c *chatPane) visible(pos linePos) bool {
+	top := c.topLine()
+	return !pos.before(top) && pos.before(c.forward(top, c.height))
+}
+
+// reveal brings the lines from first to last on screen, showing first when they do not fit.
+func (c *chatPane) reveal(first, last linePos) {
+	switch {
+	case first.before(c.topLine()):
+		c.scrollTo(first)
+	case !c.visible(last):
+		top := c.back(last, c.height-1)
+		if first.before(top) {
+			top = first
+		}
+		c.scrollTo(top)
+	}
 }
 
 func (c *chatPane) PageUp()   { c.ScrollUp(max(c.height-1, 1)) }
@@ -328,11 +368,8 @@ func (c *chatPane) View() string {
 			lines = append(lines, blank)
 		}
 		body := c.body(i)
-		for _, line := range body[max(first-sep, 0):] {
-			if len(lines) == c.height {
-				break
-			}
-			lines = append(lines, line)
+		for l := max(first-sep, 0); l < len(body) && len(lines) < c.height; l++ {
+			lines = append(lines, c.decorate(i, l, body[l]))
 		}
 	}
 	for len(lines) < c.height {
@@ -347,4 +384,55 @@ func (c *chatPane) View() string {
 func (c *chatPane) newMessagesMarker() string {
 	marker := c.theme.NewMessages.Render("new messages ↓ end")
 	return lipgloss.PlaceHorizontal(c.width, lipgloss.Right, marker)
+}
+
+// decorate draws the selection bar on the first line of the selected message, and marks search
+// matches on line l of item i's body.
+func (c *chatPane) decorate(i, l int, line string) string {
+	if c.showSel && i == c.selected && l == 0 {
+		return c.theme.Selected.Render(fit(stripStyles(line), c.width))
+	}
+	return c.search.highlight(c.theme, i, l+c.separator(i), line)
+}
+
+// ItemAt is the message drawn on row y of the pane, or -1 for a blank row.
+func (c *chatPane) ItemAt(y int) int {
+	if y < 0 || y >= c.height {
+		return -1
+	}
+	pos := c.forward(c.topLine(), y)
+	if pos.item >= c.count() || pos.line < c.separator(pos.item) {
+		return -1
+	}
+	return pos.item
+}
+
+// Select moves the selection to message i of the history and brings it on screen.
+func (c *chatPane) Select(i int) {
+	if len(c.history) == 0 {
+		c.selected = -1
+		return
+	}
+	c.selected = min(max(i, 0), len(c.history)-1)
+	c.reveal(linePos{c.selected, 0}, linePos{c.selected, c.itemHeight(c.selected) - 1})
+}
+
+// SelectVisible selects the newest message on screen, unless the selection already is on screen.
+func (c *chatPane) SelectVisible() {
+	if c.selected >= 0 && c.visible(linePos{c.selected, c.separator(c.selected)}) {
+		return
+	}
+	last := c.ItemAt(c.height - 1)
+	for y := c.height - 1; last < 0 && y >= 0; y-- {
+		last = c.ItemAt(y)
+	}
+	c.selected = min(last, len(c.history)-1)
+}
+
+// Selected is the selected message, if there is one.
+func (c *chatPane) Selected() (session.ChatMessage, bool) {
+	if c.selected < 0 || c.selected >= len(c.history) {
+		return session.ChatMessage{}, false
+	}
+	return c.history[c.selected], true
 }

@@ -40,7 +40,12 @@ type (
 		trace session.TurnTrace
 		found bool
 	}
-	noticeMsg notice
+	noticeMsg       notice
+	clearPreviewMsg struct {
+		text    string // the clear as typed, sent if the trainee confirms
+		preview session.ClearPreview
+		err     error
+	}
 )
 
 const (
@@ -141,15 +146,57 @@ func traceCmd(e Engine, back int) tea.Cmd {
 	}
 }
 
-// copyCmd puts text on the clipboard with OSC 52. The payload is base64,
-// so this is the one escape sequence ward writes that carries model text,
-// and it cannot be abused.
-func copyCmd(w io.Writer, text string) tea.Cmd {
+// copyCmd puts text on the clipboard with OSC 52 and says what was copied. The payload is
+// base64, so this is the one escape sequence ward writes that carries model text, and it cannot
+// be abused.
+func copyCmd(w io.Writer, what, text string) tea.Cmd {
+	return func() tea.Msg { return copied(w, what, text) }
+}
+
+func copied(w io.Writer, what, text string) noticeMsg {
+	if _, err := osc52.New(text).WriteTo(w); err != nil {
+		return noticeMsg{text: "copy failed: " + err.Error(), level: noticeError}
+	}
+	return noticeMsg{text: fmt.Sprintf("%s copied (%s) — needs a terminal with OSC 52", what, sizeLabel(len(text)))}
+}
+
+// copyChatCmd copies the whole active conversation, older pages included, as markdown.
+func copyChatCmd(ctx context.Context, e Engine, w io.Writer) tea.Cmd {
 	return func() tea.Msg {
-		if _, err := osc52.New(text).WriteTo(w); err != nil {
-			return noticeMsg{text: "copy failed: " + err.Error(), level: noticeError}
+		c, err := e.Transcript(ctx)
+		if err != nil {
+			return noticeMsg{text: "could not read the chat: " + err.Error(), level: noticeError}
 		}
-		return noticeMsg{text: fmt.Sprintf("prompt copied (%s) — needs a terminal with OSC 52", sizeLabel(len(text)))}
+		return copied(w, fmt.Sprintf("chat as markdown, %d message%s,", len(c.Messages), plural(len(c.Messages))), c.Markdown())
+	}
+}
+
+// exportCmd writes the whole active conversation as markdown to file, or to a file named after
+// the patient and the time in dir.
+func exportCmd(ctx context.Context, e Engine, dir, file string) tea.Cmd {
+	return func() tea.Msg {
+		c, err := e.Transcript(ctx)
+		if err != nil {
+			return noticeMsg{text: "could not read the chat: " + err.Error(), level: noticeError}
+		}
+		if file == "" {
+			who := c.PatientID
+			if who == "" {
+				who = "shift"
+			}
+			file = filepath.Join(dir, fmt.Sprintf("ward-%s-%s.md", who, time.Now().Format("20060102-150405")))
+		}
+		if err := os.WriteFile(file, []byte(c.Markdown()), 0o644); err != nil {
+			return noticeMsg{text: "could not export the chat: " + err.Error(), level: noticeError}
+		}
+		return noticeMsg{text: fmt.Sprintf("chat exported to %s (%d message%s)", file, len(c.Messages), plural(len(c.Messages)))}
+	}
+}
+
+func clearPreviewCmd(ctx context.Context, e Engine, text string) tea.Cmd {
+	return func() tea.Msg {
+		p, err := e.ClearPreview(ctx)
+		return clearPreviewMsg{text: text, preview: p, err: err}
 	}
 }
 

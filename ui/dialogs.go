@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -23,21 +24,26 @@ type Shift struct {
 	Summary string // e.g. "2 patients"
 }
 
-// helpView is the `?` overlay, generated from the key bindings, in two
-// balanced columns when they fit. It tightens its spacing, then cuts, to
-// stay within height.
-func helpView(t themes.Theme, keys keyMap, width, height int) string {
-	footer := t.Muted.Render("esc or ? closes")
+// helpView is the `?` overlay, generated from the key bindings, in two balanced columns when
+// they fit. It tightens its spacing to stay within height; when it still does not fit, it shows
+// the lines from offset on and scrolls. It returns the largest useful offset.
+func helpView(t themes.Theme, keys keyMap, width, height, offset int) (view string, maxOffset int) {
+	mouse := t.Title.Render("Mouse") + "\n" + t.Text.Render(wrap(strings.Join(mouseHelp, " "), min(width-4, 64)))
 	var body string
 	for _, gap := range []string{"\n\n", "\n"} {
-		body = helpColumns(t, keys, width-4, gap) + gap + footer
-		if lipgloss.Height(body)+2 <= height { // 2: the border
-			return t.Dialog.Render(body)
+		body = helpColumns(t, keys, width-4, gap) + gap + mouse
+		if lipgloss.Height(body)+4 <= height { // the border, a gap and the footer
+			return t.Dialog.Render(body + gap + t.Muted.Render("esc or ? closes")), 0
 		}
 	}
 	lines := strings.Split(body, "\n")
-	lines = append(lines[:max(height-4, 1)], t.Muted.Render("… enlarge the terminal to see every key"), footer)
-	return t.Dialog.Render(strings.Join(lines, "\n"))
+	room := max(height-3, 1) // the border and the footer
+	maxOffset = max(len(lines)-room, 0)
+	offset = min(max(offset, 0), maxOffset)
+	footer := fmt.Sprintf("↑/↓ scroll (%d–%d of %d) · esc or ? closes", offset+1, min(offset+room, len(lines)), len(lines))
+	// Every line at the width of the widest, so the box keeps its size as it scrolls.
+	shown := fitLines(lines[offset:min(offset+room, len(lines))], lipgloss.Width(body), room)
+	return t.Dialog.Render(shown + "\n" + t.Muted.Render(footer)), maxOffset
 }
 
 func helpColumns(t themes.Theme, keys keyMap, width int, gap string) string {
@@ -92,6 +98,11 @@ func (p *palette) matches() []Command {
 	return out
 }
 
+// Move moves the cursor delta commands, within the matches.
+func (p *palette) Move(delta int) {
+	p.cursor = min(max(p.cursor+delta, 0), max(len(p.matches())-1, 0))
+}
+
 // Update returns the chosen command, or done when the palette should close.
 func (p *palette) Update(msg tea.KeyMsg) (chosen *Command, done bool) {
 	matches := p.matches()
@@ -104,9 +115,9 @@ func (p *palette) Update(msg tea.KeyMsg) (chosen *Command, done bool) {
 		}
 		return nil, true
 	case key.Matches(msg, p.keys.Up):
-		p.cursor = max(p.cursor-1, 0)
+		p.Move(-1)
 	case key.Matches(msg, p.keys.Down):
-		p.cursor = min(p.cursor+1, max(len(matches)-1, 0))
+		p.Move(1)
 	case msg.Type == tea.KeyBackspace:
 		if p.filter != "" {
 			p.filter = string([]rune(p.filter)[:len([]rune(p.filter))-1])
@@ -119,25 +130,48 @@ func (p *palette) Update(msg tea.KeyMsg) (chosen *Command, done bool) {
 	return nil, false
 }
 
+// View lists the matches, each name beside its summary; a summary too long for the line wraps
+// under itself rather than being cut.
 func (p *palette) View(width, height int) string {
 	t := p.theme
-	inner := min(width-6, 64)
+	inner := min(width-6, 96)
+	const nameWidth = 22
 	lines := []string{t.Title.Render("Commands") + "  " + t.Text.Render("› "+p.filter) + t.Accent.Render("▏")}
 	matches := p.matches()
-	shown := max(height-6, 1)
-	first := max(p.cursor-shown+1, 0)
-	for i := first; i < len(matches) && i < first+shown; i++ {
-		c := matches[i]
+	room := max(height-6, 1)
+	rows := make([][]string, len(matches))
+	for i, c := range matches {
 		name := c.Name
 		if c.Args != "" {
 			name += " " + c.Args
 		}
-		row := fit(sanitize(name), 22) + " " + sanitize(c.Summary)
-		if i == p.cursor {
-			lines = append(lines, t.Selected.Render(fit(row, inner)))
-		} else {
-			lines = append(lines, t.Text.Render(truncate(row, inner)))
+		summary := strings.Split(wrap(sanitize(c.Summary), max(inner-nameWidth-1, 10)), "\n")
+		for j, l := range summary {
+			label := ""
+			if j == 0 {
+				label = sanitize(name)
+			}
+			rows[i] = append(rows[i], fit(label, nameWidth)+" "+l)
 		}
+	}
+	// The first entry drawn: back from the cursor while whole entries still fit above it.
+	first := 0
+	if len(rows) > 0 {
+		first = p.cursor
+		for used := len(rows[first]); first > 0 && used+len(rows[first-1]) <= room; first-- {
+			used += len(rows[first-1])
+		}
+	}
+	used := 0
+	for i := first; i < len(rows) && used+len(rows[i]) <= room; i++ {
+		for _, row := range rows[i] {
+			if i == p.cursor {
+				lines = append(lines, t.Selected.Render(fit(row, inner)))
+			} else {
+				lines = append(lines, t.Text.Render(fit(row, inner)))
+			}
+		}
+		used += len(rows[i])
 	}
 	if len(matches) == 0 {
 		lines = append(lines, t.Muted.Render("no command matches"))
@@ -161,36 +195,68 @@ func (d *startDialog) choices() []Shift {
 
 // Update returns the chosen shift once the user picks one.
 func (d *startDialog) Update(msg tea.KeyMsg) (chosen *Shift) {
-	choices := d.choices()
 	switch {
 	case key.Matches(msg, d.keys.Up):
-		d.cursor = max(d.cursor-1, 0)
+		d.Move(-1)
 	case key.Matches(msg, d.keys.Down):
-		d.cursor = min(d.cursor+1, len(choices)-1)
+		d.Move(1)
 	case key.Matches(msg, d.keys.Choose):
-		return &choices[d.cursor]
+		return &d.choices()[d.cursor]
 	}
 	return nil
 }
 
+// Move moves the cursor delta choices.
+func (d *startDialog) Move(delta int) {
+	d.cursor = min(max(d.cursor+delta, 0), len(d.choices())-1)
+}
+
+// View sizes the dialog to its longest choice, up to the screen, so no title is cut while there
+// is room for it.
 func (d *startDialog) View(width int) string {
 	t := d.theme
-	inner := min(width-6, 60)
-	lines := []string{t.Title.Render("Start a shift"), ""}
+	footer := "↑/↓ choose · enter starts · ctrl+c quits"
 	choices := d.choices()
-	summaryWidth := 0
+	titleWidth, summaryWidth := 0, 0
 	for _, s := range choices {
+		titleWidth = max(titleWidth, lipgloss.Width(sanitize(s.Title)))
 		summaryWidth = max(summaryWidth, lipgloss.Width(sanitize(s.Summary)))
 	}
-	titleWidth := max(inner-summaryWidth-1, 12) // titles get what the summaries leave
+	inner := min(max(titleWidth+2+summaryWidth, lipgloss.Width(footer)), width-6)
+	titleWidth = max(inner-summaryWidth-2, 12) // a title gets what the summaries leave
+	lines := []string{t.Title.Render("Start a shift"), ""}
 	for i, s := range choices {
-		row := fit(sanitize(s.Title), titleWidth) + " " + sanitize(s.Summary)
+		row := fit(sanitize(s.Title), titleWidth) + "  " + sanitize(s.Summary)
 		if i == d.cursor {
 			lines = append(lines, t.Selected.Render(fit(row, inner)))
 		} else {
-			lines = append(lines, t.Text.Render(truncate(row, inner)))
+			lines = append(lines, t.Text.Render(fit(row, inner)))
 		}
 	}
-	lines = append(lines, "", t.Muted.Render("↑/↓ choose · enter starts · ctrl+c quits"))
+	lines = append(lines, "", t.Muted.Render(truncate(footer, inner)))
+	return t.Dialog.Width(inner + 4).Render(strings.Join(lines, "\n"))
+}
+
+// confirmDialog asks a yes/no question before something that cannot be undone.
+type confirmDialog struct {
+	theme    themes.Theme
+	title    string
+	body     []string // paragraphs
+	yesLabel string
+	onYes    func() tea.Cmd
+}
+
+func (c *confirmDialog) View(width int) string {
+	t := c.theme
+	inner := min(width-8, 70)
+	lines := []string{t.Warn.Bold(true).Render(c.title), ""}
+	for _, p := range c.body {
+		for _, l := range strings.Split(wrap(sanitize(p), inner), "\n") {
+			lines = append(lines, t.Text.Render(l))
+		}
+		lines = append(lines, "")
+	}
+	lines = append(lines, t.Accent.Render("y")+t.Muted.Render(" or enter: "+c.yesLabel+" · ")+
+		t.Accent.Render("n")+t.Muted.Render(" or esc: keep everything as it is"))
 	return t.Dialog.Width(inner + 4).Render(strings.Join(lines, "\n"))
 }

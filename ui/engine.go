@@ -36,6 +36,13 @@ type Engine interface {
 	// for an empty roster.
 	Start(ctx context.Context, shift string) error
 
+	// ClearPreview says what a clear would archive now, for the question asked before it.
+	ClearPreview(ctx context.Context) (session.ClearPreview, error)
+
+	// Transcript is the whole active conversation, however much of it the snapshot holds, for
+	// copying and /export.
+	Transcript(ctx context.Context) (session.Conversation, error)
+
 	// Trace returns what the inspector shows for one turn: back 0 is the
 	// latest turn, 1 the one before, and so on. ok is false past either end.
 	Trace(back int) (trace session.TurnTrace, ok bool)

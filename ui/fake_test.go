@@ -32,8 +32,13 @@ type fakeEngine struct {
 
 	// reply is what a turn streams, token by token; "" streams nothing.
 	reply string
-	// replyErr, when set, ends every turn with this error instead.
-	replyErr string
+	// replyErr, when set, ends every turn with this error instead, under replyCode (LLM_EMPTY
+	// when empty).
+	replyErr, replyCode string
+	// ask, when its Kind is UpdateConfirm, is what a turn answers instead of a reply.
+	ask session.Update
+	// archives counts the clears, for the archive number ClearPreview gives.
+	archives int
 	// page, when set, is how many messages a snapshot shows at first; LoadOlder adds as many.
 	page  int
 	shown int
@@ -132,6 +137,33 @@ func (f *fakeEngine) LoadOlder(context.Context) error {
 	return nil
 }
 
+func (f *fakeEngine) ClearPreview(context.Context) (session.ClearPreview, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := session.ClearPreview{Patients: len(f.roster), Archive: f.archives + 1}
+	for _, h := range f.histories {
+		p.Messages += len(h)
+	}
+	return p, nil
+}
+
+// Transcript is the active history with a fixed time per message, as the session's would be.
+func (f *fakeEngine) Transcript(context.Context) (session.Conversation, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := session.Conversation{PatientID: f.active, Name: f.patients[f.active].Name}
+	at := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	for i, m := range f.histories[f.active] {
+		speaker := m.Agent
+		if m.Role == "user" {
+			speaker = "You"
+		}
+		c.Messages = append(c.Messages, session.TranscriptMessage{At: at.Add(time.Duration(i) * time.Minute),
+			Sim: fmt.Sprintf("T+%02d:00", i), Speaker: speaker, Role: m.Role, Text: m.Content})
+	}
+	return c, nil
+}
+
 func (f *fakeEngine) Start(_ context.Context, shift string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -173,7 +205,7 @@ func (f *fakeEngine) turn(ctx context.Context, text string) <-chan session.Updat
 		if text != "" {
 			f.appendLocked(session.ChatMessage{ID: id + "u", Role: "user", Content: text})
 		}
-		reply, replyErr, gate := f.reply, f.replyErr, f.gate
+		reply, replyErr, replyCode, ask, gate := f.reply, f.replyErr, f.replyCode, f.ask, f.gate
 		f.mu.Unlock()
 		if !send(ctx, events, session.Update{Kind: session.UpdateChanged}) {
 			return
@@ -185,8 +217,15 @@ func (f *fakeEngine) turn(ctx context.Context, text string) <-chan session.Updat
 				return
 			}
 		}
+		if replyCode == "" {
+			replyCode = "LLM_EMPTY"
+		}
 		if replyErr != "" {
-			send(ctx, events, session.Update{Kind: session.UpdateError, Text: replyErr})
+			send(ctx, events, session.Update{Kind: session.UpdateError, Text: replyErr, Code: replyCode})
+			return
+		}
+		if ask.Kind == session.UpdateConfirm {
+			send(ctx, events, ask)
 			return
 		}
 		var sent strings.Builder

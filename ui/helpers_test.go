@@ -91,7 +91,7 @@ var specialKeys = map[string]tea.KeyType{
 	"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
 	"backspace": tea.KeyBackspace, "space": tea.KeySpace,
 	"ctrl+c": tea.KeyCtrlC, "ctrl+j": tea.KeyCtrlJ, "ctrl+k": tea.KeyCtrlK, "ctrl+n": tea.KeyCtrlN,
-	"ctrl+o": tea.KeyCtrlO, "ctrl+p": tea.KeyCtrlP, "ctrl+r": tea.KeyCtrlR,
+	"ctrl+o": tea.KeyCtrlO, "ctrl+p": tea.KeyCtrlP, "ctrl+r": tea.KeyCtrlR, "ctrl+f": tea.KeyCtrlF, "ctrl+y": tea.KeyCtrlY,
 }
 
 func keyMsg(k string) tea.KeyMsg {

@@ -109,11 +109,16 @@ func (in *inspector) Update(msg tea.KeyMsg) inspectorAction {
 	case key.Matches(msg, k.Down):
 		in.moveCursor(1)
 	case key.Matches(msg, k.PageUp):
-		in.offset = max(in.offset-in.bodyHeight()+1, 0)
+		in.Scroll(1 - in.bodyHeight())
 	case key.Matches(msg, k.PageDown):
-		in.offset = min(in.offset+in.bodyHeight()-1, max(len(in.lines)-in.bodyHeight(), 0))
+		in.Scroll(in.bodyHeight() - 1)
 	}
 	return inspectNothing
+}
+
+// Scroll moves the view delta lines, keeping it within the trace.
+func (in *inspector) Scroll(delta int) {
+	in.offset = min(max(in.offset+delta, 0), max(len(in.lines)-in.bodyHeight(), 0))
 }
 
 func (in *inspector) moveCursor(delta int) {

@@ -24,15 +24,17 @@ type layout struct {
 	vitalsHeight int
 	chatHeight   int
 	inputHeight  int
+	statusHeight int
 }
 
-func computeLayout(width, height, headerHeight int) layout {
+func computeLayout(width, height, headerHeight, statusHeight int) layout {
 	l := layout{tooSmall: width < minWidth || height < minHeight, collapsed: width < collapseBelow}
 	l.inputHeight = 3 // rule + two lines
 	if height >= 30 {
 		l.inputHeight = 4
 	}
-	l.bodyHeight = max(height-headerHeight-l.inputHeight-1, 0) // 1: status bar
+	l.statusHeight = statusHeight
+	l.bodyHeight = max(height-headerHeight-l.inputHeight-statusHeight, 0)
 	l.vitalsHeight = 1
 	if l.bodyHeight >= 24 {
 		l.vitalsHeight = 2
@@ -59,27 +61,37 @@ func (m *Model) relayout() {
 	}
 	m.header.SetSize(m.width)
 	m.header.Render(m.state)
-	m.lay = computeLayout(m.width, m.height, m.header.Height())
+	m.status.SetSize(m.width)
+	m.lay = computeLayout(m.width, m.height, m.header.Height(), m.status.Height(m.notice, m.hints()))
 	l := m.lay
-	rosterWidth := m.width
-	if !l.collapsed {
-		rosterWidth = sidebarWidth - 4 // margin, roster, gap, bar, gutter
-	}
-	m.roster.SetSize(rosterWidth, l.rosterHeight, l.collapsed)
+	m.roster.SetSize(m.rosterWidth(), l.rosterHeight, l.collapsed)
 	m.vitals.SetSize(l.mainWidth, l.vitalsHeight)
 	m.vitals.Render(m.state)
 	m.chat.SetSize(l.mainWidth, l.chatHeight)
 	m.input.SetSize(m.width, l.inputHeight)
-	m.status.SetSize(m.width)
 	m.inspector.SetSize(m.width-4, m.dialogHeight()+1) // its box is one line shorter than its size
 }
 
-func (m *Model) View() string {
-	if m.width == 0 {
-		return ""
+func (m *Model) rosterWidth() int {
+	if m.lay.collapsed {
+		return m.width
 	}
-	if m.lay.tooSmall {
+	return sidebarWidth - 4 // margin, roster, gap, bar, gutter
+}
+
+func (m *Model) View() string {
+	return paint(m.frame(), m.theme.Screen)
+}
+
+func (m *Model) frame() string {
+	switch {
+	case m.width == 0:
+		return ""
+	case m.lay.tooSmall:
 		return m.tooSmallView()
+	case m.overlay == overlayStart:
+		// Nothing behind the start dialog means anything yet: it is drawn on an empty screen.
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.start.View(m.width))
 	}
 	// Every pane draws exactly its width, so the screen is joined without
 	// measuring lines again: that measuring was most of a frame's cost.
@@ -88,19 +100,20 @@ func (m *Model) View() string {
 	top, height := m.header.Height(), m.dialogHeight()
 	switch m.overlay {
 	case overlayHelp:
-		screen = overlay(screen, helpView(m.theme, m.keys, m.width-4, height), m.width, top, height)
+		help, _ := helpView(m.theme, m.keys, m.width-4, height, m.helpOffset)
+		screen = overlay(screen, help, m.width, top, height)
+	case overlayConfirm:
+		screen = overlay(screen, m.confirm.View(m.width), m.width, top, height)
 	case overlayPalette:
 		screen = overlay(screen, m.palette.View(m.width, height), m.width, top, height)
 	case overlayInspector:
 		screen = overlay(screen, m.inspector.View(), m.width, top, height)
-	case overlayStart:
-		screen = overlay(screen, m.start.View(m.width), m.width, top, height)
 	}
 	return screen
 }
 
 // dialogHeight is the room between the header and the status bar.
-func (m *Model) dialogHeight() int { return m.height - m.header.Height() - 1 }
+func (m *Model) dialogHeight() int { return m.height - m.header.Height() - m.lay.statusHeight }
 
 func (m *Model) bodyView() string {
 	main := strings.Join([]string{m.vitals.View(), m.chatRule(), m.chat.View()}, "\n")
@@ -127,6 +140,9 @@ func (m *Model) bodyView() string {
 }
 
 func (m *Model) chatRule() string {
+	if m.searching {
+		return m.searchBar()
+	}
 	style := m.theme.Muted
 	if m.focus == focusChat {
 		style = m.theme.Accent
@@ -136,6 +152,24 @@ func (m *Model) chatRule() string {
 		label = "─ chat (scrolled; end follows) "
 	}
 	return style.Render(label + strings.Repeat("─", max(m.lay.mainWidth-lipgloss.Width(label), 0)))
+}
+
+// searchBar takes the chat rule's place while a search is open: the query, where it is, and
+// the keys.
+func (m *Model) searchBar() string {
+	t := m.theme
+	status := m.chat.search.Status()
+	if status != "" {
+		status = "  " + status
+	}
+	left := t.Accent.Render("─ search: ") + t.Text.Render(sanitize(m.chat.search.query)) + t.Accent.Render("▏") +
+		t.Muted.Render(status)
+	right := t.Muted.Render(" ↑ older · ↓ newer · esc ends ─")
+	room := m.lay.mainWidth - lipgloss.Width(right)
+	if lipgloss.Width(left) > room {
+		return fit(left, m.lay.mainWidth)
+	}
+	return left + t.Accent.Render(strings.Repeat("─", max(room-lipgloss.Width(left), 0))) + right
 }
 
 func (m *Model) tooSmallView() string {
@@ -153,8 +187,12 @@ func (m *Model) tooSmallView() string {
 func (m *Model) hints() []key.Binding {
 	k := m.keys
 	switch {
+	case m.overlay == overlayConfirm:
+		return []key.Binding{k.Yes, k.No}
 	case m.overlay != overlayNone:
 		return []key.Binding{k.Close}
+	case m.searching:
+		return []key.Binding{k.SearchPrev, k.SearchNext, k.Close}
 	case m.turn != nil:
 		return []key.Binding{k.Cancel, k.Quit}
 	case m.lastErr:
@@ -162,9 +200,9 @@ func (m *Model) hints() []key.Binding {
 	}
 	switch m.focus {
 	case focusChat:
-		return []key.Binding{k.Scroll, k.PageUp, k.End, k.Focus, k.Help}
+		return []key.Binding{k.SelectMessage, k.CopyMessage, k.CopyChat, k.Search, k.Focus}
 	case focusRoster:
-		return []key.Binding{k.RosterSwitch, k.RosterOrder, k.Patient, k.Focus, k.Help}
+		return []key.Binding{k.RosterSwitch, k.RosterOrder, k.Patient, k.Focus}
 	}
-	return []key.Binding{k.Send, k.Newline, k.Patient, k.Palette, k.Help}
+	return []key.Binding{k.Send, k.Patient, k.Search, k.Palette, k.Help}
 }

@@ -15,6 +15,7 @@ func TestViewFillsTerminalExactly(t *testing.T) {
 	sizes := [][2]int{{120, 40}, {200, 60}, {100, 30}, {99, 30}, {80, 24}, {60, 16}, {59, 16}, {60, 15}, {20, 5}}
 	overlays := map[string][]string{
 		"main": nil, "help": {"?"}, "palette": {"ctrl+k"}, "inspector": {"ctrl+o"},
+		"search": {"ctrl+f", "i"}, "confirm": {"/clear", "enter"}, "chat focus": {"tab", "up"},
 	}
 	for _, sz := range sizes {
 		for name, keys := range overlays {

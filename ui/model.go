@@ -40,6 +40,7 @@ const (
 	overlayPalette
 	overlayInspector
 	overlayStart
+	overlayConfirm
 )
 
 // turn is the generation in progress. The model keeps reading its channel
@@ -73,13 +74,23 @@ type Model struct {
 	palette   palette
 	inspector inspector
 	start     startDialog
+	confirm   confirmDialog
 
-	focus    focusArea
-	overlay  overlayKind
-	turn     *turn
-	quitting bool // ctrl+c was pressed while generating
-	notice   notice
-	lastErr  bool // the last turn failed: hint at ctrl+r
+	focus      focusArea
+	overlay    overlayKind
+	searching  bool // the chat rule is the search bar and typing goes to the query
+	helpOffset int  // first line of the help overlay, when it scrolls
+	turn       *turn
+	queued     string // a line to send once the turn running now ends (a confirmed admission)
+	quitting   bool   // ctrl+c was pressed while generating
+	notice     notice
+	lastErr    bool // the last turn failed in a way worth retrying: hint at ctrl+r
+}
+
+// screenCommands are the slash commands the screen answers itself, listed in the palette
+// after the session's.
+var screenCommands = []Command{
+	{Name: "/export", Args: "[FILE]", Summary: "write this chat as markdown, with times and speakers, to FILE or ward-<patient>-<time>.md"},
 }
 
 // New builds the model. It does not touch the engine: the first snapshot
@@ -105,7 +116,7 @@ func New(engine Engine, opts Options) *Model {
 		chat:      newChatPane(t),
 		input:     newInputPane(t),
 		status:    newStatusPane(t),
-		palette:   palette{theme: t, keys: keys, commands: opts.Commands},
+		palette:   palette{theme: t, keys: keys, commands: append(opts.Commands[:len(opts.Commands):len(opts.Commands)], screenCommands...)},
 		inspector: inspector{theme: t, keys: keys},
 		start:     startDialog{theme: t, keys: keys, shifts: opts.StartShifts},
 	}
@@ -125,46 +136,59 @@ func (m *Model) Init() tea.Cmd {
 }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	// A notice or hint that no longer fits on the status line takes lines from the chat.
+	if m.width > 0 && m.status.Height(m.notice, m.hints()) != m.lay.statusHeight {
+		m.relayout()
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.relayout()
-		return m, nil
+		return nil
 	case tea.KeyMsg:
-		return m, m.handleKey(msg)
+		return m.handleKey(msg)
+	case tea.MouseMsg:
+		return m.handleMouse(msg)
 	case snapshotMsg:
 		m.applyState(msg.state)
 		if msg.periodic {
-			return m, refreshLater(m.engine)
+			return refreshLater(m.engine)
 		}
-		return m, nil
+		return nil
 	case turnStartedMsg:
 		m.turn.events = msg.events
-		return m, readStream(m.engine, msg.events, streamWindow)
+		return readStream(m.engine, msg.events, streamWindow)
 	case streamMsg:
-		return m, m.handleStream(msg)
+		return m.handleStream(msg)
 	case switchedMsg:
 		if msg.err != nil {
 			m.notice = notice{text: msg.err.Error(), level: noticeError}
 		}
 		m.applyState(msg.state)
-		return m, nil
+		return nil
 	case startedMsg:
 		if msg.err != nil {
 			m.notice = notice{text: msg.err.Error(), level: noticeError}
-			return m, nil
+			return nil
 		}
 		m.overlay = overlayNone
 		m.applyState(msg.state)
-		return m, nil
+		return nil
+	case clearPreviewMsg:
+		return m.confirmClear(msg)
 	case traceMsg:
 		m.inspector.SetTrace(msg.back, msg.trace, msg.found)
-		return m, nil
+		return nil
 	case noticeMsg:
 		m.notice = notice(msg)
-		return m, nil
+		return nil
 	}
-	return m, nil
+	return nil
 }
 
 // applyState shows a new snapshot in every pane.
@@ -201,8 +225,9 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 		case session.UpdateNotice:
 			m.notice = notice{text: ev.Text, level: noticeWarn}
 		case session.UpdateError:
-			m.notice = notice{text: ev.Text + " — ctrl+r retries", level: noticeError}
-			m.lastErr = true
+			m.showError(ev)
+		case session.UpdateConfirm:
+			m.confirmLine(ev.Text, ev.Line)
 		}
 	}
 	m.chat.dropFinishedLive()
@@ -218,15 +243,31 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 	if m.quitting {
 		return tea.Quit
 	}
+	if line := m.queued; line != "" {
+		m.queued = ""
+		return m.sendLine(line)
+	}
 	return nil
+}
+
+// showError puts a turn's error in the status bar. Only an error that another try could mend
+// (the model or the store failed) points at ctrl+r; a mistake in what was typed does not.
+func (m *Model) showError(ev session.Update) {
+	m.lastErr = retryable(ev.Code)
+	text := ev.Text
+	if m.lastErr && !strings.Contains(text, "ctrl+r") {
+		text += " — ctrl+r retries"
+	}
+	m.notice = notice{text: text, level: noticeError}
+}
+
+func retryable(code string) bool {
+	return strings.HasPrefix(code, "LLM_") || code == "MODEL_NOT_FOUND" || code == "STORAGE"
 }
 
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.Quit) {
 		return m.quit()
-	}
-	if isText(msg) && m.overlay == overlayNone && m.focus == focusInput {
-		return m.input.Update(msg)
 	}
 	switch m.overlay {
 	case overlayStart:
@@ -235,14 +276,37 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case overlayHelp:
-		if key.Matches(msg, m.keys.Close, m.keys.Help) {
+		switch {
+		case key.Matches(msg, m.keys.Close, m.keys.Help):
 			m.overlay = overlayNone
+		case key.Matches(msg, m.keys.Up, m.keys.Down):
+			m.scrollHelp(step(msg))
+		case key.Matches(msg, m.keys.PageUp):
+			m.scrollHelp(-m.dialogHeight() / 2)
+		case key.Matches(msg, m.keys.PageDown):
+			m.scrollHelp(m.dialogHeight() / 2)
 		}
 		return nil
 	case overlayPalette:
 		return m.paletteKey(msg)
 	case overlayInspector:
 		return m.inspectorKey(msg)
+	case overlayConfirm:
+		return m.confirmKey(msg)
+	}
+	if m.searching {
+		if cmd, ok := m.searchKey(msg); ok {
+			return cmd
+		}
+	}
+	if typesText(msg) {
+		// Whatever has focus, typing types: the text goes to the input, which takes focus.
+		if key.Matches(msg, m.keys.Help) && m.input.Empty() {
+			m.overlay, m.helpOffset = overlayHelp, 0
+			return nil
+		}
+		m.setFocus(focusInput)
+		return m.input.Update(msg)
 	}
 	if cmd, ok := m.globalKey(msg); ok {
 		return cmd
@@ -255,6 +319,18 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	default:
 		return m.inputKey(msg)
 	}
+}
+
+// typesText reports whether a key would type something: letters, digits and symbols without
+// alt, space, and pastes.
+func typesText(msg tea.KeyMsg) bool {
+	return (msg.Type == tea.KeyRunes && !msg.Alt) || msg.Type == tea.KeySpace || msg.Paste
+}
+
+// scrollHelp moves the help overlay delta lines, within what it has to show.
+func (m *Model) scrollHelp(delta int) {
+	_, most := helpView(m.theme, m.keys, m.width-4, m.dialogHeight(), 0)
+	m.helpOffset = min(max(m.helpOffset+delta, 0), most)
 }
 
 func (m *Model) quit() tea.Cmd {
@@ -292,6 +368,11 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Palette):
 		m.palette.Open()
 		m.overlay = overlayPalette
+	case key.Matches(msg, k.Search):
+		m.searching = true
+		m.chat.SetQuery("")
+	case key.Matches(msg, k.CopyChat):
+		return copyChatCmd(m.ctx, m.engine, m.opts.Clipboard), true
 	case key.Matches(msg, k.Patient):
 		n := int(msg.Runes[0] - '0')
 		return m.switchTo(m.roster.NthByID(n), fmt.Sprintf("there is no patient %d on the roster", n)), true
@@ -299,6 +380,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.switchTo(m.roster.Neighbour(1), "the roster is empty"), true
 	case key.Matches(msg, k.PrevPat):
 		return m.switchTo(m.roster.Neighbour(-1), "the roster is empty"), true
+	case key.Matches(msg, k.RosterOrder):
+		m.roster.ToggleOrder()
 	case key.Matches(msg, k.Focus):
 		m.setFocus((m.focus + 1) % focusCount)
 	case key.Matches(msg, k.FocusBack):
@@ -308,8 +391,6 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.olderAtTop(), true
 	case key.Matches(msg, k.PageDown):
 		m.chat.PageDown()
-	case key.Matches(msg, k.Help) && (m.focus != focusInput || m.input.Empty()):
-		m.overlay = overlayHelp
 	default:
 		return nil, false
 	}
@@ -334,14 +415,21 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// chatKey moves the message selection and copies the selected message.
 func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	switch {
-	case key.Matches(msg, k.Scroll) && upward(msg):
-		m.chat.ScrollUp(1)
-		return m.olderAtTop()
-	case key.Matches(msg, k.Scroll):
-		m.chat.ScrollDown(1)
+	case key.Matches(msg, k.SelectMessage) && upward(msg):
+		if m.chat.selected <= 0 && m.state.ChatMore {
+			return loadOlderCmd(m.ctx, m.engine) // the selection stays on its message as they arrive
+		}
+		m.chat.Select(m.chat.selected - 1)
+	case key.Matches(msg, k.SelectMessage):
+		m.chat.Select(m.chat.selected + 1)
+	case key.Matches(msg, k.CopyMessage):
+		if sel, ok := m.chat.Selected(); ok {
+			return copyCmd(m.opts.Clipboard, "message", sanitize(sel.Content))
+		}
 	case key.Matches(msg, k.Top):
 		m.chat.Top()
 		return m.olderAtTop()
@@ -365,10 +453,50 @@ func (m *Model) rosterKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.RosterMove):
 		m.roster.Move(step(msg))
-	case key.Matches(msg, k.RosterOrder):
-		m.roster.ToggleOrder()
 	case key.Matches(msg, k.RosterSwitch):
-		return m.switchTo(m.roster.Selected(), "the roster is empty")
+		id := m.roster.Selected()
+		m.setFocus(focusInput) // the next thing is to talk to them
+		return m.switchTo(id, "the roster is empty")
+	}
+	return nil
+}
+
+// searchKey handles a key while the search is open: typing edits the query, ↑ and ↓ walk the
+// matches, esc ends it. Keys it does not use (page keys, alt+N…) keep their usual meaning.
+func (m *Model) searchKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	q := m.chat.search.query
+	switch {
+	case key.Matches(msg, k.Close):
+		m.searching = false
+		m.chat.EndSearch()
+	case key.Matches(msg, k.SearchPrev):
+		return m.previousMatch(), true
+	case key.Matches(msg, k.SearchNext), key.Matches(msg, k.Search):
+		if m.chat.NextMatch(1) {
+			m.notice = notice{text: "search went round to the oldest match"}
+		}
+	case msg.Type == tea.KeyBackspace:
+		if r := []rune(q); len(r) > 0 {
+			m.chat.SetQuery(string(r[:len(r)-1]))
+		}
+	case typesText(msg):
+		m.chat.SetQuery(q + strings.ReplaceAll(lineEnds.Replace(string(msg.Runes)), "\n", " "))
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// previousMatch walks to an older match. At the oldest one held, older messages are loaded first,
+// so the search reaches back through the whole conversation.
+func (m *Model) previousMatch() tea.Cmd {
+	if m.chat.AtFirstMatch() && m.state.ChatMore {
+		m.notice = notice{text: "loading older messages — ↑ again searches them"}
+		return loadOlderCmd(m.ctx, m.engine)
+	}
+	if m.chat.NextMatch(-1) {
+		m.notice = notice{text: "search went round to the newest match"}
 	}
 	return nil
 }
@@ -400,7 +528,7 @@ func (m *Model) inspectorKey(msg tea.KeyMsg) tea.Cmd {
 		return m.loadTrace(max(m.inspector.back-1, 0))
 	case inspectCopy:
 		if call, _, ok := m.inspector.Selected(); ok {
-			return copyCmd(m.opts.Clipboard, promptText(call))
+			return copyCmd(m.opts.Clipboard, "prompt", promptText(call))
 		}
 	case inspectSave:
 		if call, n, ok := m.inspector.Selected(); ok {
@@ -424,7 +552,8 @@ func (m *Model) loadTrace(back int) tea.Cmd {
 	return traceCmd(m.engine, back)
 }
 
-// send starts a turn with the input's text.
+// send starts a turn with the input's text. A clear is asked about first; /inspect and /export
+// are the screen's own.
 func (m *Model) send() tea.Cmd {
 	text := strings.TrimSpace(m.input.Value())
 	switch {
@@ -433,13 +562,73 @@ func (m *Model) send() tea.Cmd {
 	case m.turn != nil:
 		m.notice = notice{text: "a reply is still coming — esc cancels it", level: noticeWarn}
 		return nil
+	case session.IsClearRequest(text):
+		return clearPreviewCmd(m.ctx, m.engine, text) // the text stays in the input until the answer
 	}
 	m.input.Sent(text)
-	m.chat.End()
-	if text == "/inspect" {
+	name, arg, _ := strings.Cut(text, " ")
+	switch name {
+	case "/inspect":
 		return m.openInspector()
+	case "/export":
+		return exportCmd(m.ctx, m.engine, m.opts.SaveDir, strings.TrimSpace(arg))
 	}
+	return m.sendLine(text)
+}
+
+// sendLine starts a turn for text, or queues it behind the turn running now: a confirmed line
+// can arrive while the turn that asked is still ending.
+func (m *Model) sendLine(text string) tea.Cmd {
+	if m.turn != nil {
+		m.queued = text
+		return nil
+	}
+	m.chat.End()
 	return m.startTurn(func(ctx context.Context) tea.Cmd { return submitCmd(ctx, m.engine, text) })
+}
+
+// confirmClear asks before a clear, saying what it archives and how to get it back. A shift
+// with nothing in it is cleared without asking.
+func (m *Model) confirmClear(msg clearPreviewMsg) tea.Cmd {
+	if msg.err != nil {
+		m.notice = notice{text: "could not count what a clear would archive: " + msg.err.Error(), level: noticeError}
+		return nil
+	}
+	p, text := msg.preview, msg.text
+	send := func() tea.Cmd {
+		m.input.Sent(text)
+		return m.sendLine(text)
+	}
+	if p.Patients == 0 && p.Messages == 0 {
+		return send()
+	}
+	m.confirm = confirmDialog{theme: m.theme, title: "Clear the whole shift?", yesLabel: "archive and clear", onYes: send,
+		body: []string{
+			fmt.Sprintf("%d patient%s and %d message%s will be archived as archive %d, and the shift goes on with no patient.",
+				p.Patients, plural(p.Patients), p.Messages, plural(p.Messages), p.Archive),
+			fmt.Sprintf("To bring them back, quit ward and run: ward archive restore %d", p.Archive),
+		}}
+	m.overlay = overlayConfirm
+	return nil
+}
+
+// confirmLine asks the trainee the session's question; yes sends line as a turn of its own.
+func (m *Model) confirmLine(question, line string) {
+	m.confirm = confirmDialog{theme: m.theme, title: "Are you sure?", body: []string{question},
+		yesLabel: "yes: " + line, onYes: func() tea.Cmd { return m.sendLine(line) }}
+	m.overlay = overlayConfirm
+}
+
+func (m *Model) confirmKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Yes):
+		m.overlay = overlayNone
+		return m.confirm.onYes()
+	case key.Matches(msg, m.keys.No):
+		m.overlay = overlayNone
+		m.notice = notice{text: "nothing was changed"}
+	}
+	return nil
 }
 
 func (m *Model) retry() tea.Cmd {
@@ -458,8 +647,7 @@ func (m *Model) startTurn(run func(context.Context) tea.Cmd) tea.Cmd {
 	return run(ctx)
 }
 
-// switchTo changes the active patient by keyboard. missing explains an
-// empty id.
+// switchTo changes the active patient by keyboard or mouse. missing explains an empty id.
 func (m *Model) switchTo(id, missing string) tea.Cmd {
 	switch {
 	case id == "":
@@ -476,8 +664,15 @@ func (m *Model) switchTo(id, missing string) tea.Cmd {
 }
 
 func (m *Model) setFocus(f focusArea) {
+	if f == m.focus {
+		return
+	}
 	m.focus = f
 	m.roster.SetFocused(f == focusRoster)
+	m.chat.showSel = f == focusChat
+	if f == focusChat {
+		m.chat.SelectVisible()
+	}
 	if f == focusInput {
 		m.input.Focus()
 	} else {

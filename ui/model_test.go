@@ -148,6 +148,9 @@ func TestRosterEnterSwitchesToTheSelectedPatient(t *testing.T) {
 	if got := m.state.Patient.ID; got != "patient_3" {
 		t.Fatalf("active %s, want patient_3", got)
 	}
+	if m.focus != focusInput {
+		t.Errorf("focus stays on the roster after a switch: %d", m.focus)
+	}
 	if decisions, _ := f.recorded(); !slices.Equal(decisions, []string{"SWITCH_EXISTING patient_3"}) {
 		t.Fatalf("decisions %q", decisions)
 	}
@@ -167,12 +170,16 @@ func TestRosterOrderToggles(t *testing.T) {
 	if got := ids(); got != "patient_1,patient_2,patient_3" {
 		t.Fatalf("acuity order %s", got)
 	}
-	press(t, m, "tab", "tab", "o")
+	press(t, m, "tab", "tab", "alt+o")
 	if got := ids(); got != "patient_3,patient_2,patient_1" {
 		t.Fatalf("ID order %s", got)
 	}
 	if !strings.Contains(screen(m), "by ID") {
 		t.Error("sidebar does not say the order changed")
+	}
+	press(t, m, "esc", "alt+o") // it works from the input too
+	if got := ids(); got != "patient_1,patient_2,patient_3" {
+		t.Fatalf("alt+o from the input: %s", got)
 	}
 }
 
@@ -213,19 +220,26 @@ func TestPagingAndFollowMode(t *testing.T) {
 	}
 }
 
-func TestChatFocusScrollsByLine(t *testing.T) {
+// With the chat focused, ↑ and ↓ move a selection over the messages, and the view follows it.
+func TestChatFocusSelectsMessages(t *testing.T) {
 	f := newFakeWard()
 	f.histories["patient_1"] = bigHistory("patient_1", 50)
 	m := newTestModel(t, f, 120, 40)
-	press(t, m, "tab", "up")
-	if m.chat.Following() {
-		t.Fatal("up in the chat did not scroll")
+	press(t, m, "tab")
+	if m.chat.selected != 49 {
+		t.Fatalf("focusing the chat selects message %d, want the newest (49)", m.chat.selected)
 	}
-	press(t, m, "down")
-	if !m.chat.Following() {
-		t.Fatal("down back to the bottom did not resume following")
+	press(t, m, "up", "up")
+	if m.chat.selected != 47 {
+		t.Fatalf("two ups: message %d selected, want 47", m.chat.selected)
 	}
-	press(t, m, "home", "end")
+	for i := 0; i < 40; i++ {
+		press(t, m, "up")
+	}
+	if m.chat.selected != 7 || m.chat.Following() || !strings.Contains(screen(m), "(7)") {
+		t.Fatalf("selection %d is not on screen:\n%s", m.chat.selected, screen(m))
+	}
+	press(t, m, "end")
 	if !m.chat.Following() {
 		t.Fatal("end in the chat did not follow")
 	}

@@ -26,6 +26,17 @@ type rosterPane struct {
 	clock     time.Duration
 	cursor    int // index into the display order
 	view      string
+
+	offset int  // first patient drawn, in display order, when they do not all fit
+	manual bool // the wheel moved offset: leave it until the trainee moves or switches
+	hits   []rosterHit
+}
+
+// rosterHit is where a patient is drawn, for the mouse: a row of the sidebar, or a span of
+// columns of the one-line strip.
+type rosterHit struct {
+	row, x0, x1 int
+	id          string
 }
 
 // SetSize follows SetState on every snapshot, which has already rendered at an unchanged size.
@@ -38,13 +49,16 @@ func (r *rosterPane) SetSize(width, height int, collapsed bool) {
 }
 
 func (r *rosterPane) SetFocused(focused bool) {
-	r.focused = focused
+	r.focused, r.manual = focused, false
 	r.selectID(r.active)
 }
 
 // SetState keeps the cursor on the same patient across reorderings.
 func (r *rosterPane) SetState(s session.ViewState) {
 	selected := r.Selected()
+	if s.Patient.ID != r.active {
+		r.manual = false // a switch shows the new active patient
+	}
 	r.entries, r.active, r.clock = s.Roster, s.Patient.ID, s.Clock
 	if selected == "" {
 		selected = r.active
@@ -73,7 +87,40 @@ func (r *rosterPane) Move(delta int) {
 	if n := len(r.entries); n > 0 {
 		r.cursor = (r.cursor + delta + n) % n
 	}
+	r.manual = false
 	r.render()
+}
+
+// Scroll moves the patients drawn by delta, as the mouse wheel does, without moving the cursor.
+func (r *rosterPane) Scroll(delta int) {
+	r.offset = min(max(r.offset+delta, 0), max(len(r.entries)-1, 0))
+	r.manual = true
+	r.render()
+}
+
+// At is the patient drawn at (x, y) of the pane, or "".
+func (r *rosterPane) At(x, y int) string {
+	for _, h := range r.hits {
+		if h.row == y && x >= h.x0 && x < h.x1 {
+			return h.id
+		}
+	}
+	return ""
+}
+
+// target is the patient that must stay on screen: the cursor's while the roster has focus, the
+// active one otherwise.
+func (r *rosterPane) target() int {
+	order := r.ordered()
+	if r.focused {
+		return min(r.cursor, len(order)-1)
+	}
+	for i, e := range order {
+		if e.ID == r.active {
+			return i
+		}
+	}
+	return -1
 }
 
 // Selected is the patient under the cursor, or "".
@@ -166,22 +213,63 @@ func (r *rosterPane) sidebarView() string {
 		title = t.Title
 	}
 	lines := []string{title.Render("PATIENTS") + " " + t.Muted.Render(r.orderName())}
+	r.hits = r.hits[:0]
 	order := r.ordered()
-	twoLine := 1+2*len(order) <= r.height
-	for i, e := range order {
-		lines = append(lines, r.row(e, i == r.cursor))
-		if twoLine && e.Name != "" {
-			lines = append(lines, t.Muted.Render(truncate("    "+sanitize(e.Name), r.width)))
-		}
-	}
 	if len(order) == 0 {
 		lines = append(lines, t.Muted.Render(truncate("none yet", r.width)))
+		return fitLines(lines, r.width, r.height)
 	}
-	if len(lines) > r.height {
-		more := fmt.Sprintf("+%d more", len(lines)-r.height+1)
-		lines = append(lines[:r.height-1], t.Muted.Render(more))
+	rows := r.height - 1
+	if 2*len(order) <= rows { // everyone fits, with their names
+		r.offset = 0
+		for i, e := range order {
+			r.hits = append(r.hits, rosterHit{row: len(lines), x1: r.width, id: e.ID})
+			lines = append(lines, r.row(e, i == r.cursor))
+			if e.Name != "" {
+				lines = append(lines, t.Muted.Render(truncate("    "+sanitize(e.Name), r.width)))
+			}
+		}
+		return fitLines(lines, r.width, r.height)
+	}
+	// One line each; when they still do not fit, a line above and one below say how many more.
+	shown := rows
+	if len(order) > rows {
+		shown = max(rows-2, 1)
+	}
+	r.offset = r.window(r.offset, shown, len(order))
+	if len(order) > rows {
+		lines = append(lines, t.Muted.Render(moreLabel("↑", r.offset)))
+	}
+	for i := r.offset; i < min(r.offset+shown, len(order)); i++ {
+		r.hits = append(r.hits, rosterHit{row: len(lines), x1: r.width, id: order[i].ID})
+		lines = append(lines, r.row(order[i], i == r.cursor))
+	}
+	if len(order) > rows {
+		lines = append(lines, t.Muted.Render(moreLabel("↓", len(order)-r.offset-shown)))
 	}
 	return fitLines(lines, r.width, r.height)
+}
+
+// window keeps offset in range and, unless the wheel placed it, moves it so the target patient
+// is among the shown drawn from it.
+func (r *rosterPane) window(offset, shown, n int) int {
+	offset = min(max(offset, 0), max(n-shown, 0))
+	if target := r.target(); !r.manual && target >= 0 {
+		if target < offset {
+			offset = target
+		}
+		if target >= offset+shown {
+			offset = target - shown + 1
+		}
+	}
+	return offset
+}
+
+func moreLabel(arrow string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %d more", arrow, n)
 }
 
 // row is one sidebar line: marker, shortcut, ID, NEWS2 and trend, time
@@ -207,31 +295,93 @@ func (r *rosterPane) row(e session.RosterEntry, selected bool) string {
 	return line
 }
 
-// lineView is the collapsed roster: every patient on one line.
+// lineView is the collapsed roster: the patients on one line, from offset on; markers at either
+// end say how many are off the line.
 func (r *rosterPane) lineView() string {
 	t := r.theme
-	var parts []string
-	for i, e := range r.ordered() {
-		item := r.shortcut(e.ID) + " " + sanitize(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
-		if e.Alert {
-			item += "!"
-		}
-		switch {
-		case i == r.cursor && r.focused:
-			item = t.Selected.Render(item)
-		case e.ID == r.active:
-			item = t.RosterActive.Render("▸" + item)
-		case e.Alert:
-			item = t.RosterAlert.Render(item)
-		default:
-			item = t.RosterItem.Render(item)
-		}
-		parts = append(parts, item)
-	}
-	if len(parts) == 0 {
+	order := r.ordered()
+	r.hits = r.hits[:0]
+	if len(order) == 0 {
 		return fit(t.Muted.Render("no patients yet"), r.width)
 	}
-	return fit(strings.Join(parts, t.Muted.Render(" │ ")), r.width)
+	items := make([]string, len(order))
+	for i, e := range order {
+		items[i] = r.stripItem(e, i)
+	}
+	r.offset = r.stripStart(items)
+	sep := t.Muted.Render(" │ ")
+	var b strings.Builder
+	x := 0
+	if r.offset > 0 {
+		marker := t.Muted.Render(fmt.Sprintf("‹%d ", r.offset))
+		b.WriteString(marker)
+		x += lipgloss.Width(marker)
+	}
+	for i := r.offset; i < len(items); i++ {
+		w, gap := lipgloss.Width(items[i]), 0
+		if i > r.offset {
+			gap = 3
+		}
+		need := x + gap + w // and room for the marker of those after it, if any
+		if i+1 < len(items) {
+			need += lipgloss.Width(moreMarker(len(items) - i - 1))
+		}
+		if need > r.width && i > r.offset {
+			b.WriteString(t.Muted.Render(moreMarker(len(items) - i)))
+			break
+		}
+		if gap > 0 {
+			b.WriteString(sep)
+		}
+		x += gap
+		r.hits = append(r.hits, rosterHit{row: 0, x0: x, x1: x + w, id: order[i].ID})
+		b.WriteString(items[i])
+		x += w
+	}
+	return fit(b.String(), r.width)
+}
+
+func moreMarker(n int) string { return fmt.Sprintf(" +%d›", n) }
+
+func (r *rosterPane) stripItem(e session.RosterEntry, i int) string {
+	t := r.theme
+	item := r.shortcut(e.ID) + " " + sanitize(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
+	if e.Alert {
+		item += "!"
+	}
+	switch {
+	case i == r.cursor && r.focused:
+		return t.Selected.Render(item)
+	case e.ID == r.active:
+		return t.RosterActive.Render("▸" + item)
+	case e.Alert:
+		return t.RosterAlert.Render(item)
+	}
+	return t.RosterItem.Render(item)
+}
+
+// stripStart is the first patient the strip draws: offset, moved (unless the wheel placed it) so
+// that the target patient fits on the line with room for the markers.
+func (r *rosterPane) stripStart(items []string) int {
+	start := min(max(r.offset, 0), len(items)-1)
+	target := r.target()
+	if r.manual || target < 0 {
+		return start
+	}
+	if target < start {
+		return target
+	}
+	const markers = 10 // "‹N " and " +N›"
+	for ; start < target; start++ {
+		w := markers
+		for i := start; i <= target; i++ {
+			w += lipgloss.Width(items[i]) + 3
+		}
+		if w <= r.width {
+			break
+		}
+	}
+	return start
 }
 
 func scoreCell(t themes.Theme, s session.Score) string {

@@ -16,7 +16,7 @@ func Run(ctx context.Context, engine Engine, opts Options) error {
 	themes.Use(opts.Theme) // before any style renders: never query the terminal's background
 	m := New(engine, opts)
 	m.ctx = ctx
-	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}

@@ -50,24 +50,62 @@ func newStatusPane(t themes.Theme) statusPane {
 
 func (s *statusPane) SetSize(width int) { s.width = width }
 
+// maxNoticeLines bounds a long notice; the chat gives up that many lines while it shows.
+const maxNoticeLines = 3
+
+// View draws the status bar. A notice that does not fit beside the key hints is never cut: it
+// wraps on lines of its own above the usual line.
 func (s *statusPane) View(vs session.ViewState, n notice, generating bool, hints []key.Binding) string {
 	t := s.theme
+	var lines []string
 	left := s.summary(vs, generating)
 	if n.text != "" {
-		style := t.StatusBar
-		switch n.level {
-		case noticeWarn:
-			style = t.StatusBar.Foreground(t.Warn.GetForeground())
-		case noticeError:
-			style = t.StatusBar.Foreground(t.Danger.GetForeground()).Bold(true)
+		note := " " + sanitize(n.text) + " "
+		if s.fitsBeside(n, hints) {
+			left = s.noticeStyle(n.level).Render(note)
+		} else {
+			for _, l := range s.noticeLines(n) {
+				lines = append(lines, s.noticeStyle(n.level).Render(fit(" "+l, s.width)))
+			}
 		}
-		left = style.Render(" " + sanitize(n.text) + " ")
 	}
 	left = truncate(left, s.width*2/3)
 	s.help.Width = max(s.width-lipgloss.Width(left)-2, 0)
 	right := s.help.ShortHelpView(hints)
 	gap := max(s.width-lipgloss.Width(left)-lipgloss.Width(right), 0)
-	return left + t.StatusBar.Render(strings.Repeat(" ", gap)) + right
+	return strings.Join(append(lines, left+t.StatusBar.Render(strings.Repeat(" ", gap))+right), "\n")
+}
+
+// Height is how many lines View takes for this notice.
+func (s *statusPane) Height(n notice, hints []key.Binding) int {
+	if n.text == "" || s.fitsBeside(n, hints) {
+		return 1
+	}
+	return 1 + len(s.noticeLines(n))
+}
+
+func (s *statusPane) fitsBeside(n notice, hints []key.Binding) bool {
+	s.help.Width = 0
+	return lipgloss.Width(sanitize(n.text))+2+lipgloss.Width(s.help.ShortHelpView(hints)) <= s.width
+}
+
+func (s *statusPane) noticeLines(n notice) []string {
+	lines := strings.Split(wrap(sanitize(n.text), s.width-2), "\n")
+	if len(lines) > maxNoticeLines {
+		lines = append(lines[:maxNoticeLines-1], truncate(strings.Join(lines[maxNoticeLines-1:], " "), s.width-2))
+	}
+	return lines
+}
+
+func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
+	t := s.theme
+	switch level {
+	case noticeWarn:
+		return t.StatusBar.Foreground(t.Warn.GetForeground())
+	case noticeError:
+		return t.StatusBar.Foreground(t.Danger.GetForeground()).Bold(true)
+	}
+	return t.StatusBar
 }
 
 func (s *statusPane) summary(vs session.ViewState, generating bool) string {

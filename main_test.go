@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ward-sim/ward/persist"
+)
+
+// ward runs a command line in-process and returns stdout and the error.
+func ward(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(args, strings.NewReader(stdin), &out, &errOut)
+	return out.String(), err
+}
+
+// shiftDB is a database holding one headless shift with patient_1 and a question.
+func shiftDB(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "ward.db")
+	if _, err := ward(t, "review patient_1\nany allergies?\n", "run", "--db", db, "--backend", "offline", "--new"); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestGlobalFlagsGoBeforeOrAfterTheCommand(t *testing.T) {
+	db := shiftDB(t)
+	after, err := ward(t, "", "dump", "--db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--db", db, "dump"}, {"--db=" + db, "dump"}, {"-db", db, "dump"}} {
+		before, err := ward(t, "", args...)
+		if err != nil || before != after {
+			t.Errorf("%q: err %v, output differs from dump --db: %v", args, err, before != after)
+		}
+	}
+	if !strings.Contains(after, "any allergies?") {
+		t.Fatalf("dump lacks the shift:\n%s", after)
+	}
+	// A boolean flag takes no value, so the next word is the command.
+	if _, err := ward(t, "/patients\n", "--new", "run", "--db", db, "--backend", "offline"); err != nil {
+		t.Fatalf("--new before run: %v", err)
+	}
+}
+
+func TestEachCommandHasItsOwnHelp(t *testing.T) {
+	tests := []struct {
+		args          []string
+		want, notWant []string
+	}{
+		{[]string{"--help"}, []string{"usage: ward [flags]", "dump ", "archive ", "--theme"}, nil},
+		{[]string{"help"}, []string{"usage: ward [flags]"}, nil},
+		{[]string{"run", "--help"}, []string{"usage: ward run [flags]", "--num-ctx SIZE"}, []string{"--theme", "--format"}},
+		{[]string{"aar", "-h"}, []string{"usage: ward aar [flags]", "--patient ID", "--format FORMAT"}, []string{"--backend"}},
+		{[]string{"--db", "x.db", "archive", "--help"}, []string{"usage: ward archive [flags] list | show N | restore N"}, nil},
+		{[]string{"help", "stats"}, []string{"usage: ward stats [flags]", "--json"}, nil},
+		{[]string{"export", "--help"}, []string{"--out FILE"}, []string{"--json"}},
+	}
+	for _, tt := range tests {
+		out, err := ward(t, "", tt.args...)
+		if err != nil {
+			t.Errorf("%q: %v", tt.args, err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%q lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+		for _, w := range tt.notWant {
+			if strings.Contains(out, w) {
+				t.Errorf("%q shows %q, another command's flag:\n%s", tt.args, w, out)
+			}
+		}
+	}
+}
+
+func TestUsageErrorsAreOneLineWithAHint(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frob"}, `unknown command "frob" — see ward --help`},
+		{[]string{"--db", "x.db", "frob"}, `unknown command "frob" — see ward --help`},
+		{[]string{"help", "frob"}, `unknown command "frob" — see ward --help`},
+		{[]string{"dump", "--frob"}, "unknown flag --frob — see ward dump --help"},
+		{[]string{"--frob"}, "unknown flag --frob — see ward --help"},
+		{[]string{"dump", "--theme", "light"}, "unknown flag --theme — see ward dump --help"},
+		{[]string{"dump", "extra"}, `unexpected argument "extra" — see ward dump --help`},
+		{[]string{"archive"}, "usage: ward archive list | show N | restore N — see ward archive --help"},
+		{[]string{"stats", "--db"}, "flag needs an argument: --db — see ward stats --help"},
+	}
+	for _, tt := range tests {
+		_, err := ward(t, "", tt.args...)
+		var usage usageError
+		if !errors.As(err, &usage) {
+			t.Errorf("%q: err %v is not a usage error (exit status 2)", tt.args, err)
+			continue
+		}
+		if err.Error() != tt.want {
+			t.Errorf("%q: %q, want %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+func TestReadOnlyCommandsNeverCreateADatabase(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "missing")
+	db := filepath.Join(dir, "x.db")
+	for _, args := range [][]string{
+		{"dump"}, {"aar"}, {"export"}, {"stats"}, {"archive", "list"}, {"archive", "show", "1"}, {"archive", "restore", "1"},
+	} {
+		_, err := ward(t, "", append(args, "--db", db)...)
+		if !errors.Is(err, persist.ErrNoDatabase) || !strings.Contains(err.Error(), db) {
+			t.Errorf("%q: err %v, want one naming %s", args, err, db)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a read-only command created %s", dir)
+	}
+}
+
+// While another ward holds the file for writing, read-only commands read its latest commit, and
+// a second writer is still refused.
+func TestReadOnlyCommandsWorkWhileAWriterHoldsTheDatabase(t *testing.T) {
+	db := shiftDB(t)
+	writer, err := persist.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	for _, args := range [][]string{{"dump"}, {"export"}, {"stats"}, {"archive", "list"}, {"aar", "--patient", "patient_1"}} {
+		if _, err := ward(t, "", append(args, "--db", db)...); err != nil {
+			t.Errorf("%q while a writer holds the file: %v", args, err)
+		}
+	}
+	if _, err := ward(t, "", "archive", "restore", "1", "--db", db); !errors.Is(err, persist.ErrLocked) {
+		t.Errorf("a second writer: %v, want the in-use error", err)
+	}
+}
+
+func TestStatsPrintsATableOrJSON(t *testing.T) {
+	db := shiftDB(t)
+	table, err := ward(t, "", "stats", "--db", db)
+	if err != nil || !strings.Contains(table, "merges") || strings.Contains(table, "{") {
+		t.Fatalf("stats: %v\n%s", err, table)
+	}
+	js, err := ward(t, "", "stats", "--json", "--db", db)
+	if err != nil || !strings.HasPrefix(js, "{") || strings.Contains(js, "recent_ns") {
+		t.Fatalf("stats --json: %v\n%s", err, js)
+	}
+}
+
+func TestExportWritesTheChat(t *testing.T) {
+	db := shiftDB(t)
+	out := filepath.Join(t.TempDir(), "chat.md")
+	if _, err := ward(t, "", "export", "--db", db, "--patient", "patient_1", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(out)
+	if !strings.Contains(string(md), "**You** · T+") || !strings.Contains(string(md), "any allergies?") {
+		t.Fatalf("export:\n%s", md)
+	}
+	js, err := ward(t, "", "export", "--db", db, "--format", "json")
+	if err != nil || !strings.Contains(js, `"speaker": "You"`) {
+		t.Fatalf("export --format json: %v\n%s", err, js)
+	}
+	if _, err := ward(t, "", "export", "--db", db, "--format", "pdf"); err == nil {
+		t.Fatal("--format pdf was accepted")
+	}
+}

@@ -1,0 +1,47 @@
+package session
+
+import (
+	"context"
+	"math"
+
+	"github.com/ward-sim/ward/persist"
+)
+
+// ClearPreview is what a clear would archive now, so a screen can ask before it.
+type ClearPreview struct {
+	Patients int
+	Messages int // stored messages, every conversation of the shift together
+	Archive  int // the number the archive will get (`ward archive show N`)
+}
+
+// ClearPreview counts what a clear would archive now.
+func (e *Live) ClearPreview(context.Context) (ClearPreview, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	store, id := e.s.cfg.Store, e.s.ID()
+	p := ClearPreview{Patients: len(e.s.roster)}
+	err := store.View(id, func(tx *persist.Tx) error {
+		p.Messages = tx.Len("")
+		for _, pid := range e.s.roster {
+			p.Messages += tx.Len(pid)
+		}
+		return nil
+	})
+	if err != nil {
+		return p, err
+	}
+	archives, err := archiveEntries(store, id)
+	p.Archive = len(archives) + 1
+	return p, err
+}
+
+// Transcript is the whole active conversation (the session's when no patient is active), for
+// copying or exporting from the screen.
+func (e *Live) Transcript(context.Context) (Conversation, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	active := e.s.Active()
+	msgs, _, err := e.s.Recent(active, math.MaxInt)
+	name, _ := e.s.reg.Patients[active].Facts["name"].(string)
+	return transcriptOf(active, name, msgs), err
+}

@@ -1,0 +1,68 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+)
+
+// StatsReport is what `ward stats` prints: how the agent team's structured output fared, per
+// patient and in total.
+type StatsReport struct {
+	SessionID string         `json:"session_id"`
+	Patients  []PatientStats `json:"patients"`
+	Total     PatientStats   `json:"total"`
+}
+
+// PatientStats are one patient's counters. MergeP95US is over the most recent merges.
+type PatientStats struct {
+	PatientID       string  `json:"patient_id,omitempty"`
+	Merges          int64   `json:"merges"`
+	Refused         int64   `json:"refused"`
+	ParseErrors     int64   `json:"parse_errors"`
+	FormatFallbacks int64   `json:"format_fallbacks"`
+	Evictions       int64   `json:"evictions"`
+	CapStops        int64   `json:"cap_stops"`
+	LoopStops       int64   `json:"loop_stops"`
+	MergeP95US      float64 `json:"merge_p95_us"`
+}
+
+// ReadStats reads the latest shift's counters.
+func ReadStats(store *persist.Store) (StatsReport, error) {
+	doc, err := Stats(store)
+	if err != nil {
+		return StatsReport{}, err
+	}
+	r := StatsReport{SessionID: doc.SessionID, Patients: []PatientStats{}, Total: patientStats("", doc.Total)}
+	for id, st := range doc.Patients {
+		r.Patients = append(r.Patients, patientStats(id, st))
+	}
+	sort.Slice(r.Patients, func(i, j int) bool { return r.Patients[i].PatientID < r.Patients[j].PatientID })
+	return r, nil
+}
+
+func patientStats(id string, st memory.EntityStats) PatientStats {
+	return PatientStats{PatientID: id, Merges: st.Merges, Refused: st.Refused, ParseErrors: st.ParseErrors,
+		FormatFallbacks: st.FormatFallbacks, Evictions: st.Evictions, CapStops: st.CapStops, LoopStops: st.LoopStops,
+		MergeP95US: float64(st.MergeLatency.P95().Nanoseconds()) / 1e3}
+}
+
+// Table writes the report as aligned columns, one row per patient and a total.
+func (r StatsReport) Table(w io.Writer) error {
+	fmt.Fprintf(w, "shift %s\n\n", r.SessionID)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "patient\tmerges\trefused\tparse errors\tfallbacks\tevictions\tcap stops\tloop stops\tmerge p95\t")
+	row := func(name string, p PatientStats) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f µs\t\n", name, p.Merges, p.Refused, p.ParseErrors,
+			p.FormatFallbacks, p.Evictions, p.CapStops, p.LoopStops, p.MergeP95US)
+	}
+	for _, p := range r.Patients {
+		row(p.PatientID, p)
+	}
+	row("total", r.Total)
+	return tw.Flush()
+}
