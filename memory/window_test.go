@@ -54,7 +54,7 @@ func TestWindowNeverStartsOnToolResult(t *testing.T) {
 		n, call   int // history length; the tool call's position, results follow at call+1, call+2
 		wantFirst string
 	}{
-		{SlidingWindow(), 12, 3, "m6"},     // start would be 4, a result
+		{SlidingWindow(), 12, 3, "m6"},  // start would be 4, a result
 		{DefaultWindow(), 20, 7, "m10"}, // block start would be 8, a result
 	}
 	for _, tt := range tests {
