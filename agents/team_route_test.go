@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
@@ -149,7 +148,7 @@ func TestRouteAsksTheRouterModel(t *testing.T) {
 	}
 }
 
-func checkRouterRequest(t *testing.T, team *Team, req api.ChatRequest) {
+func checkRouterRequest(t *testing.T, team *Team, req ollamatest.ChatRequest) {
 	t.Helper()
 	var schema struct {
 		Properties struct {

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
@@ -153,7 +151,7 @@ func TestLLMAnalyzerFallback(t *testing.T) {
 		{"prose", ollamatest.Streamed("Sure! The patient is unchanged."), LLMAnalyzerConfig{}, "invalid JSON"},
 		{"unknown action", answer(`{"action":"DISCHARGE","patient_id":null,"reasoning":"x"}`), LLMAnalyzerConfig{}, `unknown action "DISCHARGE"`},
 		{"empty answer", ollamatest.Streamed(), LLMAnalyzerConfig{}, "empty answer"},
-		{"length stop", ollamatest.Reply{Chunks: []api.ChatResponse{ollamatest.DoneChunk("length")}}, LLMAnalyzerConfig{}, "num_predict reached"},
+		{"length stop", ollamatest.Stopped("length"), LLMAnalyzerConfig{}, "num_predict reached"},
 		{"404", ollamatest.NotFound(ollamatest.TestModel), LLMAnalyzerConfig{}, "model tiny not found — ollama pull tiny"},
 		{"server error", ollamatest.Reply{Status: http.StatusInternalServerError, Body: `{"error":"boom"}`}, LLMAnalyzerConfig{}, "boom"},
 		{"stall", ollamatest.Reply{Stall: true}, LLMAnalyzerConfig{}, "stalled"},
@@ -178,7 +176,7 @@ func TestLLMAnalyzerTimeout(t *testing.T) {
 }
 
 func TestLLMAnalyzerRefused(t *testing.T) {
-	backend := ollama.New(api.NewClient(ollamatest.RefusedURL(t), http.DefaultClient), ollamatest.TestModel, ollama.Options{})
+	backend := ollama.New(ollamatest.RefusedClient(t), ollamatest.TestModel, ollama.Options{})
 	d := NewLLMAnalyzer(backend, LLMAnalyzerConfig{}).
 		Analyze(context.Background(), AnalyzerInput{Text: "check on the patient", ActivePatient: "patient_4"})
 	assertFallback(t, d, "Ollama is not reachable at http://127.0.0.1:")

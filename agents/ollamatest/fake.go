@@ -11,6 +11,10 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
+// ChatRequest is a chat request as the fake server received it, for tests that check what was
+// sent on the wire without naming Ollama's types.
+type ChatRequest = api.ChatRequest
+
 // Fake is an httptest server that speaks Ollama's NDJSON /api/chat
 // and /api/show. Each chat call takes the next scripted reply; the last one
 // repeats.
@@ -148,7 +152,7 @@ func NotFound(model string) Reply {
 	return Reply{Status: http.StatusNotFound, Body: `{"error":"model \"` + model + `\" not found, try pulling it first"}`}
 }
 
-// refusedURL returns an address where nothing listens any more.
+// RefusedURL returns an address where nothing listens any more.
 func RefusedURL(t testing.TB) *url.URL {
 	t.Helper()
 	srv := httptest.NewServer(http.NotFoundHandler())
@@ -159,3 +163,11 @@ func RefusedURL(t testing.TB) *url.URL {
 	srv.Close()
 	return u
 }
+
+// RefusedClient is an api client for an address where nothing listens.
+func RefusedClient(t testing.TB) *api.Client {
+	return api.NewClient(RefusedURL(t), http.DefaultClient)
+}
+
+// Stopped is a reply whose stream ends at once, for reason, with no text.
+func Stopped(reason string) Reply { return Reply{Chunks: []api.ChatResponse{DoneChunk(reason)}} }
