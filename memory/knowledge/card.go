@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -89,7 +88,7 @@ const maxSectionWords = 220
 // untitledSection heads text that comes before a card's first "##" heading.
 const untitledSection = "Overview"
 
-var validID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+var validID = lazyRegexp(`^[a-z0-9][a-z0-9._-]*$`)
 
 // parseCard reads a card from markdown or plain text. An optional YAML front matter between
 // "---" lines gives id, title, source, scenarios and doses; "# " sets the title when the front
@@ -113,7 +112,7 @@ func parseCard(name string, data []byte, origin string) (Card, error) {
 	if c.ID == "" {
 		c.ID = idFromName(name)
 	}
-	if !validID.MatchString(c.ID) {
+	if !validID().MatchString(c.ID) {
 		return Card{}, fmt.Errorf("%s: id %q must be lower-case letters, digits, '.', '-' or '_'", name, c.ID)
 	}
 	c.Sections = sections

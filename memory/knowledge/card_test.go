@@ -121,7 +121,7 @@ func FuzzParseCard(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !validID.MatchString(c.ID) || c.Title == "" || len(c.Sections) == 0 {
+		if !validID().MatchString(c.ID) || c.Title == "" || len(c.Sections) == 0 {
 			t.Fatalf("accepted an invalid card: %+v", c)
 		}
 		for _, s := range c.Sections {

@@ -17,18 +17,18 @@ const (
 
 // quantities pairs a kind of question that asks for a number with the kind of number that
 // answers it: a dose, a time, or a level such as a target or a score.
-var quantities = []struct{ asks, states *regexp.Regexp }{
+var quantities = []struct{ asks, states func() *regexp.Regexp }{
 	{
-		regexp.MustCompile(`(?i)\b(doses?|dosage|dosing|how much|how many|mg|micrograms?|mcg|amount)\b`),
-		regexp.MustCompile(`\d\s*(mg|micrograms?|g|mL|units?|mmol)\b`),
+		lazyRegexp(`(?i)\b(doses?|dosage|dosing|how much|how many|mg|micrograms?|mcg|amount)\b`),
+		lazyRegexp(`\d\s*(mg|micrograms?|g|mL|units?|mmol)\b`),
 	},
 	{
-		regexp.MustCompile(`(?i)\b(how long|how often|how soon|within|after how|how many (minutes|hours|days)|when)\b`),
-		regexp.MustCompile(`\d\s*(seconds?|minutes?|hours?|days?)\b`),
+		lazyRegexp(`(?i)\b(how long|how often|how soon|within|after how|how many (minutes|hours|days)|when)\b`),
+		lazyRegexp(`\d\s*(seconds?|minutes?|hours?|days?)\b`),
 	},
 	{
-		regexp.MustCompile(`(?i)\b(targets?|range|thresholds?|scores?|level|rate|flow|saturations?|sats|spo2|percent)\b`),
-		regexp.MustCompile(`\d`),
+		lazyRegexp(`(?i)\b(targets?|range|thresholds?|scores?|level|rate|flow|saturations?|sats|spo2|percent)\b`),
+		lazyRegexp(`\d`),
 	},
 }
 
@@ -56,8 +56,8 @@ func Extract(question string, ps []Passage) (string, bool) {
 	}
 	var asked []*regexp.Regexp
 	for _, q := range quantities {
-		if q.asks.MatchString(question) {
-			asked = append(asked, q.states)
+		if q.asks().MatchString(question) {
+			asked = append(asked, q.states())
 		}
 	}
 	var (
@@ -142,7 +142,7 @@ func scoreSentences(p Passage, want map[string]bool, asked []*regexp.Regexp) []s
 
 // sentenceEnd is a full stop, question or exclamation mark followed by a space and a capital
 // letter or digit, so that "0.5 mg" and "e.g. a" do not end a sentence.
-var sentenceEnd = regexp.MustCompile(`([.!?])\s+([A-Z0-9])`)
+var sentenceEnd = lazyRegexp(`([.!?])\s+([A-Z0-9])`)
 
 type sentence struct {
 	text string
@@ -160,7 +160,7 @@ func splitSentences(text string) []sentence {
 	flush := func(item bool) {
 		joined := strings.Join(prose, " ")
 		prose = nil
-		marked := sentenceEnd.ReplaceAllString(joined, "$1\x00$2")
+		marked := sentenceEnd().ReplaceAllString(joined, "$1\x00$2")
 		for _, s := range strings.Split(marked, "\x00") {
 			if s = strings.TrimSpace(s); s != "" {
 				out = append(out, sentence{s, item})

@@ -2,7 +2,6 @@ package knowledge
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,7 +88,7 @@ func (c Citations) Sources() []string {
 
 // citation matches "[1]" and "[1, 3]", with any space before it. Numbers of more than three
 // digits are left alone: "[2021]" is a year, not a citation.
-var citation = regexp.MustCompile(`[ \t]*\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]`)
+var citation = lazyRegexp(`[ \t]*\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]`)
 
 // CheckCitations keeps the reply's citations of retrieved passages and removes the others,
 // counting them, so a reply never cites a source ward did not give it.
@@ -115,7 +114,7 @@ func checkOnce(reply string, byN map[int]Passage) (string, []Passage, int) {
 		cited   []Passage
 		removed int
 	)
-	text := citation.ReplaceAllStringFunc(reply, func(m string) string {
+	text := citation().ReplaceAllStringFunc(reply, func(m string) string {
 		lead := m[:strings.Index(m, "[")]
 		var keep []string
 		fields := strings.Split(strings.Trim(m[len(lead):], "[]"), ",")
