@@ -20,15 +20,15 @@ const (
 var quantities = []struct{ asks, states func() *regexp.Regexp }{
 	{
 		lazyRegexp(`(?i)\b(doses?|dosage|dosing|how much|how many|mg|micrograms?|mcg|amount)\b`),
-		lazyRegexp(`\d\s*(mg|micrograms?|g|mL|units?|mmol)\b`),
+		lazyRegexp(`(?i)\d\s*(mg|micrograms?|mcg|g|ml|units?|mmol)\b`),
 	},
 	{
 		lazyRegexp(`(?i)\b(how long|how often|how soon|within|after how|how many (minutes|hours|days)|when)\b`),
-		lazyRegexp(`\d\s*(seconds?|minutes?|hours?|days?)\b`),
+		lazyRegexp(`(?i)\d\s*(seconds?|minutes?|mins?|hours?|hrs?|days?)\b`),
 	},
 	{
 		lazyRegexp(`(?i)\b(targets?|range|thresholds?|scores?|level|rate|flow|saturations?|sats|spo2|percent)\b`),
-		lazyRegexp(`\d`),
+		lazyRegexp(`(?i)\d\s*(%|–\s*\d|-\s*\d|mmol|kpa|mmhg|per minute|/min|l/min|°c|or more|or less|or fewer)|\bscores? \d`),
 	},
 }
 
@@ -37,8 +37,8 @@ var quantities = []struct{ asks, states func() *regexp.Regexp }{
 const quantityWeight = 2
 
 // Extract answers a question without a model, by quoting: among the top passages it takes
-// the one whose best sentence matches the question best, and quotes that passage's two best
-// sentences in their order, followed by its citation. It reports false when there is no
+// the one whose best sentence matches the question best, and quotes that passage's best
+// sentences (at most two) in their order, followed by its citation. It reports false when there is no
 // passage.
 //
 // A sentence scores a point for each of the question's words it holds, half a point for each
@@ -75,10 +75,14 @@ func Extract(question string, ps []Passage) (string, bool) {
 }
 
 // quote joins the best extractSentences sentences in the passage's order, list items on lines
-// of their own; a sentence that introduces a list ("…the Sepsis Six:") brings the list.
+// of their own. A runner-up scoring under half the best is left out, and a sentence that
+// introduces a list ("…the Sepsis Six:") brings the list.
 func quote(sentences []sentence, scored []scoredSentence) string {
 	picked := map[int]bool{}
 	for _, s := range scored[:min(extractSentences, len(scored))] {
+		if s.score < scored[0].score/2 {
+			break
+		}
 		picked[s.i] = true
 		if !strings.HasSuffix(sentences[s.i].text, ":") {
 			continue

@@ -53,3 +53,16 @@ func TestSplitSentences(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }
+
+func TestExtractQuotesTheNumbersAsked(t *testing.T) {
+	kb := New(Options{})
+	for _, tt := range []struct{ question, want, not string }{
+		{"target sats in COPD?", "88–92%", "smoker over 50"},
+		{"what's the max paracetamol dose?", "at most 4 g in 24 hours", "ketamine"},
+	} {
+		answer, _ := Extract(tt.question, retrieve(t, kb, tt.question, 3).Passages)
+		if !strings.Contains(answer, tt.want) || strings.Contains(answer, tt.not) {
+			t.Errorf("%s\n  answer %q\n  want %q and not %q", tt.question, answer, tt.want, tt.not)
+		}
+	}
+}
