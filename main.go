@@ -40,6 +40,8 @@ type options struct {
 	numCtx, outputBudget            int
 	seed                            int64
 	newSession, json                bool
+	// screen: a person at the TUI, who is asked before a typed line admits a new patient.
+	screen bool
 }
 
 // command is one subcommand: its flags, its usage and what it runs. Adding a command is adding
@@ -386,7 +388,8 @@ func startOrResume(cfg session.Config, fresh bool) (*session.Session, bool, erro
 // sessionConfig builds a session's configuration; notices hears one-line notes for the user,
 // such as why the offline backend is in use.
 func sessionConfig(ctx context.Context, o *options, store *persist.Store, notices func(string)) (session.Config, error) {
-	cfg := session.Config{Store: store, NumCtx: o.numCtx, OutputBudget: o.outputBudget, Shift: o.shift, Seed: o.seed}
+	cfg := session.Config{Store: store, NumCtx: o.numCtx, OutputBudget: o.outputBudget, Shift: o.shift, Seed: o.seed,
+		ConfirmAdmissions: o.screen}
 	var err error
 	if cfg.Pattern, err = patientPattern(); err != nil {
 		return cfg, err
@@ -471,6 +474,7 @@ func tui(ctx context.Context, c *call) error {
 		return err
 	}
 	opts := ui.Options{Theme: theme}
+	o.screen = true
 	s, cfg, resumed, closeAll, err := openSession(ctx, o, func(note string) { opts.Notice = note })
 	if err != nil {
 		return err

@@ -16,10 +16,13 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 		return
 	}
 	roster := s.roster
-	var archiveID string
+	var number int
 	err := t.storage(func() error {
-		var err error
-		archiveID, err = s.cfg.Store.Archive(s.info.ID, s.cfg.Now().UTC())
+		if _, err := s.cfg.Store.Archive(s.info.ID, s.cfg.Now().UTC()); err != nil {
+			return err
+		}
+		archives, err := archiveEntries(s.cfg.Store, s.info.ID)
+		number = len(archives)
 		return err
 	})
 	if err != nil {
@@ -31,13 +34,14 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 	s.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
 	s.sim = newSim(s.cfg.Scenarios, s.info.Seed, s.sim.ward.Clock())
 	s.reportDecision(t, DecisionClear, d, "")
-	t.emit(MessageEvent{Role: "assistant", Agent: systemAgent, Text: clearedText(roster, archiveID)})
+	t.emit(MessageEvent{Role: "assistant", Agent: systemAgent, Text: clearedText(roster, number)})
 }
 
-func clearedText(roster []string, archiveID string) string {
+func clearedText(roster []string, archive int) string {
+	restore := fmt.Sprintf("`ward archive restore %d` brings it back", archive)
 	if len(roster) == 0 {
-		return fmt.Sprintf("Context cleared (archive %s). No patient is active.", archiveID)
+		return fmt.Sprintf("Context cleared as archive %d (%s). No patient is active.", archive, restore)
 	}
-	return fmt.Sprintf("Context cleared: %d patient(s) archived (%s) as archive %s. No patient is active.",
-		len(roster), strings.Join(roster, ", "), archiveID)
+	return fmt.Sprintf("Context cleared: %d patient(s) archived (%s) as archive %d — %s. No patient is active.",
+		len(roster), strings.Join(roster, ", "), archive, restore)
 }

@@ -2,9 +2,7 @@ package session
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
@@ -116,59 +114,4 @@ func latest(store *persist.Store) (persist.SessionInfo, error) {
 		err = ErrNoSession
 	}
 	return info, err
-}
-
-// ArchiveCommand runs `ward archive list | show ID | restore ID` on the latest shift.
-func ArchiveCommand(store *persist.Store, args []string, out io.Writer) error {
-	if len(args) == 0 {
-		return errArchiveUsage
-	}
-	info, err := latest(store)
-	if err != nil {
-		return err
-	}
-	switch {
-	case args[0] == "list" && len(args) == 1:
-		archives, err := store.ArchiveSummaries(info.ID)
-		if err != nil {
-			return err
-		}
-		return listArchives(archives, out)
-	case args[0] == "show" && len(args) == 2:
-		a, err := store.ReadArchive(info.ID, args[1])
-		if err != nil {
-			return noArchive(err, args[1])
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(a)
-	case args[0] == "restore" && len(args) == 2:
-		if err := store.RestoreArchive(info.ID, args[1]); err != nil {
-			return noArchive(err, args[1])
-		}
-		_, err = fmt.Fprintf(out, "restored archive %s into shift %s\n", args[1], info.ID)
-		return err
-	}
-	return errArchiveUsage
-}
-
-// noArchive says what to do when the archive asked for is not there.
-func noArchive(err error, id string) error {
-	if errors.Is(err, persist.ErrNotFound) {
-		return fmt.Errorf("no archive %q in this shift — `ward archive list` shows them", id)
-	}
-	return err
-}
-
-var errArchiveUsage = errors.New("usage: ward archive list | show ID | restore ID")
-
-func listArchives(archives []persist.ArchiveSummary, out io.Writer) error {
-	if len(archives) == 0 {
-		_, err := fmt.Fprintln(out, "no archives yet (a clear creates one)")
-		return err
-	}
-	for _, a := range archives {
-		fmt.Fprintf(out, "%s  %d patient(s), %d session message(s)\n", a.ID, a.Patients, a.SessionMessages)
-	}
-	return nil
 }

@@ -40,6 +40,9 @@ type Config struct {
 	// Seed makes a new shift's physiology noise reproducible; 0 takes one from the clock. A
 	// resumed shift keeps the seed it started with.
 	Seed int64
+	// ConfirmAdmissions makes a new patient named in free text wait for the trainee's yes (a
+	// ConfirmEvent) once the shift has patients. The TUI sets it; `ward run` never prompts.
+	ConfirmAdmissions bool
 	// Now stamps messages with wall time; tests fix it.
 	Now func() time.Time
 }

@@ -34,7 +34,6 @@ func (r *rig) turn(text string) []Event {
 	return events
 }
 
-// restart drops the in-memory session and resumes from the store, as a new process would.
 // engine is a patient's engine, woken as a turn would wake it.
 func (r *rig) engine(id string) *physio.Engine {
 	r.t.Helper()
@@ -45,6 +44,7 @@ func (r *rig) engine(id string) *physio.Engine {
 	return e
 }
 
+// restart drops the in-memory session and resumes from the store, as a new process would.
 func (r *rig) restart() {
 	r.t.Helper()
 	s, err := Resume(r.cfg)

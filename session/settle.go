@@ -75,6 +75,10 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		}
 		return settled{}, false
 	case DecisionNewBlank, DecisionSwitchExisting:
+		if decision == DecisionNewBlank && s.asksBeforeAdmitting(typed) {
+			s.askToAdmit(t, typed, d, id)
+			return settled{}, false
+		}
 		var ok bool
 		if admitted, ok = s.activate(t, typed, id, decision == DecisionNewBlank, scenario); !ok {
 			return settled{}, false
@@ -89,6 +93,25 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		s.say(t, admissionNote(admitted))
 	}
 	return settled{prior: s.priorTo(typed)}, true
+}
+
+// asksBeforeAdmitting reports whether a new patient named in typed free text needs the
+// trainee's yes first: on a screen that asks (ward run never does), once the shift has patients,
+// where a typo such as "patient 6" would otherwise admit someone at once.
+func (s *Session) asksBeforeAdmitting(typed *typedText) bool {
+	return typed != nil && s.cfg.ConfirmAdmissions && len(s.roster) > 0
+}
+
+// askToAdmit keeps what was typed where it was typed and asks; a yes sends the /admit line.
+func (s *Session) askToAdmit(t *turn, typed *typedText, d analyzer.Decision, id string) {
+	if !s.commit(t, typed, nil) {
+		return
+	}
+	s.reportDecision(t, DecisionUnchanged, d, s.active)
+	t.emit(ConfirmEvent{
+		Question: fmt.Sprintf("%s is not on the roster (%d patients are). Admit %s as a new patient?", id, len(s.roster), id),
+		Line:     "/admit " + id,
+	})
 }
 
 // priorTo is the active conversation as it stood before the typed text: a text typed in it is
