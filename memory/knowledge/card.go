@@ -54,8 +54,10 @@ type Dose struct {
 	Amount float64 `yaml:"amount"`
 	Max    float64 `yaml:"max,omitempty"` // the top of a range; 0 for a single amount
 	Unit   string  `yaml:"unit"`          // mg, micrograms, g, mL
-	Who    string  `yaml:"who,omitempty"` // adult, child 6–12 years…
-	Note   string  `yaml:"note,omitempty"`
+	// Strength is what a volume is of ("10%", "1 mg/mL"); empty for an amount of the drug itself.
+	Strength string `yaml:"strength,omitempty"`
+	Who      string `yaml:"who,omitempty"` // adult, child 6–12 years…
+	Note     string `yaml:"note,omitempty"`
 }
 
 // Amounts writes the dose as the card's text does: "0.5 mg", "150–200 mL".
