@@ -25,6 +25,7 @@ import (
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/scenario"
@@ -37,6 +38,7 @@ type options struct {
 	db, backend, model, trace       string
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
+	knowledge, embedModel           string
 	numCtx, outputBudget            int
 	seed                            int64
 	newSession, json                bool
@@ -80,12 +82,20 @@ var commands = []command{
 		flags: []string{"db"}, run: archive},
 	{name: "scenarios", args: "list | validate FILE", summary: "the scenario library", flags: []string{"scenarios"}, run: scenarios},
 	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: []string{"db", "json"}, run: stats},
+	{name: "kb", args: "list | search QUERY | show ID", summary: "the protocol cards ward answers from, and what a query retrieves",
+		flags: []string{"knowledge", "embed-model"}, run: kb},
 	{name: "eval", args: "delta | analyzer", summary: "conformance of a model (or the offline backend) to ward's formats",
 		flags: []string{"backend", "model", "num-ctx"}, run: evalCommand},
 }
 
 // flagDefs declares every flag once; a command's FlagSet takes the ones it names.
 var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
+	"knowledge": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.knowledge, "knowledge", "", "`dir`ectory of your own protocol cards (.md or .txt), beside the built-in ones")
+	},
+	"embed-model": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.embedModel, "embed-model", "", "Ollama embedding `model` (e.g. nomic-embed-text) for semantic search; none: full-text only")
+	},
 	"db": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.db, "db", defaultDBPath(), "database `file` (env WARD_DB)")
 	},
@@ -696,4 +706,37 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// kb shows what ward knows: the cards, one card, or what a query retrieves.
+func kb(ctx context.Context, c *call) error {
+	switch {
+	case len(c.args) == 1 && c.args[0] == "list":
+		lib, err := knowledge.Load(c.o.knowledge)
+		if err != nil {
+			return err
+		}
+		return knowledge.WriteList(c.stdout, lib)
+	case len(c.args) == 2 && c.args[0] == "show":
+		lib, err := knowledge.Load(c.o.knowledge)
+		if err != nil {
+			return err
+		}
+		return knowledge.WriteShow(c.stdout, lib, c.args[1])
+	case len(c.args) >= 2 && c.args[0] == "search":
+		opts := knowledge.Options{Dir: c.o.knowledge, Model: c.o.embedModel}
+		if c.o.embedModel != "" {
+			model, err := ollama.FromEnvironment(c.o.embedModel, ollama.Options{})
+			if err != nil {
+				return err
+			}
+			opts.Embedder = model
+		}
+		r, err := knowledge.New(opts).Retrieve(ctx, strings.Join(c.args[1:], " "), 5)
+		if err != nil {
+			return err
+		}
+		return knowledge.WriteSearch(c.stdout, r)
+	}
+	return argsError(c)
 }

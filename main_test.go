@@ -174,3 +174,27 @@ func TestExportWritesTheChat(t *testing.T) {
 		t.Fatal("--format pdf was accepted")
 	}
 }
+
+// ward kb shows what ward knows: the cards, one card, and what a question retrieves, numbered
+// for citation, from the user's own folder as well as the built-in cards.
+func TestKBListsShowsAndSearches(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "local-sepsis.md"), []byte("# Local sepsis pathway\n\n## Antibiotics\nGive the first dose of antibiotics within one hour of red flag sepsis.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, err := ward(t, "", "kb", "list", "--knowledge", dir)
+	if err != nil || !strings.Contains(list, "anaphylaxis") || !strings.Contains(list, "local-sepsis") {
+		t.Fatalf("kb list: %v\n%s", err, list)
+	}
+	show, err := ward(t, "", "kb", "show", "anaphylaxis")
+	if err != nil || !strings.Contains(show, "epinephrine IM 0.5 mg") {
+		t.Fatalf("kb show: %v\n%s", err, show)
+	}
+	found, err := ward(t, "", "kb", "search", "--knowledge", dir, "antibiotics", "within", "one", "hour")
+	if err != nil || !strings.Contains(found, "[1]") || !strings.Contains(found, "Local sepsis pathway") {
+		t.Fatalf("kb search: %v\n%s", err, found)
+	}
+	if _, err := ward(t, "", "kb", "show", "no-such-card"); err == nil {
+		t.Error("showing a missing card succeeded")
+	}
+}

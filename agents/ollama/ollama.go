@@ -160,3 +160,16 @@ func supportsTools(show *api.ShowResponse) bool {
 	}
 	return strings.Contains(show.Template, ".Tools")
 }
+
+// Embed turns texts into vectors with an embedding model, one per text, in order: the semantic
+// half of the knowledge base's retrieval.
+func (o *Backend) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+	resp, err := o.client.Embed(ctx, &api.EmbedRequest{Model: model, Input: texts})
+	if err != nil {
+		return nil, ollamaError(err, model)
+	}
+	if len(resp.Embeddings) != len(texts) {
+		return nil, fmt.Errorf("model %s embedded %d of %d texts", model, len(resp.Embeddings), len(texts))
+	}
+	return resp.Embeddings, nil
+}

@@ -234,3 +234,22 @@ func TestOllamaReplyCutWithoutDone(t *testing.T) {
 		t.Fatalf("got %q, %q, %v; want the text kept and done reason %q", resp.Message.Content, resp.DoneReason, err, llm.DoneCut)
 	}
 }
+
+// Embed sends the texts to /api/embed and returns one vector per text, in order; a missing
+// model is the typed error that says what to pull.
+func TestOllamaEmbed(t *testing.T) {
+	f := ollamatest.NewFake(t)
+	b := ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{})
+	got, err := b.Embed(context.Background(), ollamatest.TestModel, []string{"adrenaline", "see"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0][0] != 10 || got[1][1] != 2 {
+		t.Fatalf("embeddings = %v", got)
+	}
+	_, err = b.Embed(context.Background(), "nomic-embed-text", []string{"x"})
+	var nf *llm.ModelNotFoundError
+	if !errors.As(err, &nf) {
+		t.Fatalf("missing embedding model: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -42,6 +43,7 @@ func NewFake(t testing.TB, replies ...Reply) *Fake {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/chat", f.chat)
 	mux.HandleFunc("POST /api/show", f.showModel)
+	mux.HandleFunc("POST /api/embed", f.embed)
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(func() {
 		close(f.release)
@@ -109,6 +111,25 @@ func (f *Fake) chat(w http.ResponseWriter, r *http.Request) {
 		case <-f.release:
 		}
 	}
+}
+
+// embed answers /api/embed for TestModel with one small vector per input, the input's length
+// and its count of the letter e, so tests can tell the vectors apart.
+func (f *Fake) embed(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string   `json:"model"`
+		Input []string `json:"input"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != TestModel {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error":"model '` + req.Model + `' not found"}`))
+		return
+	}
+	var resp api.EmbedResponse
+	for _, in := range req.Input {
+		resp.Embeddings = append(resp.Embeddings, []float32{float32(len(in)), float32(strings.Count(in, "e"))})
+	}
+	_ = json.NewEncoder(w).Encode(resp)
 }
 
 func (f *Fake) showModel(w http.ResponseWriter, r *http.Request) {
