@@ -71,7 +71,7 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 	case DecisionNeedsPatientID:
 		if s.commit(t, typed, nil) {
 			s.reportDecision(t, decision, d, "")
-			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.needsIDMessage()})
+			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.whichPatient(d.Candidates)})
 		}
 		return settled{}, false
 	case DecisionNewBlank, DecisionSwitchExisting:
@@ -218,11 +218,52 @@ func (s *Session) analyzeNow(text string) (analyzer.Decision, bool) {
 }
 
 func (s *Session) analyzerInput(text string) analyzer.AnalyzerInput {
-	return analyzer.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: s.roster, Pattern: s.cfg.Pattern}
+	return analyzer.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: s.roster, Patients: s.namedPatients(), Pattern: s.cfg.Pattern}
+}
+
+// namedPatients are the roster's patients as a trainee may call them, in order of arrival: the
+// registry's name, sex and bed, and the scenario's name and complaint.
+func (s *Session) namedPatients() []analyzer.Patient {
+	ids := slices.Clone(s.roster)
+	slices.SortStableFunc(ids, func(a, b string) int {
+		return s.reg.Patients[a].CreatedAt.Compare(s.reg.Patients[b].CreatedAt)
+	})
+	out := make([]analyzer.Patient, len(ids))
+	for i, id := range ids {
+		f := s.reg.Patients[id].Facts
+		p := analyzer.Patient{ID: id}
+		p.Name, _ = f["name"].(string)
+		p.Sex, _ = f["sex"].(string)
+		p.Bed, _ = f["bed"].(string)
+		if scID, _ := f["scenario"].(string); scID != "" {
+			p.Condition = strings.ReplaceAll(scID, "-", " ")
+			if sc, ok := s.cfg.Scenarios.Get(scID); ok {
+				p.Condition += ", " + sc.ChiefComplaint
+			}
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // isRosterQuestion: a roster question is answered from the registry, never by a model.
 func isRosterQuestion(text string) bool { return analyzer.IsRosterQuestion(text) }
+
+// whichPatient asks which of the candidates a reference meant, by title and bed, or for an ID
+// when there are none.
+func (s *Session) whichPatient(candidates []string) string {
+	if len(candidates) == 0 {
+		return s.needsIDMessage()
+	}
+	var named []string
+	for _, p := range s.namedPatients() {
+		if slices.Contains(candidates, p.ID) {
+			named = append(named, p.Title()+" ("+p.ID+")")
+		}
+	}
+	last := len(named) - 1
+	return "Which patient — " + strings.Join(named[:last], ", ") + " or " + named[last] + "?"
+}
 
 func (s *Session) needsIDMessage() string {
 	examples := analyzer.ExampleIDs(s.cfg.Pattern)

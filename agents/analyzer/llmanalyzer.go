@@ -164,6 +164,12 @@ reasoning: one short sentence.
 	b.WriteString("\nRoster: ")
 	b.WriteString(orNone(strings.Join(in.Roster, ", ")))
 	b.WriteString("\n")
+	if len(in.Patients) > 0 {
+		b.WriteString("The trainee may name a roster patient without the ID, by name, bed, order of arrival or condition. Patients in order of arrival:\n")
+		for _, p := range in.Patients {
+			fmt.Fprintf(&b, "- %s: %s, %s, bed %s, %s\n", p.ID, orNone(p.Name), orNone(p.Sex), orNone(p.Bed), orNone(p.Condition))
+		}
+	}
 	return b.String()
 }
 
