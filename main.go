@@ -82,6 +82,8 @@ var commands = []command{
 		flags: []string{"db"}, run: archive},
 	{name: "scenarios", args: "list | validate FILE", summary: "the scenario library", flags: []string{"scenarios"}, run: scenarios},
 	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: []string{"db", "json"}, run: stats},
+	{name: "doctor", summary: "check the Ollama setup ward will use, and say what to change",
+		flags: []string{"model", "num-ctx"}, run: doctor},
 	{name: "kb", args: "list | search QUERY | show ID", summary: "the protocol cards ward answers from, and what a query retrieves",
 		flags: []string{"knowledge", "embed-model"}, run: kb},
 	{name: "eval", args: "delta | analyzer", summary: "conformance of a model (or the offline backend) to ward's formats",
@@ -739,4 +741,31 @@ func kb(ctx context.Context, c *call) error {
 		return knowledge.WriteSearch(c.stdout, r)
 	}
 	return argsError(c)
+}
+
+// doctor checks the setup a user has and says what to change. A failed piece of advice does not
+// fail it: ward works without it, only slower.
+func doctor(ctx context.Context, c *call) error {
+	model, err := ollama.FromEnvironment(c.o.model, ollama.Options{})
+	if err != nil {
+		return err
+	}
+	failed := false
+	for _, check := range model.Doctor(ctx, c.o.numCtx) {
+		mark := "ok  "
+		switch {
+		case !check.OK && check.Advice:
+			mark = "tip "
+		case !check.OK:
+			mark, failed = "FAIL", true
+		}
+		fmt.Fprintf(c.stdout, "%s %-12s %s\n", mark, check.Name, check.Detail)
+		if !check.OK && check.Fix != "" {
+			fmt.Fprintf(c.stdout, "     %-12s → %s\n", "", check.Fix)
+		}
+	}
+	if failed {
+		return errors.New("the setup needs the change above before ward can use this model")
+	}
+	return nil
 }

@@ -44,6 +44,9 @@ func NewFake(t testing.TB, replies ...Reply) *Fake {
 	mux.HandleFunc("POST /api/chat", f.chat)
 	mux.HandleFunc("POST /api/show", f.showModel)
 	mux.HandleFunc("POST /api/embed", f.embed)
+	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"version":"0.6.5"}`))
+	})
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(func() {
 		close(f.release)

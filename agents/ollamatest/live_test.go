@@ -265,3 +265,18 @@ func TestLiveProbeReportsTools(t *testing.T) {
 		t.Error("Probe: tools not reported for a template that renders .Tools")
 	}
 }
+
+// ward doctor against a real server: the server, the model and a first call with ward's JSON
+// format must pass; the rest is advice, logged for the CI report.
+func TestLiveDoctor(t *testing.T) {
+	checks := backend(t, ollamatest.ModelName).Doctor(t.Context(), llm.DefaultNumCtx)
+	for _, c := range checks {
+		t.Logf("%-12s ok=%v %s %s", c.Name, c.OK, c.Detail, c.Fix)
+		if !c.OK && !c.Advice {
+			t.Errorf("%s failed: %s (%s)", c.Name, c.Detail, c.Fix)
+		}
+	}
+	if len(checks) < 8 {
+		t.Fatalf("doctor stopped after %d checks", len(checks))
+	}
+}
