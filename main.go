@@ -39,6 +39,7 @@ type options struct {
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
 	knowledge, embedModel           string
+	stall                           time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
 	newSession, json                bool
@@ -67,7 +68,7 @@ type call struct {
 
 // sessionFlags are what a command that runs a shift accepts.
 var sessionFlags = []string{"db", "backend", "model", "new", "shift", "seed", "scenarios", "agents", "trace",
-	"window", "num-ctx", "num-predict"}
+	"window", "num-ctx", "num-predict", "stall"}
 
 var commands = []command{
 	{name: "", summary: "open the TUI (resumes the latest shift)", flags: append([]string{"theme"}, sessionFlags...), run: tui},
@@ -92,6 +93,9 @@ var commands = []command{
 
 // flagDefs declares every flag once; a command's FlagSet takes the ones it names.
 var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
+	"stall": func(fs *flag.FlagSet, o *options) {
+		fs.DurationVar(&o.stall, "stall", ollama.DefaultStallTimeout, "how long ward waits for the model's next words once a reply has begun (`duration`)")
+	},
 	"knowledge": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.knowledge, "knowledge", "", "`dir`ectory of your own protocol cards (.md or .txt), beside the built-in ones")
 	},
@@ -460,7 +464,7 @@ func chooseBackend(ctx context.Context, o *options, notices func(string)) (llm.B
 	default:
 		return nil, false, fmt.Errorf("--backend must be auto, offline or ollama, not %q", o.backend)
 	}
-	model, err := ollama.FromEnvironment(o.model, ollama.Options{})
+	model, err := ollama.FromEnvironment(o.model, ollama.Options{StallTimeout: o.stall})
 	if err != nil {
 		return nil, false, err
 	}

@@ -121,7 +121,10 @@ func (s *Session) reportLLMError(t *turn, err error) {
 	var unreachable *llm.UnreachableError
 	var notFound *llm.ModelNotFoundError
 	var tooLong *agents.PromptTooLongError
+	var stall *llm.StallError
 	switch {
+	case errors.As(err, &stall):
+		code = "LLM_STALLED"
 	case errors.As(err, &tooLong):
 		code = "PROMPT_TOO_LONG"
 	case errors.As(err, &unreachable):

@@ -51,6 +51,10 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 			return settled{}, false
 		}
 		d = s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(t.input))
+		if d.Source == analyzer.SourceFallback {
+			// Never silently: the trainee sees that the model did not answer and what decided.
+			t.emit(NoteEvent{PatientID: s.active, Stop: "analyzer", Text: "The analyzer model did not answer, so ward's rules decided: " + d.Reasoning})
+		}
 	}
 	t.timing.AnalyzerMS = msSince(t0)
 	return s.decide(t, typed, restored, d, "")

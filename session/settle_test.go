@@ -2,7 +2,13 @@ package session
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/offline"
 )
 
 // On a screen that asks, a new patient named in free text waits for a yes once the shift has
@@ -82,5 +88,23 @@ func TestPatientsNamedWithoutAnID(t *testing.T) {
 				t.Errorf("%q: an unresolved reference still acted on %s", tt.line, r.s.Active())
 			}
 		})
+	}
+}
+
+// When the analyzer's model does not answer, the trainee is told, with what decided instead.
+func TestAnalyzerFallbackIsNeverSilent(t *testing.T) {
+	down := &scripted{Backend: offline.New(), replies: []llm.Response{{}}, errs: []error{&llm.StallError{After: time.Second}}}
+	r := newRigWith(t, func(c *Config) {
+		c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(down, analyzer.LLMAnalyzerConfig{}))
+	})
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/admit patient_2 opioid-overdose")
+	events := r.turn("check on the patient") // the rules cannot tell which patient: they ask the model
+	notes := only[NoteEvent](events)
+	if down.calls != 1 {
+		t.Fatalf("the analyzer's model was asked %d times, want once", down.calls)
+	}
+	if len(notes) != 1 || notes[0].Stop != "analyzer" || !strings.Contains(notes[0].Text, "did not answer") {
+		t.Fatalf("notes %+v: want one saying the analyzer did not answer", notes)
 	}
 }

@@ -25,7 +25,7 @@ func testBackend(f *ollamatest.Fake, stalls bool) *ollama.Backend {
 	if stalls {
 		stall = testStall
 	}
-	return ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{StallTimeout: stall})
+	return ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{StallTimeout: stall, FirstCall: stall})
 }
 
 func newTestLLMAnalyzer(f *ollamatest.Fake, cfg LLMAnalyzerConfig) *LLMAnalyzer {
