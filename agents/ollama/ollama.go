@@ -142,11 +142,19 @@ func (o *Backend) Chat(ctx context.Context, req llm.Request, onDelta func(string
 	case err != nil:
 		return llm.Response{}, ollamaError(err, o.model)
 	}
+	if !reply.begun {
+		return llm.Response{}, errEndedEarly
+	}
 	return reply.response(llm.DoneCut)
 }
 
+// errEndedEarly is a stream that ended, with no error, before any chunk: the api client stops
+// reading at a line over its 512 KiB limit and reports nothing, so that is the likely cause.
+var errEndedEarly = errors.New("Ollama's stream ended before a reply began: a line over 512 KiB (the client's limit) ends it there — check the server's log, then retry")
+
 // replyAccumulator joins streamed chunks into one assistant message.
 type replyAccumulator struct {
+	begun     bool // a chunk arrived
 	text      strings.Builder
 	toolCalls []api.ToolCall
 	final     api.ChatResponse
@@ -154,6 +162,7 @@ type replyAccumulator struct {
 }
 
 func (r *replyAccumulator) add(chunk api.ChatResponse, onDelta func(string)) error {
+	r.begun = true
 	if content := chunk.Message.Content; content != "" {
 		if room := llm.MaxReplyBytes - r.text.Len(); len(content) > room {
 			r.text.WriteString(strings.ToValidUTF8(content[:room], ""))
@@ -188,7 +197,7 @@ func (r *replyAccumulator) response(unfinished string) (llm.Response, error) {
 func (r *replyAccumulator) emptyReason() string {
 	switch {
 	case !r.done:
-		return "the stream ended before a reply (Ollama's client also stops at a line over 512 KiB)"
+		return "the stream ended before the reply was done"
 	case r.final.DoneReason == "length":
 		return "num_predict reached before any text"
 	default:

@@ -120,10 +120,14 @@ func TestOllamaChatErrors(t *testing.T) {
 		{"whitespace answer", ollamatest.Streamed(" \n"), emptyMsg, isEmpty},
 		{"length with no text", ollamatest.Reply{Chunks: []api.ChatResponse{ollamatest.DoneChunk("length")}}, emptyMsg, isEmpty},
 		{"stall before any chunk", ollamatest.Reply{Stall: true}, "the model sent nothing for 100ms — ctrl+r retries (--stall sets how long ward waits)", isStall},
-		{"no done chunk", ollamatest.Reply{}, emptyMsg, isEmpty},
+		{"no chunk at all", ollamatest.Reply{}, "Ollama's stream ended before a reply began: a line over 512 KiB (the client's limit) ends it there — check the server's log, then retry", func(error) bool { return true }},
+		{"a line over the client's limit", ollamatest.Reply{Raw: `{"message":{"role":"assistant","content":"` + strings.Repeat("a", 600<<10) + `"}}` + "\n"},
+			"Ollama's stream ended before a reply began: a line over 512 KiB (the client's limit) ends it there — check the server's log, then retry", func(error) bool { return true }},
 		{"404 chat wording", ollamatest.NotFound(ollamatest.TestModel), "model tiny not found — ollama pull tiny", isNotFound},
 		{"404 show wording", ollamatest.Reply{Status: http.StatusNotFound, Body: `{"error":"model 'tiny' not found"}`}, "model tiny not found — ollama pull tiny", isNotFound},
 		{"server error", ollamatest.Reply{Status: http.StatusInternalServerError, Body: `{"error":"out of memory"}`}, "ollama: out of memory", func(error) bool { return true }},
+		{"malformed JSON", ollamatest.Reply{Raw: "{\"message\":{\"role\":\"assistant\",\"content\":\"hi\"\n"},
+			"Ollama sent a reply ward could not read (unmarshal: unexpected end of JSON input) — check the server's log, then retry", func(error) bool { return true }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
