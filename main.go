@@ -198,8 +198,38 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return cmd.run(ctx, &call{cmd: cmd, o: o, args: rest, stdin: stdin, stdout: stdout, stderr: stderr})
+	return cmd.run(ctx, &call{cmd: cmd, o: o, args: rest, stdin: stdin, stdout: terminalWriter{stdout}, stderr: stderr})
 }
+
+// terminalWriter is how every command prints: text from a scenario file, a card or a model may
+// carry sequences a terminal would obey. C1 controls become JSON's escapes (in JSON output that
+// is the right encoding; in text it shows them), then nothing else a terminal obeys is left.
+type terminalWriter struct{ w io.Writer }
+
+func (t terminalWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(t.w, themes.Printable(escapeC1(string(p)))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// escapeC1 writes the C1 controls (U+0080–U+009F), which encoding/json leaves raw, as \u00XX.
+func escapeC1(s string) string {
+	if !strings.ContainsFunc(s, isC1) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isC1(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 // commandName finds the first argument that is not a flag or a flag's value, and its index; -1
 // and "" when there is none. A flag's value is recognised by the flag's type, across every

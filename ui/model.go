@@ -428,7 +428,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		m.chat.Select(m.chat.selected + 1)
 	case key.Matches(msg, k.CopyMessage):
 		if sel, ok := m.chat.Selected(); ok {
-			return copyCmd(m.opts.Clipboard, "message", sanitize(sel.Content))
+			return copyCmd(m.opts.Clipboard, "message", themes.Printable(sel.Content))
 		}
 	case key.Matches(msg, k.Top):
 		m.chat.Top()

@@ -226,7 +226,7 @@ func (r *rosterPane) sidebarView() string {
 			r.hits = append(r.hits, rosterHit{row: len(lines), x1: r.width, id: e.ID})
 			lines = append(lines, r.row(e, i == r.cursor))
 			if e.Name != "" {
-				lines = append(lines, t.Muted.Render(truncate("    "+sanitize(e.Name), r.width)))
+				lines = append(lines, t.Muted.Render(truncate("    "+themes.Printable(e.Name), r.width)))
 			}
 		}
 		return fitLines(lines, r.width, r.height)
@@ -288,7 +288,7 @@ func (r *rosterPane) row(e session.RosterEntry, selected bool) string {
 		t.Muted.Render(fmt.Sprintf("%4s", sinceLabel(r.clock, e.LastChecked))) + " " + alert
 	left := marker + r.shortcut(e.ID) + " "
 	idWidth := r.width - lipgloss.Width(left) - lipgloss.Width(right) - 1
-	line := left + idStyle.Render(fit(sanitize(e.ID), max(idWidth, 1))) + " " + right
+	line := left + idStyle.Render(fit(themes.Printable(e.ID), max(idWidth, 1))) + " " + right
 	if selected && r.focused {
 		return t.Selected.Render(fit(stripStyles(line), r.width))
 	}
@@ -345,7 +345,7 @@ func moreMarker(n int) string { return fmt.Sprintf(" +%d›", n) }
 
 func (r *rosterPane) stripItem(e session.RosterEntry, i int) string {
 	t := r.theme
-	item := r.shortcut(e.ID) + " " + sanitize(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
+	item := r.shortcut(e.ID) + " " + themes.Printable(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
 	if e.Alert {
 		item += "!"
 	}

@@ -60,7 +60,7 @@ func (s *statusPane) View(vs session.ViewState, n notice, generating bool, hints
 	var lines []string
 	left := s.summary(vs, generating)
 	if n.text != "" {
-		note := " " + sanitize(n.text) + " "
+		note := " " + themes.Printable(n.text) + " "
 		if s.fitsBeside(n, hints) {
 			left = s.noticeStyle(n.level).Render(note)
 		} else {
@@ -86,11 +86,11 @@ func (s *statusPane) Height(n notice, hints []key.Binding) int {
 
 func (s *statusPane) fitsBeside(n notice, hints []key.Binding) bool {
 	s.help.Width = 0
-	return lipgloss.Width(sanitize(n.text))+2+lipgloss.Width(s.help.ShortHelpView(hints)) <= s.width
+	return lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.help.ShortHelpView(hints)) <= s.width
 }
 
 func (s *statusPane) noticeLines(n notice) []string {
-	lines := strings.Split(wrap(sanitize(n.text), s.width-2), "\n")
+	lines := strings.Split(wrap(themes.Printable(n.text), s.width-2), "\n")
 	if len(lines) > maxNoticeLines {
 		lines = append(lines[:maxNoticeLines-1], truncate(strings.Join(lines[maxNoticeLines-1:], " "), s.width-2))
 	}
@@ -128,9 +128,9 @@ func backendLabel(vs session.ViewState) string {
 		return "offline"
 	}
 	if vs.Model == "" {
-		return sanitize(vs.Backend)
+		return themes.Printable(vs.Backend)
 	}
-	return sanitize(vs.Backend) + " " + sanitize(vs.Model)
+	return themes.Printable(vs.Backend) + " " + themes.Printable(vs.Model)
 }
 
 func speedLabel(vs session.ViewState) string {
