@@ -107,7 +107,7 @@ func (s *Session) record(t *turn, said []memory.Message, failure error) {
 		})
 	})
 	if err != nil {
-		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not save the turn: " + err.Error()})
+		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the turn: " + err.Error()})
 	} else {
 		s.remember(said...)
 	}

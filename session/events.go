@@ -51,6 +51,10 @@ type DeltaEvent struct {
 	Text      string `json:"text"`
 }
 
+// CodeNotSaved is the ErrorEvent code of a write the store refused (a full disk, say): what the
+// event names was not saved.
+const CodeNotSaved = "NOT_SAVED"
+
 // ErrorEvent is a problem the user should see, with a stable code.
 type ErrorEvent struct {
 	Code    string `json:"code"`

@@ -354,3 +354,36 @@ func TestRunLinesStopsWhenOutputFails(t *testing.T) {
 		t.Errorf("turns run after the output failed: %v", inputs)
 	}
 }
+
+// A store that refuses every write (a full disk) must not look like success: every failed turn
+// says NOT_SAVED, the runner stops taking input after a few in a row rather than dropping line
+// after line, and its error gives the exit status.
+func TestRunLinesStopsAndFailsWhenTurnsCannotBeSaved(t *testing.T) {
+	r := newRig(t)
+	r.turn("review patient_1")
+	r.cfg.Store.Close() // every write now fails
+	var out strings.Builder
+	lines := strings.Repeat("how are you feeling?\n", 10)
+	err := r.s.RunLines(context.Background(), strings.NewReader(lines), &out)
+	if err == nil || !strings.Contains(err.Error(), "3 turns in a row could not be saved") {
+		t.Fatalf("err = %v, want a stop after 3 unsaved turns", err)
+	}
+	if n := strings.Count(out.String(), `"event":"turn_end"`); n != 3 {
+		t.Errorf("%d turns ran, want the runner to stop after 3", n)
+	}
+	if !strings.Contains(out.String(), `"code":"NOT_SAVED"`) {
+		t.Errorf("no NOT_SAVED event:\n%s", out.String())
+	}
+}
+
+// Fewer unsaved turns than stop the runner still fail the run when the input ends.
+func TestRunLinesReportsUnsavedTurnsAtTheEnd(t *testing.T) {
+	r := newRig(t)
+	r.turn("review patient_1")
+	r.cfg.Store.Close()
+	var out strings.Builder
+	err := r.s.RunLines(context.Background(), strings.NewReader("any pain?\nany allergies?\n"), &out)
+	if err == nil || !strings.Contains(err.Error(), "2 turn(s) could not be saved") {
+		t.Fatalf("err = %v, want the two unsaved turns reported", err)
+	}
+}

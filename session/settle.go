@@ -155,7 +155,7 @@ func (s *Session) commit(t *turn, typed *typedText, reg *persist.Registry) bool 
 		})
 	})
 	if err != nil {
-		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not save the message: " + err.Error()})
+		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the message: " + err.Error()})
 		return false
 	}
 	if reg != nil {

@@ -262,7 +262,7 @@ func (m *Model) showError(ev session.Update) {
 }
 
 func retryable(code string) bool {
-	return strings.HasPrefix(code, "LLM_") || code == "MODEL_NOT_FOUND" || code == "STORAGE"
+	return strings.HasPrefix(code, "LLM_") || code == "MODEL_NOT_FOUND" || code == "STORAGE" || code == session.CodeNotSaved
 }
 
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
