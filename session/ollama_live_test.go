@@ -166,7 +166,7 @@ func liveHistories() []liveHistory {
 const liveColdTurns = 5
 
 func TestLiveKVCacheReuse(t *testing.T) {
-	srv := ollamatest.StartForTest(t)
+	srv := ollamatest.StartForTest(t, 1)
 	backend := ollama.New(srv.Client, ollamatest.ModelName, ollama.Options{})
 	caps, err := backend.Probe(t.Context())
 	if err != nil {
@@ -208,9 +208,7 @@ func TestLiveKVCacheReuse(t *testing.T) {
 
 	report := cacheReport(runs, colds, caps.Tools)
 	if path := os.Getenv("WARD_CACHE_REPORT"); path != "" {
-		if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		appendFile(t, path, report)
 	}
 	t.Log("\n" + report)
 

@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	srv, err := ollamatest.StartTiny(ctx)
+	srv, err := ollamatest.StartTiny(ctx, 1)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "live ollama:", err)
