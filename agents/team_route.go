@@ -140,11 +140,7 @@ func (t *Team) askRouter(ctx context.Context, history []memory.Message, text str
 		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: "a question for the team and no router model"}
 	}
 	req := t.routerRequest(history, text)
-	promptTokens := 0
-	for _, m := range req.Messages {
-		promptTokens += len(m.Content) / 4
-	}
-	timeout := llm.PaceOf(t.Router).Expect(promptTokens, req.Options.NumPredict, routerTimeout, routerFirstCall)
+	timeout := llm.PaceOf(t.Router).Expect(llm.PromptBytes(req), req.Options.NumPredict, routerTimeout, routerFirstCall)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := t.Router.Chat(ctx, req, nil)

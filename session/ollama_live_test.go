@@ -67,10 +67,12 @@ func scriptRig(t *testing.T, change func(*Config)) *rig {
 	return r
 }
 
-// mustTurn runs a line and fails the test on any error event.
+// mustTurn runs a line and fails the test on any error event but one: the tiny model's replies
+// run into the small output budget these tests set, which ward reports as a cut reply.
 func (r *rig) mustTurn(text string) {
 	r.t.Helper()
-	if errs := only[ErrorEvent](r.turn(text)); len(errs) > 0 {
+	errs := slices.DeleteFunc(only[ErrorEvent](r.turn(text)), func(e ErrorEvent) bool { return e.Code == "LLM_CUT" })
+	if len(errs) > 0 {
 		r.t.Fatalf("%q: %+v", text, errs)
 	}
 }

@@ -115,11 +115,7 @@ func (a *LLMAnalyzer) timeout(req llm.Request) time.Duration {
 	if a.cfg.Timeout > 0 {
 		return a.cfg.Timeout
 	}
-	promptTokens := 0
-	for _, m := range req.Messages {
-		promptTokens += len(m.Content) / 4
-	}
-	return llm.PaceOf(a.backend).Expect(promptTokens, analyzerReplyTokens, defaultAnalyzerTimeout, firstCallTimeout)
+	return llm.PaceOf(a.backend).Expect(llm.PromptBytes(req), analyzerReplyTokens, defaultAnalyzerTimeout, firstCallTimeout)
 }
 
 // describe words a failure for the Reasoning field, where the analyzer's

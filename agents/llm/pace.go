@@ -5,8 +5,11 @@ import "time"
 // Pace is what a backend has measured of its model's speed, so timeouts fit the machine — a GPU
 // and a loaded laptop CPU differ a hundredfold. It is zero until the model has answered once.
 type Pace struct {
-	PromptPerToken time.Duration // evaluating the prompt, the slowest seen (a cached prompt looks faster)
-	ReplyPerToken  time.Duration // writing the reply
+	// PromptPerByte is evaluating the prompt, per byte of its text: bytes, not tokens, because
+	// only the server knows how its model splits text. The slowest seen: a cached prompt looks
+	// faster than a new one is.
+	PromptPerByte time.Duration
+	ReplyPerToken time.Duration // writing the reply
 }
 
 // Measured reports whether the model has answered at least once.
@@ -16,13 +19,13 @@ func (p Pace) Measured() bool { return p.ReplyPerToken > 0 }
 // machine, a longer prompt than the estimate, another client on the server.
 const paceMargin = 4
 
-// Expect is how long a call of promptTokens and up to replyTokens may take at this pace, and at
+// Expect is how long a call of promptBytes and up to replyTokens may take at this pace, and at
 // least floor. Before anything was measured it is firstCall, which must cover loading the model.
-func (p Pace) Expect(promptTokens, replyTokens int, floor, firstCall time.Duration) time.Duration {
+func (p Pace) Expect(promptBytes, replyTokens int, floor, firstCall time.Duration) time.Duration {
 	if !p.Measured() {
 		return max(floor, firstCall)
 	}
-	expected := time.Duration(promptTokens)*p.PromptPerToken + time.Duration(replyTokens)*p.ReplyPerToken
+	expected := time.Duration(promptBytes)*p.PromptPerByte + time.Duration(replyTokens)*p.ReplyPerToken
 	return max(floor, paceMargin*expected)
 }
 
@@ -38,4 +41,13 @@ func PaceOf(b Backend) Pace {
 		return p.Pace()
 	}
 	return Pace{}
+}
+
+// PromptBytes is the size of a request's prompt text, which Expect and a pace are measured in.
+func PromptBytes(req Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content)
+	}
+	return n
 }

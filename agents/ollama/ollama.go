@@ -75,17 +75,17 @@ func (o *Backend) Pace() llm.Pace {
 	return o.pace
 }
 
-// measure keeps what a finished call showed of the model's speed. The prompt's pace is the
-// slowest seen: a prompt the server's cache held evaluates faster than a new one would.
-func (o *Backend) measure(m llm.Metrics) {
+// measure keeps what a finished call of promptBytes showed of the model's speed. The prompt's
+// pace is the slowest seen: a prompt the server's cache held evaluates faster than a new one.
+func (o *Backend) measure(m llm.Metrics, promptBytes int) {
 	if m.EvalCount == 0 || m.EvalDuration == 0 {
 		return
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.pace.ReplyPerToken = m.EvalDuration / time.Duration(m.EvalCount)
-	if m.PromptEvalCount > 0 {
-		o.pace.PromptPerToken = max(o.pace.PromptPerToken, m.PromptEvalDuration/time.Duration(m.PromptEvalCount))
+	if promptBytes > 0 {
+		o.pace.PromptPerByte = max(o.pace.PromptPerByte, m.PromptEvalDuration/time.Duration(promptBytes))
 	}
 }
 
@@ -93,11 +93,7 @@ func (o *Backend) measure(m llm.Metrics) {
 // measured pace, or the first-call allowance before anything was measured, and never less than
 // the stall timeout.
 func (o *Backend) firstChunk(req llm.Request) time.Duration {
-	promptTokens := 0
-	for _, m := range req.Messages {
-		promptTokens += len(m.Content) / 4
-	}
-	return o.Pace().Expect(promptTokens, 0, o.stall, o.firstCall)
+	return o.Pace().Expect(llm.PromptBytes(req), 0, o.stall, o.firstCall)
 }
 
 // errStalled is the cancel cause the watchdog sets, so a stall can be told apart from the
@@ -129,7 +125,7 @@ func (o *Backend) Chat(ctx context.Context, req llm.Request, onDelta func(string
 	switch {
 	case err == nil && reply.done:
 		resp, err := reply.response("")
-		o.measure(resp.Metrics)
+		o.measure(resp.Metrics, llm.PromptBytes(req))
 		return resp, err
 	case errors.Is(err, errTooLong):
 		return reply.response(llm.DoneTooLong)
