@@ -104,13 +104,17 @@ func CheckDose(o Order, ctx DoseContext, given []Order) Verdict {
 	case r == nil:
 		return v.stop(RuleRoute, "STOP — %s is not given %s; give it %s.", e.Name, v.Route, orList(e.RouteNames()))
 	case r.OnlyIn == SituationCardiacArrest && !ctx.Arrest:
-		return v.stop(RuleSituation, "STOP — %s %s is for cardiac arrest only%s.", e.Name, v.Route, e.otherwise(ctx))
+		// the amount is still checked: an overdose by the wrong route is two errors, and both are said
+		v.add(DoseStop, RuleSituation, "STOP — %s %s is for cardiac arrest only%s.", e.Name, v.Route, e.otherwise(ctx))
 	case r.ToEffect:
 		v.Kind, v.Say = DoseOK, fmt.Sprintf("%s %s is taken as needed, to effect.", capital(e.Name), v.Route)
 		return v
 	}
 	amount, rule, question := e.amount(r, o.Dose, ctx)
-	if question != "" {
+	switch {
+	case question != "" && v.Kind == DoseStop:
+		return v // the route is wrong whatever the amount
+	case question != "":
 		return v.ask(rule, question)
 	}
 	v.Amount = amount

@@ -26,7 +26,10 @@ func TestCheckDose(t *testing.T) {
 		say      string // a part of what the Pharmacist says
 	}{
 		// the overdoses and strengths trainees order in play
-		{"adrenaline 50 mg IV outside arrest", order("adrenaline", "IV", "50 mg", 0), adult, DoseStop, RuleSituation, "IV", 0, 1,
+		{"adrenaline 50 mg IV outside arrest", order("adrenaline", "IV", "50 mg", 0), adult, DoseStop, RuleSituation, "IV", 50, 1,
+			"STOP — adrenaline IV is for cardiac arrest only; otherwise give it IM, usually 0.5 mg. " +
+				"STOP — adrenaline 50 mg IV is 50× the usual 1 mg; the maximum single dose is 1 mg."},
+		{"adrenaline with no amount IV outside arrest", order("adrenaline", "IV", "", 0), adult, DoseStop, RuleSituation, "IV", 0, 1,
 			"STOP — adrenaline IV is for cardiac arrest only; otherwise give it IM, usually 0.5 mg."},
 		{"adrenaline 50 mg IV in arrest", order("adrenaline", "IV", "50 mg", 0), DoseContext{WeightKg: 78, Arrest: true},
 			DoseStop, RuleOverMax, "IV", 50, 1, "STOP — adrenaline 50 mg IV is 50× the usual 1 mg; the maximum single dose is 1 mg."},
