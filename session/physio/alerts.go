@@ -40,7 +40,7 @@ type AlertRecord struct {
 	Level   string   `json:"level"` // alarm | urgent | emergency
 	NEWS2   int      `json:"news2"`
 	Crossed []string `json:"crossed,omitempty"` // an alarm's limits crossed: "SpO2 84 (below 90)"
-	Text    string   `json:"text"`              // what the monitor or the nurse says
+	Text    string   `json:"text"`              // what the monitor or the nurse says, without the speaker
 	Repeats int      `json:"repeats,omitempty"`
 	// Acknowledged and Reviewed are when the trainee acknowledged the alert and first did
 	// something for the patient after it; nil until then.
@@ -208,7 +208,7 @@ func (e *Engine) alarm(out []Event) []Event {
 	if !fresh || e.openAlert(AlertAlarm) {
 		return out
 	}
-	text := "Monitor alarm: " + strings.Join(crossed, ", ") + "."
+	text := "Alarm: " + strings.Join(crossed, ", ") + "."
 	return e.raise(AlertRecord{Kind: AlertAlarm, Level: LevelAlarm, NEWS2: r.NEWS2, Crossed: crossed, Text: text}, out)
 }
 
@@ -229,7 +229,7 @@ func (e *Engine) escalate(out []Event) []Event {
 	if level == LevelEmergency {
 		ask = "Emergency — please come now."
 	}
-	text := fmt.Sprintf("Nurse: NEWS2 %d — %s. %s", r.NEWS2, obsText(r), ask)
+	text := fmt.Sprintf("NEWS2 %d — %s. %s", r.NEWS2, obsText(r), ask)
 	return e.raise(AlertRecord{Kind: AlertEscalation, Level: level, NEWS2: r.NEWS2, Text: text}, out)
 }
 

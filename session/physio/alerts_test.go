@@ -32,7 +32,7 @@ func TestAlarmRepeatsUntilAcknowledgedAndReviewed(t *testing.T) {
 	events := e.Apply(Action{Kind: sc.KindAttachMonitor}) // RR 6, SpO2 78: both below their limits
 	alarms := eventsOf(events, EventAlarm)
 	a := onlyEvent(t, alarms).Alert
-	if a.Level != LevelAlarm || !strings.HasPrefix(a.Text, "Monitor alarm: RR ") || !strings.Contains(a.Text, "(below 8)") ||
+	if a.Level != LevelAlarm || !strings.HasPrefix(a.Text, "Alarm: RR ") || !strings.Contains(a.Text, "(below 8)") ||
 		!strings.Contains(a.Text, "SpO2 ") || !strings.Contains(a.Text, "(below 90)") {
 		t.Fatalf("alarm %+v", a)
 	}
@@ -119,7 +119,7 @@ func TestNurseEscalatesAnUnseenPatient(t *testing.T) {
 		t.Fatalf("escalations %v over 40 unseen minutes of a STEMI, want one ending in an emergency", levels)
 	}
 	w, ok := e.Waiting()
-	if !ok || w.Level != LevelEmergency || !strings.HasPrefix(w.Text, "Nurse: NEWS2 ") || !strings.Contains(w.Text, "BP ") ||
+	if !ok || w.Level != LevelEmergency || !strings.HasPrefix(w.Text, "NEWS2 ") || !strings.Contains(w.Text, "BP ") ||
 		!strings.HasSuffix(w.Text, "please come now.") {
 		t.Errorf("waiting %+v", w)
 	}

@@ -31,6 +31,9 @@ type OrderRecord struct {
 	Override bool   `json:"override,omitempty"` // the trainee overrode a stop
 }
 
+// Reason is what the Pharmacist said, without the prefixes and the hint on how to override.
+func (o OrderRecord) Reason() string { return plain(o.Say) }
+
 // Stopped reports whether the Pharmacist stopped the order and it was not given.
 func (o OrderRecord) Stopped() bool { return o.Verdict == sc.DoseStop && !o.Given }
 
@@ -99,7 +102,7 @@ func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
 		}
 		lines = append(lines, overrideHint)
 	case v.Kind == sc.DoseAsk:
-		lines = append(lines, v.Say, "Nothing was given.")
+		lines = append(lines, sentence(v.Say), "Nothing was given.")
 	case v.Kind == sc.DoseStop && !a.Override:
 		lines = append(lines, v.Say, overrideHint)
 	default:
@@ -242,6 +245,14 @@ var unknownBecause = map[string]string{
 	RuleCrossReactivity: "without knowing the patient's allergies",
 	RulePDE5:            "without knowing the patient's medicines",
 	RuleHypotension:     "without a current blood pressure on record",
+}
+
+// sentence ends text with a full stop unless it ends a sentence already ("… e.g. 0.5 mg IM").
+func sentence(text string) string {
+	if strings.HasSuffix(text, ".") || strings.HasSuffix(text, "?") || strings.HasSuffix(text, "!") {
+		return text
+	}
+	return text + "."
 }
 
 // plain is a Pharmacist's message without its shouted prefixes and the override hint, for the

@@ -28,7 +28,7 @@ func TestOrderVerdicts(t *testing.T) {
 			"Given on your override; it is recorded."},
 		{"a volume of a strength", "anaphylaxis", nil, "adrenaline 0.5 ml of 1:1000 IM", sc.DoseOK, true, ""},
 		{"no dose", "anaphylaxis", nil, "give some adrenaline", sc.DoseAsk, false,
-			"How much adrenaline, and by which route? e.g. 0.5 mg IM Nothing was given."},
+			"How much adrenaline, and by which route? e.g. 0.5 mg IM. Nothing was given."},
 		{"a known penicillin allergy", "anaphylaxis", []string{"any allergies?"}, "give amoxicillin 500 mg PO",
 			sc.DoseStop, false, "STOP — penicillin allergy (hives and facial swelling): amoxicillin is a penicillin. Not given."},
 		{"an allergy nobody asked about", "anaphylaxis", nil, "give amoxicillin 500 mg PO", sc.DoseOK, true, ""},

@@ -67,11 +67,11 @@ func (e *Engine) Response() Response {
 		case o.Stopped() && !e.overriddenLater(i):
 			r.NearMisses = append(r.NearMisses, o)
 			r.Lines = append(r.Lines, fmt.Sprintf("Near miss at %s: the Pharmacist stopped %s — %s",
-				SimTime(e.since(o.T)), o.Text(), plain(o.Say)))
+				SimTime(e.since(o.T)), o.Text(), o.Reason()))
 		case o.OutOfRange():
 			r.OutOfRange = append(r.OutOfRange, o)
 			r.Lines = append(r.Lines, fmt.Sprintf("Dose out of range at %s: %s given — %s",
-				SimTime(e.since(o.T)), o.Text(), plain(o.Say)))
+				SimTime(e.since(o.T)), o.Text(), o.Reason()))
 		}
 	}
 	if n := len(r.Alerts); n > 0 {
