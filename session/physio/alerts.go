@@ -55,6 +55,10 @@ func (a AlertRecord) Open() bool { return a.Acknowledged == nil || a.Reviewed ==
 // sounds again.
 const alertRepeat = 120
 
+// bedsideWithin is how recently the trainee must have done something for a patient to count as
+// at the bedside, where a nurse tells them rather than calls them.
+const bedsideWithin = 120
+
 // Observation intervals in sim seconds. RCP 2017 (NEWS2 chart 3) sets the least frequent
 // observations by score: 12-hourly at 0, 4–6-hourly at 1–4, hourly at 5–6 or a 3 in one
 // parameter, continuous at 7 or more. A shift plays in sim minutes, so an hour of the ward's
@@ -154,6 +158,7 @@ func (e *Engine) Acknowledge() int {
 // reviewed marks the alerts the trainee has not yet answered as reviewed now: they are with the
 // patient.
 func (e *Engine) reviewed() {
+	e.s.Attended = e.s.T
 	for i := range e.s.Alerts {
 		if a := &e.s.Alerts[i]; a.Reviewed == nil {
 			a.Reviewed = e.now()
@@ -214,7 +219,9 @@ func (e *Engine) alarm(out []Event) []Event {
 
 // escalate lets the nurse call for a review when the reading reaches a level not called for
 // yet. A score that falls below 5 (with no single 3) settles the patient, so a later rise is
-// called again.
+// called again. A nurse does not call the doctor who is at the bedside: while the trainee has
+// done something for the patient within the last bedsideWithin seconds, the call waits for the
+// next observation.
 func (e *Engine) escalate(out []Event) []Event {
 	r := e.s.Readings[len(e.s.Readings)-1]
 	level := escalationLevel(r)
@@ -222,6 +229,9 @@ func (e *Engine) escalate(out []Event) []Event {
 		if level == "" {
 			e.s.Escalated = ""
 		}
+		return out
+	}
+	if e.s.Attended >= 0 && e.s.T-e.s.Attended < bedsideWithin {
 		return out
 	}
 	e.s.Escalated = level

@@ -183,3 +183,16 @@ func TestAlertsRoundTripASnapshot(t *testing.T) {
 		t.Error("a snapshot shares the acknowledgement time with the engine")
 	}
 }
+
+// A nurse tells the doctor at the bedside rather than calling them: no escalation while the
+// trainee has acted for the patient within two minutes, a call at the first observation after.
+func TestNurseDoesNotCallTheDoctorAtTheBedside(t *testing.T) {
+	_, events := play(t, "opioid-overdose", 400, step{0, "check vitals"}, step{100, "check vitals"})
+	esc := eventsOf(events, EventEscalation)
+	if len(esc) == 0 || esc[0].Alert.Raised != 220 {
+		t.Fatalf("escalations %+v, want the first at 220 s (two minutes after the last check at 100)", esc)
+	}
+	if n := len(eventsOf(events, EventVitals)); n < 6 {
+		t.Errorf("%d readings: the nurse should have observed every minute all along", n)
+	}
+}

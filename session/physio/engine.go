@@ -32,7 +32,7 @@ func NewEngine(patientID string, s *sc.Scenario, seed uint64, now float64) *Engi
 	e := &Engine{sc: s, cur: s.State(s.InitialState)}
 	e.s = Snapshot{
 		PatientID: patientID, Scenario: s.ID, RNG: seed, Admitted: t, T: t,
-		State: s.InitialState, StateSince: t, AllergiesAskedAt: -1, NextReading: -1,
+		State: s.InitialState, StateSince: t, AllergiesAskedAt: -1, NextReading: -1, Attended: -1,
 		Seen: make([]bool, s.NumConditions()), HeldSince: make([]int64, s.NumConditions()),
 	}
 	for v := range e.s.Trend {

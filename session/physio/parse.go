@@ -2,10 +2,10 @@ package physio
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -37,17 +37,35 @@ func ParseActions(text string) []Action {
 	return dedupe(found)
 }
 
-// slashBeside finds a slash with a letter on one side: "mg/kg", "1 mg/mL", "5 mg/2.5 mL", "L/min".
-var slashBeside = regexp.MustCompile(`(\pL|%)\s*/\s*|\s*/\s*(\pL)`)
-
-// slashAsPer writes such a slash as "per". The tokenizer reads a slash as a space, and "mg/kg"
-// must stay a dose per kilogram, not a dose and a stray "kg"; a slash between digits ("1/2")
-// is a fraction and is left alone.
+// slashAsPer writes a slash with a letter (or %) beside it as "per": "mg/kg", "1 mg/mL",
+// "5 mg/2.5 mL", "L/min". The tokenizer reads a slash as a space, and "mg/kg" must stay a dose
+// per kilogram, not a dose and a stray "kg"; a slash between digits ("1/2") is a fraction and is
+// left alone.
 func slashAsPer(text string) string {
 	if !strings.Contains(text, "/") {
 		return text
 	}
-	return slashBeside.ReplaceAllString(text, "$1 per $2")
+	rs := []rune(text)
+	var b strings.Builder
+	for i, r := range rs {
+		if r == '/' && (wordBeside(rs, i, -1) || wordBeside(rs, i, 1)) {
+			b.WriteString(" per ")
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// wordBeside reports whether the first rune from i in direction step, past spaces, is a letter
+// or a per cent sign.
+func wordBeside(rs []rune, i, step int) bool {
+	for j := i + step; j >= 0 && j < len(rs); j += step {
+		if !unicode.IsSpace(rs[j]) {
+			return unicode.IsLetter(rs[j]) || rs[j] == '%'
+		}
+	}
+	return false
 }
 
 // overrides reports whether a sentence says, not negated, that a stopped order is to be given.

@@ -44,6 +44,7 @@ type Snapshot struct {
 	// trainee set; Latched the limits crossed at the last monitor reading; Escalated the level a
 	// nurse last called for; Alerts every alarm and escalation.
 	NextObs   int64           `json:"next_obs"`
+	Attended  int64           `json:"attended"` // when the trainee last did something for the patient; -1 never
 	Limits    []sc.AlarmLimit `json:"alarm_limits,omitempty"`
 	Latched   []string        `json:"latched,omitempty"`
 	Escalated string          `json:"escalated,omitempty"`
