@@ -194,3 +194,31 @@ func TestLowDoseHasPartialEffect(t *testing.T) {
 		t.Errorf("HR trend %.1f after 1 mg, %.1f after 5 mg; want a smaller rise after the low dose", low, full)
 	}
 }
+
+// Whatever is typed, an order is given exactly when the engine says so, and the Pharmacist's
+// words carry no rule identifier.
+func FuzzOrders(f *testing.F) {
+	for _, c := range []string{"give adrenaline 50 mg IV override", "amoxicillin 500 mg PO", "give some adrenaline",
+		"insulin 100 units IV, override", "morphine 0.5 ml of 10 mg/ml IV", "glucose 1/2 tube buccal", "salbutamol 2 puffs"} {
+		f.Add(c)
+	}
+	s := scenario(f, "anaphylaxis")
+	f.Fuzz(func(t *testing.T, text string) {
+		e := NewEngine("patient_1", s, 1, 0)
+		e.Apply(ask(topicAllergies))
+		for _, a := range ParseActions(text) {
+			events := e.Apply(a)
+			orders, actions := eventsOf(events, EventOrder), eventsOf(events, EventAction)
+			if a.Kind != sc.KindMedication {
+				continue
+			}
+			o := onlyEvent(t, orders).Order
+			if o.Given != (len(actions) == 1) {
+				t.Fatalf("%q: given %v with %d action events", text, o.Given, len(actions))
+			}
+			if strings.Contains(o.Say, "hard_stop") || strings.Contains(o.Say, "_") {
+				t.Fatalf("%q: the Pharmacist says an identifier: %s", text, o.Say)
+			}
+		}
+	})
+}

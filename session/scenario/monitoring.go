@@ -53,7 +53,7 @@ func ParseAlarmLimit(s string) (AlarmLimit, error) {
 	}
 	x, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 	lim := Range[v]
-	if err != nil || x < lim[0] || x > lim[1] {
+	if err != nil || !(x >= lim[0] && x <= lim[1]) { // NaN is in no range
 		return AlarmLimit{}, fmt.Errorf("alarm limit %q needs a number from %g to %g", s, lim[0], lim[1])
 	}
 	return AlarmLimit{Vital: v, Below: below, Value: x}, nil

@@ -19,6 +19,7 @@ func TestParseAlarmLimit(t *testing.T) {
 		{"gcs<9", AlarmLimit{}, "a monitor alarms on hr, rr, spo2, sbp, dbp, etco2"},
 		{"spo2<abc", AlarmLimit{}, "needs a number from 40 to 100"},
 		{"hr>900", AlarmLimit{}, "needs a number"},
+		{"spo2<NaN", AlarmLimit{}, "needs a number"},
 	}
 	for _, c := range cases {
 		got, err := ParseAlarmLimit(c.in)
@@ -62,4 +63,20 @@ func TestValidateMonitoring(t *testing.T) {
 			t.Errorf("%s: errors %q, want %q", strings.TrimSpace(c.yaml), got, c.want)
 		}
 	}
+}
+
+func FuzzParseAlarmLimit(f *testing.F) {
+	for _, s := range []string{"spo2<88", "HR > 140", "etco2>60", "sbp<", "<90", "rr<1e9", "spo2<NaN"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseAlarmLimit(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseAlarmLimit(l.String())
+		if err != nil || back != l {
+			t.Fatalf("%q reads as %+v, written %q, read back as %+v (%v)", s, l, l.String(), back, err)
+		}
+	})
 }
