@@ -98,3 +98,26 @@ func TestRunLowDoseIsGivenAndSaid(t *testing.T) {
 		t.Errorf("action %v, want the dose as written and 10 g in mg", a)
 	}
 }
+
+// The model's facts carry the turn's checked orders in the Pharmacist's own words, and the
+// window carries what the Pharmacist said: a model answering after the stop knows the drug was
+// not given and why.
+func TestOrderChecksReachTheModelsFacts(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 anaphylaxis")
+	in := "@Pharmacist give adrenaline 5 mg IM and check his vitals"
+	events := r.turn(in)
+	said := agentMessages(events)
+	if len(said) != 2 || said[0].Agent != agents.AgentPharmacist || said[1].Agent != agents.AgentPharmacist {
+		t.Fatalf("said %+v, want the engine's stop, then the Pharmacist asked", said)
+	}
+	call := callsOf(t, r, in)[0]
+	facts := dynamicContext(t, call)
+	if !strings.Contains(facts, `"checks":[{"order":"adrenaline 5 mg IM","verdict":"stop","given":false,"say":"STOP — adrenaline 5 mg IM`) {
+		t.Errorf("the facts lack the checked order:\n%s", facts)
+	}
+	window := call.Trace.Messages[1 : 1+call.WindowLen]
+	if last := window[len(window)-1]; last.Role != "assistant" || !strings.HasPrefix(last.Content, "STOP — adrenaline 5 mg IM") {
+		t.Errorf("the window ends with %+v, want the Pharmacist's stop", last)
+	}
+}
