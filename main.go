@@ -42,7 +42,7 @@ type options struct {
 	stall                           time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
-	newSession, json                bool
+	newSession, json, bell          bool
 	// screen: a person at the TUI, who is asked before a typed line admits a new patient.
 	screen bool
 }
@@ -71,7 +71,7 @@ var sessionFlags = []string{"db", "backend", "model", "new", "shift", "seed", "s
 	"window", "num-ctx", "num-predict", "stall"}
 
 var commands = []command{
-	{name: "", summary: "open the TUI (resumes the latest shift)", flags: append([]string{"theme"}, sessionFlags...), run: tui},
+	{name: "", summary: "open the TUI (resumes the latest shift)", flags: append([]string{"theme", "bell"}, sessionFlags...), run: tui},
 	{name: "run", summary: "headless: one turn per stdin line, one JSON event per stdout line", flags: sessionFlags,
 		run: func(ctx context.Context, c *call) error { return runHeadless(ctx, c.o, c.stdin, c.stdout, c.stderr) }},
 	{name: "dump", summary: "print the latest shift as JSON", flags: []string{"db", "scenarios"}, run: dump},
@@ -82,6 +82,7 @@ var commands = []command{
 	{name: "archive", args: "list | show N | restore N", summary: "the archives a clear made; N is the number list shows",
 		flags: []string{"db"}, run: archive},
 	{name: "scenarios", args: "list | validate FILE", summary: "the scenario library", flags: []string{"scenarios"}, run: scenarios},
+	{name: "formulary", args: "[DRUG]", summary: "the formulary: every drug's doses by route, or one drug's", run: formulary},
 	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: []string{"db", "json"}, run: stats},
 	{name: "doctor", summary: "check the Ollama setup ward will use, and say what to change",
 		flags: []string{"model", "num-ctx"}, run: doctor},
@@ -149,6 +150,9 @@ var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
 	},
 	"out": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.out, "out", "", "write to this `file` instead of stdout")
+	},
+	"bell": func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.bell, "bell", os.Getenv("WARD_BELL") != "off", "ring the terminal bell when an alarm or escalation sounds (env WARD_BELL=off)")
 	},
 	"json": func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
@@ -521,6 +525,9 @@ func tui(ctx context.Context, c *call) error {
 	}
 	opts := ui.Options{Theme: theme}
 	o.screen = true
+	if o.bell {
+		opts.Bell = os.Stderr
+	}
 	s, cfg, resumed, closeAll, err := openSession(ctx, o, func(note string) { opts.Notice = note })
 	if err != nil {
 		return err
@@ -648,6 +655,21 @@ func archive(_ context.Context, c *call) error {
 		}
 		defer store.Close()
 		return session.ArchiveRestore(store, args[1], c.stdout)
+	}
+	return argsError(c)
+}
+
+// formulary writes the formulary, or one drug's entry found by any of its names.
+func formulary(_ context.Context, c *call) error {
+	switch len(c.args) {
+	case 0:
+		return scenario.WriteFormulary(c.stdout, scenario.Formulary())
+	case 1:
+		e, ok := scenario.LookupDoses(c.args[0])
+		if !ok {
+			return fmt.Errorf("no formulary entry for %q — `ward formulary` lists them", c.args[0])
+		}
+		return scenario.WriteFormulary(c.stdout, []*scenario.DrugDoses{e})
 	}
 	return argsError(c)
 }

@@ -26,8 +26,17 @@ type conversation struct {
 
 // converse lets the team answer the trainee's text. It returns what was said, and the error that
 // stopped the team, if one did: whatever was said before it is kept.
+//
+// The Pharmacist's word on the turn's orders comes first (pharmacistSays); when the turn was
+// nothing but orders held back, it is the whole answer.
 func (s *Session) converse(ctx context.Context, t *turn, prior []memory.Message, x *examination) ([]memory.Message, error) {
 	c := &conversation{s: s, t: t, x: x, window: prior}
+	if msg, ok := s.pharmacistSays(t, x); ok {
+		c.keep(msg)
+		if x.onlyHeld() {
+			return c.said, nil
+		}
+	}
 	_, err := s.cfg.Team.Run(ctx, prior, t.input, c)
 	return c.said, err
 }

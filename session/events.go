@@ -96,8 +96,8 @@ func EncodeJSON(e Event) ([]byte, error) {
 	return append([]byte(head+","), body[1:]...), nil
 }
 
-// SimEvent is an engine event (vitals, action, safety, state, critical_error); its JSON is the
-// engine's own flat shape.
+// SimEvent is an engine event (vitals, order, action, safety, state, critical_error, alarm,
+// escalation); its JSON is the engine's own flat shape.
 type SimEvent struct{ physio.Event }
 
 // LLMCallEvent describes one backend call: what was sent, by section, and what it cost.
@@ -121,9 +121,11 @@ type LLMCallEvent struct {
 	Error           string         `json:"error,omitempty"`
 }
 
-// AAREvent is an After Action Review of one patient.
+// AAREvent is an After Action Review of one patient, with the review of how the trainee answered
+// its alarms, escalations and stopped orders.
 type AAREvent struct {
 	physio.Report
+	Response physio.Response `json:"response"`
 }
 
 // RouteEvent says which agent speaks next and why.

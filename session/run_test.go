@@ -213,23 +213,32 @@ func TestRunLinesEmptyInputWritesNothing(t *testing.T) {
 }
 
 // Time passes only by /wait in ward run. Vitals are measured, not broadcast: nothing is reported
-// while no monitor is attached, and an attached monitor reports as the clock runs.
+// before the nurse's first observations (due at five minutes) while no monitor is attached, and an
+// attached monitor reports as the clock runs.
 func TestRunLinesWaitAdvancesClockAndMonitorReports(t *testing.T) {
 	r := newRig(t)
 	turns := byTurn(runJSON(t, r.s, lines(
 		"/admit patient_1 asthma-exacerbation",
-		"/wait 5m",
+		"/wait 4m59s",
+		"/wait 1s",
 		"attach the monitor",
 		"/wait 5m",
 	)))
+	if len(turns) != 5 {
+		t.Fatalf("%d turns, want 5", len(turns))
+	}
+	if v := ofKind(turns[2], "vitals"); len(v) != 1 || v[0].str("source") != "nurse" || v[0].num("t") != 300 {
+		t.Errorf("the nurse's first observations at 5:00: %v", v)
+	}
+	turns = slices.Delete(turns, 2, 3)
 	if len(turns) != 4 {
 		t.Fatalf("%d turns, want 4", len(turns))
 	}
 	if v := ofKind(turns[1], "vitals"); len(v) != 0 {
 		t.Errorf("/wait with no monitor reported vitals: %v", v)
 	}
-	if msgs := ofKind(turns[1], "message"); len(msgs) != 1 || !strings.Contains(msgs[0].str("text"), "sim clock 05:00") {
-		t.Errorf("first /wait messages %v, want the clock at 5:00", msgs)
+	if msgs := ofKind(turns[1], "message"); len(msgs) != 1 || !strings.Contains(msgs[0].str("text"), "sim clock 04:59") {
+		t.Errorf("first /wait messages %v, want the clock at 4:59", msgs)
 	}
 	vitals := ofKind(turns[3], "vitals")
 	if len(vitals) < 5 {

@@ -199,6 +199,9 @@ func (m *Model) hints() []key.Binding {
 	case m.lastErr:
 		return []key.Binding{k.Retry, k.Help}
 	}
+	if len(m.state.Alerts) > 0 {
+		return []key.Binding{k.AlarmGo, k.AlarmAck, k.Send, k.Help}
+	}
 	switch m.focus {
 	case focusChat:
 		return []key.Binding{k.SelectMessage, k.CopyMessage, k.CopyChat, k.Search, k.Focus}
