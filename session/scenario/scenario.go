@@ -6,15 +6,15 @@ package scenario
 // Scenario is one patient's case. Fields tagged required must be present in
 // YAML; Validate reports what is missing with line numbers.
 type Scenario struct {
-	ID                 string             `yaml:"id" required:"true"`
-	Title              string             `yaml:"title" required:"true"`
-	Demographics       Demographics       `yaml:"demographics" required:"true"`
-	ChiefComplaint     string             `yaml:"chief_complaint" required:"true"`
+	ID             string       `yaml:"id" required:"true"`
+	Title          string       `yaml:"title" required:"true"`
+	Demographics   Demographics `yaml:"demographics" required:"true"`
+	ChiefComplaint string       `yaml:"chief_complaint" required:"true"`
 	// Presentation is what a triage note or a handover says of the patient on arrival, without
 	// the demographics the header already shows and without the diagnosis: the trainee sees
 	// this, never the title.
-	Presentation string     `yaml:"presentation" required:"true"`
-	Bystander    *Bystander `yaml:"bystander"`
+	Presentation       string             `yaml:"presentation" required:"true"`
+	Bystander          *Bystander         `yaml:"bystander"`
 	History            []string           `yaml:"history"`
 	Medications        []Medication       `yaml:"medications"`
 	Allergies          []Allergy          `yaml:"allergies"`
