@@ -74,6 +74,10 @@ type Reading struct {
 	memory.Vitals
 	OnOxygen bool `json:"on_oxygen,omitempty"`
 	NEWS2    *int `json:"news2,omitempty"` // nil when the reading was not scored
+	// Score is the NEWS2 in the words every view uses ("NEWS2 4 low-medium"); ScoringThree names
+	// the parameters that score 3 on their own.
+	Score        string   `json:"score,omitempty"`
+	ScoringThree []string `json:"scoring_three,omitempty"`
 }
 
 // Order is one medication order the engine parsed from the trainee's text.

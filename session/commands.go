@@ -113,10 +113,12 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 	s.switchTo(t, id, analyzer.ActionActivateNew, "/admit command", scenario)
 }
 
+// cmdScenarios lists each scenario by its presentation, as a triage list would: the title names
+// the diagnosis, which the trainee is there to find (`ward scenarios list` shows it).
 func (s *Session) cmdScenarios(_ context.Context, t *turn, _ string) {
 	var b strings.Builder
 	for _, sc := range s.cfg.Scenarios.List() {
-		fmt.Fprintf(&b, "%-28s %s\n", sc.ID, sc.Title)
+		fmt.Fprintf(&b, "%-28s %s\n", sc.ID, sc.Presentation)
 	}
 	s.say(t, strings.TrimRight(b.String(), "\n"))
 }

@@ -168,7 +168,8 @@ func TestPenicillinAllergyHardStopsEveryPenicillin(t *testing.T) {
 }
 
 // A patient who arrives by NEW_BLANK with no scenario gets one picked from their id alone,
-// announced by ward, with the registry's facts filled from it.
+// announced by ward with its presentation (never its title), with the registry's facts filled
+// from it.
 func TestNewBlankPatientGetsAnnouncedScenario(t *testing.T) {
 	for _, input := range []string{"review patient_7", "/admit patient_7", "switch to patient_12"} {
 		t.Run(input, func(t *testing.T) {
@@ -183,8 +184,11 @@ func TestNewBlankPatientGetsAnnouncedScenario(t *testing.T) {
 			for i, e := range events {
 				if m, ok := e.(MessageEvent); ok && m.Agent == systemAgent {
 					announced = append(announced, i)
-					if !strings.Contains(m.Text, want.Title) || !strings.Contains(m.Text, want.Demographics.Name) || m.PatientID != id {
-						t.Errorf("announcement %+v does not name %s's scenario %q", m, id, want.Title)
+					if !strings.Contains(m.Text, want.Presentation) || !strings.Contains(m.Text, want.Demographics.Name) || m.PatientID != id {
+						t.Errorf("announcement %+v does not give %s's presentation %q", m, id, want.Presentation)
+					}
+					if strings.Contains(m.Text, want.Title) {
+						t.Errorf("announcement %q gives away the scenario's title", m.Text)
 					}
 				}
 			}

@@ -131,7 +131,7 @@ func severity(r *physio.Reading) string {
 		return "unknown — no vitals measured"
 	case r.NEWS2 >= 7:
 		return "unstable (NEWS2 " + fmt.Sprint(r.NEWS2) + ")"
-	case r.NEWS2 >= 5 || r.Band == physio.BandLowSingle3:
+	case r.NEWS2 >= 5 || r.Score().Band == physio.BandLowMedium:
 		return "watcher (NEWS2 " + fmt.Sprint(r.NEWS2) + ")"
 	}
 	return "stable (NEWS2 " + fmt.Sprint(r.NEWS2) + ")"

@@ -291,7 +291,7 @@ func (e *Live) refresh() {
 func (e *Live) rosterEntry(p PatientSummary, active string) RosterEntry {
 	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1}
 	if p.Known {
-		r.NEWS2 = Score{Known: true, Value: p.NEWS2, Band: band(p.Band)}
+		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band})
 		r.LastChecked = seconds(p.At)
 	}
 	switch {
@@ -362,8 +362,8 @@ func (e *Live) mergeNotes() []ChatMessage {
 }
 
 func header(p PatientView) Patient {
-	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Scenario: p.Scenario,
-		State: p.State, NEWS2: latestScore(p.Readings), Allergies: p.Allergies}
+	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Presentation: p.Presentation,
+		NEWS2: latestScore(p.Readings), Allergies: p.Allergies, Found: latestResults(p.Results)}
 	if !p.AllergiesAsked {
 		h.Allergies = []string{"not asked yet"}
 	} else if len(h.Allergies) == 0 {
@@ -372,18 +372,38 @@ func header(p PatientView) Patient {
 	return h
 }
 
+// latestResults keeps the newest result of each kind, in the order each kind was first taken.
+func latestResults(results []physio.Result) []string {
+	var names []string
+	latest := map[string]physio.Result{}
+	for _, r := range results {
+		if _, seen := latest[r.Name]; !seen {
+			names = append(names, r.Name)
+		}
+		latest[r.Name] = r
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = latest[n].String()
+	}
+	return out
+}
+
 func latestScore(readings []physio.Reading) Score {
 	if len(readings) == 0 {
 		return Score{}
 	}
-	r := readings[len(readings)-1]
-	return Score{Known: true, Value: r.NEWS2, Band: band(r.Band)}
+	return score(readings[len(readings)-1].Score())
+}
+
+func score(n physio.NEWS2Score) Score {
+	return Score{Known: true, Value: n.Total, Band: band(n.Band), Text: n.String()}
 }
 
 func band(name string) Band {
 	switch name {
-	case physio.BandLowSingle3:
-		return BandSingle3
+	case physio.BandLowMedium:
+		return BandLowMedium
 	case physio.BandMedium:
 		return BandMedium
 	case physio.BandHigh:

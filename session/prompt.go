@@ -161,8 +161,9 @@ func measured(e *physio.Engine) *[]agents.Reading {
 	readings := e.Readings()
 	out := []agents.Reading{}
 	for _, r := range readings[max(0, len(readings)-measuredReadings):] {
-		score := r.NEWS2
-		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), OnOxygen: r.OnOxygen, NEWS2: &score})
+		n := r.Score()
+		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), OnOxygen: r.OnOxygen,
+			NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
 	}
 	return &out
 }

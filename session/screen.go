@@ -28,17 +28,20 @@ type Patient struct {
 	Age       int
 	Sex       string
 	Bed       string
-	Scenario  string // the scenario's title
-	State     string // the engine's current physiological state
-	NEWS2     Score
-	Allergies []string // disclosed allergies, e.g. "penicillin (anaphylaxis)"
+	// Presentation is what a triage note says of the patient: never the diagnosis or the
+	// engine's state, which the trainee has to find out.
+	Presentation string
+	NEWS2        Score
+	Allergies    []string // disclosed allergies, e.g. "penicillin (anaphylaxis)"
+	Found        []string // the latest result of each look the trainee took: "pupils pinpoint"
 }
 
 // Score is a NEWS2 aggregate with its band.
 type Score struct {
-	Known bool // false until a full set of observations exists
-	Value int  // 0–20
+	Known bool   // false until a full set of observations exists
+	Value int    // 0–20
 	Band  Band
+	Text  string // "NEWS2 4 low-medium", worded as every view words it
 }
 
 // Band is the NEWS2 clinical-risk band (RCP 2017).
@@ -46,7 +49,7 @@ type Band int
 
 const (
 	BandLow     Band = iota // aggregate 0–4
-	BandSingle3             // 0–4 but one parameter scores 3: urgent review
+	BandLowMedium           // 0–4 but one parameter scores 3: urgent review
 	BandMedium              // 5–6
 	BandHigh                // 7 or more
 )

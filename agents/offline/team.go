@@ -80,8 +80,11 @@ func monitor(given *[]agents.Reading) string {
 	if len(missing) > 0 {
 		fmt.Fprintf(&b, " Not measured: %s.", strings.Join(missing, ", "))
 	}
-	if last.NEWS2 != nil {
-		fmt.Fprintf(&b, " NEWS2 %d, %s band.", *last.NEWS2, news2Band(*last.NEWS2))
+	if last.Score != "" {
+		fmt.Fprintf(&b, " %s.", last.Score)
+	}
+	if len(last.ScoringThree) > 0 {
+		fmt.Fprintf(&b, " Red score (one parameter alone calls for an urgent review): %s.", strings.Join(last.ScoringThree, ", "))
 	}
 	if len(readings) > 1 {
 		prev := readings[len(readings)-2]
@@ -137,19 +140,6 @@ func vitalsTrend(prev, last agents.Reading) string {
 		return fmt.Sprintf("No change since %s.", memory.Clock(prev.T))
 	}
 	return fmt.Sprintf("Since %s: %s.", memory.Clock(prev.T), strings.Join(changes, ", "))
-}
-
-// news2Band names the aggregate band (RCP 2017). A single parameter scoring
-// 3 also calls for an urgent review, which only the sub-scores can show.
-func news2Band(score int) string {
-	switch {
-	case score >= 7:
-		return "high"
-	case score >= 5:
-		return "medium"
-	default:
-		return "low"
-	}
 }
 
 // exactNumber prints a value exactly as the engine gave it: rounding could

@@ -16,13 +16,14 @@ func TestTeamOfflineMonitorReadsOnlyGivenNumbers(t *testing.T) {
 	news2 := 8
 	readings := []agents.Reading{
 		{T: 60, Vitals: memory.Vitals{HR: 124, RR: 30, SpO2: 86, SBP: 88, DBP: 50}},
-		{T: 245, Vitals: memory.Vitals{HR: 118, RR: 30, SpO2: 91.5, SBP: 94, DBP: 56, GCS: 15}, NEWS2: &news2},
+		{T: 245, Vitals: memory.Vitals{HR: 118, RR: 30, SpO2: 91.5, SBP: 94, DBP: 56, GCS: 15}, NEWS2: &news2,
+			Score: "NEWS2 8 high", ScoringThree: []string{"respiration rate"}},
 	}
 	reply, ok := teamReply("monitor", "", agents.TurnFacts{Measured: &readings})
 	if !ok {
 		t.Fatal("the Monitor is played offline")
 	}
-	for _, want := range []string{"T+04:05", "HR 118", "SpO2 91.5%", "NEWS2 8, high band", "Not measured: temp", "HR down from 124", "SpO2 up from 86", "Since T+01:00"} {
+	for _, want := range []string{"T+04:05", "HR 118", "SpO2 91.5%", "NEWS2 8 high.", "Red score (one parameter alone calls for an urgent review): respiration rate", "Not measured: temp", "HR down from 124", "SpO2 up from 86", "Since T+01:00"} {
 		if !strings.Contains(reply, want) {
 			t.Errorf("reply lacks %q:\n%s", want, reply)
 		}

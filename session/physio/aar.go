@@ -201,5 +201,5 @@ func (r Reading) String() string {
 	if r.EtCO2 > 0 {
 		s += fmt.Sprintf(", EtCO2 %d", r.EtCO2)
 	}
-	return s + fmt.Sprintf(" — NEWS2 %d (%s)", r.NEWS2, r.Band)
+	return s + " — " + r.Score().String()
 }

@@ -21,7 +21,7 @@ const (
 // the body responds; the finding and the critical error are the lesson.
 func (e *Engine) Apply(a Action) []Event {
 	t := e.s.T
-	rec := ActionRecord{T: float64(t), Action: a}
+	rec := ActionRecord{T: float64(t), Action: a, GCS: roundInt(e.raw()[sc.GCS])}
 	switch a.Kind {
 	case sc.KindMedication:
 		rec.AllergiesAsked = e.AllergiesAsked()

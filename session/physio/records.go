@@ -14,6 +14,9 @@ type ActionRecord struct {
 	// about allergies.
 	AllergiesAsked bool    `json:"allergies_asked,omitempty"`
 	Glucose        float64 `json:"glucose,omitempty"` // result of a glucose check, mmol/L
+	// GCS is the patient's true GCS when it was done, which says whether they could have given
+	// a history; 0 in records kept before it was recorded.
+	GCS int `json:"gcs,omitempty"`
 }
 
 // Reading is one set of measured vitals with its NEWS2.
