@@ -23,11 +23,11 @@ type ViewState struct {
 
 // Patient is what the header shows about the active patient.
 type Patient struct {
-	ID        string
-	Name      string
-	Age       int
-	Sex       string
-	Bed       string
+	ID   string
+	Name string
+	Age  int
+	Sex  string
+	Bed  string
 	// Presentation is what a triage note says of the patient: never the diagnosis or the
 	// engine's state, which the trainee has to find out.
 	Presentation string
@@ -38,8 +38,8 @@ type Patient struct {
 
 // Score is a NEWS2 aggregate with its band.
 type Score struct {
-	Known bool   // false until a full set of observations exists
-	Value int    // 0–20
+	Known bool // false until a full set of observations exists
+	Value int  // 0–20
 	Band  Band
 	Text  string // "NEWS2 4 low-medium", worded as every view words it
 }
@@ -48,10 +48,10 @@ type Score struct {
 type Band int
 
 const (
-	BandLow     Band = iota // aggregate 0–4
-	BandLowMedium           // 0–4 but one parameter scores 3: urgent review
-	BandMedium              // 5–6
-	BandHigh                // 7 or more
+	BandLow       Band = iota // aggregate 0–4
+	BandLowMedium             // 0–4 but one parameter scores 3: urgent review
+	BandMedium                // 5–6
+	BandHigh                  // 7 or more
 )
 
 // Trend is the direction a score or a vital sign is moving in.

@@ -73,8 +73,8 @@ func newFakeWard() *fakeEngine {
 		}
 	}
 	add(session.Patient{ID: "patient_1", Name: "Ada Byron", Age: 34, Sex: "F", Bed: "3", Presentation: "itchy rash and wheeze after lunch",
-		NEWS2: session.Score{Known: true, Value: 7, Band: session.BandHigh, Text: "NEWS2 7 high"},
-		Found: []string{"capillary glucose 5.2 mmol/L"},
+		NEWS2:     session.Score{Known: true, Value: 7, Band: session.BandHigh, Text: "NEWS2 7 high"},
+		Found:     []string{"capillary glucose 5.2 mmol/L"},
 		Allergies: []string{"peanuts (anaphylaxis)", "penicillin (rash)"}},
 		session.TrendUp, 40*time.Minute, false, []float64{96, 104, 112, 121}, []float64{97, 95, 93, 91})
 	add(session.Patient{ID: "patient_2", Name: "Ben Okafor", Age: 67, Sex: "M", Bed: "5", Presentation: "cough and fever for three days",
