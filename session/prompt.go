@@ -1,7 +1,6 @@
 package session
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -87,7 +86,7 @@ func (s *Session) facts(a agents.Agent, x *examination) agents.Facts {
 	}
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
 	if x.wantsAAR {
-		f.Turn.Review = aarDigest(e.Report())
+		f.Turn.Review = e.Report().Digest()
 	}
 	return f
 }
@@ -203,16 +202,4 @@ func drugsNamed(text string) []string {
 		}
 	}
 	return out
-}
-
-// aarDigest is the review as plain lines: the score, then each plus and delta.
-func aarDigest(r physio.Report) string {
-	lines := []string{fmt.Sprintf("Score %d / %d.", r.Score.Total, r.Score.Max)}
-	for _, p := range r.Plus {
-		lines = append(lines, "Plus: "+p)
-	}
-	for _, d := range r.Delta {
-		lines = append(lines, "Delta: "+d)
-	}
-	return strings.Join(lines, "\n")
 }

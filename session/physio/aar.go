@@ -8,26 +8,37 @@ import (
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// Report is the After Action Review of one patient. Times are seconds since
-// the patient arrived (Elapsed) alongside ward time (T).
+// Report is the After Action Review of one patient, built from the engine's record alone.
+// Times are seconds since the patient arrived (Elapsed) alongside ward time (T).
 type Report struct {
-	PatientID       string            `json:"patient_id"`
-	Scenario        string            `json:"scenario"`
-	Title           string            `json:"title"`
-	Patient         string            `json:"patient"`
-	Arrived         float64           `json:"arrived"`  // ward time of arrival
-	Duration        float64           `json:"duration"` // seconds since arrival
-	FinalState      string            `json:"final_state"`
-	NEWS2AtArrival  int               `json:"news2_at_arrival"`
-	NEWS2Now        int               `json:"news2_now"`
+	PatientID    string  `json:"patient_id"`
+	Scenario     string  `json:"scenario"`
+	Title        string  `json:"title"`
+	Presentation string  `json:"presentation"`
+	Patient      string  `json:"patient"`
+	Arrived      float64 `json:"arrived"`  // ward time of arrival
+	Duration     float64 `json:"duration"` // seconds since arrival
+	FinalState   string  `json:"final_state"`
+	// NEWS2AtArrival is the first measured score and NEWS2Now the last: what the trainee could
+	// see, so the review and the screen agree. Nil until something was measured.
+	NEWS2AtArrival  *ScoreAt          `json:"news2_at_arrival"`
+	NEWS2Now        *ScoreAt          `json:"news2_now"`
 	Timeline        []TimelineEntry   `json:"timeline"`
 	CriticalActions []CriticalOutcome `json:"critical_actions"`
 	CriticalErrors  []ErrorRecord     `json:"critical_errors"`
 	SafetyWarnings  []SafetyRecord    `json:"safety_warnings"`
-	Score           Score             `json:"score"`
-	Plus            []string          `json:"plus"`
-	Delta           []string          `json:"delta"`
-	Objectives      []string          `json:"learning_objectives"`
+	// Debrief is every teaching point, most serious first: critical errors, missed critical
+	// actions, then what went well and what to change.
+	Debrief    []Point  `json:"debrief"`
+	Score      Score    `json:"score"`
+	Objectives []string `json:"learning_objectives"`
+}
+
+// ScoreAt is a measured NEWS2 and when it was measured.
+type ScoreAt struct {
+	Elapsed float64 `json:"elapsed"`
+	NEWS2Score
+	Text string `json:"text"` // "NEWS2 4 low-medium"
 }
 
 // TimelineEntry is one line of the timeline.
@@ -46,6 +57,9 @@ type CriticalOutcome struct {
 	Met         bool     `json:"met"`
 	Done        bool     `json:"done"`
 	At          *float64 `json:"at,omitempty"` // elapsed seconds when first done
+	Points      int      `json:"points"`       // its weight in the score
+
+	match sc.Match
 }
 
 // Score is out of Max, with the lines that make it up.
@@ -55,11 +69,13 @@ type Score struct {
 	Breakdown []ScoreLine `json:"breakdown"`
 }
 
-// ScoreLine is one component of the score; penalties are negative.
+// ScoreLine is one component of the score and why it scored what it did; penalties are
+// negative and have no Max.
 type ScoreLine struct {
 	Item   string `json:"item"`
 	Points int    `json:"points"`
 	Max    int    `json:"max"`
+	Why    string `json:"why"`
 }
 
 // Report builds the After Action Review from everything the engine recorded.
@@ -67,11 +83,13 @@ func (e *Engine) Report() Report {
 	s := e.sc
 	d := s.Demographics
 	r := Report{
-		PatientID: e.s.PatientID, Scenario: s.ID, Title: s.Title,
+		PatientID: e.s.PatientID, Scenario: s.ID, Title: s.Title, Presentation: s.Presentation,
 		Patient: fmt.Sprintf("%s, %d %s", d.Name, d.Age, d.Sex),
 		Arrived: float64(e.s.Admitted), Duration: e.Elapsed(), FinalState: e.s.State,
-		NEWS2AtArrival: e.s.NEWS2AtArrival, NEWS2Now: e.TrueNEWS2().Total,
 		CriticalErrors: e.s.Errors, Objectives: s.LearningObjectives,
+	}
+	if n := len(e.s.Readings); n > 0 {
+		r.NEWS2AtArrival, r.NEWS2Now = e.scoreAt(e.s.Readings[0]), e.scoreAt(e.s.Readings[n-1])
 	}
 	for _, f := range e.s.Safety {
 		if f.Level == sc.Warn {
@@ -81,8 +99,13 @@ func (e *Engine) Report() Report {
 	r.Timeline = e.timeline()
 	r.CriticalActions = e.criticalOutcomes()
 	r.Score = e.score(r)
-	r.Plus, r.Delta = e.debrief(r)
+	r.Debrief = e.debrief(r)
 	return r
+}
+
+func (e *Engine) scoreAt(rd Reading) *ScoreAt {
+	n := rd.Score()
+	return &ScoreAt{Elapsed: e.since(rd.T), NEWS2Score: n, Text: n.String()}
 }
 
 func (e *Engine) since(t float64) float64 { return t - float64(e.s.Admitted) }
@@ -104,7 +127,11 @@ func (e *Engine) timeline() []TimelineEntry {
 		}
 	}
 	for _, a := range e.s.Actions {
-		add(a.T, 1, "action", a.String())
+		text := a.String()
+		if res, ok := e.ResultOf(a); ok && a.Kind != sc.KindGlucoseCheck { // a glucose check says its value itself
+			text += " → " + res.Value
+		}
+		add(a.T, 1, "action", text)
 	}
 	for _, f := range e.s.Safety {
 		add(f.T, 2, "safety", fmt.Sprintf("%s %s: %s", strings.ToUpper(strings.ReplaceAll(f.Level, "_", " ")), f.Drug, f.Reason))
@@ -141,7 +168,7 @@ func (e *Engine) criticalOutcomes() []CriticalOutcome {
 	}
 	var out []CriticalOutcome
 	for _, ca := range e.sc.CriticalActions {
-		o := CriticalOutcome{ID: ca.ID, Description: ca.Description}
+		o := CriticalOutcome{ID: ca.ID, Description: ca.Description, Points: ca.Points, match: ca.Match}
 		i := first[ca.ID]
 		if i >= 0 {
 			at := e.since(e.s.Actions[i].T)

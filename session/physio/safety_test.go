@@ -119,7 +119,7 @@ func TestAmpicillinInPenicillinAllergyWithoutAsking(t *testing.T) {
 	if len(r.CriticalErrors) != 1 || !strings.Contains(r.CriticalErrors[0].Description, "ampicillin") {
 		t.Fatalf("AAR critical errors: %+v", r.CriticalErrors)
 	}
-	if !strings.Contains(r.Markdown(), "ampicillin given at 00:30 before asking about allergies") {
+	if !strings.Contains(r.Markdown(), "00:30 — ampicillin given before asking about allergies") {
 		t.Errorf("AAR debrief does not say allergies were not asked:\n%s", r.Markdown())
 	}
 	if g, c := given.TrueVitals().SBP, control.TrueVitals().SBP; g > c-10 {
