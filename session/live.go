@@ -495,6 +495,9 @@ func callNotes(c CallRecord) []string {
 	if c.Trace.Error != "" {
 		notes = append(notes, "error: "+c.Trace.Error)
 	}
+	if c.Held != "" {
+		notes = append(notes, "held to the record: "+c.Held)
+	}
 	return notes
 }
 

@@ -187,34 +187,60 @@ func orderText(o agents.Order) string {
 	return strings.Join(parts, " ")
 }
 
-// aarHighlights picks the review lines a debrief turns on.
-var aarHighlights = regexp.MustCompile(`(?i)\b(?:met|missed|critical|error|score|plus|delta)\b`)
+// debriefSections are the review's lines, by the label each starts with, in the order a
+// debrief takes them; uncut sections are never shortened.
+var debriefSections = []struct {
+	label, heading string
+	uncut          bool
+}{
+	{"Critical error: ", "Critical errors", true},
+	{"Missed critical action: ", "Missed critical actions", true},
+	{"Plus: ", "What went well", false},
+	{"Delta: ", "What to change", false},
+}
 
-// debriefLines bounds the debrief to what a trainee reads at once.
-const debriefLines = 8
+// debriefShown bounds the plus and delta lines to what a trainee reads at once; the full review
+// has the rest.
+const debriefShown = 4
 
-// preceptor coaches with the standard approach before there is a
-// review, and debriefs from the review's own lines once there is one.
+// preceptor coaches with the standard approach before there is a review, and debriefs from the
+// review's own lines once there is one: every critical error and missed critical action, then
+// the best of what went well and what to change, then the score and how it was reached.
 func preceptor(aar string) string {
 	if strings.TrimSpace(aar) == "" {
 		return "Work through it in order: airway, breathing, circulation, disability, exposure. " +
 			"Reassess and recheck vitals after every intervention. Type /aar when you want a debrief."
 	}
-	var picked, fallback []string
-	for _, line := range strings.Split(aar, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
+	lines := strings.Split(aar, "\n")
+	var b strings.Builder
+	b.WriteString("Debrief, from the After Action Review:")
+	for _, sec := range debriefSections {
+		var items []string
+		for _, l := range lines {
+			if item, ok := strings.CutPrefix(strings.TrimSpace(l), sec.label); ok {
+				items = append(items, item)
+			}
+		}
+		if len(items) == 0 {
 			continue
 		}
-		fallback = append(fallback, line)
-		if aarHighlights.MatchString(line) {
-			picked = append(picked, line)
+		fmt.Fprintf(&b, "\n\n**%s**", sec.heading)
+		shown := items
+		if !sec.uncut && len(items) > debriefShown {
+			shown = items[:debriefShown]
+		}
+		for _, it := range shown {
+			b.WriteString("\n- " + it)
+		}
+		if len(shown) < len(items) {
+			fmt.Fprintf(&b, "\n- …and %d more in the full review.", len(items)-len(shown))
 		}
 	}
-	if len(picked) == 0 {
-		picked = fallback
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Score ") {
+			b.WriteString("\n\n" + l)
+		}
 	}
-	picked = picked[:min(len(picked), debriefLines)]
-	return "Debrief, from the After Action Review only:\n\n- " + strings.Join(picked, "\n- ") +
-		"\n\nStart with what went well, then choose one thing to change next time."
+	b.WriteString("\n\nWhich one thing will you do differently next time?")
+	return b.String()
 }

@@ -125,9 +125,9 @@ func rescuePoints(e *Engine, _ Report) []Point {
 			if !e.rescues(rs, a) {
 				continue
 			}
-			how := "given without delay"
+			how := "the right emergency treatment, which needs no allergy history first"
 			if a.GCS > 0 && !SpeechAt(a.GCS).GivesHistory() {
-				how = fmt.Sprintf("given at once to a patient who could not give a history (GCS %d), rightly without waiting for one", a.GCS)
+				how = fmt.Sprintf("given to a patient who could not give a history (GCS %d), rightly without waiting for one", a.GCS)
 			}
 			out = append(out, Point{Kind: PointPlus, At: e.at(a.T), Text: rs.Description + " — " + how})
 			break

@@ -170,10 +170,10 @@ func TestRescueIsCreditedNotFaulted(t *testing.T) {
 		credit   string
 	}{
 		{"opioid-overdose", []step{{30, "jaw thrust and ventilate with the bag valve mask"}, {60, "naloxone 400 mcg IM"}},
-			"Naloxone for opioid toxicity — given at once to a patient who could not give a history (GCS 7)"},
+			"Naloxone for opioid toxicity — given to a patient who could not give a history (GCS 7)"},
 		{"fracture-morphine-allergy", []step{{30, "any allergies?"}, {40, "fentanyl 100 mcg IN"}, {600, "fentanyl 100 mcg IN"},
-			{1000, "naloxone 400 mcg IV"}}, "Naloxone for opioid toxicity — given at once to a patient who could not give a history"},
-		{"anaphylaxis", []step{{20, "adrenaline 0.5 mg IM"}}, "IM adrenaline for anaphylaxis — given without delay"},
+			{1000, "naloxone 400 mcg IV"}}, "Naloxone for opioid toxicity — given to a patient who could not give a history"},
+		{"anaphylaxis", []step{{20, "adrenaline 0.5 mg IM"}}, "IM adrenaline for anaphylaxis — the right emergency treatment"},
 	}
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
