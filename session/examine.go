@@ -93,6 +93,9 @@ func (s *Session) disclose(e *physio.Engine, topic string) []agents.Disclosure {
 // remembers it with who said it.
 func (s *Session) discloseForPatient(e *physio.Engine, topic string) []agents.Disclosure {
 	b := e.Scenario().Bystander
+	if b == nil {
+		return nil
+	}
 	return s.remembered(e, b.DisclosuresAbout(topic), bystanderSource(b))
 }
 

@@ -239,14 +239,8 @@ func (s *Scenario) Tracks(v Vital) bool {
 // DisclosuresAbout returns what the patient says about topic, in file order.
 func (s *Scenario) DisclosuresAbout(topic string) []Disclosure { return about(s.Disclosures, topic) }
 
-// DisclosuresAbout returns what the bystander says about topic, in file order; none without a
-// bystander.
-func (b *Bystander) DisclosuresAbout(topic string) []Disclosure {
-	if b == nil {
-		return nil
-	}
-	return about(b.Disclosures, topic)
-}
+// DisclosuresAbout returns what the bystander says about topic, in file order.
+func (b *Bystander) DisclosuresAbout(topic string) []Disclosure { return about(b.Disclosures, topic) }
 
 func about(list []Disclosure, topic string) []Disclosure {
 	var out []Disclosure
