@@ -174,14 +174,14 @@ func TestAARCommandAndWardAARAgree(t *testing.T) {
 // stacked opioids have slowed says no words.
 func TestThePatientSaysNoMoreThanTheirConsciousnessAllows(t *testing.T) {
 	cases := []struct {
-		name  string
-		input []string
-		limit int
+		name, state string
+		input       []string
+		limit       int
 	}{
-		{"seizing hypoglycaemia", []string{"/admit patient_4 hypoglycaemia", "/wait 20m", "Tom, can you hear me? How are you feeling?"}, 0},
-		{"opioid toxicity", []string{"/admit patient_5 fracture-morphine-allergy", "any allergies?", "fentanyl 100 mcg IN", "/wait 9m",
-			"another 100 mcg fentanyl IN", "/wait 6m", "how is the pain now?"}, 0},
-		{"found unresponsive", []string{"/admit patient_1 opioid-overdose", "hello? what happened?"}, 0},
+		{"seizing hypoglycaemia", "seizing", []string{"/admit patient_4 hypoglycaemia", "/wait 20m", "Tom, can you hear me? How are you feeling?"}, 0},
+		{"opioid toxicity", "opioid-toxicity", []string{"/admit patient_5 fracture-morphine-allergy", "any allergies?", "fentanyl 100 mcg IN", "/wait 9m",
+			"another 100 mcg fentanyl IN", "/wait 12m", "how is the pain now?"}, 0},
+		{"found unresponsive", "overdose", []string{"/admit patient_1 opioid-overdose", "hello? what happened?"}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -192,7 +192,11 @@ func TestThePatientSaysNoMoreThanTheirConsciousnessAllows(t *testing.T) {
 			if len(last) != 1 {
 				t.Fatalf("%d Patient messages in the last turn, want 1", len(last))
 			}
-			gcs := r.engine(onlyOneJSON(t, ofKind(turns[0], "decision"), "decision").str("patient_id")).TrueVitals().GCS
+			e := r.engine(onlyOneJSON(t, ofKind(turns[0], "decision"), "decision").str("patient_id"))
+			if e.State() != c.state {
+				t.Fatalf("the patient is %s, want %s", e.State(), c.state)
+			}
+			gcs := e.TrueVitals().GCS
 			if n := agents.SpokenWords(last[0]); n > c.limit {
 				t.Errorf("at GCS %d the patient said %d words aloud: %q", gcs, n, last[0])
 			}
