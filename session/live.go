@@ -429,7 +429,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // turnTrace maps the session's record of a turn onto the inspector's view, folding each prompt's
 // messages into its sections.
 func turnTrace(rec TurnRecord) TurnTrace {
-	tr := TurnTrace{Turn: rec.Number, Input: rec.Input}
+	tr := TurnTrace{Turn: rec.Number, Input: rec.Input, Engine: rec.Engine}
 	if d := rec.Decision; d != nil {
 		tr.Analyzer = AnalyzerTrace{Input: d.Input, Action: d.AnalyzerAction, PatientID: d.PatientID, Source: d.Source,
 			Reasoning: d.Reasoning + " → " + d.Decision, Elapsed: time.Duration(d.Timing.AnalyzerMS * float64(time.Millisecond))}

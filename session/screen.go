@@ -141,6 +141,7 @@ type TurnTrace struct {
 	Analyzer AnalyzerTrace
 	Calls    []LLMCall
 	Counters string // the patient's entity and team counters after the turn
+	Engine   string // the engine's truth about the patient: scenario, title, state; never on the trainee's screen
 }
 
 // AnalyzerTrace is the patient-context decision of a turn.

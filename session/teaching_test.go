@@ -402,3 +402,16 @@ func TestRescueIsCreditedInTheDebrief(t *testing.T) {
 		t.Errorf("no credit in the debrief:\n%s", debrief)
 	}
 }
+
+// The developer's inspector is where the engine's truth shows: the scenario, its title, the
+// state and the true GCS.
+func TestTheInspectorShowsTheEnginesTruth(t *testing.T) {
+	r := seeded(t)
+	l := NewLive(r.s, nil)
+	drain(l.Submit(context.Background(), "/admit patient_1 copd-exacerbation"))
+	drain(l.Submit(context.Background(), "how are you?"))
+	tr, ok := l.Trace(0)
+	if !ok || tr.Engine != "copd-exacerbation (COPD exacerbation in a CO2 retainer) · state exacerbation · true GCS 15" {
+		t.Errorf("the inspector's engine line is %q", tr.Engine)
+	}
+}
