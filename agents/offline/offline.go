@@ -82,7 +82,7 @@ func replyTo(req llm.Request, f agents.Facts) string {
 	now := p.Looks[f.Turn.Look]
 	switch f.Turn.Speech {
 	case agents.SpeechWords, agents.SpeechSounds, agents.SpeechNone:
-		return beyondWords(f.Turn, now, input)
+		return beyondWords(f.Turn, p, now, input)
 	}
 	var parts []string
 	if f.Turn.FirstContact && p.Opening != "" {
@@ -97,9 +97,12 @@ func replyTo(req llm.Request, f agents.Facts) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// beyondWords is a patient who cannot talk in sentences: one of their lines that fits what they
-// can say now, or else what the trainee sees.
-func beyondWords(t agents.TurnFacts, now agents.Look, input string) string {
+// beyondWords is a patient who cannot talk in sentences: their opening on first contact or one
+// of their lines, whichever fits what they can say now, or else what the trainee sees.
+func beyondWords(t agents.TurnFacts, p *agents.Persona, now agents.Look, input string) string {
+	if t.FirstContact && p.Opening != "" && agents.WithinSpeech(p.Opening, t.Speech) {
+		return p.Opening
+	}
 	var fit []string
 	for _, l := range now.Lines {
 		if agents.WithinSpeech(l, t.Speech) {

@@ -82,6 +82,8 @@ func TestOfflineReplies(t *testing.T) {
 		{"pain only: what the trainee sees", request(looking(agents.Look{Signs: "snoring"}), agents.TurnFacts{Look: "now", Speech: agents.SpeechSounds,
 			Looks: "no words; moans to pain", FirstContact: true, Tells: []agents.Disclosure{{Topic: "allergies", Text: "Peanuts."}}}, nil, "any allergies?"),
 			[]string{"*No words; moans to pain; snoring.*"}},
+		{"unresponsive: an opening that fits", request(&agents.Persona{Name: "Liam", Opening: "*no response; snoring*", Looks: map[string]agents.Look{"now": {Lines: []string{"*groans*"}}}},
+			agents.TurnFacts{Look: "now", Speech: agents.SpeechSounds, FirstContact: true}, nil, "hello?"), []string{"*no response; snoring*"}},
 		{"unresponsive: a stage direction fits", request(looking(agents.Look{Lines: []string{"Get off… I'm fine…", "*rhythmic jerking; no response*"}}),
 			agents.TurnFacts{Look: "now", Speech: agents.SpeechNone, Looks: "no response"}, said, "hello?"), []string{"*rhythmic jerking; no response*"}},
 		{"no patient", request(nil, agents.TurnFacts{}, nil, "hello"), []string{"No patient is active"}},
