@@ -21,7 +21,8 @@ type Point struct {
 
 // Kinds of Point, in the order a debrief takes them. To add a kind of finding, give it a rank
 // here (and say in mustName whether a debrief may leave it out), then add a source that turns
-// its records into points to debriefSources.
+// its records into points to debriefSources. A point a debrief must name needs names
+// (matchNames, drugNames): the check cannot find a point by words it was never given.
 const (
 	PointCriticalError = "critical_error"
 	PointMissed        = "missed" // a critical action never done
