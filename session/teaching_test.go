@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -414,5 +415,25 @@ func TestTheInspectorShowsTheEnginesTruth(t *testing.T) {
 	tr, ok := l.Trace(0)
 	if !ok || tr.Engine != "copd-exacerbation (COPD exacerbation in a CO2 retainer) · state exacerbation · true GCS 15" {
 		t.Errorf("the inspector's engine line is %q", tr.Engine)
+	}
+}
+
+// /scenarios numbers the cases by their presentation, and /admit takes the number, so a trainee
+// can choose a case without reading its diagnosis.
+func TestScenariosAreChosenByPresentation(t *testing.T) {
+	r := seeded(t)
+	list := r.s.cfg.Scenarios.List()
+	events := runJSON(t, r.s, lines("/scenarios", "/admit patient_9 3"))
+	shown := strings.Join(saidBy(events, systemAgent), "\n")
+	for i, sc := range list {
+		if !strings.Contains(shown, fmt.Sprintf("%2d  %s", i+1, sc.Presentation)) {
+			t.Errorf("/scenarios lacks case %d, %q", i+1, sc.Presentation)
+		}
+		if strings.Contains(shown, sc.Title) || strings.Contains(shown, sc.ID) {
+			t.Errorf("/scenarios names %s", sc.ID)
+		}
+	}
+	if got := r.engine("patient_9").Scenario().ID; got != list[2].ID {
+		t.Errorf("/admit patient_9 3 admitted %s, want case 3, %s", got, list[2].ID)
 	}
 }
