@@ -437,3 +437,22 @@ func TestScenariosAreChosenByPresentation(t *testing.T) {
 		t.Errorf("/admit patient_9 3 admitted %s, want case 3, %s", got, list[2].ID)
 	}
 }
+
+// The fracture case's allergy is a true allergy, and her states follow what was given: morphine
+// brings on anaphylaxis, never "untreated pain".
+func TestMorphineGivesHerAnaphylaxisNotUntreatedPain(t *testing.T) {
+	r := seeded(t)
+	events := runJSON(t, r.s, lines("/admit patient_5 fracture-morphine-allergy", "morphine 10 mg IV", "/wait 16m", "/aar"))
+	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+	var states []string
+	for _, e := range aar.Timeline {
+		if e.Kind == "state" {
+			states = append(states, e.Text)
+		}
+	}
+	got := strings.Join(states, "\n")
+	if !strings.HasPrefix(got, "acute-pain → anaphylaxis: morphine given to a patient with a true morphine allergy") ||
+		strings.Contains(got, "untreated pain") {
+		t.Errorf("after morphine the timeline says:\n%s", got)
+	}
+}
