@@ -19,6 +19,7 @@ type CallRecord struct {
 	NumPredict int
 	Shrunk     []string // what the budget cut to fit num_ctx
 	Retry      string   // why this call repeated an earlier one, "" for a first call
+	Held       string   // how ward held the reply to the engine's record, "" when it stood as written
 }
 
 // call sends one prompt, fitted under num_ctx, and returns the reply text. An empty answer is

@@ -307,7 +307,7 @@ func (e *Live) refresh() {
 func rosterEntry(p PatientSummary, clock float64) RosterEntry {
 	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.overdue(clock)}
 	if p.Known {
-		r.NEWS2 = Score{Known: true, Value: p.NEWS2, Band: band(p.Band)}
+		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band})
 		r.LastChecked = seconds(p.At)
 	}
 	switch {
@@ -385,8 +385,8 @@ func (e *Live) mergeNotes() []ChatMessage {
 }
 
 func header(p PatientView) Patient {
-	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Scenario: p.Scenario,
-		State: p.State, NEWS2: latestScore(p.Readings), Allergies: p.Allergies}
+	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Presentation: p.Presentation,
+		NEWS2: latestScore(p.Readings), Allergies: p.Allergies, Found: latestResults(p.Results)}
 	if !p.AllergiesAsked {
 		h.Allergies = []string{"not asked yet"}
 	} else if len(h.Allergies) == 0 {
@@ -395,18 +395,38 @@ func header(p PatientView) Patient {
 	return h
 }
 
+// latestResults keeps the newest result of each kind, in the order each kind was first taken.
+func latestResults(results []physio.Result) []string {
+	var names []string
+	latest := map[string]physio.Result{}
+	for _, r := range results {
+		if _, seen := latest[r.Name]; !seen {
+			names = append(names, r.Name)
+		}
+		latest[r.Name] = r
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = latest[n].String()
+	}
+	return out
+}
+
 func latestScore(readings []physio.Reading) Score {
 	if len(readings) == 0 {
 		return Score{}
 	}
-	r := readings[len(readings)-1]
-	return Score{Known: true, Value: r.NEWS2, Band: band(r.Band)}
+	return score(readings[len(readings)-1].Score())
+}
+
+func score(n physio.NEWS2Score) Score {
+	return Score{Known: true, Value: n.Total, Band: band(n.Band), Text: n.String()}
 }
 
 func band(name string) Band {
 	switch name {
-	case physio.BandLowSingle3:
-		return BandSingle3
+	case physio.BandLowMedium:
+		return BandLowMedium
 	case physio.BandMedium:
 		return BandMedium
 	case physio.BandHigh:
@@ -432,7 +452,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // turnTrace maps the session's record of a turn onto the inspector's view, folding each prompt's
 // messages into its sections.
 func turnTrace(rec TurnRecord) TurnTrace {
-	tr := TurnTrace{Turn: rec.Number, Input: rec.Input}
+	tr := TurnTrace{Turn: rec.Number, Input: rec.Input, Engine: rec.Engine}
 	if d := rec.Decision; d != nil {
 		tr.Analyzer = AnalyzerTrace{Input: d.Input, Action: d.AnalyzerAction, PatientID: d.PatientID, Source: d.Source,
 			Reasoning: d.Reasoning + " → " + d.Decision, Elapsed: time.Duration(d.Timing.AnalyzerMS * float64(time.Millisecond))}
@@ -497,6 +517,9 @@ func callNotes(c CallRecord) []string {
 	}
 	if c.Trace.Error != "" {
 		notes = append(notes, "error: "+c.Trace.Error)
+	}
+	if c.Held != "" {
+		notes = append(notes, "held to the record: "+c.Held)
 	}
 	return notes
 }

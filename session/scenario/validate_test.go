@@ -29,7 +29,10 @@ critical_actions:
     description: look
     match: {kind: check_vitals}
     within: 60
+    points: 60
 learning_objectives: [learn]
+presentation: feeling unwell since this morning
+scoring: {trajectory: 20, allergies_first: 10, reassessment: 10, hard_stop: 25, warning: 5}
 `
 
 func TestMinimalScenarioIsValid(t *testing.T) {
@@ -132,7 +135,12 @@ func FuzzValidate(f *testing.F) {
 // wantValidateError checks that validating minimal with old replaced by new reports want at line.
 func wantValidateError(t *testing.T, old, new string, line int, want string) {
 	t.Helper()
-	doc := strings.Replace(minimal, old, new, 1)
+	wantErrorIn(t, strings.Replace(minimal, old, new, 1), line, want)
+}
+
+// wantErrorIn checks that validating doc, a changed minimal, reports want at line.
+func wantErrorIn(t *testing.T, doc string, line int, want string) {
+	t.Helper()
 	if doc == minimal {
 		t.Fatalf("case does not change the document")
 	}
@@ -144,4 +152,34 @@ func wantValidateError(t *testing.T, old, new string, line int, want string) {
 		}
 	}
 	t.Fatalf("want line %d: %q, got %v", line, want, errs)
+}
+
+// The presentation is the trainee's first sight of a case, and the score's weights are the
+// educator's: both are checked where the author can fix them.
+func TestValidatePresentationScoringRescueAndBystander(t *testing.T) {
+	cases := []struct {
+		name, old, new string
+		line           int
+		want           string
+	}{
+		{"missing presentation", "presentation: feeling unwell since this morning\n", "", 1, `missing required field "presentation"`},
+		{"presentation repeats the title", "presentation: feeling unwell since this morning", "presentation: a tiny case", 24, "repeats the title"},
+		{"presentation names a state", "  ill:", "  very-ill:", 24, `names the state "very-ill"`},
+		{"presentation too long", "presentation: feeling unwell since this morning", "presentation: " + strings.Repeat("unwell ", 20), 24, "keep it to 110"},
+		{"weights do not add up", "trajectory: 20", "trajectory: 25", 25, "add up to 105, not 100"},
+		{"missing points", "    points: 60\n", "", 18, `missing required field "points"`},
+		{"negative penalty", "learning_objectives: [learn]", "critical_errors:\n  - {id: oops, description: oops, match: {kind: splint}, penalty: -5}\nlearning_objectives: [learn]", 24, "a penalty is a positive number"},
+		{"rescue in an unknown state", "learning_objectives: [learn]", "rescue:\n  - {description: oxygen, match: {kind: oxygen}, states: [dying]}\nlearning_objectives: [learn]", 24, `unknown state "dying"`},
+		{"bystander topic unknown", "learning_objectives: [learn]", "bystander:\n  name: Sam\n  relation: her son\n  disclosures:\n    - {topic: gossip, text: hi}\nlearning_objectives: [learn]", 27, `unknown topic "gossip"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := strings.Replace(minimal, c.old, c.new, 1)
+			if c.name == "presentation names a state" {
+				doc = strings.Replace(doc, "to: ill", "to: very-ill", 1)
+				doc = strings.Replace(doc, "presentation: feeling unwell since this morning", "presentation: very-ill since this morning", 1)
+			}
+			wantErrorIn(t, doc, c.line, c.want)
+		})
+	}
 }
