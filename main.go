@@ -37,6 +37,7 @@ usage:
   ward archive list|show ID|restore ID
   ward scenarios list|validate FILE
   ward stats                        entity and agent-team counters of the latest shift
+  ward recover --out NEW            copy what is readable of a damaged --db into a new file
   ward eval delta|analyzer          conformance of a model (or the offline backend) to ward's formats
 
 flags:
@@ -103,6 +104,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		})
 	case "eval":
 		return eval(ctx, o, rest, stdout, stderr)
+	case "recover":
+		return recoverDB(o, stdout)
 	case "":
 		return tui(ctx, o)
 	}
@@ -129,7 +132,7 @@ func flags(stderr io.Writer) (*flag.FlagSet, *options) {
 	fs.Int64Var(&o.seed, "seed", 0, "seed of a new shift's physiology noise, for reproducible runs (0: from the clock)")
 	fs.StringVar(&o.patient, "patient", "", "aar: the patient (default: the active one)")
 	fs.StringVar(&o.format, "format", "md", "aar: md or json")
-	fs.StringVar(&o.out, "out", "", "aar: write the review to this file instead of stdout")
+	fs.StringVar(&o.out, "out", "", "aar: write the review to this file instead of stdout; recover: the new database")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -423,6 +426,19 @@ func eval(ctx context.Context, o *options, args []string, stdout, stderr io.Writ
 		report = agents.EvalAnalyzer(ctx, agents.RulesAnalyzer{})
 	}
 	_, err = fmt.Fprintln(stdout, report.String())
+	return err
+}
+
+// recoverDB copies what is readable of a damaged database into a new file and says what was lost.
+func recoverDB(o *options, stdout io.Writer) error {
+	if o.out == "" {
+		return errors.New("usage: ward recover --db DAMAGED --out NEW")
+	}
+	report, err := persist.Recover(o.db, o.out)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(stdout, report)
 	return err
 }
 

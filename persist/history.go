@@ -81,7 +81,7 @@ func (t *Tx) Recent(patientID string, n int) ([]Message, error) {
 	}
 	msgs := make([]Message, len(raw))
 	for i, v := range raw {
-		if err := json.Unmarshal(v, &msgs[len(raw)-1-i]); err != nil {
+		if err := decodeStored(v, &msgs[len(raw)-1-i]); err != nil {
 			return nil, err
 		}
 	}
@@ -128,7 +128,7 @@ func readHistory(b *bolt.Bucket) ([]Message, error) {
 	}
 	err := b.ForEach(func(_, v []byte) error {
 		var m Message
-		if err := json.Unmarshal(v, &m); err != nil {
+		if err := decodeStored(v, &m); err != nil {
 			return err
 		}
 		msgs = append(msgs, m)
