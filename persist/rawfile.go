@@ -274,8 +274,10 @@ func parseBucket(v []byte) (bucketRef, error) {
 		return bucketRef{}, damagef("an inline bucket is cut short")
 	}
 	b.inline = parsePage(v[bucketHeaderLen:])
-	if b.inline.flags != flagLeaf {
-		return bucketRef{}, damagef("an inline bucket's page has flags %#x, not a leaf's", b.inline.flags)
+	// bbolt writes an inline page with id and overflow 0, and when the bucket grows it frees
+	// the "page" its id names.
+	if b.inline.flags != flagLeaf || b.inline.id != 0 || order.Uint32(v[bucketHeaderLen+12:]) != 0 {
+		return bucketRef{}, damagef("an inline bucket's page header is damaged (id %d, flags %#x)", b.inline.id, b.inline.flags)
 	}
 	return b, nil
 }

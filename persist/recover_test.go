@@ -157,7 +157,7 @@ func TestRecoverRandomDamage(t *testing.T) {
 	pageSize, pages := fixtureMeta(t, fixture)
 	orig := dumps(t, fixture)
 	rng := rand.New(rand.NewPCG(3, 4))
-	runs := 100
+	runs := 50
 	if testing.Short() {
 		runs = 20
 	}
