@@ -55,10 +55,7 @@ func (r RecoverReport) String() string {
 // Recover returns.
 func Recover(damagedPath, newPath string) (RecoverReport, error) {
 	rep := RecoverReport{Path: newPath}
-	if same, err := samePath(damagedPath, newPath); err != nil || same {
-		return rep, errors.Join(err, fmt.Errorf("recover: the new file must not be %s itself", damagedPath))
-	}
-	if _, err := os.Stat(newPath); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(newPath); !errors.Is(err, os.ErrNotExist) { // the damaged file included
 		return rep, fmt.Errorf("recover: %s already exists; name a new file", newPath)
 	}
 	src, err := openRaw(damagedPath)
@@ -73,17 +70,15 @@ func Recover(damagedPath, newPath string) (RecoverReport, error) {
 	if err := os.MkdirAll(filepath.Dir(newPath), 0o700); err != nil {
 		return rep, err
 	}
-	if err := copyReadable(src, newPath, &rep); err != nil {
+	err = copyReadable(src, newPath, &rep)
+	if err == nil {
+		err = verifyRecovered(newPath)
+	}
+	if err != nil {
 		_ = os.Remove(newPath)
 		return rep, fmt.Errorf("recover %s: %w", damagedPath, err)
 	}
-	return rep, verifyRecovered(newPath)
-}
-
-func samePath(a, b string) (bool, error) {
-	a, errA := filepath.Abs(a)
-	b, errB := filepath.Abs(b)
-	return a == b, errors.Join(errA, errB)
+	return rep, nil
 }
 
 // copyReadable writes the new file in one transaction.
@@ -161,17 +156,17 @@ func (c *copier) all(src *rawFile, tx *bolt.Tx) error {
 		c.loss("the file", 0, 0, "its sessions bucket is lost")
 	}
 	sessions, archives := tx.Bucket(bucketSessions), tx.Bucket(bucketArchive)
-	for id, ref := range c.nested(top[string(bucketSessions)], "sessions") {
-		if err := c.session(sessions, id, ref); err != nil {
+	for key, ref := range c.nested(top[string(bucketSessions)], "sessions") {
+		if err := c.session(sessions, key, ref); err != nil {
 			return err
 		}
 	}
-	for id, ref := range c.nested(top[string(bucketArchive)], "archive") {
-		if err := c.archives(archives, id, ref); err != nil {
+	for key, ref := range c.nested(top[string(bucketArchive)], "archive") {
+		if err := c.archives(archives, key, ref); err != nil {
 			return err
 		}
-		if sessions.Bucket([]byte(id)) == nil { // archives are read through their session
-			if _, err := c.newSession(sessions, id, nil); err != nil {
+		if id := sessionID(key); sessions.Bucket([]byte(id)) == nil { // archives are read through their session
+			if _, err := c.newSession(sessions, id, nil, "archives are filed under this id but no session has it: an empty one now holds them"); err != nil {
 				return err
 			}
 		}
@@ -184,7 +179,11 @@ func (c *copier) entries(b bucketRef, where string) []entry {
 	var out []entry
 	c.w.lost = func(err error) { c.loss(where, 0, 1, err.Error()) }
 	_ = c.w.bucket(b, func(e entry) error {
-		out = append(out, e)
+		if len(e.key) == 0 || len(e.key) > bolt.MaxKeySize {
+			c.loss(where, 1, 0, fmt.Sprintf("a key of %d bytes, which bbolt never writes", len(e.key)))
+		} else {
+			out = append(out, e)
+		}
 		return nil
 	})
 	return out
@@ -226,33 +225,51 @@ func (c *copier) value(b bucketRef, key []byte, where string) []byte {
 	return nil
 }
 
-func (c *copier) session(sessions *bolt.Bucket, id string, ref bucketRef) error {
-	where := "sessions/" + name([]byte(id))
+// sessionID is the id under which the archives filed under key go in the new file: the key,
+// with any bytes that are not UTF-8 replaced, because a session's info holds its id in JSON.
+func sessionID(key string) string { return strings.ToValidUTF8(key, "?") }
+
+func (c *copier) session(sessions *bolt.Bucket, key string, ref bucketRef) error {
+	where := "sessions/" + name([]byte(key))
 	ents := c.entries(ref, where)
-	var info []byte
-	for _, e := range ents {
-		var si SessionInfo
-		if string(e.key) != string(keyInfo) || e.isBucket || decodeStored(e.value, &si) != nil {
-			continue
-		}
-		info = e.value
-		if si.ID != id { // the key or the info was damaged: the key is what reaches the session
-			c.loss(where, 1, 0, fmt.Sprintf("its info named session %s; it now names its key", strconv.Quote(si.ID)))
-			si.ID = id
-			info, _ = json.Marshal(si)
-		}
-	}
-	b, err := c.newSession(sessions, id, info)
+	info, id := c.sessionInfo(sessions, key, ents, where)
+	b, err := c.newSession(sessions, id, info, "the session's info is lost; rebuilt from its id")
 	if err != nil {
 		return err
 	}
 	return c.content(b, ents, where)
 }
 
-// newSession creates a session with its stored info, or with one rebuilt from its id.
-func (c *copier) newSession(sessions *bolt.Bucket, id string, info []byte) (*bolt.Bucket, error) {
+// sessionInfo finds the session's info and the id the session gets in the new file. A key and
+// an info that disagree mean that one of them was damaged: the info's id is kept, as the
+// session's archives are filed under it too, unless a session already has it.
+func (c *copier) sessionInfo(sessions *bolt.Bucket, key string, ents []entry, where string) (info []byte, id string) {
+	id = sessionID(key)
+	for _, e := range ents {
+		var si SessionInfo
+		if string(e.key) != string(keyInfo) || e.isBucket || decodeStored(e.value, &si) != nil {
+			continue
+		}
+		if si.ID != key && si.ID != "" && sessions.Bucket([]byte(si.ID)) == nil {
+			id = si.ID
+		}
+		info = e.value
+		if si.ID != id {
+			si.ID = id
+			info, _ = json.Marshal(si)
+		}
+	}
+	if id != key {
+		c.loss(where, 0, 0, "its key was damaged or disagrees with its info; the session is now "+strconv.Quote(id))
+	}
+	return info, id
+}
+
+// newSession creates a session with its stored info, or else with one rebuilt from its id, for
+// the reason why.
+func (c *copier) newSession(sessions *bolt.Bucket, id string, info []byte, why string) (*bolt.Bucket, error) {
 	if info == nil {
-		c.loss("sessions/"+name([]byte(id)), 1, 0, "the session's info is lost; rebuilt from its id")
+		c.loss("sessions/"+name([]byte(id)), 1, 0, why)
 		info, _ = json.Marshal(SessionInfo{ID: id})
 	}
 	b, err := sessions.CreateBucket([]byte(id))
@@ -264,8 +281,8 @@ func (c *copier) newSession(sessions *bolt.Bucket, id string, info []byte) (*bol
 }
 
 // archives copies the snapshots of one session.
-func (c *copier) archives(archive *bolt.Bucket, sessionID string, ref bucketRef) error {
-	where := "archive/" + name([]byte(sessionID))
+func (c *copier) archives(archive *bolt.Bucket, key string, ref bucketRef) error {
+	where := "archive/" + name([]byte(key))
 	var perSession *bolt.Bucket
 	for id, snap := range c.nested(ref, where) {
 		if _, err := time.Parse(time.RFC3339Nano, id); err != nil {
@@ -274,7 +291,7 @@ func (c *copier) archives(archive *bolt.Bucket, sessionID string, ref bucketRef)
 		}
 		if perSession == nil {
 			var err error
-			if perSession, err = archive.CreateBucket([]byte(sessionID)); err != nil {
+			if perSession, err = archive.CreateBucket([]byte(sessionID(key))); err != nil {
 				return err
 			}
 		}
@@ -307,7 +324,7 @@ func (c *copier) content(dst *bolt.Bucket, ents []entry, where string) error {
 			// the session's info, copied by session
 		case key == string(keyRegistry) && !e.isBucket:
 			if _, derr := decodeRegistry(e.value); derr != nil {
-				c.loss(where, 1, 0, "registry: "+derr.Error())
+				c.loss(where, 1, 0, "the registry does not decode")
 				continue
 			}
 			c.rep.Documents++

@@ -216,7 +216,7 @@ func TestRecoverRefuses(t *testing.T) {
 		name, from, to, want string
 	}{
 		{"an existing file", fixture, notBolt, "recover: " + notBolt + " already exists; name a new file"},
-		{"the damaged file itself", fixture, fixture, "recover: the new file must not be " + fixture + " itself"},
+		{"the damaged file itself", fixture, fixture, "recover: " + fixture + " already exists; name a new file"},
 		{"a file that is not bbolt's", notBolt, filepath.Join(dir, "new.db"), notBolt + " is not a ward database (not a bbolt file)"},
 		{"no meta page", noMeta, filepath.Join(dir, "new2.db"), "recover: nothing in " + noMeta + " can be read (both of its meta pages are damaged)"},
 	}
@@ -228,4 +228,56 @@ func TestRecoverRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRecoverSessionWithADamagedKey: a session's key that disagrees with its info takes the
+// info's id back, so that it finds its archives again.
+func TestRecoverSessionWithADamagedKey(t *testing.T) {
+	fixture := damageFixture(t)
+	pageSize, _ := fixtureMeta(t, fixture)
+	path := damagedCopy(t, fixture, func(data []byte) []byte {
+		page := data[sessionsPage(t, fixture)*pageSize:][:pageSize]
+		page[strings.Index(string(page), "s2")+1] = 0xff // the key is now "s\xff"
+		return data
+	})
+	damaged, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = damaged.LatestSession()
+	damaged.Close()
+	wantDamaged(t, err, path, `session "s\xff": a stored value does not decode: its info names session "s2"`)
+	rep, s := recoverInto(t, path)
+	want := []Loss{{Where: `sessions/"s\xff"`, Why: `its key was damaged or disagrees with its info; the session is now "s2"`}}
+	if !reflect.DeepEqual(rep.Lost, want) {
+		t.Errorf("losses = %+v, want %+v", rep.Lost, want)
+	}
+	if got, orig := dumpAll(t, s), dumps(t, fixture); !reflect.DeepEqual(got, orig) {
+		t.Error("the recovered sessions differ from the original ones")
+	}
+}
+
+// sessionsPage is the page that holds the sessions bucket's keys.
+func sessionsPage(t *testing.T, path string) uint64 {
+	t.Helper()
+	r, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	var root uint64
+	_ = newWalker(r, true, nil).bucket(bucketRef{root: r.meta.root}, func(e entry) error {
+		if string(e.key) == string(bucketSessions) {
+			b, err := parseBucket(e.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			root = b.root
+		}
+		return nil
+	})
+	if root == 0 {
+		t.Fatal("the sessions bucket has no page of its own")
+	}
+	return root
 }
