@@ -20,7 +20,7 @@ flips="${CORRUPT_FLIPS:-60}"
 seed="${CORRUPT_SEED:-$$}"
 RANDOM="$seed"
 # The campaign is about damage, not the disk: on tmpfs a commit's fsync costs nothing.
-tmp="$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)"
+tmp="$(mktemp -d -p /dev/shm ward-campaign.XXXXXX 2>/dev/null || mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/ward" .
 ward() { "$tmp/ward" "$@"; }

@@ -18,7 +18,7 @@ seed="${CRASH_SEED:-$$}"
 RANDOM="$seed"
 # The campaign is about kills, not the disk: on tmpfs a commit's fsync costs nothing, and a
 # killed process loses nothing the kernel already has.
-tmp="$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)"
+tmp="$(mktemp -d -p /dev/shm ward-campaign.XXXXXX 2>/dev/null || mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/ward" .
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -8,8 +8,9 @@ import (
 // checkFile refuses a file that bbolt could crash on, before bbolt opens it for writing: that
 // open walks every page to rebuild the free list, and bbolt meets a damaged page with a panic
 // or a memory fault. The walk here reads the same pages through rawFile and checks what bbolt's
-// own consistency check does, plus what its cursors assume (no empty branch page, elements
-// inside their page).
+// own consistency check does, plus what its cursors and commits assume (no empty branch page,
+// elements inside their page, inline buckets whose page says page 0). BenchmarkOpen measures
+// what it costs.
 func checkFile(path string) error {
 	r, err := openRaw(path)
 	if err != nil {
