@@ -3,6 +3,9 @@ package scenario
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,8 +98,98 @@ initial_state: well`, 1)
 }
 
 func TestValidateEmptyDocument(t *testing.T) {
-	if errs := Validate(nil); len(errs) != 1 || !strings.Contains(errs[0].Error(), "empty") {
-		t.Fatalf("got %v", errs)
+	for _, doc := range []string{"", "# only a comment\n", "---", "---\n", "--- # a comment\n"} {
+		errs := Validate([]byte(doc))
+		if len(errs) != 1 || errs[0] != (Error{Msg: "empty document"}) {
+			t.Errorf("%q: got %v, want one document-level \"empty document\"", doc, errs)
+		}
+	}
+}
+
+// controlCases each put a character a terminal acts on into one text of the minimal scenario.
+var controlCases = []struct {
+	name, old, new string
+	line           int
+	char           string
+}{
+	{"OSC 52 (set the clipboard) in the title", "title: Tiny", `title: "\e]52;c;aGVsbG8=\a Tiny"`, 2, "U+001B"},
+	{"CSI 2J (clear the screen) in the name", "name: A,", `name: "\e[2JA",`, 3, "U+001B"},
+	{"OSC 8 (a hyperlink) in the complaint", "chief_complaint: unwell", `chief_complaint: "\e]8;;http://x\e\\unwell\e]8;;\e\\"`, 4, "U+001B"},
+	{"C1 CSI in a state's name", "  ill:", `  "\u009B2Jill":`, 10, "U+009B"},
+	{"NEL in a learning objective", "[learn]", `["le\Narn"]`, 23, "U+0085"},
+	{"DEL in a description", "description: look", `description: "lo\x7Fok"`, 19, "U+007F"},
+	{"a carriage return in a description", "description: look", `description: "look\roverwritten"`, 19, "U+000D"},
+	{"a bell written as it is, in a block text", "learning_objectives: [learn]", "learning_objectives:\n  - |\n    learn\n    to ring \a", 26, "U+0007"},
+}
+
+func TestValidateRefusesControlCharacters(t *testing.T) {
+	for _, c := range controlCases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := strings.Replace(minimal, c.old, c.new, 1)
+			if doc == minimal {
+				t.Fatal("case does not change the document")
+			}
+			want := Error{Line: c.line, Msg: "text holds the control character " + c.char + ", which a terminal would act on instead of printing"}
+			if errs := Validate([]byte(doc)); !slices.Contains(errs, error(want)) {
+				t.Fatalf("want %v, got %v", want, errs)
+			}
+		})
+	}
+}
+
+// TestValidateNamesTheLineOfBadBytes: yaml.v3 refuses these without a line, or counts lines
+// differently from an editor.
+func TestValidateNamesTheLineOfBadBytes(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want      Error
+	}{
+		{"invalid UTF-8", "id: x\ntitle: a\xffb\n", Error{2, "the file is not valid UTF-8 here (byte 0xff); save it as UTF-8"}},
+		{"UTF-16", "\xfe\xff\x00i\x00d", Error{1, "the file is not valid UTF-8 here (byte 0xfe); save it as UTF-8"}},
+		{"a line separator", "id: x\r\ntitle: a\u2028b\n", Error{2, "text holds U+2028, which YAML reads as a line break: use a newline"}},
+		{"a raw escape after lone carriage returns", "id: x\rtitle: y\r\x1b[2J\n", Error{3, "text holds the control character U+001B, which a terminal would act on instead of printing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if errs := Validate([]byte(tt.doc)); len(errs) != 1 || errs[0] != tt.want {
+				t.Fatalf("got %v, want only %v", errs, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateAcceptsTabsAndNewlines(t *testing.T) {
+	doc := strings.Replace(minimal, "learning_objectives: [learn]", "learning_objectives:\n  - |\n    learn\tthis\n    and that\n  - \"tab\\tand\\nnewline\"", 1)
+	if errs := Validate([]byte(doc)); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+}
+
+// TestLoadRefusesControlCharactersAsValidateDoes: the library refuses the file that
+// `ward scenarios validate` refuses, with the same file:line message.
+func TestLoadRefusesControlCharactersAsValidateDoes(t *testing.T) {
+	dir := t.TempDir()
+	c := controlCases[0]
+	doc := strings.Replace(strings.Replace(minimal, c.old, c.new, 1), "id: tiny", "id: tiny-escape", 1)
+	if err := os.WriteFile(filepath.Join(dir, "escape.yaml"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(dir)
+	want := dir + "/escape.yaml:2: text holds the control character U+001B, which a terminal would act on instead of printing"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Load: got %v, want %q", err, want)
+	}
+}
+
+func TestParseShiftRefusesControlCharacters(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs := lib.ParseShift([]byte("id: night\ntitle: \"\\e]52;c;aGk=\\a\"\npatients:\n  - {id: patient_1, scenario: hypoglycaemia}\n"))
+	want := Error{Line: 2, Msg: "text holds the control character U+001B, which a terminal would act on instead of printing"}
+	if !slices.Contains(errs, error(want)) {
+		t.Fatalf("want %v, got %v", want, errs)
 	}
 }
 
@@ -104,7 +197,7 @@ func TestValidateEmptyDocument(t *testing.T) {
 // error it reports carries a line within the input (or none, for document-level problems).
 func FuzzValidate(f *testing.F) {
 	for _, seed := range []string{
-		"", "id: x\n", "id: [\n", "states: {a: {vitals: {hr: 80}}}\n", "news2: {scale: 3}\n",
+		"", "---", "\xfe\xff (000000", "id: x\n", "id: [\n", "states: {a: {vitals: {hr: 80}}}\n", "news2: {scale: 3}\n",
 		"transitions:\n  - from: [a]\n    to: b\n    when: [{vital: spo2, below: 90, for: 60}]\n",
 	} {
 		f.Add([]byte(seed))
