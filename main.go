@@ -68,7 +68,7 @@ type call struct {
 
 // sessionFlags are what a command that runs a shift accepts.
 var sessionFlags = []string{"db", "backend", "model", "new", "shift", "seed", "scenarios", "agents", "trace",
-	"window", "num-ctx", "num-predict", "stall"}
+	"window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
 
 var commands = []command{
 	{name: "", summary: "open the TUI (resumes the latest shift)", flags: append([]string{"theme", "bell"}, sessionFlags...), run: tui},
@@ -460,6 +460,9 @@ func sessionConfig(ctx context.Context, o *options, store *persist.Store, notice
 			return cfg, err
 		}
 	}
+	if cfg.Knowledge, err = knowledgeBase(o, store); err != nil {
+		return cfg, err
+	}
 	if cfg.Backend, cfg.Tools, err = chooseBackend(ctx, o, notices); err != nil {
 		return cfg, err
 	}
@@ -797,21 +800,36 @@ func kb(ctx context.Context, c *call) error {
 		}
 		return knowledge.WriteShow(c.stdout, lib, c.args[1])
 	case len(c.args) >= 2 && c.args[0] == "search":
-		opts := knowledge.Options{Dir: c.o.knowledge, Model: c.o.embedModel}
-		if c.o.embedModel != "" {
-			model, err := ollama.FromEnvironment(c.o.embedModel, ollama.Options{})
-			if err != nil {
-				return err
-			}
-			opts.Embedder = model
+		kb, err := knowledgeBase(c.o, nil)
+		if err != nil {
+			return err
 		}
-		r, err := knowledge.New(opts).Retrieve(ctx, strings.Join(c.args[1:], " "), 5)
+		r, err := kb.Retrieve(ctx, strings.Join(c.args[1:], " "), 5)
 		if err != nil {
 			return err
 		}
 		return knowledge.WriteSearch(c.stdout, r)
 	}
 	return argsError(c)
+}
+
+// knowledgeBase is the protocol cards with --knowledge and --embed-model; store keeps the
+// embeddings between runs (nil: for this process only). Nothing is read until first use.
+func knowledgeBase(o *options, store knowledge.VectorStore) (*knowledge.KB, error) {
+	if o.knowledge != "" {
+		if info, err := os.Stat(o.knowledge); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("--knowledge %s: not a directory of cards", o.knowledge)
+		}
+	}
+	opts := knowledge.Options{Dir: o.knowledge, Model: o.embedModel, Store: store}
+	if o.embedModel != "" {
+		model, err := ollama.FromEnvironment(o.embedModel, ollama.Options{})
+		if err != nil {
+			return nil, err
+		}
+		opts.Embedder = model
+	}
+	return knowledge.New(opts), nil
 }
 
 // doctor checks the setup a user has and says what to change. A failed piece of advice does not

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
 )
 
 // Facts are what the engine and the scenario decided for one agent's call: the only numbers,
@@ -85,6 +86,8 @@ type TurnFacts struct {
 	Checks []OrderCheck `json:"checks,omitempty"`
 	// Review is the After Action Review the Preceptor debriefs from.
 	Review string `json:"review,omitempty"`
+	// Knowledge are the protocol passages retrieved for the turn, each under its citation number.
+	Knowledge []knowledge.Passage `json:"knowledge,omitempty"`
 }
 
 // Result is one measurement beyond the vital signs, as the engine reported it.
@@ -142,7 +145,8 @@ const (
 // FactsInstructions tell every agent what the facts lines are and how to use them.
 const FactsInstructions = `The lines "Patient facts:" and "Engine facts:" hold JSON from the simulation engine. ` +
 	`They are the only numbers, verdicts and disclosures you may use: never state a number they do not give. ` +
-	`Play the patient they describe without naming a diagnosis, and let the patient say no more than "can" allows.`
+	`Play the patient they describe without naming a diagnosis, and let the patient say no more than "can" allows. ` +
+	`"knowledge" holds protocol passages, each with its number n: when a fact in your reply comes from one, cite it as [n]; cite nothing else.`
 
 // PersonaSection renders the persona for the static prefix, "" for none. The same persona
 // always renders the same bytes (encoding/json sorts map keys).

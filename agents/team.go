@@ -37,8 +37,12 @@ const (
 	EntitiesNone   = "none"
 )
 
-// memoryAll in Agent.Memory means every memory category.
+// memoryAll in Agent.Memory means every memory category and the protocol passages.
 const memoryAll = "all"
+
+// RecallKnowledge in Agent.Memory gives the agent the protocol passages retrieved for each turn.
+// Any agent gets them on a turn that asks a protocol question.
+const RecallKnowledge = "knowledge"
 
 // Agent is one member of the team as agents.yaml defines it. The session
 // builds the agent's prompt from it: Instructions in the static prefix, the
@@ -56,6 +60,11 @@ type Agent struct {
 // SeesMemory reports whether category c is recalled into this agent's prompt.
 func (a Agent) SeesMemory(c memory.Category) bool {
 	return slices.Contains(a.Memory, memoryAll) || slices.Contains(a.Memory, string(c))
+}
+
+// RecallsKnowledge reports whether the agent's prompt carries protocol passages on every turn.
+func (a Agent) RecallsKnowledge() bool {
+	return slices.Contains(a.Memory, memoryAll) || slices.Contains(a.Memory, RecallKnowledge)
 }
 
 // SystemText is the agent's static system text: what every agent shares first (how to read the
@@ -221,7 +230,7 @@ func validateAgent(a Agent, seen map[string]bool, commands map[string]string) []
 		errs = append(errs, fmt.Errorf("agent %s: entities must be %q or %q, got %q", a.Name, EntitiesScoped, EntitiesNone, a.Entities))
 	}
 	for _, m := range a.Memory {
-		if m != memoryAll && !slices.Contains(memory.Categories, memory.Category(m)) {
+		if m != memoryAll && m != RecallKnowledge && !slices.Contains(memory.Categories, memory.Category(m)) {
 			errs = append(errs, fmt.Errorf("agent %s: unknown memory category %q", a.Name, m))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/memory/words"
 )
 
@@ -46,7 +47,7 @@ func isTeamQuestion(text string) bool {
 	switch {
 	case words.HasPhrase(padded, teamPhrases), words.StartsWithPhrase(padded, teamOpenings):
 		return true
-	case asksWhyAboutSomeone(said), asksWhatMeans(padded):
+	case asksWhyAboutSomeone(said), asksWhatMeans(padded), knowledge.IsProtocolQuestion(text):
 		return true
 	}
 	return strings.HasSuffix(strings.TrimSpace(text), "?") && words.HasPhrase(padded, thirdPerson)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
 )
 
 // Route sources: how the agent who speaks next was chosen. Every route event
@@ -77,10 +78,16 @@ func (t *Team) routeByRules(history []memory.Message, text string) (Route, bool)
 
 var mentionPattern = regexp.MustCompile(`^@([A-Za-z][A-Za-z0-9_]*)`)
 
-// WithoutMention is text with a leading "@Agent" (and the comma or colon after it) removed: what
-// the trainee said, for parsers that read the words rather than the addressee.
+// AskCommand puts a question to the Preceptor: "/ask what is the IM dose of adrenaline?".
+const AskCommand = "/ask"
+
+// WithoutMention is text with its addressee removed, a leading "@Agent" (and the comma or colon
+// after it) or AskCommand: what the trainee said, for parsers that read the words.
 func WithoutMention(text string) string {
 	trimmed := strings.TrimSpace(text)
+	if len(trimmed) > len(AskCommand) && strings.EqualFold(trimmed[:len(AskCommand)+1], AskCommand+" ") {
+		return strings.TrimSpace(trimmed[len(AskCommand):])
+	}
 	loc := mentionPattern.FindStringIndex(trimmed)
 	if loc == nil {
 		return text
@@ -137,7 +144,7 @@ type routerVerdict struct {
 // name, and any error, hands the message to the Orchestrator.
 func (t *Team) askRouter(ctx context.Context, history []memory.Message, text string) Route {
 	if t.Router == nil {
-		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: "a question for the team and no router model"}
+		return t.withoutRouter(text)
 	}
 	req := t.routerRequest(history, text)
 	timeout := llm.PaceOf(t.Router).Expect(llm.PromptBytes(req), req.Options.NumPredict, routerTimeout, routerFirstCall)
@@ -156,6 +163,15 @@ func (t *Team) askRouter(ctx context.Context, history []memory.Message, text str
 		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: fmt.Sprintf("router named %q, not an agent", llm.Clip(v.Verdict, 40))}
 	}
 	return Route{Agent: a.Name, Source: RouteLLM, Reasoning: llm.Clip(v.Reasoning, llm.MaxReasoningLen)}
+}
+
+// withoutRouter routes a team question when there is no router model: a protocol question to
+// the Preceptor, who answers from the cards; anything else to the Orchestrator.
+func (t *Team) withoutRouter(text string) Route {
+	if name, ok := t.resolve(AgentPreceptor); ok && knowledge.IsProtocolQuestion(text) {
+		return Route{Agent: name, Source: RouteFallback, Reasoning: "a protocol question and no router model: the Preceptor answers from the cards"}
+	}
+	return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: "a question for the team and no router model"}
 }
 
 // routerContextMessages is how much recent conversation the router sees:

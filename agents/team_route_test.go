@@ -52,7 +52,7 @@ func TestRouteByRules(t *testing.T) {
 		{"explain", nil, "explain why her SpO2 target is lower", AgentOrchestrator, RouteFallback},
 		{"third person question", nil, "is she getting worse?", AgentOrchestrator, RouteFallback},
 		{"feedback", nil, "how am I doing so far", AgentOrchestrator, RouteFallback},
-		{"dose question", nil, "what's the dose of adrenaline in anaphylaxis", AgentOrchestrator, RouteFallback},
+		{"dose question", nil, "what's the dose of adrenaline in anaphylaxis", AgentPreceptor, RouteFallback}, // a protocol question: the cards answer it
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

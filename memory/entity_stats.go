@@ -18,6 +18,8 @@ type EntityStats struct {
 	// merges of the same turns, so one record answers "how did the agents behave".
 	CapStops  int64 `json:"cap_stops"`
 	LoopStops int64 `json:"loop_stops"`
+	// CitationsRemoved counts citations of protocol passages the agent was not given.
+	CitationsRemoved int64 `json:"citations_removed"`
 }
 
 // ObserveParse counts what ParseAgentOutput had to tolerate.
@@ -41,6 +43,8 @@ func (s EntityStats) Plus(o EntityStats) EntityStats {
 		MergeLatency:    s.MergeLatency.plus(o.MergeLatency),
 		CapStops:        s.CapStops + o.CapStops,
 		LoopStops:       s.LoopStops + o.LoopStops,
+
+		CitationsRemoved: s.CitationsRemoved + o.CitationsRemoved,
 	}
 }
 

@@ -14,6 +14,9 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	ToolName   string     `json:"tool_name,omitempty"`
+	// Sources are the protocol passages an assistant message cites, as the chat shows them under
+	// it: "[1] Title › Section — Source".
+	Sources []string `json:"sources,omitempty"`
 }
 
 // ToolCall is a tool invocation requested by an assistant message.

@@ -9,6 +9,7 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
 )
 
 // CallRecord is one LLM call as the inspector shows it: the trace, plus how the prompt was built.
@@ -20,6 +21,8 @@ type CallRecord struct {
 	Shrunk     []string // what the budget cut to fit num_ctx
 	Retry      string   // why this call repeated an earlier one, "" for a first call
 	Held       string   // how ward held the reply to the engine's record, "" when it stood as written
+	// Retrieved are the protocol passages the prompt carried, with how each was found.
+	Retrieved []knowledge.Passage
 }
 
 // call sends one prompt, fitted under num_ctx, and returns the reply text. An empty answer is

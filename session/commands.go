@@ -44,6 +44,7 @@ func init() {
 		{Name: "/ack", Args: "[ID]", Help: "acknowledge the alarms waiting on a patient (the active one by default)", run: (*Session).cmdAck},
 		{Name: "/alarms", Args: "[ID] [LIMIT…]", Help: "show or set a patient's alarm limits, e.g. /alarms patient_2 spo2<88", run: (*Session).cmdAlarms},
 		{Name: "/aar", Help: "After Action Review of the active patient; the Preceptor debriefs", run: (*Session).cmdAAR},
+		{Name: agents.AskCommand, Args: "QUESTION", Help: "ask the Preceptor what the protocols say; the answer cites its sources", run: (*Session).cmdAsk},
 		{Name: "/note", Help: "draft a SOAP note from this session (DRAFT, for review)", run: (*Session).cmdNote},
 		{Name: "/handoff", Args: "[sbar|ipass|mist]", Help: "draft a handoff from this session (DRAFT, for review)", run: (*Session).cmdHandoff},
 		{Name: "/inspect", Help: "show how the last turn's prompts were built", run: (*Session).cmdInspect},
@@ -149,10 +150,21 @@ func (s *Session) cmdAAR(ctx context.Context, t *turn, _ string) {
 	}
 }
 
+// cmdAsk puts a protocol question to the Preceptor, who answers from the protocol cards. It
+// needs no patient: the question is about the guidance.
+func (s *Session) cmdAsk(ctx context.Context, t *turn, question string) {
+	if question == "" {
+		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /ask QUESTION — e.g. /ask what is the adult IM dose of adrenaline in anaphylaxis?"})
+		return
+	}
+	s.agentCommand(ctx, t, effectAsk)
+}
+
 // Effects a slash command has in the engine before its agent answers.
 const (
 	effectVitals = "vitals"
 	effectAAR    = "aar"
+	effectAsk    = "ask" // none: a question about the guidance does nothing at the bedside
 )
 
 // agentCommand stores the typed command with the patient's history, applies its effect in the

@@ -90,6 +90,13 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 	c.t.emit(RouteEvent{Agent: a.Name, Source: r.Source, Reasoning: r.Reasoning})
 	checklist := c.spoken == 0 && c.x.compound.IsCompound()
 	c.spoken++
+	c.retrieve(ctx, a)
+	first := len(c.t.calls)
+	defer func() {
+		for i := range c.t.calls[first:] {
+			c.t.calls[first+i].Retrieved = c.s.passagesFor(a, c.x)
+		}
+	}()
 	p := c.s.prompt(a, c.x, c.window, c.t.input)
 	if checklist {
 		p.Instruction = c.x.compound.Instruction()
@@ -108,9 +115,10 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 		return "", err
 	}
 	msg := c.s.message(memory.RoleAssistant, a.Name, reply)
+	msg.Content, msg.Sources = c.cite(a, reply)
 	c.keep(msg)
-	c.t.emit(MessageEvent{PatientID: c.s.active, Role: msg.Role, Agent: a.Name, Text: reply, At: msg.At})
-	return reply, nil
+	c.t.emit(MessageEvent{PatientID: c.s.active, Role: msg.Role, Agent: a.Name, Text: msg.Content, Sources: msg.Sources, At: msg.At})
+	return msg.Content, nil
 }
 
 // Hear turns the team's gate and guard notes into turn events.

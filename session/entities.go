@@ -94,6 +94,16 @@ func (s *Session) countStop(stop string) {
 	s.sim.dirty[s.active] = true
 }
 
+// countCitationsRemoved counts citations of passages an agent was not given, beside the team's
+// other counters.
+func (s *Session) countCitationsRemoved(n int) {
+	if s.active == "" {
+		return
+	}
+	s.entities().Stats.CitationsRemoved += int64(n)
+	s.sim.dirty[s.active] = true
+}
+
 // StatsDoc is what `ward stats` prints: the entity and team counters per patient and in total.
 type StatsDoc struct {
 	SessionID  string                        `json:"session_id"`

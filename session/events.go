@@ -38,6 +38,8 @@ type MessageEvent struct {
 	Role      string `json:"role"`
 	Agent     string `json:"agent,omitempty"`
 	Text      string `json:"text"`
+	// Sources are the protocol passages the text cites: "[1] Title › Section — Source".
+	Sources []string `json:"sources,omitempty"`
 	// At is when the message was stored, which identifies it in the history; zero for what ward
 	// shows without storing (help, notices).
 	At time.Time `json:"-"`
@@ -143,9 +145,19 @@ type NoteEvent struct {
 	Text      string `json:"text"`
 }
 
-func (e SimEvent) Kind() string   { return e.Event.Kind }
-func (LLMCallEvent) Kind() string { return "llm_call" }
-func (RouteEvent) Kind() string   { return "route" }
-func (AAREvent) Kind() string     { return "aar" }
-func (GateEvent) Kind() string    { return "gate" }
-func (NoteEvent) Kind() string    { return "note" }
+func (e SimEvent) Kind() string    { return e.Event.Kind }
+func (LLMCallEvent) Kind() string  { return "llm_call" }
+func (RouteEvent) Kind() string    { return "route" }
+func (AAREvent) Kind() string      { return "aar" }
+func (GateEvent) Kind() string     { return "gate" }
+func (NoteEvent) Kind() string     { return "note" }
+func (ProgressEvent) Kind() string { return "progress" }
+
+// ProgressEvent reports slow work the turn waits on, such as building the protocol cards' index
+// on first use: Done of Total in Stage.
+type ProgressEvent struct {
+	Text  string `json:"text"`
+	Stage string `json:"stage"`
+	Done  int    `json:"done"`
+	Total int    `json:"total"`
+}

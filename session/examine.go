@@ -6,6 +6,7 @@ import (
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -24,6 +25,7 @@ type examination struct {
 	parts       []memory.Part
 	compound    memory.Compound
 	review      *physio.Report // the After Action Review the Preceptor debriefs from, on /aar
+	retrieval   *retrieval     // the protocol passages for the turn, once an agent needed them
 }
 
 // examine parses the trainee's text into actions, applies them to the active patient's engine,
@@ -64,15 +66,17 @@ func (s *Session) examine(t *turn, st settled) *examination {
 }
 
 // actionsOf is what the turn does in the engine: a slash command's own effect, or whatever the
-// parser found in the trainee's words (nothing it does not recognise).
+// parser found in the trainee's words (nothing it does not recognise). A question about the
+// guidance does nothing at the bedside: "what is the target oxygen saturation?" measures none.
 func actionsOf(text, effect string) []physio.Action {
+	said := agents.WithoutMention(text)
 	switch {
 	case effect == effectVitals:
 		return []physio.Action{{Kind: sc.KindCheckVitals}}
-	case effect != "":
+	case effect != "", knowledge.IsProtocolQuestion(said):
 		return nil
 	}
-	return physio.ParseActions(agents.WithoutMention(text))
+	return physio.ParseActions(said)
 }
 
 // disclosedIn reports whether reply carries the scenario's own answer to question part p: words

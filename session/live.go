@@ -163,6 +163,8 @@ func (e *Live) translate(ev Event) []Update {
 	case NoteEvent:
 		e.note(ev.Text)
 		return e.changed()
+	case ProgressEvent:
+		return []Update{{Kind: UpdateNotice, Text: ev.Text}}
 	case AAREvent:
 		e.note(ev.Markdown())
 		return e.changed()
@@ -376,7 +378,7 @@ func (e *Live) mergeNotes() []ChatMessage {
 		if !ok {
 			id = fmt.Sprint(m.At.UnixNano())
 		}
-		out = append(out, ChatMessage{ID: id, Role: m.Role, Agent: m.Agent, Content: m.Content})
+		out = append(out, ChatMessage{ID: id, Role: m.Role, Agent: m.Agent, Content: m.Content, Sources: m.Sources})
 	}
 	for _, n := range notes {
 		out = append(out, n.msg)
@@ -461,8 +463,8 @@ func turnTrace(rec TurnRecord) TurnTrace {
 		tr.Calls = append(tr.Calls, llmCall(c))
 	}
 	if st := rec.Counters; st != nil {
-		tr.Counters = fmt.Sprintf("%d merges · %d parse errors · %d format fallbacks · %d evictions · %d refused · %d cap / %d loop stops · merge p95 %s",
-			st.Merges, st.ParseErrors, st.FormatFallbacks, st.Evictions, st.Refused, st.CapStops, st.LoopStops, st.MergeLatency.P95())
+		tr.Counters = fmt.Sprintf("%d merges · %d parse errors · %d format fallbacks · %d evictions · %d refused · %d cap / %d loop stops · %d citations removed · merge p95 %s",
+			st.Merges, st.ParseErrors, st.FormatFallbacks, st.Evictions, st.Refused, st.CapStops, st.LoopStops, st.CitationsRemoved, st.MergeLatency.P95())
 	}
 	return tr
 }
@@ -520,6 +522,9 @@ func callNotes(c CallRecord) []string {
 	}
 	if c.Held != "" {
 		notes = append(notes, "held to the record: "+c.Held)
+	}
+	for _, p := range c.Retrieved {
+		notes = append(notes, fmt.Sprintf("knowledge [%d] %s › %s — %s, score %.4f", p.N, p.Title, p.Section, p.Why, p.Score))
 	}
 	return notes
 }

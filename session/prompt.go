@@ -20,7 +20,7 @@ func (s *Session) prompt(a agents.Agent, x *examination, window []memory.Message
 	p.Window = memory.Spoken(shown)
 	snap := snapshotMessage(s.info.ID, s.active, s.roster, s.cfg.Now()).Content
 	if x.engine == nil {
-		p.Dynamic = snap
+		p.Dynamic = agents.JoinSections(agents.TurnSection(agents.TurnFacts{Knowledge: s.passagesFor(a, x)}), snap)
 		return p
 	}
 	f := s.facts(a, x, window)
@@ -84,6 +84,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 	}
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
 	f.Turn.Checks = orderChecks(x.events)
+	f.Turn.Knowledge = s.passagesFor(a, x)
 	if x.review != nil {
 		f.Turn.Review = x.review.Digest()
 	}

@@ -120,6 +120,7 @@ type ChatMessage struct {
 	Role    string // user | assistant | system | tool
 	Agent   string // which agent spoke, for assistant messages
 	Content string
+	Sources []string // the protocol passages the message cites, shown under it
 }
 
 // TurnStats describes the last finished turn for the status bar.

@@ -15,6 +15,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/scenario"
 )
@@ -35,6 +36,8 @@ type Config struct {
 	// results travel in the dynamic context.
 	Tools bool
 	Trace *llm.TraceWriter
+	// Knowledge is the protocol cards the team answers from; nil for none.
+	Knowledge *knowledge.KB
 	// Shift is a built-in shift's id or a shift file that Start admits; "" for an empty roster.
 	Shift string
 	// Seed makes a new shift's physiology noise reproducible; 0 takes one from the clock. A

@@ -20,15 +20,17 @@ type StatsReport struct {
 
 // PatientStats are one patient's counters. MergeP95US is over the most recent merges.
 type PatientStats struct {
-	PatientID       string  `json:"patient_id,omitempty"`
-	Merges          int64   `json:"merges"`
-	Refused         int64   `json:"refused"`
-	ParseErrors     int64   `json:"parse_errors"`
-	FormatFallbacks int64   `json:"format_fallbacks"`
-	Evictions       int64   `json:"evictions"`
-	CapStops        int64   `json:"cap_stops"`
-	LoopStops       int64   `json:"loop_stops"`
-	MergeP95US      float64 `json:"merge_p95_us"`
+	PatientID       string `json:"patient_id,omitempty"`
+	Merges          int64  `json:"merges"`
+	Refused         int64  `json:"refused"`
+	ParseErrors     int64  `json:"parse_errors"`
+	FormatFallbacks int64  `json:"format_fallbacks"`
+	Evictions       int64  `json:"evictions"`
+	CapStops        int64  `json:"cap_stops"`
+	LoopStops       int64  `json:"loop_stops"`
+	// CitationsRemoved counts citations of protocol passages an agent was not given.
+	CitationsRemoved int64   `json:"citations_removed"`
+	MergeP95US       float64 `json:"merge_p95_us"`
 }
 
 // ReadStats reads the latest shift's counters.
@@ -48,17 +50,17 @@ func ReadStats(store *persist.Store) (StatsReport, error) {
 func patientStats(id string, st memory.EntityStats) PatientStats {
 	return PatientStats{PatientID: id, Merges: st.Merges, Refused: st.Refused, ParseErrors: st.ParseErrors,
 		FormatFallbacks: st.FormatFallbacks, Evictions: st.Evictions, CapStops: st.CapStops, LoopStops: st.LoopStops,
-		MergeP95US: float64(st.MergeLatency.P95().Nanoseconds()) / 1e3}
+		CitationsRemoved: st.CitationsRemoved, MergeP95US: float64(st.MergeLatency.P95().Nanoseconds()) / 1e3}
 }
 
 // Table writes the report as aligned columns, one row per patient and a total.
 func (r StatsReport) Table(w io.Writer) error {
 	fmt.Fprintf(w, "shift %s\n\n", r.SessionID)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "patient\tmerges\trefused\tparse errors\tfallbacks\tevictions\tcap stops\tloop stops\tmerge p95\t")
+	fmt.Fprintln(tw, "patient\tmerges\trefused\tparse errors\tfallbacks\tevictions\tcap stops\tloop stops\tcitations removed\tmerge p95\t")
 	row := func(name string, p PatientStats) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f µs\t\n", name, p.Merges, p.Refused, p.ParseErrors,
-			p.FormatFallbacks, p.Evictions, p.CapStops, p.LoopStops, p.MergeP95US)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f µs\t\n", name, p.Merges, p.Refused, p.ParseErrors,
+			p.FormatFallbacks, p.Evictions, p.CapStops, p.LoopStops, p.CitationsRemoved, p.MergeP95US)
 	}
 	for _, p := range r.Patients {
 		row(p.PatientID, p)

@@ -177,7 +177,7 @@ func (c *chatPane) body(i int) []string {
 	if len(c.cache) >= maxCachedItems {
 		c.pruneCache()
 	}
-	lines := padAll(c.renderMessage(msg.Role, msg.Agent, msg.Content), c.width)
+	lines := padAll(c.renderMessage(msg), c.width)
 	c.cache[key] = lines
 	return lines
 }
@@ -204,12 +204,16 @@ func (c *chatPane) separator(i int) int {
 
 func (c *chatPane) itemHeight(i int) int { return c.separator(i) + len(c.body(i)) }
 
-// renderMessage lays out one message: the speaker, then the body.
-func (c *chatPane) renderMessage(role, agent, content string) []string {
-	text := themes.Printable(content)
-	switch role {
+// renderMessage lays out one message: the speaker, then the body, then the sources it cites.
+func (c *chatPane) renderMessage(msg session.ChatMessage) []string {
+	text := themes.Printable(msg.Content)
+	switch msg.Role {
 	case "assistant":
-		return c.withLabel(c.agentLabel(agent), c.md.lines(text, c.width-bodyIndent))
+		body := c.md.lines(text, c.width-bodyIndent)
+		for _, src := range msg.Sources {
+			body = append(body, c.styledLines(c.theme.Muted, themes.Printable(src), c.width-bodyIndent)...)
+		}
+		return c.withLabel(c.agentLabel(msg.Agent), body)
 	case "user":
 		return c.withLabel(c.theme.UserLabel.Render("You"), c.styledLines(c.theme.Text, text, c.width-bodyIndent))
 	default:

@@ -580,3 +580,17 @@ func TestScrollingBackLoadsOlderPages(t *testing.T) {
 		t.Errorf("after paging to the start: %d messages (more %v), want all 250 and no more", got, m.state.ChatMore)
 	}
 }
+
+// A message that cites protocol passages shows their sources under it, in the chat's own wrap.
+func TestChatShowsSourcesUnderAMessage(t *testing.T) {
+	f := newFakeWard()
+	f.histories["patient_1"] = append(f.histories["patient_1"], session.ChatMessage{ID: "cited", Role: "assistant", Agent: "Preceptor",
+		Content: "Give 0.5 mg IM into the thigh. [1]",
+		Sources: []string{"[1] Anaphylaxis › Adrenaline — Resuscitation Council UK, Emergency treatment of anaphylaxis (2021)"}})
+	m := newTestModel(t, f, 120, 40)
+	out := screen(m)
+	answer, source := strings.Index(out, "Give 0.5 mg IM"), strings.Index(out, "[1] Anaphylaxis › Adrenaline — Resuscitation Council UK")
+	if answer < 0 || source < answer {
+		t.Fatalf("the source is not under the message:\n%s", out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/memory/words"
 )
 
@@ -193,9 +194,11 @@ func mentionsClear(words []string) bool {
 
 // IsRosterQuestion reports whether text asks who the patients are ("which
 // patients have we discussed?", "who is active?"). Such questions are
-// answered from the registry, never by the model.
+// answered from the registry, never by the model. A question about the
+// guidance that mentions patients ("what is the target SpO2 for most
+// patients?") is not one.
 func IsRosterQuestion(text string) bool {
-	return isRosterQuestion(words.Lower(words.Split(text)))
+	return isRosterQuestion(words.Lower(words.Split(text))) && !knowledge.IsProtocolQuestion(text)
 }
 
 func isRosterQuestion(words []string) bool {

@@ -116,6 +116,7 @@ func TestIsRosterQuestion(t *testing.T) {
 		"which patient is this?":            true,
 		"what is her blood pressure?":       false,
 		"give 5 mg morphine":                false,
+		"what is the target oxygen saturation for most acutely ill patients?": false,
 	} {
 		if got := IsRosterQuestion(text); got != want {
 			t.Errorf("IsRosterQuestion(%q) = %v, want %v", text, got, want)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
 )
 
 // teamReply is what a non-Patient agent says with no model. ok is false for agents it does not
@@ -19,11 +20,32 @@ func teamReply(agent, input string, f agents.TurnFacts) (reply string, ok bool) 
 	case strings.ToLower(agents.AgentMonitor):
 		return monitor(f.Measured), true
 	case strings.ToLower(agents.AgentPharmacist):
+		if answer, ok := protocolAnswer(input, f.Knowledge); ok && len(f.Checks) == 0 {
+			return answer, true
+		}
 		return pharmacist(f.Checks, f.Orders, f.Verdicts), true
 	case strings.ToLower(agents.AgentPreceptor):
+		if answer, ok := protocolAnswer(input, f.Knowledge); ok && f.Review == "" {
+			return answer, true
+		}
 		return preceptor(f.Review), true
 	}
 	return "", false
+}
+
+// protocolAnswer answers a protocol question, or anything put with /ask, without a model, by
+// quoting the best of the turn's passages with its citation.
+func protocolAnswer(input string, ps []knowledge.Passage) (string, bool) {
+	question := agents.WithoutMention(input)
+	asked := question != strings.TrimSpace(input) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(input)), agents.AskCommand)
+	if !asked && !knowledge.IsProtocolQuestion(question) {
+		return "", false
+	}
+	answer, ok := knowledge.Extract(question, ps)
+	if !ok {
+		return "", false
+	}
+	return "From the protocol cards: " + answer, true
 }
 
 // specialistTopics place a request that plainly belongs to one specialist.

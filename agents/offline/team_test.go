@@ -9,6 +9,7 @@ import (
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
 )
 
 var teamNumberPattern = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?`)
@@ -142,5 +143,31 @@ func TestTeamOfflineOrchestrator(t *testing.T) {
 	}
 	if _, ok := teamReply(agents.AgentPatient, "", agents.TurnFacts{}); ok {
 		t.Error("the Patient is voiced as the patient, not by the team")
+	}
+}
+
+// Offline, the Preceptor and the Pharmacist answer a protocol question by quoting the best
+// passage they were given, with its citation; without passages, or for anything else, they say
+// what they always say.
+func TestOfflineAnswersProtocolQuestionsFromThePassages(t *testing.T) {
+	passages := []knowledge.Passage{
+		{N: 1, Title: "Oxygen targets", Section: "Targets", Text: "Most acutely ill adults: aim for 94–98%."},
+		{N: 2, Title: "Anaphylaxis", Section: "Adrenaline", Text: "Give adrenaline 0.5 mg IM into the anterolateral thigh. Repeat after 5 minutes if there is no improvement."},
+	}
+	f := agents.TurnFacts{Knowledge: passages}
+	for _, c := range []struct{ agent, input string }{
+		{agents.AgentPreceptor, "/ask what is the IM dose of adrenaline in anaphylaxis?"},
+		{agents.AgentPharmacist, "@Pharmacist what is the IM dose of adrenaline in anaphylaxis?"},
+	} {
+		reply, _ := teamReply(c.agent, c.input, f)
+		if !strings.Contains(reply, "0.5 mg IM") || !strings.HasSuffix(reply, "[2]") {
+			t.Errorf("%s answered %q, want the adrenaline passage quoted with [2]", c.agent, reply)
+		}
+	}
+	if reply, _ := teamReply(agents.AgentPreceptor, "what is the IM dose of adrenaline?", agents.TurnFacts{}); strings.Contains(reply, "[") {
+		t.Errorf("with no passages the Preceptor cited one: %q", reply)
+	}
+	if reply, _ := teamReply(agents.AgentPreceptor, "how am I doing?", f); strings.Contains(reply, "protocol cards") {
+		t.Errorf("a question that is not about the guidance was answered from the cards: %q", reply)
 	}
 }

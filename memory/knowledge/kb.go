@@ -10,11 +10,10 @@ import (
 
 // Options configure a knowledge base.
 type Options struct {
-	Dir      string         // --knowledge: a folder of the user's .md and .txt cards; "" for none
-	Embedder Embedder       // nil: lexical search only
-	Model    string         // the embedding model (--embed-model); semantic search needs it and Embedder
-	Store    VectorStore    // keeps embeddings between runs; nil keeps them for this process only
-	Progress func(Progress) // told how the index build goes; nil for silence
+	Dir      string      // --knowledge: a folder of the user's .md and .txt cards; "" for none
+	Embedder Embedder    // nil: lexical search only
+	Model    string      // the embedding model (--embed-model); semantic search needs it and Embedder
+	Store    VectorStore // keeps embeddings between runs; nil keeps them for this process only
 }
 
 // Progress reports an index build. Stage "index" counts chunks indexed for full-text search,
@@ -23,6 +22,20 @@ type Progress struct {
 	Stage string
 	Done  int
 	Total int
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context under which a build, whichever call starts it (Build, or the
+// first Retrieve), reports its progress to fn: the caller who waits is the one who is told.
+func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+func report(ctx context.Context, stage string, done, total int) {
+	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok {
+		fn(Progress{Stage: stage, Done: done, Total: total})
+	}
 }
 
 // KB is the knowledge base: the cards, a full-text index of their sections and, with an
@@ -68,12 +81,12 @@ func (kb *KB) Build(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	b := &built{lib: lib, chunks: chunks, fingerprint: fp}
-	b.lexical, err = buildLexical(ctx, lib, chunks, func(done int) { kb.report("index", done, len(chunks)) })
+	b.lexical, err = buildLexical(ctx, lib, chunks, func(done int) { report(ctx, "index", done, len(chunks)) })
 	if err != nil {
 		return false, err
 	}
 	if kb.semanticConfigured() {
-		b.vectors, b.semanticErr = embedChunks(ctx, lib, chunks, kb.opts, func(done, total int) { kb.report("embed", done, total) })
+		b.vectors, b.semanticErr = embedChunks(ctx, lib, chunks, kb.opts, func(done, total int) { report(ctx, "embed", done, total) })
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
@@ -82,12 +95,6 @@ func (kb *KB) Build(ctx context.Context) (bool, error) {
 	kb.cur = b
 	kb.mu.Unlock()
 	return true, nil
-}
-
-func (kb *KB) report(stage string, done, total int) {
-	if kb.opts.Progress != nil {
-		kb.opts.Progress(Progress{Stage: stage, Done: done, Total: total})
-	}
 }
 
 func (kb *KB) current() *built {

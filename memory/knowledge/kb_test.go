@@ -96,11 +96,15 @@ func retrieve(t *testing.T, kb *KB, q string, k int) Retrieval {
 
 func TestNewDoesNoWorkAndTheFirstRetrieveBuilds(t *testing.T) {
 	var events []Progress
-	kb := New(Options{Progress: func(p Progress) { events = append(events, p) }})
-	if len(events) != 0 || kb.current() != nil {
+	kb := New(Options{})
+	if kb.current() != nil {
 		t.Fatal("New built the index; start-up must not pay for it")
 	}
-	r := retrieve(t, kb, "naloxone dose", 3)
+	ctx := WithProgress(context.Background(), func(p Progress) { events = append(events, p) })
+	r, err := kb.Retrieve(ctx, "naloxone dose", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(r.Passages) != 3 || r.Passages[0].CardID != "opioid-toxicity" || r.Passages[0].Section != "Naloxone dose" {
 		t.Fatalf("passages %+v, want opioid-toxicity › Naloxone dose first", r.Passages)
 	}
@@ -179,12 +183,12 @@ func TestEmbeddingsAreStoredAndNeverComputedTwice(t *testing.T) {
 	store := openStore(t)
 	emb := &fakeEmbedder{}
 	var embedEvents []Progress
-	opts := Options{Dir: dir, Embedder: emb, Model: "fake-embed", Store: store, Progress: func(p Progress) {
+	opts := Options{Dir: dir, Embedder: emb, Model: "fake-embed", Store: store}
+	ctx := WithProgress(context.Background(), func(p Progress) {
 		if p.Stage == "embed" {
 			embedEvents = append(embedEvents, p)
 		}
-	}}
-	ctx := context.Background()
+	})
 	if _, err := New(opts).Build(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -7,16 +7,17 @@ import (
 	"strings"
 )
 
-// Passage is one retrieved section, numbered for citation.
+// Passage is one retrieved section, numbered for citation. It travels in an agent's facts as
+// JSON; how it was found stays out of the prompt.
 type Passage struct {
-	N       int // the citation number, [N]
-	CardID  string
-	Title   string // the card's title
-	Section string
-	Source  string // guideline, body and year, or the user's file
-	Text    string
-	Score   float64 // the fused score; higher is better
-	Why     Why
+	N       int     `json:"n"` // the citation number, [N]
+	CardID  string  `json:"card"`
+	Title   string  `json:"title"` // the card's title
+	Section string  `json:"section"`
+	Source  string  `json:"source"` // guideline, body and year, or the user's file
+	Text    string  `json:"text"`
+	Score   float64 `json:"-"` // the fused score; higher is better
+	Why     Why     `json:"-"`
 }
 
 // Why says how a passage was found: its rank and score in each ranking (rank 0: not found by
@@ -54,20 +55,6 @@ func (w Why) String() string {
 // Label reads "Title › Section — Source", as the chat shows a source under a message.
 func (p Passage) Label() string {
 	return p.Title + " › " + p.Section + " — " + p.Source
-}
-
-// PromptBlock renders the passages for a prompt, each under its citation number, with the
-// rule for citing them. It is empty when there are none.
-func PromptBlock(ps []Passage) string {
-	if len(ps) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("Protocol passages. When a fact in your reply comes from one, cite it as [n]; cite nothing else.\n")
-	for _, p := range ps {
-		fmt.Fprintf(&b, "\n[%d] %s\n%s\n", p.N, p.Label(), p.Text)
-	}
-	return b.String()
 }
 
 // Citations is a reply checked against what was retrieved.

@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"encoding/json"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -15,15 +16,18 @@ var twoPassages = []Passage{
 		Text: "Start at 15 L/min."},
 }
 
-func TestPromptBlockNumbersEachPassageWithItsSource(t *testing.T) {
-	want := "Protocol passages. When a fact in your reply comes from one, cite it as [n]; cite nothing else.\n" +
-		"\n[1] Anaphylaxis › Adrenaline — Resuscitation Council UK, Emergency treatment of anaphylaxis (2021)\nGive 0.5 mg IM.\n" +
-		"\n[2] Oxygen targets and devices › Critical illness — British Thoracic Society, Guideline (2017)\nStart at 15 L/min.\n"
-	if got := PromptBlock(twoPassages); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
+// A passage reaches a prompt as its number, source and text; how it ranked stays out, so the
+// prompt's bytes do not change with a score.
+func TestPassageJSONCarriesNoScores(t *testing.T) {
+	p := twoPassages[0]
+	p.Score, p.Why = 0.03, Why{LexicalRank: 1, LexicalScore: 2.5}
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if PromptBlock(nil) != "" {
-		t.Error("no passages should give no block")
+	want := `{"n":1,"card":"anaphylaxis","title":"Anaphylaxis","section":"Adrenaline","source":"Resuscitation Council UK, Emergency treatment of anaphylaxis (2021)","text":"Give 0.5 mg IM."}`
+	if string(data) != want {
+		t.Errorf("got %s\nwant %s", data, want)
 	}
 }
 

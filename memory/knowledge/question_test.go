@@ -33,6 +33,7 @@ func TestIsProtocolQuestion(t *testing.T) {
 		{"/vitals", false},
 		{"", false},
 		{"checking the dose chart now", false},
+		{"What should I do next?", false}, // a question about this patient, for the team's plan
 	}
 	for _, tt := range tests {
 		if got := IsProtocolQuestion(tt.text); got != tt.want {

@@ -1,0 +1,82 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory/knowledge"
+)
+
+// passagesPerTurn is how many protocol passages a prompt carries: enough for the answer and a
+// runner-up, few enough to keep the dynamic context small.
+const passagesPerTurn = 3
+
+// retrieval is what the knowledge base found for one turn, fetched once, when the first agent
+// that reads it is about to speak.
+type retrieval struct {
+	knowledge.Retrieval
+	err error
+}
+
+// needsKnowledge reports whether agent a reads protocol passages this turn: by its recall rule,
+// or because the trainee asked a protocol question.
+func (s *Session) needsKnowledge(a agents.Agent, x *examination) bool {
+	return s.cfg.Knowledge != nil && (a.RecallsKnowledge() || knowledge.IsProtocolQuestion(x.question()))
+}
+
+// question is the trainee's text as a query: without the @mention that picked the agent.
+func (x *examination) question() string { return agents.WithoutMention(x.text) }
+
+// retrieve fetches the turn's passages for agent a, once per turn. A knowledge base that fails
+// leaves the turn without passages and says why, once; the team still answers.
+func (c *conversation) retrieve(ctx context.Context, a agents.Agent) {
+	s, x := c.s, c.x
+	if x.retrieval != nil || !s.needsKnowledge(a, x) {
+		return
+	}
+	ctx = knowledge.WithProgress(ctx, func(p knowledge.Progress) {
+		if p.Done == p.Total || p.Done%progressStep == 0 {
+			c.t.emit(progressOf(p))
+		}
+	})
+	r, err := s.cfg.Knowledge.Retrieve(ctx, x.question(), passagesPerTurn)
+	x.retrieval = &retrieval{Retrieval: r, err: err}
+	switch {
+	case err != nil:
+		c.t.emit(NoteEvent{PatientID: s.active, Text: "protocol cards unavailable this turn: " + err.Error()})
+	case r.Note != "":
+		c.t.emit(NoteEvent{PatientID: s.active, Text: r.Note})
+	}
+}
+
+// passagesFor are the turn's passages as agent a's facts carry them; none for an agent that
+// does not read them.
+func (s *Session) passagesFor(a agents.Agent, x *examination) []knowledge.Passage {
+	if x.retrieval == nil || !s.needsKnowledge(a, x) {
+		return nil
+	}
+	return x.retrieval.Passages
+}
+
+// cite keeps a reply's citations of the passages the agent was given and removes the rest,
+// counting them, and returns the sources to show under the message.
+func (c *conversation) cite(a agents.Agent, reply string) (string, []string) {
+	given := c.s.passagesFor(a, c.x)
+	checked := knowledge.CheckCitations(reply, given)
+	if checked.Removed > 0 {
+		c.held(fmt.Sprintf("%d citation(s) of passages it was not given were removed", checked.Removed))
+		c.s.countCitationsRemoved(checked.Removed)
+	}
+	return checked.Text, checked.Sources()
+}
+
+// progressStep is how many chunks pass between two progress reports, so a build of a few hundred
+// chunks repaints a dozen times, not hundreds.
+const progressStep = 16
+
+// progressOf says a step of the knowledge base's first build.
+func progressOf(p knowledge.Progress) ProgressEvent {
+	what := map[string]string{"index": "indexing the protocol cards", "embed": "embedding the protocol cards"}[p.Stage]
+	return ProgressEvent{Text: fmt.Sprintf("%s: %d of %d", what, p.Done, p.Total), Stage: p.Stage, Done: p.Done, Total: p.Total}
+}

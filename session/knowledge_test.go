@@ -1,0 +1,133 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory/knowledge"
+)
+
+// withKnowledge is a rig whose team answers from the built-in cards and those in dir ("" for
+// none).
+func withKnowledge(t *testing.T, dir string) *rig {
+	return newRigWith(t, func(c *Config) { c.Knowledge = knowledge.New(knowledge.Options{Dir: dir}) })
+}
+
+const adrenalineQuestion = "what is the adult IM dose of adrenaline in anaphylaxis?"
+
+// /ask puts a protocol question to the Preceptor, who answers offline by quoting the best passage
+// with its citation; the chat and the store carry the source under the message, and nothing
+// happens at the bedside.
+func TestAskAnswersFromTheCardsWithItsSource(t *testing.T) {
+	r := withKnowledge(t, "")
+	events := runJSON(t, r.s, lines("/admit patient_1 anaphylaxis", "/ask "+adrenalineQuestion))
+	turns := byTurn(events)
+	said := onlyOne(t, ofKind(turns[1], "message"), "answer")
+	if said.str("agent") != agents.AgentPreceptor || !strings.Contains(said.str("text"), "0.5 mg") || !strings.Contains(said.str("text"), "[") {
+		t.Errorf("the answer %v, want the Preceptor quoting the adult dose with its citation", said)
+	}
+	sources := strs(said["sources"])
+	if len(sources) != 1 || !strings.Contains(sources[0], "Anaphylaxis › Adrenaline — Resuscitation Council UK") {
+		t.Errorf("sources %q, want the anaphylaxis card's adrenaline section and its body", sources)
+	}
+	for _, kind := range []string{"action", "order", "vitals"} {
+		if n := len(ofKind(turns[1], kind)); n != 0 {
+			t.Errorf("a question about the guidance made %d %s events at the bedside", n, kind)
+		}
+	}
+	stored := r.dump().Histories["patient_1"]
+	if last := stored[len(stored)-1]; !slices.Equal(last.Sources, sources) {
+		t.Errorf("the stored answer keeps sources %q, want %q", last.Sources, sources)
+	}
+	usage := onlyOne(t, ofKind(byTurn(runJSON(t, r.s, "/ask\n"))[0], "error"), "error")
+	if usage.str("code") != "USAGE" || !strings.Contains(usage.str("message"), "/ask QUESTION") {
+		t.Errorf("/ask with no question said %v", usage)
+	}
+}
+
+// A protocol question typed without /ask goes to the Preceptor when there is no router model, and
+// measures nothing: "target oxygen saturation" is not a request for vitals.
+func TestAProtocolQuestionIsAnsweredNotActedOn(t *testing.T) {
+	r := withKnowledge(t, "")
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 asthma-exacerbation",
+		"what is the target oxygen saturation for most acutely ill patients?")))
+	said := onlyOne(t, ofKind(turns[1], "message"), "answer")
+	if said.str("agent") != agents.AgentPreceptor || !strings.Contains(said.str("text"), "94–98%") {
+		t.Errorf("the answer %v, want the Preceptor quoting 94–98%%", said)
+	}
+	if n := len(ofKind(turns[1], "vitals")); n != 0 {
+		t.Errorf("the question measured the vitals %d times", n)
+	}
+}
+
+// The passages travel in the dynamic context, where the KV cache expects change, never in the
+// static prefix; the Patient gets none.
+func TestPassagesAreInTheDynamicContextOnly(t *testing.T) {
+	r := withKnowledge(t, "")
+	r.turn("/admit patient_1 anaphylaxis")
+	in := "@Pharmacist " + adrenalineQuestion
+	r.turn(in)
+	call := callsOf(t, r, in)[0]
+	if static := call.Trace.Messages[0].Content; strings.Contains(static, `"knowledge":[`) {
+		t.Error("the static prefix carries passages; it would change from turn to turn")
+	}
+	if facts := dynamicContext(t, call); !strings.Contains(facts, `"knowledge":[{"n":1,"card":"anaphylaxis"`) {
+		t.Errorf("the dynamic context lacks the numbered passages:\n%s", facts)
+	}
+	if len(call.Retrieved) == 0 || call.Retrieved[0].Why.LexicalRank != 1 {
+		t.Errorf("the inspector's record %+v, want the passages with how they ranked", call.Retrieved)
+	}
+	r.turn("how are you feeling?")
+	patient := callsOf(t, r, "how are you feeling?")[0]
+	if strings.Contains(dynamicContext(t, patient), `"knowledge":[`) || len(patient.Retrieved) != 0 {
+		t.Error("the Patient was given protocol passages")
+	}
+}
+
+// A model that cites a passage it was not given has that citation removed and counted, and the
+// inspector says so; the citations it was given stay, with their sources under the message.
+func TestCitationsOfPassagesNotGivenAreRemoved(t *testing.T) {
+	m := newScriptedModel(map[string][]string{agents.AgentPharmacist: {"Give 0.5 mg IM into the thigh [1]; repeat after 5 minutes [9]."}})
+	r := withModel(t, m)
+	r.cfg.Knowledge = knowledge.New(knowledge.Options{})
+	r.restart()
+	r.turn("/admit patient_1 anaphylaxis")
+	in := "@Pharmacist " + adrenalineQuestion
+	said := onlyOne(t, agentMessages(r.turn(in)), "answer")
+	if said.Text != "Give 0.5 mg IM into the thigh [1]; repeat after 5 minutes." || len(said.Sources) != 1 || !strings.HasPrefix(said.Sources[0], "[1] ") {
+		t.Errorf("said %q with sources %q, want [9] removed and [1]'s source", said.Text, said.Sources)
+	}
+	if n := r.s.entities().Stats.CitationsRemoved; n != 1 {
+		t.Errorf("%d citations counted as removed, want 1", n)
+	}
+	notes := callNotes(callsOf(t, r, in)[0])
+	if !slices.ContainsFunc(notes, func(n string) bool {
+		return strings.Contains(n, "1 citation(s) of passages it was not given were removed")
+	}) ||
+		!slices.ContainsFunc(notes, func(n string) bool {
+			return strings.HasPrefix(n, "knowledge [1] ") && strings.Contains(n, "lexical #1")
+		}) {
+		t.Errorf("the inspector's notes %q do not show the removal and the retrieval", notes)
+	}
+}
+
+// The trainee's own cards (--knowledge DIR) answer beside the built-in ones, cited by their file
+// when they name no source.
+func TestUsersCardsAnswerWithTheirFile(t *testing.T) {
+	dir := t.TempDir()
+	card := "# Local sepsis pathway\n\n## Blood cultures\n\nTake two sets of blood cultures from separate sites before the first antibiotic dose, within the first hour.\n"
+	if err := os.WriteFile(filepath.Join(dir, "local-sepsis.md"), []byte(card), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := withKnowledge(t, dir)
+	turns := byTurn(runJSON(t, r.s, "/ask how many sets of blood cultures should we take before antibiotics?\n"))
+	said := onlyOne(t, ofKind(turns[0], "message"), "answer")
+	sources := strs(said["sources"])
+	if !strings.Contains(said.str("text"), "two sets of blood cultures") || len(sources) != 1 || !strings.Contains(sources[0], "local-sepsis.md") {
+		t.Errorf("said %q citing %q, want the user's card and its file", said.str("text"), sources)
+	}
+}
