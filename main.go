@@ -421,12 +421,19 @@ func sessionConfig(ctx context.Context, o *options, store *persist.Store, notice
 	if cfg.Backend, cfg.Tools, err = chooseBackend(ctx, o, notices); err != nil {
 		return cfg, err
 	}
+	askModel(&cfg)
+	return cfg, nil
+}
+
+// askModel lets a model decide what the rules leave open: with Ollama, the analyzer asks it when
+// the rules are unsure and the router places questions for the team. Their calls go to the trace.
+func askModel(cfg *session.Config) {
 	cfg.Analyzer = analyzer.NewAnalyzer(nil)
 	if cfg.Backend.Name() == "ollama" {
-		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(cfg.Backend, analyzer.LLMAnalyzerConfig{NumCtx: o.numCtx, Trace: cfg.Trace}))
-		cfg.Team.Router = cfg.Backend
+		traced := llm.Traced(cfg.Backend, cfg.Trace)
+		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: cfg.NumCtx}))
+		cfg.Team.Router = traced
 	}
-	return cfg, nil
 }
 
 func patientPattern() (*regexp.Regexp, error) {

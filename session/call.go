@@ -80,17 +80,14 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.P
 	if tools == nil {
 		req.Format = agents.AgentOutputSchema
 	}
-	t0 := time.Now()
 	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
-	resp, err := s.cfg.Backend.Chat(ctx, req, stream.add)
-	elapsed := time.Since(t0)
+	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
 		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
 	}
-	rec := CallRecord{Trace: llm.NewTraceRecord(s.cfg.Backend, req, resp, err, elapsed), Recall: p.Memory,
-		WindowLen: len(p.Window), NumPredict: numPredict, Shrunk: shrunk, Retry: retry}
+	rec := CallRecord{Trace: trace, Recall: p.Memory, WindowLen: len(p.Window), NumPredict: numPredict, Shrunk: shrunk, Retry: retry}
 	rec.Trace.PatientID = s.active
-	rec.Trace.Sections = agents.SectionMap(sections)
+	rec.Trace.Sections, rec.Trace.SectionTexts, rec.Trace.WindowLen = agents.SectionMap(sections), p.Texts(), len(p.Window)
 	rec.Trace.RecallRules = ruleNames(p.Memory.Rules)
 	s.recordCall(t, rec)
 	return resp, err

@@ -276,7 +276,7 @@ func measure(calls []CallRecord) ([]liveTurn, error) {
 	turns := make([]liveTurn, 0, len(calls))
 	var cached string
 	for i, c := range calls {
-		prompt, err := ollamatest.Render(llm.Request{Messages: c.Trace.Messages, Tools: agents.Tools(c.Trace.Tools)})
+		prompt, err := ollamatest.Render(llm.Request{Messages: c.Trace.Messages, Tools: c.Trace.Tools})
 		if err != nil {
 			return nil, err
 		}

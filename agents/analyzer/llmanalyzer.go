@@ -25,7 +25,6 @@ type LLMAnalyzerConfig struct {
 	// Examples are IDs to show the model; when empty they are generated
 	// from the pattern.
 	Examples []string
-	Trace    *llm.TraceWriter // nil: no trace
 }
 
 const (
@@ -90,11 +89,7 @@ func (a *LLMAnalyzer) Analyze(ctx context.Context, in AnalyzerInput) Decision {
 func (a *LLMAnalyzer) ask(ctx context.Context, in AnalyzerInput) (Decision, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	req := a.request(in)
-	start := time.Now()
-	resp, err := a.backend.Chat(ctx, req, nil)
-	// A trace that cannot be written must not change the decision.
-	_ = a.cfg.Trace.Write(llm.NewTraceRecord(a.backend, req, resp, err, time.Since(start)))
+	resp, err := a.backend.Chat(ctx, a.request(in), nil)
 	if err != nil {
 		return Decision{}, a.describe(err)
 	}
