@@ -54,17 +54,23 @@ func bedsideShift(t *testing.T, s *Session) {
 // recordShift plays a shift on a fresh session configured by change and returns its trace.
 func recordShift(t *testing.T, change func(*Config), play func(*testing.T, *Session)) []llm.TraceRun {
 	t.Helper()
+	runs, err := llm.ReadTrace(bytes.NewReader(recordTrace(t, change, play)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
+// recordTrace is recordShift's trace as written.
+func recordTrace(t *testing.T, change func(*Config), play func(*testing.T, *Session)) []byte {
+	t.Helper()
 	var trace bytes.Buffer
 	r := newRigWith(t, func(c *Config) {
 		c.Trace, c.Seed = llm.NewTraceWriter(&trace), 7
 		change(c)
 	})
 	play(t, r.s)
-	runs, err := llm.ReadTrace(&trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runs
+	return trace.Bytes()
 }
 
 // replayShift replays runs on a fresh store with the built-in definitions (or team, when not
@@ -225,4 +231,22 @@ func mustTeam(t *testing.T) *agents.Team {
 		t.Fatal(err)
 	}
 	return team
+}
+
+// TestWriteTraceFixture records a short shift to the file WARD_TRACE_FIXTURE: three vitals checks
+// of an asthmatic patient over eleven minutes, on the test clock, so two recordings differ only where ward's code
+// does. It is how agents/replay/testdata's traces were made; without the variable it is skipped.
+func TestWriteTraceFixture(t *testing.T) {
+	path := os.Getenv("WARD_TRACE_FIXTURE")
+	if path == "" {
+		t.Skip("set WARD_TRACE_FIXTURE to write the trace")
+	}
+	trace := recordTrace(t, func(*Config) {}, func(t *testing.T, s *Session) {
+		for _, line := range []string{"/admit patient_1 asthma-exacerbation", "/vitals", "/wait 6m", "/vitals", "/wait 5m", "/vitals"} {
+			s.Turn(context.Background(), line, func(Event) {})
+		}
+	})
+	if err := os.WriteFile(path, trace, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -138,7 +138,7 @@ func (r DiffReport) Summary() string {
 	if len(r.Changed) == 0 {
 		return fmt.Sprintf("%s and %s send the same requests: %d calls aligned by turn and agent", r.A, r.B, r.Aligned)
 	}
-	return fmt.Sprintf("%s → %s: %d calls aligned by turn and agent, %d differ; %d only in %s, %d only in %s",
+	return fmt.Sprintf("%s → %s: %d calls aligned by turn and agent, %d of them changed; %d only in %s, %d only in %s",
 		r.A, r.B, r.Aligned, len(r.Changed)-r.OnlyA-r.OnlyB, r.OnlyA, r.A, r.OnlyB, r.B)
 }
 

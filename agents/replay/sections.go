@@ -92,7 +92,7 @@ func CompareCalls(a, b *llm.TraceRecord, labelA, labelB string) []SectionDiff {
 		}
 		out = append(out, SectionDiff{
 			Name: name, BytesA: len(x.Text), BytesB: len(y.Text), TokensA: x.Tokens, TokensB: y.Tokens,
-			Diff: udiff.Unified(labelA+" "+name, labelB+" "+name, readable(x.Text), readable(y.Text)),
+			Diff: lineDiff(labelA+" "+name, labelB+" "+name, readable(x.Text), readable(y.Text)),
 		})
 	}
 	return out
@@ -125,6 +125,58 @@ func find(secs []Section, name string) Section {
 	}
 	return Section{Name: name}
 }
+
+// lineDiff is a unified diff of a and b, line by line. The library compares characters, which
+// can split a changed line across its unchanged neighbours; here each distinct line is one
+// character of a private alphabet, so the edits it finds are whole lines.
+func lineDiff(labelA, labelB, a, b string) string {
+	diff, err := udiff.ToUnified(labelA, labelB, a, lineEdits(a, b), udiff.DefaultContextLines)
+	if err != nil {
+		panic("replay: line diff: " + err.Error()) // the edits come from the texts themselves
+	}
+	return diff
+}
+
+// lineEdits are the edits that make b of a, each replacing whole lines.
+func lineEdits(a, b string) []udiff.Edit {
+	var alphabet []string // the lines, indexed by their character's offset from firstSymbol
+	symbols := map[string]rune{}
+	encode := func(text string) (string, []int) {
+		var enc strings.Builder
+		offsets := []int{0} // where each line starts in text, and where the text ends
+		for _, line := range strings.SplitAfter(text, "\n") {
+			if line == "" {
+				continue
+			}
+			r, ok := symbols[line]
+			if !ok {
+				r = firstSymbol + rune(len(alphabet))
+				symbols[line], alphabet = r, append(alphabet, line)
+			}
+			enc.WriteRune(r)
+			offsets = append(offsets, offsets[len(offsets)-1]+len(line))
+		}
+		return enc.String(), offsets
+	}
+	encA, offsets := encode(a)
+	encB, _ := encode(b)
+	var edits []udiff.Edit
+	for _, e := range udiff.Strings(encA, encB) {
+		var lines strings.Builder
+		for _, r := range e.New {
+			lines.WriteString(alphabet[r-firstSymbol])
+		}
+		edits = append(edits, udiff.Edit{Start: offsets[e.Start/symbolBytes], End: offsets[e.End/symbolBytes], New: lines.String()})
+	}
+	return edits
+}
+
+// The private alphabet starts in the supplementary planes, where every character takes
+// symbolBytes bytes, so a byte offset into an encoded text is a line number times symbolBytes.
+const (
+	firstSymbol = rune(0x10000)
+	symbolBytes = 4
+)
 
 // readable lays out each line that ends in a JSON object (the facts, the snapshot, the
 // entities) one field per line, so that a diff points at the field that changed rather than at
