@@ -11,14 +11,11 @@ import (
 	"github.com/ward-sim/ward/memory"
 )
 
-// CallRecord is one LLM call as the inspector shows it: the trace, plus how the prompt was built.
+// CallRecord is one LLM call as the inspector shows it: the trace, plus what memory recalled,
+// each item with its rule.
 type CallRecord struct {
-	Trace      llm.TraceRecord
-	Recall     memory.Selection // what memory put in the prompt, each item with its rule
-	WindowLen  int              // messages of the window, which follow the static message
-	NumPredict int
-	Shrunk     []string // what the budget cut to fit num_ctx
-	Retry      string   // why this call repeated an earlier one, "" for a first call
+	Trace  llm.TraceRecord
+	Recall memory.Selection
 }
 
 // call sends one prompt, fitted under num_ctx, and returns the reply text. An empty answer is
@@ -85,8 +82,8 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.P
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
 		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
 	}
-	rec := CallRecord{Trace: trace, Recall: p.Memory, WindowLen: len(p.Window), NumPredict: numPredict, Shrunk: shrunk, Retry: retry}
-	rec.Trace.PatientID = s.active
+	rec := CallRecord{Trace: trace, Recall: p.Memory}
+	rec.Trace.PatientID, rec.Trace.Retry, rec.Trace.Shrunk = s.active, retry, shrunk
 	rec.Trace.Sections, rec.Trace.SectionTexts, rec.Trace.WindowLen = agents.SectionMap(sections), p.Texts(), len(p.Window)
 	rec.Trace.RecallRules = ruleNames(p.Memory.Rules)
 	s.recordCall(t, rec)
@@ -107,8 +104,8 @@ func (s *Session) recordCall(t *turn, rec CallRecord) {
 	tr := rec.Trace
 	ev := LLMCallEvent{
 		PatientID: tr.PatientID, Agent: tr.Agent, Backend: tr.Backend, Model: tr.Model,
-		NumPredict: rec.NumPredict, WindowMessages: rec.WindowLen, Sections: tr.Sections,
-		RecallRules: tr.RecallRules, Shrunk: rec.Shrunk, Retry: rec.Retry, LatencyMS: tr.ElapsedMS, Error: tr.Error,
+		NumPredict: tr.Options.NumPredict, WindowMessages: tr.WindowLen, Sections: tr.Sections,
+		RecallRules: tr.RecallRules, Shrunk: tr.Shrunk, Retry: tr.Retry, LatencyMS: tr.ElapsedMS, Error: tr.Error,
 	}
 	if ev.RecallRules == nil {
 		ev.RecallRules = []string{}

@@ -99,6 +99,8 @@ type TraceRecord struct {
 	SectionTexts map[string]string   `json:"section_texts,omitempty"`
 	WindowLen    int                 `json:"window_len,omitempty"`   // messages of the window, after the static one
 	RecallRules  []string            `json:"recall_rules,omitempty"` // set by the session
+	Shrunk       []string            `json:"shrunk,omitempty"`       // what the budget cut to fit num_ctx
+	Retry        string              `json:"retry,omitempty"`        // why the call repeated an earlier one
 	Merge        *memory.MergeResult `json:"merge,omitempty"`        // the reply's entity merge, set by the session
 	// Chunks are the reply's text as it streamed; Reply is the whole message, tool calls included.
 	Chunks     []string       `json:"chunks,omitempty"`

@@ -80,22 +80,38 @@ type SectionDiff struct {
 	Diff             string
 }
 
+// SectionMessages names the whole prompt, compared when the requests differ and no section
+// does: the messages were laid out differently, or a trace was edited by hand.
+const SectionMessages = "messages"
+
 // CompareCalls lists the sections that differ between a and b, in prompt order. labelA and labelB
 // head the diffs.
 func CompareCalls(a, b *llm.TraceRecord, labelA, labelB string) []SectionDiff {
 	sa, sb := sectionsOf(a), sectionsOf(b)
 	var out []SectionDiff
 	for _, name := range sectionOrder(sa, sb) {
-		x, y := find(sa, name), find(sb, name)
-		if x.Text == y.Text {
-			continue
+		if d, ok := compare(find(sa, name), find(sb, name), labelA, labelB); ok {
+			out = append(out, d)
 		}
-		out = append(out, SectionDiff{
-			Name: name, BytesA: len(x.Text), BytesB: len(y.Text), TokensA: x.Tokens, TokensB: y.Tokens,
-			Diff: lineDiff(labelA+" "+name, labelB+" "+name, readable(x.Text), readable(y.Text)),
-		})
+	}
+	if len(out) == 0 && a != nil && b != nil && !bytes.Equal(a.Sent(), b.Sent()) {
+		x := Section{Name: SectionMessages, Text: agents.MessagesText(a.Messages)}
+		y := Section{Name: SectionMessages, Text: agents.MessagesText(b.Messages)}
+		if d, ok := compare(x, y, labelA, labelB); ok {
+			out = append(out, d)
+		}
 	}
 	return out
+}
+
+func compare(x, y Section, labelA, labelB string) (SectionDiff, bool) {
+	if x.Text == y.Text {
+		return SectionDiff{}, false
+	}
+	return SectionDiff{
+		Name: x.Name, BytesA: len(x.Text), BytesB: len(y.Text), TokensA: x.Tokens, TokensB: y.Tokens,
+		Diff: lineDiff(labelA+" "+x.Name, labelB+" "+x.Name, readable(x.Text), readable(y.Text)),
+	}, true
 }
 
 func sectionsOf(rec *llm.TraceRecord) []Section {
