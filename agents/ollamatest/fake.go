@@ -61,6 +61,9 @@ func (f *Fake) Client() *api.Client {
 	return api.NewClient(u, f.srv.Client())
 }
 
+// URL is the fake server's address, for OLLAMA_HOST.
+func (f *Fake) URL() string { return f.srv.URL }
+
 // SetShow sets what /api/show answers for TestModel.
 func (f *Fake) SetShow(show api.ShowResponse) {
 	f.mu.Lock()

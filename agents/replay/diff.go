@@ -142,9 +142,9 @@ func (r DiffReport) Summary() string {
 		r.A, r.B, r.Aligned, len(r.Changed)-r.OnlyA-r.OnlyB, r.OnlyA, r.A, r.OnlyB, r.B)
 }
 
-// Text is the report for a terminal: the summary, a table of every section that differs, then
+// String is the report for a terminal: the summary, a table of every section that differs, then
 // each call's diffs.
-func (r DiffReport) Text() string {
+func (r DiffReport) String() string {
 	var b strings.Builder
 	b.WriteString(r.Summary() + "\n")
 	if len(r.Changed) == 0 {

@@ -21,10 +21,10 @@ func TestDiffOfOneRecallRule(t *testing.T) {
 	if report.Aligned != 3 || len(report.Changed) != 1 || report.Changed[0].Sections[0].Name != "memory" {
 		t.Fatalf("report: %+v", report)
 	}
-	golden(t, "recall.diff.txt", report.Text())
+	golden(t, "recall.diff.txt", report.String())
 	golden(t, "recall.diff.md", report.Markdown())
 	if same := Diff(a, a, "recall-a.jsonl", "recall-a.jsonl"); len(same.Changed) != 0 || same.Summary() != "recall-a.jsonl and recall-a.jsonl send the same requests: 3 calls aligned by turn and agent" {
-		t.Fatalf("a trace against itself: %s", same.Text())
+		t.Fatalf("a trace against itself: %s", same.String())
 	}
 }
 
