@@ -149,6 +149,83 @@ func TestReplayResumedShift(t *testing.T) {
 	}
 }
 
+// What the screen does is recorded too: the restore at start, keyboard switches, the clock's
+// ticks, a retry, and a new shift from the start dialog, which opens a second run.
+func TestReplayOfAScreenSession(t *testing.T) {
+	runs := recordShift(t, func(*Config) {}, func(t *testing.T, s *Session) {
+		ctx := context.Background()
+		restart := func(shift string) (*Session, error) {
+			cfg := s.cfg
+			cfg.Shift = shift
+			return Start(cfg)
+		}
+		e := NewLive(s, restart)
+		drain(e.Submit(ctx, "/admit patient_1 sepsis-urosepsis"))
+		drain(e.Submit(ctx, "/admit patient_2 copd-exacerbation"))
+		e.s.Tick(1200*time.Millisecond, func(Event) {})
+		if err := e.Switch(ctx, "patient_1"); err != nil {
+			t.Fatal(err)
+		}
+		drain(e.Submit(ctx, "Any allergies?"))
+		drain(e.Retry(ctx))
+		if err := e.Start(ctx, "busy-ed"); err != nil {
+			t.Fatal(err)
+		}
+		drain(e.Submit(ctx, "review patient_1"))
+		e.s.Tick(3*time.Second, func(Event) {})
+		drain(e.Submit(ctx, "/vitals"))
+	})
+	if len(runs) != 2 || runs[1].Header.Shift != "busy-ed" || runs[0].Inputs[0].Op != llm.InputRestore || len(runs[1].Calls) < 2 {
+		t.Fatalf("recorded %d runs: %+v", len(runs), runs[len(runs)-1].Header)
+	}
+	if d := replayShift(t, runs, nil, func(*Config) {}); d != nil {
+		t.Fatalf("the replay diverged:\n%s", d)
+	}
+}
+
+// The inspector reads a recorded trace as turns, the analyzer's call as the turn's decision.
+func TestRecordedTurnsForTheInspector(t *testing.T) {
+	runs := recordShift(t, func(*Config) {}, bedsideShift)
+	rec := RecordedTurns(runs)
+	inputs := 0
+	for _, in := range runs[0].Inputs {
+		if in.Op != llm.InputTick {
+			inputs++
+		}
+	}
+	if rec.Len() != inputs {
+		t.Fatalf("%d turns for %d inputs", rec.Len(), inputs)
+	}
+	last, ok := rec.Trace(0)
+	if !ok || last.Input != "/handoff sbar" || last.Turn != inputs {
+		t.Fatalf("last turn: %+v", last)
+	}
+	second, _ := rec.Trace(inputs - 2)
+	if second.Input != "Hello Maya, what brought you in today?" || len(second.Calls) != 1 {
+		t.Fatalf("turn 2: %+v", second)
+	}
+	var names []string
+	for _, s := range second.Calls[0].Sections {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, " ") != "static window dynamic memory user" || second.Calls[0].Sections[0].Tokens == 0 {
+		t.Fatalf("sections: %+v", second.Calls[0].Sections)
+	}
+	if _, ok := rec.Trace(inputs); ok {
+		t.Fatal("a turn before the first")
+	}
+	f := ollamatest.NewFake(t, ollamatest.Answer(`{"action":"SWITCH_EXISTING","patient_id":"patient_1","reasoning":"the first patient"}`))
+	backend := ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{})
+	runs = recordShift(t, func(c *Config) { c.Backend = backend; askModel(c) }, func(t *testing.T, s *Session) {
+		for _, line := range []string{"/admit patient_1 asthma-exacerbation", "/admit patient_2 anaphylaxis", "go back to the first patient we saw"} {
+			s.Turn(context.Background(), line, func(Event) {})
+		}
+	})
+	if a := RecordedTurns(runs).turns[2].Analyzer; a.Source != "llm" || a.Action != "SWITCH_EXISTING" || a.PatientID != "patient_1" {
+		t.Fatalf("the analyzer's decision: %+v", a)
+	}
+}
+
 // A deliberately changed prompt — the Patient's instructions, from an agents file — stops the
 // replay at the Patient's first call and names the static section, with a diff of the change.
 func TestReplayOfChangedPromptNamesTheSection(t *testing.T) {
