@@ -130,7 +130,10 @@ if [ -n "${CAPTURE_OUT:-}" ]; then
 	screen >"$CAPTURE_OUT"
 fi
 
+# Free text that admits a new patient to a shift with patients is asked about first; y admits.
 type_line "review patient_2"
+wait_for "y/enter yes"
+tmux send-keys -t "$session" y
 wait_for "^patient_2 "
 wait_idle
 no_panic "review patient_2"
