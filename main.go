@@ -815,11 +815,15 @@ func inspectCommand(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
+	turns := session.RecordedTurns(runs)
+	if turns.Len() == 0 {
+		return fmt.Errorf("%s holds no turn to inspect", c.args[0])
+	}
 	theme, err := themes.New(c.o.theme, themes.NoColorRequested())
 	if err != nil {
 		return err
 	}
-	return ui.RunInspector(ctx, session.RecordedTurns(runs), ui.Options{Theme: theme})
+	return ui.RunInspector(ctx, turns, ui.Options{Theme: theme})
 }
 
 func readTraceFile(path string) ([]llm.TraceRun, error) {

@@ -27,7 +27,7 @@ func (s *Session) traceHeader(resumed bool) error {
 		SessionID: s.info.ID, StartedAt: s.info.CreatedAt, Resumed: resumed, Shift: c.Shift, Seed: s.info.Seed,
 		Backend: c.Backend.Name(), Model: c.Backend.Model(), Tools: c.Tools,
 		NumCtx: c.NumCtx, OutputBudget: c.OutputBudget, KeepAlive: llm.DefaultKeepAlive.String(),
-		Window: c.Window, PatientIDPattern: c.Pattern.String(),
+		Window: c.Window, PatientIDPattern: c.Pattern.String(), ConfirmAdmissions: c.ConfirmAdmissions,
 		ScenariosHash: c.Scenarios.Hash(), AgentsHash: c.Team.Hash(),
 	})
 }
@@ -82,7 +82,7 @@ func replayConfig(cfg Config, h llm.TraceHeader) (Config, error) {
 	}
 	cfg.Pattern, cfg.Window, cfg.Tools = pattern, h.Window, h.Tools
 	cfg.NumCtx, cfg.OutputBudget = h.NumCtx, h.OutputBudget
-	cfg.Seed, cfg.Shift = h.Seed, h.Shift
+	cfg.Seed, cfg.Shift, cfg.ConfirmAdmissions = h.Seed, h.Shift, h.ConfirmAdmissions
 	return cfg, nil
 }
 

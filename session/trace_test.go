@@ -149,10 +149,11 @@ func TestReplayResumedShift(t *testing.T) {
 	}
 }
 
-// What the screen does is recorded too: the restore at start, keyboard switches, the clock's
-// ticks, a retry, and a new shift from the start dialog, which opens a second run.
+// What the screen does is recorded too: the restore at start, the question before free text
+// admits a patient, keyboard switches, the clock's ticks, a retry, and a new shift from the
+// start dialog, which opens a second run.
 func TestReplayOfAScreenSession(t *testing.T) {
-	runs := recordShift(t, func(*Config) {}, func(t *testing.T, s *Session) {
+	runs := recordShift(t, func(c *Config) { c.ConfirmAdmissions = true }, func(t *testing.T, s *Session) {
 		ctx := context.Background()
 		restart := func(shift string) (*Session, error) {
 			cfg := s.cfg
@@ -161,6 +162,7 @@ func TestReplayOfAScreenSession(t *testing.T) {
 		}
 		e := NewLive(s, restart)
 		drain(e.Submit(ctx, "/admit patient_1 sepsis-urosepsis"))
+		drain(e.Submit(ctx, "review patient_2")) // asks; the trainee says no, then admits
 		drain(e.Submit(ctx, "/admit patient_2 copd-exacerbation"))
 		e.s.Tick(1200*time.Millisecond, func(Event) {})
 		if err := e.Switch(ctx, "patient_1"); err != nil {
@@ -175,7 +177,8 @@ func TestReplayOfAScreenSession(t *testing.T) {
 		e.s.Tick(3*time.Second, func(Event) {})
 		drain(e.Submit(ctx, "/vitals"))
 	})
-	if len(runs) != 2 || runs[1].Header.Shift != "busy-ed" || runs[0].Inputs[0].Op != llm.InputRestore || len(runs[1].Calls) < 2 {
+	if len(runs) != 2 || runs[1].Header.Shift != "busy-ed" || runs[0].Inputs[0].Op != llm.InputRestore || len(runs[1].Calls) < 2 ||
+		!runs[0].Header.ConfirmAdmissions {
 		t.Fatalf("recorded %d runs: %+v", len(runs), runs[len(runs)-1].Header)
 	}
 	if d := replayShift(t, runs, nil, func(*Config) {}); d != nil {

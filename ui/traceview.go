@@ -112,6 +112,9 @@ func (v *traceView) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (v *traceView) View() string {
+	if v.inspector.width == 0 {
+		return "" // the terminal's size is not known yet
+	}
 	line := v.opts.Theme.Muted.Render(truncate(sanitize(v.notice.text), v.inspector.width))
 	return v.inspector.View() + "\n" + line
 }

@@ -50,6 +50,9 @@ func TestTraceViewBrowsesRecordedTurns(t *testing.T) {
 	}
 	dir := t.TempDir()
 	v := newTraceView(turns, Options{Clipboard: io.Discard, SaveDir: dir})
+	if v.View() != "" {
+		t.Fatal("drew before the terminal's size was known")
+	}
 	v.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	_, cmd := v.Update(v.Init()())
 	if cmd != nil {

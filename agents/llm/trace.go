@@ -50,6 +50,8 @@ type TraceHeader struct {
 	KeepAlive        string        `json:"keep_alive"`
 	Window           memory.Window `json:"window"`
 	PatientIDPattern string        `json:"patient_id_pattern"`
+	// ConfirmAdmissions: a new patient named in free text waited for a yes (the TUI asks).
+	ConfirmAdmissions bool `json:"confirm_admissions"`
 	// ScenariosHash and AgentsHash are SHA-256 digests of the scenario library and the agent
 	// definitions the run used: a replay with other definitions could not send the same prompts.
 	ScenariosHash string `json:"scenarios_sha256"`
