@@ -40,10 +40,11 @@ type options struct {
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
 	knowledge, embedModel           string
+	stall                           time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
 	min                             float64
-	newSession, json                bool
+	newSession, json, bell          bool
 	// screen: a person at the TUI, who is asked before a typed line admits a new patient.
 	screen bool
 }
@@ -71,10 +72,10 @@ type call struct {
 
 // sessionFlags are what a command that runs a shift accepts.
 var sessionFlags = []string{"db", "backend", "model", "new", "shift", "seed", "scenarios", "agents", "trace",
-	"window", "num-ctx", "num-predict"}
+	"window", "num-ctx", "num-predict", "stall"}
 
 var commands = []command{
-	{name: "", summary: "open the TUI (resumes the latest shift)", flags: append([]string{"theme"}, sessionFlags...), run: tui},
+	{name: "", summary: "open the TUI (resumes the latest shift)", flags: append([]string{"theme", "bell"}, sessionFlags...), run: tui},
 	{name: "run", summary: "headless: one turn per stdin line, one JSON event per stdout line", flags: sessionFlags,
 		run: func(ctx context.Context, c *call) error { return runHeadless(ctx, c.o, c.stdin, c.stdout, c.stderr) }},
 	{name: "dump", summary: "print the latest shift as JSON", flags: []string{"db", "scenarios"}, run: dump},
@@ -85,7 +86,10 @@ var commands = []command{
 	{name: "archive", args: "list | show N | restore N", summary: "the archives a clear made; N is the number list shows",
 		flags: []string{"db"}, run: archive},
 	{name: "scenarios", args: "list | validate FILE", summary: "the scenario library", flags: []string{"scenarios"}, run: scenarios},
+	{name: "formulary", args: "[DRUG]", summary: "the formulary: every drug's doses by route, or one drug's", run: formulary},
 	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: []string{"db", "json"}, run: stats},
+	{name: "doctor", summary: "check the Ollama setup ward will use, and say what to change",
+		flags: []string{"model", "num-ctx"}, run: doctor},
 	{name: "kb", args: "list | search QUERY | show ID", summary: "the protocol cards ward answers from, and what a query retrieves",
 		flags: []string{"knowledge", "embed-model"}, run: kb},
 	{name: "eval", args: "delta | analyzer | patient | debrief", summary: "how well a model (or the offline backend) does what ward asks; exit 1 below --min",
@@ -102,6 +106,9 @@ var reportFormats = []string{"text", "md", "json"}
 
 // flagDefs declares every flag once; a command's FlagSet takes the ones it names.
 var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
+	"stall": func(fs *flag.FlagSet, o *options) {
+		fs.DurationVar(&o.stall, "stall", ollama.DefaultStallTimeout, "how long ward waits for the model's next words once a reply has begun (`duration`)")
+	},
 	"knowledge": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.knowledge, "knowledge", "", "`dir`ectory of your own protocol cards (.md or .txt), beside the built-in ones")
 	},
@@ -159,6 +166,9 @@ var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
 	"out": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.out, "out", "", "write to this `file` instead of stdout")
 	},
+	"bell": func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.bell, "bell", os.Getenv("WARD_BELL") != "off", "ring the terminal bell when an alarm or escalation sounds (env WARD_BELL=off)")
+	},
 	"json": func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
 	},
@@ -215,8 +225,38 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return cmd.run(ctx, &call{cmd: cmd, o: o, args: rest, stdin: stdin, stdout: stdout, stderr: stderr})
+	return cmd.run(ctx, &call{cmd: cmd, o: o, args: rest, stdin: stdin, stdout: terminalWriter{stdout}, stderr: stderr})
 }
+
+// terminalWriter is how every command prints: text from a scenario file, a card or a model may
+// carry sequences a terminal would obey. C1 controls become JSON's escapes (in JSON output that
+// is the right encoding; in text it shows them), then nothing else a terminal obeys is left.
+type terminalWriter struct{ w io.Writer }
+
+func (t terminalWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(t.w, themes.Printable(escapeC1(string(p)))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// escapeC1 writes the C1 controls (U+0080–U+009F), which encoding/json leaves raw, as \u00XX.
+func escapeC1(s string) string {
+	if !strings.ContainsFunc(s, isC1) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isC1(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 // commandName finds the first argument that is not a flag or a flag's value, and its index; -1
 // and "" when there is none. A flag's value is recognised by the flag's type, across every
@@ -493,7 +533,7 @@ func chooseBackend(ctx context.Context, o *options, notices func(string)) (llm.B
 	default:
 		return nil, false, fmt.Errorf("--backend must be auto, offline or ollama, not %q", o.backend)
 	}
-	model, err := ollama.FromEnvironment(o.model, ollama.Options{})
+	model, err := ollama.FromEnvironment(o.model, ollama.Options{StallTimeout: o.stall})
 	if err != nil {
 		return nil, false, err
 	}
@@ -520,6 +560,9 @@ func tui(ctx context.Context, c *call) error {
 	}
 	opts := ui.Options{Theme: theme}
 	o.screen = true
+	if o.bell {
+		opts.Bell = os.Stderr
+	}
 	s, cfg, resumed, closeAll, err := openSession(ctx, o, func(note string) { opts.Notice = note })
 	if err != nil {
 		return err
@@ -656,6 +699,21 @@ func archive(_ context.Context, c *call) error {
 		}
 		defer store.Close()
 		return session.ArchiveRestore(store, args[1], c.stdout)
+	}
+	return argsError(c)
+}
+
+// formulary writes the formulary, or one drug's entry found by any of its names.
+func formulary(_ context.Context, c *call) error {
+	switch len(c.args) {
+	case 0:
+		return scenario.WriteFormulary(c.stdout, scenario.Formulary())
+	case 1:
+		e, ok := scenario.LookupDoses(c.args[0])
+		if !ok {
+			return fmt.Errorf("no formulary entry for %q — `ward formulary` lists them", c.args[0])
+		}
+		return scenario.WriteFormulary(c.stdout, []*scenario.DrugDoses{e})
 	}
 	return argsError(c)
 }
@@ -890,4 +948,31 @@ func kb(ctx context.Context, c *call) error {
 		return knowledge.WriteSearch(c.stdout, r)
 	}
 	return argsError(c)
+}
+
+// doctor checks the setup a user has and says what to change. A failed piece of advice does not
+// fail it: ward works without it, only slower.
+func doctor(ctx context.Context, c *call) error {
+	model, err := ollama.FromEnvironment(c.o.model, ollama.Options{})
+	if err != nil {
+		return err
+	}
+	failed := false
+	for _, check := range model.Doctor(ctx, c.o.numCtx) {
+		mark := "ok  "
+		switch {
+		case !check.OK && check.Advice:
+			mark = "tip "
+		case !check.OK:
+			mark, failed = "FAIL", true
+		}
+		fmt.Fprintf(c.stdout, "%s %-12s %s\n", mark, check.Name, check.Detail)
+		if !check.OK && check.Fix != "" {
+			fmt.Fprintf(c.stdout, "     %-12s → %s\n", "", check.Fix)
+		}
+	}
+	if failed {
+		return errors.New("the setup needs the change above before ward can use this model")
+	}
+	return nil
 }

@@ -327,7 +327,7 @@ func TestEvalGates(t *testing.T) {
 // run shows that the evals work against a real server, not how well the model does. The
 // reports are written to WARD_EVAL_REPORT for CI to print.
 func TestLiveEvalReports(t *testing.T) {
-	srv := ollamatest.StartForTest(t)
+	srv := ollamatest.StartForTest(t, 1)
 	t.Setenv("OLLAMA_HOST", srv.URL.String())
 	var reports strings.Builder
 	for _, suite := range []string{"delta", "analyzer", "patient", "debrief"} {
@@ -345,5 +345,27 @@ func TestLiveEvalReports(t *testing.T) {
 		if err := os.WriteFile(path, []byte(reports.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Whatever a line, a scenario or a model carries, what ward prints holds nothing a terminal
+// obeys: escape sequences are gone from text, and C1 controls are JSON escapes, never raw bytes.
+func TestOutputCarriesNothingATerminalObeys(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ward.db")
+	hostile := "review patient_1\nhello \u009b2J there \x1b]52;c;cm0=\x07 friend\n"
+	out, err := ward(t, hostile, "run", "--db", db, "--backend", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(out, "\u009b\x1b\x07") || !strings.Contains(out, `\u009b`) {
+		t.Fatalf("ward run printed raw controls, or lost the C1 escape:\n%q", out)
+	}
+	dump, err := ward(t, "", "dump", "--db", db)
+	if err != nil || strings.ContainsAny(dump, "\u009b\x1b\x07") || !strings.Contains(dump, `\u009b`) {
+		t.Fatalf("ward dump: %v\n%q", err, dump)
+	}
+	md, err := ward(t, "", "export", "--db", db, "--patient", "patient_1")
+	if err != nil || strings.ContainsAny(md, "\u009b\x1b\x07") || !strings.Contains(md, "friend") {
+		t.Fatalf("ward export: %v\n%q", err, md)
 	}
 }

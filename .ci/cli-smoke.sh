@@ -2,7 +2,8 @@
 # cli-smoke.sh — use the ward binary as a person or a script would, and check what it says.
 # Run from the repository root (.ci/run does).
 #
-# Covers: `ward run` writes one JSON event per line and one turn_end per input line; dump, aar
+# Covers: `ward run` writes one JSON event per line and one turn_end per input line; an overdose
+# stopped, then overridden, and a nurse's escalation during /wait; `ward formulary DRUG`; dump, aar
 # --out, export, archive list|show|restore (by number) and stats read the shift; scenarios validate
 # names file:line; flags go before or after the command; every command has its own --help; an
 # unknown command or flag is one line and exit status 2; read-only commands never create a file and
@@ -42,6 +43,22 @@ if ward archive show nope --db "$db" >/dev/null 2>"$tmp/show.err"; then fail "sh
 grep -q 'no archive "nope" in this shift' "$tmp/show.err" || fail "missing archive: $(cat "$tmp/show.err")"
 ward archive restore 1 --db "$db" | grep -q "restored archive 1" || fail "archive restore 1"
 ward dump --db "$db" | grep -q '"patient_2"' || fail "the restored shift lacks patient_2"
+
+# Orders and alarms, as a trainee meets them: an overdose stopped by the Pharmacist, the same
+# overdose given on an explicit override (a critical error), and an unseen patient whose nurse
+# escalates during /wait. The formulary reads by any name of a drug.
+printf '%s\n' "/admit patient_1 anaphylaxis" "give adrenaline 5 mg IM" "give adrenaline 5 mg IM override" \
+	"/admit patient_2 acs-sildenafil" "/switch patient_1" "/wait 30m" |
+	ward run --db "$tmp/orders.db" --new --backend offline >"$tmp/orders.jsonl"
+grep -q '"event":"order".*"verdict":"stop".*"given":false' "$tmp/orders.jsonl" || fail "the overdose was not stopped"
+grep -q '"agent":"Pharmacist","text":"STOP — adrenaline 5 mg IM' "$tmp/orders.jsonl" || fail "the Pharmacist did not say the stop"
+grep -q '"event":"critical_error".*overrode the Pharmacist' "$tmp/orders.jsonl" || fail "the override is no critical error"
+grep -q '"event":"escalation","patient_id":"patient_2".*"level":"emergency"' "$tmp/orders.jsonl" ||
+	fail "the unseen STEMI raised no emergency escalation"
+ward formulary adrenaline >"$tmp/formulary.txt"
+grep -q "^adrenaline (epinephrine)" "$tmp/formulary.txt" && grep -q "RCUK-ANA" "$tmp/formulary.txt" || fail "ward formulary adrenaline: $(cat "$tmp/formulary.txt")"
+if ward formulary unobtainium >/dev/null 2>"$tmp/formulary.err"; then fail "an unknown drug has a formulary entry"; fi
+grep -q 'no formulary entry for "unobtainium"' "$tmp/formulary.err" || fail "unknown drug: $(cat "$tmp/formulary.err")"
 
 # Errors say what is wrong.
 printf 'id: broken\ntitle: Broken\nnews2:\n  scale: 3\n' >"$tmp/bad.yaml"

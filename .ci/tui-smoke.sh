@@ -6,7 +6,7 @@
 #   CAPTURE_OUT=shot.txt .ci/tui-smoke.sh   # also keep the 120×40 screen
 #
 # Steps: start `ward --db TMP --backend offline --new` at 120×40; admit
-# patient_1, ask a question, give oxygen, /wait 3m and /vitals; admit patient_2;
+# patient_1, ask a question, give oxygen, /wait 3m and /vitals; admit patient_2 (y confirms);
 # switch with alt+1/alt+2; from the focused roster reorder (alt+o), pick a patient
 # and type /wait (nothing typed is lost); scroll the chat with the mouse wheel and
 # click a roster row (SGR mouse sequences); search the chat; copy a message (OSC 52);
@@ -14,8 +14,9 @@
 # everything; /export writes the chat; resize to 80×24 and alt+2 shows patient_2 on
 # the roster strip; quit with ctrl+c; check `ward dump` kept the turns, `ward replay` replays
 # the session's --trace and `ward inspect` browses it. Then the light
-# theme on a light tmux background paints its own colours, and the start dialog hides
-# the screen behind it and starts the clock with the shift.
+# theme on a light tmux background paints its own colours, the start dialog hides
+# the screen behind it and starts the clock with the shift, and an alarm on one patient
+# shows while another is active: roster, status bar, bell, alt+a to go, alt+k to acknowledge.
 # After every step the pane must show no panic.
 set -euo pipefail
 
@@ -131,9 +132,8 @@ if [ -n "${CAPTURE_OUT:-}" ]; then
 	screen >"$CAPTURE_OUT"
 fi
 
-# Free text that admits a new patient to a shift with patients is asked about first; y admits.
 type_line "review patient_2"
-wait_for "y/enter yes"
+wait_for "Admit patient_2 as a"
 tmux send-keys -t "$session" y
 wait_for "^patient_2 "
 wait_idle
@@ -263,5 +263,35 @@ wait_for "on the roster"
 header | grep -qE "sim 00:00:0[0-2]" || fail "the clock counted the time the start dialog was open: $(header)"
 tmux send-keys -t "$session" C-c
 wait_for "WARD_EXIT=0"
+tmux kill-session -t "$session"
+
+# An alarm while another patient is active: patient_1 on a monitor alarms (his breathing is below
+# its limits), the trainee moves on to patient_2; the roster marks patient_1, the status bar names
+# the alarm and the bell rings; alt+a goes to patient_1 and alt+k acknowledges, which closes it
+# (attaching the monitor was the review).
+tmux new-session -d -s "$session" -x 120 -y 40 \
+	"cd '$tmp' && ./ward --db '$tmp/alarm.db' --backend offline --new 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
+wait_for "review patient_1"
+type_line "/admit patient_1 opioid-overdose"
+wait_for "^patient_1 "
+type_line "put him on the monitor"
+wait_for "ALARM patient_1: Alarm: RR"
+wait_idle
+type_line "/admit patient_2 asthma-exacerbation"
+wait_for "^patient_2 "
+wait_idle
+screen | grep -qE "^ +[0-9] patient_1 .*!" || fail "the roster does not mark patient_1's alarm"
+screen | tail -n 1 | grep -q "ALARM patient_1" || fail "the status bar does not name the alarm"
+grep -q $'\a' "$tmp/stderr" || fail "the bell did not ring"
+no_panic "alarm while patient_2 is active"
+tmux send-keys -t "$session" M-a
+wait_for "^patient_1 "
+tmux send-keys -t "$session" M-k
+wait_for "Acknowledged on patient_1"
+screen | tail -n 1 | grep -q "ALARM patient_1" && fail "the acknowledged, reviewed alarm still shows"
+no_panic "alt+a and alt+k"
+tmux send-keys -t "$session" C-c
+wait_for "WARD_EXIT=0"
+tmux kill-session -t "$session"
 
 echo "tui-smoke: ok"

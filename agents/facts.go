@@ -64,6 +64,9 @@ type TurnFacts struct {
 	Measured *[]Reading `json:"measured,omitempty"`
 	Orders   []Order    `json:"orders,omitempty"`
 	Verdicts []Verdict  `json:"verdicts,omitempty"`
+	// Checks are this turn's medication orders as the engine checked them: the dose against the
+	// formulary and the drug against what is known of the patient. A stopped order was not given.
+	Checks []OrderCheck `json:"checks,omitempty"`
 	// Review is the After Action Review the Preceptor debriefs from.
 	Review string `json:"review,omitempty"`
 }
@@ -81,6 +84,15 @@ type Order struct {
 	Drug   string  `json:"drug"`
 	DoseMg float64 `json:"dose_mg,omitempty"` // 0 when no dose was given
 	Route  string  `json:"route,omitempty"`
+}
+
+// OrderCheck is the engine's check of one medication order this turn: its verdict (ok, low,
+// warn, stop or ask), whether the drug was given, and what the Pharmacist said, word for word.
+type OrderCheck struct {
+	Order   string `json:"order"`
+	Verdict string `json:"verdict"`
+	Given   bool   `json:"given"`
+	Say     string `json:"say,omitempty"`
 }
 
 // Verdict is the engine's safety check of one order.

@@ -58,10 +58,11 @@ func (a Agent) SeesMemory(c memory.Category) bool {
 	return slices.Contains(a.Memory, memoryAll) || slices.Contains(a.Memory, string(c))
 }
 
-// SystemText is the agent's static system text: its instructions, then the
-// output format every agent shares.
+// SystemText is the agent's static system text: what every agent shares first (how to read the
+// facts, the output format), then its own instructions. The shared part is a prefix common to
+// every agent's prompt, so a server with one cache slot keeps it across agents.
 func (a Agent) SystemText() string {
-	return a.Instructions + "\n\n" + FactsInstructions + "\n\n" + DeltaOutputInstructions
+	return FactsInstructions + "\n\n" + DeltaOutputInstructions + "\n\n" + a.Instructions
 }
 
 // SeesEntities reports whether the agent's prompt carries entities: all the

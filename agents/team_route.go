@@ -29,9 +29,12 @@ type Route struct {
 	Reasoning string // the rule that matched, or the router model's reasoning
 }
 
-// routerTimeout bounds the one routing call, so a slow model delays a turn
-// by seconds at most before the Orchestrator takes it.
-const routerTimeout = 20 * time.Second
+// routerTimeout is the least a routing call may take; a slower model gets what its measured
+// pace needs, and its first call the time to load. Past that the Orchestrator takes the turn.
+const (
+	routerTimeout   = 20 * time.Second
+	routerFirstCall = 3 * time.Minute
+)
 
 // Route chooses the agent who answers text, given the patient's history
 // before it. The rules come first, in the order of how explicitly the
@@ -136,9 +139,11 @@ func (t *Team) askRouter(ctx context.Context, history []memory.Message, text str
 	if t.Router == nil {
 		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: "a question for the team and no router model"}
 	}
-	ctx, cancel := context.WithTimeout(ctx, routerTimeout)
+	req := t.routerRequest(history, text)
+	timeout := llm.PaceOf(t.Router).Expect(llm.PromptBytes(req), req.Options.NumPredict, routerTimeout, routerFirstCall)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, err := t.Router.Chat(ctx, t.routerRequest(history, text), nil)
+	resp, err := t.Router.Chat(ctx, req, nil)
 	if err != nil {
 		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: "router failed: " + err.Error()}
 	}

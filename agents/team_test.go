@@ -136,3 +136,15 @@ func TestTeamOverrideFileErrors(t *testing.T) {
 		t.Errorf("err = %v, want a YAML error naming the file", err)
 	}
 }
+
+// Every agent's prompt opens with the same bytes, so a server with one cache slot keeps that much
+// whichever agent spoke last.
+func TestAgentsShareTheirOpening(t *testing.T) {
+	team := mustTeam(t)
+	shared := FactsInstructions + "\n\n" + DeltaOutputInstructions
+	for _, a := range team.Agents {
+		if !strings.HasPrefix(a.SystemText(), shared) {
+			t.Errorf("%s's system text does not open with the shared part", a.Name)
+		}
+	}
+}

@@ -39,8 +39,8 @@ func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt
 	if err != nil {
 		return "", err
 	}
-	if resp.DoneReason == llm.DoneCut {
-		t.emit(ErrorEvent{Code: "LLM_CUT", Message: "the model stopped in the middle of its answer — ctrl+r retries"})
+	if why := llm.Unfinished(resp.DoneReason); why != "" {
+		t.emit(ErrorEvent{Code: "LLM_CUT", Message: why + " — ctrl+r asks again"})
 	}
 	reply, merge := s.absorb(t, a.Name, resp.Message.Content)
 	t.calls[len(t.calls)-1].Trace.Merge = merge

@@ -1,8 +1,14 @@
 package session
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/offline"
+	"github.com/ward-sim/ward/memory"
 )
 
 // The UI sees the reply's own words as they arrive: JSON output streams only its reply, a plain
@@ -32,6 +38,69 @@ func TestReplyStreamShowsOnlyTheWords(t *testing.T) {
 			}
 			if got.String() != tt.want {
 				t.Fatalf("streamed %q, want %q", got.String(), tt.want)
+			}
+		})
+	}
+}
+
+// scripted answers every call with the next response or error, the last repeating, and counts
+// the calls. It embeds Backend so it overrides only Chat.
+type scripted struct {
+	llm.Backend
+	replies []llm.Response
+	errs    []error
+	calls   int
+}
+
+func (m *scripted) Chat(_ context.Context, _ llm.Request, onDelta func(string)) (llm.Response, error) {
+	i := min(m.calls, len(m.replies)-1)
+	m.calls++
+	if onDelta != nil && m.replies[i].Message.Content != "" {
+		onDelta(m.replies[i].Message.Content)
+	}
+	return m.replies[i], m.errs[i]
+}
+
+// A reply the model did not finish is kept and shown, and the trainee is told why in words; a
+// model that sends nothing is not waited for twice.
+func TestUnfinishedRepliesAreKeptAndSaid(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply llm.Response
+		err   error
+		code  string
+		words string
+		kept  string
+		calls int
+	}{
+		{"output budget", llm.Response{Message: memory.Message{Role: "assistant", Content: `{"reply":"It hurts when I breathe in and`}, DoneReason: "length"},
+			nil, "LLM_CUT", "output budget", "It hurts when I breathe in and", 1},
+		{"stalled mid-reply", llm.Response{Message: memory.Message{Role: "assistant", Content: "My chest is"}, DoneReason: llm.DoneStalled},
+			nil, "LLM_CUT", "stalled", "My chest is", 1},
+		{"stalled before a word", llm.Response{}, &llm.StallError{After: 30 * time.Second}, "LLM_STALLED", "sent nothing for 30s", "", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := &scripted{Backend: offline.New(), replies: []llm.Response{tt.reply}, errs: []error{tt.err}}
+			r := newRigWith(t, func(c *Config) { c.Backend = model })
+			r.turn("/admit patient_1 asthma-exacerbation")
+			model.calls = 0
+			events := r.turn("how are you feeling?")
+			var got ErrorEvent
+			for _, e := range only[ErrorEvent](events) {
+				if e.Code == tt.code {
+					got = e
+				}
+			}
+			if !strings.Contains(got.Message, tt.words) {
+				t.Errorf("errors %+v: want %s saying %q", only[ErrorEvent](events), tt.code, tt.words)
+			}
+			if model.calls != tt.calls {
+				t.Errorf("%d calls, want %d", model.calls, tt.calls)
+			}
+			h := r.dump().Histories["patient_1"]
+			if last := h[len(h)-1]; tt.kept != "" && last.Content != tt.kept {
+				t.Errorf("kept %q, want %q", last.Content, tt.kept)
 			}
 		})
 	}

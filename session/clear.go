@@ -26,7 +26,7 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 		return err
 	})
 	if err != nil {
-		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not archive the session; nothing was cleared: " + err.Error()})
+		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not archive the session; nothing was cleared: " + err.Error()})
 		return
 	}
 	s.active = ""

@@ -20,6 +20,7 @@ func (s *Session) advance(t *turn, seconds float64) {
 	for _, ev := range events {
 		t.emit(SimEvent{ev})
 	}
+	s.tellAlerts(t, events)
 }
 
 // Tick moves the real-time clock of the TUI on by a wall-clock interval, at the session's speed,

@@ -41,6 +41,8 @@ func init() {
 		{Name: "/wait", Args: "DURATION", Help: "let sim time pass for every patient (30s, 5m)", run: (*Session).cmdWait},
 		{Name: "/pause", Help: "stop or restart the sim clock (TUI)", run: (*Session).cmdPause},
 		{Name: "/speed", Args: "N", Help: "run the sim clock N times real time, 1–10 (TUI)", run: (*Session).cmdSpeed},
+		{Name: "/ack", Args: "[ID]", Help: "acknowledge the alarms waiting on a patient (the active one by default)", run: (*Session).cmdAck},
+		{Name: "/alarms", Args: "[ID] [LIMIT…]", Help: "show or set a patient's alarm limits, e.g. /alarms patient_2 spo2<88", run: (*Session).cmdAlarms},
 		{Name: "/aar", Help: "After Action Review of the active patient; the Preceptor debriefs", run: (*Session).cmdAAR},
 		{Name: "/note", Help: "draft a SOAP note from this session (DRAFT, for review)", run: (*Session).cmdNote},
 		{Name: "/handoff", Args: "[sbar|ipass|mist]", Help: "draft a handoff from this session (DRAFT, for review)", run: (*Session).cmdHandoff},
@@ -157,7 +159,8 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 		return
 	}
 	if effect == effectAAR {
-		t.emit(AAREvent{Report: s.engine(t, s.active).Report()})
+		e := s.engine(t, s.active)
+		t.emit(AAREvent{Report: e.Report(), Response: e.Response()})
 	}
 	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
 }

@@ -26,8 +26,17 @@ type conversation struct {
 
 // converse lets the team answer the trainee's text. It returns what was said, and the error that
 // stopped the team, if one did: whatever was said before it is kept.
+//
+// The Pharmacist's word on the turn's orders comes first (pharmacistSays); when the turn was
+// nothing but orders held back, it is the whole answer.
 func (s *Session) converse(ctx context.Context, t *turn, prior []memory.Message, x *examination) ([]memory.Message, error) {
 	c := &conversation{s: s, t: t, x: x, window: prior}
+	if msg, ok := s.pharmacistSays(t, x); ok {
+		c.keep(msg)
+		if x.onlyHeld() {
+			return c.said, nil
+		}
+	}
 	_, err := s.cfg.Team.Run(ctx, prior, t.input, c)
 	return c.said, err
 }
@@ -107,7 +116,7 @@ func (s *Session) record(t *turn, said []memory.Message, failure error) {
 		})
 	})
 	if err != nil {
-		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not save the turn: " + err.Error()})
+		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the turn: " + err.Error()})
 	} else {
 		s.remember(said...)
 	}
@@ -121,7 +130,10 @@ func (s *Session) reportLLMError(t *turn, err error) {
 	var unreachable *llm.UnreachableError
 	var notFound *llm.ModelNotFoundError
 	var tooLong *agents.PromptTooLongError
+	var stall *llm.StallError
 	switch {
+	case errors.As(err, &stall):
+		code = "LLM_STALLED"
 	case errors.As(err, &tooLong):
 		code = "PROMPT_TOO_LONG"
 	case errors.As(err, &unreachable):

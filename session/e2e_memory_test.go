@@ -42,7 +42,7 @@ func dynamicContext(t *testing.T, c CallRecord) string {
 
 // The safety case: a morphine allergy disclosed at T+3 min is in the prompt when morphine
 // is ordered at T+15 min, long after the early phase that recalls everything, and the engine
-// stops the order as well.
+// stops the order as well: the Pharmacist says so and nothing is given.
 func TestMorphineAllergyRecalledWhenMorphineIsOrdered(t *testing.T) {
 	r := newRig(t)
 	sc, ok := r.s.cfg.Scenarios.Get("fracture-morphine-allergy")
@@ -66,8 +66,9 @@ func TestMorphineAllergyRecalledWhenMorphineIsOrdered(t *testing.T) {
 		t.Errorf("a turn with no treatment recalled the allergy (rules %v)", quiet.Trace.RecallRules)
 	}
 
-	events := r.turn("give morphine 5 mg IV")
-	call := callsOf(t, r, "give morphine 5 mg IV")[0]
+	order := "give morphine 5 mg IV and recheck her obs" // the check makes the team answer too
+	events := r.turn(order)
+	call := callsOf(t, r, order)[0]
 	rules := call.Trace.RecallRules
 	if !slices.Contains(rules, "safety") || slices.Contains(rules, "early") {
 		t.Errorf("recall rules %v, want safety and not the early phase (T+15 min)", rules)
@@ -81,8 +82,15 @@ func TestMorphineAllergyRecalledWhenMorphineIsOrdered(t *testing.T) {
 		t.Errorf("recall items %+v, want the T+3 min allergy selected by the safety rule", call.Recall.Items)
 	}
 	s := onlyOne(t, simOf(events, physio.EventSafety), "safety event").Safety
-	if s.Level != "hard_stop" || s.Drug != "morphine" || !s.AllergiesAsked {
-		t.Errorf("safety = %+v, want a hard stop on morphine after allergies were asked", s)
+	if s.Level != "hard_stop" || s.Drug != "morphine" || !s.AllergiesAsked || !s.Known {
+		t.Errorf("safety = %+v, want a known hard stop on morphine after allergies were asked", s)
+	}
+	if o := onlyOne(t, simOf(events, physio.EventOrder), "order").Order; o.Given {
+		t.Errorf("a known allergy did not stop the order: %+v", o)
+	}
+	if said := agentMessages(events); len(said) == 0 || said[0].Agent != agents.AgentPharmacist ||
+		!strings.HasPrefix(said[0].Text, "STOP — morphine allergy (") {
+		t.Errorf("the turn opened with %+v, want the Pharmacist's stop", said)
 	}
 }
 
@@ -237,8 +245,10 @@ func TestBlockWindowStaysBounded(t *testing.T) {
 	calls := exchanges(t, r, 40, 20)
 	jumps := 0
 	for i, c := range calls {
-		if c.Trace.WindowLen > 16 {
-			t.Errorf("exchange %d: window of %d messages, want at most 16", i+1, c.Trace.WindowLen)
+		// at most Late + Step - 1: a nurse's escalation during the wait is a message of its own,
+		// so the window need not hold whole exchanges
+		if c.Trace.WindowLen > 17 {
+			t.Errorf("exchange %d: window of %d messages, want at most 17", i+1, c.Trace.WindowLen)
 		}
 		if i > 0 && c.Trace.WindowLen < calls[i-1].Trace.WindowLen {
 			jumps++

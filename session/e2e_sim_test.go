@@ -115,9 +115,10 @@ func TestOxygenRaisesSpO2WithinThreeMinutes(t *testing.T) {
 	}
 }
 
-// The anaphylaxis patient is also allergic to penicillin. An order for any penicillin is a hard
-// stop and a critical error, by drug class, whether or not the trainee asked about allergies.
-func TestPenicillinAllergyHardStopsEveryPenicillin(t *testing.T) {
+// The anaphylaxis patient is also allergic to penicillin. An order for any penicillin is checked
+// by drug class: once the allergy is known, the Pharmacist stops it and nothing is given (a near
+// miss); when nobody asked, the drug is given, the reaction plays out and it is a critical error.
+func TestPenicillinAllergyStopsEveryPenicillinOnceKnown(t *testing.T) {
 	r := newRig(t)
 	sc, ok := r.s.cfg.Scenarios.Get("anaphylaxis")
 	if !ok || !slices.ContainsFunc(sc.Allergies, func(a scenario.Allergy) bool { return a.DrugClass == "penicillin" }) {
@@ -131,6 +132,7 @@ func TestPenicillinAllergyHardStopsEveryPenicillin(t *testing.T) {
 		{"give ampicillin 500 mg IV", "ampicillin", false, true},
 		{"give amoxicillin 500 mg PO", "amoxicillin", false, true},
 		{"give ampicillin 500 mg IV", "ampicillin", true, true},
+		{"give amoxicillin 500 mg PO", "amoxicillin", true, true},
 		{"give epinephrine 0.5 mg IM", "epinephrine", false, false},
 	}
 	for _, tt := range tests {
@@ -143,25 +145,37 @@ func TestPenicillinAllergyHardStopsEveryPenicillin(t *testing.T) {
 			events := r.turn(tt.order)
 			safety := simOf(events, physio.EventSafety)
 			errs := simOf(events, physio.EventCriticalError)
-			aar := onlyOne(t, only[AAREvent](r.turn("/aar")), "aar event").Report
+			order := onlyOne(t, simOf(events, physio.EventOrder), "order event").Order
+			aar := onlyOne(t, only[AAREvent](r.turn("/aar")), "aar event")
 			if !tt.hardStop {
-				if len(safety)+len(errs)+len(aar.CriticalErrors) != 0 {
-					t.Errorf("a safe order raised %v %v %v", safety, errs, aar.CriticalErrors)
+				if len(safety)+len(errs)+len(aar.CriticalErrors) != 0 || !order.Given {
+					t.Errorf("a safe order raised %v %v %v, or was not given", safety, errs, aar.CriticalErrors)
 				}
 				return
 			}
 			s := onlyOne(t, safety, "safety event").Safety
-			if s.Level != "hard_stop" || s.Drug != tt.drug || s.AllergiesAsked != tt.askFirst {
-				t.Errorf("safety = %+v, want a hard stop on %s with allergies_asked=%v", s, tt.drug, tt.askFirst)
+			if s.Level != "hard_stop" || s.Drug != tt.drug || s.AllergiesAsked != tt.askFirst || s.Known != tt.askFirst {
+				t.Errorf("safety = %+v, want a hard stop on %s with allergies_asked and known %v", s, tt.drug, tt.askFirst)
 			}
-			if len(errs) != 1 {
-				t.Errorf("%d critical_error events, want 1", len(errs))
+			if !tt.askFirst {
+				if !order.Given || len(errs) != 1 || !strings.Contains(errs[0].Error.Description, "without knowing the patient's allergies") {
+					t.Errorf("never asked: given %v, errors %+v; want it given and one critical error", order.Given, errs)
+				}
+				if !slices.ContainsFunc(aar.Timeline, func(e physio.TimelineEntry) bool { return e.Kind == "critical_error" }) {
+					t.Errorf("AAR timeline has no critical error: %+v", aar.Timeline)
+				}
+				return
 			}
-			if !slices.ContainsFunc(aar.CriticalErrors, func(e physio.ErrorRecord) bool { return strings.Contains(e.Description, tt.drug) }) {
-				t.Errorf("AAR critical errors %+v do not name %s", aar.CriticalErrors, tt.drug)
+			if order.Given || len(errs) != 0 || len(aar.CriticalErrors) != 0 || len(simOf(events, physio.EventAction)) != 0 {
+				t.Errorf("a known allergy: given %v, errors %+v; want it stopped with no error", order.Given, errs)
 			}
-			if !slices.ContainsFunc(aar.Timeline, func(e physio.TimelineEntry) bool { return e.Kind == "critical_error" }) {
-				t.Errorf("AAR timeline has no critical error: %+v", aar.Timeline)
+			said := onlyOne(t, agentMessages(events), "agent message")
+			if said.Agent != "Pharmacist" || !strings.HasPrefix(said.Text, "STOP — penicillin allergy (hives and facial swelling): "+tt.drug+" is a penicillin.") ||
+				!strings.Contains(said.Text, `repeat the order with the word "override"`) {
+				t.Errorf("%s said %q, want the Pharmacist's stop in plain words", said.Agent, said.Text)
+			}
+			if n := aar.Response.NearMisses; len(n) != 1 || n[0].Drug != tt.drug {
+				t.Errorf("near misses %+v, want the stopped %s", n, tt.drug)
 			}
 		})
 	}

@@ -46,7 +46,7 @@ func TestPharmacistMentionVoicesEngineVerdict(t *testing.T) {
 	if said.Agent != agents.AgentPharmacist {
 		t.Fatalf("%s answered, want the Pharmacist", said.Agent)
 	}
-	if !strings.Contains(strings.ToLower(said.Text), "hard stop") || !strings.Contains(said.Text, verdict.Reason) {
+	if !strings.HasPrefix(said.Text, "STOP — morphine") || !strings.Contains(said.Text, verdict.Reason) {
 		t.Errorf("the Pharmacist said %q, want the engine's hard stop and its reason %q", said.Text, verdict.Reason)
 	}
 }
@@ -68,7 +68,7 @@ func TestAskingThePharmacistIsNotAnOrder(t *testing.T) {
 				t.Errorf("a question left critical errors: %+v", errs)
 			}
 			said := onlyOne(t, agentMessages(events), "agent message")
-			if !strings.Contains(strings.ToLower(said.Text), "hard stop") {
+			if !strings.HasPrefix(said.Text, "STOP — morphine") {
 				t.Errorf("the Pharmacist said %q, want the engine's verdict on the drug asked about", said.Text)
 			}
 		})

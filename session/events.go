@@ -51,6 +51,10 @@ type DeltaEvent struct {
 	Text      string `json:"text"`
 }
 
+// CodeNotSaved is the ErrorEvent code of a write the store refused (a full disk, say): what the
+// event names was not saved.
+const CodeNotSaved = "NOT_SAVED"
+
 // ErrorEvent is a problem the user should see, with a stable code.
 type ErrorEvent struct {
 	Code    string `json:"code"`
@@ -92,8 +96,8 @@ func EncodeJSON(e Event) ([]byte, error) {
 	return append([]byte(head+","), body[1:]...), nil
 }
 
-// SimEvent is an engine event (vitals, action, safety, state, critical_error); its JSON is the
-// engine's own flat shape.
+// SimEvent is an engine event (vitals, order, action, safety, state, critical_error, alarm,
+// escalation); its JSON is the engine's own flat shape.
 type SimEvent struct{ physio.Event }
 
 // LLMCallEvent describes one backend call: what was sent, by section, and what it cost.
@@ -117,9 +121,11 @@ type LLMCallEvent struct {
 	Error           string         `json:"error,omitempty"`
 }
 
-// AAREvent is an After Action Review of one patient.
+// AAREvent is an After Action Review of one patient, with the review of how the trainee answered
+// its alarms, escalations and stopped orders.
 type AAREvent struct {
 	physio.Report
+	Response physio.Response `json:"response"`
 }
 
 // RouteEvent says which agent speaks next and why.

@@ -64,9 +64,9 @@ func actionsOf(text, effect string) []physio.Action {
 	return physio.ParseActions(agents.WithoutMention(text))
 }
 
-// canAnswer reports whether the patient is awake enough to answer questions: a GCS of 8 or less
-// cannot, whatever the scenario's disclosures say.
-func canAnswer(e *physio.Engine) bool { return e.TrueVitals().GCS > 8 }
+// canAnswer reports whether the patient is awake enough to answer questions; the engine decides,
+// and what the patient tells is known to its safety checks from then on.
+func canAnswer(e *physio.Engine) bool { return e.CanAnswer() }
 
 // disclosedIn reports whether reply carries the scenario's own answer to question part p: words
 // the keyword check may not know ("nothing I know of") still answer it.

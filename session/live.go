@@ -28,7 +28,7 @@ type Live struct {
 	// Guarded by mu.
 	chat    chatCache
 	notes   []note            // what ward showed without storing it, in the active conversation
-	seen    map[string]string // per patient, the state when the trainee last looked
+	sounded int               // alarms and escalations sounded since the screen opened
 	live    map[string]string // agent → ID of its message streaming now
 	aliases map[int64]string  // stored message time → the live ID it streamed under
 	nextID  int
@@ -62,7 +62,7 @@ const chatPage = 100
 // shift file, or "" for an empty roster).
 func NewLive(s *Session, restart func(shift string) (*Session, error)) *Live {
 	e := &Live{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
-		seen: map[string]string{}, live: map[string]string{}, aliases: map[int64]string{}}
+		live: map[string]string{}, aliases: map[int64]string{}}
 	s.Restore(func(Event) {})
 	e.refresh()
 	return e
@@ -89,7 +89,7 @@ const tickEvery = time.Second
 func (e *Live) tick() {
 	now := time.Now()
 	if wall := now.Sub(e.lastTick); wall >= tickEvery {
-		e.s.Tick(wall, func(Event) {})
+		e.s.Tick(wall, func(ev Event) { e.hear(ev) })
 		e.lastTick = now
 	}
 	if now.Sub(e.lastFlush) >= flushEvery {
@@ -136,6 +136,19 @@ func (e *Live) runTurn(ctx context.Context, run func(func(Event))) <-chan Update
 	return out
 }
 
+// hear notes what the clock brought between turns: an alarm sounding, or a nurse's or monitor's
+// message stored in the active chat.
+func (e *Live) hear(ev Event) {
+	switch ev := ev.(type) {
+	case SimEvent:
+		if ev.Event.Kind == physio.EventAlarm || ev.Event.Kind == physio.EventEscalation {
+			e.sounded++
+		}
+	case MessageEvent:
+		e.chat.valid = false
+	}
+}
+
 // translate turns one session event into what the UI shows, rebuilding the view first when the
 // screen changes. It runs on the turn's goroutine, which holds mu.
 func (e *Live) translate(ev Event) []Update {
@@ -163,6 +176,7 @@ func (e *Live) translate(ev Event) []Update {
 	}
 	// Engine events (a monitored /wait sends hundreds) repaint with the message or the turn end
 	// that follows them, not one by one.
+	e.hear(ev)
 	return nil
 }
 
@@ -244,7 +258,6 @@ func (e *Live) Start(_ context.Context, shift string) error {
 	// Patient IDs repeat across shifts, so nothing remembered about the old one's patients carries over.
 	// The new shift's clock starts now, not when the last one ticked.
 	e.s, e.notes, e.chat, e.lastTick = s, nil, chatCache{}, time.Now()
-	clear(e.seen)
 	clear(e.aliases)
 	s.Restore(func(Event) {})
 	e.refresh()
@@ -276,21 +289,24 @@ func (e *Live) refresh() {
 	summaries := e.s.Summaries()
 	clock, paused, speed := e.s.Clock()
 	backend, model := e.s.Backend()
-	v := ViewState{Clock: seconds(clock), Paused: paused, Speed: speed, Backend: backend, Model: model, Last: e.last}
+	v := ViewState{Clock: seconds(clock), Paused: paused, Speed: speed, Backend: backend, Model: model, Last: e.last,
+		Sounded: e.sounded}
 	if p, ok := e.s.ActivePatient(); ok {
 		v.Patient, v.Vitals, v.Monitor = header(p), vitalSeries(p.Readings), p.Monitored
-		e.seen[p.ID] = p.State
 	}
 	for _, p := range summaries {
-		v.Roster = append(v.Roster, e.rosterEntry(p, active))
+		v.Roster = append(v.Roster, rosterEntry(p, clock))
+	}
+	for _, a := range e.s.Waiting() {
+		v.Alerts = append(v.Alerts, alertView(a))
 	}
 	v.Chat = e.chatView(active)
 	v.ChatMore = e.chat.more
 	e.view.Store(&v)
 }
 
-func (e *Live) rosterEntry(p PatientSummary, active string) RosterEntry {
-	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1}
+func rosterEntry(p PatientSummary, clock float64) RosterEntry {
+	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.overdue(clock)}
 	if p.Known {
 		r.NEWS2 = Score{Known: true, Value: p.NEWS2, Band: band(p.Band)}
 		r.LastChecked = seconds(p.At)
@@ -303,9 +319,16 @@ func (e *Live) rosterEntry(p PatientSummary, active string) RosterEntry {
 	default:
 		r.Trend = TrendDown
 	}
-	seenState, looked := e.seen[p.ID]
-	r.Alert = p.ID != active && looked && seenState != p.State
+	if p.Alert != "" {
+		r.Alert = alertView(PatientAlert{PatientID: p.ID, Level: p.Alert, Text: p.AlertText, Raised: p.AlertAt})
+	}
 	return r
+}
+
+func alertView(a PatientAlert) Alert {
+	level := map[string]AlertLevel{physio.LevelUrgent: AlertUrgent, physio.LevelAlarm: AlertAlarm,
+		physio.LevelEmergency: AlertEmergency}[a.Level]
+	return Alert{PatientID: a.PatientID, Level: level, Text: a.Text, Raised: seconds(a.Raised)}
 }
 
 func (e *Live) chatView(active string) []ChatMessage {

@@ -67,10 +67,12 @@ func scriptRig(t *testing.T, change func(*Config)) *rig {
 	return r
 }
 
-// mustTurn runs a line and fails the test on any error event.
+// mustTurn runs a line and fails the test on any error event but one: the tiny model's replies
+// run into the small output budget these tests set, which ward reports as a cut reply.
 func (r *rig) mustTurn(text string) {
 	r.t.Helper()
-	if errs := only[ErrorEvent](r.turn(text)); len(errs) > 0 {
+	errs := slices.DeleteFunc(only[ErrorEvent](r.turn(text)), func(e ErrorEvent) bool { return e.Code == "LLM_CUT" })
+	if len(errs) > 0 {
 		r.t.Fatalf("%q: %+v", text, errs)
 	}
 }
@@ -166,7 +168,7 @@ func liveHistories() []liveHistory {
 const liveColdTurns = 5
 
 func TestLiveKVCacheReuse(t *testing.T) {
-	srv := ollamatest.StartForTest(t)
+	srv := ollamatest.StartForTest(t, 1)
 	backend := ollama.New(srv.Client, ollamatest.ModelName, ollama.Options{})
 	caps, err := backend.Probe(t.Context())
 	if err != nil {
@@ -208,9 +210,7 @@ func TestLiveKVCacheReuse(t *testing.T) {
 
 	report := cacheReport(runs, colds, caps.Tools)
 	if path := os.Getenv("WARD_CACHE_REPORT"); path != "" {
-		if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		appendFile(t, path, report)
 	}
 	t.Log("\n" + report)
 

@@ -86,6 +86,7 @@ func (s *Session) facts(a agents.Agent, x *examination) agents.Facts {
 		f.Turn.Measured = measured(e)
 	}
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
+	f.Turn.Checks = orderChecks(x.events)
 	if x.wantsAAR {
 		f.Turn.Review = aarDigest(e.Report())
 	}

@@ -12,7 +12,7 @@ import (
 // model's analyzer and router calls and whatever the random weights answered, streamed chunks
 // and all.
 func TestLiveReplayOfAnOllamaShift(t *testing.T) {
-	srv := ollamatest.StartForTest(t)
+	srv := ollamatest.StartForTest(t, 1)
 	backend := ollama.New(srv.Client, ollamatest.ModelName, ollama.Options{})
 	caps, err := backend.Probe(t.Context())
 	if err != nil {
@@ -28,7 +28,7 @@ func TestLiveReplayOfAnOllamaShift(t *testing.T) {
 			"I'm checking your vitals now.",
 			"what should I do next?",
 			"/admit patient_2 anaphylaxis",
-			"go back to the first patient we saw",
+			"let's compare patient_1 and patient_2",
 			"Give salbutamol 5 mg nebulised.",
 		} {
 			s.Turn(context.Background(), line, func(Event) {})

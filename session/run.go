@@ -13,13 +13,24 @@ import (
 // half or held in memory without limit.
 const MaxInputBytes = 1 << 20
 
+// maxUnsavedInARow is how many turns in a row may fail to save before the runner stops taking
+// input: past that the store is not coming back (a full disk), and every further line is lost.
+const maxUnsavedInARow = 3
+
 // RunLines is the headless runner: one turn per input line, one JSON event per output line.
-// Empty lines are skipped. It returns at end of input, or on a write or read failure.
+// Empty lines are skipped. It returns at end of input, on a write or read failure, or after
+// maxUnsavedInARow turns in a row could not be saved; it returns an error when any turn could
+// not be saved, so a script sees the loss in the exit status.
 func (s *Session) RunLines(ctx context.Context, in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64*1024)
 	w := bufio.NewWriter(out)
 	var writeErr error
+	var notSaved, lastNotSaved error
+	unsaved, inARow := 0, 0
 	emit := func(e Event) {
+		if er, ok := e.(ErrorEvent); ok && er.Code == CodeNotSaved {
+			notSaved = errors.New(er.Message)
+		}
 		if _, streaming := e.(DeltaEvent); streaming || writeErr != nil {
 			return
 		}
@@ -28,11 +39,15 @@ func (s *Session) RunLines(ctx context.Context, in io.Reader, out io.Writer) err
 	for {
 		line, tooLong, err := readLine(r)
 		if err == io.EOF {
+			if unsaved > 0 {
+				writeErr = errors.Join(writeErr, fmt.Errorf("%d turn(s) could not be saved, the last: %w", unsaved, lastNotSaved))
+			}
 			return errors.Join(writeErr, w.Flush())
 		}
 		if err != nil {
 			return fmt.Errorf("reading input: %w", err)
 		}
+		notSaved = nil
 		switch {
 		case tooLong:
 			s.refuseInput(emit, line)
@@ -41,6 +56,14 @@ func (s *Session) RunLines(ctx context.Context, in io.Reader, out io.Writer) err
 		}
 		if writeErr != nil {
 			return writeErr
+		}
+		if notSaved == nil {
+			inARow = 0
+			continue
+		}
+		unsaved, lastNotSaved = unsaved+1, notSaved
+		if inARow++; inARow == maxUnsavedInARow {
+			return errors.Join(fmt.Errorf("stopped: %d turns in a row could not be saved, the last: %w", inARow, notSaved), w.Flush())
 		}
 	}
 }

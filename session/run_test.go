@@ -213,23 +213,32 @@ func TestRunLinesEmptyInputWritesNothing(t *testing.T) {
 }
 
 // Time passes only by /wait in ward run. Vitals are measured, not broadcast: nothing is reported
-// while no monitor is attached, and an attached monitor reports as the clock runs.
+// before the nurse's first observations (due at five minutes) while no monitor is attached, and an
+// attached monitor reports as the clock runs.
 func TestRunLinesWaitAdvancesClockAndMonitorReports(t *testing.T) {
 	r := newRig(t)
 	turns := byTurn(runJSON(t, r.s, lines(
 		"/admit patient_1 asthma-exacerbation",
-		"/wait 5m",
+		"/wait 4m59s",
+		"/wait 1s",
 		"attach the monitor",
 		"/wait 5m",
 	)))
+	if len(turns) != 5 {
+		t.Fatalf("%d turns, want 5", len(turns))
+	}
+	if v := ofKind(turns[2], "vitals"); len(v) != 1 || v[0].str("source") != "nurse" || v[0].num("t") != 300 {
+		t.Errorf("the nurse's first observations at 5:00: %v", v)
+	}
+	turns = slices.Delete(turns, 2, 3)
 	if len(turns) != 4 {
 		t.Fatalf("%d turns, want 4", len(turns))
 	}
 	if v := ofKind(turns[1], "vitals"); len(v) != 0 {
 		t.Errorf("/wait with no monitor reported vitals: %v", v)
 	}
-	if msgs := ofKind(turns[1], "message"); len(msgs) != 1 || !strings.Contains(msgs[0].str("text"), "sim clock 05:00") {
-		t.Errorf("first /wait messages %v, want the clock at 5:00", msgs)
+	if msgs := ofKind(turns[1], "message"); len(msgs) != 1 || !strings.Contains(msgs[0].str("text"), "sim clock 04:59") {
+		t.Errorf("first /wait messages %v, want the clock at 4:59", msgs)
 	}
 	vitals := ofKind(turns[3], "vitals")
 	if len(vitals) < 5 {
@@ -352,5 +361,38 @@ func TestRunLinesStopsWhenOutputFails(t *testing.T) {
 	}
 	if !slices.Equal(inputs, []string{"review patient_1"}) {
 		t.Errorf("turns run after the output failed: %v", inputs)
+	}
+}
+
+// A store that refuses every write (a full disk) must not look like success: every failed turn
+// says NOT_SAVED, the runner stops taking input after a few in a row rather than dropping line
+// after line, and its error gives the exit status.
+func TestRunLinesStopsAndFailsWhenTurnsCannotBeSaved(t *testing.T) {
+	r := newRig(t)
+	r.turn("review patient_1")
+	r.cfg.Store.Close() // every write now fails
+	var out strings.Builder
+	lines := strings.Repeat("how are you feeling?\n", 10)
+	err := r.s.RunLines(context.Background(), strings.NewReader(lines), &out)
+	if err == nil || !strings.Contains(err.Error(), "3 turns in a row could not be saved") {
+		t.Fatalf("err = %v, want a stop after 3 unsaved turns", err)
+	}
+	if n := strings.Count(out.String(), `"event":"turn_end"`); n != 3 {
+		t.Errorf("%d turns ran, want the runner to stop after 3", n)
+	}
+	if !strings.Contains(out.String(), `"code":"NOT_SAVED"`) {
+		t.Errorf("no NOT_SAVED event:\n%s", out.String())
+	}
+}
+
+// Fewer unsaved turns than stop the runner still fail the run when the input ends.
+func TestRunLinesReportsUnsavedTurnsAtTheEnd(t *testing.T) {
+	r := newRig(t)
+	r.turn("review patient_1")
+	r.cfg.Store.Close()
+	var out strings.Builder
+	err := r.s.RunLines(context.Background(), strings.NewReader("any pain?\nany allergies?\n"), &out)
+	if err == nil || !strings.Contains(err.Error(), "2 turn(s) could not be saved") {
+		t.Fatalf("err = %v, want the two unsaved turns reported", err)
 	}
 }

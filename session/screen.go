@@ -19,6 +19,11 @@ type ViewState struct {
 	Backend  string        // "ollama" or "offline"
 	Model    string        // model name; empty for offline
 	Last     TurnStats     // the most recent finished turn
+	// Alerts are the alarms and escalations waiting, one per patient, the most urgent first.
+	Alerts []Alert
+	// Sounded counts the alarms and escalations that have sounded (or sounded again) since the
+	// screen opened: the screen rings the bell when it grows.
+	Sounded int
 }
 
 // Patient is what the header shows about the active patient.
@@ -66,9 +71,29 @@ type RosterEntry struct {
 	Name        string
 	NEWS2       Score
 	Trend       Trend         // NEWS2 direction since the previous score
-	LastChecked time.Duration // sim clock when last reviewed; negative if never
-	Alert       bool          // something changed off-screen: a deterioration or a state change
+	LastChecked time.Duration // sim clock of the last reading; negative if never
+	Overdue     bool          // the last reading is older than its NEWS2 calls for
+	Alert       Alert         // the most urgent alarm or escalation waiting; Level AlertNone if none
 }
+
+// Alert is an alarm or a nurse's escalation waiting for the trainee to acknowledge it and review
+// the patient.
+type Alert struct {
+	PatientID string
+	Level     AlertLevel
+	Text      string        // what the monitor or the nurse said
+	Raised    time.Duration // sim clock
+}
+
+// AlertLevel orders alerts by how soon the trainee must go.
+type AlertLevel int
+
+const (
+	AlertNone      AlertLevel = iota
+	AlertUrgent               // a nurse asks for an urgent review: NEWS2 5–6, or 3 in one parameter
+	AlertAlarm                // a monitor limit crossed
+	AlertEmergency            // a nurse asks for an emergency assessment: NEWS2 7 or more
+)
 
 // VitalSeries is one vital sign over the recent sim minutes.
 type VitalSeries struct {

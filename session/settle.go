@@ -52,6 +52,10 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 			return settled{}, false
 		}
 		d = s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(t.input))
+		if d.Source == analyzer.SourceFallback {
+			// Never silently: the trainee sees that the model did not answer and what decided.
+			t.emit(NoteEvent{PatientID: s.active, Stop: "analyzer", Text: "The analyzer model did not answer, so ward's rules decided: " + d.Reasoning})
+		}
 	}
 	t.timing.AnalyzerMS = msSince(t0)
 	return s.decide(t, typed, restored, d, "")
@@ -72,7 +76,7 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 	case DecisionNeedsPatientID:
 		if s.commit(t, typed, nil) {
 			s.reportDecision(t, decision, d, "")
-			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.needsIDMessage()})
+			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.whichPatient(d.Candidates)})
 		}
 		return settled{}, false
 	case DecisionNewBlank, DecisionSwitchExisting:
@@ -152,7 +156,7 @@ func (s *Session) commit(t *turn, typed *typedText, reg *persist.Registry) bool 
 		})
 	})
 	if err != nil {
-		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not save the message: " + err.Error()})
+		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the message: " + err.Error()})
 		return false
 	}
 	if reg != nil {
@@ -220,11 +224,52 @@ func (s *Session) analyzeNow(text string) (analyzer.Decision, bool) {
 }
 
 func (s *Session) analyzerInput(text string) analyzer.AnalyzerInput {
-	return analyzer.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: s.roster, Pattern: s.cfg.Pattern}
+	return analyzer.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: s.roster, Patients: s.namedPatients(), Pattern: s.cfg.Pattern}
+}
+
+// namedPatients are the roster's patients as a trainee may call them, in order of arrival: the
+// registry's name, sex and bed, and the scenario's name and complaint.
+func (s *Session) namedPatients() []analyzer.Patient {
+	ids := slices.Clone(s.roster)
+	slices.SortStableFunc(ids, func(a, b string) int {
+		return s.reg.Patients[a].CreatedAt.Compare(s.reg.Patients[b].CreatedAt)
+	})
+	out := make([]analyzer.Patient, len(ids))
+	for i, id := range ids {
+		f := s.reg.Patients[id].Facts
+		p := analyzer.Patient{ID: id}
+		p.Name, _ = f["name"].(string)
+		p.Sex, _ = f["sex"].(string)
+		p.Bed, _ = f["bed"].(string)
+		if scID, _ := f["scenario"].(string); scID != "" {
+			p.Condition = strings.ReplaceAll(scID, "-", " ")
+			if sc, ok := s.cfg.Scenarios.Get(scID); ok {
+				p.Condition += ", " + sc.ChiefComplaint
+			}
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // isRosterQuestion: a roster question is answered from the registry, never by a model.
 func isRosterQuestion(text string) bool { return analyzer.IsRosterQuestion(text) }
+
+// whichPatient asks which of the candidates a reference meant, by title and bed, or for an ID
+// when there are none.
+func (s *Session) whichPatient(candidates []string) string {
+	if len(candidates) == 0 {
+		return s.needsIDMessage()
+	}
+	var named []string
+	for _, p := range s.namedPatients() {
+		if slices.Contains(candidates, p.ID) {
+			named = append(named, p.Title()+" ("+p.ID+")")
+		}
+	}
+	last := len(named) - 1
+	return "Which patient — " + strings.Join(named[:last], ", ") + " or " + named[last] + "?"
+}
 
 func (s *Session) needsIDMessage() string {
 	examples := analyzer.ExampleIDs(s.cfg.Pattern)

@@ -1,7 +1,14 @@
 package session
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/offline"
 )
 
 // On a screen that asks, a new patient named in free text waits for a yes once the shift has
@@ -30,5 +37,74 @@ func TestFreeTextAdmissionAsksFirst(t *testing.T) {
 	headless.turn("review patient_1")
 	if len(only[ConfirmEvent](headless.turn("review patient_6"))) != 0 || headless.s.Active() != "patient_6" {
 		t.Error("ward run must admit at once, without a question")
+	}
+}
+
+// A trainee names patients the way a ward does: by name, bed, order of arrival, condition, or
+// "the other one". Where exactly one patient fits, the turn goes to them; where several do, ward
+// asks which and charts nothing against the patient who was active.
+func TestPatientsNamedWithoutAnID(t *testing.T) {
+	tests := []struct {
+		name     string
+		admit    []string // scenario per patient, patient_1 first
+		active   string   // who is active before the line
+		line     string
+		want     string // the active patient after the line
+		question string // what the NEEDS_PATIENT_ID question must name, "" when none
+	}{
+		{"surname with a title", []string{"opioid-overdose", "acs-sildenafil"}, "patient_1", "let's go and see Mr Chen", "patient_2", ""},
+		{"first name", []string{"opioid-overdose", "acs-sildenafil"}, "patient_2", "how is Liam doing?", "patient_1", ""},
+		{"bed", []string{"opioid-overdose", "acs-sildenafil"}, "patient_1", "check on resus 4 please", "patient_2", ""},
+		{"bed number", []string{"sepsis-urosepsis", "asthma-exacerbation"}, "patient_2", "back to bed 2", "patient_1", ""},
+		{"first patient", []string{"opioid-overdose", "acs-sildenafil", "asthma-exacerbation"}, "patient_3", "go back to the first patient", "patient_1", ""},
+		{"condition", []string{"opioid-overdose", "asthma-exacerbation"}, "patient_1", "I'll see the asthmatic now", "patient_2", ""},
+		{"condition and a person word", []string{"opioid-overdose", "acs-sildenafil"}, "patient_1", "switch to the chest pain patient", "patient_2", ""},
+		{"the other one of two", []string{"opioid-overdose", "acs-sildenafil"}, "patient_2", "switch to the other one", "patient_1", ""},
+		{"the other one of three", []string{"opioid-overdose", "acs-sildenafil", "sepsis-urosepsis"}, "patient_2", "switch to the other one", "patient_2", "Which patient — Mr Carter in Resus 3 (patient_1) or Ms Price in Majors 2 (patient_3)?"},
+		{"bedside words name no one", []string{"opioid-overdose", "acs-sildenafil"}, "patient_1", "listen to the chest and check the airway", "patient_1", ""},
+		{"a capital that opens a sentence names no one", []string{"opioid-overdose", "acs-sildenafil"}, "patient_1", "Chest is clear. Give oxygen", "patient_1", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t)
+			for i, sc := range tt.admit {
+				r.turn(fmt.Sprintf("/admit patient_%d %s", i+1, sc))
+			}
+			r.turn("/switch " + tt.active)
+			events := r.turn(tt.line)
+			if r.s.Active() != tt.want {
+				t.Errorf("%q: active %s, want %s", tt.line, r.s.Active(), tt.want)
+			}
+			var asked string
+			for _, e := range only[ErrorEvent](events) {
+				if e.Code == string(DecisionNeedsPatientID) {
+					asked = e.Message
+				}
+			}
+			if asked != tt.question {
+				t.Errorf("%q: asked %q, want %q", tt.line, asked, tt.question)
+			}
+			if tt.question != "" && len(only[SimEvent](events)) != 0 {
+				t.Errorf("%q: an unresolved reference still acted on %s", tt.line, r.s.Active())
+			}
+		})
+	}
+}
+
+// When the analyzer's model does not answer, the trainee is told, with what decided instead.
+func TestAnalyzerFallbackIsNeverSilent(t *testing.T) {
+	down := &scripted{Backend: offline.New(), replies: []llm.Response{{}}, errs: []error{&llm.StallError{After: time.Second}}}
+	r := newRigWith(t, func(c *Config) {
+		c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(down, analyzer.LLMAnalyzerConfig{}))
+	})
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/admit patient_2 opioid-overdose")
+	events := r.turn("check on the patient") // the rules cannot tell which patient: they ask the model
+	notes := only[NoteEvent](events)
+	if down.calls != 1 {
+		t.Fatalf("the analyzer's model was asked %d times, want once", down.calls)
+	}
+	if len(notes) != 1 || notes[0].Stop != "analyzer" || !strings.Contains(notes[0].Text, "did not answer") {
+		t.Fatalf("notes %+v: want one saying the analyzer did not answer", notes)
 	}
 }

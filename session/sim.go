@@ -186,6 +186,10 @@ func memoryItem(ev physio.Event) (memory.Category, memory.Item, bool) {
 		return memory.Errors, memory.Item{T: ev.Safety.T, Text: fmt.Sprintf("%s %s: %s", ev.Safety.Level, ev.Safety.Drug, ev.Safety.Reason)}, true
 	case physio.EventCriticalError:
 		return memory.Errors, memory.Item{T: ev.Error.T, Text: ev.Error.Description}, true
+	case physio.EventOrder:
+		if ev.Order.Stopped() { // a near miss is safety history: the next order of it must carry it
+			return memory.Errors, memory.Item{T: ev.Order.T, Text: "Pharmacist stopped " + ev.Order.Text() + ": " + ev.Order.Reason()}, true
+		}
 	}
 	return "", memory.Item{}, false
 }
@@ -241,14 +245,12 @@ func (s *Session) saveSim(tx *persist.Tx) error {
 }
 
 // recordEvents feeds engine events into memory and keeps the roster's summaries in the registry
-// up to date with each patient's measured NEWS2 and state.
+// up to date with each patient's measured NEWS2, state and waiting alerts.
 func (s *Session) recordEvents(events []physio.Event) {
 	s.sim.record(events)
 	changed := map[string]bool{}
 	for _, ev := range events {
-		if ev.Kind == physio.EventVitals || ev.Kind == physio.EventState {
-			changed[ev.PatientID] = true
-		}
+		changed[ev.PatientID] = true // a reading, a state, an alert, or an action that reviews one
 	}
 	for id := range changed {
 		if e := s.sim.ward.Engine(id); e != nil {

@@ -2,9 +2,10 @@ package session
 
 import "github.com/ward-sim/ward/session/physio"
 
-// summary is what the roster shows of a patient: the state and the last two measured NEWS2. It
-// is kept in the registry's facts, so a resumed shift draws its roster without decoding any
-// patient, and the roster tells what is known even of a patient nobody has looked at since.
+// summary is what the roster shows of a patient: the state, the last two measured NEWS2 and the
+// most urgent alarm or escalation waiting on them. It is kept in the registry's facts, so a
+// resumed shift draws its roster without decoding any patient, and the roster tells what is known
+// even of a patient nobody has looked at since, alarms included.
 type summary struct {
 	State   string
 	Known   bool // a reading was scored
@@ -13,6 +14,11 @@ type summary struct {
 	At      float64 // sim seconds of the last reading
 	HasPrev bool
 	Prev    int // the reading's before it
+	// Alert is the level of the most urgent open alarm or escalation ("" for none), AlertText
+	// what the monitor or nurse said, AlertAt when it was raised.
+	Alert     string
+	AlertText string
+	AlertAt   float64
 }
 
 // Keys of the summary in a registry entry's facts.
@@ -22,6 +28,9 @@ const (
 	factBand      = "news2_band"
 	factNEWS2At   = "news2_at"
 	factNEWS2Prev = "news2_prev"
+	factAlert     = "alert"
+	factAlertText = "alert_text"
+	factAlertAt   = "alert_at"
 )
 
 func summaryOf(e *physio.Engine) summary {
@@ -34,6 +43,9 @@ func summaryOf(e *physio.Engine) summary {
 			sm.HasPrev, sm.Prev = true, readings[n-2].NEWS2
 		}
 	}
+	if a, ok := e.Waiting(); ok {
+		sm.Alert, sm.AlertText, sm.AlertAt = a.Level, a.Text, a.Raised
+	}
 	return sm
 }
 
@@ -41,16 +53,17 @@ func summaryOf(e *physio.Engine) summary {
 func summaryFrom(facts map[string]any) summary {
 	sm := summary{}
 	sm.State, _ = facts[factState].(string)
-	if v, ok := facts[factNEWS2].(float64); ok {
+	if v, ok := number(facts[factNEWS2]); ok {
 		sm.Known, sm.NEWS2 = true, int(v)
-	} else if v, ok := facts[factNEWS2].(int); ok {
-		sm.Known, sm.NEWS2 = true, v
 	}
 	sm.Band, _ = facts[factBand].(string)
 	sm.At, _ = number(facts[factNEWS2At])
 	if v, ok := number(facts[factNEWS2Prev]); ok {
 		sm.HasPrev, sm.Prev = true, int(v)
 	}
+	sm.Alert, _ = facts[factAlert].(string)
+	sm.AlertText, _ = facts[factAlertText].(string)
+	sm.AlertAt, _ = number(facts[factAlertAt])
 	return sm
 }
 
@@ -66,7 +79,7 @@ func number(v any) (float64, bool) {
 
 func (sm summary) put(facts map[string]any) {
 	facts[factState] = sm.State
-	for _, k := range []string{factNEWS2, factBand, factNEWS2At, factNEWS2Prev} {
+	for _, k := range []string{factNEWS2, factBand, factNEWS2At, factNEWS2Prev, factAlert, factAlertText, factAlertAt} {
 		delete(facts, k)
 	}
 	if sm.Known {
@@ -75,4 +88,13 @@ func (sm summary) put(facts map[string]any) {
 	if sm.HasPrev {
 		facts[factNEWS2Prev] = sm.Prev
 	}
+	if sm.Alert != "" {
+		facts[factAlert], facts[factAlertText], facts[factAlertAt] = sm.Alert, sm.AlertText, sm.AlertAt
+	}
+}
+
+// overdue reports whether the last reading is older, at clock, than the interval its NEWS2
+// calls for: the roster's number may no longer be true.
+func (sm summary) overdue(clock float64) bool {
+	return sm.Known && clock-sm.At > physio.ObsInterval(sm.NEWS2, sm.Band)
 }

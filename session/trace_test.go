@@ -220,7 +220,7 @@ func TestRecordedTurnsForTheInspector(t *testing.T) {
 	f := ollamatest.NewFake(t, ollamatest.Answer(`{"action":"SWITCH_EXISTING","patient_id":"patient_1","reasoning":"the first patient"}`))
 	backend := ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{})
 	runs = recordShift(t, func(c *Config) { c.Backend = backend; askModel(c) }, func(t *testing.T, s *Session) {
-		for _, line := range []string{"/admit patient_1 asthma-exacerbation", "/admit patient_2 anaphylaxis", "go back to the first patient we saw"} {
+		for _, line := range []string{"/admit patient_1 asthma-exacerbation", "/admit patient_2 anaphylaxis", "let's compare patient_1 and patient_2"} {
 			s.Turn(context.Background(), line, func(Event) {})
 		}
 	})
@@ -272,7 +272,7 @@ func TestReplayOllamaShift(t *testing.T) {
 			"I'm checking your vitals now.",
 			"what should I do next?",
 			"/admit patient_2 anaphylaxis",
-			"go back to the first patient we saw",
+			"let's compare patient_1 and patient_2",
 			"Give salbutamol 5 mg nebulised.",
 		} {
 			s.Turn(context.Background(), line, func(Event) {})

@@ -206,7 +206,7 @@ func (c *chatPane) itemHeight(i int) int { return c.separator(i) + len(c.body(i)
 
 // renderMessage lays out one message: the speaker, then the body.
 func (c *chatPane) renderMessage(role, agent, content string) []string {
-	text := sanitize(content)
+	text := themes.Printable(content)
 	switch role {
 	case "assistant":
 		return c.withLabel(c.agentLabel(agent), c.md.lines(text, c.width-bodyIndent))
@@ -218,7 +218,7 @@ func (c *chatPane) renderMessage(role, agent, content string) []string {
 }
 
 func (c *chatPane) agentLabel(agent string) string {
-	if agent = sanitize(agent); agent == "" {
+	if agent = themes.Printable(agent); agent == "" {
 		agent = "assistant"
 	}
 	return c.theme.AgentLabel.Render(truncate(agent, c.width))

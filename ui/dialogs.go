@@ -145,11 +145,11 @@ func (p *palette) View(width, height int) string {
 		if c.Args != "" {
 			name += " " + c.Args
 		}
-		summary := strings.Split(wrap(sanitize(c.Summary), max(inner-nameWidth-1, 10)), "\n")
+		summary := strings.Split(wrap(themes.Printable(c.Summary), max(inner-nameWidth-1, 10)), "\n")
 		for j, l := range summary {
 			label := ""
 			if j == 0 {
-				label = sanitize(name)
+				label = themes.Printable(name)
 			}
 			rows[i] = append(rows[i], fit(label, nameWidth)+" "+l)
 		}
@@ -219,14 +219,14 @@ func (d *startDialog) View(width int) string {
 	choices := d.choices()
 	titleWidth, summaryWidth := 0, 0
 	for _, s := range choices {
-		titleWidth = max(titleWidth, lipgloss.Width(sanitize(s.Title)))
-		summaryWidth = max(summaryWidth, lipgloss.Width(sanitize(s.Summary)))
+		titleWidth = max(titleWidth, lipgloss.Width(themes.Printable(s.Title)))
+		summaryWidth = max(summaryWidth, lipgloss.Width(themes.Printable(s.Summary)))
 	}
 	inner := min(max(titleWidth+2+summaryWidth, lipgloss.Width(footer)), width-6)
 	titleWidth = max(inner-summaryWidth-2, 12) // a title gets what the summaries leave
 	lines := []string{t.Title.Render("Start a shift"), ""}
 	for i, s := range choices {
-		row := fit(sanitize(s.Title), titleWidth) + "  " + sanitize(s.Summary)
+		row := fit(themes.Printable(s.Title), titleWidth) + "  " + themes.Printable(s.Summary)
 		if i == d.cursor {
 			lines = append(lines, t.Selected.Render(fit(row, inner)))
 		} else {
@@ -251,7 +251,7 @@ func (c *confirmDialog) View(width int) string {
 	inner := min(width-8, 70)
 	lines := []string{t.Warn.Bold(true).Render(c.title), ""}
 	for _, p := range c.body {
-		for _, l := range strings.Split(wrap(sanitize(p), inner), "\n") {
+		for _, l := range strings.Split(wrap(themes.Printable(p), inner), "\n") {
 			lines = append(lines, t.Text.Render(l))
 		}
 		lines = append(lines, "")

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,8 @@ type fakeEngine struct {
 	// gate, when set, holds each turn after the user's text is stored
 	// until the test closes it.
 	gate chan struct{}
+	// sounded counts the alarms that have sounded, as the session's snapshot does.
+	sounded int
 }
 
 // newFakeWard returns three patients; patient_1 is active.
@@ -60,8 +63,12 @@ func newFakeWard() *fakeEngine {
 	}
 	add := func(p session.Patient, trend session.Trend, checked time.Duration, alert bool, hr, spo2 []float64) {
 		f.patients[p.ID] = p
-		f.roster = append(f.roster, session.RosterEntry{ID: p.ID, Name: p.Name, NEWS2: p.NEWS2, Trend: trend,
-			LastChecked: checked, Alert: alert})
+		e := session.RosterEntry{ID: p.ID, Name: p.Name, NEWS2: p.NEWS2, Trend: trend, LastChecked: checked}
+		if alert {
+			e.Alert = session.Alert{PatientID: p.ID, Level: session.AlertUrgent, Raised: f.clock,
+				Text: "NEWS2 3 — RR 22, SpO2 92% on air, BP 104/66, HR 91, temp 38.4, GCS 15. Urgent review please."}
+		}
+		f.roster = append(f.roster, e)
 		f.vitals[p.ID] = []session.VitalSeries{
 			series("HR", "bpm", hr), series("RR", "/min", []float64{18, 20, 22, 24}),
 			series("SpO2", "%", spo2), series("SBP", "mmHg", []float64{118, 104, 96, 88}),
@@ -107,7 +114,21 @@ func (f *fakeEngine) Snapshot() session.ViewState {
 		Backend:  f.backend,
 		Model:    f.model,
 		Last:     session.TurnStats{Latency: 1240 * time.Millisecond, PromptTokens: 812, OutputTokens: 96},
+		Alerts:   f.alerts(),
+		Sounded:  f.sounded,
 	}
+}
+
+// alerts are the roster's waiting alerts, the most urgent first, as the session lists them.
+func (f *fakeEngine) alerts() []session.Alert {
+	var out []session.Alert
+	for _, e := range f.roster {
+		if e.Alert.Level != session.AlertNone {
+			out = append(out, e.Alert)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Level > out[j].Level })
+	return out
 }
 
 func (f *fakeEngine) Switch(_ context.Context, id string) error {

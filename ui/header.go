@@ -35,7 +35,7 @@ func (h *headerPane) Render(s session.ViewState) {
 		who = t.Muted.Render("No active patient")
 		vitals = t.Muted.Render(fmt.Sprintf("%d on the roster", len(s.Roster)))
 	} else {
-		who = t.Title.Render(sanitize(p.ID)) + "  " + t.Text.Render(describe(p))
+		who = t.Title.Render(themes.Printable(p.ID)) + "  " + t.Text.Render(describe(p))
 		vitals = h.vitalsLine(p)
 	}
 	line1 := spread(who, clock, h.width)
@@ -55,7 +55,7 @@ func (h *headerPane) vitalsLine(p session.Patient) string {
 	}
 	if p.State != "" {
 		room := h.width - lipgloss.Width(line) - 2
-		line += "  " + t.Muted.Render(truncate("state: "+sanitize(p.State), room))
+		line += "  " + t.Muted.Render(truncate("state: "+themes.Printable(p.State), room))
 	}
 	return line
 }
@@ -63,16 +63,16 @@ func (h *headerPane) vitalsLine(p session.Patient) string {
 func describe(p session.Patient) string {
 	var parts []string
 	if p.Name != "" {
-		parts = append(parts, sanitize(p.Name))
+		parts = append(parts, themes.Printable(p.Name))
 	}
 	if p.Age > 0 || p.Sex != "" {
-		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s %s", ageLabel(p.Age), sanitize(p.Sex))))
+		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s %s", ageLabel(p.Age), themes.Printable(p.Sex))))
 	}
 	if p.Bed != "" {
-		parts = append(parts, "bed "+sanitize(p.Bed))
+		parts = append(parts, "bed "+themes.Printable(p.Bed))
 	}
 	if p.Scenario != "" {
-		parts = append(parts, sanitize(p.Scenario))
+		parts = append(parts, themes.Printable(p.Scenario))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -91,7 +91,7 @@ func allergyBadge(t themes.Theme, allergies []string, width int) string {
 	}
 	clean := make([]string, len(allergies))
 	for i, a := range allergies {
-		clean[i] = sanitize(a)
+		clean[i] = themes.Printable(a)
 	}
 	text := "ALLERGY " + strings.Join(clean, ", ")
 	if lipgloss.Width(text)+2 > width {

@@ -158,7 +158,7 @@ func (in *inspector) build() {
 		return
 	}
 	tr := in.trace
-	in.add(t.Title.Render(fmt.Sprintf("Turn %d", tr.Turn)) + "  " + t.Text.Render(in.cut(fmt.Sprintf("%q", sanitize(tr.Input)), 14)))
+	in.add(t.Title.Render(fmt.Sprintf("Turn %d", tr.Turn)) + "  " + t.Text.Render(in.cut(fmt.Sprintf("%q", themes.Printable(tr.Input)), 14)))
 	in.add("")
 	in.analyzer(tr.Analyzer)
 	in.field("counters", tr.Counters)
@@ -170,12 +170,12 @@ func (in *inspector) build() {
 
 func (in *inspector) analyzer(a session.AnalyzerTrace) {
 	t := in.theme
-	decision := sanitize(a.Action)
+	decision := themes.Printable(a.Action)
 	if a.PatientID != "" {
-		decision += " → " + sanitize(a.PatientID)
+		decision += " → " + themes.Printable(a.PatientID)
 	}
 	in.add(t.Title.Render("ANALYZER") + "  " + t.Text.Render(decision) +
-		t.Muted.Render(fmt.Sprintf(" · source %s · %s", sanitize(a.Source), round(a.Elapsed))))
+		t.Muted.Render(fmt.Sprintf(" · source %s · %s", themes.Printable(a.Source), round(a.Elapsed))))
 	in.field("input", a.Input)
 	in.field("reasoning", a.Reasoning)
 }
@@ -183,7 +183,7 @@ func (in *inspector) analyzer(a session.AnalyzerTrace) {
 func (in *inspector) call(i int, c session.LLMCall) {
 	t := in.theme
 	in.add(t.Title.Render(fmt.Sprintf("CALL %d", i+1)) + "  " +
-		t.Text.Render(fmt.Sprintf("%s · %s · num_predict %d", sanitize(c.Agent), sanitize(c.Model), c.NumPredict)))
+		t.Text.Render(fmt.Sprintf("%s · %s · num_predict %d", themes.Printable(c.Agent), themes.Printable(c.Model), c.NumPredict)))
 	in.add("  " + t.Muted.Render(in.cut(metricsLine(c.Metrics), 2)))
 	for s, sec := range c.Sections {
 		fk := foldKey{i, s}
@@ -206,7 +206,7 @@ func (in *inspector) foldHeader(fk foldKey, sec session.PromptSection) {
 	if in.open[fk] {
 		arrow = "▾"
 	}
-	label := fmt.Sprintf("%s %-8s %6d tok · %d message%s", arrow, sanitize(sec.Name), sec.Tokens,
+	label := fmt.Sprintf("%s %-8s %6d tok · %d message%s", arrow, themes.Printable(sec.Name), sec.Tokens,
 		len(sec.Messages), plural(len(sec.Messages)))
 	in.folds = append(in.folds, fold{key: fk, line: len(in.lines)})
 	if len(in.folds)-1 == in.cursor {
@@ -218,12 +218,12 @@ func (in *inspector) foldHeader(fk foldKey, sec session.PromptSection) {
 
 func (in *inspector) message(m session.PromptMessage) {
 	t := in.theme
-	head := sanitize(m.Role) + ":"
+	head := themes.Printable(m.Role) + ":"
 	if m.Rule != "" {
-		head = "[" + sanitize(m.Rule) + "] " + head
+		head = "[" + themes.Printable(m.Rule) + "] " + head
 	}
 	in.add("      " + t.Muted.Render(head))
-	for _, l := range strings.Split(wrap(sanitize(m.Content), in.width-12), "\n") {
+	for _, l := range strings.Split(wrap(themes.Printable(m.Content), in.width-12), "\n") {
 		in.add("        " + t.Text.Render(l))
 	}
 }
@@ -233,7 +233,7 @@ func (in *inspector) field(name, value string) {
 		return
 	}
 	t := in.theme
-	lines := strings.Split(wrap(sanitize(value), in.width-18), "\n")
+	lines := strings.Split(wrap(themes.Printable(value), in.width-18), "\n")
 	for i, l := range lines {
 		label := ""
 		if i == 0 {

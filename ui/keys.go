@@ -15,6 +15,7 @@ type keyMap struct {
 	Send, Newline               key.Binding
 	History                     key.Binding
 	Patient, NextPat, PrevPat   key.Binding
+	AlarmGo, AlarmAck           key.Binding
 	Focus, FocusBack            key.Binding
 	RosterMove                  key.Binding
 	RosterSwitch, RosterOrder   key.Binding
@@ -40,6 +41,8 @@ func newKeyMap() keyMap {
 		Patient:       bind("alt+1…9", "patient N", "alt+1", "alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7", "alt+8", "alt+9"),
 		NextPat:       bind("ctrl+n", "next patient", "ctrl+n"),
 		PrevPat:       bind("ctrl+p", "previous patient", "ctrl+p"),
+		AlarmGo:       bind("alt+a", "go to alarm", "alt+a"),
+		AlarmAck:      bind("alt+k", "acknowledge", "alt+k"),
 		Focus:         bind("tab", "focus input/chat/roster", "tab"),
 		FocusBack:     bind("shift+tab", "focus back", "shift+tab"),
 		RosterMove:    bind("↑/↓", "select patient", "up", "down"),
@@ -88,6 +91,7 @@ type helpGroup struct {
 func (k keyMap) helpGroups() []helpGroup {
 	return []helpGroup{
 		{"Patients", []key.Binding{k.Patient, k.NextPat, k.PrevPat, k.RosterMove, k.RosterSwitch, k.RosterOrder}},
+		{"Alarms", []key.Binding{k.AlarmGo, k.AlarmAck}},
 		{"Input", []key.Binding{k.Send, k.Newline, k.History}},
 		{"Chat", []key.Binding{k.PageUp, k.PageDown, k.Top, k.End, k.SelectMessage, k.CopyMessage, k.CopyChat}},
 		{"Search", []key.Binding{k.Search, k.SearchNext, k.SearchPrev, k.Close}},

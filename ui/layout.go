@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/themes"
 )
 
 const (
@@ -162,7 +163,7 @@ func (m *Model) searchBar() string {
 	if status != "" {
 		status = "  " + status
 	}
-	left := t.Accent.Render("─ search: ") + t.Text.Render(sanitize(m.chat.search.query)) + t.Accent.Render("▏") +
+	left := t.Accent.Render("─ search: ") + t.Text.Render(themes.Printable(m.chat.search.query)) + t.Accent.Render("▏") +
 		t.Muted.Render(status)
 	right := t.Muted.Render(" ↑ older · ↓ newer · esc ends ─")
 	room := m.lay.mainWidth - lipgloss.Width(right)
@@ -197,6 +198,9 @@ func (m *Model) hints() []key.Binding {
 		return []key.Binding{k.Cancel, k.Quit}
 	case m.lastErr:
 		return []key.Binding{k.Retry, k.Help}
+	}
+	if len(m.state.Alerts) > 0 {
+		return []key.Binding{k.AlarmGo, k.AlarmAck, k.Send, k.Help}
 	}
 	switch m.focus {
 	case focusChat:

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"strings"
+
+	"github.com/ward-sim/ward/themes"
 )
 
 // liveMessage is a message still streaming in. Markdown can only be laid
@@ -42,7 +44,7 @@ func (lm *liveMessage) update(c *chatPane) {
 	text := lm.text.String()
 	width := c.width - bodyIndent
 	if end := stableBoundary(text, lm.stableEnd); end > lm.stableEnd {
-		block := c.indented(c.md.lines(sanitize(text[lm.stableEnd:end]), width))
+		block := c.indented(c.md.lines(themes.Printable(text[lm.stableEnd:end]), width))
 		if len(lm.stable) > 0 && len(block) > 0 {
 			lm.stable = append(lm.stable, strings.Repeat(" ", c.width))
 		}
@@ -51,7 +53,7 @@ func (lm *liveMessage) update(c *chatPane) {
 	}
 	lm.tail = nil
 	if rest := strings.TrimSpace(text[lm.stableEnd:]); rest != "" {
-		lm.tail = c.indented(c.md.lines(sanitize(rest), width))
+		lm.tail = c.indented(c.md.lines(themes.Printable(rest), width))
 	}
 }
 

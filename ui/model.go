@@ -21,6 +21,8 @@ type Options struct {
 	SaveDir     string    // where the inspector saves prompts; "" is the working directory
 	Clipboard   io.Writer // where OSC 52 is written; nil is stderr
 	Notice      string    // shown in the status bar at start, e.g. why the offline backend is in use
+	// Bell is where the terminal bell is rung when an alarm or escalation sounds; nil rings none.
+	Bell io.Writer
 }
 
 type focusArea int
@@ -85,6 +87,8 @@ type Model struct {
 	quitting   bool   // ctrl+c was pressed while generating
 	notice     notice
 	lastErr    bool // the last turn failed in a way worth retrying: hint at ctrl+r
+	sounded    int  // the snapshot's count of alarms sounded, when last seen
+	ring       bool // an alarm sounded since the last Update: ring the bell
 }
 
 // screenCommands are the slash commands the screen answers itself, listed in the palette
@@ -141,6 +145,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.width > 0 && m.status.Height(m.notice, m.hints()) != m.lay.statusHeight {
 		m.relayout()
 	}
+	if m.ring {
+		m.ring = false
+		cmd = tea.Batch(cmd, bellCmd(m.opts.Bell))
+	}
 	return m, cmd
 }
 
@@ -194,6 +202,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // applyState shows a new snapshot in every pane.
 func (m *Model) applyState(s session.ViewState) {
 	newPatient := s.Patient.ID != m.state.Patient.ID
+	m.ring = m.ring || s.Sounded > m.sounded
+	m.sounded = max(m.sounded, s.Sounded)
 	m.state = s
 	m.roster.SetState(s)
 	m.chat.hint = firstScreenHint(s)
@@ -262,7 +272,7 @@ func (m *Model) showError(ev session.Update) {
 }
 
 func retryable(code string) bool {
-	return strings.HasPrefix(code, "LLM_") || code == "MODEL_NOT_FOUND" || code == "STORAGE"
+	return strings.HasPrefix(code, "LLM_") || code == "MODEL_NOT_FOUND" || code == "STORAGE" || code == session.CodeNotSaved
 }
 
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
@@ -382,6 +392,10 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.switchTo(m.roster.Neighbour(-1), "the roster is empty"), true
 	case key.Matches(msg, k.RosterOrder):
 		m.roster.ToggleOrder()
+	case key.Matches(msg, k.AlarmGo):
+		return m.switchTo(m.alarmPatient(), "no alarm or escalation is waiting"), true
+	case key.Matches(msg, k.AlarmAck):
+		return m.acknowledge(), true
 	case key.Matches(msg, k.Focus):
 		m.setFocus((m.focus + 1) % focusCount)
 	case key.Matches(msg, k.FocusBack):
@@ -428,7 +442,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		m.chat.Select(m.chat.selected + 1)
 	case key.Matches(msg, k.CopyMessage):
 		if sel, ok := m.chat.Selected(); ok {
-			return copyCmd(m.opts.Clipboard, "message", sanitize(sel.Content))
+			return copyCmd(m.opts.Clipboard, "message", themes.Printable(sel.Content))
 		}
 	case key.Matches(msg, k.Top):
 		m.chat.Top()
@@ -661,6 +675,33 @@ func (m *Model) switchTo(id, missing string) tea.Cmd {
 	}
 	m.notice = notice{}
 	return switchCmd(m.ctx, m.engine, id)
+}
+
+// alarmPatient is the patient the alarm key goes to: the one whose alert is the most urgent, or,
+// when the trainee is already with them, the next one waiting.
+func (m *Model) alarmPatient() string {
+	for _, a := range m.state.Alerts {
+		if a.PatientID != m.state.Patient.ID {
+			return a.PatientID
+		}
+	}
+	if len(m.state.Alerts) > 0 {
+		return m.state.Alerts[0].PatientID
+	}
+	return ""
+}
+
+// acknowledge acknowledges the alerts waiting on the active patient, as /ack does.
+func (m *Model) acknowledge() tea.Cmd {
+	switch {
+	case m.turn != nil:
+		m.notice = notice{text: "a reply is still coming — esc cancels it", level: noticeWarn}
+		return nil
+	case m.state.Patient.ID == "":
+		m.notice = notice{text: "no patient is active — alt+a goes to the alarm first", level: noticeWarn}
+		return nil
+	}
+	return m.sendLine("/ack")
 }
 
 func (m *Model) setFocus(f focusArea) {

@@ -158,23 +158,41 @@ func (r *rosterPane) Neighbour(delta int) string {
 	return order[(at+delta+len(order))%len(order)].ID
 }
 
-// ordered returns the display order: the sickest first unless byID.
+// ordered returns the display order: the sickest first unless byID. Sickest is what is known: the
+// last measured NEWS2's band, raised to the band an alarm or a nurse's call stands for (an
+// emergency call or an alarm counts as high, an urgent call as medium); then a patient with an
+// alert waiting before one without; then the score.
 func (r *rosterPane) ordered() []session.RosterEntry {
 	if r.byID {
 		return r.entries
 	}
 	out := append([]session.RosterEntry(nil), r.entries...)
 	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].NEWS2, out[j].NEWS2
-		if a.Known != b.Known {
-			return a.Known
+		a, b := acuity(out[i]), acuity(out[j])
+		if a != b {
+			return a > b
 		}
-		if a.Band != b.Band {
-			return a.Band > b.Band
+		if x, y := out[i].Alert.Level, out[j].Alert.Level; x != y {
+			return x > y
 		}
-		return a.Value > b.Value
+		return out[i].NEWS2.Value > out[j].NEWS2.Value
 	})
 	return out
+}
+
+// acuity ranks a row: -1 for nothing known, else the band of its score or of its alert.
+func acuity(e session.RosterEntry) int {
+	rank := -1
+	if e.NEWS2.Known {
+		rank = int(e.NEWS2.Band)
+	}
+	switch e.Alert.Level {
+	case session.AlertEmergency, session.AlertAlarm:
+		rank = max(rank, int(session.BandHigh))
+	case session.AlertUrgent:
+		rank = max(rank, int(session.BandMedium))
+	}
+	return rank
 }
 
 func (r *rosterPane) orderName() string {
@@ -226,7 +244,7 @@ func (r *rosterPane) sidebarView() string {
 			r.hits = append(r.hits, rosterHit{row: len(lines), x1: r.width, id: e.ID})
 			lines = append(lines, r.row(e, i == r.cursor))
 			if e.Name != "" {
-				lines = append(lines, t.Muted.Render(truncate("    "+sanitize(e.Name), r.width)))
+				lines = append(lines, t.Muted.Render(truncate("    "+themes.Printable(e.Name), r.width)))
 			}
 		}
 		return fitLines(lines, r.width, r.height)
@@ -272,23 +290,24 @@ func moreLabel(arrow string, n int) string {
 	return fmt.Sprintf("%s %d more", arrow, n)
 }
 
-// row is one sidebar line: marker, shortcut, ID, NEWS2 and trend, time
-// since last checked, alert.
+// row is one sidebar line: marker, shortcut, ID, NEWS2 and trend, time since the last reading
+// (in the warning colour when it is older than its NEWS2 calls for), and "!" for an alarm or
+// escalation waiting.
 func (r *rosterPane) row(e session.RosterEntry, selected bool) string {
 	t := r.theme
 	marker, idStyle := " ", t.RosterItem
 	if e.ID == r.active {
 		marker, idStyle = "▸", t.RosterActive
 	}
-	alert := " "
-	if e.Alert {
-		alert = t.RosterAlert.Render("!")
+	age := t.Muted
+	if e.Overdue {
+		age = t.Warn
 	}
 	right := scoreCell(t, e.NEWS2) + trendArrow(t, e.Trend) + " " +
-		t.Muted.Render(fmt.Sprintf("%4s", sinceLabel(r.clock, e.LastChecked))) + " " + alert
+		age.Render(fmt.Sprintf("%4s", sinceLabel(r.clock, e.LastChecked))) + " " + alertMark(t, e.Alert.Level)
 	left := marker + r.shortcut(e.ID) + " "
 	idWidth := r.width - lipgloss.Width(left) - lipgloss.Width(right) - 1
-	line := left + idStyle.Render(fit(sanitize(e.ID), max(idWidth, 1))) + " " + right
+	line := left + idStyle.Render(fit(themes.Printable(e.ID), max(idWidth, 1))) + " " + right
 	if selected && r.focused {
 		return t.Selected.Render(fit(stripStyles(line), r.width))
 	}
@@ -345,8 +364,8 @@ func moreMarker(n int) string { return fmt.Sprintf(" +%d›", n) }
 
 func (r *rosterPane) stripItem(e session.RosterEntry, i int) string {
 	t := r.theme
-	item := r.shortcut(e.ID) + " " + sanitize(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
-	if e.Alert {
+	item := r.shortcut(e.ID) + " " + themes.Printable(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
+	if e.Alert.Level != session.AlertNone {
 		item += "!"
 	}
 	switch {
@@ -354,7 +373,7 @@ func (r *rosterPane) stripItem(e session.RosterEntry, i int) string {
 		return t.Selected.Render(item)
 	case e.ID == r.active:
 		return t.RosterActive.Render("▸" + item)
-	case e.Alert:
+	case e.Alert.Level != session.AlertNone:
 		return t.RosterAlert.Render(item)
 	}
 	return t.RosterItem.Render(item)
@@ -382,6 +401,18 @@ func (r *rosterPane) stripStart(items []string) int {
 		}
 	}
 	return start
+}
+
+// alertMark is the roster's marker for an alarm or escalation waiting: "!" in the colour of how
+// soon to go, a space for none.
+func alertMark(t themes.Theme, level session.AlertLevel) string {
+	switch level {
+	case session.AlertNone:
+		return " "
+	case session.AlertUrgent:
+		return t.Warn.Render("!")
+	}
+	return t.RosterAlert.Render("!")
 }
 
 func scoreCell(t themes.Theme, s session.Score) string {

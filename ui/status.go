@@ -2,11 +2,13 @@ package ui
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
@@ -60,7 +62,7 @@ func (s *statusPane) View(vs session.ViewState, n notice, generating bool, hints
 	var lines []string
 	left := s.summary(vs, generating)
 	if n.text != "" {
-		note := " " + sanitize(n.text) + " "
+		note := " " + themes.Printable(n.text) + " "
 		if s.fitsBeside(n, hints) {
 			left = s.noticeStyle(n.level).Render(note)
 		} else {
@@ -73,7 +75,8 @@ func (s *statusPane) View(vs session.ViewState, n notice, generating bool, hints
 	s.help.Width = max(s.width-lipgloss.Width(left)-2, 0)
 	right := s.help.ShortHelpView(hints)
 	gap := max(s.width-lipgloss.Width(left)-lipgloss.Width(right), 0)
-	return strings.Join(append(lines, left+t.StatusBar.Render(strings.Repeat(" ", gap))+right), "\n")
+	// the help keeps its first hint even when it does not fit; the line never outgrows the screen
+	return strings.Join(append(lines, fit(left+t.StatusBar.Render(strings.Repeat(" ", gap))+right, s.width)), "\n")
 }
 
 // Height is how many lines View takes for this notice.
@@ -86,11 +89,11 @@ func (s *statusPane) Height(n notice, hints []key.Binding) int {
 
 func (s *statusPane) fitsBeside(n notice, hints []key.Binding) bool {
 	s.help.Width = 0
-	return lipgloss.Width(sanitize(n.text))+2+lipgloss.Width(s.help.ShortHelpView(hints)) <= s.width
+	return lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.help.ShortHelpView(hints)) <= s.width
 }
 
 func (s *statusPane) noticeLines(n notice) []string {
-	lines := strings.Split(wrap(sanitize(n.text), s.width-2), "\n")
+	lines := strings.Split(wrap(themes.Printable(n.text), s.width-2), "\n")
 	if len(lines) > maxNoticeLines {
 		lines = append(lines[:maxNoticeLines-1], truncate(strings.Join(lines[maxNoticeLines-1:], " "), s.width-2))
 	}
@@ -110,17 +113,53 @@ func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
 
 func (s *statusPane) summary(vs session.ViewState, generating bool) string {
 	t := s.theme
+	alert := ""
+	if len(vs.Alerts) > 0 {
+		alert = s.alertLabel(vs.Alerts)
+	}
 	var parts []string
 	if generating {
 		parts = append(parts, "generating…")
 	}
 	parts = append(parts, backendLabel(vs))
-	if vs.Last.Latency > 0 {
+	if vs.Last.Latency > 0 && alert == "" { // an alert takes the turn's figures' room
 		parts = append(parts, fmt.Sprintf("%s · %d→%d tok", vs.Last.Latency.Round(10*time.Millisecond),
 			vs.Last.PromptTokens, vs.Last.OutputTokens))
 	}
 	parts = append(parts, speedLabel(vs))
-	return t.StatusBar.Render(" " + strings.Join(parts, " · ") + " ")
+	return alert + t.StatusBar.Render(" "+strings.Join(parts, " · ")+" ")
+}
+
+// alertTextWidth bounds what the status bar quotes of an alert; the chat holds all of it.
+const alertTextWidth = 32
+
+// alertLabel names the most urgent alert waiting, and how many more: "ALARM patient_2: SpO2 84
+// (below 90). +1". It comes first on the line, so a narrow terminal cuts the rest instead.
+func (s *statusPane) alertLabel(alerts []session.Alert) string {
+	a := alerts[0]
+	words := map[session.AlertLevel]string{session.AlertUrgent: "URGENT", session.AlertAlarm: "ALARM",
+		session.AlertEmergency: "EMERGENCY"}
+	text := fmt.Sprintf(" %s %s: %s", words[a.Level], themes.Printable(a.PatientID), truncate(themes.Printable(a.Text), alertTextWidth))
+	if n := len(alerts) - 1; n > 0 {
+		text += fmt.Sprintf(" +%d", n)
+	}
+	style := s.noticeStyle(noticeError)
+	if a.Level == session.AlertUrgent {
+		style = s.noticeStyle(noticeWarn).Bold(true)
+	}
+	return style.Render(text + " ")
+}
+
+// bellCmd rings the terminal bell on w: one BEL byte, which every terminal sounds or flashes as
+// its user set it. A nil writer rings nothing.
+func bellCmd(w io.Writer) tea.Cmd {
+	if w == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		_, _ = w.Write([]byte{'\a'}) // a bell that cannot be written is only silent
+		return nil
+	}
 }
 
 func backendLabel(vs session.ViewState) string {
@@ -128,9 +167,9 @@ func backendLabel(vs session.ViewState) string {
 		return "offline"
 	}
 	if vs.Model == "" {
-		return sanitize(vs.Backend)
+		return themes.Printable(vs.Backend)
 	}
-	return sanitize(vs.Backend) + " " + sanitize(vs.Model)
+	return themes.Printable(vs.Backend) + " " + themes.Printable(vs.Model)
 }
 
 func speedLabel(vs session.ViewState) string {

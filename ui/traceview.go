@@ -115,6 +115,6 @@ func (v *traceView) View() string {
 	if v.inspector.width == 0 {
 		return "" // the terminal's size is not known yet
 	}
-	line := v.opts.Theme.Muted.Render(truncate(sanitize(v.notice.text), v.inspector.width))
+	line := v.opts.Theme.Muted.Render(truncate(themes.Printable(v.notice.text), v.inspector.width))
 	return v.inspector.View() + "\n" + line
 }

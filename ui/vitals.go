@@ -59,13 +59,13 @@ func (v *vitalsPane) Render(s session.ViewState) {
 // In the compact layout the sparkline shares the value's line if it fits.
 func (v *vitalsPane) cell(s session.VitalSeries, points []session.VitalPoint, cellWidth int) (string, string) {
 	t := v.theme
-	name := t.Muted.Render(sanitize(s.Name) + " ")
+	name := t.Muted.Render(themes.Printable(s.Name) + " ")
 	if len(points) == 0 {
 		return fit(name+t.Muted.Render("—"), cellWidth), strings.Repeat(" ", cellWidth)
 	}
 	unit := ""
 	if cellWidth >= 16 {
-		unit = t.Muted.Render(" " + sanitize(s.Unit))
+		unit = t.Muted.Render(" " + themes.Printable(s.Unit))
 	}
 	last := points[len(points)-1].Value
 	label := name + t.Text.Bold(true).Render(formatValue(last)) + unit + " " + directionArrow(t, points)

@@ -36,7 +36,10 @@ type AnalyzerInput struct {
 	Text          string
 	ActivePatient string
 	Roster        []string
-	Pattern       *regexp.Regexp // PATIENT_ID_PATTERN; nil means DefaultPatientIDPattern
+	// Patients are the roster's patients as a trainee may name them, in order of arrival; nil
+	// when only the IDs are known.
+	Patients []Patient
+	Pattern  *regexp.Regexp // PATIENT_ID_PATTERN; nil means DefaultPatientIDPattern
 }
 
 type Decision struct {
@@ -45,6 +48,9 @@ type Decision struct {
 	Reasoning string
 	Source    string // rules | llm | fallback
 	Elapsed   time.Duration
+	// Candidates are the patients a reference could mean when it named more than one: the
+	// trainee is asked which.
+	Candidates []string
 }
 
 // Analyzer decides a turn's Action. It never fails: every error ends in a

@@ -16,8 +16,10 @@ import (
 
 // LLMAnalyzerConfig tunes the LLM analyzer. The zero value uses the defaults.
 type LLMAnalyzerConfig struct {
-	Timeout    time.Duration // whole call, default 8 s
-	NumPredict int           // output budget, default 1024: room for every bounded field, escapes included
+	// Timeout bounds the whole call; 0 derives it from the model's measured pace (at least 8 s),
+	// or allows a first call's loading of the model before anything was measured.
+	Timeout    time.Duration
+	NumPredict int // output budget, default 1024: room for every bounded field, escapes included
 	// NumCtx and KeepAlive must equal the chat calls' values, or Ollama
 	// reloads the model between the analyzer and the patient.
 	NumCtx    int           // default llm.DefaultNumCtx
@@ -29,6 +31,7 @@ type LLMAnalyzerConfig struct {
 
 const (
 	defaultAnalyzerTimeout = 8 * time.Second
+	firstCallTimeout       = 3 * time.Minute // loading a model on a laptop CPU
 	defaultAnalyzerPredict = 1024
 	maxAnalyzedTextLen     = 2000 // characters of the trainee's text sent to the model
 )
@@ -41,9 +44,6 @@ type LLMAnalyzer struct {
 }
 
 func NewLLMAnalyzer(backend llm.Backend, cfg LLMAnalyzerConfig) *LLMAnalyzer {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = defaultAnalyzerTimeout
-	}
 	if cfg.NumPredict <= 0 {
 		cfg.NumPredict = defaultAnalyzerPredict
 	}
@@ -87,24 +87,45 @@ func (a *LLMAnalyzer) Analyze(ctx context.Context, in AnalyzerInput) Decision {
 }
 
 func (a *LLMAnalyzer) ask(ctx context.Context, in AnalyzerInput) (Decision, error) {
-	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	req := a.request(in)
+	timeout := a.timeout(req)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, err := a.backend.Chat(ctx, a.request(in), nil)
+	resp, err := a.backend.Chat(ctx, req, nil)
+	if err == nil && llm.Unfinished(resp.DoneReason) != "" {
+		err = errors.New(llm.Unfinished(resp.DoneReason))
+	}
 	if err != nil {
-		return Decision{}, a.describe(err)
+		return Decision{}, describe(err, timeout)
 	}
 	return parseDecision(resp.Message.Content, in)
 }
 
+// analyzerReplyTokens is about how long a decision is; the timeout allows for it at the model's
+// measured pace.
+const analyzerReplyTokens = 120
+
+// timeout is the configured one, or else what the model's measured pace needs for this prompt
+// and a decision, and at least the default.
+func (a *LLMAnalyzer) timeout(req llm.Request) time.Duration {
+	if a.cfg.Timeout > 0 {
+		return a.cfg.Timeout
+	}
+	return llm.PaceOf(a.backend).Expect(llm.PromptBytes(req), analyzerReplyTokens, defaultAnalyzerTimeout, firstCallTimeout)
+}
+
 // describe words a failure for the Reasoning field, where the analyzer's
 // own cause matters more than the chat's user-facing advice.
-func (a *LLMAnalyzer) describe(err error) error {
+func describe(err error, timeout time.Duration) error {
 	var empty *llm.EmptyError
+	var stall *llm.StallError
 	switch {
 	case errors.As(err, &empty):
 		return errors.New("empty answer: " + empty.Reason)
+	case errors.As(err, &stall):
+		return fmt.Errorf("stalled: nothing for %s", stall.After)
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("no answer within %s", a.cfg.Timeout)
+		return fmt.Errorf("no answer within %s", timeout)
 	}
 	return err
 }
@@ -159,6 +180,12 @@ reasoning: one short sentence.
 	b.WriteString("\nRoster: ")
 	b.WriteString(orNone(strings.Join(in.Roster, ", ")))
 	b.WriteString("\n")
+	if len(in.Patients) > 0 {
+		b.WriteString("The trainee may name a roster patient without the ID, by name, bed, order of arrival or condition. Patients in order of arrival:\n")
+		for _, p := range in.Patients {
+			fmt.Fprintf(&b, "- %s: %s, %s, bed %s, %s\n", p.ID, orNone(p.Name), orNone(p.Sex), orNone(p.Bed), orNone(p.Condition))
+		}
+	}
 	return b.String()
 }
 

@@ -25,7 +25,7 @@ func testBackend(f *ollamatest.Fake, stalls bool) *ollama.Backend {
 	if stalls {
 		stall = testStall
 	}
-	return ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{StallTimeout: stall})
+	return ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{StallTimeout: stall, FirstCall: stall})
 }
 
 func newTestLLMAnalyzer(f *ollamatest.Fake, cfg LLMAnalyzerConfig) *LLMAnalyzer {
@@ -255,4 +255,26 @@ func readTrace(t *testing.T, path string) []llm.TraceRecord {
 		t.Fatal(err)
 	}
 	return runs[0].Calls
+}
+
+// A reference that fits several patients is the model's to settle when there is one; it sees
+// every patient as a trainee may name them. Without a model the rules keep the candidates, and
+// the trainee is asked which.
+func TestAmbiguousReferenceAsksTheModel(t *testing.T) {
+	in := AnalyzerInput{Text: "switch to the other one", ActivePatient: "patient_2",
+		Roster: []string{"patient_1", "patient_2", "patient_3"},
+		Patients: []Patient{{ID: "patient_1", Name: "Liam Carter", Bed: "Resus 3"},
+			{ID: "patient_2", Name: "Robert Chen", Bed: "Resus 4"}, {ID: "patient_3", Name: "Eleanor Price", Bed: "Majors 2"}}}
+	rules, sure := RulesAnalyzer{}.Decide(in)
+	if sure || len(rules.Candidates) != 2 || rules.PatientID != "" {
+		t.Fatalf("rules: %+v sure %v; want the two others as candidates, unsure", rules, sure)
+	}
+	f := ollamatest.NewFake(t, answer(`{"action":"SWITCH_EXISTING","patient_id":"patient_3","reasoning":"the one not yet seen"}`))
+	d := NewAnalyzer(newTestLLMAnalyzer(f, LLMAnalyzerConfig{})).Analyze(context.Background(), in)
+	if d.Source != SourceLLM || d.PatientID != "patient_3" {
+		t.Fatalf("decision %+v, want the model's patient_3", d)
+	}
+	if prompt := f.Requests()[0].Messages[0].Content; !strings.Contains(prompt, "patient_3: Eleanor Price") || !strings.Contains(prompt, "Majors 2") {
+		t.Errorf("the model was not told the patients' names and beds:\n%s", prompt)
+	}
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/ward-sim/ward/memory/words"
 )
 
-// MaxPatientIDLen bounds an ID: it becomes a bbolt key and goes in prompts.
-const MaxPatientIDLen = 64
+// MaxPatientIDLen bounds an ID: it becomes a bbolt key, goes in prompts and on the roster, and
+// no ward numbers its patients past sixteen digits ("patient_" and 16 digits is 24).
+const MaxPatientIDLen = 24
 
 // NormalizeID finds the one patient ID that text names, rewritten into the
 // pattern's form ("Patient_6", "pt #6", "patient id 6" → "patient_6";

@@ -42,7 +42,9 @@ func TestNormalizeID(t *testing.T) {
 		{"the patient is 6 feet tall", DefaultPatientIDPattern, ""},
 		{"patient_", DefaultPatientIDPattern, ""},
 		{"patient_4a", DefaultPatientIDPattern, ""},
-		{"review patient_-1", DefaultPatientIDPattern, ""}, // one separator only: never turned into patient_1
+		{"review patient_-1", DefaultPatientIDPattern, ""},                  // one separator only: never turned into patient_1
+		{"admit patient_99999999999999999999", DefaultPatientIDPattern, ""}, // past MaxPatientIDLen
+		{"admit patient_9999999999999999", DefaultPatientIDPattern, "patient_9999999999999999"},
 		{"patient--1", DefaultPatientIDPattern, ""},
 		{"pt#-1", DefaultPatientIDPattern, ""},
 		{"ptosis", DefaultPatientIDPattern, ""},

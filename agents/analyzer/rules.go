@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -64,6 +65,9 @@ func decide(in AnalyzerInput) (Decision, bool) {
 	case isRosterQuestion(lower):
 		return in.keep("question about the roster"), true
 	}
+	if ids, how := referred(tokens, in); len(ids) > 0 {
+		return decideByReference(in, ids, how)
+	}
 	if mentionsPatient(lower, shape) {
 		return decideWithoutID(in, lower)
 	}
@@ -91,6 +95,19 @@ func decideByID(in AnalyzerInput, ids []string) (Decision, bool) {
 	default:
 		d.Reasoning = "names " + id + ", who is new"
 	}
+	return d, true
+}
+
+// decideByReference: a patient named by bed, name, order or condition is a request for them, as
+// an ID is. A reference that fits several is not decided: the trainee is asked which (a model,
+// when there is one, gets a say first).
+func decideByReference(in AnalyzerInput, ids []string, how string) (Decision, bool) {
+	if len(ids) > 1 {
+		return Decision{Action: ActionSwitchExisting, Candidates: ids,
+			Reasoning: fmt.Sprintf("%s fits %d patients: %s", how, len(ids), strings.Join(ids, ", "))}, false
+	}
+	d, _ := decideByID(in, ids)
+	d.Reasoning = fmt.Sprintf("names %s by %s", ids[0], how)
 	return d, true
 }
 

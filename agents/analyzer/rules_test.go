@@ -137,6 +137,7 @@ func FuzzRulesAnalyzer(f *testing.F) {
 		"review patient_4", "yes proceed", "switch to patient_15", "clear patient context",
 		"switch patient please", "pt#6", "mrn 1234567", "reset the context", "which patients?", "",
 		"clear the patient's airway", "patient 6 and patient 7", "\x00patient_\xff9",
+		"go back to Mr Chen", "bed 4", "the first one", "the other one", "the asthmatic patient", "Resus 3",
 	} {
 		f.Add(s, "patient_4")
 		f.Add(s, "")
@@ -144,7 +145,9 @@ func FuzzRulesAnalyzer(f *testing.F) {
 	patterns := []*regexp.Regexp{DefaultPatientIDPattern, mrnPattern}
 	f.Fuzz(func(t *testing.T, text, active string) {
 		for _, p := range patterns {
-			in := AnalyzerInput{Text: text, ActivePatient: active, Roster: []string{"patient_4", "MRN1234567"}, Pattern: p}
+			in := AnalyzerInput{Text: text, ActivePatient: active, Roster: []string{"patient_4", "MRN1234567"}, Pattern: p,
+				Patients: []Patient{{ID: "patient_4", Name: "Robert Chen", Sex: "M", Bed: "Resus 4", Condition: "acs, chest pain"},
+					{ID: "MRN1234567", Name: "Maya Okafor", Sex: "F", Bed: "Resus 1", Condition: "asthma exacerbation"}}}
 			d, _ := RulesAnalyzer{}.Decide(in)
 			if !slices.Contains(Actions, d.Action) {
 				t.Fatalf("unknown action %q", d.Action)

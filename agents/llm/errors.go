@@ -1,6 +1,10 @@
 package llm
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // ErrEmpty matches every *EmptyError: the model gave no usable answer. The caller retries once
 // with a smaller prompt, then shows the error's message.
@@ -37,6 +41,40 @@ func (e *ModelNotFoundError) Error() string {
 	return "model " + e.Model + " not found — ollama pull " + e.Model
 }
 
-// DoneCut is the done reason of a reply whose stream ended without a done chunk: the server
-// stopped it, so the text is kept but may be unfinished.
-const DoneCut = "cut"
+// StallError is a model that sent nothing for the stall timeout. Nothing arrived, so there is
+// nothing to keep; it is not retried on its own, since a second wait would be as long.
+type StallError struct {
+	After time.Duration
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("the model sent nothing for %s — ctrl+r retries (--stall sets how long ward waits)", e.After)
+}
+
+// Done reasons of a reply whose text is kept although it may be unfinished. The server's own
+// reasons ("stop", "length") pass through as it sends them.
+const (
+	DoneCut     = "cut"      // the stream ended without a done chunk: the server stopped it
+	DoneLength  = "length"   // the output budget (num_predict) ran out
+	DoneStalled = "stalled"  // the model stopped sending mid-reply; what arrived is kept
+	DoneTooLong = "too_long" // the reply passed MaxReplyBytes and ward stopped reading
+)
+
+// MaxReplyBytes bounds one reply: far above any output budget ward sets, so only a runaway
+// model meets it, and then its first part is kept rather than megabytes stored and printed.
+const MaxReplyBytes = 256 << 10
+
+// Unfinished says in words why a kept reply may be unfinished; "" for a finished one.
+func Unfinished(doneReason string) string {
+	switch doneReason {
+	case DoneCut:
+		return "the model stopped in the middle of its answer"
+	case DoneLength:
+		return "the answer reached the output budget (--num-predict) and was cut there"
+	case DoneStalled:
+		return "the model stalled in the middle of its answer; what arrived is kept"
+	case DoneTooLong:
+		return fmt.Sprintf("the answer ran past %d KiB and was cut there", MaxReplyBytes>>10)
+	}
+	return ""
+}

@@ -19,7 +19,7 @@ func teamReply(agent, input string, f agents.TurnFacts) (reply string, ok bool) 
 	case strings.ToLower(agents.AgentMonitor):
 		return monitor(f.Measured), true
 	case strings.ToLower(agents.AgentPharmacist):
-		return pharmacist(f.Orders, f.Verdicts), true
+		return pharmacist(f.Checks, f.Orders, f.Verdicts), true
 	case strings.ToLower(agents.AgentPreceptor):
 		return preceptor(f.Review), true
 	}
@@ -156,13 +156,19 @@ func news2Band(score int) string {
 // move it across a NEWS2 boundary.
 func exactNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
-// pharmacist states the engine's verdict on every order, and says so
-// when the engine raised none. It never judges a drug the engine has not.
-func pharmacist(orders []agents.Order, verdicts []agents.Verdict) string {
-	if len(orders) == 0 && len(verdicts) == 0 {
+// pharmacist says the engine's word on this turn's orders first, as the engine put it, then its
+// verdict on every order so far, and says so when the engine raised none. It never judges a drug
+// the engine has not.
+func pharmacist(checks []agents.OrderCheck, orders []agents.Order, verdicts []agents.Verdict) string {
+	if len(checks) == 0 && len(orders) == 0 && len(verdicts) == 0 {
 		return "Nothing has been ordered yet, so the engine has no verdict for me to explain. Before any drug, confirm the patient's allergies and current medications."
 	}
 	var lines []string
+	for _, c := range checks {
+		if c.Say != "" {
+			lines = append(lines, c.Say)
+		}
+	}
 	flagged := map[string]bool{}
 	for _, v := range verdicts {
 		flagged[strings.ToLower(v.Drug)] = true
@@ -170,20 +176,21 @@ func pharmacist(orders []agents.Order, verdicts []agents.Verdict) string {
 	}
 	for _, o := range orders {
 		if !flagged[strings.ToLower(o.Drug)] {
-			lines = append(lines, fmt.Sprintf("%s: the engine raised no safety flag.", orderText(o)))
+			lines = append(lines, fmt.Sprintf("%s: no safety concern on record.", orderText(o)))
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
+// verdictLine is a drug-class verdict in plain words, with no rule name.
 func verdictLine(v agents.Verdict) string {
 	switch v.Level {
 	case "hard_stop":
-		return fmt.Sprintf("HARD STOP on %s, from the engine: %s. It must not be given.", v.Drug, v.Reason)
+		return fmt.Sprintf("STOP — %s: %s. It is not to be given.", v.Drug, v.Reason)
 	case "warn":
-		return fmt.Sprintf("WARNING on %s, from the engine: %s.", v.Drug, v.Reason)
+		return fmt.Sprintf("Caution — %s: %s.", v.Drug, v.Reason)
 	}
-	return fmt.Sprintf("The engine's verdict on %s is %q: %s.", v.Drug, v.Level, v.Reason)
+	return fmt.Sprintf("%s: %s.", v.Drug, v.Reason)
 }
 
 func orderText(o agents.Order) string {

@@ -49,19 +49,38 @@ func TestTeamOfflinePharmacistVoicesTheVerdict(t *testing.T) {
 	}
 	reply, _ := teamReply(agents.AgentPharmacist, "", facts)
 	for _, want := range []string{
-		"HARD STOP on Ampicillin", "penicillin allergy (anaphylaxis) covers ampicillin",
-		"WARNING on codeine", "paracetamol 1000 mg PO: the engine raised no safety flag",
+		"STOP — Ampicillin: penicillin allergy (anaphylaxis) covers ampicillin. It is not to be given.",
+		"Caution — codeine: morphine allergy", "paracetamol 1000 mg PO: no safety concern on record",
 	} {
 		if !strings.Contains(reply, want) {
 			t.Errorf("reply lacks %q:\n%s", want, reply)
 		}
 	}
-	if strings.Contains(reply, "ampicillin 1000 mg IV: the engine raised no") {
+	if strings.Contains(reply, "ampicillin 1000 mg IV: no safety concern") {
 		t.Error("a flagged order must not also be called unflagged")
+	}
+	for _, id := range []string{"hard_stop", "HARD STOP", "warn:", "the engine"} {
+		if strings.Contains(reply, id) {
+			t.Errorf("the Pharmacist's words carry %q:\n%s", id, reply)
+		}
 	}
 	none, _ := teamReply(agents.AgentPharmacist, "", agents.TurnFacts{})
 	if !strings.Contains(none, "no verdict") {
 		t.Errorf("with nothing ordered: %q", none)
+	}
+}
+
+// This turn's checked orders come first, in the engine's own words.
+func TestTeamOfflinePharmacistSaysThisTurnsChecksFirst(t *testing.T) {
+	stop := "STOP — adrenaline 50 mg IM is 100× the usual 0.5 mg; the maximum single dose is 0.5 mg."
+	facts := agents.TurnFacts{
+		Checks:   []agents.OrderCheck{{Order: "adrenaline 50 mg IM", Verdict: "stop", Say: stop}, {Order: "aspirin 300 mg PO", Verdict: "ok", Given: true}},
+		Orders:   []agents.Order{{Drug: "aspirin", DoseMg: 300, Route: "PO"}},
+		Verdicts: nil,
+	}
+	reply, _ := teamReply(agents.AgentPharmacist, "", facts)
+	if !strings.HasPrefix(reply, stop+"\n") || !strings.Contains(reply, "aspirin 300 mg PO: no safety concern on record") {
+		t.Errorf("reply:\n%s", reply)
 	}
 }
 

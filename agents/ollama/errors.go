@@ -22,6 +22,9 @@ func ollamaError(err error, model string) error {
 	if isModelNotFound(err) {
 		return &llm.ModelNotFoundError{Model: model}
 	}
+	if strings.HasPrefix(err.Error(), "unmarshal:") { // the client's words for a line it could not decode
+		return fmt.Errorf("Ollama sent a reply ward could not read (%v) — check the server's log, then retry", err)
+	}
 	return fmt.Errorf("ollama: %w", err)
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -16,21 +17,32 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 )
 
-// DefaultStallTimeout bounds the silence between two streamed chunks. It
-// also covers the wait for the first chunk, which includes loading the
-// model and evaluating the prompt, so it is generous.
+// DefaultStallTimeout bounds the silence between two streamed chunks once a reply has begun.
+// The wait for the first chunk, which includes loading the model and evaluating the prompt, is
+// longer: see firstChunk.
 const DefaultStallTimeout = 30 * time.Second
+
+// firstCallAllowance is how long the first chunk of the first call may take, before the model's
+// speed is known: loading a model from disk on a laptop CPU takes that long.
+const firstCallAllowance = 3 * time.Minute
 
 // Options tune the backend. The zero value uses the defaults.
 type Options struct {
 	StallTimeout time.Duration
+	// FirstCall is how long the first chunk may take before the model's speed is known
+	// (default firstCallAllowance).
+	FirstCall time.Duration
 }
 
-// Backend answers through a running Ollama server.
+// Backend answers through a running Ollama server. It is safe for concurrent use.
 type Backend struct {
-	client *api.Client
-	model  string
-	stall  time.Duration
+	client    *api.Client
+	model     string
+	stall     time.Duration
+	firstCall time.Duration
+
+	mu   sync.Mutex
+	pace llm.Pace
 }
 
 // New wraps a client for one model.
@@ -38,7 +50,10 @@ func New(client *api.Client, model string, opts Options) *Backend {
 	if opts.StallTimeout <= 0 {
 		opts.StallTimeout = DefaultStallTimeout
 	}
-	return &Backend{client: client, model: model, stall: opts.StallTimeout}
+	if opts.FirstCall <= 0 {
+		opts.FirstCall = firstCallAllowance
+	}
+	return &Backend{client: client, model: model, stall: opts.StallTimeout, firstCall: opts.FirstCall}
 }
 
 // FromEnvironment connects to the server OLLAMA_HOST names (Ollama's own default when unset).
@@ -53,69 +68,124 @@ func FromEnvironment(model string, opts Options) (*Backend, error) {
 func (o *Backend) Name() string  { return "ollama" }
 func (o *Backend) Model() string { return o.model }
 
-// errStalled is the cancel cause the watchdog sets, so a stall can be told
-// apart from the caller cancelling.
-var errStalled = errors.New("no chunk within the stall timeout")
+// Pace is the model's speed as the calls so far measured it.
+func (o *Backend) Pace() llm.Pace {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.pace
+}
 
-// Chat streams one reply. The watchdog cancels the request when no chunk
-// arrives for the stall timeout; that, an empty reply and a "length" stop
-// with no text all come back as *EmptyError.
+// measure keeps what a finished call of promptBytes showed of the model's speed. The prompt's
+// pace is the slowest seen: a prompt the server's cache held evaluates faster than a new one.
+func (o *Backend) measure(m llm.Metrics, promptBytes int) {
+	if m.EvalCount == 0 || m.EvalDuration == 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.pace.ReplyPerToken = m.EvalDuration / time.Duration(m.EvalCount)
+	if promptBytes > 0 {
+		o.pace.PromptPerByte = max(o.pace.PromptPerByte, m.PromptEvalDuration/time.Duration(promptBytes))
+	}
+}
+
+// firstChunk is how long the first chunk of req may take: the prompt's evaluation at the
+// measured pace, or the first-call allowance before anything was measured, and never less than
+// the stall timeout.
+func (o *Backend) firstChunk(req llm.Request) time.Duration {
+	return o.Pace().Expect(llm.PromptBytes(req), 0, o.stall, o.firstCall)
+}
+
+// errStalled is the cancel cause the watchdog sets, so a stall can be told apart from the
+// caller cancelling; errTooLong stops reading a runaway reply.
+var (
+	errStalled = errors.New("no chunk within the stall timeout")
+	errTooLong = errors.New("reply too long")
+)
+
+// Chat streams one reply. The watchdog cancels the request when no chunk arrives in time. A
+// reply that stalls or runs past llm.MaxReplyBytes keeps what arrived, with its done reason
+// saying so; an empty reply, or a "length" stop with no text, is an *llm.EmptyError; a stall
+// before any chunk is an *llm.StallError.
 func (o *Backend) Chat(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	watchdog := time.AfterFunc(o.stall, func() { cancel(errStalled) })
+	wait := o.firstChunk(req)
+	watchdog := time.AfterFunc(wait, func() { cancel(errStalled) })
 	defer watchdog.Stop()
 
 	var reply replyAccumulator
 	err := o.client.Chat(ctx, Wire(o.model, req), func(chunk api.ChatResponse) error {
 		watchdog.Reset(o.stall)
-		reply.add(chunk, onDelta)
-		return nil
+		wait = o.stall
+		return reply.add(chunk, onDelta)
 	})
-	// The client ends a stream cut by cancellation without an error, so a
-	// missing done chunk is checked against the cancel cause.
+	// The client ends a stream cut by cancellation without an error, so a missing done chunk is
+	// checked against the cancel cause.
 	switch {
 	case err == nil && reply.done:
-		return reply.response()
+		resp, err := reply.response("")
+		o.measure(resp.Metrics, llm.PromptBytes(req))
+		return resp, err
+	case errors.Is(err, errTooLong):
+		return reply.response(llm.DoneTooLong)
+	case errors.Is(context.Cause(ctx), errStalled) && reply.text.Len() > 0:
+		return reply.response(llm.DoneStalled)
 	case errors.Is(context.Cause(ctx), errStalled):
-		return llm.Response{}, &llm.EmptyError{Reason: fmt.Sprintf("stalled: %s without a chunk", o.stall)}
+		return llm.Response{}, &llm.StallError{After: wait}
 	case ctx.Err() != nil:
 		return llm.Response{}, ctx.Err()
 	case err != nil:
 		return llm.Response{}, ollamaError(err, o.model)
 	}
-	return reply.response()
+	if !reply.begun {
+		return llm.Response{}, errEndedEarly
+	}
+	return reply.response(llm.DoneCut)
 }
+
+// errEndedEarly is a stream that ended, with no error, before any chunk: the api client stops
+// reading at a line over its 512 KiB limit and reports nothing, so that is the likely cause.
+var errEndedEarly = errors.New("Ollama's stream ended before a reply began: a line over 512 KiB (the client's limit) ends it there — check the server's log, then retry")
 
 // replyAccumulator joins streamed chunks into one assistant message.
 type replyAccumulator struct {
+	begun     bool // a chunk arrived
 	text      strings.Builder
 	toolCalls []api.ToolCall
 	final     api.ChatResponse
 	done      bool
 }
 
-func (r *replyAccumulator) add(chunk api.ChatResponse, onDelta func(string)) {
-	if chunk.Message.Content != "" {
-		r.text.WriteString(chunk.Message.Content)
+func (r *replyAccumulator) add(chunk api.ChatResponse, onDelta func(string)) error {
+	r.begun = true
+	if content := chunk.Message.Content; content != "" {
+		if room := llm.MaxReplyBytes - r.text.Len(); len(content) > room {
+			r.text.WriteString(strings.ToValidUTF8(content[:room], ""))
+			return errTooLong
+		}
+		r.text.WriteString(content)
 		if onDelta != nil {
-			onDelta(chunk.Message.Content)
+			onDelta(content)
 		}
 	}
 	r.toolCalls = append(r.toolCalls, chunk.Message.ToolCalls...)
 	if chunk.Done {
 		r.final, r.done = chunk, true
 	}
+	return nil
 }
 
-func (r *replyAccumulator) response() (llm.Response, error) {
+// response is the reply as it stands; unfinished is the done reason of a reply that did not
+// end with a done chunk, "" for one that did.
+func (r *replyAccumulator) response(unfinished string) (llm.Response, error) {
 	msg := fromAPI(api.Message{Role: "assistant", Content: r.text.String(), ToolCalls: r.toolCalls})
 	if strings.TrimSpace(msg.Content) == "" && len(msg.ToolCalls) == 0 {
 		return llm.Response{}, &llm.EmptyError{Reason: r.emptyReason()}
 	}
 	reason := r.final.DoneReason
-	if !r.done {
-		reason = llm.DoneCut // the server stopped the stream (a token repeated too often, say)
+	if unfinished != "" {
+		reason = unfinished
 	}
 	return llm.Response{Message: msg, DoneReason: reason, Metrics: metrics(r.final.Metrics)}, nil
 }
@@ -123,7 +193,7 @@ func (r *replyAccumulator) response() (llm.Response, error) {
 func (r *replyAccumulator) emptyReason() string {
 	switch {
 	case !r.done:
-		return "stream ended before done"
+		return "the stream ended before the reply was done"
 	case r.final.DoneReason == "length":
 		return "num_predict reached before any text"
 	default:

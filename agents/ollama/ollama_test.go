@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func newTestOllama(f *ollamatest.Fake, reply ollamatest.Reply) *ollama.Backend {
 	if reply.Stall {
 		stall = testStall
 	}
-	return ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{StallTimeout: stall})
+	return ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{StallTimeout: stall, FirstCall: stall})
 }
 
 func TestOllamaChatStreams(t *testing.T) {
@@ -118,12 +119,15 @@ func TestOllamaChatErrors(t *testing.T) {
 		{"empty answer", ollamatest.Streamed(), emptyMsg, isEmpty},
 		{"whitespace answer", ollamatest.Streamed(" \n"), emptyMsg, isEmpty},
 		{"length with no text", ollamatest.Reply{Chunks: []api.ChatResponse{ollamatest.DoneChunk("length")}}, emptyMsg, isEmpty},
-		{"stall before any chunk", ollamatest.Reply{Stall: true}, emptyMsg, isEmpty},
-		{"stall mid-stream", ollamatest.Reply{Chunks: ollamatest.Streamed("I feel").Chunks[:1], Stall: true}, emptyMsg, isEmpty},
-		{"no done chunk", ollamatest.Reply{}, emptyMsg, isEmpty},
+		{"stall before any chunk", ollamatest.Reply{Stall: true}, "the model sent nothing for 100ms — ctrl+r retries (--stall sets how long ward waits)", isStall},
+		{"no chunk at all", ollamatest.Reply{}, "Ollama's stream ended before a reply began: a line over 512 KiB (the client's limit) ends it there — check the server's log, then retry", func(error) bool { return true }},
+		{"a line over the client's limit", ollamatest.Reply{Raw: `{"message":{"role":"assistant","content":"` + strings.Repeat("a", 600<<10) + `"}}` + "\n"},
+			"Ollama's stream ended before a reply began: a line over 512 KiB (the client's limit) ends it there — check the server's log, then retry", func(error) bool { return true }},
 		{"404 chat wording", ollamatest.NotFound(ollamatest.TestModel), "model tiny not found — ollama pull tiny", isNotFound},
 		{"404 show wording", ollamatest.Reply{Status: http.StatusNotFound, Body: `{"error":"model 'tiny' not found"}`}, "model tiny not found — ollama pull tiny", isNotFound},
 		{"server error", ollamatest.Reply{Status: http.StatusInternalServerError, Body: `{"error":"out of memory"}`}, "ollama: out of memory", func(error) bool { return true }},
+		{"malformed JSON", ollamatest.Reply{Raw: "{\"message\":{\"role\":\"assistant\",\"content\":\"hi\"\n"},
+			"Ollama sent a reply ward could not read (unmarshal: unexpected end of JSON input) — check the server's log, then retry", func(error) bool { return true }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,7 +147,6 @@ func TestOllamaEmptyReasons(t *testing.T) {
 	}{
 		{ollamatest.Streamed(), "empty answer"},
 		{ollamatest.Reply{Chunks: []api.ChatResponse{ollamatest.DoneChunk("length")}}, "num_predict reached before any text"},
-		{ollamatest.Reply{Stall: true}, "stalled: 100ms without a chunk"},
 	}
 	for _, tt := range tests {
 		f := ollamatest.NewFake(t, tt.reply)
@@ -220,6 +223,11 @@ func isEmpty(err error) bool {
 	return errors.Is(err, llm.ErrEmpty) && errors.As(err, &empty)
 }
 
+func isStall(err error) bool {
+	var stall *llm.StallError
+	return errors.As(err, &stall) && !errors.Is(err, llm.ErrEmpty)
+}
+
 func isNotFound(err error) bool {
 	var nf *llm.ModelNotFoundError
 	return errors.As(err, &nf)
@@ -251,5 +259,44 @@ func TestOllamaEmbed(t *testing.T) {
 	var nf *llm.ModelNotFoundError
 	if !errors.As(err, &nf) {
 		t.Fatalf("missing embedding model: %v", err)
+	}
+}
+
+// A reply that stalls after it began keeps what arrived, marked as stalled, so the trainee reads
+// it and retries at once; one that runs away is cut at llm.MaxReplyBytes and marked too.
+func TestOllamaKeepsWhatArrived(t *testing.T) {
+	stalled := ollamatest.Reply{Chunks: ollamatest.Streamed("I feel", " sick").Chunks[:2], Stall: true}
+	f := ollamatest.NewFake(t, stalled)
+	resp, err := newTestOllama(f, stalled).Chat(context.Background(), llm.Request{}, nil)
+	if err != nil || resp.Message.Content != "I feel sick" || resp.DoneReason != llm.DoneStalled {
+		t.Fatalf("stalled mid-reply: %q %q %v", resp.Message.Content, resp.DoneReason, err)
+	}
+
+	huge := strings.Repeat("x", 64<<10)
+	parts := []string{huge, huge, huge, huge, huge, huge}
+	f = ollamatest.NewFake(t, ollamatest.Streamed(parts...))
+	var streamed int
+	resp, err = newTestOllama(f, ollamatest.Reply{}).Chat(context.Background(), llm.Request{}, func(d string) { streamed += len(d) })
+	if err != nil || len(resp.Message.Content) != llm.MaxReplyBytes || resp.DoneReason != llm.DoneTooLong || streamed > llm.MaxReplyBytes {
+		t.Fatalf("runaway reply: %d bytes kept, %d streamed, %q, %v", len(resp.Message.Content), streamed, resp.DoneReason, err)
+	}
+	if llm.Unfinished(resp.DoneReason) == "" {
+		t.Error("a cut reply has no words to say why")
+	}
+}
+
+// The first chunk may take as long as the model's measured pace says the prompt needs; before
+// anything was measured, the first-call allowance.
+func TestOllamaMeasuresItsPace(t *testing.T) {
+	f := ollamatest.NewFake(t, ollamatest.Answer("fine"))
+	b := newTestOllama(f, ollamatest.Reply{})
+	if b.Pace().Measured() {
+		t.Fatal("measured before any call")
+	}
+	if _, err := b.Chat(context.Background(), llm.Request{Messages: []memory.Message{{Role: "user", Content: "hi"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p := b.Pace(); !p.Measured() || p.ReplyPerToken != 2000/7 {
+		t.Errorf("pace after one call: %+v (the fake reports 7 tokens in 2000 ns)", p)
 	}
 }

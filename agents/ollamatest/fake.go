@@ -34,7 +34,8 @@ type Reply struct {
 	Status int    // 0 means 200
 	Body   string // sent as is when Status is an error
 	Chunks []api.ChatResponse
-	Stall  bool // after the chunks, send nothing until the client gives up
+	Stall  bool   // after the chunks, send nothing until the client gives up
+	Raw    string // sent as the whole body instead of chunks, as a broken server might
 }
 
 func NewFake(t testing.TB, replies ...Reply) *Fake {
@@ -44,6 +45,9 @@ func NewFake(t testing.TB, replies ...Reply) *Fake {
 	mux.HandleFunc("POST /api/chat", f.chat)
 	mux.HandleFunc("POST /api/show", f.showModel)
 	mux.HandleFunc("POST /api/embed", f.embed)
+	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"version":"0.6.5"}`))
+	})
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(func() {
 		close(f.release)
@@ -103,6 +107,10 @@ func (f *Fake) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
+	if reply.Raw != "" {
+		_, _ = w.Write([]byte(reply.Raw))
+		return
+	}
 	enc := json.NewEncoder(w)
 	for _, chunk := range reply.Chunks {
 		_ = enc.Encode(chunk)

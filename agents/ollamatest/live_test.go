@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	srv, err := ollamatest.StartTiny(ctx)
+	srv, err := ollamatest.StartTiny(ctx, 1)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "live ollama:", err)
@@ -263,5 +263,20 @@ func TestLiveProbeReportsTools(t *testing.T) {
 	}
 	if !caps.Tools {
 		t.Error("Probe: tools not reported for a template that renders .Tools")
+	}
+}
+
+// ward doctor against a real server: the server, the model and a first call with ward's JSON
+// format must pass; the rest is advice, logged for the CI report.
+func TestLiveDoctor(t *testing.T) {
+	checks := backend(t, ollamatest.ModelName).Doctor(t.Context(), llm.DefaultNumCtx)
+	for _, c := range checks {
+		t.Logf("%-12s ok=%v %s %s", c.Name, c.OK, c.Detail, c.Fix)
+		if !c.OK && !c.Advice {
+			t.Errorf("%s failed: %s (%s)", c.Name, c.Detail, c.Fix)
+		}
+	}
+	if len(checks) < 8 {
+		t.Fatalf("doctor stopped after %d checks", len(checks))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -38,9 +39,10 @@ const LiveEnv = "WARD_LIVE_OLLAMA"
 // Live reports whether the live tests run.
 func Live() bool { return os.Getenv(LiveEnv) == "1" }
 
-// StartTiny starts a server and creates the tiny model in it as ModelName.
-func StartTiny(ctx context.Context) (*Server, error) {
-	s, err := Start(ctx)
+// StartTiny starts a server with parallel sequences (OLLAMA_NUM_PARALLEL) and creates the tiny
+// model in it as ModelName.
+func StartTiny(ctx context.Context, parallel int) (*Server, error) {
+	s, err := Start(ctx, parallel)
 	if err != nil {
 		return nil, err
 	}
@@ -54,14 +56,14 @@ func StartTiny(ctx context.Context) (*Server, error) {
 
 // StartForTest gives one test its own server with the tiny model, or skips the test when live
 // tests are off. The server stops when the test ends; a failed test logs the server's log tail.
-func StartForTest(t testing.TB) *Server {
+func StartForTest(t testing.TB, parallel int) *Server {
 	t.Helper()
 	if !Live() {
 		t.Skip("set " + LiveEnv + "=1 to run against a real ollama serve")
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	s, err := StartTiny(ctx)
+	s, err := StartTiny(ctx, parallel)
 	if err != nil {
 		t.Fatal("live ollama: ", err)
 	}
@@ -77,9 +79,9 @@ func StartForTest(t testing.TB) *Server {
 // Start starts `ollama serve` and waits until it answers. The binary is $WARD_OLLAMA_BIN, else
 // `ollama` on PATH, else $GOPATH/bin/ollama (where `go install` puts it).
 //
-// The server runs one model with one sequence at a time (OLLAMA_NUM_PARALLEL=1), so each request
-// reuses the KV cache of the request before it, as it does for a single ward user.
-func Start(ctx context.Context) (*Server, error) {
+// The server runs one model with parallel sequences (OLLAMA_NUM_PARALLEL). With one, each request
+// can reuse only the KV cache of the request before it; with more, each sequence keeps its own.
+func Start(ctx context.Context, parallel int) (*Server, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
@@ -89,14 +91,14 @@ func Start(ctx context.Context) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: dir, done: make(chan error, 1)}
-	if err := s.start(ctx, bin); err != nil {
+	if err := s.start(ctx, bin, parallel); err != nil {
 		s.Stop()
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Server) start(ctx context.Context, bin string) error {
+func (s *Server) start(ctx context.Context, bin string, parallel int) error {
 	addr, err := freeLoopbackAddr()
 	if err != nil {
 		return err
@@ -113,7 +115,7 @@ func (s *Server) start(ctx context.Context, bin string) error {
 		"OLLAMA_HOST="+addr,
 		"OLLAMA_MODELS="+filepath.Join(s.dir, "models"),
 		"HOME="+s.dir, // serve writes its key pair under $HOME/.ollama
-		"OLLAMA_NUM_PARALLEL=1",
+		"OLLAMA_NUM_PARALLEL="+strconv.Itoa(max(parallel, 1)),
 		"OLLAMA_MAX_LOADED_MODELS=1",
 	)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log

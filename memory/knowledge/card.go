@@ -250,8 +250,9 @@ func idFromName(name string) string {
 	return strings.TrimSuffix(b.String(), "-")
 }
 
-// clean makes file text safe to print and to put in a prompt: valid UTF-8, "\n" line ends, no
-// escape sequences, and no control characters but newline and tab.
+// clean keeps words only in a card's text: "\n" line ends, valid UTF-8, no escape sequences
+// and no control characters but newline and tab. It is the index's and the prompt's hygiene; what
+// reaches a terminal is cleaned again where it is printed (themes.Printable).
 func clean(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.ReplaceAll(s, "\r\n", "\n")

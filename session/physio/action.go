@@ -5,16 +5,22 @@ import sc "github.com/ward-sim/ward/session/scenario"
 // Action is one thing the trainee did, as parsed from text. Zero fields were
 // not stated; the parser never fills them in by guessing.
 type Action struct {
-	Kind     sc.ActionKind `json:"action"`
-	Drug     string        `json:"drug,omitempty"`      // canonical catalogue name
-	DoseMg   float64       `json:"dose_mg,omitempty"`   // mcg and g converted
-	Route    string        `json:"route,omitempty"`     // IM, IV, IO, PO, SL, IN, NEB, SC, PR, BUCCAL
-	VolumeML float64       `json:"volume_ml,omitempty"` // fluids, or a drug given by volume
-	Device   string        `json:"device,omitempty"`    // oxygen, airway or ventilation device
-	FlowLPM  float64       `json:"flow_l_min,omitempty"`
-	FiO2     float64       `json:"fio2,omitempty"` // percent, when stated (a 28 % venturi)
-	Topic    string        `json:"topic,omitempty"`
-	Position string        `json:"position,omitempty"`
+	Kind sc.ActionKind `json:"action"`
+	Drug string        `json:"drug,omitempty"` // canonical catalogue name
+	// Dose is the dose as written: an amount, a volume, a strength or all three ("0.5 mL of 1 in
+	// 1000"). DoseMg is the same dose in mg, where it is a mass: as written until the engine has
+	// checked the order, then as the formulary converts it.
+	Dose     sc.Dose `json:"dose,omitzero"`
+	DoseMg   float64 `json:"dose_mg,omitempty"`
+	Route    string  `json:"route,omitempty"`     // IM, IV, IO, PO, SL, IN, NEB, SC, PR, BUCCAL, INH
+	VolumeML float64 `json:"volume_ml,omitempty"` // fluids, or a drug given by volume
+	// Override repeats a medication order the Pharmacist stopped, on purpose: it is given.
+	Override bool    `json:"override,omitempty"`
+	Device   string  `json:"device,omitempty"` // oxygen, airway or ventilation device
+	FlowLPM  float64 `json:"flow_l_min,omitempty"`
+	FiO2     float64 `json:"fio2,omitempty"` // percent, when stated (a 28 % venturi)
+	Topic    string  `json:"topic,omitempty"`
+	Position string  `json:"position,omitempty"`
 }
 
 // IsTreatment reports whether the action does something to the patient, as

@@ -15,27 +15,45 @@ const (
 	sourceTreatment = "treatment"
 )
 
-// Apply performs one action now and returns what followed: the action itself,
-// measurements, safety findings, critical errors and any state change.
-// Medications are given even against a hard stop — the trainee said so — and
-// the body responds; the finding and the critical error are the lesson.
+// Apply performs one action now and returns what followed: the action itself, measurements,
+// safety findings, critical errors and any state change. Anything the trainee does for the
+// patient reviews the alarms and escalations waiting on them, including one their own action
+// sets off.
+//
+// A medication order is checked first (checkOrder). The Pharmacist stops an order over its
+// maximum dose, by a wrong route, or against an allergy or contraindication the trainee knows
+// of, and it is not given unless the trainee overrides the stop; then the body responds, and the
+// override is a critical error. An order that cannot be dosed as written gets a question back
+// and nothing is given. An allergy nobody asked about does not stop the order: the drug is given
+// and the reaction plays out, and that is the lesson.
 func (e *Engine) Apply(a Action) []Event {
 	t := e.s.T
+	var out []Event
+	order := OrderRecord{Fraction: 1}
+	if a.Kind == sc.KindMedication {
+		var findings []Finding
+		a, order, findings = e.checkOrder(a)
+		if out = e.recordOrder(order, findings, out); !order.Given {
+			e.reviewed()
+			return out
+		}
+	}
 	rec := ActionRecord{T: float64(t), Action: a}
 	switch a.Kind {
 	case sc.KindMedication:
 		rec.AllergiesAsked = e.AllergiesAsked()
 	case sc.KindAsk:
-		if a.Topic == "allergies" && !e.AllergiesAsked() {
+		if a.Topic == topicAllergies && !e.AllergiesAsked() {
 			e.s.AllergiesAskedAt = t
 		}
+		e.hear(a.Topic)
 	case sc.KindGlucoseCheck:
 		raw := e.raw()
 		rec.Glucose = math.Round(raw[sc.Glucose]*10) / 10
 		e.s.LastGlucose = rec.Glucose
 	}
 	e.s.Actions = append(e.s.Actions, rec)
-	out := []Event{{Kind: EventAction, PatientID: e.s.PatientID, Action: rec}}
+	out = append(out, Event{Kind: EventAction, PatientID: e.s.PatientID, Action: rec})
 
 	switch a.Kind {
 	case sc.KindCheckVitals:
@@ -44,7 +62,7 @@ func (e *Engine) Apply(a Action) []Event {
 		if !e.s.Monitored {
 			e.s.Monitored = true
 			e.s.NextReading = t + monitorInterval
-			out = e.measure("monitor", out)
+			out = e.alarm(e.measure("monitor", out))
 		}
 	case sc.KindOxygen, sc.KindVentilate:
 		e.cancel(sourceOxygen)
@@ -52,13 +70,28 @@ func (e *Engine) Apply(a Action) []Event {
 	case sc.KindStopOxygen:
 		e.cancel(sourceOxygen)
 		e.s.OnOxygen = false
-	case sc.KindMedication:
-		out = e.administer(a, out)
 	}
-	e.intervene(a)
+	e.intervene(a, order.Fraction)
+	errors := len(e.s.Errors)
 	out = e.scenarioErrors(a, out)
+	if a.Kind == sc.KindMedication {
+		out = e.administer(a, order, len(e.s.Errors) > errors, out)
+	}
 	e.markSeen(a)
+	e.reviewed() // the trainee is with the patient: what sounds now, they hear
 	return e.checkTransitions(out)
+}
+
+// recordOrder keeps a checked order and the findings that go with it, and reports them.
+func (e *Engine) recordOrder(o OrderRecord, findings []Finding, out []Event) []Event {
+	e.s.Orders = append(e.s.Orders, o)
+	out = append(out, Event{Kind: EventOrder, PatientID: e.s.PatientID, Order: o})
+	for _, f := range findings {
+		rec := SafetyRecord{T: o.T, Finding: f, AllergiesAsked: e.AllergiesAsked(), Known: e.knows(f)}
+		e.s.Safety = append(e.s.Safety, rec)
+		out = append(out, Event{Kind: EventSafety, PatientID: e.s.PatientID, Safety: rec})
+	}
+	return out
 }
 
 // CheckMedication is the safety verdict on giving drug now, without giving it.
@@ -67,32 +100,42 @@ func (e *Engine) CheckMedication(drug string) []Finding {
 	return CheckMedication(e.sc, drug, raw[sc.SBP], e.Elapsed())
 }
 
-func (e *Engine) administer(a Action, out []Event) []Event {
-	t := float64(e.s.T)
+// administer is what a given drug does beyond the scenario's interventions: the reaction to an
+// allergy or contraindication and the toxicity of an overdose, each a critical error (unless the
+// scenario already named the error, scenarioErred), and the antidotes.
+func (e *Engine) administer(a Action, o OrderRecord, scenarioErred bool, out []Event) []Event {
 	for _, f := range e.CheckMedication(a.Drug) {
-		rec := SafetyRecord{T: t, Finding: f, AllergiesAsked: e.AllergiesAsked()}
-		e.s.Safety = append(e.s.Safety, rec)
-		out = append(out, Event{Kind: EventSafety, PatientID: e.s.PatientID, Safety: rec})
-		if f.Level == sc.HardStop {
-			out = e.criticalError(f.Rule+":"+f.Drug, "gave "+f.Drug+" despite a hard stop: "+f.Reason, out)
-			e.addEffects(f.effects, f.source)
+		if f.Level != sc.HardStop {
+			continue
 		}
+		if !scenarioErred {
+			out = e.orderError(o, &f, out)
+		}
+		e.addEffects(f.effects, f.source)
+	}
+	if o.Override && o.doseStopped() {
+		if !scenarioErred {
+			out = e.orderError(o, nil, out)
+		}
+		e.overdose(o)
 	}
 	if a.Drug == "epinephrine" {
 		e.cancel(sourceAllergy)
 	}
+	e.reverse(a.Drug)
 	return out
 }
 
-// intervene applies the effects of the first intervention matching a.
-func (e *Engine) intervene(a Action) {
+// intervene applies the effects of the first intervention matching a, scaled by fraction: a
+// dose below the usual one does part of its work.
+func (e *Engine) intervene(a Action, fraction float64) {
 	source := sourceTreatment
 	if a.Kind == sc.KindOxygen || a.Kind == sc.KindVentilate {
 		source = sourceOxygen
 	}
 	for _, iv := range e.sc.Interventions {
 		if matches(iv.Match, a) {
-			e.addEffects(iv.Effects, source)
+			e.addEffects(scaled(iv.Effects, fraction), source)
 			return
 		}
 	}

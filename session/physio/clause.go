@@ -1,6 +1,9 @@
 package physio
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // What a clause contains: its opening word, categories and topics, amounts
 // with their units, and routes.
@@ -67,6 +70,19 @@ var (
 	flowUnits    = map[string]conversion{"l": {1, 1}, "lpm": {1, 1}}
 	percentUnits = map[string]conversion{"pct": {1, 1}}
 )
+
+// doseText is the words of c[from:to] that can hold a drug's dose: up to the oxygen or fluid
+// ordered in the same clause, whose litres are not the drug's.
+func (c clause) doseText(from, to int) string {
+	var words []string
+	for _, lx := range c[from:to] {
+		if lx.cat == catOxygen || lx.cat == catO2Device || lx.cat == catFluid {
+			break
+		}
+		words = append(words, lx.word)
+	}
+	return strings.Join(words, " ")
+}
 
 func (c clause) hasAmount() bool {
 	_, mass := c.amount(0, len(c), massUnits)

@@ -32,7 +32,7 @@ func NewEngine(patientID string, s *sc.Scenario, seed uint64, now float64) *Engi
 	e := &Engine{sc: s, cur: s.State(s.InitialState)}
 	e.s = Snapshot{
 		PatientID: patientID, Scenario: s.ID, RNG: seed, Admitted: t, T: t,
-		State: s.InitialState, StateSince: t, AllergiesAskedAt: -1, NextReading: -1,
+		State: s.InitialState, StateSince: t, AllergiesAskedAt: -1, NextReading: -1, Attended: -1,
 		Seen: make([]bool, s.NumConditions()), HeldSince: make([]int64, s.NumConditions()),
 	}
 	for v := range e.s.Trend {
@@ -40,6 +40,10 @@ func NewEngine(patientID string, s *sc.Scenario, seed uint64, now float64) *Engi
 	}
 	for i := range e.s.HeldSince {
 		e.s.HeldSince[i] = -1
+	}
+	e.s.NextObs = t + obsFirst
+	if s.Monitoring.Mode == sc.MonitorContinuous {
+		e.s.Monitored, e.s.NextReading = true, t
 	}
 	e.s.States = append(e.s.States, StateChange{T: float64(t), To: s.InitialState, Reason: "arrival"})
 	e.s.NEWS2AtArrival = e.TrueNEWS2().Total
@@ -70,6 +74,9 @@ func (e *Engine) AllergiesAsked() bool { return e.s.AllergiesAskedAt >= 0 }
 func (e *Engine) Actions() []ActionRecord       { return capped(e.s.Actions) }
 func (e *Engine) Readings() []Reading           { return capped(e.s.Readings) }
 func (e *Engine) SafetyRecords() []SafetyRecord { return capped(e.s.Safety) }
+
+// Told lists the topics the patient has answered.
+func (e *Engine) Told() []string                { return capped(e.s.Told) }
 func (e *Engine) CriticalErrors() []ErrorRecord { return capped(e.s.Errors) }
 
 func capped[T any](s []T) []T { return s[:len(s):len(s)] }
@@ -102,11 +109,7 @@ func (e *Engine) step(out []Event) []Event {
 		e.s.Jitter[v] = 0.8*e.s.Jitter[v] + 0.2*jitterAmp[v]*uniform(&e.s.RNG)
 	}
 	out = e.checkTransitions(out)
-	if e.s.Monitored && t >= e.s.NextReading {
-		out = e.measure("monitor", out)
-		e.s.NextReading = t + monitorInterval
-	}
-	return out
+	return e.watch(out)
 }
 
 // shifted moves a target by an effect without crossing the effect's cap; an
@@ -188,9 +191,12 @@ func (e *Engine) reading(source string) Reading {
 	return Reading{T: float64(e.s.T), Vitals: v, NEWS2: n.Total, Parts: n.Parts, Band: n.Band, Source: source}
 }
 
+// measure takes a reading; whoever took it, the nurse's next observation is due at the interval
+// its score calls for.
 func (e *Engine) measure(source string, out []Event) []Event {
 	r := e.reading(source)
 	e.s.Readings = append(e.s.Readings, r)
+	e.s.NextObs = e.s.T + int64(ObsInterval(r.NEWS2, r.Band))
 	return append(out, Event{Kind: EventVitals, PatientID: e.s.PatientID, Reading: r})
 }
 

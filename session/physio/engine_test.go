@@ -18,9 +18,14 @@ func TestAsthmaEndToEnd(t *testing.T) {
 		step{30, "applying oxygen 15 L NRB"},
 		step{210, "recheck vitals"},
 	)
-	vitals := eventsOf(events, EventVitals)
+	var vitals []Event // the trainee's checks; a nurse observes a NEWS2 of 8 every minute too
+	for _, ev := range eventsOf(events, EventVitals) {
+		if ev.Reading.Source == "check" {
+			vitals = append(vitals, ev)
+		}
+	}
 	if len(vitals) != 2 {
-		t.Fatalf("want 2 measured readings, got %d", len(vitals))
+		t.Fatalf("want 2 checked readings, got %d", len(vitals))
 	}
 	base, after := vitals[0].Reading, vitals[1].Reading
 	if base.NEWS2 != 8 || base.HR != 128 || base.RR != 32 || base.SpO2 != 88 || base.SBP != 138 || base.DBP != 86 || base.AVPU != "A" {
@@ -47,6 +52,8 @@ func TestAsthmaEndToEnd(t *testing.T) {
 	}
 }
 
+// What the trainee sees changes only when someone measures: their own check, or the nurse's
+// next observation, due a minute after a NEWS2 of 7 or more.
 func TestMeasuredVitalsOnlyWhenChecked(t *testing.T) {
 	e := NewEngine("patient_1", scenario(t, "opioid-overdose"), 1, 0)
 	if _, ok := e.Measured(); ok {
@@ -54,12 +61,19 @@ func TestMeasuredVitalsOnlyWhenChecked(t *testing.T) {
 	}
 	e.Apply(Action{Kind: sc.KindCheckVitals})
 	first, _ := e.Measured()
-	e.AdvanceTo(300, nil)
+	if first.NEWS2 < 7 {
+		t.Fatalf("the overdose should arrive with NEWS2 7 or more: %+v", first)
+	}
+	e.AdvanceTo(59, nil)
 	if later, _ := e.Measured(); later.T != first.T || later.SpO2 != first.SpO2 {
 		t.Errorf("measured vitals changed without a check: %+v then %+v", first, later)
 	}
+	e.AdvanceTo(300, nil)
+	if later, _ := e.Measured(); later.Source != "nurse" || later.T != 300 {
+		t.Errorf("the nurse should have observed every minute since: last reading %+v", later)
+	}
 	if e.TrueVitals().SpO2 >= first.SpO2 {
-		t.Errorf("true SpO2 should have fallen while nobody looked")
+		t.Errorf("true SpO2 should have fallen while nobody treated him")
 	}
 	if first.Rhythm != "" || first.EtCO2 != 0 {
 		t.Errorf("rhythm and EtCO2 need a monitor: %+v", first)
@@ -143,13 +157,13 @@ func TestCOPDHarmedByHighFlowOxygen(t *testing.T) {
 
 func TestScenarioCriticalErrorOnlyInItsStates(t *testing.T) {
 	e := NewEngine("patient_1", scenario(t, "hypoglycaemia"), 5, 0)
-	ok := e.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "BUCCAL"})
+	ok := e.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "BUCCAL", DoseMg: 15000})
 	if len(eventsOf(ok, EventCriticalError)) != 0 {
 		t.Fatal("buccal glucose while he can swallow is not an error")
 	}
 	late := NewEngine("patient_1", scenario(t, "hypoglycaemia"), 5, 0)
 	late.AdvanceTo(11*60, nil)
-	bad := late.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "PO"})
+	bad := late.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "PO", DoseMg: 15000})
 	if errs := eventsOf(bad, EventCriticalError); len(errs) != 1 || errs[0].Error.ID != "oral-when-unsafe" {
 		t.Fatalf("oral glucose when drowsy: %+v", errs)
 	}
@@ -261,6 +275,8 @@ func TestEventJSONMatchesTheRunContract(t *testing.T) {
 		EventSafety:        {"event", "patient_id", "t", "level", "drug", "reason"},
 		EventState:         {"event", "patient_id", "t", "from", "to", "reason"},
 		EventCriticalError: {"event", "patient_id", "t", "id", "description"},
+		EventOrder:         {"event", "patient_id", "t", "drug", "route", "dose", "verdict", "given"},
+		EventEscalation:    {"event", "patient_id", "t", "raised", "kind", "level", "news2", "text"},
 	}
 	got := map[string]bool{}
 	for _, ev := range events {

@@ -31,17 +31,18 @@ const (
 	catECG
 	catGlucoseCheck
 	catIVAccess
-	catStop    // stop, remove… (oxygen)
-	catTopic   // val: topic
-	catWeakOn  // when did, how long: onset unless a clearer topic is there
-	catAirway  // val: device or ""
-	catVentil  // bag-valve-mask ventilation
-	catPos     // val: position
-	catSplint  // splinting
-	catExamine // examine, auscultate
-	catAsk     // interrogative opener
-	catDirect  // directive opener: can you, please
-	catFiller  // ok, right: skipped at the start of a clause
+	catStop     // stop, remove… (oxygen)
+	catTopic    // val: topic
+	catWeakOn   // when did, how long: onset unless a clearer topic is there
+	catAirway   // val: device or ""
+	catVentil   // bag-valve-mask ventilation
+	catPos      // val: position
+	catSplint   // splinting
+	catExamine  // examine, auscultate
+	catAsk      // interrogative opener
+	catDirect   // directive opener: can you, please
+	catFiller   // ok, right: skipped at the start of a clause
+	catOverride // override: give a stopped order anyway
 )
 
 type entry struct {
@@ -78,6 +79,9 @@ func init() {
 	add(catRoute, "SC", "sc", "subcut", "subcutaneous", "subcutaneously", "sq", "sub q")
 	add(catRoute, "PR", "pr", "rectal", "rectally")
 	add(catRoute, "BUCCAL", "buccal", "buccally", "inside the cheek")
+	add(catRoute, "INH", "inh", "inhaled", "inhaler", "by inhaler", "via inhaler", "inhalation", "mdi",
+		"puff", "puffs", "spacer")
+	add(catOverride, "", "override", "overriding", "overridden", "i override", "override the stop")
 	add(catUnit, "mg", "mg", "mgs", "milligram", "milligrams")
 	add(catUnit, "mcg", "mcg", "mcgs", "microgram", "micrograms", "µg", "μg", "ug")
 	add(catUnit, "g", "g", "gm", "gram", "grams", "gramme", "grammes")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
+	"unicode"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -13,17 +15,67 @@ import (
 // and known phrases, reads doses, routes, devices and flows, and leaves out
 // anything it cannot read unambiguously — a drug named without a dose, route
 // or verb, a question about a drug, a negated or merely prepared drug.
+//
+// A medication keeps the dose phrase written with it; a sentence that says "override" marks its
+// medications as overriding a stop.
 func ParseActions(text string) []Action {
 	var found []placed
-	for _, sentence := range sentences(text) {
+	for _, sentence := range sentences(slashAsPer(text)) {
 		var ctx context
+		start := len(found)
 		for _, cl := range sentence {
 			ctx = cl.context(ctx)
 			found = append(found, cl.actions(ctx)...)
 		}
+		if overrides(sentence) {
+			for i := start; i < len(found); i++ {
+				found[i].a.Override = found[i].a.Kind == sc.KindMedication
+			}
+		}
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].pos < found[j].pos })
 	return dedupe(found)
+}
+
+// slashAsPer writes a slash with a letter (or %) beside it as "per": "mg/kg", "1 mg/mL",
+// "5 mg/2.5 mL", "L/min". The tokenizer reads a slash as a space, and "mg/kg" must stay a dose
+// per kilogram, not a dose and a stray "kg"; a slash between digits ("1/2") is a fraction and is
+// left alone.
+func slashAsPer(text string) string {
+	if !strings.Contains(text, "/") {
+		return text
+	}
+	rs := []rune(text)
+	var b strings.Builder
+	for i, r := range rs {
+		if r == '/' && (wordBeside(rs, i, -1) || wordBeside(rs, i, 1)) {
+			b.WriteString(" per ")
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// wordBeside reports whether the first rune from i in direction step, past spaces, is a letter
+// or a per cent sign.
+func wordBeside(rs []rune, i, step int) bool {
+	for j := i + step; j >= 0 && j < len(rs); j += step {
+		if !unicode.IsSpace(rs[j]) {
+			return unicode.IsLetter(rs[j]) || rs[j] == '%'
+		}
+	}
+	return false
+}
+
+// overrides reports whether a sentence says, not negated, that a stopped order is to be given.
+func overrides(sentence []clause) bool {
+	for _, cl := range sentence {
+		if i := cl.index(catOverride, 0); i >= 0 && !cl.negated(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // placed is an action and the position of the word that produced it.
@@ -103,8 +155,11 @@ func (c clause) medications(ctx context) []placed {
 
 func (c clause) medication(drug string, from, to int) Action {
 	a := Action{Kind: sc.KindMedication, Drug: drug}
-	a.DoseMg, _ = c.amount(from, to, massUnits)
-	a.VolumeML, _ = c.amount(from, to, volumeUnits)
+	a.Dose, _ = sc.ParseDose(c.doseText(from, to))
+	if a.Dose.Unit == sc.Milligrams && !a.Dose.PerKg {
+		a.DoseMg = a.Dose.Amount
+	}
+	a.VolumeML = a.Dose.VolumeML
 	a.Route = c.route(from, to)
 	if a.Route == "" {
 		a.Route = c.route(0, len(c))

@@ -7,8 +7,20 @@ import (
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-func med(drug string, doseMg float64, route string) Action {
-	return Action{Kind: sc.KindMedication, Drug: drug, DoseMg: doseMg, Route: route}
+// med is a medication order with its dose as written; "" is no dose.
+func med(drug, dose, route string) Action {
+	a := Action{Kind: sc.KindMedication, Drug: drug, Route: route}
+	a.Dose, _ = sc.ParseDose(dose)
+	if a.Dose.Unit == sc.Milligrams && !a.Dose.PerKg {
+		a.DoseMg = a.Dose.Amount
+	}
+	a.VolumeML = a.Dose.VolumeML
+	return a
+}
+
+func overridden(a Action) Action {
+	a.Override = true
+	return a
 }
 
 func ask(topic string) Action { return Action{Kind: sc.KindAsk, Topic: topic} }
@@ -23,24 +35,36 @@ var parseCases = []struct {
 		[]Action{{Kind: sc.KindOxygen, Device: "nrb", FlowLPM: 15}, kind(sc.KindCheckVitals), ask("medications"), ask("allergies"), ask("onset")}},
 	{"applying oxygen 15 L NRB, checking vitals — any allergies?",
 		[]Action{{Kind: sc.KindOxygen, Device: "nrb", FlowLPM: 15}, kind(sc.KindCheckVitals), ask("allergies")}},
-	{"give 0.5 mg epinephrine IM", []Action{med("epinephrine", 0.5, "IM")}},
-	{"Epi 0.5mg IM", []Action{med("epinephrine", 0.5, "IM")}},
-	{"adrenaline 500 micrograms intramuscularly", []Action{med("epinephrine", 0.5, "IM")}},
-	{"give aspirin 300 mg", []Action{med("aspirin", 300, "")}},
-	{"aspirin 300mg PO and GTN 400 mcg SL", []Action{med("aspirin", 300, "PO"), med("nitroglycerin", 0.4, "SL")}},
-	{"give aspirin and GTN", []Action{med("aspirin", 0, ""), med("nitroglycerin", 0, "")}},
-	{"salbutamol 5mg neb", []Action{med("salbutamol", 5, "NEB")}},
-	{"nebulised albuterol 2.5 mg", []Action{med("salbutamol", 2.5, "NEB")}},
-	{"naloxone 400 mcg IV", []Action{med("naloxone", 0.4, "IV")}},
-	{"Narcan 2 mg intranasal", []Action{med("naloxone", 2, "IN")}},
-	{"fentanyl 50 mcg IN", []Action{med("fentanyl", 0.05, "IN")}},
-	{"Im giving morphine 5 mg IV", []Action{med("morphine", 5, "IV")}},
-	{"ceftriaxone 2 g IV", []Action{med("ceftriaxone", 2000, "IV")}},
-	{"co-amoxiclav 1.2g IV", []Action{med("co-amoxiclav", 1200, "IV")}},
-	{"glucagon 1 mg IM", []Action{med("glucagon", 1, "IM")}},
-	{"give glucose 10% 150 mL IV", []Action{{Kind: sc.KindMedication, Drug: "glucose", Route: "IV", VolumeML: 150}}},
-	{"don't give morphine, give fentanyl 100 mcg", []Action{med("fentanyl", 0.1, "")}},
-	{"give fentanyl not morphine", []Action{med("fentanyl", 0, "")}},
+	{"give 0.5 mg epinephrine IM", []Action{med("epinephrine", "0.5 mg", "IM")}},
+	{"Epi 0.5mg IM", []Action{med("epinephrine", "0.5 mg", "IM")}},
+	{"adrenaline 500 micrograms intramuscularly", []Action{med("epinephrine", "0.5 mg", "IM")}},
+	{"give aspirin 300 mg", []Action{med("aspirin", "300 mg", "")}},
+	{"aspirin 300mg PO and GTN 400 mcg SL", []Action{med("aspirin", "300 mg", "PO"), med("nitroglycerin", "400 mcg", "SL")}},
+	{"give aspirin and GTN", []Action{med("aspirin", "", ""), med("nitroglycerin", "", "")}},
+	{"salbutamol 5mg neb", []Action{med("salbutamol", "5 mg", "NEB")}},
+	{"nebulised albuterol 2.5 mg", []Action{med("salbutamol", "2.5 mg", "NEB")}},
+	{"naloxone 400 mcg IV", []Action{med("naloxone", "400 mcg", "IV")}},
+	{"Narcan 2 mg intranasal", []Action{med("naloxone", "2 mg", "IN")}},
+	{"fentanyl 50 mcg IN", []Action{med("fentanyl", "50 mcg", "IN")}},
+	{"Im giving morphine 5 mg IV", []Action{med("morphine", "5 mg", "IV")}},
+	{"ceftriaxone 2 g IV", []Action{med("ceftriaxone", "2 g", "IV")}},
+	{"co-amoxiclav 1.2g IV", []Action{med("co-amoxiclav", "1.2 g", "IV")}},
+	{"glucagon 1 mg IM", []Action{med("glucagon", "1 mg", "IM")}},
+	{"give glucose 10% 150 mL IV", []Action{med("glucose", "150 mL of 10%", "IV")}},
+	{"give 100 ml of 10% glucose IV", []Action{med("glucose", "100 mL of 10%", "IV")}},
+	{"adrenaline 0.5 mL of 1:1000 IM", []Action{med("epinephrine", "0.5 mL of 1 in 1000", "IM")}},
+	{"ketamine 0.3 mg/kg IV", []Action{med("ketamine", "0.3 mg/kg", "IV")}},
+	{"fentanyl 1.5mcg/kg intranasal", []Action{med("fentanyl", "1.5 micrograms/kg", "IN")}},
+	{"salbutamol 2 puffs via inhaler", []Action{med("salbutamol", "2 puffs", "INH")}},
+	{"give 50 ml of 50% dextrose", []Action{med("glucose", "50 mL of 50%", "")}},
+	{"give some adrenaline", []Action{med("epinephrine", "", "")}},
+	{"adrenaline 0.5 mg IM with oxygen 15 L/min", []Action{med("epinephrine", "0.5 mg", "IM"), {Kind: sc.KindOxygen, FlowLPM: 15}}},
+	{"give amoxicillin 500 mg PO, override", []Action{overridden(med("amoxicillin", "500 mg", "PO"))}},
+	{"override: adrenaline 50 mg IV", []Action{overridden(med("epinephrine", "50 mg", "IV"))}},
+	{"do not override, give adrenaline 0.5 mg IM", []Action{med("epinephrine", "0.5 mg", "IM")}},
+	{"should I override?", nil},
+	{"don't give morphine, give fentanyl 100 mcg", []Action{med("fentanyl", "100 mcg", "")}},
+	{"give fentanyl not morphine", []Action{med("fentanyl", "", "")}},
 	{"fentanyl not morphine, 100 mcg IN", nil},
 	{"1 L normal saline", []Action{{Kind: sc.KindFluids, VolumeML: 1000}}},
 	{"500ml bolus of Hartmann's", []Action{{Kind: sc.KindFluids, VolumeML: 500}}},

@@ -39,6 +39,9 @@ type SafetyRecord struct {
 	T float64 `json:"t"`
 	Finding
 	AllergiesAsked bool `json:"allergies_asked"`
+	// Known: the trainee could know of it (told, documented or measured), so it stopped or
+	// cautioned the order; an unknown finding was found out only when the drug went in.
+	Known bool `json:"known"`
 }
 
 // ErrorRecord is a critical error: a scenario critical error, or a
@@ -67,6 +70,9 @@ const (
 	EventSafety        = "safety"
 	EventState         = "state"
 	EventCriticalError = "critical_error"
+	EventOrder         = "order"         // a medication order as the Pharmacist checked it
+	EventAlarm         = AlertAlarm      // a monitor alarm sounded, or sounded again
+	EventEscalation    = AlertEscalation // a nurse called for a review, or called again
 )
 
 // Event is something the engine reports. Exactly one payload is set, as
@@ -79,6 +85,8 @@ type Event struct {
 	Safety    SafetyRecord
 	State     StateChange
 	Error     ErrorRecord
+	Order     OrderRecord
+	Alert     AlertRecord
 }
 
 // T is the ward time of the event in seconds.
@@ -92,6 +100,10 @@ func (e Event) T() float64 {
 		return e.Safety.T
 	case EventState:
 		return e.State.T
+	case EventOrder:
+		return e.Order.T
+	case EventAlarm, EventEscalation:
+		return e.Alert.T
 	}
 	return e.Error.T
 }
@@ -123,6 +135,16 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			head
 			StateChange
 		}{h, e.State})
+	case EventOrder:
+		return json.Marshal(struct {
+			head
+			OrderRecord
+		}{h, e.Order})
+	case EventAlarm, EventEscalation:
+		return json.Marshal(struct {
+			head
+			AlertRecord
+		}{h, e.Alert})
 	}
 	return json.Marshal(struct {
 		head

@@ -18,6 +18,24 @@ type Finding struct {
 
 	effects []sc.Effect // the body's response if it is given anyway
 	source  string      // effect source: sourceAllergy (adrenaline reverses it) or "reaction"
+	plain   string      // the reason in the Pharmacist's words, after "STOP — " or "Caution — "
+}
+
+// Say is the finding as the Pharmacist tells the trainee, with no rule name: "STOP — penicillin
+// allergy (hives and facial swelling): amoxicillin is a penicillin."
+func (f Finding) Say() string {
+	prefix := "Caution — "
+	if f.Level == sc.HardStop {
+		prefix = "STOP — "
+	}
+	text := f.plain
+	if text == "" {
+		text = f.Reason
+	}
+	if f.Suggest != "" {
+		text += "; consider " + f.Suggest
+	}
+	return prefix + strings.TrimSuffix(text, ".") + "."
 }
 
 // Rules a Finding can come from.
@@ -55,7 +73,7 @@ func CheckMedication(s *sc.Scenario, drug string, sbp, elapsedSec float64) []Fin
 	for _, ci := range s.Contraindications {
 		if ci.Drug.Has(d.Name) || inClass(d.Name, ci.Class) {
 			out = append(out, Finding{Level: ci.Level, Rule: RuleContraindication, Reason: ci.Reason,
-				effects: ci.Effects, source: sourceReaction})
+				effects: ci.Effects, source: sourceReaction, plain: "not " + d.Name + ": " + ci.Reason})
 		}
 	}
 	if d.Is("nitrate") {
@@ -70,16 +88,23 @@ func CheckMedication(s *sc.Scenario, drug string, sbp, elapsedSec float64) []Fin
 func allergyFinding(al sc.Allergy, d sc.Drug) (Finding, bool) {
 	agent, agentIsDrug := sc.LookupDrug(al.Agent)
 	f := Finding{Level: sc.HardStop, source: sourceAllergy, effects: al.Effects}
+	allergy := fmt.Sprintf("%s allergy (%s)", al.Agent, al.Reaction)
+	if !al.TrueAllergy() {
+		allergy = fmt.Sprintf("%s intolerance (%s), not a true allergy", al.Agent, al.Reaction)
+	}
 	switch {
 	case agentIsDrug && agent.Name == d.Name:
 		f.Rule = RuleAllergy
 		f.Reason = fmt.Sprintf("documented allergy to %s (%s)", al.Agent, al.Reaction)
+		f.plain = allergy + ": do not give " + d.Name
 	case al.DrugClass != "" && d.Is(al.DrugClass):
 		f.Rule = RuleCrossReactivity
 		f.Reason = fmt.Sprintf("%s is a %s, like %s, to which the patient is allergic (%s)",
 			d.Name, className(al.DrugClass), al.Agent, al.Reaction)
+		f.plain = fmt.Sprintf("%s: %s is %s", allergy, d.Name, withArticle(className(al.DrugClass)))
 		if lvl, ok := crossLevel[al.DrugClass]; ok {
 			f.Level = lvl
+			f.plain += " like " + al.Agent + ", and may cross-react"
 		}
 		if al.DrugClass == "phenanthrene_opioid" {
 			f.Suggest = "fentanyl, a phenylpiperidine opioid that does not share the phenanthrene structure"
@@ -88,6 +113,8 @@ func allergyFinding(al sc.Allergy, d sc.Drug) (Finding, bool) {
 		f.Rule, f.Level = RuleCrossReactivity, sc.Warn
 		f.Reason = fmt.Sprintf("%s is a cephalosporin; cross-reactivity with penicillins is low (about 1–2 %%) "+
 			"but the patient reacted to %s (%s)", d.Name, al.Agent, al.Reaction)
+		f.plain = fmt.Sprintf("%s: %s is a cephalosporin; cross-reactivity with penicillins is low (about 1–2 %%), "+
+			"so watch for a reaction", allergy, d.Name)
 	default:
 		return Finding{}, false
 	}
@@ -127,6 +154,14 @@ func nitrateFindings(s *sc.Scenario, sbp, elapsedSec float64) []Finding {
 			Reason: fmt.Sprintf("systolic BP %.0f mmHg is under 90; a nitrate would drop it further", sbp)})
 	}
 	return out
+}
+
+// withArticle puts "a" or "an" before a class name: "a penicillin", "an NSAID".
+func withArticle(name string) string {
+	if name != "" && (strings.ContainsRune("aeiou", rune(name[0])) || strings.HasPrefix(name, "NSAID")) {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 func className(c string) string {

@@ -36,6 +36,19 @@ type Snapshot struct {
 	States    []StateChange  `json:"states"`
 	Safety    []SafetyRecord `json:"safety"`
 	Errors    []ErrorRecord  `json:"critical_errors"`
+	// Told are the topics the patient has answered; what they told is known to the trainee.
+	Told []string `json:"told,omitempty"`
+	// Orders are every medication order checked, given or not.
+	Orders []OrderRecord `json:"orders,omitempty"`
+	// NextObs is when a nurse next observes an unmonitored patient; Limits the alarm limits the
+	// trainee set; Latched the limits crossed at the last monitor reading; Escalated the level a
+	// nurse last called for; Alerts every alarm and escalation.
+	NextObs   int64           `json:"next_obs"`
+	Attended  int64           `json:"attended"` // when the trainee last did something for the patient; -1 never
+	Limits    []sc.AlarmLimit `json:"alarm_limits,omitempty"`
+	Latched   []string        `json:"latched,omitempty"`
+	Escalated string          `json:"escalated,omitempty"`
+	Alerts    []AlertRecord   `json:"alerts,omitempty"`
 }
 
 // Snapshot returns a copy of the engine's state that shares nothing with it.
@@ -65,5 +78,21 @@ func (s Snapshot) clone() Snapshot {
 	s.States = slices.Clone(s.States)
 	s.Safety = slices.Clone(s.Safety)
 	s.Errors = slices.Clone(s.Errors)
+	s.Told = slices.Clone(s.Told)
+	s.Orders = slices.Clone(s.Orders)
+	s.Limits = slices.Clone(s.Limits)
+	s.Latched = slices.Clone(s.Latched)
+	s.Alerts = slices.Clone(s.Alerts)
+	for i, a := range s.Alerts { // the times acknowledged and reviewed are shared pointers
+		s.Alerts[i].Acknowledged, s.Alerts[i].Reviewed = clonePtr(a.Acknowledged), clonePtr(a.Reviewed)
+	}
 	return s
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

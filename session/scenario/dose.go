@@ -49,6 +49,15 @@ func (s Strength) Same(o Strength) bool {
 // IsZero reports whether the phrase held no dose at all.
 func (d Dose) IsZero() bool { return d.Amount == 0 && d.VolumeML == 0 && d.Strength.IsZero() }
 
+// MarshalText writes the dose as String does, so a stored order reads as it was written.
+func (d Dose) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads a dose written by MarshalText; text with no dose is the zero dose.
+func (d *Dose) UnmarshalText(text []byte) error {
+	*d, _ = ParseDose(string(text))
+	return nil
+}
+
 // String writes the dose so that ParseDose reads it back: "0.5 mg",
 // "0.5 mL of 1 in 1000", "2 puffs of 100 micrograms/puff", "1.5 micrograms/kg".
 func (d Dose) String() string {

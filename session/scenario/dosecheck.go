@@ -78,6 +78,9 @@ type Verdict struct {
 	// Fraction is the share of the usual effect the dose should have: 1, or
 	// less for a dose below the usual one.
 	Fraction float64 `json:"fraction"`
+	// Excess is how many times the maximum (single, or in all) the order reaches, when it is over
+	// one; 0 otherwise. An overdose given anyway does harm in proportion.
+	Excess float64 `json:"excess,omitempty"`
 	// Say is what the Pharmacist says: every finding with its numbers, the
 	// most serious first, or the question an ask needs answered.
 	Say string `json:"say,omitempty"`
@@ -104,13 +107,17 @@ func CheckDose(o Order, ctx DoseContext, given []Order) Verdict {
 	case r == nil:
 		return v.stop(RuleRoute, "STOP — %s is not given %s; give it %s.", e.Name, v.Route, orList(e.RouteNames()))
 	case r.OnlyIn == SituationCardiacArrest && !ctx.Arrest:
-		return v.stop(RuleSituation, "STOP — %s %s is for cardiac arrest only%s.", e.Name, v.Route, e.otherwise(ctx))
+		// the amount is still checked: an overdose by the wrong route is two errors, and both are said
+		v.add(DoseStop, RuleSituation, "STOP — %s %s is for cardiac arrest only%s.", e.Name, v.Route, e.otherwise(ctx))
 	case r.ToEffect:
 		v.Kind, v.Say = DoseOK, fmt.Sprintf("%s %s is taken as needed, to effect.", capital(e.Name), v.Route)
 		return v
 	}
 	amount, rule, question := e.amount(r, o.Dose, ctx)
-	if question != "" {
+	switch {
+	case question != "" && v.Kind == DoseStop:
+		return v // the route is wrong whatever the amount
+	case question != "":
 		return v.ask(rule, question)
 	}
 	v.Amount = amount
@@ -136,6 +143,7 @@ func (e *DrugDoses) checkAmount(v *Verdict, r *RouteDoses, ctx DoseContext) {
 	usual := e.usualText(r, ctx)
 	switch {
 	case v.Amount > most*(1+tolerance):
+		v.Excess = max(v.Excess, v.Amount/most)
 		if times := v.Amount / high; times >= 2 {
 			v.add(DoseStop, RuleOverMax, "STOP — %s is %s× the usual %s; the maximum single dose is %s.",
 				dose, timesText(times), usual, e.show(most))
@@ -172,6 +180,7 @@ func (e *DrugDoses) checkCumulative(v *Verdict, r *RouteDoses, o Order, ctx Dose
 	if n == 1 || sum <= limit*(1+tolerance) {
 		return // a single dose over the total is over the maximum single dose too
 	}
+	v.Excess = max(v.Excess, sum/limit)
 	within, per := "this shift", "per shift"
 	if r.Window > 0 {
 		within, per = "within "+durationText(r.Window), "in "+durationText(r.Window)

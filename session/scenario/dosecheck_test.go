@@ -26,7 +26,10 @@ func TestCheckDose(t *testing.T) {
 		say      string // a part of what the Pharmacist says
 	}{
 		// the overdoses and strengths trainees order in play
-		{"adrenaline 50 mg IV outside arrest", order("adrenaline", "IV", "50 mg", 0), adult, DoseStop, RuleSituation, "IV", 0, 1,
+		{"adrenaline 50 mg IV outside arrest", order("adrenaline", "IV", "50 mg", 0), adult, DoseStop, RuleSituation, "IV", 50, 1,
+			"STOP — adrenaline IV is for cardiac arrest only; otherwise give it IM, usually 0.5 mg. " +
+				"STOP — adrenaline 50 mg IV is 50× the usual 1 mg; the maximum single dose is 1 mg."},
+		{"adrenaline with no amount IV outside arrest", order("adrenaline", "IV", "", 0), adult, DoseStop, RuleSituation, "IV", 0, 1,
 			"STOP — adrenaline IV is for cardiac arrest only; otherwise give it IM, usually 0.5 mg."},
 		{"adrenaline 50 mg IV in arrest", order("adrenaline", "IV", "50 mg", 0), DoseContext{WeightKg: 78, Arrest: true},
 			DoseStop, RuleOverMax, "IV", 50, 1, "STOP — adrenaline 50 mg IV is 50× the usual 1 mg; the maximum single dose is 1 mg."},
@@ -110,6 +113,26 @@ func TestCheckDose(t *testing.T) {
 	}
 }
 
+// Excess says how far over its maximum an order is, so an overdose given anyway can harm in
+// proportion; an order within its maximum has none.
+func TestCheckDoseExcess(t *testing.T) {
+	adult := DoseContext{WeightKg: 78}
+	for _, c := range []struct {
+		o    Order
+		want float64
+	}{
+		{order("adrenaline", "IM", "50 mg", 0), 100},
+		{order("adrenaline", "IV", "50 mg", 0), 50},
+		{order("adrenaline", "IM", "0.5 mg", 0), 0},
+		{order("glucose", "IV", "50 ml of 50%", 0), 0},
+		{order("morphine", "IV", "30 mg", 0), 3},
+	} {
+		if v := CheckDose(c.o, adult, nil); v.Excess != c.want {
+			t.Errorf("%s %s %s: excess %g, want %g (%s)", c.o.Drug, c.o.Dose, c.o.Route, v.Excess, c.want, v.Say)
+		}
+	}
+}
+
 func TestCheckDoseRecordsTheStrength(t *testing.T) {
 	v := CheckDose(order("glucose", "IV", "100 ml of 10% glucose", 0), DoseContext{}, nil)
 	if v.Amount != 10000 || v.Unit != Milligrams || v.Strength != "10%" {
@@ -168,6 +191,9 @@ func TestFourthMorphineDoseOverTheMaximumStops(t *testing.T) {
 	want := "STOP — morphine 10 mg IV would be the fourth dose, 25 mg in all this shift; the maximum is 20 mg per shift."
 	if v := vs[3]; v.Kind != DoseStop || v.Rule != RuleCumulative || !strings.HasPrefix(v.Say, want) {
 		t.Errorf("fourth dose: %s/%s %q, want a stop saying %q", v.Kind, v.Rule, v.Say, want)
+	}
+	if v := vs[3]; v.Excess != 25.0/20 {
+		t.Errorf("fourth dose: excess %g, want 1.25 (25 mg of a 20 mg maximum)", v.Excess)
 	}
 	// a fourth 5 mg dose reaches the maximum without passing it
 	if v := course(order("morphine", "IV", "5 mg", 0), order("morphine", "IV", "5 mg", 300),

@@ -65,6 +65,7 @@ func (c *checker) checkScenario(s *Scenario) {
 	}
 	c.checkCriticalActions(s.CriticalActions)
 	c.checkCriticalErrors(s)
+	c.checkMonitoring(s.Monitoring)
 	if len(s.LearningObjectives) == 0 {
 		c.at("learning_objectives", "at least one learning objective is needed")
 	}

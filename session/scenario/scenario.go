@@ -23,6 +23,7 @@ type Scenario struct {
 	Contraindications  []Contraindication `yaml:"contraindications"`
 	CriticalActions    []CriticalAction   `yaml:"critical_actions"`
 	CriticalErrors     []CriticalError    `yaml:"critical_errors"`
+	Monitoring         Monitoring         `yaml:"monitoring"`
 	LearningObjectives []string           `yaml:"learning_objectives" required:"true"`
 
 	// Source is "builtin" or the file the scenario was loaded from.

@@ -66,20 +66,7 @@ func TestValidateReportsLineNumbers(t *testing.T) {
 		{"yaml syntax", "  well:", "  well: : :", 8, "mapping values are not allowed"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			doc := strings.Replace(minimal, c.old, c.new, 1)
-			if doc == minimal {
-				t.Fatalf("case does not change the document")
-			}
-			errs := Validate([]byte(doc))
-			for _, err := range errs {
-				var e Error
-				if errors.As(err, &e) && e.Line == c.line && strings.Contains(e.Msg, c.want) {
-					return
-				}
-			}
-			t.Fatalf("want line %d: %q, got %v", c.line, c.want, errs)
-		})
+		t.Run(c.name, func(t *testing.T) { wantValidateError(t, c.old, c.new, c.line, c.want) })
 	}
 }
 
@@ -140,4 +127,21 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// wantValidateError checks that validating minimal with old replaced by new reports want at line.
+func wantValidateError(t *testing.T, old, new string, line int, want string) {
+	t.Helper()
+	doc := strings.Replace(minimal, old, new, 1)
+	if doc == minimal {
+		t.Fatalf("case does not change the document")
+	}
+	errs := Validate([]byte(doc))
+	for _, err := range errs {
+		var e Error
+		if errors.As(err, &e) && e.Line == line && strings.Contains(e.Msg, want) {
+			return
+		}
+	}
+	t.Fatalf("want line %d: %q, got %v", line, want, errs)
 }

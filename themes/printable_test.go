@@ -1,4 +1,4 @@
-package ui
+package themes
 
 import (
 	"testing"
@@ -26,19 +26,19 @@ var hostile = map[string]struct{ in, want string }{
 	"unterminated osc":      {"ab\x1b]52;c;AAAA", "ab"},
 }
 
-func TestSanitizeRemovesControlSequences(t *testing.T) {
+func TestPrintableRemovesControlSequences(t *testing.T) {
 	for name, tt := range hostile {
 		t.Run(name, func(t *testing.T) {
-			out := sanitize(tt.in)
+			out := Printable(tt.in)
 			assertSafe(t, out)
 			if out != tt.want {
-				t.Errorf("sanitize(%q) = %q, want %q", tt.in, out, tt.want)
+				t.Errorf("Printable(%q) = %q, want %q", tt.in, out, tt.want)
 			}
 		})
 	}
 }
 
-func TestSanitizeKeepsText(t *testing.T) {
+func TestPrintableKeepsText(t *testing.T) {
 	tests := []string{
 		"plain text",
 		"line one\nline two\ttabbed",
@@ -46,21 +46,21 @@ func TestSanitizeKeepsText(t *testing.T) {
 		"**markdown** `code`\n\n- item",
 	}
 	for _, in := range tests {
-		if out := sanitize(in); out != in {
-			t.Errorf("sanitize(%q) = %q, want it unchanged", in, out)
+		if out := Printable(in); out != in {
+			t.Errorf("Printable(%q) = %q, want it unchanged", in, out)
 		}
 	}
 }
 
-func FuzzSanitize(f *testing.F) {
+func FuzzPrintable(f *testing.F) {
 	for _, tt := range hostile {
 		f.Add(tt.in)
 	}
 	f.Add("plain\ttext\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		out := sanitize(in)
+		out := Printable(in)
 		assertSafe(t, out)
-		if again := sanitize(out); again != out {
+		if again := Printable(out); again != out {
 			t.Errorf("sanitize is not idempotent: %q -> %q -> %q", in, out, again)
 		}
 	})

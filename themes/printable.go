@@ -1,4 +1,4 @@
-package ui
+package themes
 
 import (
 	"strings"
@@ -6,15 +6,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// sanitize makes text that came from an LLM or a scenario file safe to
-// print: it removes escape sequences (CSI, OSC — clipboard writes and title
+// Printable makes text that came from an LLM or a file safe to print to a terminal, where only
+// ward's own styling may reach: the screen and the command line both clean with it. It removes escape sequences (CSI, OSC — clipboard writes and title
 // changes included — DCS, APC and the rest), C0 controls other than newline
 // and tab, DEL and C1 controls, and replaces invalid UTF-8. Only ward's own
 // styling may reach the terminal.
 //
 // Streaming text must be sanitised as a whole, not delta by delta: an
 // escape sequence may be split across two deltas.
-func sanitize(s string) string {
+func Printable(s string) string {
 	if isPlain(s) {
 		return s
 	}

@@ -1,0 +1,317 @@
+package physio
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// How a patient is watched. A patient on a monitor alarms when a vital crosses its limits; any
+// other patient (unless the scenario says nobody watches them) has observations taken by a nurse
+// at the interval their last NEWS2 calls for, and the nurse escalates a score that needs a review.
+// An alarm or escalation stays open, and sounds again, until the trainee has both acknowledged it
+// and reviewed the patient (done anything for them) since it sounded first.
+
+// Alert kinds and levels, as ward run's "event" and "level" fields.
+const (
+	AlertAlarm      = "alarm"      // a monitor limit crossed
+	AlertEscalation = "escalation" // a nurse's call
+
+	LevelAlarm     = "alarm"
+	LevelUrgent    = "urgent"    // NEWS2 5–6, or 3 in one parameter: urgent review
+	LevelEmergency = "emergency" // NEWS2 7 or more: emergency assessment
+)
+
+// levelRank orders levels by how soon the trainee must go: an emergency call before a monitor
+// alarm, an alarm before an urgent call.
+var levelRank = map[string]int{LevelUrgent: 1, LevelAlarm: 2, LevelEmergency: 3}
+
+// Rank is how urgent a level is, 0 for none.
+func Rank(level string) int { return levelRank[level] }
+
+// AlertRecord is one alarm or escalation and what the trainee did about it.
+type AlertRecord struct {
+	// T is when the alert last sounded: Raised, then each repeat.
+	T       float64  `json:"t"`
+	Raised  float64  `json:"raised"`
+	Kind    string   `json:"kind"`  // alarm | escalation
+	Level   string   `json:"level"` // alarm | urgent | emergency
+	NEWS2   int      `json:"news2"`
+	Crossed []string `json:"crossed,omitempty"` // an alarm's limits crossed: "SpO2 84 (below 90)"
+	Text    string   `json:"text"`              // what the monitor or the nurse says, without the speaker
+	Repeats int      `json:"repeats,omitempty"`
+	// Acknowledged and Reviewed are when the trainee acknowledged the alert and first did
+	// something for the patient after it; nil until then.
+	Acknowledged *float64 `json:"acknowledged,omitempty"`
+	Reviewed     *float64 `json:"reviewed,omitempty"`
+}
+
+// Open reports whether the alert still waits for the trainee.
+func (a AlertRecord) Open() bool { return a.Acknowledged == nil || a.Reviewed == nil }
+
+// alertRepeat is how long an open alert waits after it sounded, or was acknowledged, before it
+// sounds again.
+const alertRepeat = 120
+
+// bedsideWithin is how recently the trainee must have done something for a patient to count as
+// at the bedside, where a nurse tells them rather than calls them.
+const bedsideWithin = 120
+
+// Observation intervals in sim seconds. RCP 2017 (NEWS2 chart 3) sets the least frequent
+// observations by score: 12-hourly at 0, 4–6-hourly at 1–4, hourly at 5–6 or a 3 in one
+// parameter, continuous at 7 or more. A shift plays in sim minutes, so an hour of the ward's
+// routine is played as 5 sim minutes (×12): 60, 20 and 5 minutes, and every minute (the
+// monitor's own cadence) for continuous. A new patient, with no score yet, is first observed
+// within 5 minutes, as for the hourly band.
+const (
+	obsFirst      = 5 * 60
+	obsHourly     = 5 * 60
+	obsFourHourly = 20 * 60
+	obsTwelveHour = 60 * 60
+	obsContinuous = 60
+)
+
+// ObsInterval is how long after a reading the nurse observes again.
+func ObsInterval(news2 int, band string) float64 {
+	switch {
+	case news2 >= 7:
+		return obsContinuous
+	case news2 >= 5 || band == BandLowSingle3:
+		return obsHourly
+	case news2 >= 1:
+		return obsFourHourly
+	}
+	return obsTwelveHour
+}
+
+// escalationLevel is the review a nurse asks for on a reading: RCP 2017's urgent response at 5
+// or a single 3, emergency at 7.
+func escalationLevel(r Reading) string {
+	switch {
+	case r.NEWS2 >= 7:
+		return LevelEmergency
+	case r.NEWS2 >= 5 || r.Band == BandLowSingle3:
+		return LevelUrgent
+	}
+	return ""
+}
+
+// defaultLimits are the monitor's adult alarm limits: near the values NEWS2 scores 3 (RCP
+// 2017), a little wider for heart and breathing rate so an emergency patient's expected
+// tachycardia does not alarm on every reading.
+var defaultLimits = []sc.AlarmLimit{
+	{Vital: sc.HR, Below: true, Value: 40}, {Vital: sc.HR, Value: 130},
+	{Vital: sc.RR, Below: true, Value: 8}, {Vital: sc.RR, Value: 30},
+	{Vital: sc.SpO2, Below: true, Value: 90},
+	{Vital: sc.SBP, Below: true, Value: 90}, {Vital: sc.SBP, Value: 200},
+}
+
+// AlarmLimits are the patient's alarm limits: the adult defaults, the scenario's own, then the
+// trainee's, a later limit replacing an earlier one on the same vital and side.
+func (e *Engine) AlarmLimits() []sc.AlarmLimit {
+	var out []sc.AlarmLimit
+	for _, l := range slices.Concat(defaultLimits, e.sc.Monitoring.Alarms, e.s.Limits) {
+		out = setLimit(out, l)
+	}
+	return out
+}
+
+// SetAlarmLimit changes one of the patient's alarm limits.
+func (e *Engine) SetAlarmLimit(l sc.AlarmLimit) { e.s.Limits = setLimit(e.s.Limits, l) }
+
+func setLimit(limits []sc.AlarmLimit, l sc.AlarmLimit) []sc.AlarmLimit {
+	i := slices.IndexFunc(limits, func(x sc.AlarmLimit) bool { return x.Vital == l.Vital && x.Below == l.Below })
+	if i >= 0 {
+		limits[i] = l
+		return limits
+	}
+	return append(limits, l)
+}
+
+// Alerts is the engine's log of alarms and escalations, read-only.
+func (e *Engine) Alerts() []AlertRecord { return capped(e.s.Alerts) }
+
+// Waiting is the most urgent open alert, the oldest of equals; ok is false when none waits.
+func (e *Engine) Waiting() (a AlertRecord, ok bool) {
+	for _, x := range e.s.Alerts {
+		if x.Open() && (!ok || Rank(x.Level) > Rank(a.Level)) {
+			a, ok = x, true
+		}
+	}
+	return a, ok
+}
+
+// Acknowledge marks every open alert acknowledged now and returns how many there were.
+func (e *Engine) Acknowledge() int {
+	n := 0
+	for i := range e.s.Alerts {
+		if a := &e.s.Alerts[i]; a.Acknowledged == nil {
+			a.Acknowledged = e.now()
+			n++
+		}
+	}
+	return n
+}
+
+// reviewed marks the alerts the trainee has not yet answered as reviewed now: they are with the
+// patient.
+func (e *Engine) reviewed() {
+	e.s.Attended = e.s.T
+	for i := range e.s.Alerts {
+		if a := &e.s.Alerts[i]; a.Reviewed == nil {
+			a.Reviewed = e.now()
+		}
+	}
+}
+
+func (e *Engine) now() *float64 {
+	t := float64(e.s.T)
+	return &t
+}
+
+// observed reports whether a nurse takes this patient's observations.
+func (e *Engine) observed() bool {
+	return !e.s.Monitored && e.sc.Monitoring.Mode != sc.MonitorNone
+}
+
+// watch runs the monitor or the nurse for one second: a reading when one is due, the alarm or
+// escalation it calls for, and the repeat of any open alert.
+func (e *Engine) watch(out []Event) []Event {
+	t := e.s.T
+	switch {
+	case e.s.Monitored && t >= e.s.NextReading:
+		out = e.measure("monitor", out)
+		e.s.NextReading = t + monitorInterval
+		out = e.alarm(out)
+	case e.observed() && t >= e.s.NextObs:
+		out = e.measure("nurse", out)
+		out = e.escalate(out)
+	}
+	return e.repeat(out)
+}
+
+// alarm sounds when the newest monitor reading crosses a limit it did not cross before. A
+// limit stays latched while it is crossed, so a vital that stays low alarms once, then repeats
+// until answered, rather than raising a new alarm every minute.
+func (e *Engine) alarm(out []Event) []Event {
+	r := e.s.Readings[len(e.s.Readings)-1]
+	var crossed, keys []string
+	fresh := false
+	for _, l := range e.AlarmLimits() {
+		v, measured := readingValue(r, l.Vital)
+		if !measured || !l.Crossed(v) {
+			continue
+		}
+		key := l.String()
+		keys = append(keys, key)
+		crossed = append(crossed, crossing(l, v))
+		fresh = fresh || !slices.Contains(e.s.Latched, key)
+	}
+	e.s.Latched = keys
+	if !fresh || e.openAlert(AlertAlarm) {
+		return out
+	}
+	text := "Alarm: " + strings.Join(crossed, ", ") + "."
+	return e.raise(AlertRecord{Kind: AlertAlarm, Level: LevelAlarm, NEWS2: r.NEWS2, Crossed: crossed, Text: text}, out)
+}
+
+// escalate lets the nurse call for a review when the reading reaches a level not called for
+// yet. A score that falls below 5 (with no single 3) settles the patient, so a later rise is
+// called again. A nurse does not call the doctor who is at the bedside: while the trainee has
+// done something for the patient within the last bedsideWithin seconds, the call waits for the
+// next observation.
+func (e *Engine) escalate(out []Event) []Event {
+	r := e.s.Readings[len(e.s.Readings)-1]
+	level := escalationLevel(r)
+	if Rank(level) <= Rank(e.s.Escalated) {
+		if level == "" {
+			e.s.Escalated = ""
+		}
+		return out
+	}
+	if e.s.Attended >= 0 && e.s.T-e.s.Attended < bedsideWithin {
+		return out
+	}
+	e.s.Escalated = level
+	ask := "Urgent review please."
+	if level == LevelEmergency {
+		ask = "Emergency — please come now."
+	}
+	text := fmt.Sprintf("NEWS2 %d — %s. %s", r.NEWS2, obsText(r), ask)
+	return e.raise(AlertRecord{Kind: AlertEscalation, Level: level, NEWS2: r.NEWS2, Text: text}, out)
+}
+
+func (e *Engine) raise(a AlertRecord, out []Event) []Event {
+	a.T, a.Raised = float64(e.s.T), float64(e.s.T)
+	e.s.Alerts = append(e.s.Alerts, a)
+	return append(out, Event{Kind: a.Kind, PatientID: e.s.PatientID, Alert: a})
+}
+
+func (e *Engine) openAlert(kind string) bool {
+	return slices.ContainsFunc(e.s.Alerts, func(a AlertRecord) bool { return a.Kind == kind && a.Open() })
+}
+
+// repeat sounds each open alert again alertRepeat seconds after it last sounded or was
+// acknowledged.
+func (e *Engine) repeat(out []Event) []Event {
+	t := float64(e.s.T)
+	for i := range e.s.Alerts {
+		a := &e.s.Alerts[i]
+		if !a.Open() {
+			continue
+		}
+		since := a.T
+		if a.Acknowledged != nil {
+			since = max(since, *a.Acknowledged)
+		}
+		if t >= since+alertRepeat {
+			a.T = t
+			a.Repeats++
+			out = append(out, Event{Kind: a.Kind, PatientID: e.s.PatientID, Alert: *a})
+		}
+	}
+	return out
+}
+
+// readingValue is a monitored vital of a reading; measured is false for one the reading lacks.
+func readingValue(r Reading, v sc.Vital) (float64, bool) {
+	switch v {
+	case sc.HR:
+		return float64(r.HR), true
+	case sc.RR:
+		return float64(r.RR), true
+	case sc.SpO2:
+		return float64(r.SpO2), true
+	case sc.SBP:
+		return float64(r.SBP), true
+	case sc.DBP:
+		return float64(r.DBP), true
+	case sc.EtCO2:
+		return float64(r.EtCO2), r.EtCO2 > 0
+	}
+	return 0, false
+}
+
+// vitalLabels name the monitored vitals as a monitor shows them.
+var vitalLabels = map[sc.Vital]string{sc.HR: "HR", sc.RR: "RR", sc.SpO2: "SpO2", sc.SBP: "SBP", sc.DBP: "DBP", sc.EtCO2: "EtCO2"}
+
+func crossing(l sc.AlarmLimit, v float64) string {
+	side := "above"
+	if l.Below {
+		side = "below"
+	}
+	return fmt.Sprintf("%s %g (%s %g)", vitalLabels[l.Vital], v, side, l.Value)
+}
+
+// obsText names the numbers a nurse calls with: "RR 28, SpO2 90% on air, BP 78/48, HR 132, temp
+// 36.8, GCS 14".
+func obsText(r Reading) string {
+	air := "on air"
+	if r.OnOxygen {
+		air = "on oxygen"
+	}
+	return fmt.Sprintf("RR %d, SpO2 %d%% %s, BP %d/%d, HR %d, temp %.1f, GCS %d",
+		r.RR, r.SpO2, air, r.SBP, r.DBP, r.HR, r.TempC, r.GCS)
+}
