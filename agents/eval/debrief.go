@@ -20,7 +20,7 @@ func EvalDebrief(ctx context.Context, b llm.Backend, play Player) Report {
 	for _, s := range debriefScripts() {
 		played, err := play(ctx, s)
 		if err != nil {
-			r.record(s.Name, s.Scenario, "the script could not be played: "+err.Error(), "")
+			r.Record(s.Name, s.Scenario, "the script could not be played: "+err.Error(), "")
 			continue
 		}
 		var said []string
@@ -28,7 +28,7 @@ func EvalDebrief(ctx context.Context, b llm.Backend, play Player) Report {
 			said = replies(played.Turns[n-1].Calls, agents.AgentPreceptor)
 		}
 		debrief := strings.Join(said, "\n\n")
-		r.record(s.Name, s.Scenario, judgeDebrief(played.CriticalErrors, debrief), debrief)
+		r.Record(s.Name, s.Scenario, judgeDebrief(played.CriticalErrors, debrief), debrief)
 	}
 	return r
 }

@@ -44,8 +44,9 @@ type CaseResult struct {
 	Output   string `json:"output,omitempty"`
 }
 
-// record adds one case's result; reason is "" when it passed.
-func (r *Report) record(name, category, reason, output string) {
+// Record adds one case's result; reason is "" when it passed. Any set of cases can be reported
+// and gated this way, such as the knowledge base's retrieval questions.
+func (r *Report) Record(name, category, reason, output string) {
 	r.Total++
 	i := len(r.Categories)
 	for j, c := range r.Categories {

@@ -24,7 +24,7 @@ func EvalPatient(ctx context.Context, b llm.Backend, play Player) Report {
 	for _, s := range patientScripts() {
 		played, err := play(ctx, s)
 		if err != nil {
-			r.record(s.Name, "setup", "the script could not be played: "+err.Error(), "")
+			r.Record(s.Name, "setup", "the script could not be played: "+err.Error(), "")
 			continue
 		}
 		for _, t := range played.Turns {
@@ -32,7 +32,7 @@ func EvalPatient(ctx context.Context, b llm.Backend, play Player) Report {
 				continue
 			}
 			said := replies(t.Calls, agents.AgentPatient)
-			r.record(s.Name+": "+t.Line, consciousness[t.AVPU], judgePatient(t, said), strings.Join(said, "\n\n"))
+			r.Record(s.Name+": "+t.Line, consciousness[t.AVPU], judgePatient(t, said), strings.Join(said, "\n\n"))
 		}
 	}
 	return r

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -125,4 +126,35 @@ func (n named) Name() string  { return n.name }
 func (n named) Model() string { return n.model }
 func (named) Chat(context.Context, llm.Request, func(string)) (llm.Response, error) {
 	return llm.Response{}, nil
+}
+
+// The bar: a run at it passes, one below fails, and --min 0 never fails; a run of no case fails
+// any bar, since it measured nothing.
+func TestGate(t *testing.T) {
+	report := func(passed, total int, min float64) Report {
+		r := Report{Suite: "knowledge", Min: min}
+		for i := range total {
+			reason := ""
+			if i >= passed {
+				reason = "not in the top 3"
+			}
+			r.Record(fmt.Sprint("question ", i+1), "cards", reason, "")
+		}
+		return r
+	}
+	tests := []struct {
+		passed, total int
+		min           float64
+		fails         bool
+	}{
+		{9, 10, 0.90, false},
+		{8, 10, 0.90, true},
+		{0, 10, 0, false},
+		{0, 0, 0.90, true},
+	}
+	for _, tt := range tests {
+		if err := report(tt.passed, tt.total, tt.min).Gate(); (err != nil) != tt.fails {
+			t.Errorf("%d/%d at --min %.2f: gate %v", tt.passed, tt.total, tt.min, err)
+		}
+	}
 }
