@@ -88,6 +88,8 @@ var commands = []command{
 	{name: "scenarios", args: "list | validate FILE", summary: "the scenario library", flags: []string{"scenarios"}, run: scenarios},
 	{name: "formulary", args: "[DRUG]", summary: "the formulary: every drug's doses by route, or one drug's", run: formulary},
 	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: []string{"db", "json"}, run: stats},
+	{name: "recover", summary: "copy what is readable of a damaged --db into a new file (--out)",
+		flags: []string{"db", "out"}, run: recoverDB},
 	{name: "doctor", summary: "check the Ollama setup ward will use, and say what to change",
 		flags: []string{"model", "num-ctx"}, run: doctor},
 	{name: "kb", args: "list | search QUERY | show ID", summary: "the protocol cards ward answers from, and what a query retrieves",
@@ -164,7 +166,7 @@ var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
 		fs.Float64Var(&o.min, "min", eval.DefaultMin, "the `share` of cases that must pass, or ward exits 1; 0 makes a report that cannot fail")
 	},
 	"out": func(fs *flag.FlagSet, o *options) {
-		fs.StringVar(&o.out, "out", "", "write to this `file` instead of stdout")
+		fs.StringVar(&o.out, "out", "", "write to this `file` instead of stdout (recover: the new database)")
 	},
 	"bell": func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.bell, "bell", os.Getenv("WARD_BELL") != "off", "ring the terminal bell when an alarm or escalation sounds (env WARD_BELL=off)")
@@ -909,6 +911,19 @@ func noArgs(c *call) error {
 func argsError(c *call) error {
 	name := invocation(c.cmd)
 	return usageError{fmt.Sprintf("usage: %s %s — see %s --help", name, c.cmd.args, name)}
+}
+
+// recoverDB copies what is readable of a damaged database into a new file and says what was lost.
+func recoverDB(_ context.Context, c *call) error {
+	if c.o.out == "" {
+		return usageError{"usage: ward recover --db DAMAGED --out NEW — see ward recover --help"}
+	}
+	report, err := persist.Recover(c.o.db, c.o.out)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(c.stdout, report)
+	return err
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -118,14 +118,20 @@ screen | awk '/how are you feeling right now\?/ { q = 1; next } q && /│ Patien
 	fail "no reply from the Patient below the question"
 no_panic "question"
 
-# Treatment and time: the engine's numbers reach the screen through the Monitor.
+# The header gives the presentation, never the diagnosis or the engine's state.
+header | grep -q "found unresponsive" || fail "the header does not show the presentation"
+! header | grep -Eqi "overdose|state:" || fail "the header gives away the diagnosis or the state"
+
+# Treatment and time: the nurse confirms what was done, the engine's numbers reach the screen
+# through the Monitor.
 type_line "applying oxygen via non-rebreather at 15 L/min and checking vitals"
-wait_for "Vitals: HR [0-9]+"
+wait_for "Oxygen on by a non-rebreather mask"
+wait_for "Measured at T\\+00:[0-9]+: HR [0-9]+"
 wait_idle
 type_line "/wait 3m"
 wait_for "3:00 passed"
 type_line "/vitals"
-wait_for "Measured at T\\+"
+wait_for "Measured at T\\+03:"
 wait_idle
 no_panic "oxygen, /wait and /vitals"
 if [ -n "${CAPTURE_OUT:-}" ]; then
@@ -142,7 +148,7 @@ no_panic "review patient_2"
 tmux send-keys -t "$session" M-1
 wait_for "^patient_1 "
 header | grep -q "^patient_1 " || fail "alt+1 did not show patient_1 in the header"
-screen | grep -q "how are you feeling right now" || fail "patient_1's chat lost the question"
+screen | grep -q "applying oxygen via non-rebreather" || fail "patient_1's chat lost what the trainee typed"
 no_panic "alt+1"
 
 tmux send-keys -t "$session" M-2

@@ -2,7 +2,9 @@ package agents
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/ward-sim/ward/memory"
 )
@@ -19,7 +21,8 @@ type Facts struct {
 	Turn    TurnFacts
 }
 
-// Persona is a scenario patient as an agent plays them. It never names the diagnosis.
+// Persona is a scenario patient as an agent plays them. It never names the diagnosis or the
+// engine's states.
 type Persona struct {
 	Name           string       `json:"name"`
 	Age            int          `json:"age"`
@@ -28,17 +31,18 @@ type Persona struct {
 	History        []string     `json:"history,omitempty"`
 	Medications    []string     `json:"medications,omitempty"`
 	Allergies      []string     `json:"allergies,omitempty"`
-	Opening        string       `json:"opening,omitempty"` // said on first contact
+	Opening        string       `json:"opening,omitempty"` // said on first contact, when the turn says it is one
 	Lines          []string     `json:"lines,omitempty"`   // in-character answers when nothing more specific applies
 	Disclosures    []Disclosure `json:"disclosures,omitempty"`
-	// States are how the patient presents in each state of the scenario; the turn names the
-	// current one.
-	States map[string]StateLook `json:"states,omitempty"`
+	// Looks are how the patient can look and sound, under keys that mean nothing: the turn
+	// names the current one, so the fewer bytes change from turn to turn, the less a model
+	// evaluates again.
+	Looks map[string]Look `json:"looks,omitempty"`
 }
 
-// StateLook is how the patient looks and sounds in one state.
-type StateLook struct {
-	Looks string   `json:"looks"`
+// Look is how the patient looks and sounds at one point of their illness.
+type Look struct {
+	Signs string   `json:"signs,omitempty"`
 	Lines []string `json:"lines,omitempty"`
 }
 
@@ -48,22 +52,34 @@ type Disclosure struct {
 	Text  string `json:"text"`
 }
 
-// TurnFacts are the engine's facts for this turn, as one agent may see them.
+// TurnFacts are the engine's facts for this turn, as one agent may see them. None names the
+// diagnosis or the engine's state: they say what can be seen, measured and said.
 type TurnFacts struct {
-	Now      string `json:"now,omitempty"`      // sim time since arrival, T+mm:ss
-	State    string `json:"state,omitempty"`    // the current state, for an agent that knows every state's look
-	Since    string `json:"since,omitempty"`    // when and why the current state began
-	Presents string `json:"presents,omitempty"` // how the patient looks now, for an agent without the states
+	Now string `json:"now,omitempty"` // sim time since arrival, T+mm:ss
+	// Look is the key of the persona's look that applies now, for the Patient; Looks is what
+	// anyone at the bedside sees now: for the Patient, how they respond when they cannot talk.
+	Look  string `json:"look,omitempty"`
+	Looks string `json:"looks,omitempty"`
+	// Speech and Can bound what the patient says now, from the engine's GCS: Speech is one of
+	// talks, confused, words, sounds or none; Can says it in words for a model, when the patient
+	// cannot simply talk.
+	Speech string `json:"speech,omitempty"`
+	Can    string `json:"can,omitempty"`
+	// FirstContact is set when the trainee meets the patient for the first time as they arrived,
+	// which is when the persona's opening is said.
+	FirstContact bool `json:"first_contact,omitempty"`
 	// Tells is what the patient answers this turn: the engine matched the trainee's questions to
 	// the scenario's disclosures.
 	Tells []Disclosure `json:"tells,omitempty"`
-	// Happened is what the engine did this turn, in words.
-	Happened []string `json:"happened,omitempty"`
+	// Done is what was done to the patient this turn, in plain words.
+	Done []string `json:"done,omitempty"`
 	// Measured are the last measured readings, oldest first: nil for an agent that does not read
 	// the monitor, and pointing at an empty list when nothing was measured yet.
 	Measured *[]Reading `json:"measured,omitempty"`
-	Orders   []Order    `json:"orders,omitempty"`
-	Verdicts []Verdict  `json:"verdicts,omitempty"`
+	// Results are what this turn's other measurements found: a glucose, an ECG, the pupils.
+	Results  []Result  `json:"results,omitempty"`
+	Orders   []Order   `json:"orders,omitempty"`
+	Verdicts []Verdict `json:"verdicts,omitempty"`
 	// Checks are this turn's medication orders as the engine checked them: the dose against the
 	// formulary and the drug against what is known of the patient. A stopped order was not given.
 	Checks []OrderCheck `json:"checks,omitempty"`
@@ -71,12 +87,25 @@ type TurnFacts struct {
 	Review string `json:"review,omitempty"`
 }
 
+// Result is one measurement beyond the vital signs, as the engine reported it.
+type Result struct {
+	T     float64 `json:"t"` // sim seconds since arrival
+	Name  string  `json:"name"`
+	Value string  `json:"value"`
+}
+
 // Reading is one measurement as the engine reported it. A zero vital was not measured.
 type Reading struct {
 	T float64 `json:"t"` // sim seconds since arrival
 	memory.Vitals
-	OnOxygen bool `json:"on_oxygen,omitempty"`
-	NEWS2    *int `json:"news2,omitempty"` // nil when the reading was not scored
+	EtCO2    int    `json:"etco2,omitempty"`  // mmHg, from capnography on the monitor
+	Rhythm   string `json:"rhythm,omitempty"` // from the monitor
+	OnOxygen bool   `json:"on_oxygen,omitempty"`
+	NEWS2    *int   `json:"news2,omitempty"` // nil when the reading was not scored
+	// Score is the NEWS2 in the words every view uses ("NEWS2 4 low-medium"); ScoringThree names
+	// the parameters that score 3 on their own.
+	Score        string   `json:"score,omitempty"`
+	ScoringThree []string `json:"scoring_three,omitempty"`
 }
 
 // Order is one medication order the engine parsed from the trainee's text.
@@ -113,7 +142,7 @@ const (
 // FactsInstructions tell every agent what the facts lines are and how to use them.
 const FactsInstructions = `The lines "Patient facts:" and "Engine facts:" hold JSON from the simulation engine. ` +
 	`They are the only numbers, verdicts and disclosures you may use: never state a number they do not give. ` +
-	`Play the patient they describe without naming a diagnosis.`
+	`Play the patient they describe without naming a diagnosis, and let the patient say no more than "can" allows.`
 
 // PersonaSection renders the persona for the static prefix, "" for none. The same persona
 // always renders the same bytes (encoding/json sorts map keys).
@@ -165,4 +194,64 @@ func mustJSON(v any) string {
 		panic("agents: facts: " + err.Error())
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// What a patient can say at each level of consciousness, as TurnFacts.Speech names it.
+const (
+	SpeechTalks    = "talks"    // alert: answers in sentences
+	SpeechConfused = "confused" // new confusion: talks, but muddled
+	SpeechWords    = "words"    // responds to voice: a word or two, or groans
+	SpeechSounds   = "sounds"   // responds to pain only: no words
+	SpeechNone     = "none"     // unresponsive
+)
+
+// wordsAtVoice is the most a patient who responds only to voice says aloud.
+const wordsAtVoice = 4
+
+// WithinSpeech reports whether reply says no more aloud than a patient at this speech level
+// can: a word or two at voice, nothing at pain or unresponsive. Stage directions between
+// asterisks or underscores say what the trainee sees, not what the patient says.
+func WithinSpeech(reply, speech string) bool {
+	switch speech {
+	case SpeechWords:
+		return SpokenWords(reply) <= wordsAtVoice
+	case SpeechSounds, SpeechNone:
+		return SpokenWords(reply) == 0
+	}
+	return true
+}
+
+var stageDirection = regexp.MustCompile(`\*[^*]*\*|_[^_]*_`)
+
+// SpokenWords counts the words a reply says aloud, once stage directions are set aside.
+func SpokenWords(reply string) int {
+	n := 0
+	for _, w := range strings.Fields(stageDirection.ReplaceAllString(reply, " ")) {
+		if strings.IndexFunc(w, unicode.IsLetter) >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// JoinLooks joins a patient's response and signs into one description.
+func JoinLooks(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// Described is what the trainee sees, as the chat shows it: a stage direction in the third person.
+func Described(looks string) string { return "*" + Capitalized(looks) + ".*" }
+
+// Capitalized is s with its first letter upper case.
+func Capitalized(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

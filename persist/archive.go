@@ -45,7 +45,7 @@ var contentBuckets = [][]byte{
 // snapshot, even of an empty session, so that every clear leaves a trace. It returns the
 // snapshot's id; ReadArchive reads a snapshot back.
 func (s *Store) Archive(sessionID string, at time.Time) (string, error) {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b, err := sessionBucket(tx, sessionID)
 		if err != nil {
 			return err
@@ -70,7 +70,7 @@ type ArchiveSummary struct {
 // and counts its session messages, but decodes no history: a snapshot can hold a whole shift.
 func (s *Store) ArchiveSummaries(sessionID string) ([]ArchiveSummary, error) {
 	list := []ArchiveSummary{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		if _, err := sessionBucket(tx, sessionID); err != nil {
 			return err
 		}
@@ -98,7 +98,7 @@ func (s *Store) ArchiveSummaries(sessionID string) ([]ArchiveSummary, error) {
 // ReadArchive decodes one archive of the session.
 func (s *Store) ReadArchive(sessionID, archiveID string) (Archive, error) {
 	var a Archive
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		if _, err := sessionBucket(tx, sessionID); err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func (s *Store) ReadArchive(sessionID, archiveID string) (Archive, error) {
 // loses anything, a session that holds content is first archived itself (at the current time),
 // in the same transaction. The restored archive is kept.
 func (s *Store) RestoreArchive(sessionID, archiveID string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b, err := sessionBucket(tx, sessionID)
 		if err != nil {
 			return err
@@ -265,10 +265,14 @@ func readContent(b *bolt.Bucket) (Content, error) {
 	if c.Histories, err = readHistories(b.Bucket(bucketHistories)); err != nil {
 		return c, err
 	}
-	c.Memory = readDocs[json.RawMessage](b.Bucket([]byte(KindMemory)))
-	c.Entities = readDocs[json.RawMessage](b.Bucket([]byte(KindEntities)))
-	c.Sim = readDocs[json.RawMessage](b.Bucket([]byte(KindSim)))
-	return c, nil
+	if c.Memory, err = readDocs[json.RawMessage](KindMemory, b.Bucket([]byte(KindMemory))); err != nil {
+		return c, err
+	}
+	if c.Entities, err = readDocs[json.RawMessage](KindEntities, b.Bucket([]byte(KindEntities))); err != nil {
+		return c, err
+	}
+	c.Sim, err = readDocs[json.RawMessage](KindSim, b.Bucket([]byte(KindSim)))
+	return c, err
 }
 
 func readHistories(h *bolt.Bucket) (map[string][]memory.Message, error) {
@@ -290,7 +294,7 @@ func readHistories(h *bolt.Bucket) (map[string][]memory.Message, error) {
 func readArchive(snap *bolt.Bucket, id string) (Archive, error) {
 	at, err := time.Parse(time.RFC3339Nano, id)
 	if err != nil {
-		return Archive{}, fmt.Errorf("archive %q: bad id: %w", id, err)
+		return Archive{}, fmt.Errorf("archive %q: bad id: %w", id, &corruptValue{err})
 	}
 	c, err := readContent(snap)
 	if err != nil {

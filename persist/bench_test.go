@@ -167,3 +167,19 @@ func BenchmarkRegistryRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpen opens and closes the 100-patient database, as every ward command does.
+func BenchmarkOpen(b *testing.B) {
+	benchStore(b).Close()
+	path := filepath.Join(b.TempDir(), "ward.db")
+	if err := copyFile(path, benchFixture.path); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

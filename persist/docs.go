@@ -3,6 +3,7 @@ package persist
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -26,7 +27,7 @@ func (t *Tx) PatientDoc(kind, patientID string) ([]byte, error) {
 	if b == nil {
 		return nil, nil
 	}
-	return bytes.Clone(b.Get([]byte(patientID))), nil
+	return storedDoc(kind, []byte(patientID), b.Get([]byte(patientID)))
 }
 
 // PutPatientDoc replaces the patient's document of the given kind. Documents must be JSON, so
@@ -53,20 +54,30 @@ func (t *Tx) PatientDocs(kind string) (map[string][]byte, error) {
 	if err := checkKind(kind); err != nil {
 		return nil, err
 	}
-	return readDocs[[]byte](t.b.Bucket([]byte(kind))), nil
+	return readDocs[[]byte](kind, t.b.Bucket([]byte(kind)))
 }
 
 // readDocs copies a document bucket (nil = empty) out of the transaction.
-func readDocs[T ~[]byte](b *bolt.Bucket) map[string]T {
+func readDocs[T ~[]byte](kind string, b *bolt.Bucket) (map[string]T, error) {
 	docs := map[string]T{}
 	if b == nil {
-		return docs
+		return docs, nil
 	}
-	_ = b.ForEach(func(k, v []byte) error {
-		docs[string(k)] = bytes.Clone(v)
-		return nil
+	err := b.ForEach(func(k, v []byte) error {
+		doc, err := storedDoc(kind, k, v)
+		docs[string(k)] = doc
+		return err
 	})
-	return docs
+	return docs, err
+}
+
+// storedDoc copies a stored document out of the transaction. PutPatientDoc stores only JSON,
+// so one that is not JSON was damaged after it was written.
+func storedDoc(kind string, patientID, doc []byte) ([]byte, error) {
+	if doc != nil && !json.Valid(doc) {
+		return nil, fmt.Errorf("%s document of %s: %w", kind, patientID, &corruptValue{errors.New("not valid JSON")})
+	}
+	return bytes.Clone(doc), nil
 }
 
 func checkKind(kind string) error {

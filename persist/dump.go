@@ -15,7 +15,7 @@ type Dump struct {
 // Dump reads the session's content and archives in one consistent view.
 func (s *Store) Dump(sessionID string) (Dump, error) {
 	d := Dump{SchemaVersion: schemaVersion(), SessionID: sessionID}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := sessionBucket(tx, sessionID)
 		if err != nil {
 			return err

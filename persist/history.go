@@ -62,7 +62,7 @@ func (t *Tx) Recent(patientID string, n int) ([]memory.Message, error) {
 	}
 	msgs := make([]memory.Message, len(raw))
 	for i, v := range raw {
-		if err := json.Unmarshal(v, &msgs[len(raw)-1-i]); err != nil {
+		if err := decodeStored(v, &msgs[len(raw)-1-i]); err != nil {
 			return nil, err
 		}
 	}
@@ -109,7 +109,7 @@ func readHistory(b *bolt.Bucket) ([]memory.Message, error) {
 	}
 	err := b.ForEach(func(_, v []byte) error {
 		var m memory.Message
-		if err := json.Unmarshal(v, &m); err != nil {
+		if err := decodeStored(v, &m); err != nil {
 			return err
 		}
 		msgs = append(msgs, m)

@@ -66,7 +66,7 @@ func (in registryJSON) registry() Registry {
 func decodeRegistry(v []byte) (Registry, error) {
 	var in registryJSON
 	if v != nil {
-		if err := json.Unmarshal(v, &in); err != nil {
+		if err := decodeStored(v, &in); err != nil {
 			return Registry{}, err
 		}
 	}

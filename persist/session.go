@@ -36,7 +36,7 @@ func (s *Store) CreateSession(info SessionInfo) error {
 	if info.ID == "" {
 		return errors.New("create session: empty session id")
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b, err := tx.Bucket(bucketSessions).CreateBucket([]byte(info.ID))
 		if errors.Is(err, berrors.ErrBucketExists) {
 			return fmt.Errorf("create session: session %q already exists", info.ID)
@@ -53,9 +53,12 @@ func (s *Store) CreateSession(info SessionInfo) error {
 func (s *Store) LatestSession() (SessionInfo, bool, error) {
 	var latest SessionInfo
 	found := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSessions).ForEachBucket(func(id []byte) error {
 			info, err := readInfo(tx.Bucket(bucketSessions).Bucket(id))
+			if err == nil && info.ID != string(id) {
+				err = &corruptValue{fmt.Errorf("its info names session %q", info.ID)}
+			}
 			if err != nil {
 				return fmt.Errorf("session %q: %w", id, err)
 			}
@@ -78,7 +81,7 @@ func later(a, b SessionInfo) bool {
 // DiscardUnused deletes a session that holds no content and has no archives: nothing was ever
 // written to it. Any other session is left exactly as it is.
 func (s *Store) DiscardUnused(sessionID string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b, err := sessionBucket(tx, sessionID)
 		if err != nil || !isEmpty(b) || tx.Bucket(bucketArchive).Bucket([]byte(sessionID)) != nil {
 			return err
@@ -90,14 +93,14 @@ func (s *Store) DiscardUnused(sessionID string) error {
 // Update runs fn in one read-write transaction on the session, committed durably (fsync) when
 // fn returns nil and rolled back otherwise.
 func (s *Store) Update(sessionID string, fn func(*Tx) error) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		return inSession(tx, sessionID, fn)
 	})
 }
 
 // View runs fn in one read-only transaction on the session.
 func (s *Store) View(sessionID string, fn func(*Tx) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		return inSession(tx, sessionID, fn)
 	})
 }
@@ -137,7 +140,7 @@ func (t *Tx) PutRegistry(r Registry) error { return putJSON(t.b, keyRegistry, r.
 
 func readInfo(b *bolt.Bucket) (SessionInfo, error) {
 	var info SessionInfo
-	err := json.Unmarshal(b.Get(keyInfo), &info)
+	err := decodeStored(b.Get(keyInfo), &info)
 	return info, err
 }
 

@@ -40,6 +40,10 @@ func OpenSnapshot(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	if err := checkFile(copyPath, path); err != nil {
+		_ = os.Remove(copyPath)
+		return nil, err
+	}
 	db, err := bolt.Open(copyPath, 0o600, &bolt.Options{ReadOnly: true})
 	// The copy is private: once bbolt has it mapped, its name is no longer needed.
 	_ = os.Remove(copyPath)
@@ -124,7 +128,6 @@ func copyOnce(path string) (copyPath string, ok bool, err error) {
 const (
 	metaMagicAt    = 16
 	metaPageSizeAt = 24
-	boltMagic      = 0xED0CDAED
 )
 
 // readMetas returns the bytes of both meta pages (pages 0 and 1). The page size is read from

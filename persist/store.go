@@ -3,6 +3,7 @@
 package persist
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,7 @@ var (
 	ErrNotWard     = errors.New("not a ward database")
 	ErrNewerSchema = errors.New("database schema is newer than this ward")
 	ErrNotFound    = errors.New("not found")
+	ErrDamaged     = errors.New("database is damaged")
 )
 
 // lockTimeout bounds the wait for bbolt's file lock, so a second ward fails fast instead of hanging.
@@ -44,7 +46,8 @@ func schemaVersion() int { return 1 + len(migrations) }
 
 // Store is an open ward database. It is safe for concurrent use.
 type Store struct {
-	db *bolt.DB
+	db   *bolt.DB
+	path string
 }
 
 // openError gives a one-line message and matches its sentinel with errors.Is.
@@ -57,24 +60,28 @@ func (e *openError) Error() string { return e.msg }
 func (e *openError) Unwrap() error { return e.sentinel }
 
 // Open opens (or creates) the ward database at path, creating its parent directories. A file
-// that is not ward's, or whose schema is newer than this binary, is refused and left untouched:
-// existing files are inspected read-only before they are opened for writing.
+// that is not ward's, is damaged, or whose schema is newer than this binary, is refused and left
+// untouched: existing files are checked read-only before they are opened for writing, and a
+// file already at this binary's schema is not written to until the caller writes.
 func Open(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	if err := inspect(path); err != nil {
+	version, err := inspect(path)
+	if err != nil {
 		return nil, err
 	}
 	db, err := bolt.Open(path, 0o600, writeOptions)
 	if err != nil {
 		return nil, openFailure(path, err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return prepare(path, tx) }); err != nil {
-		_ = db.Close()
-		return nil, err
+	if version < schemaVersion() {
+		if err := db.Update(func(tx *bolt.Tx) error { return prepare(path, tx) }); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, path: path}, nil
 }
 
 // writeOptions keep every commit durable (bbolt fsyncs data and meta pages) but skip writing the
@@ -82,39 +89,74 @@ func Open(path string) (*Store, error) {
 // by a scan when the file is opened.
 var writeOptions = &bolt.Options{Timeout: lockTimeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType}
 
+// view and update run a bbolt transaction, and name the file when a stored value turns out
+// damaged.
+func (s *Store) view(fn func(*bolt.Tx) error) error   { return s.damage(s.db.View(fn)) }
+func (s *Store) update(fn func(*bolt.Tx) error) error { return s.damage(s.db.Update(fn)) }
+
+func (s *Store) damage(err error) error {
+	var c *corruptValue
+	if errors.As(err, &c) {
+		return damaged(s.path, err.Error())
+	}
+	return err
+}
+
+// corruptValue is a stored value that does not decode: ward encoded every value it stored, so
+// the bytes changed after it wrote them.
+type corruptValue struct{ err error }
+
+func (c *corruptValue) Error() string { return "a stored value does not decode: " + c.err.Error() }
+func (c *corruptValue) Unwrap() error { return c.err }
+
+func decodeStored(data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return &corruptValue{err}
+	}
+	return nil
+}
+
 // Close releases the file and its lock.
 func (s *Store) Close() error { return s.db.Close() }
 
-// inspect refuses an existing file that is not ward's or is too new, without writing to it.
-// A missing or zero-length file is new: bbolt would initialise it even in read-only mode.
-func inspect(path string) error {
+// inspect refuses an existing file that is not ward's, is damaged or is too new, without
+// writing to it, and returns its schema version. A missing or zero-length file is new (version
+// 0): bbolt would initialise it even in read-only mode.
+func inspect(path string) (int, error) {
 	info, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && info.Size() == 0) {
-		return nil
+		return 0, nil
 	}
 	if err != nil {
-		return err
+		return 0, err
+	}
+	if err := checkFile(path, path); err != nil {
+		return 0, err
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: lockTimeout})
 	if err != nil {
-		return openFailure(path, err)
+		return 0, openFailure(path, err)
 	}
 	defer db.Close()
-	return db.View(func(tx *bolt.Tx) error {
-		_, err := fileVersion(path, tx)
-		return err
+	var v int
+	err = db.View(func(tx *bolt.Tx) (err error) {
+		if v, err = fileVersion(path, tx); err != nil || v == 0 {
+			return err
+		}
+		for _, name := range [][]byte{bucketSessions, bucketArchive} {
+			if tx.Bucket(name) == nil {
+				return damaged(path, fmt.Sprintf("its %s bucket is missing", name))
+			}
+		}
+		return nil
 	})
+	return v, err
 }
 
 // openFailure turns bbolt's open errors into ward's.
 func openFailure(path string, err error) error {
-	switch {
-	case errors.Is(err, berrors.ErrTimeout):
-		return &openError{ErrLocked, fmt.Sprintf(
-			"database %s is in use by another ward process (close it, or pass --db to use another file)", path)}
-	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
-		errors.Is(err, berrors.ErrVersionMismatch):
-		return notWard(path, "not a bbolt file: "+err.Error())
+	if errors.Is(err, berrors.ErrTimeout) {
+		return lockedError(path)
 	}
 	return fmt.Errorf("open database %s: %w", path, err)
 }

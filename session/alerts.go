@@ -19,9 +19,6 @@ import (
 // alarm, where the trainee reads it on going to them), and on the roster and the status bar,
 // drawn from the roster summary, which the registry keeps across a restart.
 
-// nurseAgent speaks a nurse's escalation in a patient's chat; a monitor alarm is the Monitor's.
-const nurseAgent = "Nurse"
-
 // tellAlerts stores each new alarm and escalation as a message in its patient's chat, in one
 // commit with the sim state that raised it, so a crash cannot keep one without the other. A
 // repeat sounds again (the event, the bell) but adds nothing to the chat.

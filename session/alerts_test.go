@@ -66,15 +66,19 @@ func TestRunUnseenPatientEscalatesDuringWait(t *testing.T) {
 	if w := r.s.Waiting(); len(w) != 1 || w[0].PatientID != "patient_2" {
 		t.Errorf("patient_1 acknowledged and reviewed, waiting %+v, want only patient_2", w)
 	}
-	response := onlyOne(t, ofKind(turns[3], "aar"), "aar")["response"].(map[string]any)
-	alerts := response["alerts"].([]any)
+	aar := onlyOne(t, ofKind(turns[3], "aar"), "aar")
+	alerts := aar["alerts"].([]any)
 	for _, a := range alerts {
 		if _, ok := a.(map[string]any)["reviewed_after"].(float64); !ok {
 			t.Errorf("alert %v has no time to review", a)
 		}
 	}
-	if len(alerts) != len(first) || !strings.Contains(strings.Join(strs(response["lines"]), "\n"), "Nurse escalation (emergency) at ") {
-		t.Errorf("response %v", response)
+	var points []string
+	for _, p := range aar["debrief"].([]any) {
+		points = append(points, p.(map[string]any)["text"].(string))
+	}
+	if len(alerts) != len(first) || !strings.Contains(strings.Join(points, "\n"), "Nurse escalation (emergency) (NEWS2 ") {
+		t.Errorf("alerts %v, debrief %q", alerts, points)
 	}
 }
 

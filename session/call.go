@@ -11,11 +11,12 @@ import (
 	"github.com/ward-sim/ward/memory"
 )
 
-// CallRecord is one LLM call as the inspector shows it: the trace, plus what memory recalled,
-// each item with its rule.
+// CallRecord is one LLM call as the inspector shows it: the trace, plus what memory recalled
+// and how ward held the reply to the engine's record, which happens after the trace is written.
 type CallRecord struct {
 	Trace  llm.TraceRecord
-	Recall memory.Selection
+	Recall memory.Selection // what memory put in the prompt, each item with its rule
+	Held   string           // how ward held the reply to the engine's record, "" when it stood as written
 }
 
 // call sends one prompt, fitted under num_ctx, and returns the reply text. An empty answer is

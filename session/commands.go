@@ -35,7 +35,7 @@ func init() {
 		{Name: "/help", Help: "list the commands", run: (*Session).cmdHelp},
 		{Name: "/patients", Help: "show the roster and who is active", run: (*Session).cmdPatients},
 		{Name: "/switch", Args: "ID", Help: "make a patient active (a new ID admits them)", run: (*Session).cmdSwitch},
-		{Name: "/admit", Args: "ID [SCENARIO]", Help: "admit a patient, with a scenario or one picked for them", run: (*Session).cmdAdmit},
+		{Name: "/admit", Args: "ID [N|SCENARIO]", Help: "admit a patient, with case N of /scenarios, a scenario, or one picked for them", run: (*Session).cmdAdmit},
 		{Name: "/scenarios", Help: "list the scenarios", run: (*Session).cmdScenarios},
 		{Name: "/vitals", Help: "check the active patient's vitals; the Monitor reads them", run: (*Session).cmdVitals},
 		{Name: "/wait", Args: "DURATION", Help: "let sim time pass for every patient (30s, 5m)", run: (*Session).cmdWait},
@@ -96,7 +96,7 @@ func (s *Session) cmdSwitch(_ context.Context, t *turn, arg string) {
 func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 	fields := strings.Fields(arg)
 	if len(fields) == 0 || len(fields) > 2 {
-		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /admit ID [SCENARIO] — /scenarios lists the scenarios"})
+		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /admit ID [N|SCENARIO] — /scenarios numbers the cases"})
 		return
 	}
 	id, ok := analyzer.NormalizeID(fields[0], s.cfg.Pattern)
@@ -115,11 +115,15 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 	s.switchTo(t, id, analyzer.ActionActivateNew, "/admit command", scenario)
 }
 
+// cmdScenarios numbers the scenarios and gives each by its presentation, as a triage list
+// would: a scenario's id and title name the diagnosis, which the trainee is there to find, so
+// /admit takes the number (`ward scenarios list` shows ids and titles).
 func (s *Session) cmdScenarios(_ context.Context, t *turn, _ string) {
 	var b strings.Builder
-	for _, sc := range s.cfg.Scenarios.List() {
-		fmt.Fprintf(&b, "%-28s %s\n", sc.ID, sc.Title)
+	for i, sc := range s.cfg.Scenarios.List() {
+		fmt.Fprintf(&b, "%2d  %s\n", i+1, sc.Presentation)
 	}
+	b.WriteString("\n/admit ID N admits a patient with case N.")
 	s.say(t, strings.TrimRight(b.String(), "\n"))
 }
 
@@ -160,7 +164,7 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 	}
 	if effect == effectAAR {
 		e := s.engine(t, s.active)
-		t.emit(AAREvent{Report: e.Report(), Response: e.Response()})
+		t.emit(AAREvent{e.Report()})
 	}
 	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
 }

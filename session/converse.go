@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // conversation is the converse stage: the team speaks through it (it is the team's Speaker), and
@@ -24,11 +26,12 @@ type conversation struct {
 	spoken int
 }
 
-// converse lets the team answer the trainee's text. It returns what was said, and the error that
-// stopped the team, if one did: whatever was said before it is kept.
-//
-// The Pharmacist's word on the turn's orders comes first (pharmacistSays); when the turn was
-// nothing but orders held back, it is the whole answer.
+// converse lets the team answer the trainee's text, after what ward says at the bedside: the
+// Pharmacist's word on the turn's orders, the nurse's confirmations and a relative's answers.
+// When the turn was nothing but orders held back, the Pharmacist's word is the whole answer.
+// After the team, the Monitor reads out what the engine measured if the team did not. It
+// returns what was said, and the error that stopped the team, if one did: whatever was said
+// before it is kept.
 func (s *Session) converse(ctx context.Context, t *turn, prior []memory.Message, x *examination) ([]memory.Message, error) {
 	c := &conversation{s: s, t: t, x: x, window: prior}
 	if msg, ok := s.pharmacistSays(t, x); ok {
@@ -37,8 +40,48 @@ func (s *Session) converse(ctx context.Context, t *turn, prior []memory.Message,
 			return c.said, nil
 		}
 	}
+	c.bedside()
 	_, err := s.cfg.Team.Run(ctx, prior, t.input, c)
+	if err == nil {
+		c.reportFindings()
+	}
 	return c.said, err
+}
+
+// bedside is what ward says before the team: the nurse confirming what was done, and a
+// relative answering what the patient could not.
+func (c *conversation) bedside() {
+	if c.x.engine == nil {
+		return
+	}
+	if done := confirmations(c.x.events); len(done) > 0 {
+		c.keep(c.s.saySpoken(c.t, nurseAgent, strings.Join(done, " ")))
+	}
+	if len(c.x.bystander) > 0 {
+		var told []string
+		for _, d := range c.x.bystander {
+			told = append(told, d.Text)
+		}
+		c.keep(c.s.saySpoken(c.t, bystanderSource(c.x.engine.Scenario().Bystander), strings.Join(told, "\n\n")))
+	}
+}
+
+// reportFindings reads out what the engine measured this turn in the Monitor's voice when the
+// team did not already hear from the Monitor: every measurement asked for is reported, whoever
+// the turn was routed to. The lines are the engine's
+// own, so they cost no model call and cannot misquote a number.
+func (c *conversation) reportFindings() {
+	x := c.x
+	if x.engine == nil {
+		return
+	}
+	if lines, _ := reportLines(x); len(lines) > 0 && !c.spokeThisTurn(agents.AgentMonitor) {
+		c.keep(c.s.saySpoken(c.t, agents.AgentMonitor, strings.Join(lines, "\n")))
+	}
+}
+
+func (c *conversation) spokeThisTurn(agent string) bool {
+	return slices.ContainsFunc(c.said, func(m memory.Message) bool { return strings.EqualFold(m.Agent, agent) })
 }
 
 // Speak makes one agent answer: its prompt, a backend call, a second call for the missing parts
@@ -54,6 +97,9 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 	reply, err := c.call(ctx, a, p, "")
 	if err == nil && checklist {
 		reply, err = c.completeChecklist(ctx, a, p, reply)
+	}
+	if err == nil {
+		reply = c.heldToTheRecord(ctx, a, p, reply)
 	}
 	if err == nil && strings.TrimSpace(reply) == "" {
 		err = llm.ErrEmpty // the JSON arrived but said nothing
@@ -99,6 +145,71 @@ func (c *conversation) completeChecklist(ctx context.Context, a agents.Agent, p 
 		return reply, nil // the first answer stands; the gap is in the trace
 	}
 	return reply + "\n\n" + more, nil
+}
+
+// heldToTheRecord keeps an agent's reply true to the engine, whoever wrote it: the Patient says
+// no more than their consciousness allows, the Monitor reads out every measurement of the turn,
+// and the Preceptor's debrief names every critical error, missed critical action and near miss.
+func (c *conversation) heldToTheRecord(ctx context.Context, a agents.Agent, p agents.Prompt, reply string) string {
+	x := c.x
+	switch {
+	case x.engine == nil:
+	case a.Name == agents.AgentPatient:
+		bounded, cut := boundSpeech(reply, x.speech, looks(x.engine.CurrentState(), x.speech))
+		if cut {
+			c.held(fmt.Sprintf("the patient said more than one who %s can; the engine's description replaced it", x.speech))
+		}
+		return bounded
+	case a.Name == agents.AgentMonitor:
+		lines, needles := reportLines(x)
+		if missing := unreported(reply, lines, needles); len(missing) > 0 {
+			c.held(fmt.Sprintf("the readout left out %d of the engine's measurements; they were added", len(missing)))
+			return reply + "\n\nFrom the monitor:\n- " + strings.Join(missing, "\n- ")
+		}
+	case a.Name == agents.AgentPreceptor && x.review != nil:
+		return c.completeDebrief(ctx, a, p, reply)
+	}
+	return reply
+}
+
+// completeDebrief holds a debrief to the review: when it leaves out a critical error, a missed
+// critical action or a near miss, the Preceptor is asked once more for what is missing, and whatever is still
+// missing then leads the debrief in the review's own words.
+func (c *conversation) completeDebrief(ctx context.Context, a agents.Agent, p agents.Prompt, reply string) string {
+	missing := c.x.review.Unnamed(reply)
+	if len(missing) == 0 {
+		return reply
+	}
+	p.Window = append(slices.Clone(p.Window), memory.Message{Role: memory.RoleUser, Content: p.User}, memory.Message{Role: memory.RoleAssistant, Content: reply})
+	p.User, p.Instruction = debriefFollowUp(missing), ""
+	if more, err := c.call(ctx, a, p, "debrief: missing critical points"); err == nil && strings.TrimSpace(more) != "" {
+		reply += "\n\n" + more
+	}
+	if missing = c.x.review.Unnamed(reply); len(missing) == 0 {
+		return reply
+	}
+	c.held(fmt.Sprintf("the debrief still left out %d critical points; the review's own lines lead it", len(missing)))
+	return "**From the record** (the debrief below leaves these out):\n- " + strings.Join(pointLines(missing), "\n- ") + "\n\n" + reply
+}
+
+// held notes on the turn's last call how ward changed its reply, for the inspector.
+func (c *conversation) held(why string) {
+	if n := len(c.t.calls); n > 0 {
+		c.t.calls[n-1].Held = why
+	}
+}
+
+func debriefFollowUp(missing []physio.Point) string {
+	return "Your debrief left out what the review records. Name each of these plainly, first, and say what to do instead:\n- " +
+		strings.Join(pointLines(missing), "\n- ")
+}
+
+func pointLines(points []physio.Point) []string {
+	out := make([]string, len(points))
+	for i, pt := range points {
+		out[i] = pt.Labelled()
+	}
+	return out
 }
 
 // record is the last stage: it stores what the turn said with the active conversation, with the
@@ -150,7 +261,13 @@ func (s *Session) reportLLMError(t *turn, err error) {
 
 // wardSays is a reply from ward itself, shown at once and recorded with the turn.
 func (s *Session) wardSays(t *turn, text string) memory.Message {
-	msg := s.message(memory.RoleAssistant, systemAgent, text)
-	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: systemAgent, Text: text, At: msg.At})
+	return s.saySpoken(t, systemAgent, text)
+}
+
+// saySpoken is a line ward writes itself in another voice at the bedside (the nurse, a
+// relative), shown at once and recorded with the turn.
+func (s *Session) saySpoken(t *turn, voice, text string) memory.Message {
+	msg := s.message(memory.RoleAssistant, voice, text)
+	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: voice, Text: text, At: msg.At})
 	return msg
 }

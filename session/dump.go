@@ -19,6 +19,7 @@ type DumpDoc struct {
 // SimSummary is one patient's engine in the dump.
 type SimSummary struct {
 	Scenario       string                `json:"scenario"`
+	Title          string                `json:"title"`
 	State          string                `json:"state"`
 	T              float64               `json:"t"`
 	TrueVitals     physio.Vitals         `json:"true_vitals"`
@@ -95,7 +96,7 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.
 
 func summarise(e *physio.Engine) SimSummary {
 	return SimSummary{
-		Scenario: e.Scenario().ID, State: e.State(), T: e.Elapsed(), TrueVitals: e.TrueVitals(),
+		Scenario: e.Scenario().ID, Title: e.Scenario().Title, State: e.State(), T: e.Elapsed(), TrueVitals: e.TrueVitals(),
 		NEWS2: e.TrueNEWS2().Total, Actions: nonNil(e.Actions()), CriticalErrors: nonNil(e.CriticalErrors()),
 	}
 }

@@ -330,7 +330,7 @@ func TestMonitoredVitalsArePrunedInMemory(t *testing.T) {
 }
 
 // Only the agents that read the monitor see measured numbers. The Patient must never quote a
-// monitor, so its context names its state instead, which its static text describes.
+// monitor, so its context says how they look and what they can say, never the engine's state.
 func TestOnlyMonitorReadersSeeMeasuredVitals(t *testing.T) {
 	r := newRig(t)
 	r.turn("/admit patient_1 asthma-exacerbation")
@@ -345,15 +345,18 @@ func TestOnlyMonitorReadersSeeMeasuredVitals(t *testing.T) {
 		t.Errorf("the Patient's context carries monitor numbers:\n%s", ctx)
 	}
 	facts := agents.ReadFacts(patient.Trace.Messages)
-	if facts.Turn.State != "severe" || facts.Turn.Since != "T+00:00 (arrival)" || facts.Turn.Measured != nil {
-		t.Errorf("the Patient's facts %+v: want the state named, since when, and no measurements", facts.Turn)
+	look := facts.Persona.Looks[facts.Turn.Look]
+	if facts.Turn.Speech != "talks" || !strings.Contains(look.Signs, "accessory muscle use") || facts.Turn.Measured != nil {
+		t.Errorf("the Patient's facts %+v (look %+v): want what they can say, how they look, and no measurements", facts.Turn, look)
 	}
 	if !strings.Contains(patient.Trace.Messages[0].Content, "Patient facts: ") || facts.Persona == nil {
 		t.Fatal("the Patient's static text lacks its persona")
 	}
-	for _, name := range []string{"severe", "tiring", "near-fatal", "responding", "improving"} {
-		if facts.Persona.States[name].Looks == "" {
-			t.Errorf("the Patient's persona does not describe state %q", name)
+	for _, m := range patient.Trace.Messages {
+		for _, secret := range []string{"severe", "near-fatal", "Acute severe asthma", "tiring"} {
+			if strings.Contains(m.Content, secret) {
+				t.Errorf("the Patient's prompt names the state or the diagnosis %q:\n%s", secret, m.Content)
+			}
 		}
 	}
 

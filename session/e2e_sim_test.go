@@ -174,7 +174,7 @@ func TestPenicillinAllergyStopsEveryPenicillinOnceKnown(t *testing.T) {
 				!strings.Contains(said.Text, `repeat the order with the word "override"`) {
 				t.Errorf("%s said %q, want the Pharmacist's stop in plain words", said.Agent, said.Text)
 			}
-			if n := aar.Response.NearMisses; len(n) != 1 || n[0].Drug != tt.drug {
+			if n := aar.NearMisses; len(n) != 1 || n[0].Drug != tt.drug {
 				t.Errorf("near misses %+v, want the stopped %s", n, tt.drug)
 			}
 		})
@@ -182,7 +182,8 @@ func TestPenicillinAllergyStopsEveryPenicillinOnceKnown(t *testing.T) {
 }
 
 // A patient who arrives by NEW_BLANK with no scenario gets one picked from their id alone,
-// announced by ward, with the registry's facts filled from it.
+// announced by ward with its presentation (never its title), with the registry's facts filled
+// from it.
 func TestNewBlankPatientGetsAnnouncedScenario(t *testing.T) {
 	for _, input := range []string{"review patient_7", "/admit patient_7", "switch to patient_12"} {
 		t.Run(input, func(t *testing.T) {
@@ -197,8 +198,11 @@ func TestNewBlankPatientGetsAnnouncedScenario(t *testing.T) {
 			for i, e := range events {
 				if m, ok := e.(MessageEvent); ok && m.Agent == systemAgent {
 					announced = append(announced, i)
-					if !strings.Contains(m.Text, want.Title) || !strings.Contains(m.Text, want.Demographics.Name) || m.PatientID != id {
-						t.Errorf("announcement %+v does not name %s's scenario %q", m, id, want.Title)
+					if !strings.Contains(m.Text, want.Presentation) || !strings.Contains(m.Text, want.Demographics.Name) || m.PatientID != id {
+						t.Errorf("announcement %+v does not give %s's presentation %q", m, id, want.Presentation)
+					}
+					if strings.Contains(m.Text, want.Title) {
+						t.Errorf("announcement %q gives away the scenario's title", m.Text)
 					}
 				}
 			}

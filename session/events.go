@@ -121,12 +121,8 @@ type LLMCallEvent struct {
 	Error           string         `json:"error,omitempty"`
 }
 
-// AAREvent is an After Action Review of one patient, with the review of how the trainee answered
-// its alarms, escalations and stopped orders.
-type AAREvent struct {
-	physio.Report
-	Response physio.Response `json:"response"`
-}
+// AAREvent is an After Action Review of one patient.
+type AAREvent struct{ physio.Report }
 
 // RouteEvent says which agent speaks next and why.
 type RouteEvent struct {

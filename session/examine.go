@@ -17,28 +17,39 @@ type examination struct {
 	text        string
 	engine      *physio.Engine // nil when no patient is active
 	events      []physio.Event
-	disclosures []agents.Disclosure
+	speech      physio.Speech       // what the patient can say now, from the engine's GCS
+	disclosures []agents.Disclosure // what the patient tells this turn
+	bystander   []agents.Disclosure // what a relative tells for a patient who cannot
+	results     []agents.Result     // what this turn's measurements beyond the vitals found
 	parts       []memory.Part
 	compound    memory.Compound
-	wantsAAR    bool // the Preceptor debriefs from the After Action Review
+	review      *physio.Report // the After Action Review the Preceptor debriefs from, on /aar
 }
 
 // examine parses the trainee's text into actions, applies them to the active patient's engine,
 // records what happened in memory and reports the engine's events.
 func (s *Session) examine(t *turn, st settled) *examination {
-	x := &examination{text: t.input, engine: s.engine(t, s.active), wantsAAR: st.effect == effectAAR}
+	x := &examination{text: t.input, engine: s.engine(t, s.active)}
 	if x.engine == nil {
 		return x
 	}
+	if st.effect == effectAAR {
+		r := x.engine.Report()
+		x.review = &r
+	}
 	actions := actionsOf(t.input, st.effect)
+	x.speech = x.engine.Speech() // no time passes within a turn
 	for _, a := range actions {
 		if !st.retry {
 			x.events = append(x.events, x.engine.Apply(a)...)
 		}
-		if a.Kind == sc.KindAsk && canAnswer(x.engine) {
+		if a.Kind == sc.KindAsk && x.speech.GivesHistory() {
 			x.disclosures = append(x.disclosures, s.disclose(x.engine, a.Topic)...)
+		} else if a.Kind == sc.KindAsk {
+			x.bystander = append(x.bystander, s.discloseForPatient(x.engine, a.Topic)...)
 		}
 	}
+	x.results = results(x)
 	s.recordEvents(x.events)
 	s.sim.dirty[s.active] = true
 	for _, ev := range x.events {
@@ -64,10 +75,6 @@ func actionsOf(text, effect string) []physio.Action {
 	return physio.ParseActions(agents.WithoutMention(text))
 }
 
-// canAnswer reports whether the patient is awake enough to answer questions; the engine decides,
-// and what the patient tells is known to its safety checks from then on.
-func canAnswer(e *physio.Engine) bool { return e.CanAnswer() }
-
 // disclosedIn reports whether reply carries the scenario's own answer to question part p: words
 // the keyword check may not know ("nothing I know of") still answer it.
 func (x *examination) disclosedIn(p memory.Part, reply string) bool {
@@ -79,12 +86,32 @@ func (x *examination) disclosedIn(p memory.Part, reply string) bool {
 // disclose returns what the patient tells about topic, and remembers it: a disclosure made once
 // is part of the patient's memory from then on.
 func (s *Session) disclose(e *physio.Engine, topic string) []agents.Disclosure {
+	return s.remembered(e, e.Scenario().DisclosuresAbout(topic), "")
+}
+
+// discloseForPatient returns what the bystander tells about topic for a patient who cannot, and
+// remembers it with who said it.
+func (s *Session) discloseForPatient(e *physio.Engine, topic string) []agents.Disclosure {
+	b := e.Scenario().Bystander
+	if b == nil {
+		return nil
+	}
+	return s.remembered(e, b.DisclosuresAbout(topic), bystanderSource(b))
+}
+
+// remembered records each disclosure in the patient's memory once, labelled with its source
+// when someone other than the patient said it, and returns them as told.
+func (s *Session) remembered(e *physio.Engine, list []sc.Disclosure, source string) []agents.Disclosure {
 	var out []agents.Disclosure
 	mem := s.sim.memory(e.PatientID())
-	for _, d := range e.Scenario().DisclosuresAbout(topic) {
+	for _, d := range list {
 		out = append(out, agents.Disclosure{Topic: d.Topic, Text: d.Text})
-		if mem != nil && !disclosed(mem, d.Text) {
-			_ = mem.Record(memory.PatientDisclosures, memory.Item{T: e.Clock(), Topic: memory.NormalizeTopic(d.Topic), Text: d.Text})
+		text := d.Text
+		if source != "" {
+			text = "(" + source + ") " + text
+		}
+		if mem != nil && !disclosed(mem, text) {
+			_ = mem.Record(memory.PatientDisclosures, memory.Item{T: e.Clock(), Topic: memory.NormalizeTopic(d.Topic), Text: text})
 		}
 	}
 	return out

@@ -2,23 +2,42 @@ package session
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
 )
 
 // Notes and handoffs are drafted deterministically from what happened in the session: what the
-// patient disclosed, what was measured and what was done. Nothing the trainee has not found out
-// appears in them, and every draft says it needs review.
+// patient (or someone for them) disclosed, what was measured and what was done. Nothing the
+// trainee has not found out appears in them, every disclosure appears under its own label, and
+// every draft says it needs review.
 
 const draftMark = "**DRAFT — for review before use.**"
+
+// The disclosure topics a note groups: the story of this illness, then the patient's background.
+// A topic nobody asked about is left out, except the background every handoff must state.
+var (
+	situationTopics  = []memory.Topic{memory.TopicOnset, "symptoms", memory.TopicPain}
+	backgroundTopics = []memory.Topic{memory.TopicHistory, memory.TopicMedications, memory.TopicAllergies, memory.TopicLastMeal, "social"}
+	mustState        = map[memory.Topic]bool{memory.TopicHistory: true, memory.TopicMedications: true, memory.TopicAllergies: true}
+)
+
+var topicLabels = map[memory.Topic]string{
+	memory.TopicOnset: "Onset", "symptoms": "Symptoms", memory.TopicPain: "Pain", memory.TopicHistory: "History",
+	memory.TopicMedications: "Medications", memory.TopicAllergies: "Allergies", memory.TopicLastMeal: "Last meal",
+	"social": "Social",
+}
 
 // evidence is the session's evidence about one patient, as notes are written from it.
 type evidence struct {
 	who, complaint string
 	disclosures    map[memory.Topic][]string
 	reading        *physio.Reading
+	results        []string
 	signs          []string
 	actions        []string
 	alerts         []string
@@ -40,6 +59,7 @@ func evidenceOf(e *physio.Engine, mem *memory.Memory) evidence {
 	if reading, ok := e.Measured(); ok {
 		r.reading = &reading
 	}
+	r.results = latestResults(e.Results())
 	if st := e.CurrentState(); st != nil {
 		r.signs = st.Signs
 	}
@@ -47,23 +67,54 @@ func evidenceOf(e *physio.Engine, mem *memory.Memory) evidence {
 		r.actions = append(r.actions, memory.Clock(a.T-e.Admitted())+" "+a.String())
 	}
 	for _, sf := range e.SafetyRecords() {
-		r.alerts = append(r.alerts, fmt.Sprintf("%s on %s: %s", sf.Level, sf.Drug, sf.Reason))
+		r.alerts = append(r.alerts, fmt.Sprintf("%s: %s", sf.Drug, sf.Reason))
 	}
 	return r
 }
 
-func (r evidence) told(topic memory.Topic) string {
-	if said := r.disclosures[topic]; len(said) > 0 {
-		return strings.Join(said, " ")
+// situation lists what was told of this illness, one labelled line a topic.
+func (r evidence) situation() string { return r.told(situationTopics) }
+
+// background lists the patient's background, one labelled line a topic, and then anything else
+// that was told, so nothing disclosed is left out; a topic every handoff must state says so
+// when nobody asked.
+func (r evidence) background() string {
+	others := slices.Sorted(maps.Keys(r.disclosures))
+	others = slices.DeleteFunc(others, func(t memory.Topic) bool { _, known := topicLabels[t]; return known })
+	return joinLines(r.told(backgroundTopics), r.told(others))
+}
+
+func (r evidence) told(topics []memory.Topic) string {
+	var lines []string
+	for _, t := range topics {
+		label, ok := topicLabels[t]
+		if !ok {
+			label = agents.Capitalized(strings.ReplaceAll(string(t), "_", " "))
+		}
+		switch said := r.disclosures[t]; {
+		case len(said) > 0:
+			lines = append(lines, "- "+label+": "+strings.Join(said, " "))
+		case mustState[t]:
+			lines = append(lines, "- "+label+": not asked yet")
+		}
 	}
-	return "not yet asked"
+	return strings.Join(lines, "\n")
+}
+
+// joinLines joins the parts that say something, one to a line.
+func joinLines(parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "\n")
 }
 
 func (r evidence) vitals() string {
 	if r.reading == nil {
 		return "no vitals measured yet"
 	}
-	return r.reading.String()
+	v := r.reading.String()
+	if len(r.results) > 0 {
+		v += "; " + strings.Join(r.results, "; ")
+	}
+	return v
 }
 
 func (r evidence) done() string {
@@ -80,12 +131,19 @@ func (r evidence) safety() string {
 	return strings.Join(r.alerts, "; ")
 }
 
+func (r evidence) observed() string {
+	if len(r.signs) == 0 {
+		return "nothing recorded"
+	}
+	return strings.Join(r.signs, ", ")
+}
+
 func soapNote(e *physio.Engine, mem *memory.Memory) string {
 	r := evidenceOf(e, mem)
 	return strings.Join([]string{
 		"## SOAP note — " + r.who, draftMark,
-		"**S:** " + r.complaint + " History: " + r.told(memory.TopicHistory) + " Medications: " + r.told(memory.TopicMedications) + " Allergies: " + r.told(memory.TopicAllergies),
-		"**O:** " + r.vitals() + ". Observed: " + strings.Join(r.signs, ", ") + ".",
+		"**S:** " + joinLines(r.complaint, r.situation(), r.background()),
+		"**O:** " + r.vitals() + ". Observed: " + r.observed() + ".",
 		"**A:** [clinician to complete] Safety: " + r.safety() + ".",
 		"**P:** Done so far: " + r.done() + ". [plan to be confirmed]",
 	}, "\n\n")
@@ -98,25 +156,25 @@ func handoff(format string, e *physio.Engine, mem *memory.Memory) (string, error
 	case "", "sbar":
 		return strings.Join([]string{
 			"## SBAR handoff — " + r.who, draftMark,
-			"**S:** " + r.complaint + " Latest: " + r.vitals() + ".",
-			"**B:** History: " + r.told(memory.TopicHistory) + " Medications: " + r.told(memory.TopicMedications) + " Allergies: " + r.told(memory.TopicAllergies),
-			"**A:** Observed: " + strings.Join(r.signs, ", ") + ". Safety: " + r.safety() + ".",
+			"**S:** " + joinLines(r.complaint+" Latest: "+r.vitals()+".", r.situation()),
+			"**B:**\n" + r.background(),
+			"**A:** Observed: " + r.observed() + ". Safety: " + r.safety() + ".",
 			"**R:** [sender to complete] Done so far: " + r.done() + ".",
 		}, "\n\n"), nil
 	case "ipass":
 		return strings.Join([]string{
 			"## I-PASS handoff — " + r.who, draftMark,
 			"**I (illness severity):** " + severity(r.reading) + ".",
-			"**P (patient summary):** " + r.complaint + " " + r.vitals() + ".",
+			"**P (patient summary):** " + joinLines(r.complaint+" Latest: "+r.vitals()+".", r.situation(), r.background()),
 			"**A (action list):** " + r.done() + ".",
-			"**S (situation awareness):** " + r.safety() + ". Allergies: " + r.told(memory.TopicAllergies),
+			"**S (situation awareness):** " + r.safety() + ".",
 			"**S (synthesis by receiver):** [receiver to read back]",
 		}, "\n\n"), nil
 	case "mist":
 		return strings.Join([]string{
 			"## MIST handoff — " + r.who, draftMark,
-			"**M (mechanism / medical complaint):** " + r.complaint + " Onset: " + r.told(memory.TopicOnset),
-			"**I (injuries / information):** Observed: " + strings.Join(r.signs, ", ") + ". History: " + r.told(memory.TopicHistory),
+			"**M (mechanism / medical complaint):** " + joinLines(r.complaint, r.situation()),
+			"**I (injuries / information):** " + joinLines("Observed: "+r.observed()+".", r.background()),
 			"**S (signs):** " + r.vitals() + ".",
 			"**T (treatment):** " + r.done() + ".",
 		}, "\n\n"), nil
@@ -126,13 +184,15 @@ func handoff(format string, e *physio.Engine, mem *memory.Memory) (string, error
 
 // severity is I-PASS's illness severity from the measured NEWS2 band.
 func severity(r *physio.Reading) string {
-	switch {
-	case r == nil:
+	if r == nil {
 		return "unknown — no vitals measured"
-	case r.NEWS2 >= 7:
-		return "unstable (NEWS2 " + fmt.Sprint(r.NEWS2) + ")"
-	case r.NEWS2 >= 5 || r.Band == physio.BandLowSingle3:
-		return "watcher (NEWS2 " + fmt.Sprint(r.NEWS2) + ")"
 	}
-	return "stable (NEWS2 " + fmt.Sprint(r.NEWS2) + ")"
+	n := r.Score()
+	switch n.Band {
+	case physio.BandHigh:
+		return "unstable (" + n.String() + ")"
+	case physio.BandMedium, physio.BandLowMedium:
+		return "watcher (" + n.String() + ")"
+	}
+	return "stable (" + n.String() + ")"
 }

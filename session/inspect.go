@@ -16,6 +16,10 @@ type TurnRecord struct {
 	Decision *DecisionEvent // nil for commands that made no decision
 	Calls    []CallRecord
 	Counters *memory.EntityStats // the active patient's entity and team counters after the turn
+	// Engine is the engine's truth about the active patient after the turn: the scenario, its
+	// title, the state and the true GCS. The inspector is a developer's tool; the trainee's
+	// screen never shows these.
+	Engine string
 }
 
 // maxTurnRecords bounds what the inspector keeps in memory; --trace keeps everything on disk.
@@ -23,6 +27,9 @@ const maxTurnRecords = 200
 
 func (s *Session) keepTurnRecord(t *turn) {
 	rec := TurnRecord{Input: t.input, Decision: t.decisionEvent, Calls: t.calls, Number: 1}
+	if e := s.sim.ward.Engine(s.active); e != nil {
+		rec.Engine = fmt.Sprintf("%s (%s) · state %s · true GCS %d", e.Scenario().ID, e.Scenario().Title, e.State(), e.TrueVitals().GCS)
+	}
 	if ents := s.sim.ents[s.active]; ents != nil {
 		stats := ents.Stats
 		rec.Counters = &stats

@@ -308,7 +308,7 @@ func (e *Live) refresh() {
 func rosterEntry(p PatientSummary, clock float64) RosterEntry {
 	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.overdue(clock)}
 	if p.Known {
-		r.NEWS2 = Score{Known: true, Value: p.NEWS2, Band: band(p.Band)}
+		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band})
 		r.LastChecked = seconds(p.At)
 	}
 	switch {
@@ -386,8 +386,8 @@ func (e *Live) mergeNotes() []ChatMessage {
 }
 
 func header(p PatientView) Patient {
-	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Scenario: p.Scenario,
-		State: p.State, NEWS2: latestScore(p.Readings), Allergies: p.Allergies}
+	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Presentation: p.Presentation,
+		NEWS2: latestScore(p.Readings), Allergies: p.Allergies, Found: latestResults(p.Results)}
 	if !p.AllergiesAsked {
 		h.Allergies = []string{"not asked yet"}
 	} else if len(h.Allergies) == 0 {
@@ -396,18 +396,38 @@ func header(p PatientView) Patient {
 	return h
 }
 
+// latestResults keeps the newest result of each kind, in the order each kind was first taken.
+func latestResults(results []physio.Result) []string {
+	var names []string
+	latest := map[string]physio.Result{}
+	for _, r := range results {
+		if _, seen := latest[r.Name]; !seen {
+			names = append(names, r.Name)
+		}
+		latest[r.Name] = r
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = latest[n].String()
+	}
+	return out
+}
+
 func latestScore(readings []physio.Reading) Score {
 	if len(readings) == 0 {
 		return Score{}
 	}
-	r := readings[len(readings)-1]
-	return Score{Known: true, Value: r.NEWS2, Band: band(r.Band)}
+	return score(readings[len(readings)-1].Score())
+}
+
+func score(n physio.NEWS2Score) Score {
+	return Score{Known: true, Value: n.Total, Band: band(n.Band), Text: n.String()}
 }
 
 func band(name string) Band {
 	switch name {
-	case physio.BandLowSingle3:
-		return BandSingle3
+	case physio.BandLowMedium:
+		return BandLowMedium
 	case physio.BandMedium:
 		return BandMedium
 	case physio.BandHigh:
@@ -433,7 +453,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // turnTrace maps the session's record of a turn onto the inspector's view, folding each prompt's
 // messages into its sections.
 func turnTrace(rec TurnRecord) TurnTrace {
-	tr := TurnTrace{Turn: rec.Number, Input: rec.Input}
+	tr := TurnTrace{Turn: rec.Number, Input: rec.Input, Engine: rec.Engine}
 	if d := rec.Decision; d != nil {
 		tr.Analyzer = AnalyzerTrace{Input: d.Input, Action: d.AnalyzerAction, PatientID: d.PatientID, Source: d.Source,
 			Reasoning: d.Reasoning + " → " + d.Decision, Elapsed: time.Duration(d.Timing.AnalyzerMS * float64(time.Millisecond))}
@@ -453,14 +473,15 @@ func llmCall(c CallRecord) LLMCall {
 	for _, it := range c.Recall.Items {
 		mem = append(mem, PromptMessage{Role: string(it.Category), Content: c.Recall.Line(it), Rule: string(it.Rule)})
 	}
-	return callView(c.Trace, mem, len(c.Recall.Shown))
+	return callView(c.Trace, mem, len(c.Recall.Shown), c.Held)
 }
 
 // callView is a call as the inspector shows it: its prompt folded by section, with memory as
-// mem, and shown the recalled items left out because the window shows them.
-func callView(t llm.TraceRecord, mem []PromptMessage, shown int) LLMCall {
+// mem; shown is how many recalled items the window made redundant, held how ward changed the
+// reply ("" when it stood).
+func callView(t llm.TraceRecord, mem []PromptMessage, shown int, held string) LLMCall {
 	m := t.Metrics
-	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: t.Options.NumPredict, Reply: t.Reply.Content, Notes: callNotes(t, shown),
+	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: t.Options.NumPredict, Reply: t.Reply.Content, Notes: callNotes(t, shown, held),
 		Metrics: CallMetrics{PromptEvalCount: m.PromptEvalCount, PromptEvalDuration: m.PromptEvalDuration,
 			EvalCount: m.EvalCount, EvalDuration: m.EvalDuration, LoadDuration: m.LoadDuration, TotalDuration: m.TotalDuration,
 			CacheHit: cacheHit(m.PromptEvalCount, m.PromptEvalDuration)}}
@@ -487,7 +508,7 @@ func callView(t llm.TraceRecord, mem []PromptMessage, shown int) LLMCall {
 	return call
 }
 
-func callNotes(t llm.TraceRecord, shown int) []string {
+func callNotes(t llm.TraceRecord, shown int, held string) []string {
 	var notes []string
 	if t.Retry != "" {
 		notes = append(notes, "retry: "+t.Retry)
@@ -503,6 +524,9 @@ func callNotes(t llm.TraceRecord, shown int) []string {
 	}
 	if t.Error != "" {
 		notes = append(notes, "error: "+t.Error)
+	}
+	if held != "" {
+		notes = append(notes, "held to the record: "+held)
 	}
 	return notes
 }

@@ -35,9 +35,8 @@ func TestRunOverdoseStoppedThenOverridden(t *testing.T) {
 		t.Errorf("the turn said %v, want the Pharmacist's stop and how to override it", said)
 	}
 	aar := onlyOne(t, ofKind(stopped[len(stopped)-1], "aar"), "aar")
-	response := aar["response"].(map[string]any)
-	if errs, _ := aar["critical_errors"].([]any); len(errs) != 0 || len(response["near_misses"].([]any)) != 1 {
-		t.Errorf("stopped: critical errors %v, near misses %v; want none and one", errs, response["near_misses"])
+	if errs, _ := aar["critical_errors"].([]any); len(errs) != 0 || len(aar["near_misses"].([]any)) != 1 {
+		t.Errorf("stopped: critical errors %v, near misses %v; want none and one", errs, aar["near_misses"])
 	}
 
 	overridden, _ := run(true)
@@ -56,10 +55,10 @@ func TestRunOverdoseStoppedThenOverridden(t *testing.T) {
 			toxic.num("hr"), toxic.num("sbp"), calm.num("hr"), calm.num("sbp"))
 	}
 	aar = onlyOne(t, ofKind(overridden[len(overridden)-1], "aar"), "aar")
-	response = aar["response"].(map[string]any)
-	if errs, _ := aar["critical_errors"].([]any); len(errs) != 1 || len(response["near_misses"].([]any)) != 0 ||
-		len(response["doses_out_of_range"].([]any)) != 1 {
-		t.Errorf("overridden: critical errors %v, response %v; want the error, no near miss, one dose out of range", errs, response)
+	if errs, _ := aar["critical_errors"].([]any); len(errs) != 1 || len(aar["near_misses"].([]any)) != 0 ||
+		len(aar["doses_out_of_range"].([]any)) != 1 {
+		t.Errorf("overridden: critical errors %v, near misses %v, out of range %v; want the error, no near miss, one dose out of range",
+			errs, aar["near_misses"], aar["doses_out_of_range"])
 	}
 }
 
@@ -101,15 +100,15 @@ func TestRunLowDoseIsGivenAndSaid(t *testing.T) {
 
 // The model's facts carry the turn's checked orders in the Pharmacist's own words, and the
 // window carries what the Pharmacist said: a model answering after the stop knows the drug was
-// not given and why.
+// not given and why. The vitals asked for are read out after the team.
 func TestOrderChecksReachTheModelsFacts(t *testing.T) {
 	r := newRig(t)
 	r.turn("/admit patient_1 anaphylaxis")
 	in := "@Pharmacist give adrenaline 5 mg IM and check his vitals"
 	events := r.turn(in)
 	said := agentMessages(events)
-	if len(said) != 2 || said[0].Agent != agents.AgentPharmacist || said[1].Agent != agents.AgentPharmacist {
-		t.Fatalf("said %+v, want the engine's stop, then the Pharmacist asked", said)
+	if len(said) != 3 || said[0].Agent != agents.AgentPharmacist || said[1].Agent != agents.AgentPharmacist || said[2].Agent != agents.AgentMonitor {
+		t.Fatalf("said %+v, want the engine's stop, the Pharmacist asked, then the Monitor's readout", said)
 	}
 	call := callsOf(t, r, in)[0]
 	facts := dynamicContext(t, call)

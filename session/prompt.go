@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -24,13 +23,13 @@ func (s *Session) prompt(a agents.Agent, x *examination, window []memory.Message
 		p.Dynamic = snap
 		return p
 	}
-	f := s.facts(a, x)
+	f := s.facts(a, x, window)
 	if f.Persona != nil {
 		p.Static += "\n\n" + agents.PersonaSection(f.Persona)
 	}
 	p.Dynamic = agents.JoinSections(agents.TurnSection(f.Turn), s.entityContext(a), snap)
-	if x.wantsAAR && a.Name == agents.AgentPreceptor {
-		p.Dynamic = agents.JoinSections(p.Dynamic, "After Action Review (debrief from this only):\n"+x.engine.Report().Markdown())
+	if x.review != nil && a.Name == agents.AgentPreceptor {
+		p.Dynamic = agents.JoinSections(p.Dynamic, "After Action Review (debrief from this only):\n"+x.review.Markdown())
 	}
 	if mem := s.sim.memory(s.active); mem != nil {
 		turn := memory.Turn{Now: s.sim.ward.Clock(), Parts: x.parts}
@@ -63,32 +62,30 @@ func knowsBaseline(a agents.Agent) bool { return a.Name == agents.AgentPatient }
 
 // facts are the engine's and the scenario's facts one agent may use this turn. True vitals never
 // reach a prompt, and an agent that does not read the monitor (the Patient among them) gets no
-// numbers to repeat. The Patient's persona describes every state, so its turn names the current
-// state only: the fewer bytes change from turn to turn, the less a model evaluates again.
-func (s *Session) facts(a agents.Agent, x *examination) agents.Facts {
+// numbers to repeat. No agent is told the diagnosis or the engine's state: each sees what anyone
+// at the bedside sees, and the Patient what they can say at their level of consciousness.
+func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message) agents.Facts {
 	e := x.engine
-	entered := e.StateEntered()
-	f := agents.Facts{Turn: agents.TurnFacts{
-		Now:   memory.Clock(e.Elapsed()),
-		Since: memory.Clock(entered.T-e.Admitted()) + " (" + entered.Reason + ")",
-	}}
+	st := e.CurrentState()
+	f := agents.Facts{Turn: agents.TurnFacts{Now: memory.Clock(e.Elapsed()), Looks: looks(st, x.speech)}}
 	if knowsBaseline(a) {
 		f.Persona = persona(e.Scenario())
-		f.Turn.State = e.State()
+		f.Turn.Look, f.Turn.Looks = lookKey(e.Scenario(), e.State()), x.speech.Response()
+		f.Turn.Speech, f.Turn.Can = string(x.speech), canSay(x.speech)
+		f.Turn.FirstContact = e.State() == e.Scenario().InitialState &&
+			!slices.ContainsFunc(window, func(m memory.Message) bool { return m.Agent == agents.AgentPatient })
 		f.Turn.Tells = x.disclosures
-		f.Turn.Happened = happened(x.events)
+		f.Turn.Done = confirmations(x.events)
 		return f
-	}
-	if st := e.CurrentState(); st != nil {
-		f.Turn.Presents = stateLook(st)
 	}
 	if a.SeesMemory(memory.VitalsMeasurements) {
 		f.Turn.Measured = measured(e)
+		f.Turn.Results = x.results
 	}
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
 	f.Turn.Checks = orderChecks(x.events)
-	if x.wantsAAR {
-		f.Turn.Review = aarDigest(e.Report())
+	if x.review != nil {
+		f.Turn.Review = x.review.Digest()
 	}
 	return f
 }
@@ -98,7 +95,7 @@ func (s *Session) facts(a agents.Agent, x *examination) agents.Facts {
 func persona(s *sc.Scenario) *agents.Persona {
 	d := s.Demographics
 	p := &agents.Persona{Name: d.Name, Age: d.Age, Sex: d.Sex, ChiefComplaint: s.ChiefComplaint,
-		History: s.History, Opening: s.Lines.Opening, Lines: s.Lines.Generic, States: map[string]agents.StateLook{}}
+		History: s.History, Opening: s.Lines.Opening, Lines: s.Lines.Generic}
 	for _, m := range s.Medications {
 		p.Medications = append(p.Medications, strings.TrimSpace(m.Name+" "+m.Dose))
 	}
@@ -109,47 +106,41 @@ func persona(s *sc.Scenario) *agents.Persona {
 	for _, dis := range s.Disclosures {
 		p.Disclosures = append(p.Disclosures, agents.Disclosure{Topic: dis.Topic, Text: dis.Text})
 	}
-	for _, name := range slices.Sorted(maps.Keys(s.States)) {
+	p.Looks = map[string]agents.Look{}
+	for _, name := range s.StateNames() {
 		st := s.States[name]
-		p.States[name] = agents.StateLook{Looks: stateLook(st), Lines: st.Lines}
+		p.Looks[lookKey(s, name)] = agents.Look{Signs: strings.Join(st.Signs, "; "), Lines: st.Lines}
 	}
 	return p
 }
 
-// stateLook is how the patient looks in a state.
-func stateLook(st *sc.State) string {
-	look := st.Description
-	if len(st.Signs) > 0 {
-		look += " Signs: " + strings.Join(st.Signs, ", ") + "."
-	}
-	return look
+// lookKey names a state's look in the persona without naming the state: its place among the
+// scenario's states.
+func lookKey(s *sc.Scenario, state string) string {
+	return fmt.Sprint("look ", slices.Index(s.StateNames(), state)+1)
 }
 
-// happened are the engine's events narrated at the bedside: what was done, what was measured,
-// and what the engine objected to.
-func happened(events []physio.Event) []string {
-	var out []string
-	for _, ev := range events {
-		var line string
-		switch ev.Kind {
-		case physio.EventAction:
-			if ev.Action.IsTreatment() {
-				line = "Done: " + ev.Action.String() + "."
-			}
-		case physio.EventVitals:
-			line = "Vitals: " + ev.Reading.String() + "."
-		case physio.EventSafety:
-			line = "Safety " + ev.Safety.Level + " on " + ev.Safety.Drug + ": " + ev.Safety.Reason
-		case physio.EventState:
-			line = "The patient changes: " + ev.State.Reason
-		case physio.EventCriticalError:
-			line = "Critical error: " + ev.Error.Description
-		}
-		if line != "" && !slices.Contains(out, line) { // a check and a monitor's first reading agree
-			out = append(out, line)
-		}
+// looks is what anyone at the bedside sees of the patient now: the state's signs and, for a
+// patient who cannot talk, how they respond. It never carries the state's description, which
+// names the diagnosis.
+func looks(st *sc.State, speech physio.Speech) string {
+	return agents.JoinLooks(speech.Response(), strings.Join(st.Signs, "; "))
+}
+
+// canSay is what the patient can say at this level of consciousness, as a model is told it; ""
+// for an alert patient, the usual case, which costs no bytes.
+func canSay(speech physio.Speech) string {
+	switch speech {
+	case physio.SpeechConfused:
+		return "Talks, but confused: short, muddled sentences; may not answer what was asked."
+	case physio.SpeechWords:
+		return "Responds to voice only: a word or two or a groan, never a sentence; cannot give a history."
+	case physio.SpeechSounds:
+		return "Responds to pain only: no words at all, only moans or pulling away; describe it in the third person between asterisks."
+	case physio.SpeechNone:
+		return "Unresponsive: says nothing at all; describe only what the trainee sees, in the third person between asterisks."
 	}
-	return out
+	return ""
 }
 
 // measuredReadings is how many of the latest readings an agent sees: the newest and the one
@@ -162,8 +153,9 @@ func measured(e *physio.Engine) *[]agents.Reading {
 	readings := e.Readings()
 	out := []agents.Reading{}
 	for _, r := range readings[max(0, len(readings)-measuredReadings):] {
-		score := r.NEWS2
-		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), OnOxygen: r.OnOxygen, NEWS2: &score})
+		n := r.Score()
+		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), OnOxygen: r.OnOxygen,
+			NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
 	}
 	return &out
 }
@@ -203,16 +195,4 @@ func drugsNamed(text string) []string {
 		}
 	}
 	return out
-}
-
-// aarDigest is the review as plain lines: the score, then each plus and delta.
-func aarDigest(r physio.Report) string {
-	lines := []string{fmt.Sprintf("Score %d / %d.", r.Score.Total, r.Score.Max)}
-	for _, p := range r.Plus {
-		lines = append(lines, "Plus: "+p)
-	}
-	for _, d := range r.Delta {
-		lines = append(lines, "Delta: "+d)
-	}
-	return strings.Join(lines, "\n")
 }

@@ -57,7 +57,7 @@ func (tr *TurnTrace) add(c llm.TraceRecord) {
 		if text := c.SectionTexts["memory"]; text != "" {
 			mem = []PromptMessage{{Role: "memory", Content: text, Rule: strings.Join(c.RecallRules, ", ")}}
 		}
-		tr.Calls = append(tr.Calls, callView(c, mem, 0))
+		tr.Calls = append(tr.Calls, callView(c, mem, 0, ""))
 		return
 	}
 	var d struct {

@@ -28,15 +28,17 @@ type ViewState struct {
 
 // Patient is what the header shows about the active patient.
 type Patient struct {
-	ID        string
-	Name      string
-	Age       int
-	Sex       string
-	Bed       string
-	Scenario  string // the scenario's title
-	State     string // the engine's current physiological state
-	NEWS2     Score
-	Allergies []string // disclosed allergies, e.g. "penicillin (anaphylaxis)"
+	ID   string
+	Name string
+	Age  int
+	Sex  string
+	Bed  string
+	// Presentation is what a triage note says of the patient: never the diagnosis or the
+	// engine's state, which the trainee has to find out.
+	Presentation string
+	NEWS2        Score
+	Allergies    []string // disclosed allergies, e.g. "penicillin (anaphylaxis)"
+	Found        []string // the latest result of each look the trainee took: "pupils pinpoint"
 }
 
 // Score is a NEWS2 aggregate with its band.
@@ -44,16 +46,17 @@ type Score struct {
 	Known bool // false until a full set of observations exists
 	Value int  // 0–20
 	Band  Band
+	Text  string // "NEWS2 4 low-medium", worded as every view words it
 }
 
 // Band is the NEWS2 clinical-risk band (RCP 2017).
 type Band int
 
 const (
-	BandLow     Band = iota // aggregate 0–4
-	BandSingle3             // 0–4 but one parameter scores 3: urgent review
-	BandMedium              // 5–6
-	BandHigh                // 7 or more
+	BandLow       Band = iota // aggregate 0–4
+	BandLowMedium             // 0–4 but one parameter scores 3: urgent review
+	BandMedium                // 5–6
+	BandHigh                  // 7 or more
 )
 
 // Trend is the direction a score or a vital sign is moving in.
@@ -163,6 +166,7 @@ type TurnTrace struct {
 	Analyzer AnalyzerTrace
 	Calls    []LLMCall
 	Counters string // the patient's entity and team counters after the turn
+	Engine   string // the engine's truth about the patient: scenario, title, state; never on the trainee's screen
 }
 
 // AnalyzerTrace is the patient-context decision of a turn.

@@ -338,5 +338,5 @@ func (s *Session) registryWith(id, active string, admitted *physio.Engine, bed s
 func admissionNote(e *physio.Engine) string {
 	sc := e.Scenario()
 	d := sc.Demographics
-	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, d.Bed, sc.Title)
+	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, d.Bed, sc.Presentation)
 }

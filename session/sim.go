@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ward-sim/ward/memory"
@@ -118,8 +119,8 @@ func (m *sim) admit(patientID, scenarioID string) (*physio.Engine, error) {
 	sc := m.lib.PickScenario(patientID)
 	if scenarioID != "" {
 		var ok bool
-		if sc, ok = m.lib.Get(scenarioID); !ok {
-			return nil, fmt.Errorf("no scenario %q — /scenarios lists them", scenarioID)
+		if sc, ok = m.scenario(scenarioID); !ok {
+			return nil, fmt.Errorf("no scenario %q — /scenarios numbers the cases", scenarioID)
 		}
 	}
 	e, err := m.ward.Admit(patientID, sc)
@@ -129,6 +130,18 @@ func (m *sim) admit(patientID, scenarioID string) (*physio.Engine, error) {
 	m.mems[patientID] = memory.New(m.ward.Clock())
 	m.dirty[patientID] = true
 	return e, nil
+}
+
+// scenario is the scenario named by its id, or by its number in /scenarios' list.
+func (m *sim) scenario(idOrNumber string) (*scenario.Scenario, bool) {
+	if n, err := strconv.Atoi(idOrNumber); err == nil {
+		list := m.lib.List()
+		if n < 1 || n > len(list) {
+			return nil, false
+		}
+		return list[n-1], true
+	}
+	return m.lib.Get(idOrNumber)
 }
 
 // facts is the registry's summary of a patient, so the roster can be drawn without the engine.

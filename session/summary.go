@@ -38,7 +38,7 @@ func summaryOf(e *physio.Engine) summary {
 	readings := e.Readings()
 	if n := len(readings); n > 0 {
 		last := readings[n-1]
-		sm.Known, sm.NEWS2, sm.Band, sm.At = true, last.NEWS2, last.Band, last.T
+		sm.Known, sm.NEWS2, sm.Band, sm.At = true, last.NEWS2, last.Score().Band, last.T
 		if n > 1 {
 			sm.HasPrev, sm.Prev = true, readings[n-2].NEWS2
 		}

@@ -19,13 +19,16 @@ type PatientView struct {
 	Age      int
 	Sex      string
 	Bed      string
-	Scenario string // the scenario's title
-	State    string
+	// Presentation is the scenario's triage line; State is the engine's state, which a screen
+	// compares between pictures but never shows.
+	Presentation string
+	State        string
 	// Allergies are the allergies the patient has disclosed; AllergiesAsked says whether anyone
 	// asked, so "none disclosed" and "never asked" read differently.
 	Allergies      []string
 	AllergiesAsked bool
 	Readings       []physio.Reading // measured vitals, oldest first
+	Results        []physio.Result  // glucose, ECG and pupils as taken, oldest first
 	Monitored      bool
 }
 
@@ -61,11 +64,11 @@ func (s *Session) ActivePatient() (v PatientView, ok bool) {
 	id := s.active
 	sc := e.Scenario()
 	d := sc.Demographics
-	v.Name, v.Age, v.Sex, v.Bed, v.Scenario, v.State = d.Name, d.Age, d.Sex, d.Bed, sc.Title, e.State()
+	v.Name, v.Age, v.Sex, v.Bed, v.Presentation, v.State = d.Name, d.Age, d.Sex, d.Bed, sc.Presentation, e.State()
 	if bed, ok := s.reg.Patients[id].Facts["bed"].(string); ok && bed != "" {
 		v.Bed = bed
 	}
-	v.Readings, v.Monitored, v.AllergiesAsked = e.Readings(), e.Monitored(), e.AllergiesAsked()
+	v.Readings, v.Results, v.Monitored, v.AllergiesAsked = e.Readings(), e.Results(), e.Monitored(), e.AllergiesAsked()
 	if mem := s.sim.memory(id); mem != nil {
 		for _, it := range mem.Items(memory.PatientDisclosures) {
 			if it.Topic == memory.TopicAllergies {

@@ -79,15 +79,16 @@ func newFakeWard() *fakeEngine {
 			{ID: p.ID + "-3", Role: "system", Content: "vitals measured"},
 		}
 	}
-	add(session.Patient{ID: "patient_1", Name: "Ada Byron", Age: 34, Sex: "F", Bed: "3", Scenario: "Anaphylaxis after peanuts",
-		State: "deteriorating", NEWS2: session.Score{Known: true, Value: 7, Band: session.BandHigh},
+	add(session.Patient{ID: "patient_1", Name: "Ada Byron", Age: 34, Sex: "F", Bed: "3", Presentation: "itchy rash and wheeze after lunch",
+		NEWS2:     session.Score{Known: true, Value: 7, Band: session.BandHigh, Text: "NEWS2 7 high"},
+		Found:     []string{"capillary glucose 5.2 mmol/L"},
 		Allergies: []string{"peanuts (anaphylaxis)", "penicillin (rash)"}},
 		session.TrendUp, 40*time.Minute, false, []float64{96, 104, 112, 121}, []float64{97, 95, 93, 91})
-	add(session.Patient{ID: "patient_2", Name: "Ben Okafor", Age: 67, Sex: "M", Bed: "5", Scenario: "Community-acquired pneumonia",
-		State: "stable", NEWS2: session.Score{Known: true, Value: 3, Band: session.BandSingle3}},
+	add(session.Patient{ID: "patient_2", Name: "Ben Okafor", Age: 67, Sex: "M", Bed: "5", Presentation: "cough and fever for three days",
+		NEWS2: session.Score{Known: true, Value: 3, Band: session.BandLowMedium, Text: "NEWS2 3 low-medium"}},
 		session.TrendFlat, 12*time.Minute, true, []float64{88, 90, 89, 91}, []float64{92, 92, 93, 93})
-	add(session.Patient{ID: "patient_3", Name: "Cleo Park", Age: 8, Sex: "F", Bed: "9", Scenario: "Asthma",
-		NEWS2: session.Score{Known: true, Value: 1, Band: session.BandLow}},
+	add(session.Patient{ID: "patient_3", Name: "Cleo Park", Age: 8, Sex: "F", Bed: "9", Presentation: "wheezy after football",
+		NEWS2: session.Score{Known: true, Value: 1, Band: session.BandLow, Text: "NEWS2 1 low"}},
 		session.TrendDown, -1, false, []float64{120, 118, 112, 104}, []float64{94, 95, 96, 97})
 	return f
 }

@@ -43,8 +43,8 @@ func (h *headerPane) Render(s session.ViewState) {
 	h.view = lipgloss.JoinVertical(lipgloss.Left, line1, vitals, rule)
 }
 
-// vitalsLine holds NEWS2, the allergy badge and the state, in that order of
-// importance; the state is what gets cut when space runs out.
+// vitalsLine holds NEWS2, the allergy badge and what the trainee has found, in that order of
+// importance; the findings are what gets cut when space runs out.
 func (h *headerPane) vitalsLine(p session.Patient) string {
 	t := h.theme
 	news := news2Badge(t, p.NEWS2)
@@ -53,9 +53,13 @@ func (h *headerPane) vitalsLine(p session.Patient) string {
 	if lipgloss.Height(line) > 1 {
 		return line
 	}
-	if p.State != "" {
+	if len(p.Found) > 0 {
+		found := make([]string, len(p.Found))
+		for i, f := range p.Found {
+			found[i] = themes.Printable(f)
+		}
 		room := h.width - lipgloss.Width(line) - 2
-		line += "  " + t.Muted.Render(truncate("state: "+themes.Printable(p.State), room))
+		line += "  " + t.Muted.Render(truncate("found: "+strings.Join(found, " · "), room))
 	}
 	return line
 }
@@ -71,8 +75,8 @@ func describe(p session.Patient) string {
 	if p.Bed != "" {
 		parts = append(parts, "bed "+themes.Printable(p.Bed))
 	}
-	if p.Scenario != "" {
-		parts = append(parts, themes.Printable(p.Scenario))
+	if p.Presentation != "" {
+		parts = append(parts, themes.Printable(p.Presentation))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -100,16 +104,9 @@ func allergyBadge(t themes.Theme, allergies []string, width int) string {
 	return t.AllergyBadge.Render(text)
 }
 
-var bandNames = map[session.Band]string{
-	session.BandLow:     "LOW",
-	session.BandSingle3: "LOW-MED",
-	session.BandMedium:  "MEDIUM",
-	session.BandHigh:    "HIGH",
-}
-
 func bandStyle(t themes.Theme, b session.Band) lipgloss.Style {
 	switch b {
-	case session.BandSingle3:
+	case session.BandLowMedium:
 		return t.News2Single3
 	case session.BandMedium:
 		return t.News2Medium
@@ -120,12 +117,12 @@ func bandStyle(t themes.Theme, b session.Band) lipgloss.Style {
 }
 
 // news2Badge names the band in words as well as colour, so it reads the
-// same without colour.
+// same without colour, and in the words every other view uses.
 func news2Badge(t themes.Theme, s session.Score) string {
 	if !s.Known {
 		return t.Muted.Render("NEWS2 —")
 	}
-	return bandStyle(t, s.Band).Render(fmt.Sprintf("NEWS2 %d %s", s.Value, bandNames[s.Band]))
+	return bandStyle(t, s.Band).Render(s.Text)
 }
 
 func clockLabel(t themes.Theme, clock time.Duration, paused bool) string {

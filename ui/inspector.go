@@ -162,6 +162,7 @@ func (in *inspector) build() {
 	in.add("")
 	in.analyzer(tr.Analyzer)
 	in.field("counters", tr.Counters)
+	in.field("engine", tr.Engine)
 	for i, call := range tr.Calls {
 		in.add("")
 		in.call(i, call)

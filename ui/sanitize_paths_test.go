@@ -22,7 +22,7 @@ var ownSGR = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
 func TestEveryRenderedPathIsSanitised(t *testing.T) {
 	f := newFakeWard()
 	p := f.patients["patient_1"]
-	p.Name, p.Sex, p.Bed, p.Scenario, p.State = evil, evil, evil, evil, evil
+	p.Name, p.Sex, p.Bed, p.Presentation, p.Found = evil, evil, evil, evil, []string{evil}
 	p.Allergies = []string{evil}
 	f.patients["patient_1"] = p
 	f.roster[1].ID, f.roster[1].Name = "patient_2"+evil, evil

@@ -68,39 +68,59 @@ func structured(reply string, d delta) string {
 }
 
 // replyTo picks what to say: a team member's reading of the engine's facts, or the patient's
-// voice with whatever the engine decided happens this turn.
+// voice, within what the patient can say now. What was done is the nurse's to confirm, not the
+// patient's to recite.
 func replyTo(req llm.Request, f agents.Facts) string {
 	input := lastUserText(req.Messages)
 	if reply, ok := teamReply(req.Agent, input, f.Turn); ok {
 		return reply
 	}
-	var parts []string
-	for _, r := range f.Turn.Happened {
-		parts = append(parts, "_"+strings.TrimSpace(r)+"_")
-	}
 	p := f.Persona
 	if p == nil {
-		return strings.Join(append(parts, "No patient is active. Name a patient to begin."), "\n\n")
+		return "No patient is active. Name a patient to begin."
 	}
-	if !hasAssistantMessage(req.Messages) && p.Opening != "" {
+	now := p.Looks[f.Turn.Look]
+	switch f.Turn.Speech {
+	case agents.SpeechWords, agents.SpeechSounds, agents.SpeechNone:
+		return beyondWords(f.Turn, p, now, input)
+	}
+	var parts []string
+	if f.Turn.FirstContact && p.Opening != "" {
 		parts = append(parts, p.Opening)
 	}
 	for _, d := range f.Turn.Tells {
 		parts = append(parts, d.Text)
 	}
 	if len(parts) == 0 {
-		parts = append(parts, inCharacterLine(p, f.Turn.State, input))
+		parts = append(parts, inCharacterLine(p, now.Lines, input))
 	}
 	return strings.Join(parts, "\n\n")
 }
 
+// beyondWords is a patient who cannot talk in sentences: their opening on first contact or one
+// of their lines, whichever fits what they can say now, or else what the trainee sees.
+func beyondWords(t agents.TurnFacts, p *agents.Persona, now agents.Look, input string) string {
+	if t.FirstContact && p.Opening != "" && agents.WithinSpeech(p.Opening, t.Speech) {
+		return p.Opening
+	}
+	var fit []string
+	for _, l := range now.Lines {
+		if agents.WithinSpeech(l, t.Speech) {
+			fit = append(fit, l)
+		}
+	}
+	if len(fit) == 0 {
+		return agents.Described(agents.JoinLooks(t.Looks, now.Signs))
+	}
+	return byInput(fit, input)
+}
+
 // inCharacterLine chooses a line by hashing the input, so replies vary with what the trainee
-// typed yet replay identically. How the patient sounds in the current state outweighs their
-// usual lines.
-func inCharacterLine(p *agents.Persona, state, input string) string {
+// typed yet replay identically. How the patient sounds now outweighs their usual lines.
+func inCharacterLine(p *agents.Persona, now []string, input string) string {
 	lines := p.Lines
-	if st := p.States[state].Lines; len(st) > 0 {
-		lines = st
+	if len(now) > 0 {
+		lines = now
 	}
 	if len(lines) == 0 {
 		if p.ChiefComplaint != "" {
@@ -108,18 +128,13 @@ func inCharacterLine(p *agents.Persona, state, input string) string {
 		}
 		return "I'm not sure what you mean."
 	}
+	return byInput(lines, input)
+}
+
+func byInput(lines []string, input string) string {
 	h := fnv.New32a()
 	h.Write([]byte(input))
 	return lines[h.Sum32()%uint32(len(lines))]
-}
-
-func hasAssistantMessage(msgs []memory.Message) bool {
-	for _, m := range msgs {
-		if m.Role == "assistant" {
-			return true
-		}
-	}
-	return false
 }
 
 func lastUserText(msgs []memory.Message) string {

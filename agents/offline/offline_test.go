@@ -17,6 +17,13 @@ var anaphylaxis = &agents.Persona{
 	Lines:   []string{"It's hard to breathe.", "Please help me.", "My lips feel swollen.", "I feel dizzy."},
 }
 
+// looking is the anaphylaxis persona with one look, under the key "now".
+func looking(now agents.Look) *agents.Persona {
+	p := *anaphylaxis
+	p.Looks = map[string]agents.Look{"now": now}
+	return &p
+}
+
 // request lays a prompt out as the session does: the persona in the static message, the window,
 // the turn's facts in the dynamic message, then the trainee's words.
 func request(persona *agents.Persona, turn agents.TurnFacts, window []memory.Message, text string) llm.Request {
@@ -63,13 +70,22 @@ func TestOfflineReplies(t *testing.T) {
 		req  llm.Request
 		want []string // substrings, in order
 	}{
-		{"first contact opens", request(anaphylaxis, agents.TurnFacts{}, nil, "hello, I'm the paramedic"), []string{anaphylaxis.Opening}},
+		{"first contact opens", request(anaphylaxis, agents.TurnFacts{FirstContact: true}, nil, "hello, I'm the paramedic"), []string{anaphylaxis.Opening}},
 		{"disclosures in character", request(anaphylaxis, agents.TurnFacts{Tells: []agents.Disclosure{{Topic: "allergies", Text: "I'm allergic to peanuts."}}}, said, "any allergies?"),
 			[]string{"I'm allergic to peanuts."}},
-		{"reactions then disclosure", request(anaphylaxis, agents.TurnFacts{Happened: []string{"SpO2 is climbing on oxygen"}, Tells: []agents.Disclosure{{Topic: "medications", Text: "Just my inhaler."}}}, said, "oxygen on, any meds?"),
-			[]string{"_SpO2 is climbing on oxygen_", "Just my inhaler."}},
-		{"the state's own lines", request(&agents.Persona{Name: "Ana", Lines: []string{"I'm fine."}, States: map[string]agents.StateLook{"worse": {Looks: "grey", Lines: []string{"Can't... breathe."}}}}, agents.TurnFacts{State: "worse"}, said, "how are you?"),
+		{"what was done is not recited", request(anaphylaxis, agents.TurnFacts{Done: []string{"Oxygen on."}, Tells: []agents.Disclosure{{Topic: "medications", Text: "Just my inhaler."}}}, said, "oxygen on, any meds?"),
+			[]string{"Just my inhaler."}},
+		{"how the patient sounds now", request(looking(agents.Look{Lines: []string{"Can't... breathe."}}), agents.TurnFacts{Look: "now"}, said, "how are you?"),
 			[]string{"Can't... breathe."}},
+		{"voice only: a fitting line", request(looking(agents.Look{Lines: []string{"It's getting worse, please help me now!", "Leave me…"}}),
+			agents.TurnFacts{Look: "now", Speech: agents.SpeechWords, Looks: "eyes open to voice"}, said, "how are you?"), []string{"Leave me…"}},
+		{"pain only: what the trainee sees", request(looking(agents.Look{Signs: "snoring"}), agents.TurnFacts{Look: "now", Speech: agents.SpeechSounds,
+			Looks: "no words; moans to pain", FirstContact: true, Tells: []agents.Disclosure{{Topic: "allergies", Text: "Peanuts."}}}, nil, "any allergies?"),
+			[]string{"*No words; moans to pain; snoring.*"}},
+		{"unresponsive: an opening that fits", request(&agents.Persona{Name: "Liam", Opening: "*no response; snoring*", Looks: map[string]agents.Look{"now": {Lines: []string{"*groans*"}}}},
+			agents.TurnFacts{Look: "now", Speech: agents.SpeechSounds, FirstContact: true}, nil, "hello?"), []string{"*no response; snoring*"}},
+		{"unresponsive: a stage direction fits", request(looking(agents.Look{Lines: []string{"Get off… I'm fine…", "*rhythmic jerking; no response*"}}),
+			agents.TurnFacts{Look: "now", Speech: agents.SpeechNone, Looks: "no response"}, said, "hello?"), []string{"*rhythmic jerking; no response*"}},
 		{"no patient", request(nil, agents.TurnFacts{}, nil, "hello"), []string{"No patient is active"}},
 	}
 	for _, tt := range tests {
@@ -82,6 +98,9 @@ func TestOfflineReplies(t *testing.T) {
 					t.Fatalf("reply %q lacks %q (in order)", resp.Message.Content, want)
 				}
 				rest = rest[i+len(want):]
+			}
+			if strings.Contains(resp.Message.Content, "Oxygen on") || strings.Contains(resp.Message.Content, "Peanuts") {
+				t.Errorf("the patient said what is not theirs to say: %q", resp.Message.Content)
 			}
 			if resp.DoneReason != "stop" || resp.Message.Role != "assistant" || resp.Metrics != (llm.Metrics{}) {
 				t.Errorf("response = %+v", resp)

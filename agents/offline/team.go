@@ -80,8 +80,11 @@ func monitor(given *[]agents.Reading) string {
 	if len(missing) > 0 {
 		fmt.Fprintf(&b, " Not measured: %s.", strings.Join(missing, ", "))
 	}
-	if last.NEWS2 != nil {
-		fmt.Fprintf(&b, " NEWS2 %d, %s band.", *last.NEWS2, news2Band(*last.NEWS2))
+	if last.Score != "" {
+		fmt.Fprintf(&b, " %s.", last.Score)
+	}
+	if len(last.ScoringThree) > 0 {
+		fmt.Fprintf(&b, " Red score (one parameter alone calls for an urgent review): %s.", strings.Join(last.ScoringThree, ", "))
 	}
 	if len(readings) > 1 {
 		prev := readings[len(readings)-2]
@@ -139,19 +142,6 @@ func vitalsTrend(prev, last agents.Reading) string {
 	return fmt.Sprintf("Since %s: %s.", memory.Clock(prev.T), strings.Join(changes, ", "))
 }
 
-// news2Band names the aggregate band (RCP 2017). A single parameter scoring
-// 3 also calls for an urgent review, which only the sub-scores can show.
-func news2Band(score int) string {
-	switch {
-	case score >= 7:
-		return "high"
-	case score >= 5:
-		return "medium"
-	default:
-		return "low"
-	}
-}
-
 // exactNumber prints a value exactly as the engine gave it: rounding could
 // move it across a NEWS2 boundary.
 func exactNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
@@ -204,34 +194,61 @@ func orderText(o agents.Order) string {
 	return strings.Join(parts, " ")
 }
 
-// aarHighlights picks the review lines a debrief turns on.
-var aarHighlights = regexp.MustCompile(`(?i)\b(?:met|missed|critical|error|score|plus|delta)\b`)
+// debriefSections are the review's lines, by the label each starts with, in the order a
+// debrief takes them; uncut sections are never shortened.
+var debriefSections = []struct {
+	label, heading string
+	uncut          bool
+}{
+	{"Critical error: ", "Critical errors", true},
+	{"Missed critical action: ", "Missed critical actions", true},
+	{"Near miss: ", "Near misses", true},
+	{"Plus: ", "What went well", false},
+	{"Delta: ", "What to change", false},
+}
 
-// debriefLines bounds the debrief to what a trainee reads at once.
-const debriefLines = 8
+// debriefShown bounds the plus and delta lines to what a trainee reads at once; the full review
+// has the rest.
+const debriefShown = 4
 
-// preceptor coaches with the standard approach before there is a
-// review, and debriefs from the review's own lines once there is one.
+// preceptor coaches with the standard approach before there is a review, and debriefs from the
+// review's own lines once there is one: every critical error, missed critical action and near miss, then
+// the best of what went well and what to change, then the score and how it was reached.
 func preceptor(aar string) string {
 	if strings.TrimSpace(aar) == "" {
 		return "Work through it in order: airway, breathing, circulation, disability, exposure. " +
 			"Reassess and recheck vitals after every intervention. Type /aar when you want a debrief."
 	}
-	var picked, fallback []string
-	for _, line := range strings.Split(aar, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
+	lines := strings.Split(aar, "\n")
+	var b strings.Builder
+	b.WriteString("Debrief, from the After Action Review:")
+	for _, sec := range debriefSections {
+		var items []string
+		for _, l := range lines {
+			if item, ok := strings.CutPrefix(strings.TrimSpace(l), sec.label); ok {
+				items = append(items, item)
+			}
+		}
+		if len(items) == 0 {
 			continue
 		}
-		fallback = append(fallback, line)
-		if aarHighlights.MatchString(line) {
-			picked = append(picked, line)
+		fmt.Fprintf(&b, "\n\n**%s**", sec.heading)
+		shown := items
+		if !sec.uncut && len(items) > debriefShown {
+			shown = items[:debriefShown]
+		}
+		for _, it := range shown {
+			b.WriteString("\n- " + it)
+		}
+		if len(shown) < len(items) {
+			fmt.Fprintf(&b, "\n- …and %d more in the full review.", len(items)-len(shown))
 		}
 	}
-	if len(picked) == 0 {
-		picked = fallback
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Score ") {
+			b.WriteString("\n\n" + l)
+		}
 	}
-	picked = picked[:min(len(picked), debriefLines)]
-	return "Debrief, from the After Action Review only:\n\n- " + strings.Join(picked, "\n- ") +
-		"\n\nStart with what went well, then choose one thing to change next time."
+	b.WriteString("\n\nWhich one thing will you do differently next time?")
+	return b.String()
 }

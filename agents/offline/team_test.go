@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,13 +17,14 @@ func TestTeamOfflineMonitorReadsOnlyGivenNumbers(t *testing.T) {
 	news2 := 8
 	readings := []agents.Reading{
 		{T: 60, Vitals: memory.Vitals{HR: 124, RR: 30, SpO2: 86, SBP: 88, DBP: 50}},
-		{T: 245, Vitals: memory.Vitals{HR: 118, RR: 30, SpO2: 91.5, SBP: 94, DBP: 56, GCS: 15}, NEWS2: &news2},
+		{T: 245, Vitals: memory.Vitals{HR: 118, RR: 30, SpO2: 91.5, SBP: 94, DBP: 56, GCS: 15}, NEWS2: &news2,
+			Score: "NEWS2 8 high", ScoringThree: []string{"respiration rate"}},
 	}
 	reply, ok := teamReply("monitor", "", agents.TurnFacts{Measured: &readings})
 	if !ok {
 		t.Fatal("the Monitor is played offline")
 	}
-	for _, want := range []string{"T+04:05", "HR 118", "SpO2 91.5%", "NEWS2 8, high band", "Not measured: temp", "HR down from 124", "SpO2 up from 86", "Since T+01:00"} {
+	for _, want := range []string{"T+04:05", "HR 118", "SpO2 91.5%", "NEWS2 8 high.", "Red score (one parameter alone calls for an urgent review): respiration rate", "Not measured: temp", "HR down from 124", "SpO2 up from 86", "Since T+01:00"} {
 		if !strings.Contains(reply, want) {
 			t.Errorf("reply lacks %q:\n%s", want, reply)
 		}
@@ -84,17 +86,33 @@ func TestTeamOfflinePharmacistSaysThisTurnsChecksFirst(t *testing.T) {
 	}
 }
 
+// The offline debrief keeps every critical error and missed critical action, in that order and
+// before anything else, however many there are; only plus and delta are shortened.
 func TestTeamOfflinePreceptorDebriefsFromTheAAR(t *testing.T) {
-	aar := "# After Action Review\n\n## Timeline\n- 00:30 oxygen 15 L NRB\n- 02:10 epinephrine 0.5 mg IM\n\n" +
-		"## Critical actions\n- met: epinephrine IM at 02:10\n- missed: call for help\n\n## Score\n- score: 7/10\n"
-	reply, _ := teamReply(agents.AgentPreceptor, "", agents.TurnFacts{Review: aar})
-	for _, want := range []string{"met: epinephrine IM at 02:10", "missed: call for help", "score: 7/10"} {
-		if !strings.Contains(reply, want) {
-			t.Errorf("debrief lacks %q:\n%s", want, reply)
-		}
+	var review []string
+	for i := 1; i <= 6; i++ {
+		review = append(review, fmt.Sprintf("Plus: good thing %d", i))
 	}
-	if strings.Contains(reply, "#") {
-		t.Errorf("headings are not debrief lines:\n%s", reply)
+	review = append(review,
+		"Delta: 00:30 — amoxicillin given before asking about allergies",
+		"Critical error: 00:00 — gave amoxicillin despite a hard stop",
+		"Critical error: 00:01 — an IV adrenaline bolus",
+		"Missed critical action: IV access — not done (within 10:00)",
+		"Score 26 / 100: critical actions 35/60 (…).")
+	reply, _ := teamReply(agents.AgentPreceptor, "", agents.TurnFacts{Review: strings.Join(review, "\n")})
+	order := []string{"**Critical errors**", "00:00 — gave amoxicillin despite a hard stop", "00:01 — an IV adrenaline bolus",
+		"**Missed critical actions**", "IV access — not done", "**What went well**", "good thing 4", "…and 2 more",
+		"**What to change**", "amoxicillin given before asking", "Score 26 / 100"}
+	last := -1
+	for _, want := range order {
+		i := strings.Index(reply, want)
+		if i < 0 || i < last {
+			t.Errorf("debrief lacks %q, or has it out of order:\n%s", want, reply)
+		}
+		last = i
+	}
+	if strings.Contains(reply, "good thing 5") {
+		t.Errorf("plus lines are not shortened:\n%s", reply)
 	}
 	coaching, _ := teamReply(agents.AgentPreceptor, "", agents.TurnFacts{})
 	if !strings.Contains(coaching, "airway, breathing, circulation") || strings.HasSuffix(coaching, "?") {

@@ -8,33 +8,49 @@ import (
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// Report is the After Action Review of one patient. Times are seconds since
-// the patient arrived (Elapsed) alongside ward time (T).
+// Report is the After Action Review of one patient, built from the engine's record alone.
+// Times are seconds since the patient arrived (Elapsed) alongside ward time (T).
 type Report struct {
-	PatientID       string            `json:"patient_id"`
-	Scenario        string            `json:"scenario"`
-	Title           string            `json:"title"`
-	Patient         string            `json:"patient"`
-	Arrived         float64           `json:"arrived"`  // ward time of arrival
-	Duration        float64           `json:"duration"` // seconds since arrival
-	FinalState      string            `json:"final_state"`
-	NEWS2AtArrival  int               `json:"news2_at_arrival"`
-	NEWS2Now        int               `json:"news2_now"`
+	PatientID    string  `json:"patient_id"`
+	Scenario     string  `json:"scenario"`
+	Title        string  `json:"title"`
+	Presentation string  `json:"presentation"`
+	Patient      string  `json:"patient"`
+	Arrived      float64 `json:"arrived"`  // ward time of arrival
+	Duration     float64 `json:"duration"` // seconds since arrival
+	FinalState   string  `json:"final_state"`
+	// NEWS2AtArrival is the first measured score and NEWS2Now the last: what the trainee could
+	// see, so the review and the screen agree. Nil until something was measured.
+	NEWS2AtArrival  *ScoreAt          `json:"news2_at_arrival"`
+	NEWS2Now        *ScoreAt          `json:"news2_now"`
 	Timeline        []TimelineEntry   `json:"timeline"`
 	CriticalActions []CriticalOutcome `json:"critical_actions"`
 	CriticalErrors  []ErrorRecord     `json:"critical_errors"`
 	SafetyWarnings  []SafetyRecord    `json:"safety_warnings"`
-	Score           Score             `json:"score"`
-	Plus            []string          `json:"plus"`
-	Delta           []string          `json:"delta"`
-	Objectives      []string          `json:"learning_objectives"`
+	// How the trainee answered the ward: alarms and escalations with their review times, the
+	// orders the Pharmacist stopped, and the doses given outside the usual range.
+	Alerts     []AlertOutcome `json:"alerts"`
+	NearMisses []OrderRecord  `json:"near_misses"`
+	OutOfRange []OrderRecord  `json:"doses_out_of_range"`
+	// Debrief is every teaching point, most serious first: critical errors, missed critical
+	// actions, near misses, then what went well and what to change.
+	Debrief    []Point  `json:"debrief"`
+	Score      Score    `json:"score"`
+	Objectives []string `json:"learning_objectives"`
+}
+
+// ScoreAt is a measured NEWS2 and when it was measured.
+type ScoreAt struct {
+	Elapsed float64 `json:"elapsed"`
+	NEWS2Score
+	Text string `json:"text"` // "NEWS2 4 low-medium"
 }
 
 // TimelineEntry is one line of the timeline.
 type TimelineEntry struct {
 	T       float64 `json:"t"`
 	Elapsed float64 `json:"elapsed"`
-	Kind    string  `json:"kind"` // arrival, action, safety, critical_error, vitals, state
+	Kind    string  `json:"kind"` // arrival, action, order, safety, critical_error, vitals, state
 	Text    string  `json:"text"`
 }
 
@@ -46,6 +62,9 @@ type CriticalOutcome struct {
 	Met         bool     `json:"met"`
 	Done        bool     `json:"done"`
 	At          *float64 `json:"at,omitempty"` // elapsed seconds when first done
+	Points      int      `json:"points"`       // its weight in the score
+
+	match sc.Match
 }
 
 // Score is out of Max, with the lines that make it up.
@@ -55,11 +74,13 @@ type Score struct {
 	Breakdown []ScoreLine `json:"breakdown"`
 }
 
-// ScoreLine is one component of the score; penalties are negative.
+// ScoreLine is one component of the score and why it scored what it did; penalties are
+// negative and have no Max.
 type ScoreLine struct {
 	Item   string `json:"item"`
 	Points int    `json:"points"`
 	Max    int    `json:"max"`
+	Why    string `json:"why"`
 }
 
 // Report builds the After Action Review from everything the engine recorded.
@@ -67,22 +88,31 @@ func (e *Engine) Report() Report {
 	s := e.sc
 	d := s.Demographics
 	r := Report{
-		PatientID: e.s.PatientID, Scenario: s.ID, Title: s.Title,
+		PatientID: e.s.PatientID, Scenario: s.ID, Title: s.Title, Presentation: s.Presentation,
 		Patient: fmt.Sprintf("%s, %d %s", d.Name, d.Age, d.Sex),
 		Arrived: float64(e.s.Admitted), Duration: e.Elapsed(), FinalState: e.s.State,
-		NEWS2AtArrival: e.s.NEWS2AtArrival, NEWS2Now: e.TrueNEWS2().Total,
 		CriticalErrors: e.s.Errors, Objectives: s.LearningObjectives,
+	}
+	if n := len(e.s.Readings); n > 0 {
+		r.NEWS2AtArrival, r.NEWS2Now = e.scoreAt(e.s.Readings[0]), e.scoreAt(e.s.Readings[n-1])
 	}
 	for _, f := range e.s.Safety {
 		if f.Level == sc.Warn {
 			r.SafetyWarnings = append(r.SafetyWarnings, f)
 		}
 	}
+	r.Alerts = e.alertOutcomes()
+	r.NearMisses, r.OutOfRange = e.nearMissesAndOutOfRange()
 	r.Timeline = e.timeline()
 	r.CriticalActions = e.criticalOutcomes()
 	r.Score = e.score(r)
-	r.Plus, r.Delta = e.debrief(r)
+	r.Debrief = e.debrief(r)
 	return r
+}
+
+func (e *Engine) scoreAt(rd Reading) *ScoreAt {
+	n := rd.Score()
+	return &ScoreAt{Elapsed: e.since(rd.T), NEWS2Score: n, Text: n.String()}
 }
 
 func (e *Engine) since(t float64) float64 { return t - float64(e.s.Admitted) }
@@ -104,10 +134,19 @@ func (e *Engine) timeline() []TimelineEntry {
 		}
 	}
 	for _, a := range e.s.Actions {
-		add(a.T, 1, "action", a.String())
+		text := a.String()
+		if res, ok := e.ResultOf(a); ok && a.Kind != sc.KindGlucoseCheck { // a glucose check says its value itself
+			text += " → " + res.Value
+		}
+		add(a.T, 1, "action", text)
+	}
+	for _, o := range e.s.Orders {
+		if !o.Given {
+			add(o.T, 1, "order", fmt.Sprintf("not given: %s — %s", o.Text(), o.Reason()))
+		}
 	}
 	for _, f := range e.s.Safety {
-		add(f.T, 2, "safety", fmt.Sprintf("%s %s: %s", strings.ToUpper(strings.ReplaceAll(f.Level, "_", " ")), f.Drug, f.Reason))
+		add(f.T, 2, "safety", f.timelineText())
 	}
 	for _, er := range e.s.Errors {
 		add(er.T, 3, "critical_error", "CRITICAL ERROR: "+er.Description)
@@ -141,7 +180,7 @@ func (e *Engine) criticalOutcomes() []CriticalOutcome {
 	}
 	var out []CriticalOutcome
 	for _, ca := range e.sc.CriticalActions {
-		o := CriticalOutcome{ID: ca.ID, Description: ca.Description}
+		o := CriticalOutcome{ID: ca.ID, Description: ca.Description, Points: ca.Points, match: ca.Match}
 		i := first[ca.ID]
 		if i >= 0 {
 			at := e.since(e.s.Actions[i].T)
@@ -169,7 +208,8 @@ func SimTime(sec float64) string {
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
 }
 
-// String is the action as the review, memory and the prompts write it: "oxygen nrb 15 L/min".
+// String is the action as the review, memory and the prompts write it: "oxygen nrb 15 L/min",
+// "medication glucose 150 mL of 10% IV" (a dose as the trainee wrote it).
 func (a ActionRecord) String() string {
 	parts := []string{strings.ReplaceAll(string(a.Kind), "_", " ")}
 	add := func(ok bool, format string, v any) {
@@ -178,12 +218,12 @@ func (a ActionRecord) String() string {
 		}
 	}
 	add(a.Drug != "", "%s", a.Drug)
-	add(a.DoseMg > 0, "%g mg", a.DoseMg)
+	add(a.Drug != "" && !a.WrittenDose().IsZero(), "%s", a.WrittenDose())
 	add(a.Route != "", "%s", a.Route)
 	add(a.Device != "", "%s", a.Device)
 	add(a.FlowLPM > 0, "%g L/min", a.FlowLPM)
 	add(a.FiO2 > 0, "%g %%", a.FiO2)
-	add(a.VolumeML > 0, "%g mL", a.VolumeML)
+	add(a.Drug == "" && a.VolumeML > 0, "%g mL", a.VolumeML)
 	add(a.Topic != "", "about %s", a.Topic)
 	add(a.Position != "", "%s", a.Position)
 	add(a.Kind == sc.KindGlucoseCheck, "→ %g mmol/L", a.Glucose)
@@ -201,5 +241,5 @@ func (r Reading) String() string {
 	if r.EtCO2 > 0 {
 		s += fmt.Sprintf(", EtCO2 %d", r.EtCO2)
 	}
-	return s + fmt.Sprintf(" — NEWS2 %d (%s)", r.NEWS2, r.Band)
+	return s + " — " + r.Score().String()
 }

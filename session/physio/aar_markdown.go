@@ -5,20 +5,33 @@ import (
 	"strings"
 )
 
-// Markdown renders the review for reading or export.
+// Markdown renders the review for reading or export: what went wrong first, never cut, then the
+// rest of the debrief, how the score was reached, and the record it all comes from.
 func (r Report) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# After Action Review — %s\n\n", r.Title)
-	p("**Patient:** %s (%s) · **Time since arrival:** %s · **Final state:** %s · **NEWS2:** %d → %d\n\n",
-		r.Patient, r.PatientID, SimTime(r.Duration), r.FinalState, r.NEWS2AtArrival, r.NEWS2Now)
-	p("## Score: %d / %d\n\n| Item | Points |\n|---|---|\n", r.Score.Total, r.Score.Max)
+	p("**Patient:** %s (%s) · **Presentation:** %s · **Time since arrival:** %s · **Final state:** %s · **NEWS2:** %s\n\n",
+		r.Patient, r.PatientID, r.Presentation, SimTime(r.Duration), r.FinalState, r.news2Course())
+	p("## Critical errors\n\n")
+	list(&b, r.lines(PointCriticalError), "None.")
+	p("\n## Missed critical actions\n\n")
+	list(&b, r.lines(PointMissed), "None.")
+	if near := r.lines(PointNearMiss); len(near) > 0 {
+		p("\n## Near misses\n\n")
+		list(&b, near, "")
+	}
+	p("\n## Debrief\n\n### Plus\n\n")
+	list(&b, r.lines(PointPlus), "(none)")
+	p("\n### Delta\n\n")
+	list(&b, r.lines(PointDelta), "(none)")
+	p("\n## Score: %d / %d\n\n| Item | Points | Why |\n|---|---|---|\n", r.Score.Total, r.Score.Max)
 	for _, l := range r.Score.Breakdown {
+		points := fmt.Sprint(l.Points)
 		if l.Max > 0 {
-			p("| %s | %d / %d |\n", l.Item, l.Points, l.Max)
-		} else {
-			p("| %s | %d |\n", l.Item, l.Points)
+			points = fmt.Sprintf("%d / %d", l.Points, l.Max)
 		}
+		p("| %s | %s | %s |\n", cell(l.Item), points, cell(l.Why))
 	}
 	p("\n## Critical actions\n\n")
 	for _, o := range r.CriticalActions {
@@ -31,13 +44,6 @@ func (r Report) Markdown() string {
 		}
 		p("- %s — %s (%s)\n", status, o.Description, o.Rule)
 	}
-	p("\n## Critical errors\n\n")
-	if len(r.CriticalErrors) == 0 {
-		p("None.\n")
-	}
-	for _, er := range r.CriticalErrors {
-		p("- %s — %s\n", SimTime(er.T-r.Arrived), er.Description)
-	}
 	if len(r.SafetyWarnings) > 0 {
 		p("\n## Safety warnings\n\n")
 		for _, w := range r.SafetyWarnings {
@@ -46,20 +52,47 @@ func (r Report) Markdown() string {
 	}
 	p("\n## Timeline\n\n| Time | Event |\n|---|---|\n")
 	for _, t := range r.Timeline {
-		p("| %s | %s |\n", SimTime(t.Elapsed), strings.ReplaceAll(t.Text, "|", "/"))
+		p("| %s | %s |\n", SimTime(t.Elapsed), cell(t.Text))
 	}
-	p("\n## Debrief\n\n### Plus\n\n")
-	list(&b, r.Plus)
-	p("\n### Delta\n\n")
-	list(&b, r.Delta)
 	p("\n## Learning objectives\n\n")
-	list(&b, r.Objectives)
+	list(&b, r.Objectives, "(none)")
 	return b.String()
 }
 
-func list(b *strings.Builder, items []string) {
+// Digest is the debrief as plain lines for a prompt: every critical error and missed critical
+// action, then plus and delta, then how the score was reached.
+func (r Report) Digest() string {
+	var lines []string
+	for _, pt := range r.Debrief {
+		lines = append(lines, pt.Labelled())
+	}
+	return strings.Join(append(lines, r.Score.HowScored()), "\n")
+}
+
+// news2Course is the first and last measured NEWS2.
+func (r Report) news2Course() string {
+	if r.NEWS2AtArrival == nil {
+		return "never measured"
+	}
+	return fmt.Sprintf("%s at %s → %s at %s", r.NEWS2AtArrival.Text, SimTime(r.NEWS2AtArrival.Elapsed), r.NEWS2Now.Text, SimTime(r.NEWS2Now.Elapsed))
+}
+
+// lines are the debrief's points of one kind, as lines.
+func (r Report) lines(kind string) []string {
+	var out []string
+	for _, pt := range r.Debrief {
+		if pt.Kind == kind {
+			out = append(out, pt.Line())
+		}
+	}
+	return out
+}
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", "/") }
+
+func list(b *strings.Builder, items []string, none string) {
 	if len(items) == 0 {
-		b.WriteString("- (none)\n")
+		b.WriteString(none + "\n")
 	}
 	for _, it := range items {
 		fmt.Fprintf(b, "- %s\n", it)

@@ -2,62 +2,87 @@ package physio
 
 import (
 	"fmt"
+	"strings"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// score weighs critical actions (60), the patient's NEWS2 trajectory (20),
-// asking about allergies first (10) and reassessment (10), less 25 for each
-// critical error and 5 for each safety warning, within 0–100.
+// score adds up the weights the scenario gives: each critical action met, the NEWS2 trajectory,
+// allergies asked first and reassessment; less its penalty for each critical error and safety
+// warning, and a fixed one for each alert not reviewed in time and dose out of range; within 0
+// and the scenario's maximum. Every line says why it scored what it did.
 func (e *Engine) score(r Report) Score {
-	met := 0
+	w := e.sc.Scoring
+	var lines []ScoreLine
 	for _, o := range r.CriticalActions {
-		if o.Met {
-			met++
+		l := ScoreLine{Item: o.Description, Max: o.Points, Why: "not done"}
+		switch {
+		case o.Met:
+			l.Points, l.Why = o.Points, "met at "+timeOf(o.At)
+		case o.Done:
+			l.Why = fmt.Sprintf("done at %s; the target was %s", timeOf(o.At), o.Rule)
 		}
+		lines = append(lines, l)
 	}
-	lines := []ScoreLine{{Item: "critical actions", Max: 60}}
-	if n := len(r.CriticalActions); n > 0 {
-		lines[0].Points = 60 * met / n
+	lines = append(lines, e.trajectoryLine(r, w.Trajectory))
+	first := ScoreLine{Item: "allergies asked before any medication that could wait", Max: w.AllergiesFirst, Why: "no"}
+	if e.allergiesFirst() {
+		first.Points, first.Why = w.AllergiesFirst, "yes"
 	}
-	outcome := 10
-	switch {
-	case r.NEWS2Now < r.NEWS2AtArrival:
-		outcome = 20
-	case r.NEWS2Now > r.NEWS2AtArrival:
-		outcome = 0
+	again := ScoreLine{Item: "reassessed after treatment", Max: w.Reassessment, Why: "no"}
+	if e.reassessed() {
+		again.Points, again.Why = w.Reassessment, "yes"
 	}
-	lines = append(lines,
-		ScoreLine{Item: "patient trajectory (NEWS2)", Points: outcome, Max: 20},
-		ScoreLine{Item: "allergies asked before medication", Points: 10 * btoi(e.allergiesFirst()), Max: 10},
-		ScoreLine{Item: "reassessed after treatment", Points: 10 * btoi(e.reassessed()), Max: 10},
-	)
-	if n := len(r.CriticalErrors); n > 0 {
-		lines = append(lines, ScoreLine{Item: fmt.Sprintf("critical errors (%d)", n), Points: -25 * n})
+	lines = append(lines, first, again)
+	for _, er := range r.CriticalErrors {
+		lines = append(lines, ScoreLine{Item: "critical error: " + er.Description, Points: -e.penalty(er), Why: "at " + SimTime(e.since(er.T))})
 	}
-	if n := len(r.SafetyWarnings); n > 0 {
-		lines = append(lines, ScoreLine{Item: fmt.Sprintf("safety warnings (%d)", n), Points: -5 * n})
+	for _, sw := range r.SafetyWarnings {
+		lines = append(lines, ScoreLine{Item: "safety warning on " + sw.Drug, Points: -w.Warning, Why: "at " + SimTime(e.since(sw.T))})
 	}
+	lines = append(lines, e.responseLines(r)...)
 	total := 0
 	for _, l := range lines {
 		total += l.Points
 	}
-	return Score{Total: min(max(total, 0), 100), Max: 100, Breakdown: lines}
+	return Score{Total: min(max(total, 0), sc.ScoreMax), Max: sc.ScoreMax, Breakdown: lines}
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
+// trajectoryLine gives the full weight when the last measured NEWS2 is below the first, half
+// when it is the same, none when it rose or was measured less than twice.
+func (e *Engine) trajectoryLine(r Report, weight int) ScoreLine {
+	l := ScoreLine{Item: "patient trajectory (NEWS2, first to last measured)", Max: weight, Why: "not measured twice"}
+	first, last := r.NEWS2AtArrival, r.NEWS2Now
+	if len(e.s.Readings) < 2 {
+		return l
 	}
-	return 0
+	l.Why = first.Text + " → " + last.Text
+	switch {
+	case last.Total < first.Total:
+		l.Points = weight
+	case last.Total == first.Total:
+		l.Points = weight / 2
+	}
+	return l
 }
 
-// allergiesFirst: every medication came after asking about allergies (or,
-// with no medication given, allergies were asked at all).
+// penalty is what a critical error costs: the scenario's figure for its own critical errors,
+// the hard-stop figure for a drug given against a hard stop.
+func (e *Engine) penalty(er ErrorRecord) int {
+	for _, ce := range e.sc.CriticalErrors {
+		if ce.ID == er.ID {
+			return ce.Penalty
+		}
+	}
+	return e.sc.Scoring.HardStop
+}
+
+// allergiesFirst: every medication that could wait (all but the case's rescue treatments) came
+// after asking about allergies, and allergies were asked or such a medication given.
 func (e *Engine) allergiesFirst() bool {
 	gaveAny := false
 	for _, a := range e.s.Actions {
-		if a.Kind == sc.KindMedication {
+		if a.Kind == sc.KindMedication && !e.isRescue(a) {
 			gaveAny = true
 			if !a.AllergiesAsked {
 				return false
@@ -67,12 +92,13 @@ func (e *Engine) allergiesFirst() bool {
 	return gaveAny || e.AllergiesAsked()
 }
 
-// reassessed: vitals were measured after the first treatment.
+// reassessed: the trainee measured vitals after the first treatment; a nurse's routine
+// observation is not their reassessment.
 func (e *Engine) reassessed() bool {
 	for _, a := range e.s.Actions {
 		if a.IsTreatment() {
 			for _, rd := range e.s.Readings {
-				if rd.T > a.T {
+				if rd.T > a.T && rd.Source != ReadByNurse {
 					return true
 				}
 			}
@@ -82,45 +108,16 @@ func (e *Engine) reassessed() bool {
 	return false
 }
 
-// debrief lists what went well (plus) and what to change (delta).
-func (e *Engine) debrief(r Report) (plus, delta []string) {
-	for _, o := range r.CriticalActions {
+// HowScored is the score with how it was reached, one line per component.
+func (s Score) HowScored() string {
+	var parts []string
+	for _, l := range s.Breakdown {
 		switch {
-		case o.Met:
-			plus = append(plus, fmt.Sprintf("%s — done at %s (%s)", o.Description, SimTime(*o.At), o.Rule))
-		case o.Done:
-			delta = append(delta, fmt.Sprintf("%s — done at %s, but the target was %s", o.Description, SimTime(*o.At), o.Rule))
-		default:
-			delta = append(delta, fmt.Sprintf("%s — not done (%s)", o.Description, o.Rule))
+		case l.Max > 0:
+			parts = append(parts, fmt.Sprintf("%s %d/%d (%s)", l.Item, l.Points, l.Max, l.Why))
+		case l.Points != 0:
+			parts = append(parts, fmt.Sprintf("%s %d (%s)", l.Item, l.Points, l.Why))
 		}
 	}
-	for _, er := range r.CriticalErrors {
-		delta = append(delta, fmt.Sprintf("Critical error at %s: %s", SimTime(e.since(er.T)), er.Description))
-	}
-	for _, w := range r.SafetyWarnings {
-		delta = append(delta, fmt.Sprintf("Safety warning at %s on %s: %s", SimTime(e.since(w.T)), w.Drug, w.Reason))
-	}
-	for _, a := range e.s.Actions {
-		if a.Kind == sc.KindMedication && !a.AllergiesAsked {
-			delta = append(delta, fmt.Sprintf("%s given at %s before asking about allergies", a.Drug, SimTime(e.since(a.T))))
-		}
-	}
-	if e.allergiesFirst() {
-		plus = append(plus, "Asked about allergies before giving any medication")
-	}
-	if e.reassessed() {
-		plus = append(plus, "Reassessed the vital signs after treatment")
-	} else {
-		delta = append(delta, "No vital signs were measured after treatment")
-	}
-	trend := fmt.Sprintf("NEWS2 %d at arrival, %d now (state: %s)", r.NEWS2AtArrival, r.NEWS2Now, r.FinalState)
-	switch {
-	case r.NEWS2Now < r.NEWS2AtArrival:
-		plus = append(plus, "The patient improved: "+trend)
-	case r.NEWS2Now > r.NEWS2AtArrival:
-		delta = append(delta, "The patient deteriorated: "+trend)
-	default:
-		delta = append(delta, "The patient did not improve: "+trend)
-	}
-	return plus, delta
+	return fmt.Sprintf("Score %d / %d: %s.", s.Total, s.Max, strings.Join(parts, "; "))
 }

@@ -37,7 +37,7 @@ func (a Action) IsTreatment() bool {
 // IsAssessment reports whether the action measures the patient.
 func (a Action) IsAssessment() bool {
 	switch a.Kind {
-	case sc.KindCheckVitals, sc.KindAttachMonitor, sc.KindGlucoseCheck, sc.KindECG, sc.KindExamine:
+	case sc.KindCheckVitals, sc.KindAttachMonitor, sc.KindGlucoseCheck, sc.KindECG, sc.KindExamine, sc.KindPupils:
 		return true
 	}
 	return false

@@ -78,7 +78,7 @@ func ObsInterval(news2 int, band string) float64 {
 	switch {
 	case news2 >= 7:
 		return obsContinuous
-	case news2 >= 5 || band == BandLowSingle3:
+	case news2 >= 5 || band == BandLowMedium:
 		return obsHourly
 	case news2 >= 1:
 		return obsFourHourly
@@ -92,7 +92,7 @@ func escalationLevel(r Reading) string {
 	switch {
 	case r.NEWS2 >= 7:
 		return LevelEmergency
-	case r.NEWS2 >= 5 || r.Band == BandLowSingle3:
+	case r.NEWS2 >= 5 || r.Band == BandLowMedium:
 		return LevelUrgent
 	}
 	return ""
@@ -182,11 +182,11 @@ func (e *Engine) watch(out []Event) []Event {
 	t := e.s.T
 	switch {
 	case e.s.Monitored && t >= e.s.NextReading:
-		out = e.measure("monitor", out)
+		out = e.measure(ReadByMonitor, out)
 		e.s.NextReading = t + monitorInterval
 		out = e.alarm(out)
 	case e.observed() && t >= e.s.NextObs:
-		out = e.measure("nurse", out)
+		out = e.measure(ReadByNurse, out)
 		out = e.escalate(out)
 	}
 	return e.repeat(out)

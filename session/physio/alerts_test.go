@@ -3,6 +3,7 @@ package physio
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ func TestObsInterval(t *testing.T) {
 		band  string
 		want  float64
 	}{
-		{0, BandLow, 3600}, {1, BandLow, 1200}, {4, BandLow, 1200}, {3, BandLowSingle3, 300},
+		{0, BandLow, 3600}, {1, BandLow, 1200}, {4, BandLow, 1200}, {3, BandLowMedium, 300},
 		{5, BandMedium, 300}, {6, BandMedium, 300}, {7, BandHigh, 60}, {15, BandHigh, 60},
 	}
 	for _, c := range cases {
@@ -74,12 +75,15 @@ func TestAcknowledgingAloneDoesNotEndAnAlarm(t *testing.T) {
 	if _, ok := e.Waiting(); ok {
 		t.Error("acknowledged and reviewed, yet still waiting")
 	}
-	r := e.Response()
+	r := e.Report()
 	if o := r.Alerts[0]; o.ReviewedAfter == nil || *o.ReviewedAfter != 151 {
 		t.Errorf("reviewed after %v, want 151 s", o.ReviewedAfter)
 	}
-	if !strings.Contains(strings.Join(r.Lines, "\n"), "Monitor alarm at 00:30 (RR ") || r.Score[0].Points != 10 {
-		t.Errorf("response review %+v", r)
+	if !slices.Contains(r.lines(PointPlus), "00:30 — Monitor alarm (RR 6 (below 8), SpO2 78 (below 90)): reviewed 02:31 later") {
+		t.Errorf("the debrief does not credit the review in time: %q", r.lines(PointPlus))
+	}
+	if slices.ContainsFunc(r.Score.Breakdown, func(l ScoreLine) bool { return strings.HasPrefix(l.Item, "alert not reviewed") }) {
+		t.Errorf("an alert reviewed in time cost points: %+v", r.Score.Breakdown)
 	}
 }
 

@@ -38,7 +38,7 @@ func (e *Engine) Apply(a Action) []Event {
 			return out
 		}
 	}
-	rec := ActionRecord{T: float64(t), Action: a}
+	rec := ActionRecord{T: float64(t), Action: a, GCS: roundInt(e.raw()[sc.GCS])}
 	switch a.Kind {
 	case sc.KindMedication:
 		rec.AllergiesAsked = e.AllergiesAsked()
@@ -57,12 +57,12 @@ func (e *Engine) Apply(a Action) []Event {
 
 	switch a.Kind {
 	case sc.KindCheckVitals:
-		out = e.measure("check", out)
+		out = e.measure(ReadByCheck, out)
 	case sc.KindAttachMonitor:
 		if !e.s.Monitored {
 			e.s.Monitored = true
 			e.s.NextReading = t + monitorInterval
-			out = e.alarm(e.measure("monitor", out))
+			out = e.alarm(e.measure(ReadByMonitor, out))
 		}
 	case sc.KindOxygen, sc.KindVentilate:
 		e.cancel(sourceOxygen)

@@ -61,9 +61,6 @@ func (e *Engine) Admitted() float64       { return float64(e.s.Admitted) }
 func (e *Engine) Monitored() bool         { return e.s.Monitored }
 func (e *Engine) OnOxygen() bool          { return e.s.OnOxygen }
 
-// StateEntered is the change that began the current state: arrival, at first.
-func (e *Engine) StateEntered() StateChange { return e.s.States[len(e.s.States)-1] }
-
 // AllergiesAsked reports whether the trainee has asked about allergies yet.
 func (e *Engine) AllergiesAsked() bool { return e.s.AllergiesAskedAt >= 0 }
 
@@ -167,7 +164,7 @@ func (e *Engine) TrueNEWS2() NEWS2Score {
 // attached, otherwise the last reading taken. ok is false before any.
 func (e *Engine) Measured() (r Reading, ok bool) {
 	if e.s.Monitored {
-		return e.reading("monitor"), true
+		return e.reading(ReadByMonitor), true
 	}
 	if n := len(e.s.Readings); n > 0 {
 		return e.s.Readings[n-1], true

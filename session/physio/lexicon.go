@@ -118,7 +118,8 @@ func init() {
 	add(catMonitor, "noun", "monitor", "monitoring")
 	add(catMonitor, "", "cardiac monitor", "continuous monitoring", "3 lead", "three lead", "defib pads", "pads",
 		"capnography", "waveform capnography")
-	add(catECG, "", "ecg", "ekg", "12 lead", "twelve lead", "12 lead ecg", "12 lead ekg", "rhythm strip")
+	add(catECG, "", "ecg", "ekg", "12 lead", "twelve lead", "12 lead ecg", "12 lead ekg", "rhythm strip",
+		"rhythm", "heart rhythm", "cardiac rhythm")
 	add(catGlucoseCheck, "", "bm", "bms", "blood glucose", "blood sugar", "blood sugars", "cbg", "bgl", "glucometer",
 		"finger prick", "fingerprick", "capillary glucose", "capillary blood glucose", "sugar", "sugars",
 		"sugar level", "glucose level", "glucose levels")
@@ -161,6 +162,7 @@ func init() {
 		"immobilise", "immobilize", "immobilisation", "immobilization", "sling")
 	add(catExamine, "", "examine", "examination", "auscultate", "auscultation", "listen to chest",
 		"listen to his chest", "listen to her chest", "listen to the chest", "chest exam", "percuss", "palpate")
+	add(catExamine, "pupils", "pupils", "pupil", "pupillary response", "pupil size", "pupil reaction")
 	add(catAsk, "", "any", "do", "does", "did", "have", "has", "had", "are", "is", "was", "were", "what", "whats",
 		"what s", "when", "where", "why", "how", "who", "which", "should", "shall", "can i", "could i", "may i",
 		"can", "could", "would it", "is there", "are there")

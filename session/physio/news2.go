@@ -1,14 +1,18 @@
 package physio
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
-// NEWS2 bands. A total of 0–4 with a 3 in any single parameter still needs
-// an urgent ward-based review, so it gets its own band.
+// NEWS2 clinical-risk bands, named as the Royal College of Physicians names them (2017). The
+// names are the words every view shows. A total of 0–4 with a 3 in any single parameter still
+// needs an urgent ward-based review: that is low-medium.
 const (
-	BandLow        = "low"
-	BandLowSingle3 = "low-single-3"
-	BandMedium     = "medium"
-	BandHigh       = "high"
+	BandLow       = "low"
+	BandLowMedium = "low-medium"
+	BandMedium    = "medium"
+	BandHigh      = "high"
 )
 
 // NEWS2Parts is each parameter's sub-score (0–3).
@@ -48,26 +52,55 @@ func NEWS2(v Vitals, scale int, onOxygen bool) NEWS2Score {
 	if onOxygen {
 		p.Oxygen = 2
 	}
-	parts := [...]int{p.RR, p.SpO2, p.Oxygen, p.SBP, p.Pulse, p.Consciousness, p.Temperature}
-	total, single3 := 0, false
-	for _, s := range parts {
-		total += s
-		single3 = single3 || s == 3
+	total := 0
+	for _, s := range p.list() {
+		total += s.score
 	}
-	return NEWS2Score{Total: total, Parts: p, Band: band(total, single3)}
+	return NEWS2Score{Total: total, Parts: p, Band: band(total, p)}
 }
 
-func band(total int, single3 bool) string {
+// String is how every view words a score: "NEWS2 4 low-medium".
+func (s NEWS2Score) String() string { return fmt.Sprintf("NEWS2 %d %s", s.Total, s.Band) }
+
+// Score is the reading's NEWS2 with its band worked out afresh from its parts, so a reading
+// stored under an older band name reads like a new one.
+func (r Reading) Score() NEWS2Score {
+	return NEWS2Score{Total: r.NEWS2, Parts: r.Parts, Band: band(r.NEWS2, r.Parts)}
+}
+
+func band(total int, p NEWS2Parts) string {
 	switch {
 	case total >= 7:
 		return BandHigh
 	case total >= 5:
 		return BandMedium
-	case single3:
-		return BandLowSingle3
+	case len(p.ScoringThree()) > 0:
+		return BandLowMedium
 	default:
 		return BandLow
 	}
+}
+
+type namedScore struct {
+	name  string
+	score int
+}
+
+func (p NEWS2Parts) list() []namedScore {
+	return []namedScore{{"respiration rate", p.RR}, {"SpO2", p.SpO2}, {"oxygen", p.Oxygen}, {"systolic BP", p.SBP},
+		{"pulse", p.Pulse}, {"consciousness", p.Consciousness}, {"temperature", p.Temperature}}
+}
+
+// ScoringThree names the parameters that score 3 on their own, each of which calls for an
+// urgent review whatever the total.
+func (p NEWS2Parts) ScoringThree() []string {
+	var out []string
+	for _, s := range p.list() {
+		if s.score == 3 {
+			out = append(out, s.name)
+		}
+	}
+	return out
 }
 
 func scoreRR(rr int) int {

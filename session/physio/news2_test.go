@@ -103,8 +103,8 @@ func TestNEWS2Bands(t *testing.T) {
 	}{
 		{"all normal", normal, false, 0, BandLow},
 		{"4 without a 3", with(normal, func(v *Vitals) { v.RR, v.HR = 22, 112 }), false, 4, BandLow},
-		{"3 in one parameter", with(normal, func(v *Vitals) { v.SBP = 88 }), false, 3, BandLowSingle3},
-		{"4 including a 3", with(normal, func(v *Vitals) { v.SBP, v.HR = 88, 95 }), false, 4, BandLowSingle3},
+		{"3 in one parameter", with(normal, func(v *Vitals) { v.SBP = 88 }), false, 3, BandLowMedium},
+		{"4 including a 3", with(normal, func(v *Vitals) { v.SBP, v.HR = 88, 95 }), false, 4, BandLowMedium},
 		{"5", with(normal, func(v *Vitals) { v.RR, v.HR, v.TempC = 22, 112, 38.5 }), false, 5, BandMedium},
 		{"6", with(normal, func(v *Vitals) { v.RR, v.HR = 22, 112 }), true, 6, BandMedium},
 		{"7", with(normal, func(v *Vitals) { v.RR, v.HR, v.SpO2 = 22, 112, 94 }), true, 7, BandHigh},

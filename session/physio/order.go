@@ -72,7 +72,7 @@ func (e *Engine) Orders() []OrderRecord { return capped(e.s.Orders) }
 // given (the route the formulary implies, the dose in mg) and the findings: all of them when the
 // drug is given, only the known ones when it is not.
 func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
-	v := sc.CheckDose(sc.Order{Drug: a.Drug, Route: a.Route, Dose: a.dose(), At: sc.Seconds(e.s.T)},
+	v := sc.CheckDose(sc.Order{Drug: a.Drug, Route: a.Route, Dose: a.WrittenDose(), At: sc.Seconds(e.s.T)},
 		e.doseContext(), e.givenOrders())
 	if a.Route == "" {
 		a.Route = v.Route
@@ -80,7 +80,7 @@ func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
 	if v.Unit == sc.Milligrams && v.Amount > 0 {
 		a.DoseMg = v.Amount
 	}
-	o := OrderRecord{T: float64(e.s.T), Drug: a.Drug, Route: a.Route, Dose: a.dose(), Verdict: v.Kind, Rule: v.Rule,
+	o := OrderRecord{T: float64(e.s.T), Drug: a.Drug, Route: a.Route, Dose: a.WrittenDose(), Verdict: v.Kind, Rule: v.Rule,
 		Amount: v.Amount, Unit: v.Unit, Fraction: v.Fraction, Override: a.Override}
 	findings := e.CheckMedication(a.Drug)
 	var known []Finding
@@ -125,9 +125,9 @@ func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
 	return a, o, findings
 }
 
-// dose is the order's dose as written; an action built with only DoseMg or VolumeML (a test's,
+// WrittenDose is the order's dose as written; an action built with only DoseMg or VolumeML (a test's,
 // or one stored before doses were kept) is read as that many mg or mL.
-func (a Action) dose() sc.Dose {
+func (a Action) WrittenDose() sc.Dose {
 	switch {
 	case !a.Dose.IsZero():
 		return a.Dose
@@ -213,16 +213,24 @@ func (e *Engine) Knows(topic string) bool {
 	return false
 }
 
-// CanAnswer reports whether the patient is awake enough to answer questions: a GCS of 8 or less
-// cannot, whatever the scenario's disclosures say.
-func (e *Engine) CanAnswer() bool { return e.TrueVitals().GCS > 8 }
-
-// hear notes a question the patient answered: what they told is known from now on.
+// hear notes a question answered, by the patient if they can give a history, else by a relative:
+// what was told is known from now on.
 func (e *Engine) hear(topic string) {
-	if !e.CanAnswer() || len(e.sc.DisclosuresAbout(topic)) == 0 || e.Knows(topic) {
+	if e.Knows(topic) || len(e.answersAbout(topic)) == 0 {
 		return
 	}
 	e.s.Told = append(e.s.Told, topic)
+}
+
+// answersAbout is what the patient, or a relative when the patient cannot, tells about topic now.
+func (e *Engine) answersAbout(topic string) []sc.Disclosure {
+	if e.Speech().GivesHistory() {
+		return e.sc.DisclosuresAbout(topic)
+	}
+	if b := e.sc.Bystander; b != nil {
+		return b.DisclosuresAbout(topic)
+	}
+	return nil
 }
 
 // orderError is the critical error of a drug given against a finding or a dose stop: the

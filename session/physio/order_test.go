@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,9 +104,11 @@ func TestOverdoseStoppedThenOverridden(t *testing.T) {
 	if stopped.TrueVitals() != control.TrueVitals() {
 		t.Errorf("a stopped order changed the body: %+v, not %+v", stopped.TrueVitals(), control.TrueVitals())
 	}
-	r := stopped.Response()
-	if len(r.NearMisses) != 1 || !strings.Contains(strings.Join(r.Lines, "\n"), "Near miss at 00:30: the Pharmacist stopped adrenaline 5 mg IM") {
-		t.Errorf("the response review does not report the near miss: %+v", r.Lines)
+	r := stopped.Report()
+	if len(r.NearMisses) != 1 || !slices.ContainsFunc(r.lines(PointNearMiss), func(l string) bool {
+		return strings.HasPrefix(l, "00:30 — the Pharmacist stopped adrenaline 5 mg IM — adrenaline 5 mg IM is 10× the usual")
+	}) {
+		t.Errorf("the review does not report the near miss: %q", r.lines(PointNearMiss))
 	}
 
 	errs := overridden.CriticalErrors()
@@ -120,8 +123,8 @@ func TestOverdoseStoppedThenOverridden(t *testing.T) {
 		t.Errorf("adrenaline overdose: HR %d SBP %d, against %d and %d without; want tachycardia and hypertension",
 			tox.HR, tox.SBP, ctl.HR, ctl.SBP)
 	}
-	if r := overridden.Response(); len(r.NearMisses) != 0 || len(r.OutOfRange) != 1 {
-		t.Errorf("an overridden stop is an error and a dose out of range, not a near miss: %+v", r.Lines)
+	if r := overridden.Report(); len(r.NearMisses) != 0 || len(r.OutOfRange) != 1 {
+		t.Errorf("an overridden stop is an error and a dose out of range, not a near miss: %+v", r.Debrief)
 	}
 }
 

@@ -284,12 +284,14 @@ func (c clause) assessments(question bool) []placed {
 			kind = sc.KindCheckVitals
 		case lx.cat == catGlucoseCheck, lx.cat == catDrug && lx.val == "glucose" && glucoseCheck:
 			kind = sc.KindGlucoseCheck
+		case lx.cat == catECG: // "what's the rhythm?" asks to see it
+			kind = sc.KindECG
+		case lx.cat == catExamine && lx.val == "pupils":
+			kind = sc.KindPupils
 		case question:
 			continue
 		case lx.cat == catMonitor && (lx.val == "" || c.monitorContext(i)):
 			kind = sc.KindAttachMonitor
-		case lx.cat == catECG:
-			kind = sc.KindECG
 		case lx.cat == catExamine:
 			kind = sc.KindExamine
 		default:

@@ -2,6 +2,7 @@ package physio
 
 import (
 	"encoding/json"
+	"fmt"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -14,6 +15,9 @@ type ActionRecord struct {
 	// about allergies.
 	AllergiesAsked bool    `json:"allergies_asked,omitempty"`
 	Glucose        float64 `json:"glucose,omitempty"` // result of a glucose check, mmol/L
+	// GCS is the patient's true GCS when it was done, which says whether they could have given
+	// a history; 0 in records kept before it was recorded.
+	GCS int `json:"gcs,omitempty"`
 }
 
 // Reading is one set of measured vitals with its NEWS2.
@@ -23,8 +27,15 @@ type Reading struct {
 	NEWS2  int        `json:"news2"`
 	Parts  NEWS2Parts `json:"news2_parts"`
 	Band   string     `json:"news2_band"`
-	Source string     `json:"source"` // check | monitor
+	Source string     `json:"source"` // ReadByCheck, ReadByMonitor or ReadByNurse
 }
+
+// Who measured a reading: the trainee's check, the monitor, or a nurse's routine observation.
+const (
+	ReadByCheck   = "check"
+	ReadByMonitor = "monitor"
+	ReadByNurse   = "nurse"
+)
 
 // StateChange records a move between scenario states; From is empty on arrival.
 type StateChange struct {
@@ -42,6 +53,19 @@ type SafetyRecord struct {
 	// Known: the trainee could know of it (told, documented or measured), so it stopped or
 	// cautioned the order; an unknown finding was found out only when the drug went in.
 	Known bool `json:"known"`
+}
+
+// timelineText is the finding as the review's timeline writes it: what was behind it, and
+// whether the trainee could have known.
+func (r SafetyRecord) timelineText() string {
+	what := "caution"
+	if r.Level == sc.HardStop {
+		what = "contraindication"
+	}
+	if !r.Known {
+		what += " not known to the trainee"
+	}
+	return fmt.Sprintf("%s, %s: %s", r.Drug, what, r.Reason)
 }
 
 // ErrorRecord is a critical error: a scenario critical error, or a

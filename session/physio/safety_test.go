@@ -119,7 +119,7 @@ func TestAmpicillinInPenicillinAllergyWithoutAsking(t *testing.T) {
 	if len(r.CriticalErrors) != 1 || !strings.Contains(r.CriticalErrors[0].Description, "ampicillin") {
 		t.Fatalf("AAR critical errors: %+v", r.CriticalErrors)
 	}
-	if !strings.Contains(r.Markdown(), "ampicillin given at 00:30 before asking about allergies") {
+	if !strings.Contains(r.Markdown(), "00:30 — ampicillin given before asking about allergies") {
 		t.Errorf("AAR debrief does not say allergies were not asked:\n%s", r.Markdown())
 	}
 	if g, c := given.TrueVitals().SBP, control.TrueVitals().SBP; g > c-10 {
@@ -156,16 +156,16 @@ func TestAdrenalineReversesAnAllergicReaction(t *testing.T) {
 	}
 }
 
-// Her morphine allergy is respiratory arrest, as she described; naloxone
-// brings her breathing back.
-func TestMorphineStopsHerBreathingAndNaloxoneReverses(t *testing.T) {
-	e, _ := play(t, "fracture-morphine-allergy", 6*60, step{10, "morphine 5 mg IV"})
-	if v := e.TrueVitals(); v.RR > 8 || v.SpO2 > 85 {
-		t.Fatalf("after morphine RR %d SpO2 %d; want respiratory depression", v.RR, v.SpO2)
+// Her morphine allergy is a true allergy: morphine brings on anaphylaxis, and IM adrenaline
+// settles it.
+func TestMorphineBringsOnAnaphylaxisAndAdrenalineSettlesIt(t *testing.T) {
+	e, _ := play(t, "fracture-morphine-allergy", 4*60, step{10, "morphine 5 mg IV"})
+	if v := e.TrueVitals(); e.State() != "anaphylaxis" || v.SBP > 100 || v.Wheeze < 1 {
+		t.Fatalf("after morphine: state %s, SBP %d, wheeze %d; want anaphylaxis with hypotension and wheeze", e.State(), v.SBP, v.Wheeze)
 	}
-	e.Apply(Action{Kind: sc.KindMedication, Drug: "naloxone", DoseMg: 0.4, Route: "IV"})
+	e.Apply(Action{Kind: sc.KindMedication, Drug: "epinephrine", DoseMg: 0.5, Route: "IM"})
 	e.AdvanceTo(12*60, nil)
-	if v := e.TrueVitals(); v.RR < 12 || v.SpO2 < 90 {
-		t.Fatalf("after naloxone RR %d SpO2 %d; want breathing restored", v.RR, v.SpO2)
+	if v := e.TrueVitals(); e.State() != "settling" || v.SBP < 110 || v.Wheeze > 0 {
+		t.Fatalf("after adrenaline: state %s, SBP %d, wheeze %d; want the reaction settling", e.State(), v.SBP, v.Wheeze)
 	}
 }

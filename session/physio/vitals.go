@@ -56,13 +56,13 @@ func vitalsFrom(raw *[sc.NumVitals]float64, s *sc.Scenario) Vitals {
 
 func roundInt(x float64) int { return int(math.Round(x)) }
 
-// AVPUFromGCS maps a Glasgow Coma Score to ACVPU: 14 is new confusion (C),
+// AVPUFromGCS maps a Glasgow Coma Score to ACVPU: 13–14 is new confusion (C),
 // and each band below responds to less.
 func AVPUFromGCS(gcs int) string {
 	switch {
 	case gcs >= 15:
 		return "A"
-	case gcs == 14:
+	case gcs >= 13:
 		return "C"
 	case gcs >= 10:
 		return "V"
@@ -71,4 +71,52 @@ func AVPUFromGCS(gcs int) string {
 	default:
 		return "U"
 	}
+}
+
+// Speech is what a patient can say at their level of consciousness: the bound on every word the
+// Patient says, whoever writes it.
+type Speech string
+
+const (
+	SpeechTalks    Speech = "talks"    // alert: answers in sentences
+	SpeechConfused Speech = "confused" // new confusion: talks, but muddled
+	SpeechWords    Speech = "words"    // responds to voice: a word or two, or groans
+	SpeechSounds   Speech = "sounds"   // responds to pain only: moans, withdraws; no words
+	SpeechNone     Speech = "none"     // unresponsive: says nothing
+)
+
+// Speech is what the patient can say now, from their true GCS.
+func (e *Engine) Speech() Speech { return SpeechAt(e.TrueVitals().GCS) }
+
+// SpeechAt is what a patient with this GCS can say, by its ACVPU level.
+func SpeechAt(gcs int) Speech {
+	switch AVPUFromGCS(gcs) {
+	case "A":
+		return SpeechTalks
+	case "C":
+		return SpeechConfused
+	case "V":
+		return SpeechWords
+	case "P":
+		return SpeechSounds
+	}
+	return SpeechNone
+}
+
+// GivesHistory reports whether a patient who can say this much can answer questions: one who
+// manages only words, sounds or nothing cannot.
+func (s Speech) GivesHistory() bool { return s == SpeechTalks || s == SpeechConfused }
+
+// Response is what the trainee sees of a patient who cannot talk, in the third person; "" for
+// one who can.
+func (s Speech) Response() string {
+	switch s {
+	case SpeechWords:
+		return "opens their eyes to voice; mumbles a word or two, no sentences"
+	case SpeechSounds:
+		return "no words; moans and pulls away from a painful stimulus"
+	case SpeechNone:
+		return "no response to voice or to pain"
+	}
+	return ""
 }

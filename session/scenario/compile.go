@@ -13,8 +13,15 @@ func (s *Scenario) compile() {
 		v, _ := ParseVital(name)
 		base[v] = val
 	}
+	pupils := s.States[s.InitialState].Pupils
+	if pupils == "" {
+		pupils = NormalPupils
+	}
 	for name, st := range s.States {
 		st.name = name
+		if st.Pupils == "" {
+			st.Pupils = pupils
+		}
 		st.target = base
 		for vn, val := range st.Vitals {
 			v, _ := ParseVital(vn)
@@ -52,6 +59,9 @@ func (s *Scenario) compile() {
 	}
 	s.conditions = n
 }
+
+// NormalPupils is what a state that says nothing about the pupils shows.
+const NormalPupils = "equal, mid-sized and reacting to light"
 
 // StateNames returns the state ids, sorted.
 func (s *Scenario) StateNames() []string {

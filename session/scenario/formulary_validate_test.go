@@ -15,7 +15,7 @@ func TestValidateChecksDosesAgainstTheFormulary(t *testing.T) {
 		{"negative weight", "sex: F}", "sex: F, weight_kg: -70}", 3, "weight_kg -70 is outside"},
 		{"intervention by a route the drug is not given by", "learning_objectives:",
 			"interventions:\n  - match: {kind: medication, drug: glucose, route: IM}\n    effects: [{vital: glucose, delta: 4}]\nlearning_objectives:",
-			23, "glucose is not given IM (the formulary's routes: PO, BUCCAL, IV or IO)"},
+			24, "glucose is not given IM (the formulary's routes: PO, BUCCAL, IV or IO)"},
 		{"transition by a route the drug is not given by", "      - time_in_state: 5m",
 			"      - action: {kind: medication, drug: aspirin, route: IV}", 16, "aspirin is not given IV"},
 		{"dose bound above the maximum", "{kind: check_vitals}",
@@ -53,6 +53,7 @@ initial_state: well`, 1)
   - id: im-glucose
     description: Glucose 50 g IM
     match: {kind: medication, drug: glucose, route: IM, min_dose_mg: 50000}
+    penalty: 25
 learning_objectives:`, 1)
 	if errs := Validate([]byte(doc)); len(errs) > 0 {
 		t.Fatal(errs)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 var idRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -20,6 +21,7 @@ func (c *checker) checkScenario(s *Scenario) {
 	if sex := s.Demographics.Sex; sex != "" && sex != "F" && sex != "M" && sex != "X" {
 		c.at("demographics.sex", "sex %q must be F, M or X", sex)
 	}
+	c.checkPresentation(s)
 	c.checkNEWS2(s.NEWS2)
 	for i, m := range s.Medications {
 		p := fmt.Sprintf("medications[%d]", i)
@@ -33,14 +35,9 @@ func (c *checker) checkScenario(s *Scenario) {
 	for i, a := range s.Allergies {
 		c.checkAllergy(a, fmt.Sprintf("allergies[%d]", i))
 	}
-	for i, d := range s.Disclosures {
-		p := fmt.Sprintf("disclosures[%d]", i)
-		if d.Topic != "" && !slices.Contains(Topics, d.Topic) {
-			c.at(p+".topic", "unknown topic %q (want one of %v)", d.Topic, Topics)
-		}
-		if d.Reveal != "" && d.Reveal != RevealAlways && d.Reveal != RevealWhenAsked {
-			c.at(p+".reveal", "reveal %q must be always or when_asked", d.Reveal)
-		}
+	c.checkDisclosures(s.Disclosures, "disclosures")
+	if s.Bystander != nil {
+		c.checkDisclosures(s.Bystander.Disclosures, "bystander.disclosures")
 	}
 	c.checkStates(s)
 	for i, t := range s.Transitions {
@@ -66,8 +63,80 @@ func (c *checker) checkScenario(s *Scenario) {
 	c.checkCriticalActions(s.CriticalActions)
 	c.checkCriticalErrors(s)
 	c.checkMonitoring(s.Monitoring)
+	for i, r := range s.Rescue {
+		p := fmt.Sprintf("rescue[%d]", i)
+		c.checkMatch(r.Match, p+".match")
+		c.checkStateNames(s, r.States, p+".states")
+	}
+	c.checkScoring(s)
 	if len(s.LearningObjectives) == 0 {
 		c.at("learning_objectives", "at least one learning objective is needed")
+	}
+}
+
+// presentationMax keeps the presentation to what a header line and a triage note hold.
+const presentationMax = 110
+
+// checkPresentation keeps the trainee's first sight of the case free of its answer: one short
+// line that does not repeat the title or name a state.
+func (c *checker) checkPresentation(s *Scenario) {
+	p := strings.TrimSpace(s.Presentation)
+	lower := strings.ToLower(p)
+	switch {
+	case s.Presentation == "":
+		return // reported as a missing field, or an empty one below
+	case p == "":
+		c.at("presentation", "presentation is empty")
+	case strings.ContainsAny(p, "\n\r"):
+		c.at("presentation", "presentation must be one line")
+	case len([]rune(p)) > presentationMax:
+		c.at("presentation", "presentation is %d characters; keep it to %d", len([]rune(p)), presentationMax)
+	case s.Title != "" && strings.Contains(lower, strings.ToLower(s.Title)):
+		c.at("presentation", "presentation repeats the title, which the trainee must not see")
+	}
+	for _, name := range s.StateNames() {
+		if strings.Contains(name, "-") && strings.Contains(lower, name) {
+			c.at("presentation", "presentation names the state %q, which the trainee must not see", name)
+		}
+	}
+}
+
+func (c *checker) checkDisclosures(list []Disclosure, path string) {
+	for i, d := range list {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if d.Topic != "" && !slices.Contains(Topics, d.Topic) {
+			c.at(p+".topic", "unknown topic %q (want one of %v)", d.Topic, Topics)
+		}
+		if d.Reveal != "" && d.Reveal != RevealAlways && d.Reveal != RevealWhenAsked {
+			c.at(p+".reveal", "reveal %q must be always or when_asked", d.Reveal)
+		}
+	}
+}
+
+// checkScoring makes the weights add up to ScoreMax, so a perfect run scores exactly that.
+func (c *checker) checkScoring(s *Scenario) {
+	w := s.Scoring
+	total := w.Trajectory + w.AllergiesFirst + w.Reassessment
+	for i, a := range s.CriticalActions {
+		if a.Points < 0 {
+			c.at(fmt.Sprintf("critical_actions[%d].points", i), "points cannot be negative")
+		}
+		total += a.Points
+	}
+	for i, e := range s.CriticalErrors {
+		if e.Penalty < 0 {
+			c.at(fmt.Sprintf("critical_errors[%d].penalty", i), "a penalty is a positive number of points to take off")
+		}
+	}
+	for _, v := range []int{w.Trajectory, w.AllergiesFirst, w.Reassessment, w.HardStop, w.Warning} {
+		if v < 0 {
+			c.at("scoring", "scoring weights cannot be negative")
+			break
+		}
+	}
+	if total != ScoreMax {
+		c.at("scoring", "the critical actions' points (%d) and scoring's trajectory, allergies_first and reassessment (%d) add up to %d, not %d",
+			total-w.Trajectory-w.AllergiesFirst-w.Reassessment, w.Trajectory+w.AllergiesFirst+w.Reassessment, total, ScoreMax)
 	}
 }
 
@@ -301,10 +370,14 @@ func (c *checker) checkCriticalErrors(s *Scenario) {
 		p := fmt.Sprintf("critical_errors[%d]", i)
 		c.checkID(e.ID, p+".id", seen)
 		c.checkMatch(e.Match, p+".match")
-		for _, st := range e.States {
-			if _, ok := s.States[st]; !ok {
-				c.at(p+".states", "unknown state %q", st)
-			}
+		c.checkStateNames(s, e.States, p+".states")
+	}
+}
+
+func (c *checker) checkStateNames(s *Scenario, names Names, p string) {
+	for _, st := range names {
+		if _, ok := s.States[st]; !ok {
+			c.at(p, "unknown state %q", st)
 		}
 	}
 }

@@ -6,10 +6,15 @@ package scenario
 // Scenario is one patient's case. Fields tagged required must be present in
 // YAML; Validate reports what is missing with line numbers.
 type Scenario struct {
-	ID                 string             `yaml:"id" required:"true"`
-	Title              string             `yaml:"title" required:"true"`
-	Demographics       Demographics       `yaml:"demographics" required:"true"`
-	ChiefComplaint     string             `yaml:"chief_complaint" required:"true"`
+	ID             string       `yaml:"id" required:"true"`
+	Title          string       `yaml:"title" required:"true"`
+	Demographics   Demographics `yaml:"demographics" required:"true"`
+	ChiefComplaint string       `yaml:"chief_complaint" required:"true"`
+	// Presentation is what a triage note or a handover says of the patient on arrival, without
+	// the demographics the header already shows and without the diagnosis: the trainee sees
+	// this, never the title.
+	Presentation       string             `yaml:"presentation" required:"true"`
+	Bystander          *Bystander         `yaml:"bystander"`
 	History            []string           `yaml:"history"`
 	Medications        []Medication       `yaml:"medications"`
 	Allergies          []Allergy          `yaml:"allergies"`
@@ -24,6 +29,8 @@ type Scenario struct {
 	CriticalActions    []CriticalAction   `yaml:"critical_actions"`
 	CriticalErrors     []CriticalError    `yaml:"critical_errors"`
 	Monitoring         Monitoring         `yaml:"monitoring"`
+	Rescue             []Rescue           `yaml:"rescue"`
+	Scoring            Scoring            `yaml:"scoring" required:"true"`
 	LearningObjectives []string           `yaml:"learning_objectives" required:"true"`
 
 	// Source is "builtin" or the file the scenario was loaded from.
@@ -70,6 +77,14 @@ type Disclosure struct {
 	Reveal string `yaml:"reveal"` // always | when_asked (default)
 }
 
+// Bystander is a relative or friend at the bedside who answers, from their own disclosures,
+// what the patient is too unwell to tell.
+type Bystander struct {
+	Name        string       `yaml:"name" required:"true"`
+	Relation    string       `yaml:"relation" required:"true"` // as the chat names them: "his wife"
+	Disclosures []Disclosure `yaml:"disclosures" required:"true"`
+}
+
 // Lines are what an offline patient says when nothing more specific applies.
 type Lines struct {
 	Opening string   `yaml:"opening"`
@@ -88,6 +103,7 @@ type NEWS2Config struct {
 type State struct {
 	Description string             `yaml:"description"`
 	Rhythm      string             `yaml:"rhythm"`
+	Pupils      string             `yaml:"pupils"` // empty: as in the initial state, or normal there
 	Signs       []string           `yaml:"signs"`
 	Lines       []string           `yaml:"lines"` // in-character lines while in this state
 	Vitals      map[string]float64 `yaml:"vitals" required:"true"`
@@ -178,6 +194,7 @@ type CriticalAction struct {
 	Match       Match   `yaml:"match" required:"true"`
 	Within      Seconds `yaml:"within"`
 	Before      string  `yaml:"before"`
+	Points      int     `yaml:"points" required:"true"` // its share of the score when met
 }
 
 // CriticalError is an action that must not be done (in States, if given).
@@ -186,7 +203,29 @@ type CriticalError struct {
 	Description string `yaml:"description" required:"true"`
 	Match       Match  `yaml:"match" required:"true"`
 	States      Names  `yaml:"states"`
+	Penalty     int    `yaml:"penalty" required:"true"` // points taken off the score
 }
+
+// Rescue is an emergency treatment the case calls for in States. Given to a patient who cannot
+// give a history, it is credited, not faulted for coming before an allergy history.
+type Rescue struct {
+	Description string `yaml:"description" required:"true"`
+	Match       Match  `yaml:"match" required:"true"`
+	States      Names  `yaml:"states" required:"true"`
+}
+
+// Scoring weighs the After Action Review's score. The critical actions' points and the three
+// general items below add up to 100; the penalties are taken off for each occurrence.
+type Scoring struct {
+	Trajectory     int `yaml:"trajectory"`      // the last measured NEWS2 is below the first
+	AllergiesFirst int `yaml:"allergies_first"` // allergies asked before any medication
+	Reassessment   int `yaml:"reassessment"`    // observations repeated after a treatment
+	HardStop       int `yaml:"hard_stop"`       // taken off for a drug given against a hard stop
+	Warning        int `yaml:"warning"`         // taken off for each safety warning raised
+}
+
+// ScoreMax is what a perfect run scores.
+const ScoreMax = 100
 
 // State returns the named state, or nil.
 func (s *Scenario) State(name string) *State { return s.States[name] }
@@ -199,9 +238,14 @@ func (s *Scenario) Tracks(v Vital) bool {
 }
 
 // DisclosuresAbout returns what the patient says about topic, in file order.
-func (s *Scenario) DisclosuresAbout(topic string) []Disclosure {
+func (s *Scenario) DisclosuresAbout(topic string) []Disclosure { return about(s.Disclosures, topic) }
+
+// DisclosuresAbout returns what the bystander says about topic, in file order.
+func (b *Bystander) DisclosuresAbout(topic string) []Disclosure { return about(b.Disclosures, topic) }
+
+func about(list []Disclosure, topic string) []Disclosure {
 	var out []Disclosure
-	for _, d := range s.Disclosures {
+	for _, d := range list {
 		if d.Topic == topic {
 			out = append(out, d)
 		}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -68,22 +69,82 @@ type checker struct {
 // into out. ok is false when the document could not be decoded at all.
 func decode(data []byte, out any) (c *checker, ok bool) {
 	c = &checker{lines: map[string]int{}}
+	if !c.plainFile(data) {
+		return c, false
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		c.addYAML(err)
 		return c, false
 	}
-	if len(root.Content) == 0 {
+	// "---" alone is a document holding one null, which yaml.v3 places on the line after it.
+	if len(root.Content) == 0 || root.Content[0].ShortTag() == "!!null" {
 		c.errs = append(c.errs, Error{Msg: "empty document"})
 		return c, false
 	}
 	doc := root.Content[0]
+	c.plainText(doc)
 	c.walk(doc, reflect.TypeOf(out).Elem(), "")
 	if err := doc.Decode(out); err != nil {
 		c.addYAML(err)
 		return c, false
 	}
 	return c, true
+}
+
+// plainText reports every key and value that holds a control character: the text of a
+// scenario reaches the terminal, which would act on such a character instead of printing it
+// (clear the screen, set the clipboard, open a link...). Escapes in quoted YAML strings ("\e",
+// "\x9b") are how such characters get in.
+func (c *checker) plainText(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		for _, r := range n.Value {
+			if isControl(r) && r != '\n' {
+				c.controlChar(n.Line, r)
+				break
+			}
+		}
+	}
+	for _, child := range n.Content {
+		c.plainText(child)
+	}
+}
+
+// plainFile reports the first character in the file itself that yaml.v3 would refuse without
+// saying where (invalid UTF-8, which includes UTF-16's byte order marks, and control
+// characters), or would count as a line break where an editor does not (U+2028, U+2029), so
+// that every line this package reports is the line an editor shows. Line breaks are \n, \r\n
+// and a lone \r, as in YAML.
+func (c *checker) plainFile(data []byte) bool {
+	line := 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			c.add(line, "the file is not valid UTF-8 here (byte %#x); save it as UTF-8", data[i])
+			return false
+		case r == '\n', r == '\r' && (i+1 == len(data) || data[i+1] != '\n'):
+			line++
+		case r == 0x2028 || r == 0x2029:
+			c.add(line, "text holds %U, which YAML reads as a line break: use a newline", r)
+			return false
+		case r != '\r' && isControl(r):
+			c.controlChar(line, r)
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// isControl is true for the C0 controls but tab (ESC, which starts every terminal escape
+// sequence, among them), DEL and the C1 controls U+0080–U+009F.
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f)
+}
+
+func (c *checker) controlChar(line int, r rune) {
+	c.add(line, "text holds the control character %U, which a terminal would act on instead of printing", r)
 }
 
 func (c *checker) add(line int, format string, args ...any) {

@@ -3,6 +3,9 @@ package scenario
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,7 +32,10 @@ critical_actions:
     description: look
     match: {kind: check_vitals}
     within: 60
+    points: 60
 learning_objectives: [learn]
+presentation: feeling unwell since this morning
+scoring: {trajectory: 20, allergies_first: 10, reassessment: 10, hard_stop: 25, warning: 5}
 `
 
 func TestMinimalScenarioIsValid(t *testing.T) {
@@ -92,8 +98,98 @@ initial_state: well`, 1)
 }
 
 func TestValidateEmptyDocument(t *testing.T) {
-	if errs := Validate(nil); len(errs) != 1 || !strings.Contains(errs[0].Error(), "empty") {
-		t.Fatalf("got %v", errs)
+	for _, doc := range []string{"", "# only a comment\n", "---", "---\n", "--- # a comment\n"} {
+		errs := Validate([]byte(doc))
+		if len(errs) != 1 || errs[0] != (Error{Msg: "empty document"}) {
+			t.Errorf("%q: got %v, want one document-level \"empty document\"", doc, errs)
+		}
+	}
+}
+
+// controlCases each put a character a terminal acts on into one text of the minimal scenario.
+var controlCases = []struct {
+	name, old, new string
+	line           int
+	char           string
+}{
+	{"OSC 52 (set the clipboard) in the title", "title: Tiny", `title: "\e]52;c;aGVsbG8=\a Tiny"`, 2, "U+001B"},
+	{"CSI 2J (clear the screen) in the name", "name: A,", `name: "\e[2JA",`, 3, "U+001B"},
+	{"OSC 8 (a hyperlink) in the complaint", "chief_complaint: unwell", `chief_complaint: "\e]8;;http://x\e\\unwell\e]8;;\e\\"`, 4, "U+001B"},
+	{"C1 CSI in a state's name", "  ill:", `  "\u009B2Jill":`, 10, "U+009B"},
+	{"NEL in a learning objective", "[learn]", `["le\Narn"]`, 23, "U+0085"},
+	{"DEL in a description", "description: look", `description: "lo\x7Fok"`, 19, "U+007F"},
+	{"a carriage return in a description", "description: look", `description: "look\roverwritten"`, 19, "U+000D"},
+	{"a bell written as it is, in a block text", "learning_objectives: [learn]", "learning_objectives:\n  - |\n    learn\n    to ring \a", 26, "U+0007"},
+}
+
+func TestValidateRefusesControlCharacters(t *testing.T) {
+	for _, c := range controlCases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := strings.Replace(minimal, c.old, c.new, 1)
+			if doc == minimal {
+				t.Fatal("case does not change the document")
+			}
+			want := Error{Line: c.line, Msg: "text holds the control character " + c.char + ", which a terminal would act on instead of printing"}
+			if errs := Validate([]byte(doc)); !slices.Contains(errs, error(want)) {
+				t.Fatalf("want %v, got %v", want, errs)
+			}
+		})
+	}
+}
+
+// TestValidateNamesTheLineOfBadBytes: yaml.v3 refuses these without a line, or counts lines
+// differently from an editor.
+func TestValidateNamesTheLineOfBadBytes(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want      Error
+	}{
+		{"invalid UTF-8", "id: x\ntitle: a\xffb\n", Error{2, "the file is not valid UTF-8 here (byte 0xff); save it as UTF-8"}},
+		{"UTF-16", "\xfe\xff\x00i\x00d", Error{1, "the file is not valid UTF-8 here (byte 0xfe); save it as UTF-8"}},
+		{"a line separator", "id: x\r\ntitle: a\u2028b\n", Error{2, "text holds U+2028, which YAML reads as a line break: use a newline"}},
+		{"a raw escape after lone carriage returns", "id: x\rtitle: y\r\x1b[2J\n", Error{3, "text holds the control character U+001B, which a terminal would act on instead of printing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if errs := Validate([]byte(tt.doc)); len(errs) != 1 || errs[0] != tt.want {
+				t.Fatalf("got %v, want only %v", errs, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateAcceptsTabsAndNewlines(t *testing.T) {
+	doc := strings.Replace(minimal, "learning_objectives: [learn]", "learning_objectives:\n  - |\n    learn\tthis\n    and that\n  - \"tab\\tand\\nnewline\"", 1)
+	if errs := Validate([]byte(doc)); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+}
+
+// TestLoadRefusesControlCharactersAsValidateDoes: the library refuses the file that
+// `ward scenarios validate` refuses, with the same file:line message.
+func TestLoadRefusesControlCharactersAsValidateDoes(t *testing.T) {
+	dir := t.TempDir()
+	c := controlCases[0]
+	doc := strings.Replace(strings.Replace(minimal, c.old, c.new, 1), "id: tiny", "id: tiny-escape", 1)
+	if err := os.WriteFile(filepath.Join(dir, "escape.yaml"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(dir)
+	want := dir + "/escape.yaml:2: text holds the control character U+001B, which a terminal would act on instead of printing"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Load: got %v, want %q", err, want)
+	}
+}
+
+func TestParseShiftRefusesControlCharacters(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs := lib.ParseShift([]byte("id: night\ntitle: \"\\e]52;c;aGk=\\a\"\npatients:\n  - {id: patient_1, scenario: hypoglycaemia}\n"))
+	want := Error{Line: 2, Msg: "text holds the control character U+001B, which a terminal would act on instead of printing"}
+	if !slices.Contains(errs, error(want)) {
+		t.Fatalf("want %v, got %v", want, errs)
 	}
 }
 
@@ -101,7 +197,7 @@ func TestValidateEmptyDocument(t *testing.T) {
 // error it reports carries a line within the input (or none, for document-level problems).
 func FuzzValidate(f *testing.F) {
 	for _, seed := range []string{
-		"", "id: x\n", "id: [\n", "states: {a: {vitals: {hr: 80}}}\n", "news2: {scale: 3}\n",
+		"", "---", "\xfe\xff (000000", "id: x\n", "id: [\n", "states: {a: {vitals: {hr: 80}}}\n", "news2: {scale: 3}\n",
 		"transitions:\n  - from: [a]\n    to: b\n    when: [{vital: spo2, below: 90, for: 60}]\n",
 	} {
 		f.Add([]byte(seed))
@@ -132,7 +228,12 @@ func FuzzValidate(f *testing.F) {
 // wantValidateError checks that validating minimal with old replaced by new reports want at line.
 func wantValidateError(t *testing.T, old, new string, line int, want string) {
 	t.Helper()
-	doc := strings.Replace(minimal, old, new, 1)
+	wantErrorIn(t, strings.Replace(minimal, old, new, 1), line, want)
+}
+
+// wantErrorIn checks that validating doc, a changed minimal, reports want at line.
+func wantErrorIn(t *testing.T, doc string, line int, want string) {
+	t.Helper()
 	if doc == minimal {
 		t.Fatalf("case does not change the document")
 	}
@@ -144,4 +245,34 @@ func wantValidateError(t *testing.T, old, new string, line int, want string) {
 		}
 	}
 	t.Fatalf("want line %d: %q, got %v", line, want, errs)
+}
+
+// The presentation is the trainee's first sight of a case, and the score's weights are the
+// educator's: both are checked where the author can fix them.
+func TestValidatePresentationScoringRescueAndBystander(t *testing.T) {
+	cases := []struct {
+		name, old, new string
+		line           int
+		want           string
+	}{
+		{"missing presentation", "presentation: feeling unwell since this morning\n", "", 1, `missing required field "presentation"`},
+		{"presentation repeats the title", "presentation: feeling unwell since this morning", "presentation: a tiny case", 24, "repeats the title"},
+		{"presentation names a state", "  ill:", "  very-ill:", 24, `names the state "very-ill"`},
+		{"presentation too long", "presentation: feeling unwell since this morning", "presentation: " + strings.Repeat("unwell ", 20), 24, "keep it to 110"},
+		{"weights do not add up", "trajectory: 20", "trajectory: 25", 25, "add up to 105, not 100"},
+		{"missing points", "    points: 60\n", "", 18, `missing required field "points"`},
+		{"negative penalty", "learning_objectives: [learn]", "critical_errors:\n  - {id: oops, description: oops, match: {kind: splint}, penalty: -5}\nlearning_objectives: [learn]", 24, "a penalty is a positive number"},
+		{"rescue in an unknown state", "learning_objectives: [learn]", "rescue:\n  - {description: oxygen, match: {kind: oxygen}, states: [dying]}\nlearning_objectives: [learn]", 24, `unknown state "dying"`},
+		{"bystander topic unknown", "learning_objectives: [learn]", "bystander:\n  name: Sam\n  relation: her son\n  disclosures:\n    - {topic: gossip, text: hi}\nlearning_objectives: [learn]", 27, `unknown topic "gossip"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := strings.Replace(minimal, c.old, c.new, 1)
+			if c.name == "presentation names a state" {
+				doc = strings.Replace(doc, "to: ill", "to: very-ill", 1)
+				doc = strings.Replace(doc, "presentation: feeling unwell since this morning", "presentation: very-ill since this morning", 1)
+			}
+			wantErrorIn(t, doc, c.line, c.want)
+		})
+	}
 }

@@ -69,6 +69,7 @@ const (
 	KindGlucoseCheck  ActionKind = "glucose_check"
 	KindECG           ActionKind = "ecg"
 	KindExamine       ActionKind = "examine"
+	KindPupils        ActionKind = "pupils"
 	KindOxygen        ActionKind = "oxygen"
 	KindStopOxygen    ActionKind = "stop_oxygen"
 	KindMedication    ActionKind = "medication"
@@ -83,7 +84,7 @@ const (
 
 // ActionKinds lists every kind, in a stable order.
 var ActionKinds = []ActionKind{
-	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindOxygen, KindStopOxygen,
+	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindOxygen, KindStopOxygen,
 	KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
 }
 

@@ -1,0 +1,189 @@
+package session
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// The bedside is what ward says in a turn besides the team, each in the voice it belongs to: the
+// nurse confirms what the trainee did, a relative answers for a patient who cannot, the engine's
+// measurements are read out by the Monitor. It also holds the bound on what the patient can say.
+
+// nurseAgent is the voice of the bedside nurse, who confirms what was done and escalates a
+// worrying observation; a monitor alarm is the Monitor's.
+const nurseAgent = "Nurse"
+
+// confirmations are what was done this turn, in plain words: what the nurse says, and what the
+// Patient is told was done to them. Measurements are the Monitor's to report.
+func confirmations(events []physio.Event) []string {
+	var out []string
+	for _, ev := range events {
+		if ev.Kind != physio.EventAction {
+			continue
+		}
+		if line := confirm(ev.Action); line != "" && !slices.Contains(out, line) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+var deviceWords = map[string]string{
+	"nrb": "a non-rebreather mask", "nasal_cannula": "nasal cannulae", "venturi": "a venturi mask",
+	"simple_mask": "a simple face mask", "high_flow": "high-flow nasal oxygen", "bvm": "a bag-valve mask",
+	"opa": "an oropharyngeal airway", "npa": "a nasopharyngeal airway", "jaw_thrust": "a jaw thrust",
+	"head_tilt": "a head tilt and chin lift", "suction": "suction",
+}
+
+var positionWords = map[string]string{
+	"upright": "sitting upright", "recovery": "in the recovery position", "supine": "lying flat",
+	"legs_raised": "lying with legs raised",
+}
+
+func confirm(a physio.ActionRecord) string {
+	switch a.Kind {
+	case sc.KindOxygen:
+		return "Oxygen on" + oxygenDetail(a) + "."
+	case sc.KindStopOxygen:
+		return "Oxygen off."
+	case sc.KindMedication:
+		return "Given: " + dose(a) + "."
+	case sc.KindIVAccess:
+		return "IV access in."
+	case sc.KindFluids:
+		if a.VolumeML > 0 {
+			return fmt.Sprintf("Fluids running: %g mL.", a.VolumeML)
+		}
+		return "Fluids running."
+	case sc.KindAirway:
+		if w, ok := deviceWords[a.Device]; ok {
+			return "Airway opened with " + w + "."
+		}
+		return "Airway opened."
+	case sc.KindVentilate:
+		return "Ventilating with a bag-valve mask."
+	case sc.KindPosition:
+		if w, ok := positionWords[a.Position]; ok {
+			return "The patient is " + w + "."
+		}
+		return "The patient is repositioned."
+	case sc.KindSplint:
+		return "Splint on."
+	case sc.KindAttachMonitor:
+		return "Monitor on."
+	}
+	return ""
+}
+
+func oxygenDetail(a physio.ActionRecord) string {
+	var parts []string
+	if w, ok := deviceWords[a.Device]; ok {
+		parts = append(parts, w)
+	}
+	if a.FlowLPM > 0 {
+		parts = append(parts, fmt.Sprintf("%g L/min", a.FlowLPM))
+	}
+	if a.FiO2 > 0 {
+		parts = append(parts, fmt.Sprintf("%g %%", a.FiO2))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " by " + strings.Join(parts, " at ")
+}
+
+func dose(a physio.ActionRecord) string {
+	return strings.Join(strings.Fields(a.Drug+" "+a.WrittenDose().String()+" "+a.Route), " ")
+}
+
+// asksEtCO2 finds a request for end-tidal CO2, which only capnography on the monitor measures.
+var asksEtCO2 = regexp.MustCompile(`(?i)\b(?:etco2|end[ -]?tidal|capnograph\w*)\b`)
+
+// results are what this turn's measurements beyond the vitals found, and what was asked for but
+// cannot be measured as things stand.
+func results(x *examination) []agents.Result {
+	e := x.engine
+	var out []agents.Result
+	var last *physio.Reading
+	for _, ev := range x.events {
+		switch ev.Kind {
+		case physio.EventAction:
+			if r, ok := e.ResultOf(ev.Action); ok {
+				out = append(out, agents.Result{T: r.T - e.Admitted(), Name: r.Name, Value: r.Value})
+			}
+		case physio.EventVitals:
+			last = &ev.Reading
+		}
+	}
+	if last != nil && last.EtCO2 == 0 && asksEtCO2.MatchString(x.text) {
+		out = append(out, agents.Result{T: last.T - e.Admitted(), Name: "EtCO2",
+			Value: "not measured: it needs waveform capnography — attach the monitor"})
+	}
+	return out
+}
+
+// bystanderSource names a bystander as the chat and the notes do: "Sarah Harris, his wife".
+func bystanderSource(b *sc.Bystander) string { return b.Name + ", " + b.Relation }
+
+// boundSpeech holds a Patient reply to what the patient can say now. A reply that says more is
+// replaced by what the trainee sees, in the third person, from the engine.
+func boundSpeech(reply string, speech physio.Speech, looks string) (string, bool) {
+	if agents.WithinSpeech(reply, string(speech)) {
+		return reply, false
+	}
+	return agents.Described(looks), true
+}
+
+// reportLines are the engine's own lines for this turn's measurements, each with the values a
+// readout must mention: what ward adds when a Monitor's reply leaves one out.
+func reportLines(x *examination) (lines []string, needles [][]string) {
+	for _, ev := range x.events {
+		if ev.Kind == physio.EventVitals {
+			r := ev.Reading
+			lines = append(lines, fmt.Sprintf("Measured at %s: %s.", memory.Clock(r.T-x.engine.Admitted()), r.String()))
+			needles = append(needles, []string{fmt.Sprint(r.HR), fmt.Sprint(r.RR), fmt.Sprint(r.SpO2), fmt.Sprint(r.SBP)})
+			break // a check and the monitor's first reading in one turn agree
+		}
+	}
+	for _, r := range x.results {
+		lines = append(lines, fmt.Sprintf("%s: %s.", agents.Capitalized(r.Name), r.Value))
+		needles = append(needles, []string{firstValue(r.Value)})
+	}
+	return lines, needles
+}
+
+// firstValue is what identifies a result in a readout: its number, or its first words.
+var numberPattern = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?`)
+
+func firstValue(v string) string {
+	if n := numberPattern.FindString(v); n != "" {
+		return n
+	}
+	first, _, _ := strings.Cut(v, ",")
+	first, _, _ = strings.Cut(first, ";")
+	return strings.ToLower(strings.TrimSpace(first))
+}
+
+// unreported are the engine's lines a readout leaves out.
+func unreported(reply string, lines []string, needles [][]string) []string {
+	said := " " + strings.ToLower(strings.Join(strings.FieldsFunc(reply, func(r rune) bool {
+		return r == ' ' || r == ',' || r == ':' || r == ';' || r == '\n' || r == '(' || r == ')' || r == '%'
+	}), " ")) + " "
+	var out []string
+	for i, l := range lines {
+		for _, n := range needles[i] {
+			if !strings.Contains(said, " "+n) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,205 @@
+package physio
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// Point is one teaching point of the debrief.
+type Point struct {
+	Kind string   `json:"kind"`
+	At   *float64 `json:"at,omitempty"` // seconds since arrival, when the point is about a moment
+	Text string   `json:"text"`
+
+	// names are what a debrief must say to name this point: a word from each group.
+	names [][]string
+}
+
+// Kinds of Point, in the order a debrief takes them. To add a kind of finding, give it a rank
+// here (and say in mustName whether a debrief may leave it out), then add a source that turns
+// its records into points to debriefSources. A point a debrief must name needs names
+// (matchNames, drugNames): the check cannot find a point by words it was never given.
+const (
+	PointCriticalError = "critical_error"
+	PointMissed        = "missed"    // a critical action never done
+	PointNearMiss      = "near_miss" // an order the Pharmacist stopped
+	PointPlus          = "plus"
+	PointDelta         = "delta"
+)
+
+var pointRank = map[string]int{PointCriticalError: 0, PointMissed: 1, PointNearMiss: 2, PointPlus: 3, PointDelta: 4}
+
+// mustName are the kinds no debrief may leave out, however it is written.
+var mustName = map[string]bool{PointCriticalError: true, PointMissed: true, PointNearMiss: true}
+
+// debriefSources turn the engine's record into points, each for one part of it.
+var debriefSources = []func(*Engine, Report) []Point{
+	criticalErrorPoints, criticalActionPoints, rescuePoints, allergyPoints, reassessmentPoints,
+	warningPoints, responsePoints, trajectoryPoints,
+}
+
+func (e *Engine) debrief(r Report) []Point {
+	var out []Point
+	for _, source := range debriefSources {
+		out = append(out, source(e, r)...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return pointRank[out[i].Kind] < pointRank[out[j].Kind] })
+	return out
+}
+
+// Unnamed are the points a debrief must name that text leaves out, in debrief order: what ward
+// adds from the record when a debrief, however written, would contradict it.
+func (r Report) Unnamed(text string) []Point {
+	said := normalized(text)
+	var out []Point
+	for _, p := range r.Debrief {
+		if mustName[p.Kind] && !p.namedIn(said) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pointLabel is how a digest line names each kind of point; a debrief's reader parses them.
+var pointLabel = map[string]string{PointCriticalError: "Critical error", PointMissed: "Missed critical action",
+	PointNearMiss: "Near miss", PointPlus: "Plus", PointDelta: "Delta"}
+
+// Labelled is the point as one line of the review's digest: "Near miss: 00:01 — …".
+func (p Point) Labelled() string { return pointLabel[p.Kind] + ": " + p.Line() }
+
+// Line is the point as one line of a debrief, with its time when it has one.
+func (p Point) Line() string {
+	if p.At == nil {
+		return p.Text
+	}
+	return SimTime(*p.At) + " — " + p.Text
+}
+
+func (e *Engine) at(t float64) *float64 {
+	at := e.since(t)
+	return &at
+}
+
+func criticalErrorPoints(e *Engine, r Report) []Point {
+	var out []Point
+	for _, er := range r.CriticalErrors {
+		out = append(out, Point{Kind: PointCriticalError, At: e.at(er.T), Text: er.Description, names: e.errorNames(er)})
+	}
+	return out
+}
+
+// errorNames are the words that name a critical error: its scenario match's, or the drug a
+// hard stop was given against (recorded as rule:drug).
+func (e *Engine) errorNames(er ErrorRecord) [][]string {
+	for _, ce := range e.sc.CriticalErrors {
+		if ce.ID == er.ID {
+			return matchNames(ce.Match)
+		}
+	}
+	if _, drug, ok := strings.Cut(er.ID, ":"); ok {
+		return [][]string{drugNames(drug)}
+	}
+	return nil
+}
+
+func criticalActionPoints(e *Engine, r Report) []Point {
+	var out []Point
+	for _, o := range r.CriticalActions {
+		p := Point{Kind: PointMissed, Text: fmt.Sprintf("%s — not done (%s)", o.Description, o.Rule), names: matchNames(o.match)}
+		switch {
+		case o.Met:
+			p.Kind, p.At = PointPlus, o.At
+			p.Text = fmt.Sprintf("%s — done at %s (%s)", o.Description, timeOf(o.At), o.Rule)
+		case o.Done:
+			p.Kind, p.At = PointDelta, o.At
+			p.Text = fmt.Sprintf("%s — done at %s, but the target was %s", o.Description, timeOf(o.At), o.Rule)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func timeOf(at *float64) string { return SimTime(*at) }
+
+// rescuePoints credit each emergency treatment the case called for, the first time it was given
+// in a state that called for it.
+func rescuePoints(e *Engine, _ Report) []Point {
+	var out []Point
+	for _, rs := range e.sc.Rescue {
+		for _, a := range e.s.Actions {
+			if !e.rescues(rs, a) {
+				continue
+			}
+			how := "the right emergency treatment, which needs no allergy history first"
+			if a.GCS > 0 && !SpeechAt(a.GCS).GivesHistory() {
+				how = fmt.Sprintf("given to a patient who could not give a history (GCS %d), rightly without waiting for one", a.GCS)
+			}
+			out = append(out, Point{Kind: PointPlus, At: e.at(a.T), Text: rs.Description + " — " + how})
+			break
+		}
+	}
+	return out
+}
+
+// rescues reports whether a was the rescue treatment rs, given in one of its states.
+func (e *Engine) rescues(rs sc.Rescue, a ActionRecord) bool {
+	return matches(rs.Match, a.Action) && rs.States.Has(e.stateAt(a.T).Name())
+}
+
+// isRescue reports whether a was any of the case's rescue treatments, which do not wait for an
+// allergy history.
+func (e *Engine) isRescue(a ActionRecord) bool {
+	return slices.ContainsFunc(e.sc.Rescue, func(rs sc.Rescue) bool { return e.rescues(rs, a) })
+}
+
+// allergyPoints fault each medication given before anyone asked about allergies, unless it was
+// a rescue treatment.
+func allergyPoints(e *Engine, _ Report) []Point {
+	var out []Point
+	for _, a := range e.s.Actions {
+		if a.Kind == sc.KindMedication && !a.AllergiesAsked && !e.isRescue(a) {
+			out = append(out, Point{Kind: PointDelta, At: e.at(a.T), Text: a.Drug + " given before asking about allergies"})
+		}
+	}
+	if e.allergiesFirst() {
+		out = append(out, Point{Kind: PointPlus, Text: "Asked about allergies before giving any medication that could wait"})
+	}
+	return out
+}
+
+func reassessmentPoints(e *Engine, _ Report) []Point {
+	if e.reassessed() {
+		return []Point{{Kind: PointPlus, Text: "Reassessed the vital signs after treatment"}}
+	}
+	return []Point{{Kind: PointDelta, Text: "No vital signs were measured after treatment"}}
+}
+
+func warningPoints(e *Engine, r Report) []Point {
+	var out []Point
+	for _, w := range r.SafetyWarnings {
+		out = append(out, Point{Kind: PointDelta, At: e.at(w.T), Text: fmt.Sprintf("Safety warning on %s: %s", w.Drug, w.Reason)})
+	}
+	return out
+}
+
+func trajectoryPoints(e *Engine, r Report) []Point {
+	first, last := r.NEWS2AtArrival, r.NEWS2Now
+	switch {
+	case first == nil:
+		return []Point{{Kind: PointDelta, Text: "No observations were measured, so nobody knew how sick the patient was"}}
+	case len(e.s.Readings) == 1:
+		return []Point{{Kind: PointDelta, Text: fmt.Sprintf("Observations were measured only once (%s), so the trend was never seen", first.Text)}}
+	}
+	trend := fmt.Sprintf("%s when first measured, %s when last measured", first.Text, last.Text)
+	switch {
+	case last.Total < first.Total:
+		return []Point{{Kind: PointPlus, Text: "The patient improved: " + trend}}
+	case last.Total > first.Total:
+		return []Point{{Kind: PointDelta, Text: "The patient deteriorated: " + trend}}
+	}
+	return []Point{{Kind: PointDelta, Text: "The patient did not improve: " + trend}}
+}

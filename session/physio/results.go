@@ -1,0 +1,57 @@
+package physio
+
+import (
+	"fmt"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// Result is what a measurement or a look the trainee asked for found, beyond the vital signs:
+// a capillary glucose, a 12-lead ECG, the pupils. The engine reports it from its own record, so
+// the Monitor, the header and the notes say the same thing.
+type Result struct {
+	T     float64 `json:"t"`     // ward time it was taken
+	Name  string  `json:"name"`  // "capillary glucose", "12-lead ECG", "pupils"
+	Value string  `json:"value"` // "2.1 mmol/L", "sinus rhythm; ST elevation in II, III and aVF", "pinpoint"
+}
+
+// String is the result as one line of a note: "capillary glucose 2.1 mmol/L".
+func (r Result) String() string { return r.Name + " " + r.Value }
+
+// ResultOf is what the action a found, if it is a measurement with a result.
+func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
+	st := e.stateAt(a.T)
+	switch a.Kind {
+	case sc.KindGlucoseCheck:
+		return Result{T: a.T, Name: "capillary glucose", Value: fmt.Sprintf("%g mmol/L", a.Glucose)}, true
+	case sc.KindECG:
+		return Result{T: a.T, Name: "12-lead ECG", Value: st.Rhythm}, st.Rhythm != ""
+	case sc.KindPupils:
+		return Result{T: a.T, Name: "pupils", Value: st.Pupils}, true
+	}
+	return Result{}, false
+}
+
+// Results are every result so far, oldest first.
+func (e *Engine) Results() []Result {
+	var out []Result
+	for _, a := range e.s.Actions {
+		if r, ok := e.ResultOf(a); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// stateAt is the scenario state the patient was in at ward time t: actions in a second come
+// before the state change they cause, so a change at t counts from the next second.
+func (e *Engine) stateAt(t float64) *sc.State {
+	name := e.s.States[0].To
+	for _, c := range e.s.States[1:] {
+		if c.T >= t {
+			break
+		}
+		name = c.To
+	}
+	return e.sc.State(name)
+}
