@@ -24,6 +24,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/agents/ollama"
+	"github.com/ward-sim/ward/agents/replay"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
@@ -42,6 +43,7 @@ type options struct {
 	stall                           time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
+	min                             float64
 	newSession, json, bell          bool
 	// screen: a person at the TUI, who is asked before a typed line admits a new patient.
 	screen bool
@@ -54,6 +56,8 @@ type command struct {
 	args    string // the synopsis of its arguments, after the flags
 	summary string
 	flags   []string // names in flagDefs
+	// formats are the values its --format takes, the default first; nil for md and json.
+	formats []string
 	run     func(ctx context.Context, c *call) error
 }
 
@@ -90,9 +94,17 @@ var commands = []command{
 		flags: []string{"model", "num-ctx"}, run: doctor},
 	{name: "kb", args: "list | search QUERY | show ID", summary: "the protocol cards ward answers from, and what a query retrieves",
 		flags: []string{"knowledge", "embed-model"}, run: kb},
-	{name: "eval", args: "delta | analyzer", summary: "conformance of a model (or the offline backend) to ward's formats",
-		flags: []string{"backend", "model", "num-ctx"}, run: evalCommand},
+	{name: "eval", args: "delta | analyzer | patient | debrief | knowledge", summary: "how well a model (or the offline backend) does what ward asks, or the cards' retrieval; exit 1 below --min",
+		flags: []string{"backend", "model", "num-ctx", "num-predict", "min", "format", "out", "knowledge", "embed-model"}, formats: reportFormats, run: evalCommand},
+	{name: "replay", args: "TRACE", summary: "replay a --trace file with no model: exit 0 when ward sends every request as recorded, 1 at the first that differs, 2 when it cannot replay",
+		flags: []string{"scenarios", "agents", "knowledge"}, run: replayCommand},
+	{name: "diff", args: "TRACE_A TRACE_B", summary: "compare two traces' calls, aligned by turn and agent, section by section",
+		flags: []string{"format", "out"}, formats: reportFormats[:2], run: diffCommand},
+	{name: "inspect", args: "TRACE", summary: "browse a trace's turns and calls in the prompt inspector", flags: []string{"theme"}, run: inspectCommand},
 }
+
+// reportFormats are what a report command writes: text for a terminal, markdown for a review, JSON.
+var reportFormats = []string{"text", "md", "json"}
 
 // flagDefs declares every flag once; a command's FlagSet takes the ones it names.
 var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
@@ -150,6 +162,9 @@ var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
 	"format": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.format, "format", "md", "output `format`: md or json")
 	},
+	"min": func(fs *flag.FlagSet, o *options) {
+		fs.Float64Var(&o.min, "min", eval.DefaultMin, "the `share` of cases that must pass, or ward exits 1; 0 makes a report that cannot fail")
+	},
 	"out": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.out, "out", "", "write to this `file` instead of stdout (recover: the new database)")
 	},
@@ -168,15 +183,23 @@ func (e usageError) Error() string { return e.msg }
 
 func main() {
 	err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ward:", err)
+	}
+	os.Exit(exitCode(err))
+}
+
+// exitCode is 0 for success, 2 for a mistake on the command line or a trace that cannot be
+// replayed, and 1 for any other failure (a replay that diverged, an eval below its bar).
+func exitCode(err error) int {
 	var usage usageError
 	switch {
-	case errors.As(err, &usage):
-		fmt.Fprintln(os.Stderr, "ward:", err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "ward:", err)
-		os.Exit(1)
+	case err == nil:
+		return 0
+	case errors.As(err, &usage), errors.Is(err, replay.ErrUnreplayable):
+		return 2
 	}
+	return 1
 }
 
 // run parses a command line, with flags before or after the command's name, and runs it.
@@ -284,6 +307,11 @@ func flagSet(cmd command) (*flag.FlagSet, *options) {
 	fs.Usage = func() {}
 	for _, name := range cmd.flags {
 		flagDefs[name](fs, o)
+	}
+	if f := fs.Lookup("format"); f != nil && cmd.formats != nil {
+		f.Usage = "output `format`: " + strings.Join(cmd.formats, ", ")
+		f.DefValue = cmd.formats[0]
+		o.format = cmd.formats[0]
 	}
 	return fs, o
 }
@@ -466,12 +494,19 @@ func sessionConfig(ctx context.Context, o *options, store *persist.Store, notice
 	if cfg.Backend, cfg.Tools, err = chooseBackend(ctx, o, notices); err != nil {
 		return cfg, err
 	}
+	askModel(&cfg)
+	return cfg, nil
+}
+
+// askModel lets a model decide what the rules leave open: with Ollama, the analyzer asks it when
+// the rules are unsure and the router places questions for the team. Their calls go to the trace.
+func askModel(cfg *session.Config) {
 	cfg.Analyzer = analyzer.NewAnalyzer(nil)
 	if cfg.Backend.Name() == "ollama" {
-		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(cfg.Backend, analyzer.LLMAnalyzerConfig{NumCtx: o.numCtx, Trace: cfg.Trace}))
-		cfg.Team.Router = cfg.Backend
+		traced := llm.Traced(cfg.Backend, cfg.Trace)
+		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: cfg.NumCtx}))
+		cfg.Team.Router = traced
 	}
-	return cfg, nil
 }
 
 func patientPattern() (*regexp.Regexp, error) {
@@ -600,7 +635,7 @@ func aar(_ context.Context, c *call) error {
 		if err != nil {
 			return err
 		}
-		return writeOut(c, report, report.Markdown())
+		return writeOut(c, report, "", report.Markdown())
 	})
 }
 
@@ -613,14 +648,19 @@ func export(_ context.Context, c *call) error {
 		if err != nil {
 			return err
 		}
-		return writeOut(c, tr, tr.Markdown())
+		return writeOut(c, tr, "", tr.Markdown())
 	})
 }
 
-// writeOut writes a document as --format asks, to --out or stdout.
-func writeOut(c *call, doc any, markdown string) (err error) {
-	if c.o.format != "md" && c.o.format != "json" {
-		return usageError{fmt.Sprintf("--format must be md or json, not %q", c.o.format)}
+// writeOut writes a document as --format asks, to --out or stdout: text and markdown as they
+// are, JSON encoded from doc.
+func writeOut(c *call, doc any, text, markdown string) (err error) {
+	formats := c.cmd.formats
+	if formats == nil {
+		formats = []string{"md", "json"}
+	}
+	if !slices.Contains(formats, c.o.format) {
+		return usageError{fmt.Sprintf("--format must be %s or %s, not %q", strings.Join(formats[:len(formats)-1], ", "), formats[len(formats)-1], c.o.format)}
 	}
 	out := c.stdout
 	if c.o.out != "" {
@@ -635,10 +675,14 @@ func writeOut(c *call, doc any, markdown string) (err error) {
 		}()
 		out = f
 	}
-	if c.o.format == "json" {
+	switch c.o.format {
+	case "json":
 		return writeJSON(out, doc)
+	case "text":
+		_, err = io.WriteString(out, text)
+	default:
+		_, err = io.WriteString(out, markdown)
 	}
-	_, err = io.WriteString(out, markdown)
 	return err
 }
 
@@ -731,10 +775,13 @@ func scenarios(_ context.Context, c *call) error {
 
 func evalCommand(ctx context.Context, c *call) error {
 	o, args := c.o, c.args
-	if len(args) != 1 || (args[0] != "delta" && args[0] != "analyzer") {
+	if len(args) != 1 || !slices.Contains([]string{"delta", "analyzer", "patient", "debrief", "knowledge"}, args[0]) {
 		return argsError(c)
 	}
-	backend, _, err := chooseBackend(ctx, o, toStderr(c.stderr))
+	if args[0] == "knowledge" {
+		return evalKnowledge(ctx, c)
+	}
+	backend, tools, err := chooseBackend(ctx, o, toStderr(c.stderr))
 	if err != nil {
 		return err
 	}
@@ -742,13 +789,146 @@ func evalCommand(ctx context.Context, c *call) error {
 	switch {
 	case args[0] == "delta":
 		report = eval.EvalDelta(ctx, backend)
+	case args[0] == "patient", args[0] == "debrief":
+		team, err := agents.LoadTeam("")
+		if err != nil {
+			return err
+		}
+		play := session.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, askModel)
+		suite := map[string]func(context.Context, llm.Backend, eval.Player) eval.Report{"patient": eval.EvalPatient, "debrief": eval.EvalDebrief}
+		report = suite[args[0]](ctx, backend, play)
 	case backend.Name() == "ollama": // score the model alone, not the rules in front of it
 		report = eval.EvalAnalyzer(ctx, analyzer.NewLLMAnalyzer(backend, analyzer.LLMAnalyzerConfig{NumCtx: o.numCtx}))
 	default:
 		report = eval.EvalAnalyzer(ctx, analyzer.RulesAnalyzer{})
 	}
-	_, err = fmt.Fprintln(c.stdout, report.String())
+	report.Min = o.min
+	if err := writeOut(c, report, report.String(), report.Markdown()); err != nil {
+		return err
+	}
+	return report.Gate()
+}
+
+// evalKnowledge holds the knowledge base's retrieval to the bar: recall@3 over its question set,
+// with full-text search, or fused with --embed-model's ranking.
+func evalKnowledge(ctx context.Context, c *call) error {
+	kb, err := knowledgeBase(c.o, nil)
+	if err != nil {
+		return err
+	}
+	report, err := eval.EvalKnowledge(ctx, kb)
+	if err != nil {
+		return err
+	}
+	report.Min = c.o.min
+	if err := writeOut(c, report, report.String(), report.Markdown()); err != nil {
+		return err
+	}
+	return report.Gate()
+}
+
+// replayCommand replays a trace with the definitions --scenarios and --agents load, on a store
+// of its own that it deletes after.
+func replayCommand(ctx context.Context, c *call) error {
+	if len(c.args) != 1 {
+		return argsError(c)
+	}
+	runs, err := readTraceFile(c.args[0])
+	if err != nil {
+		return err
+	}
+	lib, err := library(c.o)
+	if err != nil {
+		return err
+	}
+	team, err := agents.LoadTeam(c.o.agents)
+	if err != nil {
+		return err
+	}
+	cards, err := knowledgeBase(&options{knowledge: c.o.knowledge}, nil) // a replay searches the cards' full text only
+	if err != nil {
+		return err
+	}
+	cardsHash, err := cards.Hash()
+	if err != nil {
+		return err
+	}
+	version, _ := llm.Version()
+	if err := replay.Check(runs, replay.Setup{Version: version, ScenariosHash: lib.Hash(), AgentsHash: team.Hash(), KnowledgeHash: cardsHash}); err != nil {
+		return fmt.Errorf("%s: %w", c.args[0], err)
+	}
+	dir, err := os.MkdirTemp("", "ward-replay-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	store, err := persist.Open(filepath.Join(dir, "replay.db"))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	d, err := session.ReplayTrace(ctx, session.Config{Store: store, Scenarios: lib, Team: team, Knowledge: cards}, runs, askModel)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %w", c.args[0], err)
+	case d != nil:
+		fmt.Fprint(c.stdout, d)
+		return fmt.Errorf("%s: the replay sent a request the trace did not record (call %d of run %d)", c.args[0], d.Call, d.Run)
+	}
+	inputs, calls := 0, 0
+	for _, run := range runs {
+		inputs, calls = inputs+len(run.Inputs), calls+len(run.Calls)
+	}
+	_, err = fmt.Fprintf(c.stdout, "%s: replayed %d run(s) of %d inputs: all %d calls sent byte for byte as recorded\n", c.args[0], len(runs), inputs, calls)
 	return err
+}
+
+func diffCommand(_ context.Context, c *call) error {
+	if len(c.args) != 2 {
+		return argsError(c)
+	}
+	a, err := readTraceFile(c.args[0])
+	if err != nil {
+		return err
+	}
+	b, err := readTraceFile(c.args[1])
+	if err != nil {
+		return err
+	}
+	report := replay.Diff(a, b, c.args[0], c.args[1])
+	return writeOut(c, report, report.String(), report.Markdown())
+}
+
+func inspectCommand(ctx context.Context, c *call) error {
+	if len(c.args) != 1 {
+		return argsError(c)
+	}
+	runs, err := readTraceFile(c.args[0])
+	if err != nil {
+		return err
+	}
+	turns := session.RecordedTurns(runs)
+	if turns.Len() == 0 {
+		return fmt.Errorf("%s holds no turn to inspect", c.args[0])
+	}
+	theme, err := themes.New(c.o.theme, themes.NoColorRequested())
+	if err != nil {
+		return err
+	}
+	return ui.RunInspector(ctx, turns, ui.Options{Theme: theme})
+}
+
+func readTraceFile(path string) ([]llm.TraceRun, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	runs, err := llm.ReadTrace(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return runs, nil
 }
 
 // noArgs refuses positional arguments to a command that takes none.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/persist"
 )
 
@@ -196,6 +197,163 @@ func TestKBListsShowsAndSearches(t *testing.T) {
 	}
 	if _, err := ward(t, "", "kb", "show", "no-such-card"); err == nil {
 		t.Error("showing a missing card succeeded")
+	}
+}
+
+// recordTrace runs lines headless with the offline backend and --trace, and returns the trace's
+// path.
+func recordTrace(t *testing.T, lines string) string {
+	t.Helper()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.jsonl")
+	if _, err := ward(t, lines, "run", "--db", filepath.Join(dir, "ward.db"), "--backend", "offline", "--new", "--seed", "3", "--trace", trace); err != nil {
+		t.Fatal(err)
+	}
+	return trace
+}
+
+// editTrace rewrites a copy of a trace, line by line.
+func editTrace(t *testing.T, path string, edit func(line string) string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := range lines {
+		lines[i] = edit(lines[i])
+	}
+	out := filepath.Join(t.TempDir(), "edited.jsonl")
+	if err := os.WriteFile(out, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ward replay exits 0 when every request is sent as recorded, 1 at the first that is not (and
+// says where), 2 when the trace cannot be replayed (and says why).
+func TestReplayExitsByWhatItFinds(t *testing.T) {
+	trace := recordTrace(t, "review patient_1\nany allergies?\n/wait 2m\n/vitals\n")
+	out, err := ward(t, "", "replay", trace)
+	if exitCode(err) != 0 || !strings.Contains(out, "all 3 calls sent byte for byte as recorded") {
+		t.Fatalf("replay of an untouched trace: %v\n%s", err, out)
+	}
+	changed := editTrace(t, trace, func(line string) string {
+		if strings.Contains(line, `"kind":"call","turn":2`) {
+			return strings.Replace(line, "Speak in the first person", "Speak in the third person", 1)
+		}
+		return line
+	})
+	out, err = ward(t, "", "replay", changed)
+	if exitCode(err) != 1 || !strings.HasPrefix(out, `diverged at call 2 of run 1: turn 2 "any allergies?", agent Patient, section messages`) ||
+		!strings.Contains(out, "-You are the patient described in the scenario. Speak in the third person") {
+		t.Fatalf("replay of a changed prompt: exit %d, %v\n%s", exitCode(err), err, out)
+	}
+	otherAgents := editTrace(t, trace, func(line string) string {
+		return strings.Replace(line, `"agents_sha256":"`, `"agents_sha256":"0`, 1)
+	})
+	if _, err := ward(t, "", "replay", otherAgents); exitCode(err) != 2 || !strings.Contains(err.Error(), "used other agent definitions") {
+		t.Fatalf("replay with other agents: exit %d, %v", exitCode(err), err)
+	}
+	if _, err := ward(t, "", "replay", "--scenarios", t.TempDir(), filepath.Join(t.TempDir(), "none.jsonl")); exitCode(err) != 1 {
+		t.Fatalf("a missing trace: exit %d, %v", exitCode(err), err)
+	}
+}
+
+// A trace of a resumed shift replays when it also holds the run that started the shift, and
+// cannot be replayed from the resumed run alone.
+func TestReplayOfAResumedShift(t *testing.T) {
+	dir := t.TempDir()
+	db, trace, second := filepath.Join(dir, "ward.db"), filepath.Join(dir, "both.jsonl"), filepath.Join(dir, "second.jsonl")
+	for _, args := range [][]string{{"--new", "--trace", trace}, {"--trace", trace}, {"--trace", second}} {
+		if _, err := ward(t, "review patient_1\nhow are you?\n", append([]string{"run", "--db", db, "--backend", "offline"}, args...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := ward(t, "", "replay", trace); err != nil || !strings.Contains(out, "replayed 2 run(s)") {
+		t.Fatalf("two runs of one shift: %v\n%s", err, out)
+	}
+	if _, err := ward(t, "", "replay", second); exitCode(err) != 2 || !strings.Contains(err.Error(), "which the trace does not start") {
+		t.Fatalf("a resumed run alone: exit %d, %v", exitCode(err), err)
+	}
+}
+
+// ward diff on two recordings that differ by one recall rule (agents/replay/testdata) prints the
+// report beside them, and --format md its review.
+func TestDiffOfTwoTraces(t *testing.T) {
+	t.Chdir(filepath.Join("agents", "replay", "testdata"))
+	for format, golden := range map[string]string{"text": "recall.diff.txt", "md": "recall.diff.md"} {
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := ward(t, "", "diff", "recall-a.jsonl", "recall-b.jsonl", "--format", format)
+		if err != nil || out != string(want) {
+			t.Fatalf("--format %s: %v\n%s", format, err, out)
+		}
+	}
+	if _, err := ward(t, "", "diff", "recall-a.jsonl"); exitCode(err) != 2 {
+		t.Fatalf("one trace: exit %d, %v", exitCode(err), err)
+	}
+}
+
+// An eval below its bar exits 1 after printing every case; --min 0 reports the same run without
+// failing, and says so; --format md --out writes the review.
+func TestEvalGates(t *testing.T) {
+	invents := ollamatest.Answer(`{"reply":"My heart rate is 190, I checked.","entities_to_update":{},"derived_entities_to_update":{}}`)
+	f := ollamatest.NewFake(t, invents)
+	t.Setenv("OLLAMA_HOST", f.URL())
+	model := []string{"--backend", "ollama", "--model", ollamatest.TestModel}
+	out, err := ward(t, "", append([]string{"eval", "debrief"}, model...)...)
+	if exitCode(err) != 1 || !strings.Contains(err.Error(), "below the bar of 90% (--min 0.90)") ||
+		!strings.Contains(out, "FAIL asthma-exacerbation/sedation in acute asthma: does not name the critical error") {
+		t.Fatalf("exit %d, %v\n%s", exitCode(err), err, out)
+	}
+	out, err = ward(t, "", append([]string{"eval", "debrief", "--min", "0"}, model...)...)
+	if err != nil || !strings.Contains(out, "report only (--min 0): this run cannot fail") {
+		t.Fatalf("--min 0: %v\n%s", err, out)
+	}
+	out, err = ward(t, "", "eval", "knowledge")
+	if err != nil || !strings.Contains(out, "knowledge eval on full-text search: ") || !strings.Contains(out, "PASS: at or above the bar of 90%") {
+		t.Fatalf("eval knowledge: %v\n%s", err, out)
+	}
+	if _, err = ward(t, "", "eval", "knowledge", "--min", "1.01"); exitCode(err) != 1 {
+		t.Fatalf("eval knowledge above any recall: exit %d, want 1", exitCode(err))
+	}
+	md := filepath.Join(t.TempDir(), "patient.md")
+	if _, err := ward(t, "", "eval", "patient", "--backend", "offline", "--format", "md", "--out", md); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(md); !strings.HasPrefix(string(data), "# ward eval patient\n\noffline: ") || !strings.Contains(string(data), "| case | category | result | why | got |") {
+		t.Fatalf("markdown report:\n%s", data)
+	}
+}
+
+// Every eval runs against the tiny random-weight model of the live tests, through the command
+// line, as a report that cannot fail (--min 0): random weights say nothing about ward, so the
+// run shows that the evals work against a real server, not how well the model does. The
+// reports are written to WARD_EVAL_REPORT for CI to print.
+func TestLiveEvalReports(t *testing.T) {
+	srv := ollamatest.StartForTest(t, 1)
+	t.Setenv("OLLAMA_HOST", srv.URL.String())
+	var reports strings.Builder
+	for _, suite := range []string{"delta", "analyzer", "patient", "debrief", "knowledge"} {
+		// knowledge ranks the cards with the tiny model's embeddings beside full-text search.
+		out, err := ward(t, "", "eval", suite, "--backend", "ollama", "--model", ollamatest.ModelName, "--min", "0", "--num-predict", "48", "--format", "md",
+			"--embed-model", ollamatest.ModelName)
+		if err != nil {
+			t.Fatalf("%s: %v", suite, err)
+		}
+		if !strings.Contains(out, "report only (--min 0): this run cannot fail") || !strings.Contains(out, "| case |") {
+			t.Fatalf("%s report:\n%s", suite, out)
+		}
+		reports.WriteString(out + "\n")
+	}
+	t.Log("\n" + reports.String())
+	if path := os.Getenv("WARD_EVAL_REPORT"); path != "" {
+		if err := os.WriteFile(path, []byte(reports.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

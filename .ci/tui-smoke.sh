@@ -12,7 +12,8 @@
 # click a roster row (SGR mouse sequences); search the chat; copy a message (OSC 52);
 # `ward dump` while the TUI holds the database; /clear asks first and n keeps
 # everything; /export writes the chat; resize to 80×24 and alt+2 shows patient_2 on
-# the roster strip; quit with ctrl+c; check `ward dump` kept the turns. Then the light
+# the roster strip; quit with ctrl+c; check `ward dump` kept the turns, `ward replay` replays
+# the session's --trace and `ward inspect` browses it. Then the light
 # theme on a light tmux background paints its own colours, the start dialog hides
 # the screen behind it and starts the clock with the shift, and an alarm on one patient
 # shows while another is active: roster, status bar, bell, alt+a to go, alt+k to acknowledge.
@@ -98,7 +99,7 @@ row_of() { screen | grep -nE -- "$1" | head -1 | cut -d: -f1; }
 
 # The pane stays open after ward exits, so a crash can still be read.
 tmux new-session -d -s "$session" -x 120 -y 40 \
-	"cd '$tmp' && ./ward --db '$db' --backend offline --new 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
+	"cd '$tmp' && ./ward --db '$db' --backend offline --new --trace tui.jsonl 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
 
 wait_for "review patient_1" # the first screen says how to begin
 no_panic "start"
@@ -229,6 +230,20 @@ dump="$("$tmp/ward" dump --db "$db")" || fail "ward dump failed"
 for want in "review patient_1" "how are you feeling right now?" "review patient_2" '"assistant"'; do
 	grep -qF -- "$want" <<<"$dump" || fail "ward dump lacks $want"
 done
+tmux kill-session -t "$session"
+
+# The session's trace replays with no model (inputs, the clock's ticks, switches and all), and
+# the inspector opens on it: on the last turn, [ goes back a turn, esc quits.
+"$tmp/ward" replay "$tmp/tui.jsonl" >"$tmp/replay.out" || fail "ward replay of the TUI's trace: $(cat "$tmp/replay.out")"
+tmux new-session -d -s "$session" -x 120 -y 40 \
+	"cd '$tmp' && ./ward inspect tui.jsonl 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
+wait_for "Turn [0-9]+ "
+last="$(screen | grep -oE "Turn [0-9]+" | head -1)"
+tmux send-keys -t "$session" "["
+wait_for "Turn $((${last#Turn } - 1)) "
+no_panic "ward inspect"
+tmux send-keys -t "$session" Escape
+wait_for "WARD_EXIT=0"
 tmux kill-session -t "$session"
 
 # The light theme on a light terminal: it paints its own white background and dark text.

@@ -3,6 +3,7 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ward-sim/ward/memory"
@@ -110,6 +111,41 @@ type PromptTooLongError struct{ Tokens, Budget int }
 
 func (e *PromptTooLongError) Error() string {
 	return fmt.Sprintf("the message is too long for the model's context (about %d tokens, %d fit) — split it into shorter messages", e.Tokens, e.Budget)
+}
+
+// SectionNames are the prompt's sections in prompt order.
+var SectionNames = []string{SectionStatic, SectionWindow, SectionDynamic, SectionMemory, SectionUser}
+
+// Texts is each section as the model reads it, keyed by name, for the trace: what a replay or a
+// diff of two runs compares. The window's text includes this turn's tool exchange, which
+// Sections counts with it.
+func (p Prompt) Texts() map[string]string {
+	return map[string]string{
+		SectionStatic: p.Static, SectionWindow: MessagesText(append(slices.Clone(p.Window), p.After...)),
+		SectionDynamic: JoinSections(p.Dynamic, p.Instruction), SectionMemory: p.Memory.Render(), SectionUser: p.User,
+	}
+}
+
+// MessagesText writes messages as plain text, one block per message under a line naming its
+// role (and for a tool call, the tool and its arguments), for reading and for diffs.
+func MessagesText(msgs []memory.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		head := m.Role
+		if m.ToolName != "" {
+			head += " " + m.ToolName
+		}
+		fmt.Fprintf(&b, "--- %s\n", head)
+		for _, c := range m.ToolCalls {
+			args, _ := json.Marshal(c.Args) // arguments decoded from JSON encode again
+			fmt.Fprintf(&b, "calls %s %s\n", c.Name, args)
+		}
+		if m.Content != "" {
+			b.WriteString(m.Content)
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
 }
 
 // SectionMap is Sections keyed by section name, as Request.Sections carries them.

@@ -12,15 +12,12 @@ import (
 	"github.com/ward-sim/ward/memory/knowledge"
 )
 
-// CallRecord is one LLM call as the inspector shows it: the trace, plus how the prompt was built.
+// CallRecord is one LLM call as the inspector shows it: the trace, plus what memory recalled
+// and how ward held the reply to the engine's record, which happens after the trace is written.
 type CallRecord struct {
-	Trace      llm.TraceRecord
-	Recall     memory.Selection // what memory put in the prompt, each item with its rule
-	WindowLen  int              // messages of the window, which follow the static message
-	NumPredict int
-	Shrunk     []string // what the budget cut to fit num_ctx
-	Retry      string   // why this call repeated an earlier one, "" for a first call
-	Held       string   // how ward held the reply to the engine's record, "" when it stood as written
+	Trace  llm.TraceRecord
+	Recall memory.Selection // what memory put in the prompt, each item with its rule
+	Held   string           // how ward held the reply to the engine's record, "" when it stood as written
 	// Retrieved are the protocol passages the prompt carried, with how each was found.
 	Retrieved []knowledge.Passage
 }
@@ -84,17 +81,14 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.P
 	if tools == nil {
 		req.Format = agents.AgentOutputSchema
 	}
-	t0 := time.Now()
 	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
-	resp, err := s.cfg.Backend.Chat(ctx, req, stream.add)
-	elapsed := time.Since(t0)
+	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
 		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
 	}
-	rec := CallRecord{Trace: llm.NewTraceRecord(s.cfg.Backend, req, resp, err, elapsed), Recall: p.Memory,
-		WindowLen: len(p.Window), NumPredict: numPredict, Shrunk: shrunk, Retry: retry}
-	rec.Trace.PatientID = s.active
-	rec.Trace.Sections = agents.SectionMap(sections)
+	rec := CallRecord{Trace: trace, Recall: p.Memory}
+	rec.Trace.PatientID, rec.Trace.Retry, rec.Trace.Shrunk = s.active, retry, shrunk
+	rec.Trace.Sections, rec.Trace.SectionTexts, rec.Trace.WindowLen = agents.SectionMap(sections), p.Texts(), len(p.Window)
 	rec.Trace.RecallRules = ruleNames(p.Memory.Rules)
 	s.recordCall(t, rec)
 	return resp, err
@@ -114,8 +108,8 @@ func (s *Session) recordCall(t *turn, rec CallRecord) {
 	tr := rec.Trace
 	ev := LLMCallEvent{
 		PatientID: tr.PatientID, Agent: tr.Agent, Backend: tr.Backend, Model: tr.Model,
-		NumPredict: rec.NumPredict, WindowMessages: rec.WindowLen, Sections: tr.Sections,
-		RecallRules: tr.RecallRules, Shrunk: rec.Shrunk, Retry: rec.Retry, LatencyMS: tr.ElapsedMS, Error: tr.Error,
+		NumPredict: tr.Options.NumPredict, WindowMessages: tr.WindowLen, Sections: tr.Sections,
+		RecallRules: tr.RecallRules, Shrunk: tr.Shrunk, Retry: tr.Retry, LatencyMS: tr.ElapsedMS, Error: tr.Error,
 	}
 	if ev.RecallRules == nil {
 		ev.RecallRules = []string{}

@@ -2,6 +2,8 @@ package session
 
 import (
 	"time"
+
+	"github.com/ward-sim/ward/agents/llm"
 )
 
 // advance lets seconds of sim time pass for every patient on the ward. The engine steps one sim
@@ -28,6 +30,7 @@ func (s *Session) Tick(wall time.Duration, emit func(Event)) {
 	if s.paused || wall <= 0 {
 		return
 	}
+	s.begin(llm.TraceInput{Op: llm.InputTick, Wall: wall}, emit)
 	s.advance(&turn{emit: emit}, wall.Seconds()*s.speed)
 }
 

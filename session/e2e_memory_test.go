@@ -33,9 +33,9 @@ func callsOf(t *testing.T, r *rig, input string) []CallRecord {
 func dynamicContext(t *testing.T, c CallRecord) string {
 	t.Helper()
 	msgs := c.Trace.Messages
-	i := 1 + c.WindowLen
+	i := 1 + c.Trace.WindowLen
 	if i >= len(msgs)-1 || msgs[i].Role != "system" {
-		t.Fatalf("call %s has no dynamic context after its %d window messages: %d messages", c.Trace.Agent, c.WindowLen, len(msgs))
+		t.Fatalf("call %s has no dynamic context after its %d window messages: %d messages", c.Trace.Agent, c.Trace.WindowLen, len(msgs))
 	}
 	return msgs[i].Content
 }
@@ -247,10 +247,10 @@ func TestBlockWindowStaysBounded(t *testing.T) {
 	for i, c := range calls {
 		// at most Late + Step - 1: a nurse's escalation during the wait is a message of its own,
 		// so the window need not hold whole exchanges
-		if c.WindowLen > 17 {
-			t.Errorf("exchange %d: window of %d messages, want at most 17", i+1, c.WindowLen)
+		if c.Trace.WindowLen > 17 {
+			t.Errorf("exchange %d: window of %d messages, want at most 17", i+1, c.Trace.WindowLen)
 		}
-		if i > 0 && c.WindowLen < calls[i-1].WindowLen {
+		if i > 0 && c.Trace.WindowLen < calls[i-1].Trace.WindowLen {
 			jumps++
 		}
 	}
@@ -268,12 +268,12 @@ func TestBlockWindowNeverSlides(t *testing.T) {
 	calls := exchanges(t, r, 44, -1)
 	for i := 1; i < len(calls); i++ {
 		prev, cur := calls[i-1], calls[i]
-		if cur.WindowLen < prev.WindowLen || prev.WindowLen == 0 {
+		if cur.Trace.WindowLen < prev.Trace.WindowLen || prev.Trace.WindowLen == 0 {
 			continue // a block jump, or the first window
 		}
-		if cur.WindowLen == prev.WindowLen || cur.Trace.Messages[1].Content != prev.Trace.Messages[1].Content {
+		if cur.Trace.WindowLen == prev.Trace.WindowLen || cur.Trace.Messages[1].Content != prev.Trace.Messages[1].Content {
 			t.Errorf("exchange %d: the window slid (%d → %d messages, first %q → %q)", i+1,
-				prev.WindowLen, cur.WindowLen, prev.Trace.Messages[1].Content, cur.Trace.Messages[1].Content)
+				prev.Trace.WindowLen, cur.Trace.WindowLen, prev.Trace.Messages[1].Content, cur.Trace.Messages[1].Content)
 		}
 	}
 }
@@ -387,7 +387,7 @@ func TestRecallLeavesOutWhatTheWindowShows(t *testing.T) {
 		r.turn("/wait 1m")
 		r.turn(line)
 		call := callsOf(t, r, line)[0]
-		inWindow := slices.ContainsFunc(call.Trace.Messages[1:1+call.WindowLen], func(m memory.Message) bool {
+		inWindow := slices.ContainsFunc(call.Trace.Messages[1:1+call.Trace.WindowLen], func(m memory.Message) bool {
 			return strings.Contains(m.Content, onset)
 		})
 		inMemory := strings.Contains(call.Recall.Render(), onset)

@@ -65,12 +65,12 @@ func describeTurn(rec TurnRecord) string {
 	for _, c := range rec.Calls {
 		tr := c.Trace
 		fmt.Fprintf(&b, "call %s on %s: num_predict %d, window %d messages, sections %v, recall %v",
-			tr.Agent, tr.Backend, c.NumPredict, c.WindowLen, tr.Sections, tr.RecallRules)
+			tr.Agent, tr.Backend, tr.Options.NumPredict, tr.WindowLen, tr.Sections, tr.RecallRules)
 		if m := tr.Metrics; m.PromptEvalCount > 0 {
 			fmt.Fprintf(&b, ", prompt_eval %d tokens in %s", m.PromptEvalCount, m.PromptEvalDuration)
 		}
-		if c.Retry != "" {
-			fmt.Fprintf(&b, ", retry: %s", c.Retry)
+		if tr.Retry != "" {
+			fmt.Fprintf(&b, ", retry: %s", tr.Retry)
 		}
 		b.WriteString("\n")
 	}

@@ -104,7 +104,7 @@ func TestCitationsOfPassagesNotGivenAreRemoved(t *testing.T) {
 	if n := r.s.entities().Stats.CitationsRemoved; n != 1 {
 		t.Errorf("%d citations counted as removed, want 1", n)
 	}
-	notes := callNotes(callsOf(t, r, in)[0])
+	notes := llmCall(callsOf(t, r, in)[0]).Notes
 	if !slices.ContainsFunc(notes, func(n string) bool {
 		return strings.Contains(n, "1 citation(s) of passages it was not given were removed")
 	}) ||

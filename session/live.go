@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
 )
@@ -470,9 +471,23 @@ func turnTrace(rec TurnRecord) TurnTrace {
 }
 
 func llmCall(c CallRecord) LLMCall {
-	t := c.Trace
+	var mem []PromptMessage
+	for _, it := range c.Recall.Items {
+		mem = append(mem, PromptMessage{Role: string(it.Category), Content: c.Recall.Line(it), Rule: string(it.Rule)})
+	}
+	call := callView(c.Trace, mem, len(c.Recall.Shown), c.Held)
+	for _, p := range c.Retrieved { // how each passage ranked is known only live, not from a trace
+		call.Notes = append(call.Notes, fmt.Sprintf("knowledge [%d] %s › %s — %s, score %.4f", p.N, p.Title, p.Section, p.Why, p.Score))
+	}
+	return call
+}
+
+// callView is a call as the inspector shows it: its prompt folded by section, with memory as
+// mem; shown is how many recalled items the window made redundant, held how ward changed the
+// reply ("" when it stood).
+func callView(t llm.TraceRecord, mem []PromptMessage, shown int, held string) LLMCall {
 	m := t.Metrics
-	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: c.NumPredict, Reply: t.Reply.Content, Notes: callNotes(c),
+	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: t.Options.NumPredict, Reply: t.Reply.Content, Notes: callNotes(t, shown, held),
 		Metrics: CallMetrics{PromptEvalCount: m.PromptEvalCount, PromptEvalDuration: m.PromptEvalDuration,
 			EvalCount: m.EvalCount, EvalDuration: m.EvalDuration, LoadDuration: m.LoadDuration, TotalDuration: m.TotalDuration,
 			CacheHit: cacheHit(m.PromptEvalCount, m.PromptEvalDuration)}}
@@ -484,7 +499,7 @@ func llmCall(c CallRecord) LLMCall {
 		call.Sections = append(call.Sections, PromptSection{Name: name, Tokens: t.Sections[name], Messages: ms})
 	}
 	section("static", []PromptMessage{{Role: msgs[0].Role, Content: msgs[0].Content}})
-	window := msgs[1:min(1+c.WindowLen, len(msgs))]
+	window := msgs[1:min(1+t.WindowLen, len(msgs))]
 	var wm []PromptMessage
 	for _, m := range window {
 		wm = append(wm, PromptMessage{Role: m.Role, Content: m.Content})
@@ -493,38 +508,31 @@ func llmCall(c CallRecord) LLMCall {
 	if dyn := msgs[1+len(window) : len(msgs)-1]; len(dyn) > 0 {
 		section("dynamic", []PromptMessage{{Role: dyn[0].Role, Content: dyn[0].Content}})
 	}
-	var mem []PromptMessage
-	for _, it := range c.Recall.Items {
-		mem = append(mem, PromptMessage{Role: string(it.Category), Content: c.Recall.Line(it), Rule: string(it.Rule)})
-	}
 	section("memory", mem)
 	last := msgs[len(msgs)-1]
 	section("user", []PromptMessage{{Role: last.Role, Content: last.Content}})
 	return call
 }
 
-func callNotes(c CallRecord) []string {
+func callNotes(t llm.TraceRecord, shown int, held string) []string {
 	var notes []string
-	if c.Retry != "" {
-		notes = append(notes, "retry: "+c.Retry)
+	if t.Retry != "" {
+		notes = append(notes, "retry: "+t.Retry)
 	}
-	if len(c.Shrunk) > 0 {
-		notes = append(notes, "cut to fit num_ctx: "+strings.Join(c.Shrunk, ", "))
+	if len(t.Shrunk) > 0 {
+		notes = append(notes, "cut to fit num_ctx: "+strings.Join(t.Shrunk, ", "))
 	}
-	if n := len(c.Recall.Shown); n > 0 {
-		notes = append(notes, fmt.Sprintf("memory: %d recalled items not repeated, the window shows them", n))
+	if shown > 0 {
+		notes = append(notes, fmt.Sprintf("memory: %d recalled items not repeated, the window shows them", shown))
 	}
-	if m := c.Trace.Merge; m != nil {
+	if m := t.Merge; m != nil {
 		notes = append(notes, fmt.Sprintf("entities: added %v · updated %v · evicted %v", m.Added, m.Updated, m.Evicted))
 	}
-	if c.Trace.Error != "" {
-		notes = append(notes, "error: "+c.Trace.Error)
+	if t.Error != "" {
+		notes = append(notes, "error: "+t.Error)
 	}
-	if c.Held != "" {
-		notes = append(notes, "held to the record: "+c.Held)
-	}
-	for _, p := range c.Retrieved {
-		notes = append(notes, fmt.Sprintf("knowledge [%d] %s › %s — %s, score %.4f", p.N, p.Title, p.Section, p.Why, p.Score))
+	if held != "" {
+		notes = append(notes, "held to the record: "+held)
 	}
 	return notes
 }

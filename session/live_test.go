@@ -188,17 +188,17 @@ func TestLiveShowsTheResumedPatient(t *testing.T) {
 // what it is: a retry, a budget cut, memory the window made redundant, an error.
 func TestCallNotesExplainThePrompt(t *testing.T) {
 	var c CallRecord
-	if notes := callNotes(c); len(notes) != 0 {
+	if notes := llmCall(c).Notes; len(notes) != 0 {
 		t.Fatalf("a plain call has notes: %v", notes)
 	}
-	c.Retry, c.Shrunk, c.Recall.Shown, c.Trace.Error = "empty answer", []string{"window 16→8"}, make([]memory.Selected, 3), "stalled"
+	c.Trace.Retry, c.Trace.Shrunk, c.Recall.Shown, c.Trace.Error = "empty answer", []string{"window 16→8"}, make([]memory.Selected, 3), "stalled"
 	want := []string{
 		"retry: empty answer",
 		"cut to fit num_ctx: window 16→8",
 		"memory: 3 recalled items not repeated, the window shows them",
 		"error: stalled",
 	}
-	if got := callNotes(c); !slices.Equal(got, want) {
+	if got := llmCall(c).Notes; !slices.Equal(got, want) {
 		t.Fatalf("notes\n got %q\nwant %q", got, want)
 	}
 }

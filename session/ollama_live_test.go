@@ -276,7 +276,7 @@ func measure(calls []CallRecord) ([]liveTurn, error) {
 	turns := make([]liveTurn, 0, len(calls))
 	var cached string
 	for i, c := range calls {
-		prompt, err := ollamatest.Render(llm.Request{Messages: c.Trace.Messages, Tools: agents.Tools(c.Trace.Tools)})
+		prompt, err := ollamatest.Render(llm.Request{Messages: c.Trace.Messages, Tools: c.Trace.Tools})
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +286,7 @@ func measure(calls []CallRecord) ([]liveTurn, error) {
 		}
 		lt := liveTurn{
 			tokens: c.Trace.Metrics.PromptEvalCount, eval: c.Trace.Metrics.PromptEvalDuration, bytes: len(prompt),
-			uncached: uncachedBySection(starts, len(prompt), commonPrefix(cached, prompt)), windowStart: 2*i - c.WindowLen,
+			uncached: uncachedBySection(starts, len(prompt), commonPrefix(cached, prompt)), windowStart: 2*i - c.Trace.WindowLen,
 		}
 		lt.moved = i > 1 && lt.windowStart > turns[i-1].windowStart
 		turns = append(turns, lt)
@@ -299,9 +299,9 @@ func measure(calls []CallRecord) ([]liveTurn, error) {
 func sectionStarts(prompt string, c CallRecord) ([numSections]int, error) {
 	var at [numSections]int
 	msgs := c.Trace.Messages
-	ctxAt := 1 + c.WindowLen
+	ctxAt := 1 + c.Trace.WindowLen
 	if ctxAt >= len(msgs)-1 || msgs[ctxAt].Role != "system" {
-		return at, fmt.Errorf("no dynamic context after the %d window messages", c.WindowLen)
+		return at, fmt.Errorf("no dynamic context after the %d window messages", c.Trace.WindowLen)
 	}
 	static, dynamic, user := msgs[0].Content, msgs[ctxAt].Content, msgs[len(msgs)-1].Content
 	mem := strings.TrimSpace(c.Recall.Render())

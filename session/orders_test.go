@@ -115,7 +115,7 @@ func TestOrderChecksReachTheModelsFacts(t *testing.T) {
 	if !strings.Contains(facts, `"checks":[{"order":"adrenaline 5 mg IM","verdict":"stop","given":false,"say":"STOP — adrenaline 5 mg IM`) {
 		t.Errorf("the facts lack the checked order:\n%s", facts)
 	}
-	window := call.Trace.Messages[1 : 1+call.WindowLen]
+	window := call.Trace.Messages[1 : 1+call.Trace.WindowLen]
 	if last := window[len(window)-1]; last.Role != "assistant" || !strings.HasPrefix(last.Content, "STOP — adrenaline 5 mg IM") {
 		t.Errorf("the window ends with %+v, want the Pharmacist's stop", last)
 	}

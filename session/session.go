@@ -64,6 +64,7 @@ type Session struct {
 	paused  bool             // the real-time clock (TUI) is stopped
 	speed   float64          // sim seconds per wall second, 1–10
 	turns   []TurnRecord     // the latest turns, newest last, for the inspector
+	at      time.Time        // the wall time of the input being handled, which its prompts carry (see begin)
 	// summariesChanged: the registry mirror holds roster summaries the store does not have yet.
 	summariesChanged bool
 }
@@ -98,7 +99,7 @@ func Start(cfg Config) (*Session, error) {
 			return nil, err
 		}
 	}
-	return s, nil
+	return s, s.traceHeader(false)
 }
 
 // Resume continues the latest shift in the store. The active patient is not revived here: the
@@ -125,7 +126,10 @@ func Resume(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.sim.asleep, s.sim.read = slices.Clone(s.roster), s.readDoc
-	return s, s.loadHistory("")
+	if err := s.loadHistory(""); err != nil {
+		return nil, err
+	}
+	return s, s.traceHeader(true)
 }
 
 func withDefaults(cfg Config) (Config, error) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
@@ -189,6 +190,7 @@ func (s *Session) restoreFromRegistry(t *turn) bool {
 // Switch makes a patient active without asking the analyzer: the keyboard path. It goes through
 // the same registry logic as a typed switch and ends with one TurnEndEvent.
 func (s *Session) Switch(id string, emit func(Event)) {
+	s.begin(llm.TraceInput{Op: llm.InputSwitch, Text: id}, emit)
 	t := newTurn("/switch "+id, emit)
 	defer s.endTurn(t)
 	s.switchTo(t, id, analyzer.ActionSwitchExisting, "keyboard switch", "")

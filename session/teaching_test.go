@@ -273,7 +273,7 @@ func TestAModelPatientIsHeldToTheEnginesConsciousness(t *testing.T) {
 		t.Errorf("the Patient's facts do not say what the patient can do now: %+v", facts.Turn)
 	}
 	turns := r.s.Turns()
-	if notes := callNotes(turns[len(turns)-1].Calls[0]); !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "held to the record") }) {
+	if notes := llmCall(turns[len(turns)-1].Calls[0]).Notes; !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "held to the record") }) {
 		t.Errorf("the inspector's notes %v do not say the reply was replaced", notes)
 	}
 }

@@ -26,8 +26,11 @@ func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Me
 	now := s.cfg.Now().UTC()
 	asked := memory.Message{Role: memory.RoleAssistant, Agent: agent, Content: call.Content, At: now}
 	var results []memory.Message
-	for i, tc := range call.ToolCalls {
-		id := fmt.Sprintf("call_%d_%d", now.UnixNano(), i)
+	for _, tc := range call.ToolCalls {
+		// The ID reaches the next prompt, so it is made from the input's time, as the prompt's
+		// other stamps are, and numbered within the turn, whose agents may each call tools.
+		id := fmt.Sprintf("call_%d_%d", s.at.UnixNano(), t.toolCalls)
+		t.toolCalls++
 		asked.ToolCalls = append(asked.ToolCalls, memory.ToolCall{ID: id, Name: tc.Name, Args: tc.Args})
 		content := s.runTool(t, x, tc.Name, tc.Args)
 		results = append(results, memory.Message{Role: memory.RoleTool, ToolCallID: id, ToolName: tc.Name, Content: content, At: now})

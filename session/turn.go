@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 )
 
@@ -28,6 +29,7 @@ type turn struct {
 	decision      Decision
 	calls         []CallRecord   // the turn's LLM calls, for the inspector
 	decisionEvent *DecisionEvent // the turn's decision, for the inspector
+	toolCalls     int            // tool calls so far, which number their IDs
 }
 
 func newTurn(input string, emit func(Event)) *turn {
@@ -37,6 +39,7 @@ func newTurn(input string, emit func(Event)) *turn {
 // Turn runs one line the user typed. Every call ends with exactly one TurnEndEvent; failures are
 // reported as ErrorEvents and never lose the typed text once it was stored.
 func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
+	s.begin(llm.TraceInput{Op: llm.InputTurn, Text: text}, emit)
 	t := newTurn(text, emit)
 	defer s.endTurn(t)
 	if line := strings.TrimSpace(text); strings.HasPrefix(line, "/") {

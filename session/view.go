@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
@@ -102,6 +103,7 @@ func (s *Session) Recent(patientID string, n int) (msgs []memory.Message, more b
 // Retry answers the last thing the trainee said to the active conversation again, without
 // storing it twice: the path for a failed, stalled or empty answer.
 func (s *Session) Retry(ctx context.Context, emit func(Event)) {
+	s.begin(llm.TraceInput{Op: llm.InputRetry}, emit)
 	i := lastUserMessage(s.history)
 	if i < 0 {
 		emit(ErrorEvent{Code: "NOTHING_TO_RETRY", Message: "nothing to retry yet"})
@@ -125,6 +127,7 @@ func lastUserMessage(h []memory.Message) int {
 // restart would, and reports it as a RESTORED_FROM_STORAGE decision. The TUI calls it at start so
 // the screen opens on the patient the trainee left.
 func (s *Session) Restore(emit func(Event)) {
+	s.begin(llm.TraceInput{Op: llm.InputRestore}, emit)
 	t := newTurn("(resume)", emit)
 	if !s.restoreFromRegistry(t) {
 		return

@@ -139,7 +139,7 @@ func startCmd(ctx context.Context, e Engine, shift string) tea.Cmd {
 	}
 }
 
-func traceCmd(e Engine, back int) tea.Cmd {
+func traceCmd(e Traces, back int) tea.Cmd {
 	return func() tea.Msg {
 		tr, ok := e.Trace(back)
 		return traceMsg{back: back, trace: tr, found: ok}

@@ -27,7 +27,6 @@ type LLMAnalyzerConfig struct {
 	// Examples are IDs to show the model; when empty they are generated
 	// from the pattern.
 	Examples []string
-	Trace    *llm.TraceWriter // nil: no trace
 }
 
 const (
@@ -92,10 +91,7 @@ func (a *LLMAnalyzer) ask(ctx context.Context, in AnalyzerInput) (Decision, erro
 	timeout := a.timeout(req)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start := time.Now()
 	resp, err := a.backend.Chat(ctx, req, nil)
-	// A trace that cannot be written must not change the decision.
-	_ = a.cfg.Trace.Write(llm.NewTraceRecord(a.backend, req, resp, err, time.Since(start)))
 	if err == nil && llm.Unfinished(resp.DoneReason) != "" {
 		err = errors.New(llm.Unfinished(resp.DoneReason))
 	}

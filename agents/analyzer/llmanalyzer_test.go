@@ -211,14 +211,18 @@ func TestAnalyzerAsksLLMOnlyWhenUnsure(t *testing.T) {
 	}
 }
 
+// The analyzer's calls reach the trace through a traced backend, as main wires it.
 func TestLLMAnalyzerTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	trace, err := llm.OpenTrace(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := trace.WriteHeader(llm.TraceHeader{}); err != nil {
+		t.Fatal(err)
+	}
 	f := ollamatest.NewFake(t, answer(`{"action":"NONE","patient_id":null,"reasoning":"general"}`), ollamatest.NotFound(ollamatest.TestModel))
-	a := newTestLLMAnalyzer(f, LLMAnalyzerConfig{Trace: trace})
+	a := NewLLMAnalyzer(llm.Traced(testBackend(f, false), trace), LLMAnalyzerConfig{})
 	a.Analyze(context.Background(), AnalyzerInput{Text: "hello"})
 	a.Analyze(context.Background(), AnalyzerInput{Text: "hello again"})
 	if err := trace.Close(); err != nil {
@@ -246,11 +250,11 @@ func readTrace(t *testing.T, path string) []llm.TraceRecord {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := llm.ReadTrace(f)
+	runs, err := llm.ReadTrace(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return recs
+	return runs[0].Calls
 }
 
 // A reference that fits several patients is the model's to settle when there is one; it sees

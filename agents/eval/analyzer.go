@@ -26,7 +26,7 @@ func EvalAnalyzer(ctx context.Context, a analyzer.Analyzer) Report {
 		if !slices.Contains(sources, d.Source) {
 			sources = append(sources, d.Source)
 		}
-		r.record(c.Name, c.Category, c.check(d), fmt.Sprintf("%s %q (%s): %s", d.Action, d.PatientID, d.Source, d.Reasoning))
+		r.Record(c.Name, c.Category, c.check(d), fmt.Sprintf("%s %q (%s): %s", d.Action, d.PatientID, d.Source, d.Reasoning))
 	}
 	r.Backend = strings.Join(sources, "+")
 	return r

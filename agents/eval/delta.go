@@ -26,16 +26,16 @@ func EvalDelta(ctx context.Context, b llm.Backend) Report {
 	r := Report{Suite: "delta", Backend: b.Name(), Model: b.Model()}
 	team, err := agents.LoadTeam("")
 	if err != nil {
-		r.record("load team", "setup", err.Error(), "")
+		r.Record("load team", "setup", err.Error(), "")
 		return r
 	}
 	for _, sc := range deltaScenarios() {
 		out, err := sc.answer(ctx, b, team)
 		if err != nil {
-			r.record(sc.Name, sc.Category, "chat failed: "+err.Error(), "")
+			r.Record(sc.Name, sc.Category, "chat failed: "+err.Error(), "")
 			continue
 		}
-		r.record(sc.Name, sc.Category, sc.check(out), out)
+		r.Record(sc.Name, sc.Category, sc.check(out), out)
 	}
 	return r
 }

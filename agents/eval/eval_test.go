@@ -16,7 +16,7 @@ import (
 
 func TestEvalDeltaOfflineHarness(t *testing.T) {
 	r := EvalDelta(context.Background(), offline.New())
-	if r.Total < 25 || r.Passed != r.Total || len(r.Failures) != 0 {
+	if r.Total < 25 || r.Passed != r.Total || len(r.Failures()) != 0 {
 		t.Fatalf("offline delta harness: %s", r)
 	}
 	var categories []string
@@ -28,7 +28,7 @@ func TestEvalDeltaOfflineHarness(t *testing.T) {
 			t.Errorf("no %s scenarios", want)
 		}
 	}
-	if r.Rate() != 1 || !strings.Contains(r.String(), "100.0%") {
+	if r.Rate != 1 || !strings.Contains(r.String(), "100.0%") {
 		t.Errorf("report = %s", r)
 	}
 }
@@ -175,7 +175,7 @@ func (brokenModel) Analyze(ctx context.Context, in analyzer.AnalyzerInput) analy
 
 func TestEvalAnalyzerFailsFallbacks(t *testing.T) {
 	r := EvalAnalyzer(context.Background(), brokenModel{})
-	if r.Passed != 0 || len(r.Failures) != r.Total || !strings.Contains(r.Failures[0].Reason, "no usable answer") {
+	if r.Passed != 0 || len(r.Failures()) != r.Total || !strings.Contains(r.Failures()[0].Reason, "no usable answer") {
 		t.Fatalf("fallback decisions must fail: %s", r)
 	}
 }

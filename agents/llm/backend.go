@@ -61,9 +61,9 @@ type Metrics struct {
 
 // Tool is a function a model may call, described as the model reads it.
 type Tool struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage // a JSON Schema object
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"` // a JSON Schema object
 }
 
 // Backend is one way of answering a Request. Chat streams the reply's text through onDelta

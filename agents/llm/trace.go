@@ -1,125 +1,426 @@
 package llm
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/ward-sim/ward/memory"
 )
 
-// TraceRecord is one call as --trace writes it: everything sent, what came back, and what it
-// cost. Durations are nanoseconds.
+// A trace is JSON lines, one run of ward after another. Each run opens with a header that says
+// how to rebuild the session; then come the inputs the session handled and the calls it made, in
+// the order they happened. A replay hands the session the same inputs, with the same clock, and
+// answers each call from the trace.
+
+// TraceFormat is the version of the trace's lines. A replay refuses a trace of another format.
+const TraceFormat = 1
+
+// The kinds of trace line.
+const (
+	KindHeader = "header"
+	KindInput  = "input"
+	KindCall   = "call"
+)
+
+// TraceHeader opens one run: what a replay needs to rebuild its session.
+type TraceHeader struct {
+	Kind     string `json:"kind"`
+	Format   int    `json:"format"`
+	Version  string `json:"version"`            // ward's module version, from the build info
+	Revision string `json:"revision,omitempty"` // the commit ward was built from, when the build knows it
+	// SessionID and StartedAt are the shift's; a new shift's ID is made from StartedAt.
+	SessionID string    `json:"session_id"`
+	StartedAt time.Time `json:"started_at"`
+	Resumed   bool      `json:"resumed"` // the run continued a shift instead of starting one
+	Shift     string    `json:"shift,omitempty"`
+	Seed      int64     `json:"seed"` // the physiology's noise
+	Backend   string    `json:"backend"`
+	Model     string    `json:"model,omitempty"`
+	Tools     bool      `json:"tools"` // the model could call tools
+	// NumCtx, OutputBudget and KeepAlive are the load options every call sends.
+	NumCtx           int           `json:"num_ctx"`
+	OutputBudget     int           `json:"output_budget"`
+	KeepAlive        string        `json:"keep_alive"`
+	Window           memory.Window `json:"window"`
+	PatientIDPattern string        `json:"patient_id_pattern"`
+	// ConfirmAdmissions: a new patient named in free text waited for a yes (the TUI asks).
+	ConfirmAdmissions bool `json:"confirm_admissions"`
+	// ScenariosHash and AgentsHash are SHA-256 digests of the scenario library and the agent
+	// definitions the run used: a replay with other definitions could not send the same prompts.
+	ScenariosHash string `json:"scenarios_sha256"`
+	AgentsHash    string `json:"agents_sha256"`
+	// KnowledgeHash is the digest of the protocol cards the team answered from ("" for none), and
+	// EmbedModel the embedding model that ranked them beside full-text search.
+	KnowledgeHash string `json:"knowledge_sha256,omitempty"`
+	EmbedModel    string `json:"embed_model,omitempty"`
+}
+
+// What a trace input does to the session.
+const (
+	InputTurn    = "turn"    // Text is a line the trainee typed
+	InputRetry   = "retry"   // answer the last line again
+	InputSwitch  = "switch"  // Text is the patient the screen switched to
+	InputRestore = "restore" // the screen opened on the registry's active patient
+	InputTick    = "tick"    // Wall passed on the screen's real-time clock
+)
+
+// TraceInput is one thing the session was asked to do.
+type TraceInput struct {
+	Kind string `json:"kind"`
+	Op   string `json:"op"`
+	// At is the wall time the session took at the start of the input: the time its prompts carry.
+	At   time.Time     `json:"at"`
+	Text string        `json:"text,omitempty"`
+	Wall time.Duration `json:"wall_ns,omitempty"`
+}
+
+// TraceRecord is one call: everything sent, what came back, and what it cost. Durations are
+// nanoseconds.
 type TraceRecord struct {
-	At          time.Time           `json:"at"`
-	Agent       string              `json:"agent"`
-	PatientID   string              `json:"patient_id,omitempty"` // set by the session
-	Backend     string              `json:"backend"`
-	Model       string              `json:"model"`
-	Options     Options             `json:"options"`
-	KeepAlive   string              `json:"keep_alive,omitempty"`
-	Format      json.RawMessage     `json:"format,omitempty"`
-	Tools       []string            `json:"tools,omitempty"` // names of the tools offered
-	Messages    []memory.Message    `json:"messages"`
-	Sections    map[string]int      `json:"sections,omitempty"`     // set by the session
-	RecallRules []string            `json:"recall_rules,omitempty"` // set by the session
-	Merge       *memory.MergeResult `json:"merge,omitempty"`        // the reply's entity merge, set by the session
-	Reply       memory.Message      `json:"reply"`
-	DoneReason  string              `json:"done_reason,omitempty"`
-	Error       string              `json:"error,omitempty"`
-	ElapsedMS   float64             `json:"elapsed_ms"`
+	Kind string `json:"kind"`
+	// Turn counts the run's inputs up to this call, clock ticks aside; Seq counts its calls. The
+	// writer numbers both.
+	Turn      int       `json:"turn"`
+	Seq       int       `json:"seq"`
+	At        time.Time `json:"at"` // wall time, for people: a replay ignores it
+	Agent     string    `json:"agent"`
+	PatientID string    `json:"patient_id,omitempty"` // set by the session
+	Backend   string    `json:"backend"`
+	Model     string    `json:"model"`
+	// Messages, Tools, Format, Options and KeepAlive are the whole request.
+	Messages  []memory.Message `json:"messages"`
+	Tools     []Tool           `json:"tools,omitempty"`
+	Format    json.RawMessage  `json:"format,omitempty"`
+	Options   Options          `json:"options"`
+	KeepAlive string           `json:"keep_alive,omitempty"`
+	// Sections are the prompt's parts as the session built them: estimated tokens and text.
+	Sections     map[string]int      `json:"sections,omitempty"`
+	SectionTexts map[string]string   `json:"section_texts,omitempty"`
+	WindowLen    int                 `json:"window_len,omitempty"`   // messages of the window, after the static one
+	RecallRules  []string            `json:"recall_rules,omitempty"` // set by the session
+	Shrunk       []string            `json:"shrunk,omitempty"`       // what the budget cut to fit num_ctx
+	Retry        string              `json:"retry,omitempty"`        // why the call repeated an earlier one
+	Merge        *memory.MergeResult `json:"merge,omitempty"`        // the reply's entity merge, set by the session
+	// Chunks are the reply's text as it streamed; Reply is the whole message, tool calls included.
+	Chunks     []string       `json:"chunks,omitempty"`
+	Reply      memory.Message `json:"reply"`
+	DoneReason string         `json:"done_reason,omitempty"`
+	// Error is what the caller saw; ErrorKind and ErrorDetail let a replay fail the same way.
+	Error       string  `json:"error,omitempty"`
+	ErrorKind   string  `json:"error_kind,omitempty"`
+	ErrorDetail string  `json:"error_detail,omitempty"`
+	ElapsedMS   float64 `json:"elapsed_ms"`
 	// Metrics all zero means nothing was measured (the offline backend, or a failed call).
 	Metrics Metrics `json:"metrics"`
 }
 
-// NewTraceRecord describes one finished call. The caller adds what only it
-// knows (PatientID, RecallRules).
+// Kinds of error a call can end with, as a replay rebuilds them.
+const (
+	ErrorEmpty         = "empty"
+	ErrorUnreachable   = "unreachable"
+	ErrorModelNotFound = "model_not_found"
+	ErrorCanceled      = "canceled"
+	ErrorDeadline      = "deadline"
+	ErrorOther         = "other"
+)
+
+// NewTraceRecord describes one finished call. The caller adds what only it knows (PatientID,
+// the sections, RecallRules).
 func NewTraceRecord(b Backend, req Request, resp Response, err error, elapsed time.Duration) TraceRecord {
 	rec := TraceRecord{
+		Kind:       KindCall,
 		At:         time.Now().UTC(),
 		Agent:      req.Agent,
 		Backend:    b.Name(),
 		Model:      b.Model(),
-		Options:    req.Options,
-		Format:     req.Format,
 		Messages:   req.Messages,
+		Tools:      req.Tools,
+		Format:     req.Format,
+		Options:    req.Options,
+		KeepAlive:  req.KeepAlive.String(),
 		Reply:      resp.Message,
 		DoneReason: resp.DoneReason,
 		ElapsedMS:  float64(elapsed.Microseconds()) / 1000,
 		Metrics:    resp.Metrics,
 	}
-	rec.KeepAlive = req.KeepAlive.String()
-	for _, t := range req.Tools {
-		rec.Tools = append(rec.Tools, t.Name)
-	}
 	if err != nil {
 		rec.Error = err.Error()
-		var empty *EmptyError
-		if errors.As(err, &empty) {
-			rec.Error += " (" + empty.Reason + ")" // the user sees one message; the trace says which emptiness
+		rec.ErrorKind, rec.ErrorDetail = classify(err)
+		if rec.ErrorKind == ErrorEmpty {
+			rec.Error += " (" + rec.ErrorDetail + ")" // the user sees one message; the trace says which emptiness
 		}
 	}
 	return rec
 }
 
-// TraceWriter appends records to a file as JSON lines. It is safe for
-// concurrent use; a nil *TraceWriter writes nothing, so tracing can stay
-// off without checks at every call.
-type TraceWriter struct {
-	mu   sync.Mutex
-	file *os.File
+func classify(err error) (kind, detail string) {
+	var empty *EmptyError
+	var unreachable *UnreachableError
+	var notFound *ModelNotFoundError
+	switch {
+	case errors.As(err, &empty):
+		return ErrorEmpty, empty.Reason
+	case errors.As(err, &unreachable):
+		return ErrorUnreachable, unreachable.URL
+	case errors.As(err, &notFound):
+		return ErrorModelNotFound, notFound.Model
+	case errors.Is(err, context.Canceled):
+		return ErrorCanceled, ""
+	case errors.Is(err, context.DeadlineExceeded):
+		return ErrorDeadline, ""
+	}
+	return ErrorOther, ""
 }
 
-// OpenTrace opens path for appending, creating it if needed. The file holds
-// whole prompts, so only the user may read it.
+// Response is the reply the call received, as its caller saw it.
+func (rec TraceRecord) Response() Response {
+	return Response{Message: rec.Reply, DoneReason: rec.DoneReason, Metrics: rec.Metrics}
+}
+
+// Err is the error the call ended with, of the same kind, so a replay takes the same path
+// (an empty answer is retried, an unreachable server is reported as one); nil for a reply.
+func (rec TraceRecord) Err() error {
+	switch rec.ErrorKind {
+	case "":
+		return nil
+	case ErrorEmpty:
+		return &EmptyError{Reason: rec.ErrorDetail}
+	case ErrorUnreachable:
+		return &UnreachableError{URL: rec.ErrorDetail}
+	case ErrorModelNotFound:
+		return &ModelNotFoundError{Model: rec.ErrorDetail}
+	case ErrorCanceled:
+		return context.Canceled
+	case ErrorDeadline:
+		return context.DeadlineExceeded
+	}
+	return errors.New(rec.Error)
+}
+
+// sentRequest is a request as a trace compares it: every field a backend sends.
+type sentRequest struct {
+	Messages  []memory.Message `json:"messages"`
+	Tools     []Tool           `json:"tools,omitempty"`
+	Format    json.RawMessage  `json:"format,omitempty"`
+	Options   Options          `json:"options"`
+	KeepAlive string           `json:"keep_alive"`
+}
+
+// RequestJSON is req as a trace records it, for a byte-for-byte comparison with Sent.
+func RequestJSON(req Request) []byte {
+	return mustMarshal(sentRequest{req.Messages, req.Tools, req.Format, req.Options, req.KeepAlive.String()})
+}
+
+// Sent is the recorded request, encoded as RequestJSON encodes a live one.
+func (rec TraceRecord) Sent() []byte {
+	return mustMarshal(sentRequest{rec.Messages, rec.Tools, rec.Format, rec.Options, rec.KeepAlive})
+}
+
+// mustMarshal encodes values built from strings, numbers, maps of JSON values and valid raw
+// JSON, which always encode.
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("llm: trace: " + err.Error())
+	}
+	return b
+}
+
+// Call makes one call through b and describes it for the trace, streamed chunks included. A nil
+// onDelta asks for no streaming, as it does of b.
+func Call(ctx context.Context, b Backend, req Request, onDelta func(string)) (Response, TraceRecord, error) {
+	var chunks []string
+	deltas := onDelta
+	if onDelta != nil {
+		deltas = func(s string) {
+			chunks = append(chunks, s)
+			onDelta(s)
+		}
+	}
+	t0 := time.Now()
+	resp, err := b.Chat(ctx, req, deltas)
+	rec := NewTraceRecord(b, req, resp, err, time.Since(t0))
+	rec.Chunks = chunks
+	return resp, rec, err
+}
+
+// Traced is b with every call written to w, for callers that build their own requests and add
+// nothing to the record (the analyzer, the router). With a nil w it is b.
+func Traced(b Backend, w *TraceWriter) Backend {
+	if w == nil {
+		return b
+	}
+	return tracedBackend{b, w}
+}
+
+type tracedBackend struct {
+	Backend
+	w *TraceWriter
+}
+
+func (t tracedBackend) Chat(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
+	resp, rec, err := Call(ctx, t.Backend, req, onDelta)
+	_ = t.w.Write(rec) // a trace that cannot be written must not change the answer
+	return resp, err
+}
+
+// Version is ward's module version and the commit it was built from, as the build recorded
+// them; "(devel)" and "" for a build from a checkout without version control information.
+func Version() (version, revision string) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)", ""
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			revision = s.Value
+		}
+	}
+	version = info.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	return version, revision
+}
+
+// TraceWriter appends a trace to a file or a stream as JSON lines. It is safe for concurrent use;
+// a nil *TraceWriter writes nothing, so tracing can stay off without checks at every call.
+type TraceWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closer io.Closer
+	turn   int
+	seq    int
+}
+
+// OpenTrace opens path for appending, creating it if needed. The file holds whole prompts, so
+// only the user may read it.
 func OpenTrace(path string) (*TraceWriter, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return &TraceWriter{file: f}, nil
+	return &TraceWriter{w: f, closer: f}, nil
 }
 
-// Write appends one record as one line, in a single write so that lines
-// never interleave.
+// NewTraceWriter writes a trace to w.
+func NewTraceWriter(w io.Writer) *TraceWriter { return &TraceWriter{w: w} }
+
+// WriteHeader opens a run; its inputs and calls are numbered from 1.
+func (w *TraceWriter) WriteHeader(h TraceHeader) error {
+	if w == nil {
+		return nil
+	}
+	h.Kind, h.Format = KindHeader, TraceFormat
+	if h.Version == "" {
+		h.Version, h.Revision = Version()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.turn, w.seq = 0, 0
+	return w.line(h)
+}
+
+// WriteInput records one input. Every input but a clock tick starts a turn.
+func (w *TraceWriter) WriteInput(in TraceInput) error {
+	if w == nil {
+		return nil
+	}
+	in.Kind = KindInput
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if in.Op != InputTick {
+		w.turn++
+	}
+	return w.line(in)
+}
+
+// Write records one call, numbered within its run.
 func (w *TraceWriter) Write(rec TraceRecord) error {
 	if w == nil {
 		return nil
 	}
-	line, err := json.Marshal(rec)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seq++
+	rec.Kind, rec.Turn, rec.Seq = KindCall, w.turn, w.seq
+	return w.line(rec)
+}
+
+// line appends one line in a single write, so that lines never interleave. The caller holds mu.
+func (w *TraceWriter) line(v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	_, err = w.file.Write(append(line, '\n'))
+	_, err = w.w.Write(append(b, '\n'))
 	return err
 }
 
 func (w *TraceWriter) Close() error {
-	if w == nil {
+	if w == nil || w.closer == nil {
 		return nil
 	}
-	return w.file.Close()
+	return w.closer.Close()
 }
 
-// ReadTrace decodes a trace file's records, in order.
-func ReadTrace(r io.Reader) ([]TraceRecord, error) {
-	var recs []TraceRecord
+// TraceRun is one run of a trace: its header, then its inputs and its calls, each in order.
+type TraceRun struct {
+	Header TraceHeader
+	Inputs []TraceInput
+	Calls  []TraceRecord
+}
+
+// ReadTrace decodes a trace, run by run. An error names the line it stopped at.
+func ReadTrace(r io.Reader) ([]TraceRun, error) {
+	var runs []TraceRun
 	dec := json.NewDecoder(r)
-	for {
-		var rec TraceRecord
-		err := dec.Decode(&rec)
+	for line := 1; ; line++ {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
-			return recs, nil
+			return runs, nil
+		}
+		if err == nil {
+			runs, err = addLine(runs, raw)
 		}
 		if err != nil {
-			return recs, fmt.Errorf("trace record %d: %w", len(recs)+1, err)
+			return runs, fmt.Errorf("trace line %d: %w", line, err)
 		}
-		recs = append(recs, rec)
 	}
+}
+
+func addLine(runs []TraceRun, raw json.RawMessage) ([]TraceRun, error) {
+	var kind struct{ Kind string }
+	if err := json.Unmarshal(raw, &kind); err != nil {
+		return runs, err
+	}
+	if kind.Kind == KindHeader {
+		runs = append(runs, TraceRun{})
+	} else if len(runs) == 0 {
+		return runs, errors.New("the trace does not open with a header line: it was written by an older ward, which traced calls only")
+	}
+	run := &runs[len(runs)-1]
+	switch kind.Kind {
+	case KindHeader:
+		return runs, json.Unmarshal(raw, &run.Header)
+	case KindInput:
+		var in TraceInput
+		err := json.Unmarshal(raw, &in)
+		run.Inputs = append(run.Inputs, in)
+		return runs, err
+	case KindCall:
+		var rec TraceRecord
+		err := json.Unmarshal(raw, &rec)
+		run.Calls = append(run.Calls, rec)
+		return runs, err
+	}
+	return runs, fmt.Errorf("unknown kind %q", kind.Kind)
 }

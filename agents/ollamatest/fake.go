@@ -65,6 +65,9 @@ func (f *Fake) Client() *api.Client {
 	return api.NewClient(u, f.srv.Client())
 }
 
+// URL is the fake server's address, for OLLAMA_HOST.
+func (f *Fake) URL() string { return f.srv.URL }
+
 // SetShow sets what /api/show answers for TestModel.
 func (f *Fake) SetShow(show api.ShowResponse) {
 	f.mu.Lock()
@@ -200,3 +203,10 @@ func RefusedClient(t testing.TB) *api.Client {
 
 // Stopped is a reply whose stream ends at once, for reason, with no text.
 func Stopped(reason string) Reply { return Reply{Chunks: []api.ChatResponse{DoneChunk(reason)}} }
+
+// CallsTool is a reply that asks for one call of the named tool, then a done chunk.
+func CallsTool(name string, args map[string]any) Reply {
+	call := api.ToolCall{Function: api.ToolCallFunction{Name: name, Arguments: args}}
+	msg := api.Message{Role: "assistant", ToolCalls: []api.ToolCall{call}}
+	return Reply{Chunks: []api.ChatResponse{{Model: TestModel, Message: msg}, DoneChunk("stop")}}
+}

@@ -5,16 +5,12 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"io"
 
 	"gopkg.in/yaml.v3"
 )
 
-// RecallBar is the recall@3 that `ward eval knowledge` must reach with lexical search alone.
-const RecallBar = 0.90
-
-// evalK is the depth of recall@k.
-const evalK = 3
+// EvalK is the depth of recall@k: the answering section must be among the first EvalK passages.
+const EvalK = 3
 
 //go:embed evalset.yaml
 var evalSet []byte
@@ -40,71 +36,31 @@ func EvalQuestions() ([]EvalQuestion, error) {
 // EvalResult is one question's outcome.
 type EvalResult struct {
 	EvalQuestion
-	Rank int      // where the answering section came, 1-based; 0 when not in the top evalK
-	Got  []string // the top evalK as "card › section"
+	Rank     int      // where the answering section came, 1-based; 0 when not in the top EvalK
+	Got      []string // the top EvalK as "card › section"
+	Semantic bool     // semantic ranking took part
 }
 
-// EvalReport is the outcome of the whole set.
-type EvalReport struct {
-	Results  []EvalResult
-	Recall   float64 // recall@3: the share of questions answered in the top 3
-	Bar      float64
-	Semantic bool // semantic ranking took part in every query
-}
+// Want is the answering section as Got names it.
+func (q EvalQuestion) Want() string { return q.Card + " › " + q.Section }
 
-// Pass reports whether recall@3 reached the bar.
-func (r EvalReport) Pass() bool { return r.Recall >= r.Bar }
-
-// RunEval asks every question and checks that the section answering it is among the top 3
-// passages.
-func RunEval(ctx context.Context, kb *KB, qs []EvalQuestion, bar float64) (EvalReport, error) {
-	rep := EvalReport{Bar: bar, Semantic: len(qs) > 0}
-	hits := 0
+// RunEval asks every question and finds where the section answering it came among the top
+// EvalK passages.
+func RunEval(ctx context.Context, kb *KB, qs []EvalQuestion) ([]EvalResult, error) {
+	var out []EvalResult
 	for _, q := range qs {
-		r, err := kb.Retrieve(ctx, q.Question, evalK)
+		r, err := kb.Retrieve(ctx, q.Question, EvalK)
 		if err != nil {
-			return rep, err
+			return out, err
 		}
-		rep.Semantic = rep.Semantic && r.Semantic
-		res := EvalResult{EvalQuestion: q}
+		res := EvalResult{EvalQuestion: q, Semantic: r.Semantic}
 		for _, p := range r.Passages {
 			res.Got = append(res.Got, p.CardID+" › "+p.Section)
 			if res.Rank == 0 && p.CardID == q.Card && p.Section == q.Section {
 				res.Rank = p.N
 			}
 		}
-		if res.Rank > 0 {
-			hits++
-		}
-		rep.Results = append(rep.Results, res)
+		out = append(out, res)
 	}
-	if len(qs) > 0 {
-		rep.Recall = float64(hits) / float64(len(qs))
-	}
-	return rep, nil
-}
-
-// WriteText prints a line per question, then recall@3 against the bar.
-func (r EvalReport) WriteText(w io.Writer) error {
-	var b bytes.Buffer
-	hits := 0
-	for _, res := range r.Results {
-		if res.Rank > 0 {
-			hits++
-			fmt.Fprintf(&b, "ok    #%d  %s  → %s › %s\n", res.Rank, res.Question, res.Card, res.Section)
-			continue
-		}
-		fmt.Fprintf(&b, "MISS      %s  → %s › %s; got %v\n", res.Question, res.Card, res.Section, res.Got)
-	}
-	mode := "lexical"
-	if r.Semantic {
-		mode = "lexical + semantic"
-	}
-	verdict := "pass"
-	if !r.Pass() {
-		verdict = "FAIL"
-	}
-	fmt.Fprintf(&b, "recall@%d %.3f (%d/%d, %s), bar %.2f: %s\n", evalK, r.Recall, hits, len(r.Results), mode, r.Bar, verdict)
-	_, err := w.Write(b.Bytes())
-	return err
+	return out, nil
 }

@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"sort"
 	"strings"
@@ -61,6 +62,20 @@ type built struct {
 
 // New returns a knowledge base that reads its cards on first use.
 func New(opts Options) *KB { return &KB{opts: opts} }
+
+// Hash is a SHA-256 digest of the cards as passages show them, built-in and the user's: a trace
+// records it, because a replay with other cards would send other prompts. It reads the cards.
+func (kb *KB) Hash() (string, error) {
+	lib, err := Load(kb.opts.Dir)
+	if err != nil {
+		return "", err
+	}
+	fp := lib.fingerprint(lib.chunks())
+	return hex.EncodeToString(fp[:]), nil
+}
+
+// EmbedModel is the embedding model semantic search asks, "" for full-text search only.
+func (kb *KB) EmbedModel() string { return kb.opts.Model }
 
 func (kb *KB) semanticConfigured() bool { return kb.opts.Embedder != nil && kb.opts.Model != "" }
 

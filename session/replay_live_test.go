@@ -1,0 +1,50 @@
+package session
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ward-sim/ward/agents/ollama"
+	"github.com/ward-sim/ward/agents/ollamatest"
+)
+
+// A shift played against a real `ollama serve` and the tiny model replays with no model: the
+// model's analyzer and router calls and whatever the random weights answered, streamed chunks
+// and all.
+func TestLiveReplayOfAnOllamaShift(t *testing.T) {
+	srv := ollamatest.StartForTest(t, 1)
+	backend := ollama.New(srv.Client, ollamatest.ModelName, ollama.Options{})
+	caps, err := backend.Probe(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := recordShift(t, func(c *Config) {
+		c.Backend, c.Tools, c.NumCtx, c.OutputBudget = backend, caps.Tools, liveNumCtx, liveOutputBudget
+		askModel(c)
+	}, func(t *testing.T, s *Session) {
+		for _, line := range []string{
+			"/admit patient_1 asthma-exacerbation",
+			"Hello Maya, what brought you in today?",
+			"I'm checking your vitals now.",
+			"what should I do next?",
+			"/admit patient_2 anaphylaxis",
+			"let's compare patient_1 and patient_2",
+			"Give salbutamol 5 mg nebulised.",
+		} {
+			s.Turn(context.Background(), line, func(Event) {})
+		}
+	})
+	called := map[string]int{}
+	chunks := 0
+	for _, c := range runs[0].Calls {
+		called[c.Agent]++
+		chunks += len(c.Chunks)
+	}
+	if called["analyzer"] == 0 || called["router"] == 0 || called["Patient"] == 0 {
+		t.Fatalf("the recording lacks a kind of call: %v", called)
+	}
+	t.Logf("recorded %d calls (%v), %d streamed chunks, tools offered: %v", len(runs[0].Calls), called, chunks, caps.Tools)
+	if d := replayShift(t, runs, nil, askModel); d != nil {
+		t.Fatalf("the replay diverged:\n%s", d)
+	}
+}
