@@ -21,7 +21,7 @@ const adrenalineQuestion = "what is the adult IM dose of adrenaline in anaphylax
 
 // /ask puts a protocol question to the Preceptor, who answers offline by quoting the best passage
 // with its citation; the chat and the store carry the source under the message, and nothing
-// happens at the bedside.
+// happens at the bedside. The first question builds the index, and says how far it has got.
 func TestAskAnswersFromTheCardsWithItsSource(t *testing.T) {
 	r := withKnowledge(t, "")
 	events := runJSON(t, r.s, lines("/admit patient_1 anaphylaxis", "/ask "+adrenalineQuestion))
@@ -33,6 +33,10 @@ func TestAskAnswersFromTheCardsWithItsSource(t *testing.T) {
 	sources := strs(said["sources"])
 	if len(sources) != 1 || !strings.Contains(sources[0], "Anaphylaxis › Adrenaline — Resuscitation Council UK") {
 		t.Errorf("sources %q, want the anaphylaxis card's adrenaline section and its body", sources)
+	}
+	progress := ofKind(turns[1], "progress")
+	if n := len(progress); n == 0 || progress[n-1].num("done") != progress[n-1].num("total") || progress[n-1].str("stage") != "index" {
+		t.Errorf("the first question built the index with progress %v, want it reported to the end", progress)
 	}
 	for _, kind := range []string{"action", "order", "vitals"} {
 		if n := len(ofKind(turns[1], kind)); n != 0 {
