@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"maps"
 	"slices"
 	"time"
 )
@@ -20,6 +21,9 @@ type EntityStats struct {
 	LoopStops int64 `json:"loop_stops"`
 	// CitationsRemoved counts citations of protocol passages the agent was not given.
 	CitationsRemoved int64 `json:"citations_removed"`
+	// FormatFailures counts, per agent, replies that broke the output format where the call could
+	// not hold the model to it (tools offered), and were asked again under it.
+	FormatFailures map[string]int64 `json:"format_failures,omitempty"`
 }
 
 // ObserveParse counts what ParseAgentOutput had to tolerate.
@@ -45,7 +49,22 @@ func (s EntityStats) Plus(o EntityStats) EntityStats {
 		LoopStops:       s.LoopStops + o.LoopStops,
 
 		CitationsRemoved: s.CitationsRemoved + o.CitationsRemoved,
+		FormatFailures:   plusCounts(s.FormatFailures, o.FormatFailures),
 	}
+}
+
+func plusCounts(a, b map[string]int64) map[string]int64 {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]int64{}
+	}
+	for k, v := range b {
+		out[k] += v
+	}
+	return out
 }
 
 // latencySamples is how many recent merges the p95 is computed over.

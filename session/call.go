@@ -24,7 +24,9 @@ type CallRecord struct {
 
 // call sends one prompt, fitted under num_ctx, and returns the reply text. An empty answer is
 // retried once with a smaller prompt; a second empty answer is the user's to retry. When the
-// model calls tools, their results go back in a second call that must answer in words.
+// model calls tools, their results go back in a second call that must answer in words. A call
+// that offers tools cannot also hold the model to the output format, so a reply that broke it
+// is counted and asked again under the format, without tools: every reply meets the contract.
 func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt, retry string) (string, error) {
 	s, t := c.s, c.t
 	first := len(t.calls)
@@ -39,6 +41,9 @@ func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt
 		c.keep(exchange...)
 		p.After = memory.Spoken(exchange)
 		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, nil, "tool results: second call")
+	} else if err == nil && tools != nil && memory.ParseAgentOutput(resp.Message.Content).Malformed {
+		s.countFormatFailure(a.Name)
+		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, nil, "reply broke the output format with tools offered: asked again held to it")
 	}
 	if err != nil {
 		return "", err

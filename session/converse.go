@@ -97,7 +97,7 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 			c.t.calls[first+i].Retrieved = c.s.passagesFor(a, c.x)
 		}
 	}()
-	p := c.s.prompt(a, c.x, c.window, c.t.input)
+	p := c.s.prompt(a, c.x, c.window, c.s.heardBy(a, c.t))
 	if checklist {
 		p.Instruction = c.x.compound.Instruction()
 	}

@@ -94,6 +94,19 @@ func (s *Session) countStop(stop string) {
 	s.sim.dirty[s.active] = true
 }
 
+// countFormatFailure counts a reply that broke ward's output format, by the agent that wrote it.
+func (s *Session) countFormatFailure(agent string) {
+	if s.active == "" {
+		return
+	}
+	st := &s.entities().Stats
+	if st.FormatFailures == nil {
+		st.FormatFailures = map[string]int64{}
+	}
+	st.FormatFailures[agent]++
+	s.sim.dirty[s.active] = true
+}
+
 // countCitationsRemoved counts citations of passages an agent was not given, beside the team's
 // other counters.
 func (s *Session) countCitationsRemoved(n int) {

@@ -42,6 +42,7 @@ func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 	s.begin(llm.TraceInput{Op: llm.InputTurn, Text: text}, emit)
 	t := newTurn(text, emit)
 	defer s.endTurn(t)
+	ctx = s.observeCalls(ctx, t)
 	if line := strings.TrimSpace(text); strings.HasPrefix(line, "/") {
 		s.restoreFromRegistry(t) // a command acts on the restored patient, silently
 		s.command(ctx, t, line)
@@ -50,6 +51,15 @@ func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 	if st, ok := s.settle(ctx, t); ok {
 		s.respond(ctx, t, st)
 	}
+}
+
+// observeCalls makes the calls the session does not build itself, the analyzer's and the
+// router's, part of the turn: each is an llm_call event and an entry in the inspector.
+func (s *Session) observeCalls(ctx context.Context, t *turn) context.Context {
+	return llm.WithCallObserver(ctx, func(rec llm.TraceRecord) {
+		rec.PatientID = s.active
+		s.recordCall(t, CallRecord{Trace: rec})
+	})
 }
 
 // respond runs a settled turn through the other stages: a roster question is answered from the

@@ -251,13 +251,18 @@ func Call(ctx context.Context, b Backend, req Request, onDelta func(string)) (Re
 	return resp, rec, err
 }
 
-// Traced is b with every call written to w, for callers that build their own requests and add
-// nothing to the record (the analyzer, the router). With a nil w it is b.
-func Traced(b Backend, w *TraceWriter) Backend {
-	if w == nil {
-		return b
-	}
-	return tracedBackend{b, w}
+// Traced is b with every call written to w (nil: to no file) and reported to the call observer
+// of its context, for callers that build their own requests and add nothing to the record (the
+// analyzer, the router).
+func Traced(b Backend, w *TraceWriter) Backend { return tracedBackend{b, w} }
+
+type callObserverKey struct{}
+
+// WithCallObserver returns a context under which every call through a Traced backend is also
+// reported to fn, with its record: the session counts and shows the calls it does not make
+// itself.
+func WithCallObserver(ctx context.Context, fn func(TraceRecord)) context.Context {
+	return context.WithValue(ctx, callObserverKey{}, fn)
 }
 
 type tracedBackend struct {
@@ -268,6 +273,9 @@ type tracedBackend struct {
 func (t tracedBackend) Chat(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
 	resp, rec, err := Call(ctx, t.Backend, req, onDelta)
 	_ = t.w.Write(rec) // a trace that cannot be written must not change the answer
+	if observe, ok := ctx.Value(callObserverKey{}).(func(TraceRecord)); ok {
+		observe(rec)
+	}
 	return resp, err
 }
 

@@ -1,0 +1,109 @@
+package session
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/ollama"
+	"github.com/ward-sim/ward/agents/ollamatest"
+)
+
+// onFake is a rig whose model is a fake Ollama server answering with replies; tools says the
+// model can call tools, and ask wires the model's analyzer and router as main does.
+func onFake(t *testing.T, tools, ask bool, replies ...ollamatest.Reply) (*rig, *ollamatest.Fake) {
+	f := ollamatest.NewFake(t, replies...)
+	r := newRigWith(t, func(c *Config) {
+		c.Backend, c.Tools = ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{}), tools
+		if ask {
+			askModel(c)
+		}
+	})
+	return r, f
+}
+
+const hardToBreathe = `{"reply":"It is hard to breathe.","entities_to_update":{},"derived_entities_to_update":{}}`
+
+// A model that can call tools is offered them without the output format, so it may answer in
+// plain words: ward counts the broken format for that agent and asks again under the format,
+// without tools, and the trainee gets the reply object's reply.
+func TestAToolCapableModelStillMeetsTheOutputContract(t *testing.T) {
+	r, f := onFake(t, true, false, ollamatest.Answer("It hurts to breathe, doctor."), ollamatest.Answer(hardToBreathe))
+	r.turn("/admit patient_1 asthma-exacerbation")
+	said := onlyOne(t, agentMessages(r.turn("how are you feeling?")), "reply")
+	if said.Agent != agents.AgentPatient || said.Text != "It is hard to breathe." {
+		t.Errorf("said %+v, want the Patient's reply from the constrained call", said)
+	}
+	reqs := f.Requests()
+	if len(reqs) != 2 || len(reqs[0].Tools) == 0 || len(reqs[0].Format) != 0 || len(reqs[1].Tools) != 0 || len(reqs[1].Format) == 0 {
+		t.Fatalf("requests: %d; want tools without a format, then the format without tools", len(reqs))
+	}
+	if n := r.s.entities().Stats.FormatFailures[agents.AgentPatient]; n != 1 {
+		t.Errorf("%d format failures counted for the Patient, want 1", n)
+	}
+	report, err := ReadStats(r.store)
+	if err != nil || report.Total.FormatFailures[agents.AgentPatient] != 1 {
+		t.Errorf("ward stats: %+v (%v), want the Patient's format failure", report.Total, err)
+	}
+}
+
+// Every call to a model is a turn's llm_call event with its latency and an entry in the
+// inspector: the analyzer's and the router's too, not only the agents'.
+func TestAnalyzerAndRouterCallsAreCounted(t *testing.T) {
+	r, _ := onFake(t, false, true,
+		ollamatest.Answer(`{"action":"SWITCH_EXISTING","patient_id":"patient_1","reasoning":"the first patient"}`),
+		ollamatest.Answer(hardToBreathe),
+		ollamatest.Answer(`{"verdict":"Preceptor","reasoning":"coaching"}`),
+		ollamatest.Answer(hardToBreathe))
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/admit patient_2 anaphylaxis")
+	for _, tc := range []struct{ line, want string }{ // in the order of the fake's replies
+		{"let's compare patient_1 and patient_2", "analyzer"},
+		{"hmm, what do you all think we should be doing for her now?", "router"},
+	} {
+		line, want := tc.line, tc.want
+		var called []string
+		for _, ev := range r.turn(line) {
+			if c, ok := ev.(LLMCallEvent); ok {
+				called = append(called, c.Agent)
+				if c.LatencyMS <= 0 {
+					t.Errorf("the %s call reports no latency", c.Agent)
+				}
+			}
+		}
+		if !slices.Contains(called, want) {
+			t.Errorf("%q: llm_call events for %v, want the %s's among them", line, called, want)
+		}
+		turns := r.s.Turns()
+		var inspected []string
+		for _, c := range turns[len(turns)-1].Calls {
+			inspected = append(inspected, c.Trace.Agent)
+		}
+		if !slices.Equal(inspected, called) {
+			t.Errorf("%q: the inspector shows calls %v, the events %v", line, inspected, called)
+		}
+	}
+}
+
+// The Patient hears what was said to them: a line that only takes the trainee to a patient
+// reaches the Patient as their arrival, while a line with more in it reaches them whole.
+func TestTheFirstPatientCallHearsTheArrivalNotTheCommand(t *testing.T) {
+	r, f := onFake(t, false, false, ollamatest.Answer(hardToBreathe))
+	for _, line := range []string{"review patient_1", "switch to patient_2 and ask how she is feeling"} {
+		before := len(f.Requests())
+		r.turn(line)
+		reqs := f.Requests()[before:]
+		if len(reqs) == 0 {
+			t.Fatalf("%q made no call", line)
+		}
+		heard := reqs[0].Messages[len(reqs[0].Messages)-1].Content
+		want := arrivalCue
+		if strings.Contains(line, "ask") {
+			want = line
+		}
+		if heard != want {
+			t.Errorf("after %q the Patient heard %q, want %q", line, heard, want)
+		}
+	}
+}
