@@ -86,6 +86,9 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.P
 	if tools == nil {
 		req.Format = agents.AgentOutputSchema
 	}
+	if b := s.cfg.Backend; b.Name() == "ollama" && !llm.PaceOf(b).Measured() {
+		t.emit(ProgressEvent{Stage: "load", Text: "waiting for " + b.Model() + " to load and answer its first call — a minute or more on a CPU"})
+	}
 	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
 	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {

@@ -27,17 +27,28 @@ const hardToBreathe = `{"reply":"It is hard to breathe.","entities_to_update":{}
 
 // A model that can call tools is offered them without the output format, so it may answer in
 // plain words: ward counts the broken format for that agent and asks again under the format,
-// without tools, and the trainee gets the reply object's reply.
+// without tools, and the trainee gets the reply object's reply. The first call says the model may be
+// loading.
 func TestAToolCapableModelStillMeetsTheOutputContract(t *testing.T) {
 	r, f := onFake(t, true, false, ollamatest.Answer("It hurts to breathe, doctor."), ollamatest.Answer(hardToBreathe))
 	r.turn("/admit patient_1 asthma-exacerbation")
-	said := onlyOne(t, agentMessages(r.turn("how are you feeling?")), "reply")
+	events := r.turn("how are you feeling?")
+	said := onlyOne(t, agentMessages(events), "reply")
 	if said.Agent != agents.AgentPatient || said.Text != "It is hard to breathe." {
 		t.Errorf("said %+v, want the Patient's reply from the constrained call", said)
 	}
 	reqs := f.Requests()
 	if len(reqs) != 2 || len(reqs[0].Tools) == 0 || len(reqs[0].Format) != 0 || len(reqs[1].Tools) != 0 || len(reqs[1].Format) == 0 {
 		t.Fatalf("requests: %d; want tools without a format, then the format without tools", len(reqs))
+	}
+	var loading []string
+	for _, ev := range events {
+		if p, ok := ev.(ProgressEvent); ok && p.Stage == "load" {
+			loading = append(loading, p.Text)
+		}
+	}
+	if len(loading) != 1 || !strings.Contains(loading[0], ollamatest.TestModel) {
+		t.Errorf("load notes %q, want one, before the model's first call only", loading)
 	}
 	if n := r.s.entities().Stats.FormatFailures[agents.AgentPatient]; n != 1 {
 		t.Errorf("%d format failures counted for the Patient, want 1", n)

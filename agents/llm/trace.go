@@ -270,6 +270,9 @@ type tracedBackend struct {
 	w *TraceWriter
 }
 
+// Pace is the wrapped backend's, so the timeouts of traced calls follow the model's speed too.
+func (t tracedBackend) Pace() Pace { return PaceOf(t.Backend) }
+
 func (t tracedBackend) Chat(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
 	resp, rec, err := Call(ctx, t.Backend, req, onDelta)
 	_ = t.w.Write(rec) // a trace that cannot be written must not change the answer
