@@ -208,6 +208,15 @@ func putTraineeValue(tx *bolt.Tx, trainee string, key, value []byte) error {
 	return b.Put(key, value)
 }
 
+// Enrolled reports whether the trainee has a key in an encrypted database.
+func (s *Store) Enrolled(trainee string) (found bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		_, found, err = readTraineeKey(tx, trainee)
+		return err
+	})
+	return found, err
+}
+
 // Protect makes a new database encrypted: it stores the instructor's key pair, the private key
 // wrapped by passphrase. A database that holds shifts is converted by Encrypt instead, which
 // leaves no plaintext behind in the file's free pages.

@@ -55,11 +55,13 @@ func recurring(store *persist.Store, lib *scenario.Library, trainee, current str
 	sessions = slices.DeleteFunc(sessions, func(info persist.SessionInfo) bool {
 		return info.Trainee != trainee || info.ID == current
 	})
-	sessions = sessions[max(len(sessions)-recentShifts, 0):]
-	results, err := shiftResults(store, lib, sessions)
-	if err != nil {
-		return nil, err
-	}
+	results, err := shiftResults(store, lib, sessions[max(len(sessions)-recentShifts, 0):])
+	return recurringIn(results), err
+}
+
+// recurringIn are the findings that came back in at least two of the shifts, each saying in
+// how many, in the order they first appeared.
+func recurringIn(results []ShiftResult) []string {
 	count := map[string]int{}
 	var order []string
 	for _, r := range results {
@@ -84,5 +86,5 @@ func recurring(store *persist.Store, lib *scenario.Library, trainee, current str
 			out = append(out, fmt.Sprintf("%s (in %d of the last %d shifts)", f, count[f], len(results)))
 		}
 	}
-	return out, nil
+	return out
 }
