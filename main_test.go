@@ -430,11 +430,12 @@ func TestEncryptedDatabaseHoldsNoPlaintextAndSeparatesTrainees(t *testing.T) {
 	if err != nil || !strings.Contains(bobs, `"patient_7"`) || strings.Contains(bobs, disclosure) {
 		t.Fatalf("the instructor's view of bob's shift: %v\n%.300s", err, bobs)
 	}
+	before = fileHash(t, db)
 	if _, err := ward(t, "a line that must not be stored\n", "run", "--db", db, "--trainee", "bob", "--backend", "offline"); !errors.Is(err, persist.ErrWrongPassphrase) {
 		t.Errorf("alice's passphrase ran bob's shift: %v", err)
 	}
-	if again, _ := ward(t, "", "dump", "--db", db, "--instructor", "--trainee", "bob"); again != bobs {
-		t.Error("a shift run with a wrong passphrase changed bob's shift")
+	if fileHash(t, db) != before {
+		t.Error("a shift run with a wrong passphrase changed the database")
 	}
 	csv, err := ward(t, "", "report", "--db", db, "--format", "csv")
 	if err != nil || !strings.Contains(csv, "\nalice,") || !strings.Contains(csv, "\nbob,") {

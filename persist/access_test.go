@@ -319,8 +319,12 @@ func TestEncryptConvertsWithoutLoss(t *testing.T) {
 func TestEncryptRefusesAnEncryptedFile(t *testing.T) {
 	s, path := encryptedStore(t)
 	s.Close()
+	before := fileHash(t, path)
 	if _, err := Encrypt(path, []byte("again"), "owner"); err == nil {
 		t.Fatal("an encrypted file was encrypted again")
+	}
+	if fileHash(t, path) != before {
+		t.Error("the refused conversion changed the file")
 	}
 	s, err := Open(path)
 	if err != nil {

@@ -107,11 +107,11 @@ func (p Prefs) lines() string {
 		speed = strconv.FormatFloat(p.Speed, 'g', -1, 64)
 	}
 	return strings.Join([]string{
-		"handoff  " + show(p.Handoff, "sbar"),
-		"theme    " + show(p.Theme, "dark"),
-		"speed    " + show(speed, "1"),
-		"window   " + show(p.Window, string(memory.WindowBlock)),
-		"model    " + show(p.Model, "llama3.2, or WARD_MODEL"),
+		"- handoff: " + show(p.Handoff, "sbar"),
+		"- theme: " + show(p.Theme, "dark"),
+		"- speed: " + show(speed, "1"),
+		"- window: " + show(p.Window, string(memory.WindowBlock)),
+		"- model: " + show(p.Model, "llama3.2, or WARD_MODEL"),
 	}, "\n")
 }
 
@@ -125,7 +125,7 @@ func (s *Session) cmdPrefs(_ context.Context, t *turn, arg string) {
 	}
 	key, value, _ := strings.Cut(arg, " ")
 	if key == "" {
-		s.say(t, "Preferences of "+trainee+" (/prefs NAME VALUE changes one):\n"+s.prefs.lines())
+		s.say(t, "Preferences of "+trainee+" (/prefs NAME VALUE changes one):\n\n"+s.prefs.lines())
 		return
 	}
 	next := s.prefs
@@ -145,7 +145,7 @@ func (s *Session) cmdPrefs(_ context.Context, t *turn, arg string) {
 	if key == "handoff" {
 		when = "now"
 	}
-	s.say(t, fmt.Sprintf("Saved for %s; it applies %s.\n%s", trainee, when, s.prefs.lines()))
+	s.say(t, fmt.Sprintf("Saved for %s; it applies %s.\n\n%s", trainee, when, s.prefs.lines()))
 }
 
 // preferenceEntities are the conversation entities that name a trainee's preference, and the

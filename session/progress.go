@@ -183,12 +183,14 @@ func (p Progress) Table(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "\n%3s  %-16s  %-14s  %8s  %5s  %6s  %8s  %16s\n", "#", "started", "shift", "patients", "score", "errors", "critical", "time to critical")
+	fmt.Fprintf(&b, "\n%3s  %-10s  %-12s  %8s  %5s  %6s  %8s  %11s\n", "#", "date", "shift", "patients", "score", "errors", "critical", "to critical")
 	for i, s := range p.Shifts {
 		met, total := s.CriticalActions()
-		fmt.Fprintf(&b, "%3d  %-16s  %-14s  %8d  %4d%%  %6d  %8s  %16s\n", i+1, s.Started.Local().Format("2006-01-02 15:04"),
-			cut(shiftName(s.Shift), 14), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), fmt.Sprintf("%d/%d", met, total), toCritical(s))
+		fmt.Fprintf(&b, "%3d  %-10s  %-12s  %8d  %4d%%  %6d  %8s  %11s\n", i+1, s.Started.Local().Format("2006-01-02"),
+			cut(shiftName(s.Shift), 12), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), fmt.Sprintf("%d/%d", met, total), toCritical(s))
 	}
+	b.WriteString("errors: critical errors · critical: critical actions met of those asked for ·\n" +
+		"to critical: mean time from a patient's arrival to a critical action\n")
 	b.WriteString("\nScore, 0–100%\n")
 	for i, s := range p.Shifts {
 		fmt.Fprintf(&b, "%3d  %-*s %4d%%\n", i+1, chartWidth, bar(float64(s.ScorePercent()), 100), s.ScorePercent())

@@ -47,7 +47,7 @@ func TestPrefsRoundTripAndUse(t *testing.T) {
 	if r.s.info.Trainee != "alice" {
 		t.Fatalf("the shift's trainee is %q, want alice", r.s.info.Trainee)
 	}
-	if got := saidText(r.turn("/prefs")); !strings.Contains(got, "handoff  sbar (ward's default)") {
+	if got := saidText(r.turn("/prefs")); !strings.Contains(got, "- handoff: sbar (ward's default)") {
 		t.Errorf("/prefs before any is set:\n%s", got)
 	}
 	for _, line := range []string{"/prefs handoff I-PASS", "/prefs speed 3", "/prefs theme light", "/prefs window sliding", "/prefs model qwen2.5:3b"} {
@@ -175,7 +175,7 @@ func TestProgressOverSeveralShifts(t *testing.T) {
 	if err := p.Table(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Progress of alice: 2 shift(s), 2 patient(s)", "time to critical", "Score, 0–100%",
+	for _, want := range []string{"Progress of alice: 2 shift(s), 2 patient(s)", "to critical", "Score, 0–100%",
 		"Mean time to a critical action", "\n  2  ████████████████████████████████████████ 01:"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
