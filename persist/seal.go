@@ -4,18 +4,15 @@ import (
 	"bytes"
 	"crypto/cipher"
 	"crypto/rand"
-	"encoding/base64"
 	"errors"
 
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
-// A sealed value is still JSON, so every value ward stores stays JSON (dumps, archives and
-// damage checks rely on it): {"sealed":"<base64 of nonce ‖ XChaCha20-Poly1305 ciphertext>"}.
-var (
-	sealedPrefix = []byte(`{"sealed":"`)
-	sealedSuffix = []byte(`"}`)
-)
+// A sealed value is sealedMagic, a random 24-byte nonce, then the XChaCha20-Poly1305 ciphertext
+// of the JSON it holds. The magic's zero byte starts no JSON document, so a sealed value and a
+// plain one never pass for each other.
+var sealedMagic = []byte{0, 'w', 's', 1}
 
 var (
 	errSealedInPlain = errors.New("an encrypted value in a database that holds no keys")
@@ -45,14 +42,12 @@ func (c *sealer) seal(plain []byte) []byte {
 	if c == nil {
 		return plain
 	}
-	n := c.aead.NonceSize()
-	box := make([]byte, n, n+len(plain)+c.aead.Overhead())
-	_, _ = rand.Read(box) // crypto/rand never fails on the systems Go supports
-	box = c.aead.Seal(box, box[:n], plain, nil)
-	out := make([]byte, 0, len(sealedPrefix)+base64.StdEncoding.EncodedLen(len(box))+len(sealedSuffix))
-	out = append(out, sealedPrefix...)
-	out = base64.StdEncoding.AppendEncode(out, box)
-	return append(out, sealedSuffix...)
+	head := len(sealedMagic) + c.aead.NonceSize()
+	out := make([]byte, head, head+len(plain)+c.aead.Overhead())
+	copy(out, sealedMagic)
+	nonce := out[len(sealedMagic):head]
+	_, _ = rand.Read(nonce) // crypto/rand never fails on the systems Go supports
+	return c.aead.Seal(out, nonce, plain, nil)
 }
 
 // open returns the JSON a stored value holds. Without a sealer the stored bytes are returned as
@@ -60,7 +55,7 @@ func (c *sealer) seal(plain []byte) []byte {
 // plain, and a sealed one must open: otherwise the file was changed behind ward's back, and the
 // error is a damaged value.
 func (c *sealer) open(stored []byte) ([]byte, error) {
-	body, sealed := sealedBody(stored)
+	sealed := isSealed(stored)
 	switch {
 	case stored == nil:
 		return nil, nil
@@ -71,21 +66,16 @@ func (c *sealer) open(stored []byte) ([]byte, error) {
 	case !sealed:
 		return nil, &corruptValue{errPlainInSealed}
 	}
-	box, err := base64.StdEncoding.AppendDecode(nil, body)
-	n := c.aead.NonceSize()
-	if err != nil || len(box) < n+c.aead.Overhead() {
+	head := len(sealedMagic) + c.aead.NonceSize()
+	if len(stored) < head+c.aead.Overhead() {
 		return nil, &corruptValue{errTampered}
 	}
-	plain, err := c.aead.Open(box[n:n], box[:n], box[n:], nil)
+	plain, err := c.aead.Open(nil, stored[len(sealedMagic):head], stored[head:], nil)
 	if err != nil {
 		return nil, &corruptValue{errTampered}
 	}
 	return plain, nil
 }
 
-func sealedBody(v []byte) ([]byte, bool) {
-	if !bytes.HasPrefix(v, sealedPrefix) || !bytes.HasSuffix(v, sealedSuffix) || len(v) < len(sealedPrefix)+len(sealedSuffix) {
-		return nil, false
-	}
-	return v[len(sealedPrefix) : len(v)-len(sealedSuffix)], true
-}
+// isSealed reports whether a stored value is encrypted.
+func isSealed(v []byte) bool { return bytes.HasPrefix(v, sealedMagic) }
