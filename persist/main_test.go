@@ -11,7 +11,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	kdfCost.time, kdfCost.memoryKiB, kdfCost.threads = 1, 64, 1 // a passphrase check in microseconds, not a quarter second
+	kdfCost = kdfParams{1, 64, 1} // a passphrase check in microseconds, not tens of milliseconds
 	if path := os.Getenv(crashChildEnv); path != "" {
 		os.Exit(runCrashChild(path))
 	}
