@@ -116,6 +116,7 @@ func TestReadOnlyCommandsNeverCreateADatabase(t *testing.T) {
 	db := filepath.Join(dir, "x.db")
 	for _, args := range [][]string{
 		{"dump"}, {"aar"}, {"export"}, {"stats"}, {"archive", "list"}, {"archive", "show", "1"}, {"archive", "restore", "1"},
+		{"progress"}, {"report"}, {"encrypt"}, {"passwd"},
 	} {
 		_, err := ward(t, "", append(args, "--db", db)...)
 		if !errors.Is(err, persist.ErrNoDatabase) || !strings.Contains(err.Error(), db) {

@@ -30,7 +30,7 @@ func (p Person) String() string {
 	case p.Trainee != "":
 		return "trainee " + p.Trainee
 	}
-	return "anyone"
+	return "no one in particular"
 }
 
 // Errors of signing in and of opening records, usable with errors.Is.
@@ -155,7 +155,7 @@ func openOwnKey(tx *bolt.Tx, trainee string, passphrase []byte) (*sealer, error)
 	case err != nil:
 		return nil, err
 	case !found:
-		return nil, fmt.Errorf("trainee %q has no passphrase in this database yet: %w", trainee, ErrNotEnrolled)
+		return nil, fmt.Errorf("trainee %q has no passphrase in this database yet (starting a shift as them chooses one): %w", trainee, ErrNotEnrolled)
 	case k.Own == nil:
 		return nil, fmt.Errorf("trainee %q's records are held for the instructor only, until the instructor gives them a passphrase (ward passwd --instructor --trainee %s): %w",
 			trainee, trainee, ErrNoPassphrase)
@@ -341,7 +341,7 @@ func (s *Store) dataKey(tx *bolt.Tx, trainee string) (*sealer, error) {
 		return c, nil
 	}
 	if s.acc.instructor == nil {
-		return nil, fmt.Errorf("the records of trainee %q open with their passphrase or the instructor's, and %s signed in: %w",
+		return nil, fmt.Errorf("the records of trainee %q open only with their passphrase or the instructor's, and ward was opened for %s: %w",
 			trainee, s.acc.person, ErrNoAccess)
 	}
 	k, found, err := readTraineeKey(tx, trainee)

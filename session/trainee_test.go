@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -234,6 +235,9 @@ func TestAuditOfAShift(t *testing.T) {
 	r.turn("/admit patient_1 asthma-exacerbation")
 	r.turn("/clear")
 	r.restart()
+	if _, err := NewLive(r.s, nil).Transcript(context.Background()); err != nil { // a copy or /export on the screen
+		t.Fatal(err)
+	}
 	entries, err := persist.ReadAudit(path)
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +249,7 @@ func TestAuditOfAShift(t *testing.T) {
 		}
 		got = append(got, e.Action+" "+e.Detail)
 	}
-	if want := "open a new shift|clear archive 1|open resumed"; strings.Join(got, "|") != want {
+	if want := "open a new shift|clear archive 1|open resumed|export the shift's chat from the screen"; strings.Join(got, "|") != want {
 		t.Errorf("audit = %q, want %q", strings.Join(got, "|"), want)
 	}
 }
