@@ -393,3 +393,27 @@ func TestSnapshotOfAnEncryptedFileOpensWithAPassphrase(t *testing.T) {
 		t.Error("a read-only snapshot enrolled a trainee")
 	}
 }
+
+// Whatever bytes a file holds where a sealed value should be, opening them is an error or the
+// value that was sealed there: never a panic, and a changed value never opens.
+func FuzzOpenSealed(f *testing.F) {
+	c, err := newSealer(bytes.Repeat([]byte{7}, dataKeySize))
+	if err != nil {
+		f.Fatal(err)
+	}
+	nonce := make([]byte, c.aead.NonceSize()) // fixed, so the corpus holds one genuine value however often it runs
+	genuine := c.aead.Seal(append(bytes.Clone(sealedMagic), nonce...), nonce, []byte(`{"role":"user","content":"any allergies?"}`), nil)
+	f.Add(genuine)
+	f.Add([]byte(`{"plain":"json"}`))
+	f.Add(append(bytes.Clone(sealedMagic), make([]byte, 50)...))
+	f.Fuzz(func(t *testing.T, stored []byte) {
+		var plain *sealer
+		_, _ = plain.open(stored)
+		if _, err := c.open(stored); err == nil && isSealed(stored) && !bytes.Equal(stored, genuine) {
+			t.Fatal("a value that was not sealed with the key opened")
+		}
+		if again, err := c.open(c.seal(stored)); err != nil || !bytes.Equal(again, stored) {
+			t.Fatalf("seal then open: %q, %v", again, err)
+		}
+	})
+}

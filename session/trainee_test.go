@@ -185,6 +185,28 @@ func TestProgressOverSeveralShifts(t *testing.T) {
 	if got := saidText(r.turn("/progress")); !strings.Contains(got, "Progress of alice: 2 shift(s)") {
 		t.Errorf("/progress said:\n%s", got)
 	}
+
+	// The instructor's class report has both trainees, one CSV row per shift played.
+	if err := r.store.SignIn(persist.Person{Instructor: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	report, err := ReadClassReport(r.store, r.s.cfg.Scenarios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := report.Markdown()
+	for _, want := range []string{"| alice | 2 | 2 |", "| bob | 1 | 1 |", "## alice", "## bob"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the class report lacks %q:\n%s", want, md)
+		}
+	}
+	var csv strings.Builder
+	if err := report.CSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Split(strings.TrimSpace(csv.String()), "\n"); len(rows) != 4 || !strings.HasPrefix(rows[1], "alice,") || !strings.HasPrefix(rows[3], "bob,") {
+		t.Errorf("CSV rows:\n%s", csv.String())
+	}
 }
 
 // The Preceptor names what came back across the trainee's earlier shifts, and only then.
