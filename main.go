@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"os/signal"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -32,6 +34,7 @@ import (
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
 	"github.com/ward-sim/ward/ui"
+	"golang.org/x/term"
 )
 
 // options are the flags; every command reads the ones it declares.
@@ -45,8 +48,12 @@ type options struct {
 	seed                            int64
 	min                             float64
 	newSession, json, bell          bool
+	trainee                         string
+	instructor, encrypt             bool
 	// screen: a person at the TUI, who is asked before a typed line admits a new patient.
 	screen bool
+	// set are the flags given on the command line; the others may take a trainee's preference.
+	set map[string]bool
 }
 
 // command is one subcommand: its flags, its usage and what it runs. Adding a command is adding
@@ -71,25 +78,38 @@ type call struct {
 }
 
 // sessionFlags are what a command that runs a shift accepts.
-var sessionFlags = []string{"db", "backend", "model", "new", "shift", "seed", "scenarios", "agents", "trace",
-	"window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
+var sessionFlags = []string{"db", "trainee", "instructor", "encrypt", "backend", "model", "new", "shift", "seed",
+	"scenarios", "agents", "trace", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
+
+// readFlags are what a command that reads a trainee's shifts accepts.
+var readFlags = []string{"db", "trainee", "instructor"}
 
 var commands = []command{
 	{name: "", summary: "open the TUI (resumes the latest shift)", flags: append([]string{"theme", "bell"}, sessionFlags...), run: tui},
 	{name: "run", summary: "headless: one turn per stdin line, one JSON event per stdout line", flags: sessionFlags,
 		run: func(ctx context.Context, c *call) error { return runHeadless(ctx, c.o, c.stdin, c.stdout, c.stderr) }},
-	{name: "dump", summary: "print the latest shift as JSON", flags: []string{"db", "scenarios"}, run: dump},
+	{name: "dump", summary: "print the latest shift as JSON", flags: append([]string{"scenarios"}, readFlags...), run: dump},
 	{name: "aar", summary: "After Action Review of a patient (default: the active one)",
-		flags: []string{"db", "scenarios", "patient", "format", "out"}, run: aar},
+		flags: append([]string{"scenarios", "patient", "format", "out"}, readFlags...), run: aar},
 	{name: "export", summary: "a patient's chat, or the whole shift's, with times and speakers",
-		flags: []string{"db", "patient", "format", "out"}, run: export},
+		flags: append([]string{"patient", "format", "out"}, readFlags...), run: export},
 	{name: "archive", args: "list | show N | restore N", summary: "the archives a clear made; N is the number list shows",
-		flags: []string{"db"}, run: archive},
+		flags: readFlags, run: archive},
 	{name: "scenarios", args: "list | validate FILE", summary: "the scenario library", flags: []string{"scenarios"}, run: scenarios},
 	{name: "formulary", args: "[DRUG]", summary: "the formulary: every drug's doses by route, or one drug's", run: formulary},
-	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: []string{"db", "json"}, run: stats},
+	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: append([]string{"json"}, readFlags...), run: stats},
 	{name: "recover", summary: "copy what is readable of a damaged --db into a new file (--out)",
 		flags: []string{"db", "out"}, run: recoverDB},
+	{name: "progress", summary: "a trainee's shifts over time: scores, critical errors, time to critical actions",
+		flags: append([]string{"scenarios", "json"}, readFlags...), run: progress},
+	{name: "report", summary: "the class report: every trainee's shifts (the instructor's passphrase when encrypted)",
+		flags: []string{"db", "scenarios", "format", "out"}, formats: []string{"md", "csv", "json"}, run: report},
+	{name: "audit", summary: "who opened, exported, cleared or restored what, and failed passphrases",
+		flags: []string{"db", "json"}, run: auditList},
+	{name: "encrypt", summary: "encrypt a database's records under a new instructor's passphrase",
+		flags: []string{"db", "trainee"}, run: encrypt},
+	{name: "passwd", summary: "give a trainee a new passphrase (theirs, or with --instructor the instructor's, opens it)",
+		flags: []string{"db", "trainee", "instructor"}, run: passwd},
 	{name: "doctor", summary: "check the Ollama setup ward will use, and say what to change",
 		flags: []string{"model", "num-ctx"}, run: doctor},
 	{name: "kb", args: "list | search QUERY | show ID", summary: "the protocol cards ward answers from, and what a query retrieves",
@@ -119,6 +139,15 @@ var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
 	},
 	"db": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.db, "db", defaultDBPath(), "database `file` (env WARD_DB)")
+	},
+	"trainee": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.trainee, "trainee", loginName(), "the trainee whose shifts ward opens, by `name` (encrypt: who gets the shifts that name no one)")
+	},
+	"instructor": func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.instructor, "instructor", false, "act as the instructor, whose passphrase opens every trainee's shifts (env "+envInstructorPassphrase+")")
+	},
+	"encrypt": func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.encrypt, "encrypt", false, "create the database encrypted: the instructor's passphrase, then the trainee's (env "+envPassphrase+")")
 	},
 	"backend": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.backend, "backend", "auto", "which `backend`: auto (Ollama if it answers, else offline), offline or ollama")
@@ -225,6 +254,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case cmd.name == "" && len(rest) > 0:
 		return usageError{fmt.Sprintf("unknown command %q — see ward --help", rest[0])}
 	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	return cmd.run(ctx, &call{cmd: cmd, o: o, args: rest, stdin: stdin, stdout: terminalWriter{stdout}, stderr: stderr})
@@ -394,7 +425,8 @@ func printUsage(cmd command, w io.Writer) error {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, name, usages[i])
 	}
 	if cmd.name == "" {
-		fmt.Fprintf(w, "\nenvironment: WARD_DB, WARD_MODEL, OLLAMA_HOST, PATIENT_ID_PATTERN, NO_COLOR\n")
+		fmt.Fprintf(w, "\nenvironment: WARD_DB, WARD_MODEL, %s, %s, %s, OLLAMA_HOST, PATIENT_ID_PATTERN, NO_COLOR\n",
+			envPassphrase, envInstructorPassphrase, envNewPassphrase)
 	}
 	return nil
 }
@@ -425,21 +457,203 @@ func library(o *options) (*scenario.Library, error) {
 	return scenario.Load(o.scenarios)
 }
 
-// readStore opens a snapshot of the database for a read-only command: it works while another ward
-// holds the file, and it never creates a file or a directory.
-func readStore(o *options, fn func(*persist.Store) error) error {
-	store, err := persist.OpenSnapshot(o.db)
+// readStore opens a snapshot of the database for a read-only command, signed in as the flags
+// say: it works while another ward holds the file, and it never creates a database or a
+// directory. Once fn has succeeded, the audit records action on the person's latest shift (on
+// none for a report).
+func readStore(c *call, action, detail string, fn func(*persist.Store) error) error {
+	store, err := persist.OpenSnapshot(c.o.db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	return fn(store)
+	if err := signIn(c.o, store, false); err != nil {
+		return err
+	}
+	if err := fn(store); err != nil {
+		return err
+	}
+	shift := ""
+	if info, ok, _ := store.LatestSession(); ok && action != persist.AuditReport {
+		shift = info.ID
+	}
+	return auditLog(c.o).Record(store.Person(), action, shift, detail)
+}
+
+// The passphrases come from the environment (for scripts) or from the terminal, never echoed.
+const (
+	envPassphrase           = "WARD_PASSPHRASE"            // the trainee's
+	envInstructorPassphrase = "WARD_INSTRUCTOR_PASSPHRASE" // the instructor's
+	envNewPassphrase        = "WARD_NEW_PASSPHRASE"        // the one passwd gives
+)
+
+// person is whom the flags name. The instructor sees every trainee unless --trainee names one.
+func person(o *options) persist.Person {
+	p := persist.Person{Trainee: o.trainee, Instructor: o.instructor}
+	if p.Instructor && !o.set["trainee"] {
+		p.Trainee = ""
+	}
+	return p
+}
+
+// signIn makes store act for the person the flags name. An encrypted database takes their
+// passphrase, and a trainee new to it chooses one when enrol is set (a command that runs a
+// shift). A wrong passphrase is audited; the database is not written to.
+func signIn(o *options, store *persist.Store, enrol bool) error {
+	p := person(o)
+	encrypted, err := store.Encrypted()
+	if err != nil || !encrypted {
+		if err == nil {
+			err = store.SignIn(p, nil)
+		}
+		return err
+	}
+	audit := auditLog(o)
+	if !p.Instructor && enrol {
+		known, err := store.Enrolled(p.Trainee)
+		if err != nil {
+			return err
+		}
+		if !known {
+			pass, err := askPassphrase(envPassphrase, fmt.Sprintf("Trainee %s is new to this database: choose a passphrase", p.Trainee), true)
+			if err == nil {
+				err = store.Enrol(p.Trainee, pass)
+			}
+			if err != nil {
+				return err
+			}
+			return audit.Record(p, persist.AuditEnrol, "", "")
+		}
+	}
+	env := envPassphrase
+	if p.Instructor {
+		env = envInstructorPassphrase
+	}
+	pass, err := askPassphrase(env, "Passphrase of "+p.String(), false)
+	if err != nil {
+		return err
+	}
+	err = store.SignIn(p, pass)
+	if errors.Is(err, persist.ErrWrongPassphrase) {
+		if aerr := audit.Record(p, persist.AuditFailed, "", ""); aerr != nil {
+			return fmt.Errorf("%w; and %v", err, aerr)
+		}
+	}
+	return err
+}
+
+// askPassphrase reads a passphrase from env, or asks for it on the terminal without echo; a new
+// one is asked twice.
+func askPassphrase(env, prompt string, isNew bool) ([]byte, error) {
+	if v := os.Getenv(env); v != "" {
+		return []byte(v), nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("the database is encrypted: set %s, or run ward in a terminal to be asked for the passphrase", env)
+	}
+	defer tty.Close()
+	read := func(label string) ([]byte, error) {
+		fmt.Fprintf(tty, "%s: ", label)
+		defer fmt.Fprintln(tty)
+		return term.ReadPassword(int(tty.Fd()))
+	}
+	pass, err := read(prompt)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(pass) == 0:
+		return nil, errors.New("the passphrase is empty; nothing was changed")
+	case !isNew:
+		return pass, nil
+	}
+	again, err := read("The same again")
+	if err == nil && !bytes.Equal(pass, again) {
+		err = errors.New("the two passphrases differ; nothing was changed")
+	}
+	return pass, err
+}
+
+// auditLog appends to the audit record beside the database.
+func auditLog(o *options) *persist.AuditLog {
+	return &persist.AuditLog{Path: persist.AuditPath(o.db), User: loginName()}
+}
+
+// loginName is who runs ward, the default trainee.
+func loginName() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return envOr("USER", "trainee")
+}
+
+// openStore opens the database for a command that runs a shift: encrypted first when --encrypt
+// creates it, then signed in, with the trainee's preferences as the defaults of the flags not
+// given.
+func openStore(o *options) (*persist.Store, error) {
+	store, err := persist.Open(o.db)
+	if err != nil {
+		return nil, err
+	}
+	if o.encrypt {
+		err = protect(store)
+	}
+	if err == nil {
+		err = signIn(o, store, true)
+	}
+	if err == nil {
+		err = applyPrefs(o, store)
+	}
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	return store, nil
+}
+
+// protect encrypts a new database for --encrypt; one encrypted already stays as it is.
+func protect(store *persist.Store) error {
+	encrypted, err := store.Encrypted()
+	if err != nil || encrypted {
+		return err
+	}
+	if shifts, err := store.Sessions(); err != nil || len(shifts) > 0 {
+		if err == nil {
+			err = errors.New("--encrypt creates an encrypted database, and this one holds shifts already: `ward encrypt` converts it")
+		}
+		return err
+	}
+	pass, err := askPassphrase(envInstructorPassphrase, "The instructor's passphrase for this new encrypted database", true)
+	if err != nil {
+		return err
+	}
+	return store.Protect(pass)
+}
+
+// applyPrefs takes the trainee's preferences for the theme, window and model the command line
+// (and WARD_MODEL) left unset.
+func applyPrefs(o *options, store *persist.Store) error {
+	prefs, err := session.LoadPrefs(store, store.Person().Trainee)
+	if err != nil {
+		return err
+	}
+	take := func(name string, to *string, pref string) {
+		if pref != "" && !o.set[name] {
+			*to = pref
+		}
+	}
+	take("theme", &o.theme, prefs.Theme)
+	take("window", &o.window, prefs.Window)
+	if os.Getenv("WARD_MODEL") == "" {
+		take("model", &o.model, prefs.Model)
+	}
+	return nil
 }
 
 // openSession opens the store and resumes the latest shift, or starts one; resumed says which.
 // notices hears one-line notes for the user. closeAll releases the trace file and the store.
 func openSession(ctx context.Context, o *options, notices func(string)) (s *session.Session, cfg session.Config, resumed bool, closeAll func(), err error) {
-	store, err := persist.Open(o.db)
+	store, err := openStore(o)
 	if err != nil {
 		return nil, cfg, false, nil, err
 	}
@@ -469,7 +683,7 @@ func startOrResume(cfg session.Config, fresh bool) (*session.Session, bool, erro
 // such as why the offline backend is in use.
 func sessionConfig(ctx context.Context, o *options, store *persist.Store, notices func(string)) (session.Config, error) {
 	cfg := session.Config{Store: store, NumCtx: o.numCtx, OutputBudget: o.outputBudget, Shift: o.shift, Seed: o.seed,
-		ConfirmAdmissions: o.screen}
+		ConfirmAdmissions: o.screen, Themes: themes.Names, Audit: auditLog(o)}
 	var err error
 	if cfg.Pattern, err = patientPattern(); err != nil {
 		return cfg, err
@@ -559,11 +773,7 @@ func chooseBackend(ctx context.Context, o *options, notices func(string)) (llm.B
 // built-in shifts in a start dialog.
 func tui(ctx context.Context, c *call) error {
 	o := c.o
-	theme, err := themes.New(o.theme, themes.NoColorRequested())
-	if err != nil {
-		return err
-	}
-	opts := ui.Options{Theme: theme}
+	var opts ui.Options
 	o.screen = true
 	if o.bell {
 		opts.Bell = os.Stderr
@@ -573,6 +783,13 @@ func tui(ctx context.Context, c *call) error {
 		return err
 	}
 	defer closeAll()
+	if opts.Theme, err = themes.New(o.theme, themes.NoColorRequested()); err != nil { // the trainee's preferred one, unless --theme
+		return err
+	}
+	opts.Trainee = cfg.Store.Person().Trainee
+	if opts.TraineeFixed, err = cfg.Store.Encrypted(); err != nil {
+		return err
+	}
 	for _, c := range session.Commands() {
 		opts.Commands = append(opts.Commands, ui.Command{Name: c.Name, Args: c.Args, Summary: c.Help})
 	}
@@ -581,7 +798,15 @@ func tui(ctx context.Context, c *call) error {
 			opts.StartShifts = append(opts.StartShifts, ui.Shift{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})
 		}
 	}
-	restart := func(shift string) (*session.Session, error) {
+	restart := func(shift, trainee string) (*session.Session, error) {
+		if p := cfg.Store.Person(); trainee != p.Trainee {
+			if opts.TraineeFixed {
+				return nil, fmt.Errorf("this database is encrypted and opened for %s: quit, and start ward with --trainee %s", p, trainee)
+			}
+			if err := cfg.Store.SignIn(persist.Person{Trainee: trainee}, nil); err != nil {
+				return nil, err
+			}
+		}
 		fresh := cfg
 		fresh.Shift = shift
 		return session.Start(fresh)
@@ -613,7 +838,7 @@ func dump(_ context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	return readStore(c.o, func(st *persist.Store) error {
+	return readStore(c, persist.AuditExport, "dump", func(st *persist.Store) error {
 		doc, err := session.Dump(st, lib)
 		if err == nil {
 			err = writeJSON(c.stdout, doc)
@@ -630,7 +855,7 @@ func aar(_ context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	return readStore(c.o, func(st *persist.Store) error {
+	return readStore(c, persist.AuditExport, "review of "+orActive(c.o.patient)+" as "+c.o.format, func(st *persist.Store) error {
 		report, err := session.AAR(st, lib, c.o.patient)
 		if err != nil {
 			return err
@@ -643,7 +868,7 @@ func export(_ context.Context, c *call) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	return readStore(c.o, func(st *persist.Store) error {
+	return readStore(c, persist.AuditExport, "chat of "+orEvery(c.o.patient)+" as "+c.o.format, func(st *persist.Store) error {
 		tr, err := session.Export(st, c.o.patient)
 		if err != nil {
 			return err
@@ -654,7 +879,25 @@ func export(_ context.Context, c *call) error {
 
 // writeOut writes a document as --format asks, to --out or stdout: text and markdown as they
 // are, JSON encoded from doc.
-func writeOut(c *call, doc any, text, markdown string) (err error) {
+func writeOut(c *call, doc any, text, markdown string) error {
+	if err := checkFormat(c); err != nil {
+		return err
+	}
+	return toOut(c, func(out io.Writer) (err error) {
+		switch c.o.format {
+		case "json":
+			return writeJSON(out, doc)
+		case "text":
+			_, err = io.WriteString(out, text)
+		default:
+			_, err = io.WriteString(out, markdown)
+		}
+		return err
+	})
+}
+
+// checkFormat refuses a --format the command does not take.
+func checkFormat(c *call) error {
 	formats := c.cmd.formats
 	if formats == nil {
 		formats = []string{"md", "json"}
@@ -662,48 +905,217 @@ func writeOut(c *call, doc any, text, markdown string) (err error) {
 	if !slices.Contains(formats, c.o.format) {
 		return usageError{fmt.Sprintf("--format must be %s or %s, not %q", strings.Join(formats[:len(formats)-1], ", "), formats[len(formats)-1], c.o.format)}
 	}
-	out := c.stdout
-	if c.o.out != "" {
-		f, err := os.Create(c.o.out)
+	return nil
+}
+
+// toOut gives write the file --out names, or stdout.
+func toOut(c *call, write func(io.Writer) error) (err error) {
+	if c.o.out == "" {
+		return write(c.stdout)
+	}
+	f, err := os.Create(c.o.out)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return write(f)
+}
+
+func orActive(patient string) string {
+	if patient == "" {
+		return "the active patient"
+	}
+	return patient
+}
+
+func orEvery(patient string) string {
+	if patient == "" {
+		return "every patient"
+	}
+	return patient
+}
+
+// progress prints a trainee's shifts as a table and charts.
+func progress(_ context.Context, c *call) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	lib, err := library(c.o)
+	if err != nil {
+		return err
+	}
+	return readStore(c, persist.AuditReport, "progress", func(st *persist.Store) error {
+		p, err := session.ReadProgress(st, lib)
+		switch {
+		case err != nil:
+			return err
+		case c.o.json:
+			return writeJSON(c.stdout, p)
+		}
+		return p.Table(c.stdout)
+	})
+}
+
+// report writes the class report, as the instructor: every trainee's shifts.
+func report(_ context.Context, c *call) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	if err := checkFormat(c); err != nil {
+		return err
+	}
+	lib, err := library(c.o)
+	if err != nil {
+		return err
+	}
+	c.o.instructor = true
+	return readStore(c, persist.AuditReport, "class report as "+c.o.format, func(st *persist.Store) error {
+		r, err := session.ReadClassReport(st, lib)
 		if err != nil {
 			return err
 		}
-		defer func() {
-			if cerr := f.Close(); err == nil {
-				err = cerr
+		return toOut(c, func(out io.Writer) error {
+			switch c.o.format {
+			case "csv":
+				return r.CSV(out)
+			case "json":
+				return writeJSON(out, r)
 			}
-		}()
-		out = f
+			_, err := io.WriteString(out, r.Markdown())
+			return err
+		})
+	})
+}
+
+// auditList prints the audit record, oldest first.
+func auditList(_ context.Context, c *call) error {
+	if err := noArgs(c); err != nil {
+		return err
 	}
-	switch c.o.format {
-	case "json":
-		return writeJSON(out, doc)
-	case "text":
-		_, err = io.WriteString(out, text)
-	default:
-		_, err = io.WriteString(out, markdown)
+	path := persist.AuditPath(c.o.db)
+	entries, err := persist.ReadAudit(path)
+	switch {
+	case err != nil:
+		return err
+	case c.o.json:
+		return writeJSON(c.stdout, entries)
+	case len(entries) == 0:
+		_, err := fmt.Fprintf(c.stdout, "no audit record yet (%s)\n", path)
+		return err
 	}
+	for _, e := range entries {
+		fmt.Fprintf(c.stdout, "%s  %-10s  %-28s  %-17s  %-26s  %s\n", e.At.Local().Format("2006-01-02 15:04:05"),
+			e.User, e.As, e.Action, e.Session, e.Detail)
+	}
+	return nil
+}
+
+// encrypt converts the database to an encrypted one under a new instructor's passphrase.
+func encrypt(_ context.Context, c *call) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	if err := mustExist(c.o.db); err != nil {
+		return err
+	}
+	pass, err := askPassphrase(envInstructorPassphrase, "The instructor's passphrase for the encrypted database", true)
+	if err != nil {
+		return err
+	}
+	trainees, err := persist.Encrypt(c.o.db, pass, c.o.trainee)
+	if err != nil {
+		return err
+	}
+	if err := auditLog(c.o).Record(persist.Person{Instructor: true}, persist.AuditEncrypt, "", fmt.Sprintf("%d trainee(s)", len(trainees))); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "%s is encrypted. Each trainee's shifts open with the instructor's passphrase until the instructor gives them one:\n", c.o.db)
+	for _, t := range trainees {
+		fmt.Fprintf(c.stdout, "  ward passwd --instructor --trainee %s\n", t)
+	}
+	return nil
+}
+
+// passwd gives a trainee a new passphrase; their current one, or the instructor's, opens the way.
+func passwd(_ context.Context, c *call) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	if c.o.instructor && !c.o.set["trainee"] {
+		return usageError{"name the trainee whose passphrase the instructor sets: --trainee NAME"}
+	}
+	if err := mustExist(c.o.db); err != nil {
+		return err
+	}
+	store, err := persist.Open(c.o.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if encrypted, err := store.Encrypted(); err != nil || !encrypted {
+		if err == nil {
+			err = errors.New("this database is not encrypted, so there are no passphrases (`ward encrypt` encrypts it)")
+		}
+		return err
+	}
+	if err := signIn(c.o, store, false); err != nil {
+		return err
+	}
+	pass, err := askPassphrase(envNewPassphrase, "New passphrase of trainee "+c.o.trainee, true)
+	if err == nil {
+		err = store.SetPassphrase(c.o.trainee, pass)
+	}
+	if err == nil {
+		err = auditLog(c.o).Record(store.Person(), persist.AuditPassphrase, "", "for trainee "+c.o.trainee)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(c.stdout, "trainee %s has a new passphrase\n", c.o.trainee)
 	return err
+}
+
+// mustExist refuses a database that is not there: a command that converts or restores never
+// creates one.
+func mustExist(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("%w at %s (pass --db, or set WARD_DB)", persist.ErrNoDatabase, path)
+	}
+	return nil
 }
 
 func archive(_ context.Context, c *call) error {
 	args := c.args
 	switch {
 	case len(args) == 1 && args[0] == "list":
-		return readStore(c.o, func(st *persist.Store) error { return session.ArchiveList(st, c.stdout) })
+		return readStore(c, persist.AuditOpen, "archive list", func(st *persist.Store) error { return session.ArchiveList(st, c.stdout) })
 	case len(args) == 2 && args[0] == "show":
-		return readStore(c.o, func(st *persist.Store) error { return session.ArchiveShow(st, args[1], c.stdout) })
+		return readStore(c, persist.AuditExport, "archive "+args[1], func(st *persist.Store) error { return session.ArchiveShow(st, args[1], c.stdout) })
 	case len(args) == 2 && args[0] == "restore":
 		// A restore writes, so it takes the file like any writer; it still never creates one.
-		if _, err := os.Stat(c.o.db); err != nil {
-			return fmt.Errorf("%w at %s (pass --db, or set WARD_DB)", persist.ErrNoDatabase, c.o.db)
+		if err := mustExist(c.o.db); err != nil {
+			return err
 		}
 		store, err := persist.Open(c.o.db)
 		if err != nil {
 			return err
 		}
 		defer store.Close()
-		return session.ArchiveRestore(store, args[1], c.stdout)
+		if err := signIn(c.o, store, false); err != nil {
+			return err
+		}
+		if err := session.ArchiveRestore(store, args[1], c.stdout); err != nil {
+			return err
+		}
+		info, _, err := store.LatestSession()
+		if err != nil {
+			return err
+		}
+		return auditLog(c.o).Record(store.Person(), persist.AuditRestore, info.ID, "archive "+args[1])
 	}
 	return argsError(c)
 }
@@ -727,7 +1139,7 @@ func stats(_ context.Context, c *call) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	return readStore(c.o, func(st *persist.Store) error {
+	return readStore(c, persist.AuditOpen, "stats", func(st *persist.Store) error {
 		report, err := session.ReadStats(st)
 		switch {
 		case err != nil:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"os"
 	"path/filepath"
@@ -115,6 +116,7 @@ func TestReadOnlyCommandsNeverCreateADatabase(t *testing.T) {
 	db := filepath.Join(dir, "x.db")
 	for _, args := range [][]string{
 		{"dump"}, {"aar"}, {"export"}, {"stats"}, {"archive", "list"}, {"archive", "show", "1"}, {"archive", "restore", "1"},
+		{"progress"}, {"report"}, {"encrypt"}, {"passwd"},
 	} {
 		_, err := ward(t, "", append(args, "--db", db)...)
 		if !errors.Is(err, persist.ErrNoDatabase) || !strings.Contains(err.Error(), db) {
@@ -376,5 +378,187 @@ func TestOutputCarriesNothingATerminalObeys(t *testing.T) {
 	md, err := ward(t, "", "export", "--db", db, "--patient", "patient_1")
 	if err != nil || strings.ContainsAny(md, "\u009b\x1b\x07") || !strings.Contains(md, "friend") {
 		t.Fatalf("ward export: %v\n%q", err, md)
+	}
+}
+
+// passphrases for the tests of an encrypted database, as a script gives them.
+func passphrases(t *testing.T, trainee, instructor string) {
+	t.Setenv(envPassphrase, trainee)
+	t.Setenv(envInstructorPassphrase, instructor)
+}
+
+const (
+	// disclosure is what the asthma patient says of her history when asked, and her name.
+	disclosure  = "Asthma since I was eight"
+	patientName = "Maya Okafor"
+	playAsthma  = "/admit patient_1 asthma-exacerbation\nany past medical history?\n/wait 1m\n/vitals\n"
+)
+
+func TestEncryptedDatabaseHoldsNoPlaintextAndSeparatesTrainees(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ward.db")
+	passphrases(t, "alice pass", "instructor pass")
+	if _, err := ward(t, playAsthma, "run", "--db", db, "--encrypt", "--trainee", "alice", "--backend", "offline"); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envPassphrase, "bob pass")
+	if _, err := ward(t, "/admit patient_7 anaphylaxis\n", "run", "--db", db, "--trainee", "bob", "--backend", "offline"); err != nil {
+		t.Fatal(err)
+	}
+
+	data, _ := os.ReadFile(db)
+	for _, secret := range []string{disclosure, patientName, "asthma-exacerbation", `"spo2"`} {
+		if bytes.Contains(data, []byte(secret)) {
+			t.Errorf("the encrypted file holds %q in plain text", secret)
+		}
+	}
+	t.Setenv(envPassphrase, "alice pass")
+	dump, err := ward(t, "", "dump", "--db", db, "--trainee", "alice")
+	if err != nil || !strings.Contains(dump, disclosure) || !strings.Contains(dump, patientName) {
+		t.Fatalf("alice's dump lacks her patient's disclosure: %v\n%.300s", err, dump)
+	}
+
+	// A trainee cannot open another's shift: alice's passphrase is not bob's, and trying
+	// changes nothing.
+	before := fileHash(t, db)
+	if _, err := ward(t, "", "dump", "--db", db, "--trainee", "bob"); !errors.Is(err, persist.ErrWrongPassphrase) {
+		t.Errorf("alice's passphrase opened bob's shift: %v", err)
+	}
+	if fileHash(t, db) != before {
+		t.Error("a wrong passphrase changed the database")
+	}
+	// The instructor opens every trainee's shifts, and reports on all of them.
+	bobs, err := ward(t, "", "dump", "--db", db, "--instructor", "--trainee", "bob")
+	if err != nil || !strings.Contains(bobs, `"patient_7"`) || strings.Contains(bobs, disclosure) {
+		t.Fatalf("the instructor's view of bob's shift: %v\n%.300s", err, bobs)
+	}
+	before = fileHash(t, db)
+	if _, err := ward(t, "a line that must not be stored\n", "run", "--db", db, "--trainee", "bob", "--backend", "offline"); !errors.Is(err, persist.ErrWrongPassphrase) {
+		t.Errorf("alice's passphrase ran bob's shift: %v", err)
+	}
+	if fileHash(t, db) != before {
+		t.Error("a shift run with a wrong passphrase changed the database")
+	}
+	csv, err := ward(t, "", "report", "--db", db, "--format", "csv")
+	if err != nil || !strings.Contains(csv, "\nalice,") || !strings.Contains(csv, "\nbob,") {
+		t.Fatalf("report --format csv: %v\n%s", err, csv)
+	}
+	t.Setenv(envInstructorPassphrase, "wrong")
+	if _, err := ward(t, "", "report", "--db", db); !errors.Is(err, persist.ErrWrongPassphrase) {
+		t.Errorf("a report with a wrong instructor's passphrase: %v", err)
+	}
+}
+
+func fileHash(t *testing.T, path string) [32]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(data)
+}
+
+// An unencrypted database converts without loss: `ward dump` reads the same before and after,
+// for the instructor at once, and for the trainee once the instructor gave them a passphrase.
+func TestEncryptConvertsWithoutLoss(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ward.db")
+	if _, err := ward(t, playAsthma+"/clear\n/admit patient_2 sepsis-urosepsis\n", "run", "--db", db, "--trainee", "alice", "--backend", "offline"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := ward(t, "", "dump", "--db", db, "--trainee", "alice")
+	if err != nil || !strings.Contains(before, disclosure) {
+		t.Fatalf("dump before: %v", err)
+	}
+	passphrases(t, "", "instructor pass")
+	out, err := ward(t, "", "encrypt", "--db", db)
+	if err != nil || !strings.Contains(out, "ward passwd --instructor --trainee alice") {
+		t.Fatalf("encrypt: %v\n%s", err, out)
+	}
+	if data, _ := os.ReadFile(db); bytes.Contains(data, []byte(disclosure)) {
+		t.Error("the converted file holds the disclosure in plain text")
+	}
+	after, err := ward(t, "", "dump", "--db", db, "--instructor", "--trainee", "alice")
+	if err != nil || after != before {
+		t.Fatalf("dump after the conversion differs (%v):\nbefore %.200s\nafter  %.200s", err, before, after)
+	}
+	t.Setenv(envNewPassphrase, "alice pass")
+	if _, err := ward(t, "", "passwd", "--db", db, "--instructor", "--trainee", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envPassphrase, "alice pass")
+	if mine, err := ward(t, "", "dump", "--db", db, "--trainee", "alice"); err != nil || mine != before {
+		t.Fatalf("alice's own dump after the conversion differs: %v", err)
+	}
+}
+
+// Every audited action appears in the audit record once for each time it was done, with who
+// did it, and no clinical text.
+func TestEveryAuditedActionAppearsOnce(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ward.db")
+	steps := []struct {
+		args  []string
+		stdin string
+	}{
+		{[]string{"run", "--backend", "offline", "--trainee", "alice"}, playAsthma + "/clear\n"}, // open, clear
+		{[]string{"archive", "restore", "1", "--trainee", "alice"}, ""},                          // restore
+		{[]string{"export", "--trainee", "alice"}, ""},                                           // export
+		{[]string{"report"}, ""},                                       // report
+		{[]string{"encrypt", "--trainee", "alice"}, ""},                // encrypt
+		{[]string{"passwd", "--instructor", "--trainee", "alice"}, ""}, // passphrase_set
+	}
+	passphrases(t, "alice pass", "instructor pass")
+	t.Setenv(envNewPassphrase, "alice pass")
+	for _, s := range steps {
+		if _, err := ward(t, s.stdin, append(s.args, "--db", db)...); err != nil {
+			t.Fatalf("%q: %v", s.args, err)
+		}
+	}
+	t.Setenv(envPassphrase, "not alice's")
+	if _, err := ward(t, "", "dump", "--db", db, "--trainee", "alice"); !errors.Is(err, persist.ErrWrongPassphrase) {
+		t.Fatalf("dump with a wrong passphrase: %v", err)
+	}
+	entries, err := persist.ReadAudit(persist.AuditPath(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range entries {
+		count[e.Action]++
+		if e.User == "" || e.As == "" || e.At.IsZero() {
+			t.Errorf("an entry does not say who or when: %+v", e)
+		}
+	}
+	for _, action := range []string{persist.AuditOpen, persist.AuditClear, persist.AuditRestore, persist.AuditExport,
+		persist.AuditReport, persist.AuditEncrypt, persist.AuditPassphrase, persist.AuditFailed} {
+		if count[action] != 1 {
+			t.Errorf("%s appears %d times, want once (audit: %v)", action, count[action], count)
+		}
+	}
+	record, _ := os.ReadFile(persist.AuditPath(db))
+	if bytes.Contains(record, []byte(disclosure)) || bytes.Contains(record, []byte(patientName)) {
+		t.Error("the audit record holds clinical text")
+	}
+	list, err := ward(t, "", "audit", "--db", db)
+	if err != nil || strings.Count(list, "\n") != len(entries) || !strings.Contains(list, "passphrase_failed") {
+		t.Errorf("ward audit: %v\n%s", err, list)
+	}
+}
+
+func TestProgressAndPreferencesFromTheCommandLine(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ward.db")
+	for range 2 {
+		if _, err := ward(t, playAsthma+"/prefs handoff mist\n", "run", "--db", db, "--trainee", "alice", "--backend", "offline", "--new"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := ward(t, "", "progress", "--db", db, "--trainee", "alice")
+	if err != nil || !strings.Contains(out, "Progress of alice: 2 shift(s), 2 patient(s)") || !strings.Contains(out, "█") {
+		t.Fatalf("progress: %v\n%s", err, out)
+	}
+	if none, _ := ward(t, "", "progress", "--db", db, "--trainee", "bob"); !strings.Contains(none, "No shift with a patient yet") {
+		t.Errorf("bob's progress shows alice's shifts:\n%s", none)
+	}
+	events, err := ward(t, "/admit patient_1 asthma-exacerbation\n/handoff\n", "run", "--db", db, "--trainee", "alice", "--backend", "offline", "--new")
+	if err != nil || !strings.Contains(events, "MIST handoff") {
+		t.Errorf("/handoff with MIST preferred: %v\n%.400s", err, events)
 	}
 }

@@ -8,7 +8,8 @@
 # names file:line; flags go before or after the command; every command has its own --help; an
 # unknown command or flag is one line and exit status 2; read-only commands never create a file and
 # work while another ward writes, seeing its latest commit, while a second writer is refused in one
-# line naming the file; a `ward run` killed with SIGKILL keeps every turn it acknowledged.
+# line naming the file; a `ward run` killed with SIGKILL keeps every turn it acknowledged; an
+# encrypted database shows `strings` nothing clinical and opens only with the right passphrase.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -134,5 +135,25 @@ ward dump --db "$kdb" >"$tmp/killed.dump"
 for i in $(seq 1 10); do
 	grep -q "review patient_1 and note $i\"" "$tmp/killed.dump" || fail "acknowledged turn $i lost after kill -9"
 done
+
+# An encrypted database: nothing clinical in the file's bytes, a wrong passphrase is one line
+# and changes nothing, a trainee's passphrase opens no one else's shift, the instructor's opens
+# every one, and the audit record says who did what.
+edb="$tmp/encrypted.db"
+export WARD_INSTRUCTOR_PASSPHRASE="the instructor's" WARD_PASSPHRASE="alice's"
+printf '/admit patient_1 asthma-exacerbation\nany past medical history?\n' |
+	ward run --db "$edb" --encrypt --trainee alice --backend offline >/dev/null
+WARD_PASSPHRASE="bob's" ward run --db "$edb" --trainee bob --backend offline </dev/null >/dev/null
+ward dump --db "$edb" --trainee alice | grep -q "Asthma since I was eight" || fail "alice's dump lacks her patient's history"
+command -v strings >/dev/null || fail "strings (binutils) is needed to read the file as an intruder would"
+strings "$edb" | grep -q "Asthma since I was eight" && fail "strings finds a disclosure in the encrypted file"
+strings "$edb" | grep -q "Maya Okafor" && fail "strings finds a patient's name in the encrypted file"
+sum="$(sha256sum "$edb")"
+if ward dump --db "$edb" --trainee bob >/dev/null 2>"$tmp/wrong.err"; then fail "alice's passphrase opened bob's shift"; fi
+[ "$(wc -l <"$tmp/wrong.err")" -eq 1 ] && grep -q "passphrase of trainee \"bob\" is wrong" "$tmp/wrong.err" || fail "wrong passphrase: $(cat "$tmp/wrong.err")"
+[ "$(sha256sum "$edb")" = "$sum" ] || fail "a wrong passphrase changed the file"
+ward report --db "$edb" --format csv | grep -q "^alice," || fail "the instructor's report lacks alice"
+ward audit --db "$edb" | grep -q "trainee bob .*passphrase_failed" || fail "the audit lacks the failed passphrase: $(ward audit --db "$edb")"
+unset WARD_INSTRUCTOR_PASSPHRASE WARD_PASSPHRASE
 
 echo "cli-smoke: ok"

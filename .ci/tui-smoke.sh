@@ -212,6 +212,11 @@ header | grep -q "^patient_1 " || fail "answering n still cleared the shift"
 tmux send-keys -t "$session" C-u
 no_panic "clear confirmation"
 
+# The trainee's progress across their shifts, as `ward progress` prints it.
+type_line "/progress"
+wait_for "Progress of [^:]+: 1 shift\\(s\\), 2 patient\\(s\\)"
+no_panic "/progress"
+
 type_line "/export chat.md"
 wait_for "chat exported to chat.md"
 grep -q "how are you feeling right now?" "$tmp/chat.md" || fail "/export did not write the chat"

@@ -88,6 +88,9 @@ type TurnFacts struct {
 	Review string `json:"review,omitempty"`
 	// Knowledge are the protocol passages retrieved for the turn, each under its citation number.
 	Knowledge []knowledge.Passage `json:"knowledge,omitempty"`
+	// EarlierShifts are what recurs across the trainee's earlier shifts, for the debrief to
+	// name as a pattern.
+	EarlierShifts []string `json:"earlier_shifts,omitempty"`
 }
 
 // Result is one measurement beyond the vital signs, as the engine reported it.

@@ -45,12 +45,8 @@ var contentBuckets = [][]byte{
 // snapshot, even of an empty session, so that every clear leaves a trace. It returns the
 // snapshot's id; ReadArchive reads a snapshot back.
 func (s *Store) Archive(sessionID string, at time.Time) (string, error) {
-	err := s.update(func(tx *bolt.Tx) error {
-		b, err := sessionBucket(tx, sessionID)
-		if err != nil {
-			return err
-		}
-		_, err = archiveContent(tx, sessionID, b, at)
+	err := s.Update(sessionID, func(t *Tx) error {
+		_, err := archiveContent(t.b.Tx(), sessionID, t.b, at)
 		return err
 	})
 	if err != nil {
@@ -70,17 +66,14 @@ type ArchiveSummary struct {
 // and counts its session messages, but decodes no history: a snapshot can hold a whole shift.
 func (s *Store) ArchiveSummaries(sessionID string) ([]ArchiveSummary, error) {
 	list := []ArchiveSummary{}
-	err := s.view(func(tx *bolt.Tx) error {
-		if _, err := sessionBucket(tx, sessionID); err != nil {
-			return err
-		}
-		perSession := tx.Bucket(bucketArchive).Bucket([]byte(sessionID))
+	err := s.View(sessionID, func(t *Tx) error {
+		perSession := t.b.Tx().Bucket(bucketArchive).Bucket([]byte(sessionID))
 		if perSession == nil {
 			return nil
 		}
 		return perSession.ForEachBucket(func(id []byte) error {
 			snap := perSession.Bucket(id)
-			reg, err := decodeRegistry(snap.Get(keyRegistry))
+			reg, err := t.c.registry(snap.Get(keyRegistry))
 			if err != nil {
 				return fmt.Errorf("archive %s: registry: %w", id, err)
 			}
@@ -98,16 +91,13 @@ func (s *Store) ArchiveSummaries(sessionID string) ([]ArchiveSummary, error) {
 // ReadArchive decodes one archive of the session.
 func (s *Store) ReadArchive(sessionID, archiveID string) (Archive, error) {
 	var a Archive
-	err := s.view(func(tx *bolt.Tx) error {
-		if _, err := sessionBucket(tx, sessionID); err != nil {
-			return err
-		}
-		snap := archiveBucket(tx, sessionID, archiveID)
+	err := s.View(sessionID, func(t *Tx) error {
+		snap := archiveBucket(t.b.Tx(), sessionID, archiveID)
 		if snap == nil {
 			return fmt.Errorf("archive %q of session %q: %w", archiveID, sessionID, ErrNotFound)
 		}
 		var err error
-		a, err = readArchive(snap, archiveID)
+		a, err = readArchive(t.c, snap, archiveID)
 		return err
 	})
 	return a, err
@@ -117,16 +107,13 @@ func (s *Store) ReadArchive(sessionID, archiveID string) (Archive, error) {
 // loses anything, a session that holds content is first archived itself (at the current time),
 // in the same transaction. The restored archive is kept.
 func (s *Store) RestoreArchive(sessionID, archiveID string) error {
-	return s.update(func(tx *bolt.Tx) error {
-		b, err := sessionBucket(tx, sessionID)
-		if err != nil {
-			return err
-		}
+	return s.Update(sessionID, func(t *Tx) error {
+		tx, b := t.b.Tx(), t.b
 		snap := archiveBucket(tx, sessionID, archiveID)
 		if snap == nil {
 			return fmt.Errorf("archive %q of session %q: %w", archiveID, sessionID, ErrNotFound)
 		}
-		if !isEmpty(b) {
+		if !isEmpty(t.c, b) {
 			if _, err := archiveContent(tx, sessionID, b, time.Now()); err != nil {
 				return err
 			}
@@ -183,7 +170,7 @@ func copyContent(dst, src *bolt.Bucket) error {
 		if err != nil {
 			return err
 		}
-		if err := copyBucket(to, from); err != nil {
+		if err := copyBucket(to, from, nil); err != nil {
 			return err
 		}
 	}
@@ -191,21 +178,22 @@ func copyContent(dst, src *bolt.Bucket) error {
 }
 
 // copyBucket copies a bucket tree, sequences included, so appends after a restore continue
-// after the restored keys instead of overwriting them.
-func copyBucket(dst, src *bolt.Bucket) error {
+// after the restored keys instead of overwriting them. seal seals each value on the way (nil
+// copies them as they are).
+func copyBucket(dst, src *bolt.Bucket, seal *sealer) error {
 	dst.FillPercent = historyFill // keys arrive in order, as on append
 	if err := dst.SetSequence(src.Sequence()); err != nil {
 		return err
 	}
 	return src.ForEach(func(k, v []byte) error {
 		if v != nil {
-			return dst.Put(bytes.Clone(k), bytes.Clone(v))
+			return dst.Put(bytes.Clone(k), bytes.Clone(seal.seal(v)))
 		}
 		child, err := dst.CreateBucket(bytes.Clone(k))
 		if err != nil {
 			return err
 		}
-		return copyBucket(child, src.Bucket(k))
+		return copyBucket(child, src.Bucket(k), seal)
 	})
 }
 
@@ -226,8 +214,8 @@ func deleteContent(b *bolt.Bucket) error {
 
 // isEmpty reports whether a session holds no content worth keeping: an empty registry and no
 // stored message or document.
-func isEmpty(b *bolt.Bucket) bool {
-	reg, err := decodeRegistry(b.Get(keyRegistry))
+func isEmpty(c *sealer, b *bolt.Bucket) bool {
+	reg, err := c.registry(b.Get(keyRegistry))
 	if err != nil || reg.ActivePatientID != "" || len(reg.Patients) > 0 {
 		return false
 	}
@@ -252,36 +240,34 @@ func emptyTree(b *bolt.Bucket) bool {
 	return true
 }
 
-// readContent decodes a session or snapshot bucket.
-func readContent(b *bolt.Bucket) (Content, error) {
+// readContent decodes a session or snapshot bucket, opening its values with s.
+func readContent(s *sealer, b *bolt.Bucket) (Content, error) {
 	var c Content
 	var err error
-	if c.Registry, err = decodeRegistry(b.Get(keyRegistry)); err != nil {
+	if c.Registry, err = s.registry(b.Get(keyRegistry)); err != nil {
 		return c, fmt.Errorf("registry: %w", err)
 	}
-	if c.SessionHistory, err = readHistory(b.Bucket(bucketSessionHistory)); err != nil {
+	if c.SessionHistory, err = readHistory(s, b.Bucket(bucketSessionHistory)); err != nil {
 		return c, fmt.Errorf("session history: %w", err)
 	}
-	if c.Histories, err = readHistories(b.Bucket(bucketHistories)); err != nil {
+	if c.Histories, err = readHistories(s, b.Bucket(bucketHistories)); err != nil {
 		return c, err
 	}
-	if c.Memory, err = readDocs[json.RawMessage](KindMemory, b.Bucket([]byte(KindMemory))); err != nil {
-		return c, err
+	for kind, docs := range map[string]*map[string]json.RawMessage{KindMemory: &c.Memory, KindEntities: &c.Entities, KindSim: &c.Sim} {
+		if *docs, err = readDocs[json.RawMessage](s, kind, b.Bucket([]byte(kind))); err != nil {
+			return c, err
+		}
 	}
-	if c.Entities, err = readDocs[json.RawMessage](KindEntities, b.Bucket([]byte(KindEntities))); err != nil {
-		return c, err
-	}
-	c.Sim, err = readDocs[json.RawMessage](KindSim, b.Bucket([]byte(KindSim)))
-	return c, err
+	return c, nil
 }
 
-func readHistories(h *bolt.Bucket) (map[string][]memory.Message, error) {
+func readHistories(c *sealer, h *bolt.Bucket) (map[string][]memory.Message, error) {
 	all := map[string][]memory.Message{}
 	if h == nil {
 		return all, nil
 	}
 	err := h.ForEachBucket(func(pid []byte) error {
-		msgs, err := readHistory(h.Bucket(pid))
+		msgs, err := readHistory(c, h.Bucket(pid))
 		if err != nil {
 			return fmt.Errorf("history of %s: %w", pid, err)
 		}
@@ -291,26 +277,26 @@ func readHistories(h *bolt.Bucket) (map[string][]memory.Message, error) {
 	return all, err
 }
 
-func readArchive(snap *bolt.Bucket, id string) (Archive, error) {
+func readArchive(s *sealer, snap *bolt.Bucket, id string) (Archive, error) {
 	at, err := time.Parse(time.RFC3339Nano, id)
 	if err != nil {
 		return Archive{}, fmt.Errorf("archive %q: bad id: %w", id, &corruptValue{err})
 	}
-	c, err := readContent(snap)
+	c, err := readContent(s, snap)
 	if err != nil {
 		return Archive{}, fmt.Errorf("archive %s: %w", id, err)
 	}
 	return Archive{ID: id, CreatedAt: at, Content: c}, nil
 }
 
-func readArchives(tx *bolt.Tx, sessionID string) ([]Archive, error) {
+func readArchives(c *sealer, tx *bolt.Tx, sessionID string) ([]Archive, error) {
 	list := []Archive{}
 	perSession := tx.Bucket(bucketArchive).Bucket([]byte(sessionID))
 	if perSession == nil {
 		return list, nil
 	}
 	err := perSession.ForEachBucket(func(id []byte) error {
-		a, err := readArchive(perSession.Bucket(id), string(id))
+		a, err := readArchive(c, perSession.Bucket(id), string(id))
 		list = append(list, a)
 		return err
 	})

@@ -183,3 +183,27 @@ func BenchmarkOpen(b *testing.B) {
 		s.Close()
 	}
 }
+
+// BenchmarkSignIn is a trainee's passphrase opening their data key at the cost a real database
+// uses (argon2id, RFC 9106's second recommended setting): what starting ward costs once.
+func BenchmarkSignIn(b *testing.B) {
+	saved := kdfCost
+	kdfCost = recommendedKDF
+	b.Cleanup(func() { kdfCost = saved })
+	s, err := Open(filepath.Join(b.TempDir(), "ward.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Protect([]byte("instructor")); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Enrol("alice", []byte("alice")); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

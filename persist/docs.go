@@ -27,7 +27,7 @@ func (t *Tx) PatientDoc(kind, patientID string) ([]byte, error) {
 	if b == nil {
 		return nil, nil
 	}
-	return storedDoc(kind, []byte(patientID), b.Get([]byte(patientID)))
+	return storedDoc(t.c, kind, []byte(patientID), b.Get([]byte(patientID)))
 }
 
 // PutPatientDoc replaces the patient's document of the given kind. Documents must be JSON, so
@@ -46,7 +46,7 @@ func (t *Tx) PutPatientDoc(kind, patientID string, doc []byte) error {
 	if err != nil {
 		return err
 	}
-	return b.Put([]byte(patientID), bytes.Clone(doc))
+	return b.Put([]byte(patientID), bytes.Clone(t.c.seal(doc)))
 }
 
 // PatientDocs returns every patient's document of the given kind.
@@ -54,28 +54,32 @@ func (t *Tx) PatientDocs(kind string) (map[string][]byte, error) {
 	if err := checkKind(kind); err != nil {
 		return nil, err
 	}
-	return readDocs[[]byte](kind, t.b.Bucket([]byte(kind)))
+	return readDocs[[]byte](t.c, kind, t.b.Bucket([]byte(kind)))
 }
 
-// readDocs copies a document bucket (nil = empty) out of the transaction.
-func readDocs[T ~[]byte](kind string, b *bolt.Bucket) (map[string]T, error) {
+// readDocs copies a document bucket (nil = empty) out of the transaction, opening each with c.
+func readDocs[T ~[]byte](c *sealer, kind string, b *bolt.Bucket) (map[string]T, error) {
 	docs := map[string]T{}
 	if b == nil {
 		return docs, nil
 	}
 	err := b.ForEach(func(k, v []byte) error {
-		doc, err := storedDoc(kind, k, v)
+		doc, err := storedDoc(c, kind, k, v)
 		docs[string(k)] = doc
 		return err
 	})
 	return docs, err
 }
 
-// storedDoc copies a stored document out of the transaction. PutPatientDoc stores only JSON,
-// so one that is not JSON was damaged after it was written.
-func storedDoc(kind string, patientID, doc []byte) ([]byte, error) {
-	if doc != nil && !json.Valid(doc) {
-		return nil, fmt.Errorf("%s document of %s: %w", kind, patientID, &corruptValue{errors.New("not valid JSON")})
+// storedDoc opens a stored document and copies it out of the transaction. PutPatientDoc stores
+// only JSON, so one that is not JSON was damaged after it was written.
+func storedDoc(c *sealer, kind string, patientID, stored []byte) ([]byte, error) {
+	doc, err := c.open(stored)
+	if err == nil && doc != nil && !json.Valid(doc) {
+		err = &corruptValue{errors.New("not valid JSON")}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s document of %s: %w", kind, patientID, err)
 	}
 	return bytes.Clone(doc), nil
 }

@@ -1,7 +1,5 @@
 package persist
 
-import bolt "go.etcd.io/bbolt"
-
 // Dump is the stored state of one session, shaped as the `ward dump` document. A caller that
 // wants another shape for a field (sim, say) can embed Dump and declare that field again: the
 // shallower field wins in encoding/json.
@@ -15,15 +13,11 @@ type Dump struct {
 // Dump reads the session's content and archives in one consistent view.
 func (s *Store) Dump(sessionID string) (Dump, error) {
 	d := Dump{SchemaVersion: schemaVersion(), SessionID: sessionID}
-	err := s.view(func(tx *bolt.Tx) error {
-		b, err := sessionBucket(tx, sessionID)
-		if err != nil {
+	err := s.View(sessionID, func(t *Tx) (err error) {
+		if d.Content, err = readContent(t.c, t.b); err != nil {
 			return err
 		}
-		if d.Content, err = readContent(b); err != nil {
-			return err
-		}
-		d.Archives, err = readArchives(tx, sessionID)
+		d.Archives, err = readArchives(t.c, t.b.Tx(), sessionID)
 		return err
 	})
 	return d, err

@@ -37,7 +37,7 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Put(seqKey(seq), v); err != nil {
+		if err := b.Put(seqKey(seq), t.c.seal(v)); err != nil {
 			return err
 		}
 	}
@@ -46,7 +46,7 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 
 // History returns the patient's whole history ("" = the session history), oldest first.
 func (t *Tx) History(patientID string) ([]memory.Message, error) {
-	return readHistory(t.history(patientID))
+	return readHistory(t.c, t.history(patientID))
 }
 
 // Recent returns the last n messages of the patient's history, oldest first.
@@ -62,7 +62,7 @@ func (t *Tx) Recent(patientID string, n int) ([]memory.Message, error) {
 	}
 	msgs := make([]memory.Message, len(raw))
 	for i, v := range raw {
-		if err := decodeStored(v, &msgs[len(raw)-1-i]); err != nil {
+		if err := t.c.decode(v, &msgs[len(raw)-1-i]); err != nil {
 			return nil, err
 		}
 	}
@@ -102,14 +102,14 @@ func (t *Tx) historyForWrite(patientID string) (*bolt.Bucket, error) {
 }
 
 // readHistory decodes a history bucket (nil = empty), oldest first.
-func readHistory(b *bolt.Bucket) ([]memory.Message, error) {
+func readHistory(c *sealer, b *bolt.Bucket) ([]memory.Message, error) {
 	msgs := []memory.Message{}
 	if b == nil {
 		return msgs, nil
 	}
 	err := b.ForEach(func(_, v []byte) error {
 		var m memory.Message
-		if err := decodeStored(v, &m); err != nil {
+		if err := c.decode(v, &m); err != nil {
 			return err
 		}
 		msgs = append(msgs, m)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -29,14 +30,21 @@ var (
 type Tx struct {
 	id string
 	b  *bolt.Bucket // sessions/<id>
+	c  *sealer      // the data key of the session's trainee; nil in a plain database
 }
 
-// CreateSession adds a new, empty session. Its ID must be new.
+// CreateSession adds a new, empty session. Its ID must be new. In an encrypted database it must
+// name a trainee whose records the store can open.
 func (s *Store) CreateSession(info SessionInfo) error {
 	if info.ID == "" {
 		return errors.New("create session: empty session id")
 	}
 	return s.update(func(tx *bolt.Tx) error {
+		if s.encrypted(tx) {
+			if _, err := s.dataKey(tx, info.Trainee); err != nil {
+				return fmt.Errorf("create session: %w", err)
+			}
+		}
 		b, err := tx.Bucket(bucketSessions).CreateBucket([]byte(info.ID))
 		if errors.Is(err, berrors.ErrBucketExists) {
 			return fmt.Errorf("create session: session %q already exists", info.ID)
@@ -44,15 +52,25 @@ func (s *Store) CreateSession(info SessionInfo) error {
 		if err != nil {
 			return err
 		}
-		return putJSON(b, keyInfo, info)
+		return putJSON(b, keyInfo, info, nil) // an info is never sealed: it names the trainee whose key opens the rest
 	})
 }
 
-// LatestSession returns the session created last (ties broken by the greater id); false when
-// there is none.
+// LatestSession returns the session created last (ties broken by the greater id) among those
+// of the person the store acts for; false when there is none.
 func (s *Store) LatestSession() (SessionInfo, bool, error) {
-	var latest SessionInfo
-	found := false
+	all, err := s.Sessions()
+	if err != nil || len(all) == 0 {
+		return SessionInfo{}, false, err
+	}
+	return all[len(all)-1], true, nil
+}
+
+// Sessions returns the sessions of the person the store acts for, oldest first. Their infos are
+// not encrypted, so listing them opens no record.
+func (s *Store) Sessions() ([]SessionInfo, error) {
+	p := s.Person()
+	var list []SessionInfo
 	err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSessions).ForEachBucket(func(id []byte) error {
 			info, err := readInfo(tx.Bucket(bucketSessions).Bucket(id))
@@ -62,13 +80,19 @@ func (s *Store) LatestSession() (SessionInfo, bool, error) {
 			if err != nil {
 				return fmt.Errorf("session %q: %w", id, err)
 			}
-			if !found || later(info, latest) {
-				latest, found = info, true
+			if p.mayOpen(info.Trainee) {
+				list = append(list, info)
 			}
 			return nil
 		})
 	})
-	return latest, found, err
+	slices.SortFunc(list, func(a, b SessionInfo) int {
+		if later(a, b) {
+			return 1
+		}
+		return -1
+	})
+	return list, err
 }
 
 func later(a, b SessionInfo) bool {
@@ -81,12 +105,11 @@ func later(a, b SessionInfo) bool {
 // DiscardUnused deletes a session that holds no content and has no archives: nothing was ever
 // written to it. Any other session is left exactly as it is.
 func (s *Store) DiscardUnused(sessionID string) error {
-	return s.update(func(tx *bolt.Tx) error {
-		b, err := sessionBucket(tx, sessionID)
-		if err != nil || !isEmpty(b) || tx.Bucket(bucketArchive).Bucket([]byte(sessionID)) != nil {
-			return err
+	return s.Update(sessionID, func(t *Tx) error {
+		if !isEmpty(t.c, t.b) || t.b.Tx().Bucket(bucketArchive).Bucket([]byte(sessionID)) != nil {
+			return nil
 		}
-		return tx.Bucket(bucketSessions).DeleteBucket([]byte(sessionID))
+		return t.b.Tx().Bucket(bucketSessions).DeleteBucket([]byte(sessionID))
 	})
 }
 
@@ -94,23 +117,27 @@ func (s *Store) DiscardUnused(sessionID string) error {
 // fn returns nil and rolled back otherwise.
 func (s *Store) Update(sessionID string, fn func(*Tx) error) error {
 	return s.update(func(tx *bolt.Tx) error {
-		return inSession(tx, sessionID, fn)
+		return s.inSession(tx, sessionID, fn)
 	})
 }
 
 // View runs fn in one read-only transaction on the session.
 func (s *Store) View(sessionID string, fn func(*Tx) error) error {
 	return s.view(func(tx *bolt.Tx) error {
-		return inSession(tx, sessionID, fn)
+		return s.inSession(tx, sessionID, fn)
 	})
 }
 
-func inSession(tx *bolt.Tx, sessionID string, fn func(*Tx) error) error {
+func (s *Store) inSession(tx *bolt.Tx, sessionID string, fn func(*Tx) error) error {
 	b, err := sessionBucket(tx, sessionID)
 	if err != nil {
 		return err
 	}
-	return fn(&Tx{id: sessionID, b: b})
+	c, err := s.sessionSealer(tx, sessionID)
+	if err != nil {
+		return err
+	}
+	return fn(&Tx{id: sessionID, b: b, c: c})
 }
 
 func sessionBucket(tx *bolt.Tx, sessionID string) (*bolt.Bucket, error) {
@@ -124,19 +151,23 @@ func sessionBucket(tx *bolt.Tx, sessionID string) (*bolt.Bucket, error) {
 // Info returns the session's info.
 func (t *Tx) Info() (SessionInfo, error) { return readInfo(t.b) }
 
-// PutInfo replaces the session's info; its ID must be the session's.
+// PutInfo replaces the session's info; its ID must be the session's, and its trainee too once
+// it has one: the trainee's key seals the session's records.
 func (t *Tx) PutInfo(info SessionInfo) error {
 	if info.ID != t.id {
 		return fmt.Errorf("put info: id %q does not match session %q", info.ID, t.id)
 	}
-	return putJSON(t.b, keyInfo, info)
+	if old, err := t.Info(); err == nil && old.Trainee != "" && old.Trainee != info.Trainee {
+		return fmt.Errorf("put info: session %q belongs to trainee %q, not %q", t.id, old.Trainee, info.Trainee)
+	}
+	return putJSON(t.b, keyInfo, info, nil)
 }
 
 // Registry returns the session's registry; an empty one when none was stored.
-func (t *Tx) Registry() (Registry, error) { return decodeRegistry(t.b.Get(keyRegistry)) }
+func (t *Tx) Registry() (Registry, error) { return t.c.registry(t.b.Get(keyRegistry)) }
 
 // PutRegistry replaces the session's registry.
-func (t *Tx) PutRegistry(r Registry) error { return putJSON(t.b, keyRegistry, r.stored()) }
+func (t *Tx) PutRegistry(r Registry) error { return putJSON(t.b, keyRegistry, r.stored(), t.c) }
 
 func readInfo(b *bolt.Bucket) (SessionInfo, error) {
 	var info SessionInfo
@@ -144,10 +175,29 @@ func readInfo(b *bolt.Bucket) (SessionInfo, error) {
 	return info, err
 }
 
-func putJSON(b *bolt.Bucket, key []byte, v any) error {
+// putJSON stores v as JSON, sealed by c (nil: as it is).
+func putJSON(b *bolt.Bucket, key []byte, v any, c *sealer) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return b.Put(key, data)
+	return b.Put(key, c.seal(data))
+}
+
+// decode opens a stored value and decodes its JSON into v.
+func (c *sealer) decode(stored []byte, v any) error {
+	plain, err := c.open(stored)
+	if err != nil {
+		return err
+	}
+	return decodeStored(plain, v)
+}
+
+// registry opens and decodes a stored registry; a missing one is empty.
+func (c *sealer) registry(stored []byte) (Registry, error) {
+	plain, err := c.open(stored)
+	if err != nil {
+		return Registry{}, err
+	}
+	return decodeRegistry(plain)
 }

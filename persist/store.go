@@ -39,7 +39,11 @@ var (
 
 // migrations[i] upgrades a file from schema version i+1 to i+2. A new file starts at version 1
 // and takes the same path, so there is one way to reach the current layout.
-var migrations []func(tx *bolt.Tx) error
+var migrations = []func(tx *bolt.Tx) error{
+	// 2: a file may hold keys and encrypted values (keys.go). Nothing in the file changes; the
+	// version keeps a ward that cannot open encrypted values from reading them as empty ones.
+	func(*bolt.Tx) error { return nil },
+}
 
 // schemaVersion is the version this binary writes.
 func schemaVersion() int { return 1 + len(migrations) }
@@ -48,6 +52,7 @@ func schemaVersion() int { return 1 + len(migrations) }
 type Store struct {
 	db   *bolt.DB
 	path string
+	acc  access // who uses the store, and the keys they opened (access.go)
 }
 
 // openError gives a one-line message and matches its sentinel with errors.Is.

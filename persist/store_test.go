@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,8 +22,8 @@ func TestOpenCreatesParentDirsAndMeta(t *testing.T) {
 	defer s.Close()
 	err = s.db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		if got := string(meta.Get(keySchemaVersion)); got != "1" {
-			t.Errorf("schema_version = %q, want 1", got)
+		if got, want := string(meta.Get(keySchemaVersion)), strconv.Itoa(schemaVersion()); got != want {
+			t.Errorf("schema_version = %q, want %s", got, want)
 		}
 		if got := string(meta.Get(keyCreatedBy)); got != "ward" {
 			t.Errorf("created_by = %q, want ward", got)
@@ -66,7 +67,7 @@ func TestOpenRefusesForeignFilesUntouched(t *testing.T) {
 			return err
 		}), ErrNotWard},
 		{"newer schema", writeWard(func(tx *bolt.Tx) error {
-			return tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte("2"))
+			return tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte(strconv.Itoa(schemaVersion()+1)))
 		}), ErrNewerSchema},
 	}
 	for _, tt := range tests {
@@ -117,6 +118,7 @@ func TestOpenAdoptsEmptyFiles(t *testing.T) {
 func TestOpenRunsMigrationsOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ward.db")
 	writeWard(func(*bolt.Tx) error { return nil })(t, path)
+	before := schemaVersion()
 	calls := 0
 	withMigration(t, func(tx *bolt.Tx) error {
 		calls++
@@ -134,8 +136,8 @@ func TestOpenRunsMigrationsOnce(t *testing.T) {
 		t.Errorf("migration ran %d times, want 1", calls)
 	}
 	readRaw(t, path, func(tx *bolt.Tx) {
-		if got := string(tx.Bucket(bucketMeta).Get(keySchemaVersion)); got != "2" {
-			t.Errorf("schema_version = %q, want 2", got)
+		if got, want := string(tx.Bucket(bucketMeta).Get(keySchemaVersion)), strconv.Itoa(before+1); got != want {
+			t.Errorf("schema_version = %q, want %s", got, want)
 		}
 		if tx.Bucket([]byte("added_in_v2")) == nil {
 			t.Error("the migration's bucket is missing")
@@ -146,6 +148,7 @@ func TestOpenRunsMigrationsOnce(t *testing.T) {
 func TestOpenFailedMigrationChangesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ward.db")
 	writeWard(func(*bolt.Tx) error { return nil })(t, path)
+	before := strconv.Itoa(schemaVersion())
 	withMigration(t, func(tx *bolt.Tx) error {
 		if _, err := tx.CreateBucket([]byte("half_done")); err != nil {
 			return err
@@ -161,8 +164,8 @@ func TestOpenFailedMigrationChangesNothing(t *testing.T) {
 		t.Errorf("err = %v, want the migration's error", err)
 	}
 	readRaw(t, path, func(tx *bolt.Tx) {
-		if got := string(tx.Bucket(bucketMeta).Get(keySchemaVersion)); got != "1" {
-			t.Errorf("schema_version = %q, want 1", got)
+		if got := string(tx.Bucket(bucketMeta).Get(keySchemaVersion)); got != before {
+			t.Errorf("schema_version = %q, want %s", got, before)
 		}
 		if tx.Bucket([]byte("half_done")) != nil {
 			t.Error("the failed migration was committed")

@@ -15,14 +15,22 @@ import (
 )
 
 // bigShift fills a store with patients × messages in a few large transactions, the shape the
-// BENCHMARKS.md measures.
-func bigShift(b *testing.B, patients, perPatient int) (*persist.Store, Config) {
+// BENCHMARKS.md measures. An encrypted store seals them with the data key of a trainee.
+func bigShift(b *testing.B, patients, perPatient int, encrypted bool) (*persist.Store, Config) {
 	b.Helper()
 	store, err := persist.Open(filepath.Join(b.TempDir(), "ward.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
+	if encrypted {
+		if err := store.Protect([]byte("instructor")); err != nil {
+			b.Fatal(err)
+		}
+		if err := store.Enrol("bench", []byte("trainee")); err != nil {
+			b.Fatal(err)
+		}
+	}
 	cfg := Config{Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil)}
 	s, err := Start(cfg)
 	if err != nil {
@@ -59,8 +67,14 @@ func bigShift(b *testing.B, patients, perPatient int) (*persist.Store, Config) {
 // BenchmarkContextTurn is one offline turn: decide, persist and snapshot, with no
 // agent answering, on a shift of 100 patients × 1,000 messages with durable (fsynced) commits.
 // Half of the inputs switch patient, which adds a registry commit and loads a history.
-func BenchmarkContextTurn(b *testing.B) {
-	s := resumeBigShift(b)
+func BenchmarkContextTurn(b *testing.B) { benchmarkContextTurn(b, false) }
+
+// BenchmarkContextTurnEncrypted is BenchmarkContextTurn on an encrypted database: every value
+// read is opened and every value written sealed with the trainee's data key.
+func BenchmarkContextTurnEncrypted(b *testing.B) { benchmarkContextTurn(b, true) }
+
+func benchmarkContextTurn(b *testing.B, encrypted bool) {
+	s := resumeBigShift(b, encrypted)
 	inputs := []string{"how is your breathing now?", "switch to patient_42", "any pain anywhere?", "back to patient_100"}
 	durations := make([]time.Duration, 0, b.N)
 	ctx := context.Background()
@@ -75,8 +89,8 @@ func BenchmarkContextTurn(b *testing.B) {
 	reportPercentiles(b, durations)
 }
 
-func resumeBigShift(b *testing.B) *Session {
-	_, cfg := bigShift(b, 100, 1000)
+func resumeBigShift(b *testing.B, encrypted bool) *Session {
+	_, cfg := bigShift(b, 100, 1000, encrypted)
 	s, err := Resume(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -93,8 +107,14 @@ func reportPercentiles(b *testing.B, durations []time.Duration) {
 
 // BenchmarkOfflineTurn is a whole turn on the offline backend: the context machinery above plus
 // the offline team's answer, its prompt assembly, recall, entity merge and the reply's commit.
-func BenchmarkOfflineTurn(b *testing.B) {
-	s := resumeBigShift(b)
+func BenchmarkOfflineTurn(b *testing.B) { benchmarkOfflineTurn(b, false) }
+
+// BenchmarkOfflineTurnEncrypted is BenchmarkOfflineTurn on an encrypted database: what
+// encryption costs a whole turn.
+func BenchmarkOfflineTurnEncrypted(b *testing.B) { benchmarkOfflineTurn(b, true) }
+
+func benchmarkOfflineTurn(b *testing.B, encrypted bool) {
+	s := resumeBigShift(b, encrypted)
 	inputs := []string{"how is your breathing now?", "switch to patient_42", "any pain anywhere?", "back to patient_100"}
 	ctx := context.Background()
 	discard := func(Event) {}

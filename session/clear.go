@@ -35,6 +35,9 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 	s.sim = newSim(s.cfg.Scenarios, s.info.Seed, s.sim.ward.Clock())
 	s.reportDecision(t, DecisionClear, d, "")
 	t.emit(MessageEvent{Role: "assistant", Agent: systemAgent, Text: clearedText(roster, number)})
+	if err := s.cfg.Audit.Record(s.cfg.Store.Person(), persist.AuditClear, s.info.ID, fmt.Sprintf("archive %d", number)); err != nil {
+		t.emit(ErrorEvent{Code: "AUDIT", Message: "the shift was cleared, but the audit record could not be written: " + err.Error()})
+	}
 }
 
 func clearedText(roster []string, archive int) string {

@@ -48,6 +48,8 @@ func init() {
 		{Name: "/note", Help: "draft a SOAP note from this session (DRAFT, for review)", run: (*Session).cmdNote},
 		{Name: "/handoff", Args: "[sbar|ipass|mist]", Help: "draft a handoff from this session (DRAFT, for review)", run: (*Session).cmdHandoff},
 		{Name: "/inspect", Help: "show how the last turn's prompts were built", run: (*Session).cmdInspect},
+		{Name: "/progress", Help: "your shifts so far: scores, critical errors, time to critical actions", run: (*Session).cmdProgress},
+		{Name: "/prefs", Args: "[NAME VALUE]", Help: "show your preferences, or set one (handoff, theme, speed, window, model)", run: (*Session).cmdPrefs},
 		{Name: "/clear", Help: "archive the whole shift and start with no patient", run: (*Session).cmdClear},
 	}
 }
@@ -246,7 +248,11 @@ func (s *Session) cmdHandoff(_ context.Context, t *turn, arg string) {
 	if e == nil {
 		return
 	}
-	text, err := handoff(strings.ToLower(arg), e, s.sim.memory(s.active))
+	format := strings.ToLower(arg)
+	if format == "" {
+		format = s.prefs.Handoff
+	}
+	text, err := handoff(format, e, s.sim.memory(s.active))
 	if err != nil {
 		t.emit(ErrorEvent{Code: "USAGE", Message: err.Error()})
 		return

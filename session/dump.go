@@ -113,6 +113,18 @@ func latest(store *persist.Store) (persist.SessionInfo, error) {
 	info, ok, err := store.LatestSession()
 	if err == nil && !ok {
 		err = ErrNoSession
+		if who := store.Person(); who.Trainee != "" {
+			err = noShiftOf(who.Trainee)
+		}
 	}
 	return info, err
 }
+
+// noShiftOf says that a trainee has no shift yet; it matches ErrNoSession.
+type noShiftOf string
+
+func (t noShiftOf) Error() string {
+	return fmt.Sprintf("trainee %s has no shift in this database yet (--trainee names another)", string(t))
+}
+
+func (noShiftOf) Unwrap() error { return ErrNoSession }

@@ -66,6 +66,9 @@ func (s *Session) absorb(t *turn, agent, raw string) (string, *memory.MergeResul
 	}
 	s.sim.dirty[s.active] = true
 	t.emit(ev)
+	if err == nil {
+		s.offerPreferences(t, delta.Conversation)
+	}
 	return out.Reply, &ev.Merge
 }
 

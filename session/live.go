@@ -20,7 +20,7 @@ import (
 type Live struct {
 	mu        sync.Mutex
 	s         *Session
-	restart   func(shift string) (*Session, error)
+	restart   func(shift, trainee string) (*Session, error)
 	view      atomic.Pointer[ViewState]
 	lastTick  time.Time
 	lastFlush time.Time
@@ -58,9 +58,9 @@ type chatCache struct {
 // shows, few enough that reading them costs the same at 10 and at 10,000 messages.
 const chatPage = 100
 
-// NewLive wraps s. restart starts a new session for the start dialog (a shift id, a
-// shift file, or "" for an empty roster).
-func NewLive(s *Session, restart func(shift string) (*Session, error)) *Live {
+// NewLive wraps s. restart starts a new session for the start dialog: a shift id, a shift file,
+// or "" for an empty roster, for the trainee named.
+func NewLive(s *Session, restart func(shift, trainee string) (*Session, error)) *Live {
 	e := &Live{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
 		live: map[string]string{}, aliases: map[int64]string{}}
 	s.Restore(func(Event) {})
@@ -247,11 +247,11 @@ func (e *Live) Switch(_ context.Context, patientID string) error {
 	return failure
 }
 
-// Start replaces the session with a new one, for the start dialog.
-func (e *Live) Start(_ context.Context, shift string) error {
+// Start replaces the session with a new one of the trainee named, for the start dialog.
+func (e *Live) Start(_ context.Context, shift, trainee string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s, err := e.restart(shift)
+	s, err := e.restart(shift, trainee)
 	if err != nil {
 		return err
 	}

@@ -219,12 +219,12 @@ func TestStartDialogDropsOnlyAnUntouchedShift(t *testing.T) {
 		if touched {
 			opened.Turn(context.Background(), "/admit patient_1", func(Event) {})
 		}
-		e := NewLive(opened, func(shift string) (*Session, error) {
+		e := NewLive(opened, func(shift, _ string) (*Session, error) {
 			fresh := cfg
 			fresh.Shift = shift
 			return Start(fresh)
 		})
-		if err := e.Start(context.Background(), "quiet-night"); err != nil {
+		if err := e.Start(context.Background(), "quiet-night", ""); err != nil {
 			t.Fatal(err)
 		}
 		err = store.View(opened.ID(), func(*persist.Tx) error { return nil })

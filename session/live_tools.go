@@ -42,6 +42,17 @@ func (e *Live) Transcript(context.Context) (Conversation, error) {
 	defer e.mu.Unlock()
 	active := e.s.Active()
 	msgs, _, err := e.s.Recent(active, math.MaxInt)
+	if err == nil { // a copy or an export: the chat leaves ward, so the audit says so first
+		err = e.s.cfg.Audit.Record(e.s.cfg.Store.Person(), persist.AuditExport, e.s.ID(), conversationName(active)+" from the screen")
+	}
 	name, _ := e.s.reg.Patients[active].Facts["name"].(string)
 	return transcriptOf(active, name, msgs), err
+}
+
+// conversationName names a conversation in the audit record: a patient's, or the shift's own.
+func conversationName(patientID string) string {
+	if patientID == "" {
+		return "the shift's chat"
+	}
+	return "the chat of " + patientID
 }

@@ -87,6 +87,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 	f.Turn.Knowledge = s.passagesFor(a, x)
 	if x.review != nil {
 		f.Turn.Review = x.review.Digest()
+		f.Turn.EarlierShifts = s.recurring
 	}
 	return f
 }

@@ -46,6 +46,11 @@ type Config struct {
 	// ConfirmAdmissions makes a new patient named in free text wait for the trainee's yes (a
 	// ConfirmEvent) once the shift has patients. The TUI sets it; `ward run` never prompts.
 	ConfirmAdmissions bool
+	// Themes are the theme names /prefs accepts: the TUI's.
+	Themes []string
+	// Audit records opening the shift, clearing it and taking its chat out of ward; nil records
+	// nothing.
+	Audit *persist.AuditLog
 	// Now stamps messages with wall time; tests fix it.
 	Now func() time.Time
 }
@@ -67,6 +72,9 @@ type Session struct {
 	at      time.Time        // the wall time of the input being handled, which its prompts carry (see begin)
 	// summariesChanged: the registry mirror holds roster summaries the store does not have yet.
 	summariesChanged bool
+	prefs            Prefs           // the trainee's preferences
+	offered          map[string]bool // preference values the trainee was already asked to keep
+	recurring        []string        // findings that recur across the trainee's earlier shifts (recurring.go)
 }
 
 // recentLimit is about how much of a conversation is held in memory for prompts, unless the
@@ -88,7 +96,8 @@ func Start(cfg Config) (*Session, error) {
 	if seed == 0 {
 		seed = now.UnixNano()
 	}
-	info := persist.SessionInfo{ID: newSessionID(now), CreatedAt: now, Seed: seed}
+	who := cfg.Store.Person()
+	info := persist.SessionInfo{ID: newSessionID(now), CreatedAt: now, Seed: seed, Trainee: who.Trainee}
 	if err := cfg.Store.CreateSession(info); err != nil {
 		return nil, err
 	}
@@ -98,6 +107,12 @@ func Start(cfg Config) (*Session, error) {
 		if err := s.admitShift(cfg.Shift); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.knowTrainee(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Audit.Record(who, persist.AuditOpen, info.ID, "a new shift"); err != nil {
+		return nil, err
 	}
 	return s, s.traceHeader(false)
 }
@@ -116,12 +131,22 @@ func Resume(cfg Config) (*Session, error) {
 	if !ok {
 		return nil, ErrNoSession
 	}
+	who := cfg.Store.Person()
 	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
-	err = cfg.Store.View(info.ID, func(tx *persist.Tx) error {
-		reg, err := tx.Registry()
-		s.mirror(reg)
-		return err
-	})
+	if info.Trainee == "" && who.Trainee != "" { // a shift from before ward had trainees is the first trainee's to resume it
+		s.info.Trainee = who.Trainee
+		err = cfg.Store.Update(info.ID, func(tx *persist.Tx) error { return tx.PutInfo(s.info) })
+	}
+	if err == nil {
+		err = cfg.Store.View(info.ID, func(tx *persist.Tx) error {
+			reg, err := tx.Registry()
+			s.mirror(reg)
+			return err
+		})
+	}
+	if err == nil {
+		err = s.knowTrainee()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +154,27 @@ func Resume(cfg Config) (*Session, error) {
 	if err := s.loadHistory(""); err != nil {
 		return nil, err
 	}
+	if err := cfg.Audit.Record(who, persist.AuditOpen, info.ID, "resumed"); err != nil {
+		return nil, err
+	}
 	return s, s.traceHeader(true)
+}
+
+// knowTrainee reads what ward keeps of the shift's trainee: their preferences, and the findings
+// that recur across their earlier shifts, which the Preceptor's debrief names.
+func (s *Session) knowTrainee() (err error) {
+	s.offered = map[string]bool{}
+	if s.info.Trainee == "" {
+		return nil
+	}
+	if s.prefs, err = LoadPrefs(s.cfg.Store, s.info.Trainee); err != nil {
+		return err
+	}
+	if s.prefs.Speed > 0 {
+		s.speed = s.prefs.Speed
+	}
+	s.recurring, err = recurring(s.cfg.Store, s.cfg.Scenarios, s.info.Trainee, s.info.ID)
+	return err
 }
 
 func withDefaults(cfg Config) (Config, error) {

@@ -187,9 +187,9 @@ func TestLiveClearPreviewAndTranscript(t *testing.T) {
 // The start dialog may stay open for minutes; the shift chosen starts its clock at zero.
 func TestLiveStartBeginsTheClockAtTheChoice(t *testing.T) {
 	cfg, s := liveShift(t, 0, 0)
-	e := NewLive(s, func(shift string) (*Session, error) { return Start(cfg) })
+	e := NewLive(s, func(string, string) (*Session, error) { return Start(cfg) })
 	e.lastTick = time.Now().Add(-10 * time.Minute) // the dialog was open for ten minutes
-	if err := e.Start(context.Background(), ""); err != nil {
+	if err := e.Start(context.Background(), "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if clock := e.Snapshot().Clock; clock > 5*time.Second {

@@ -155,7 +155,7 @@ func TestReplayResumedShift(t *testing.T) {
 func TestReplayOfAScreenSession(t *testing.T) {
 	runs := recordShift(t, func(c *Config) { c.ConfirmAdmissions = true }, func(t *testing.T, s *Session) {
 		ctx := context.Background()
-		restart := func(shift string) (*Session, error) {
+		restart := func(shift, _ string) (*Session, error) {
 			cfg := s.cfg
 			cfg.Shift = shift
 			return Start(cfg)
@@ -170,7 +170,7 @@ func TestReplayOfAScreenSession(t *testing.T) {
 		}
 		drain(e.Submit(ctx, "Any allergies?"))
 		drain(e.Retry(ctx))
-		if err := e.Start(ctx, "busy-ed"); err != nil {
+		if err := e.Start(ctx, "busy-ed", ""); err != nil {
 			t.Fatal(err)
 		}
 		drain(e.Submit(ctx, "review patient_1"))

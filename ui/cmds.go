@@ -132,9 +132,9 @@ func loadOlderCmd(ctx context.Context, e Engine) tea.Cmd {
 	}
 }
 
-func startCmd(ctx context.Context, e Engine, shift string) tea.Cmd {
+func startCmd(ctx context.Context, e Engine, shift, trainee string) tea.Cmd {
 	return func() tea.Msg {
-		err := e.Start(ctx, shift)
+		err := e.Start(ctx, shift, trainee)
 		return startedMsg{state: e.Snapshot(), err: err}
 	}
 }

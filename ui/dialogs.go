@@ -180,13 +180,17 @@ func (p *palette) View(width, height int) string {
 	return t.Dialog.Width(inner + 4).Render(strings.Join(lines, "\n"))
 }
 
-// startDialog offers the built-in shifts or an empty roster when there is
-// no session to resume.
+// startDialog offers the built-in shifts or an empty roster when there is no session to
+// resume, for the trainee it names: typing changes the name, unless the database was opened
+// with that trainee's passphrase.
 type startDialog struct {
-	theme  themes.Theme
-	keys   keyMap
-	shifts []Shift
-	cursor int
+	theme   themes.Theme
+	keys    keyMap
+	shifts  []Shift
+	cursor  int
+	trainee string
+	fixed   bool   // the trainee cannot change here
+	err     string // why the last start failed
 }
 
 func (d *startDialog) choices() []Shift {
@@ -202,6 +206,13 @@ func (d *startDialog) Update(msg tea.KeyMsg) (chosen *Shift) {
 		d.Move(1)
 	case key.Matches(msg, d.keys.Choose):
 		return &d.choices()[d.cursor]
+	case d.fixed:
+	case msg.Type == tea.KeyBackspace:
+		if r := []rune(d.trainee); len(r) > 0 {
+			d.trainee = string(r[:len(r)-1])
+		}
+	case msg.Type == tea.KeyRunes && !msg.Alt && !msg.Paste, msg.Type == tea.KeySpace:
+		d.trainee += string(msg.Runes)
 	}
 	return nil
 }
@@ -215,16 +226,21 @@ func (d *startDialog) Move(delta int) {
 // is room for it.
 func (d *startDialog) View(width int) string {
 	t := d.theme
-	footer := "↑/↓ choose · enter starts · ctrl+c quits"
+	footer := "type the trainee's name · ↑/↓ choose · enter starts · ctrl+c quits"
+	trainee := t.Muted.Render("Trainee: ") + t.Text.Render(themes.Printable(d.trainee)) + t.Accent.Render("▏")
+	if d.fixed {
+		footer = "↑/↓ choose · enter starts · ctrl+c quits"
+		trainee = t.Muted.Render("Trainee: ") + t.Text.Render(themes.Printable(d.trainee)) + t.Muted.Render(" (their passphrase opened ward)")
+	}
 	choices := d.choices()
 	titleWidth, summaryWidth := 0, 0
 	for _, s := range choices {
 		titleWidth = max(titleWidth, lipgloss.Width(themes.Printable(s.Title)))
 		summaryWidth = max(summaryWidth, lipgloss.Width(themes.Printable(s.Summary)))
 	}
-	inner := min(max(titleWidth+2+summaryWidth, lipgloss.Width(footer)), width-6)
+	inner := min(max(titleWidth+2+summaryWidth, lipgloss.Width(footer), lipgloss.Width(trainee)), width-6)
 	titleWidth = max(inner-summaryWidth-2, 12) // a title gets what the summaries leave
-	lines := []string{t.Title.Render("Start a shift"), ""}
+	lines := []string{t.Title.Render("Start a shift"), "", truncate(trainee, inner), ""}
 	for i, s := range choices {
 		row := fit(themes.Printable(s.Title), titleWidth) + "  " + themes.Printable(s.Summary)
 		if i == d.cursor {
@@ -232,6 +248,9 @@ func (d *startDialog) View(width int) string {
 		} else {
 			lines = append(lines, t.Text.Render(fit(row, inner)))
 		}
+	}
+	if d.err != "" {
+		lines = append(lines, "", t.Danger.Render(wrap(themes.Printable(d.err), inner)))
 	}
 	lines = append(lines, "", t.Muted.Render(truncate(footer, inner)))
 	return t.Dialog.Width(inner + 4).Render(strings.Join(lines, "\n"))

@@ -33,8 +33,8 @@ type Engine interface {
 	LoadOlder(ctx context.Context) error
 
 	// Start begins a new session: a built-in shift's ID, a shift file, or ""
-	// for an empty roster.
-	Start(ctx context.Context, shift string) error
+	// for an empty roster, for the trainee named.
+	Start(ctx context.Context, shift, trainee string) error
 
 	// ClearPreview says what a clear would archive now, for the question asked before it.
 	ClearPreview(ctx context.Context) (session.ClearPreview, error)

@@ -186,10 +186,10 @@ func (f *fakeEngine) Transcript(context.Context) (session.Conversation, error) {
 	return c, nil
 }
 
-func (f *fakeEngine) Start(_ context.Context, shift string) error {
+func (f *fakeEngine) Start(_ context.Context, shift, trainee string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.started = append(f.started, shift)
+	f.started = append(f.started, shift+" for "+trainee)
 	return nil
 }
 

@@ -18,9 +18,12 @@ type Options struct {
 	Theme       themes.Theme
 	Commands    []Command // slash commands, for the palette
 	StartShifts []Shift   // when not nil, open with the start dialog offering these
-	SaveDir     string    // where the inspector saves prompts; "" is the working directory
-	Clipboard   io.Writer // where OSC 52 is written; nil is stderr
-	Notice      string    // shown in the status bar at start, e.g. why the offline backend is in use
+	Trainee     string    // whose shift the start dialog starts
+	// TraineeFixed: the start dialog may not change the trainee (their passphrase opened ward).
+	TraineeFixed bool
+	SaveDir      string    // where the inspector saves prompts; "" is the working directory
+	Clipboard    io.Writer // where OSC 52 is written; nil is stderr
+	Notice       string    // shown in the status bar at start, e.g. why the offline backend is in use
 	// Bell is where the terminal bell is rung when an alarm or escalation sounds; nil rings none.
 	Bell io.Writer
 }
@@ -122,7 +125,7 @@ func New(engine Engine, opts Options) *Model {
 		status:    newStatusPane(t),
 		palette:   palette{theme: t, keys: keys, commands: append(opts.Commands[:len(opts.Commands):len(opts.Commands)], screenCommands...)},
 		inspector: inspector{theme: t, keys: keys},
-		start:     startDialog{theme: t, keys: keys, shifts: opts.StartShifts},
+		start:     startDialog{theme: t, keys: keys, shifts: opts.StartShifts, trainee: opts.Trainee, fixed: opts.TraineeFixed},
 	}
 	if opts.StartShifts != nil {
 		m.overlay = overlayStart
@@ -181,6 +184,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case startedMsg:
 		if msg.err != nil {
+			m.start.err = msg.err.Error()
 			m.notice = notice{text: msg.err.Error(), level: noticeError}
 			return nil
 		}
@@ -282,7 +286,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	switch m.overlay {
 	case overlayStart:
 		if shift := m.start.Update(msg); shift != nil {
-			return startCmd(m.ctx, m.engine, shift.ID)
+			return startCmd(m.ctx, m.engine, shift.ID, m.start.trainee)
 		}
 		return nil
 	case overlayHelp:

@@ -450,12 +450,42 @@ func TestStartDialog(t *testing.T) {
 	if !strings.Contains(screen(m), "Empty roster") {
 		t.Fatalf("no start dialog:\n%s", screen(m))
 	}
-	press(t, m, "a", "down", "enter") // typing goes nowhere while the dialog is open
-	if !slices.Equal(f.started, []string{"busy-ed"}) || m.overlay != overlayNone {
+	press(t, m, "a", "down", "enter") // typing names the trainee, and goes nowhere else
+	if !slices.Equal(f.started, []string{"busy-ed for a"}) || m.overlay != overlayNone {
 		t.Fatalf("started %q, overlay %d", f.started, m.overlay)
 	}
 	if m.input.Value() != "" {
 		t.Fatalf("key leaked into the input: %q", m.input.Value())
+	}
+}
+
+// The start dialog names the trainee: the login name by default, changed by typing, fixed when
+// the trainee's passphrase opened an encrypted database.
+func TestStartDialogNamesTheTrainee(t *testing.T) {
+	shifts := []Shift{{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"}}
+	f := newFakeWard()
+	m := New(f, Options{StartShifts: shifts, Trainee: "sam"})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if !strings.Contains(screen(m), "Trainee: sam") {
+		t.Fatalf("the dialog does not name the trainee:\n%s", screen(m))
+	}
+	press(t, m, "backspace", "backspace", "backspace")
+	typeText(m, "Dr Lee")
+	press(t, m, "enter")
+	if !slices.Equal(f.started, []string{"quiet-night for Dr Lee"}) {
+		t.Fatalf("started %q, want quiet-night for Dr Lee", f.started)
+	}
+
+	f = newFakeWard()
+	m = New(f, Options{StartShifts: shifts, Trainee: "alice", TraineeFixed: true})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	press(t, m, "backspace", "x")
+	if out := screen(m); !strings.Contains(out, "Trainee: alice (their passphrase opened ward)") {
+		t.Fatalf("a fixed trainee changed, or is not said to be fixed:\n%s", out)
+	}
+	press(t, m, "enter")
+	if !slices.Equal(f.started, []string{"quiet-night for alice"}) {
+		t.Fatalf("started %q, want quiet-night for alice", f.started)
 	}
 }
 

@@ -28,7 +28,7 @@ func teamReply(agent, input string, f agents.TurnFacts) (reply string, ok bool) 
 		if answer, ok := protocolAnswer(input, f.Knowledge); ok && f.Review == "" {
 			return answer, true
 		}
-		return preceptor(f.Review), true
+		return preceptor(f.Review) + earlierShifts(f.EarlierShifts), true
 	}
 	return "", false
 }
@@ -273,4 +273,13 @@ func preceptor(aar string) string {
 	}
 	b.WriteString("\n\nWhich one thing will you do differently next time?")
 	return b.String()
+}
+
+// earlierShifts says what recurs across the trainee's earlier shifts, after a debrief.
+func earlierShifts(recurring []string) string {
+	if len(recurring) == 0 {
+		return ""
+	}
+	return "\n\nAcross your earlier shifts, the same again:\n- " + strings.Join(recurring, "\n- ") +
+		"\nThat is a pattern now, not a slip: make it the first thing you change."
 }

@@ -1,0 +1,270 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/scenario"
+)
+
+// ShiftResult is one shift a trainee played, as the engine's After Action Reviews score it.
+type ShiftResult struct {
+	Session  string          `json:"session"`
+	Trainee  string          `json:"trainee"`
+	Started  time.Time       `json:"started"`
+	Shift    string          `json:"shift"` // the built-in shift or file it began with; "" for an empty roster
+	Patients []PatientResult `json:"patients"`
+}
+
+// PatientResult is one patient's review in a shift.
+type PatientResult struct {
+	PatientID      string   `json:"patient_id"`
+	Scenario       string   `json:"scenario"`
+	Score          int      `json:"score"`
+	Max            int      `json:"max"`
+	CriticalErrors []string `json:"critical_errors"`
+	Critical       int      `json:"critical_actions"`
+	Met            int      `json:"critical_actions_met"`
+	// ToCritical are the seconds after arrival at which each critical action done was first done.
+	ToCritical []float64 `json:"seconds_to_critical_actions"`
+	// Findings are what cost points, in words that compare across shifts (recurring.go).
+	Findings []string `json:"findings"`
+}
+
+// ScorePercent is the patients' mean score as a percentage of the most they could score.
+func (r ShiftResult) ScorePercent() int {
+	got, most := 0, 0
+	for _, p := range r.Patients {
+		got, most = got+p.Score, most+p.Max
+	}
+	if most == 0 {
+		return 0
+	}
+	return (100*got + most/2) / most
+}
+
+// CriticalErrors counts the shift's critical errors.
+func (r ShiftResult) CriticalErrors() int {
+	n := 0
+	for _, p := range r.Patients {
+		n += len(p.CriticalErrors)
+	}
+	return n
+}
+
+// CriticalActions counts the critical actions met and asked for.
+func (r ShiftResult) CriticalActions() (met, total int) {
+	for _, p := range r.Patients {
+		met, total = met+p.Met, total+p.Critical
+	}
+	return met, total
+}
+
+// ToCritical is the mean time from arrival to a critical action done; false when none was.
+func (r ShiftResult) ToCritical() (float64, bool) {
+	sum, n := 0.0, 0
+	for _, p := range r.Patients {
+		for _, at := range p.ToCritical {
+			sum, n = sum+at, n+1
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}
+
+// Progress is one trainee's shifts, oldest first.
+type Progress struct {
+	Trainee string        `json:"trainee"`
+	Shifts  []ShiftResult `json:"shifts"`
+}
+
+// ReadProgress reads the results of every shift of the trainee the store acts for that has a
+// patient in it; lib resolves the scenarios they ran.
+func ReadProgress(store *persist.Store, lib *scenario.Library) (Progress, error) {
+	p := Progress{Trainee: store.Person().Trainee, Shifts: []ShiftResult{}}
+	sessions, err := store.Sessions()
+	if err != nil {
+		return p, err
+	}
+	p.Shifts, err = shiftResults(store, lib, sessions)
+	return p, err
+}
+
+// shiftResults reads the shifts among sessions that have a patient, oldest first.
+func shiftResults(store *persist.Store, lib *scenario.Library, sessions []persist.SessionInfo) ([]ShiftResult, error) {
+	out := []ShiftResult{}
+	for _, info := range sessions {
+		r, err := readShiftResult(store, lib, info)
+		if err != nil {
+			return out, fmt.Errorf("shift %s: %w", info.ID, err)
+		}
+		if len(r.Patients) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// readShiftResult reviews every patient of a shift as it ended: its patients now or, when it
+// was cleared last, those of its latest archive.
+func readShiftResult(store *persist.Store, lib *scenario.Library, info persist.SessionInfo) (ShiftResult, error) {
+	r := ShiftResult{Session: info.ID, Trainee: info.Trainee, Started: info.CreatedAt, Shift: info.Shift, Patients: []PatientResult{}}
+	docs := map[string]json.RawMessage{}
+	err := store.View(info.ID, func(tx *persist.Tx) error {
+		stored, err := tx.PatientDocs(persist.KindSim)
+		for id, doc := range stored {
+			docs[id] = doc
+		}
+		return err
+	})
+	if err != nil {
+		return r, err
+	}
+	if len(docs) == 0 {
+		if docs, err = lastArchivedSims(store, info.ID); err != nil {
+			return r, err
+		}
+	}
+	m, err := storedSim(lib, info, docs)
+	if err != nil {
+		return r, err
+	}
+	for _, e := range m.ward.Engines() {
+		r.Patients = append(r.Patients, patientResult(e.Report()))
+	}
+	return r, nil
+}
+
+func lastArchivedSims(store *persist.Store, sessionID string) (map[string]json.RawMessage, error) {
+	sums, err := store.ArchiveSummaries(sessionID)
+	if err != nil || len(sums) == 0 {
+		return nil, err
+	}
+	a, err := store.ReadArchive(sessionID, sums[len(sums)-1].ID)
+	return a.Sim, err
+}
+
+func patientResult(rep physio.Report) PatientResult {
+	p := PatientResult{PatientID: rep.PatientID, Scenario: rep.Scenario, Score: rep.Score.Total, Max: rep.Score.Max,
+		CriticalErrors: []string{}, Critical: len(rep.CriticalActions), ToCritical: []float64{}, Findings: findings(rep)}
+	for _, er := range rep.CriticalErrors {
+		p.CriticalErrors = append(p.CriticalErrors, er.Description)
+	}
+	for _, o := range rep.CriticalActions {
+		if o.Met {
+			p.Met++
+		}
+		if o.At != nil {
+			p.ToCritical = append(p.ToCritical, *o.At)
+		}
+	}
+	return p
+}
+
+// Table writes the progress as a table, then as charts of the score and of the time to
+// critical actions, shift by shift.
+func (p Progress) Table(w io.Writer) error {
+	var b strings.Builder
+	patients := 0
+	for _, s := range p.Shifts {
+		patients += len(s.Patients)
+	}
+	fmt.Fprintf(&b, "Progress of %s: %d shift(s), %d patient(s)\n", orAnyone(p.Trainee), len(p.Shifts), patients)
+	if len(p.Shifts) == 0 {
+		b.WriteString("No shift with a patient yet.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "\n%3s  %-10s  %-12s  %8s  %5s  %6s  %8s  %11s\n", "#", "date", "shift", "patients", "score", "errors", "critical", "to critical")
+	for i, s := range p.Shifts {
+		met, total := s.CriticalActions()
+		fmt.Fprintf(&b, "%3d  %-10s  %-12s  %8d  %4d%%  %6d  %8s  %11s\n", i+1, s.Started.Local().Format("2006-01-02"),
+			cut(shiftName(s.Shift), 12), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), fmt.Sprintf("%d/%d", met, total), toCritical(s))
+	}
+	b.WriteString("errors: critical errors · critical: critical actions met of those asked for ·\n" +
+		"to critical: mean time from a patient's arrival to a critical action\n")
+	b.WriteString("\nScore, 0–100%\n")
+	for i, s := range p.Shifts {
+		fmt.Fprintf(&b, "%3d  %-*s %4d%%\n", i+1, chartWidth, bar(float64(s.ScorePercent()), 100), s.ScorePercent())
+	}
+	slowest := 0.0
+	for _, s := range p.Shifts {
+		if t, ok := s.ToCritical(); ok {
+			slowest = max(slowest, t)
+		}
+	}
+	b.WriteString("\nMean time to a critical action (shorter is better)\n")
+	for i, s := range p.Shifts {
+		t, _ := s.ToCritical()
+		fmt.Fprintf(&b, "%3d  %-*s %s\n", i+1, chartWidth, bar(t, slowest), toCritical(s))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// chartWidth is a full bar, in cells.
+const chartWidth = 40
+
+// bar draws v out of full in eighths of a cell.
+func bar(v, full float64) string {
+	if full <= 0 || v <= 0 {
+		return ""
+	}
+	eighths := int(v / full * chartWidth * 8)
+	return strings.Repeat("█", eighths/8) + []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}[eighths%8]
+}
+
+func toCritical(s ShiftResult) string {
+	if t, ok := s.ToCritical(); ok {
+		return physio.SimTime(t)
+	}
+	return "none done"
+}
+
+func shiftName(shift string) string {
+	if shift == "" {
+		return "(own roster)"
+	}
+	return shift
+}
+
+func orAnyone(trainee string) string {
+	if trainee == "" {
+		return "every trainee"
+	}
+	return trainee
+}
+
+// cut shortens s to n runes, marking the cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// cmdProgress shows the trainee's progress across their shifts, this one included, as `ward
+// progress` prints it.
+func (s *Session) cmdProgress(_ context.Context, t *turn, _ string) {
+	if err := s.Flush(); err != nil { // this shift's engines, as they are now
+		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the shift before reading it: " + err.Error()})
+		return
+	}
+	p, err := ReadProgress(s.cfg.Store, s.cfg.Scenarios)
+	if err != nil {
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not read the progress: " + err.Error()})
+		return
+	}
+	var b strings.Builder
+	_ = p.Table(&b)
+	s.say(t, "```text\n"+b.String()+"```")
+}
