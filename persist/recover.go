@@ -111,8 +111,9 @@ func verifyRecovered(path string) error {
 	if err == nil {
 		_, _, err = s.LatestSession()
 	}
+	encrypted, _ := s.Encrypted() // its records open only with a passphrase, which recover does not ask for
 	for _, id := range ids {
-		if err == nil {
+		if err == nil && !encrypted {
 			_, err = s.Dump(id)
 		}
 	}
@@ -170,6 +171,44 @@ func (c *copier) all(src *rawFile, tx *bolt.Tx) error {
 			if _, err := c.newSession(sessions, id, nil, "archives are filed under this id but no session has it: an empty one now holds them"); err != nil {
 				return err
 			}
+		}
+	}
+	// An encrypted file's keys and its trainees' sealed preferences go across as they are: the
+	// sealed values copied above open only with them.
+	for _, name := range [][]byte{bucketKeys, bucketTrainees} {
+		if ref, ok := top[string(name)]; ok {
+			b, err := tx.CreateBucket(name)
+			if err == nil {
+				err = c.tree(b, ref, string(name))
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// tree copies a bucket's readable values and nested buckets as they are.
+func (c *copier) tree(dst *bolt.Bucket, ref bucketRef, where string) error {
+	for _, e := range c.entries(ref, where) {
+		if !e.isBucket {
+			if err := dst.Put(e.key, e.value); err != nil {
+				return err
+			}
+			continue
+		}
+		child, err := parseBucket(e.value)
+		if err != nil {
+			c.loss(where, 0, 1, fmt.Sprintf("bucket %s: %v", name(e.key), err))
+			continue
+		}
+		b, err := dst.CreateBucket(e.key)
+		if err == nil {
+			err = c.tree(b, child, where+"/"+name(e.key))
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -324,7 +363,7 @@ func (c *copier) content(dst *bolt.Bucket, ents []entry, where string) error {
 		case key == string(keyInfo) && !e.isBucket:
 			// the session's info, copied by session
 		case key == string(keyRegistry) && !e.isBucket:
-			if _, derr := decodeRegistry(e.value); derr != nil {
+			if _, derr := decodeRegistry(e.value); derr != nil && !isSealed(e.value) {
 				c.loss(where, 1, 0, "the registry does not decode")
 				continue
 			}
@@ -371,7 +410,7 @@ func (c *copier) history(dst *bolt.Bucket, key []byte, ref bucketRef, where stri
 	n := 0
 	for _, e := range c.entries(ref, where) {
 		var m memory.Message
-		if e.isBucket || decodeStored(e.value, &m) != nil {
+		if e.isBucket || (!isSealed(e.value) && decodeStored(e.value, &m) != nil) {
 			c.loss(where, 0, 0, fmt.Sprintf("message %x does not decode", e.key))
 			continue
 		}
@@ -393,7 +432,7 @@ func (c *copier) docs(dst *bolt.Bucket, kind []byte, ref bucketRef, where string
 		return err
 	}
 	for _, e := range c.entries(ref, where) {
-		if e.isBucket || !json.Valid(e.value) {
+		if e.isBucket || !(isSealed(e.value) || json.Valid(e.value)) {
 			c.loss(where, 1, 0, fmt.Sprintf("the document of %s does not decode", name(e.key)))
 			continue
 		}
