@@ -53,6 +53,10 @@ type Config struct {
 	Audit *persist.AuditLog
 	// Now stamps messages with wall time; tests fix it.
 	Now func() time.Time
+
+	// recorded is the header of the run a replay plays again: its trainee's findings come from
+	// it, since the replay's store holds none of their earlier shifts.
+	recorded *llm.TraceHeader
 }
 
 // Session is one shift. It is not safe for concurrent use: the UI and the runner call it from one
@@ -172,6 +176,10 @@ func (s *Session) knowTrainee() (err error) {
 	}
 	if s.prefs.Speed > 0 {
 		s.speed = s.prefs.Speed
+	}
+	if s.cfg.recorded != nil {
+		s.recurring = s.cfg.recorded.Recurring
+		return nil
 	}
 	s.recurring, err = recurring(s.cfg.Store, s.cfg.Scenarios, s.info.Trainee, s.info.ID)
 	return err

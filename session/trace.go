@@ -3,12 +3,14 @@ package session
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
 
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/replay"
+	"github.com/ward-sim/ward/persist"
 )
 
 // The trace (--trace) holds what a replay needs: a header for each session the process runs,
@@ -22,6 +24,10 @@ func (s *Session) traceHeader(resumed bool) error {
 	c := s.cfg
 	if c.Trace == nil {
 		return nil // hashing the definitions is for the trace alone
+	}
+	prefs, err := json.Marshal(s.prefs)
+	if err != nil || s.prefs == (Prefs{}) {
+		prefs = nil
 	}
 	var knowledgeHash, embedModel string
 	if c.Knowledge != nil {
@@ -37,6 +43,7 @@ func (s *Session) traceHeader(resumed bool) error {
 		NumCtx: c.NumCtx, OutputBudget: c.OutputBudget, KeepAlive: llm.DefaultKeepAlive.String(),
 		Window: c.Window, PatientIDPattern: c.Pattern.String(), ConfirmAdmissions: c.ConfirmAdmissions,
 		ScenariosHash: c.Scenarios.Hash(), AgentsHash: c.Team.Hash(), KnowledgeHash: knowledgeHash, EmbedModel: embedModel,
+		Trainee: s.info.Trainee, Prefs: prefs, Recurring: s.recurring,
 	})
 }
 
@@ -93,6 +100,16 @@ func replayConfig(cfg Config, h llm.TraceHeader) (Config, error) {
 	cfg.Seed, cfg.Shift, cfg.ConfirmAdmissions = h.Seed, h.Shift, h.ConfirmAdmissions
 	if h.KnowledgeHash == "" {
 		cfg.Knowledge = nil // the recording answered from no cards
+	}
+	cfg.recorded = &h
+	if h.Trainee == "" {
+		return cfg, nil
+	}
+	if err := cfg.Store.SignIn(persist.Person{Trainee: h.Trainee}, nil); err != nil {
+		return cfg, err
+	}
+	if h.Prefs != nil {
+		return cfg, cfg.Store.PutPrefs(h.Trainee, h.Prefs)
 	}
 	return cfg, nil
 }

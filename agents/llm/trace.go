@@ -60,6 +60,12 @@ type TraceHeader struct {
 	// EmbedModel the embedding model that ranked them beside full-text search.
 	KnowledgeHash string `json:"knowledge_sha256,omitempty"`
 	EmbedModel    string `json:"embed_model,omitempty"`
+	// Trainee is whose shift it was, with what ward kept of them when it began: their saved
+	// preferences (JSON) and the findings that recurred across their earlier shifts, which the
+	// Preceptor is told. A replay starts from an empty store, so it takes them from here.
+	Trainee   string          `json:"trainee,omitempty"`
+	Prefs     json.RawMessage `json:"prefs,omitempty"`
+	Recurring []string        `json:"recurring,omitempty"`
 }
 
 // What a trace input does to the session.
