@@ -24,26 +24,29 @@ type CallRecord struct {
 
 // call sends one prompt, fitted under num_ctx, and returns the reply text. An empty answer is
 // retried once with a smaller prompt; a second empty answer is the user's to retry. When the
-// model calls tools, their results go back in a second call that must answer in words. A call
-// that offers tools cannot also hold the model to the output format, so a reply that broke it
-// is counted and asked again under the format, without tools: every reply meets the contract.
+// model calls tools, their results go back in a second call that must answer in words. A first
+// call that offers tools cannot also hold the model to the output format (the grammar would
+// forbid the tool call), so a reply that broke it is counted and asked again under the format.
+// Every call of an agent offers the same tools, so the prompt's start stays in the server's cache
+// from one to the next; the calls after the first are held to the format.
 func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt, retry string) (string, error) {
 	s, t := c.s, c.t
 	first := len(t.calls)
 	defer func() { s.writeTrace(t, t.calls[first:]) }()
 	tools := s.toolsFor(a, c.x)
-	resp, err := s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, tools, retry)
+	free := tools != nil // the first call may call a tool instead of answering in the format
+	resp, err := s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, tools, !free, retry)
 	if errors.Is(err, llm.ErrEmpty) && retry == "" {
-		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx/2, c.x, tools, "empty answer: retried with a smaller prompt")
+		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx/2, c.x, tools, !free, "empty answer: retried with a smaller prompt")
 	}
 	if err == nil && len(resp.Message.ToolCalls) > 0 {
 		exchange := s.runTools(t, a.Name, c.x, resp.Message)
 		c.keep(exchange...)
 		p.After = memory.Spoken(exchange)
-		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, nil, "tool results: second call")
-	} else if err == nil && tools != nil && memory.ParseAgentOutput(resp.Message.Content).Malformed {
+		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, tools, true, "tool results: second call")
+	} else if err == nil && free && memory.ParseAgentOutput(resp.Message.Content).Malformed {
 		s.countFormatFailure(a.Name)
-		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, nil, "reply broke the output format with tools offered: asked again held to it")
+		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, tools, true, "reply broke the output format: asked again held to it")
 	}
 	if err != nil {
 		return "", err
@@ -65,9 +68,9 @@ func (s *Session) numPredictFor(x *examination) int {
 
 // send fits the prompt into budget tokens (num_ctx itself stays constant, so Ollama never
 // reloads), makes the backend call, streams its tokens to the UI, and reports it to the event
-// stream, the trace file and the inspector. A call that offers tools asks for no JSON format:
-// a model held to the output grammar could not call them.
-func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.Prompt, budget int, x *examination, tools []llm.Tool, retry string) (llm.Response, error) {
+// stream, the trace file and the inspector. held asks for the output format, which a call that
+// lets the model call a tool cannot: the output grammar would forbid the call.
+func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.Prompt, budget int, x *examination, tools []llm.Tool, held bool, retry string) (llm.Response, error) {
 	numPredict := s.numPredictFor(x)
 	p, shrunk, err := full.Fit(&s.est, budget, numPredict)
 	var tooLong *agents.PromptTooLongError
@@ -83,7 +86,7 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.P
 		Options:   llm.Options{NumCtx: s.cfg.NumCtx, NumPredict: numPredict},
 		KeepAlive: llm.DefaultKeepAlive,
 	}
-	if tools == nil {
+	if held {
 		req.Format = agents.AgentOutputSchema
 	}
 	if b := s.cfg.Backend; b.Name() == "ollama" && !llm.PaceOf(b).Measured() {

@@ -27,8 +27,8 @@ const hardToBreathe = `{"reply":"It is hard to breathe.","entities_to_update":{}
 
 // A model that can call tools is offered them without the output format, so it may answer in
 // plain words: ward counts the broken format for that agent and asks again under the format,
-// without tools, and the trainee gets the reply object's reply. The first call says the model may be
-// loading.
+// with the same tools so the prompt's start stays cached, and the trainee gets the reply object's
+// reply. The first call says the model may be loading.
 func TestAToolCapableModelStillMeetsTheOutputContract(t *testing.T) {
 	r, f := onFake(t, true, false, ollamatest.Answer("It hurts to breathe, doctor."), ollamatest.Answer(hardToBreathe))
 	r.turn("/admit patient_1 asthma-exacerbation")
@@ -38,8 +38,8 @@ func TestAToolCapableModelStillMeetsTheOutputContract(t *testing.T) {
 		t.Errorf("said %+v, want the Patient's reply from the constrained call", said)
 	}
 	reqs := f.Requests()
-	if len(reqs) != 2 || len(reqs[0].Tools) == 0 || len(reqs[0].Format) != 0 || len(reqs[1].Tools) != 0 || len(reqs[1].Format) == 0 {
-		t.Fatalf("requests: %d; want tools without a format, then the format without tools", len(reqs))
+	if len(reqs) != 2 || len(reqs[0].Tools) == 0 || len(reqs[0].Format) != 0 || len(reqs[1].Tools) != len(reqs[0].Tools) || len(reqs[1].Format) == 0 {
+		t.Fatalf("requests: %d; want tools without a format, then the same tools (the cached prompt start) with the format", len(reqs))
 	}
 	var loading []string
 	for _, ev := range events {

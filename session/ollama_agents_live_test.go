@@ -30,7 +30,8 @@ var agentScript = []string{
 	"@Pharmacist thank you, anything to watch for?",
 }
 
-// agentSlots are the OLLAMA_NUM_PARALLEL settings compared: one sequence, and one per agent.
+// agentSlots are the OLLAMA_NUM_PARALLEL settings compared: one sequence, and one per agent (with
+// OLLAMA_MULTIUSER_CACHE, which the test server sets whenever there is more than one).
 var agentSlots = []int{1, 5}
 
 // TestLiveCachePerAgent measures, per agent, how much of its prompt the server evaluates again on
@@ -43,7 +44,7 @@ func TestLiveCachePerAgent(t *testing.T) {
 	}
 	var report strings.Builder
 	report.WriteString("\n### Cache per agent: later calls / that agent's cold call, per prompt token (median)\n\n")
-	report.WriteString("| OLLAMA_NUM_PARALLEL | Patient | Monitor | Pharmacist | all agents |\n| --- | --- | --- | --- | --- |\n")
+	report.WriteString("| OLLAMA_NUM_PARALLEL (more than 1: with OLLAMA_MULTIUSER_CACHE=1) | Patient | Monitor | Pharmacist | all agents |\n| --- | --- | --- | --- | --- |\n")
 	for _, slots := range agentSlots {
 		ratios := playAgents(t, slots)
 		all := slices.Concat(slices.Collect(maps.Values(ratios))...)

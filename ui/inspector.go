@@ -85,6 +85,18 @@ func (in *inspector) Selected() (session.LLMCall, int, bool) {
 	return in.trace.Calls[i], i + 1, true
 }
 
+// export copies (inspectCopy) or saves (inspectSave) the selected call's prompt.
+func (in *inspector) export(action inspectorAction, opts Options) tea.Cmd {
+	call, n, ok := in.Selected()
+	switch {
+	case !ok:
+		return nil
+	case action == inspectCopy:
+		return copyCmd(opts.Clipboard, "prompt", promptText(call))
+	}
+	return saveCmd(opts.SaveDir, in.trace.Turn, n, promptText(call))
+}
+
 func (in *inspector) Update(msg tea.KeyMsg) inspectorAction {
 	k := in.keys
 	switch {

@@ -537,21 +537,15 @@ func (m *Model) paletteKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) inspectorKey(msg tea.KeyMsg) tea.Cmd {
-	switch m.inspector.Update(msg) {
+	switch action := m.inspector.Update(msg); action {
 	case inspectClose:
 		m.overlay = overlayNone
 	case inspectOlder:
 		return m.loadTrace(m.inspector.back + 1)
 	case inspectNewer:
 		return m.loadTrace(max(m.inspector.back-1, 0))
-	case inspectCopy:
-		if call, _, ok := m.inspector.Selected(); ok {
-			return copyCmd(m.opts.Clipboard, "prompt", promptText(call))
-		}
-	case inspectSave:
-		if call, n, ok := m.inspector.Selected(); ok {
-			return saveCmd(m.opts.SaveDir, m.inspector.trace.Turn, n, promptText(call))
-		}
+	case inspectCopy, inspectSave:
+		return m.inspector.export(action, m.opts)
 	}
 	return nil
 }

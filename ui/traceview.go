@@ -88,7 +88,7 @@ func (v *traceView) key(msg tea.KeyMsg) tea.Cmd {
 		return tea.Quit
 	}
 	v.notice = notice{}
-	switch v.inspector.Update(msg) {
+	switch action := v.inspector.Update(msg); action {
 	case inspectClose:
 		return tea.Quit
 	case inspectOlder:
@@ -99,14 +99,8 @@ func (v *traceView) key(msg tea.KeyMsg) tea.Cmd {
 		return v.load(v.inspector.back + 1)
 	case inspectNewer:
 		return v.load(max(v.inspector.back-1, 0))
-	case inspectCopy:
-		if call, _, ok := v.inspector.Selected(); ok {
-			return copyCmd(v.opts.Clipboard, "prompt", promptText(call))
-		}
-	case inspectSave:
-		if call, n, ok := v.inspector.Selected(); ok {
-			return saveCmd(v.opts.SaveDir, v.inspector.trace.Turn, n, promptText(call))
-		}
+	case inspectCopy, inspectSave:
+		return v.inspector.export(action, v.opts)
 	}
 	return nil
 }

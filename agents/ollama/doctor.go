@@ -3,6 +3,7 @@ package ollama
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -105,20 +106,26 @@ func contextCheck(show *api.ShowResponse, numCtx int) Check {
 	return c
 }
 
-// parallelCheck reads OLLAMA_NUM_PARALLEL as this shell sets it. The server takes it from its own
-// environment, so it must be set where `ollama serve` starts.
+// parallelCheck reads OLLAMA_NUM_PARALLEL and OLLAMA_MULTIUSER_CACHE as this shell sets them. The
+// server takes them from its own environment, so they must be set where `ollama serve` starts.
+// Slots alone do not keep each agent's prompt: without the multi-user cache the server gives
+// every request the slot whose cache shares the longest start with it, and since ward's agents
+// share their opening instructions, that is the same slot every time.
 func parallelCheck() Check {
 	v := os.Getenv("OLLAMA_NUM_PARALLEL")
 	n, err := strconv.Atoi(v)
-	c := Check{Name: "parallel", OK: err == nil && n >= agentCount, Advice: true,
-		Fix: fmt.Sprintf("start the server with OLLAMA_NUM_PARALLEL=%d, so each agent keeps its own prompt cached", agentCount)}
+	multi, _ := strconv.ParseBool(os.Getenv("OLLAMA_MULTIUSER_CACHE"))
+	c := Check{Name: "parallel", OK: err == nil && n >= agentCount && multi, Advice: true,
+		Fix: fmt.Sprintf("start the server with OLLAMA_NUM_PARALLEL=%d OLLAMA_MULTIUSER_CACHE=1, so each agent keeps its own prompt cached", agentCount)}
 	switch {
 	case v == "":
 		c.Detail = "OLLAMA_NUM_PARALLEL is not set here (the server picks 1 to 4 slots): one agent's call can evict another's cached prompt"
 	case err != nil:
 		c.Detail = fmt.Sprintf("OLLAMA_NUM_PARALLEL=%q is not a number", v)
+	case !multi:
+		c.Detail = fmt.Sprintf("OLLAMA_NUM_PARALLEL=%d here, without OLLAMA_MULTIUSER_CACHE=1: every agent's call lands in the same slot", n)
 	default:
-		c.Detail = fmt.Sprintf("OLLAMA_NUM_PARALLEL=%d here (check that `ollama serve` runs with it)", n)
+		c.Detail = fmt.Sprintf("OLLAMA_NUM_PARALLEL=%d and the multi-user cache here (check that `ollama serve` runs with them)", n)
 	}
 	return c
 }
@@ -149,7 +156,7 @@ func (o *Backend) timedCalls(ctx context.Context, numCtx int) []Check {
 			m.PromptEvalDuration.Round(time.Millisecond), m.EvalCount, rate(m.EvalCount, m.EvalDuration))}
 		if i == 0 {
 			first = m
-			if !json.Valid([]byte(strings.TrimSpace(resp.Message.Content))) {
+			if !followsJSON(resp.Message.Content, resp.DoneReason == "length") {
 				c.OK, c.Fix = false, "the reply ignored the JSON format ward asks for: choose a model that supports structured output"
 			}
 		} else if c.Advice = true; perToken(m) >= perToken(first)/2 {
@@ -158,6 +165,27 @@ func (o *Backend) timedCalls(ctx context.Context, numCtx int) []Check {
 		checks = append(checks, c)
 	}
 	return checks
+}
+
+// followsJSON reports whether a reply kept to JSON: a whole value, or, when the output budget
+// cut it short, the start of one.
+func followsJSON(reply string, cut bool) bool {
+	text := strings.TrimSpace(reply)
+	if !cut {
+		return json.Valid([]byte(text))
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	for {
+		_, err := dec.Token()
+		var syntax *json.SyntaxError
+		switch {
+		case err == nil:
+		case errors.As(err, &syntax):
+			return false
+		default: // the end of what came, inside the value or after it
+			return text != ""
+		}
+	}
 }
 
 func rate(tokens int, d time.Duration) string {

@@ -80,7 +80,8 @@ func StartForTest(t testing.TB, parallel int) *Server {
 // `ollama` on PATH, else $GOPATH/bin/ollama (where `go install` puts it).
 //
 // The server runs one model with parallel sequences (OLLAMA_NUM_PARALLEL). With one, each request
-// can reuse only the KV cache of the request before it; with more, each sequence keeps its own.
+// can reuse only the KV cache of the request before it; with more, and the multi-user cache that
+// spreads requests over them (OLLAMA_MULTIUSER_CACHE), each sequence keeps its own.
 func Start(ctx context.Context, parallel int) (*Server, error) {
 	bin, err := Binary()
 	if err != nil {
@@ -116,6 +117,7 @@ func (s *Server) start(ctx context.Context, bin string, parallel int) error {
 		"OLLAMA_MODELS="+filepath.Join(s.dir, "models"),
 		"HOME="+s.dir, // serve writes its key pair under $HOME/.ollama
 		"OLLAMA_NUM_PARALLEL="+strconv.Itoa(max(parallel, 1)),
+		"OLLAMA_MULTIUSER_CACHE="+strconv.FormatBool(parallel > 1),
 		"OLLAMA_MAX_LOADED_MODELS=1",
 	)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
