@@ -950,13 +950,10 @@ func progress(_ context.Context, c *call) error {
 	}
 	return readStore(c, persist.AuditReport, "progress", func(st *persist.Store) error {
 		p, err := session.ReadProgress(st, lib)
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case c.o.json:
-			return writeJSON(c.stdout, p)
 		}
-		return p.Table(c.stdout)
+		return writeTable(c, p)
 	})
 }
 
@@ -1141,13 +1138,10 @@ func stats(_ context.Context, c *call) error {
 	}
 	return readStore(c, persist.AuditOpen, "stats", func(st *persist.Store) error {
 		report, err := session.ReadStats(st)
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case c.o.json:
-			return writeJSON(c.stdout, report)
 		}
-		return report.Table(c.stdout)
+		return writeTable(c, report)
 	})
 }
 
@@ -1374,6 +1368,14 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// writeTable prints a report as its table, or as JSON with --json.
+func writeTable(c *call, report interface{ Table(io.Writer) error }) error {
+	if c.o.json {
+		return writeJSON(c.stdout, report)
+	}
+	return report.Table(c.stdout)
 }
 
 // kb shows what ward knows: the cards, one card, or what a query retrieves.
