@@ -33,8 +33,14 @@ fi
 tmp="$(mktemp -d)"
 session="ward-smoke-$$"
 db="$tmp/ward.db"
+
+# A private server that outlives each session: a server left with no sessions exits, and a
+# new-session racing that exit fails with "server exited unexpectedly" (seen in CI).
+socket="ward-smoke-$$"
+tmux() { command tmux -L "$socket" "$@"; }
+tmux new-session -d -s keeper "sleep 3600"
 cleanup() {
-	tmux kill-session -t "$session" 2>/dev/null || true
+	tmux kill-server 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
