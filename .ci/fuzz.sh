@@ -49,7 +49,7 @@ for pkg in $(go list ./...); do
 			exit 1
 		fi
 		# Progress lines read "fuzz: elapsed: 3s, execs: 12430 (4143/sec), new interesting: ...".
-		execs="$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)"
+		execs="$({ grep -o 'execs: [0-9]*' "$log" || true; } | tail -1 | cut -d' ' -f2)"
 		stalled="$(grep -c 'execs: [0-9]* (0/sec)' "$log" || true)"
 		reports="$(grep -c 'execs: [0-9]*' "$log" || true)"
 		printf '%-45s %-24s %9s execs, %s of %s progress reports at 0/sec\n' "$pkg" "$target" "${execs:-0}" "$stalled" "$reports"

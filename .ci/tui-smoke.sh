@@ -101,7 +101,8 @@ click() { mouse_event 0 "$1" "$2" M && mouse_event 0 "$1" "$2" m; }
 wheel_up() { mouse_event 64 "$1" "$2" M; }
 
 # row_of PATTERN: the screen row (from 1) of the first line matching an extended regex.
-row_of() { screen | grep -nE -- "$1" | head -1 | cut -d: -f1; }
+# No match prints nothing, and the caller's check names what is missing.
+row_of() { screen | { grep -m1 -nE -- "$1" || true; } | cut -d: -f1; }
 
 # The pane stays open after ward exits, so a crash can still be read.
 tmux new-session -d -s "$session" -x 120 -y 40 \
@@ -249,7 +250,7 @@ tmux kill-session -t "$session"
 tmux new-session -d -s "$session" -x 120 -y 40 \
 	"cd '$tmp' && ./ward inspect tui.jsonl 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
 wait_for "Turn [0-9]+ "
-last="$(screen | grep -oE "Turn [0-9]+" | head -1)"
+last="$(screen | grep -m1 -oE "Turn [0-9]+" | head -1)"
 tmux send-keys -t "$session" "["
 wait_for "Turn $((${last#Turn } - 1)) "
 no_panic "ward inspect"
