@@ -108,7 +108,7 @@ var commands = []command{
 		flags: []string{"db", "json"}, run: auditList},
 	{name: "encrypt", summary: "encrypt a database's records under a new instructor's passphrase",
 		flags: []string{"db", "trainee"}, run: encrypt},
-	{name: "passwd", summary: "give a trainee a new passphrase (theirs, or with --instructor the instructor's, opens it)",
+	{name: "passwd", summary: "give a trainee a new passphrase (theirs, or with --instructor the instructor's, opens it); --instructor alone changes the instructor's",
 		flags: []string{"db", "trainee", "instructor"}, run: passwd},
 	{name: "doctor", summary: "check the Ollama setup ward will use, and say what to change",
 		flags: []string{"model", "num-ctx"}, run: doctor},
@@ -1038,12 +1038,10 @@ func encrypt(_ context.Context, c *call) error {
 }
 
 // passwd gives a trainee a new passphrase; their current one, or the instructor's, opens the way.
+// With --instructor and no trainee named, the instructor changes their own.
 func passwd(_ context.Context, c *call) error {
 	if err := noArgs(c); err != nil {
 		return err
-	}
-	if c.o.instructor && !c.o.set["trainee"] {
-		return usageError{"name the trainee whose passphrase the instructor sets: --trainee NAME"}
 	}
 	if err := mustExist(c.o.db); err != nil {
 		return err
@@ -1062,17 +1060,21 @@ func passwd(_ context.Context, c *call) error {
 	if err := signIn(c.o, store, false); err != nil {
 		return err
 	}
-	pass, err := askPassphrase(envNewPassphrase, "New passphrase of trainee "+c.o.trainee, true)
+	whose, set := "trainee "+c.o.trainee, func(pass []byte) error { return store.SetPassphrase(c.o.trainee, pass) }
+	if c.o.instructor && !c.o.set["trainee"] {
+		whose, set = "the instructor", store.SetInstructorPassphrase
+	}
+	pass, err := askPassphrase(envNewPassphrase, "New passphrase of "+whose, true)
 	if err == nil {
-		err = store.SetPassphrase(c.o.trainee, pass)
+		err = set(pass)
 	}
 	if err == nil {
-		err = auditLog(c.o).Record(store.Person(), persist.AuditPassphrase, "", "for trainee "+c.o.trainee)
+		err = auditLog(c.o).Record(store.Person(), persist.AuditPassphrase, "", "for "+whose)
 	}
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(c.stdout, "trainee %s has a new passphrase\n", c.o.trainee)
+	_, err = fmt.Fprintf(c.stdout, "%s has a new passphrase\n", whose)
 	return err
 }
 

@@ -490,6 +490,42 @@ func TestEncryptConvertsWithoutLoss(t *testing.T) {
 	}
 }
 
+// `ward passwd --instructor` alone changes the instructor's passphrase: the old one opens
+// nothing after it, the new one every trainee's shifts, and the change is audited.
+func TestInstructorChangesTheirOwnPassphrase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ward.db")
+	if _, err := ward(t, playAsthma, "run", "--db", db, "--trainee", "alice", "--backend", "offline"); err != nil {
+		t.Fatal(err)
+	}
+	passphrases(t, "", "instructor pass")
+	if _, err := ward(t, "", "encrypt", "--db", db); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envNewPassphrase, "new instructor pass")
+	out, err := ward(t, "", "passwd", "--db", db, "--instructor")
+	if err != nil || !strings.Contains(out, "the instructor has a new passphrase") {
+		t.Fatalf("passwd --instructor: %v\n%s", err, out)
+	}
+	if _, err := ward(t, "", "dump", "--db", db, "--instructor", "--trainee", "alice"); !errors.Is(err, persist.ErrWrongPassphrase) {
+		t.Errorf("the old instructor passphrase still opens the file: %v", err)
+	}
+	passphrases(t, "", "new instructor pass")
+	if out, err := ward(t, "", "dump", "--db", db, "--instructor", "--trainee", "alice"); err != nil || !strings.Contains(out, disclosure) {
+		t.Errorf("the new instructor passphrase does not open alice's shift: %v", err)
+	}
+	entries, err := persist.ReadAudit(persist.AuditPath(db))
+	if err != nil || len(entries) == 0 {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range entries {
+		found = found || e.Action == persist.AuditPassphrase && e.Detail == "for the instructor"
+	}
+	if !found {
+		t.Errorf("the change is not in the audit record: %+v", entries)
+	}
+}
+
 // Every audited action appears in the audit record once for each time it was done, with who
 // did it, and no clinical text.
 func TestEveryAuditedActionAppearsOnce(t *testing.T) {

@@ -332,6 +332,29 @@ func (s *Store) SetPassphrase(trainee string, passphrase []byte) error {
 	})
 }
 
+// SetInstructorPassphrase wraps the instructor's private key under a new passphrase. The store
+// must be signed in as the instructor, whose old passphrase opened the key. The trainees' keys
+// are sealed to the public half, which does not change, so nothing else is rewritten.
+func (s *Store) SetInstructorPassphrase(passphrase []byte) error {
+	if len(passphrase) == 0 {
+		return errors.New("the instructor's passphrase is empty")
+	}
+	s.acc.mu.Lock()
+	priv, person := s.acc.instructor, s.acc.person
+	s.acc.mu.Unlock()
+	if priv == nil {
+		return fmt.Errorf("only the instructor changes the instructor's passphrase, and ward was opened for %s: %w", person, ErrNoAccess)
+	}
+	return s.update(func(tx *bolt.Tx) error {
+		k, err := readInstructorKey(tx)
+		if err != nil {
+			return err
+		}
+		k.Private = wrapWithPassphrase(passphrase, priv.Bytes(), instructorAAD)
+		return putInstructorKey(tx, k)
+	})
+}
+
 // dataKey returns the trainee's opened data key: opened at sign-in, or now with the
 // instructor's key.
 func (s *Store) dataKey(tx *bolt.Tx, trainee string) (*sealer, error) {

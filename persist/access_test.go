@@ -205,6 +205,38 @@ func TestInstructorGivesAPassphrase(t *testing.T) {
 	}
 }
 
+// The instructor's new passphrase opens every trainee's shifts, the old one nothing; a trainee
+// cannot change it.
+func TestInstructorChangesTheirPassphrase(t *testing.T) {
+	s, _ := encryptedStore(t)
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetInstructorPassphrase([]byte("alice's idea")); !errors.Is(err, ErrNoAccess) {
+		t.Errorf("alice changed the instructor's passphrase: err = %v", err)
+	}
+	if err := s.SignIn(Person{Instructor: true}, []byte("instructor pass")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetInstructorPassphrase([]byte("new instructor pass")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SignIn(Person{Instructor: true}, []byte("instructor pass")); !errors.Is(err, ErrWrongPassphrase) {
+		t.Errorf("the old passphrase still works: %v", err)
+	}
+	if err := s.SignIn(Person{Instructor: true}, []byte("new instructor pass")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"alice", "bob"} {
+		if _, err := s.Dump("s-" + name); err != nil {
+			t.Errorf("the new passphrase does not open %s's shift: %v", name, err)
+		}
+	}
+	if err := s.SignIn(Person{Trainee: "bob"}, []byte("bob pass")); err != nil {
+		t.Errorf("bob's own passphrase stopped working: %v", err)
+	}
+}
+
 func TestSignInNamesWhatIsMissing(t *testing.T) {
 	s, _ := encryptedStore(t)
 	if err := s.SignIn(Person{Trainee: "carol"}, []byte("x")); !errors.Is(err, ErrNotEnrolled) {
