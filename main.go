@@ -477,7 +477,12 @@ func readStore(c *call, action, detail string, fn func(*persist.Store) error) er
 	if info, ok, _ := store.LatestSession(); ok && action != persist.AuditReport {
 		shift = info.ID
 	}
-	return auditLog(c.o).Record(store.Person(), action, shift, detail)
+	// The output is already printed: the command still fails, because an unaudited disclosure is
+	// what the audit exists to catch, but it says what went out.
+	if err := auditLog(c.o).Record(store.Person(), action, shift, detail); err != nil {
+		return fmt.Errorf("%s was printed but is not in the audit record: %w", detail, err)
+	}
+	return nil
 }
 
 // The passphrases come from the environment (for scripts) or from the terminal, never echoed.

@@ -598,3 +598,22 @@ func TestProgressAndPreferencesFromTheCommandLine(t *testing.T) {
 		t.Errorf("/handoff with MIST preferred: %v\n%.400s", err, events)
 	}
 }
+
+// An export whose audit entry cannot be written still fails, and says what was printed, so an
+// unaudited disclosure is never silent.
+func TestAnUnauditedExportFailsAndSaysWhatWentOut(t *testing.T) {
+	db := shiftDB(t)
+	if err := os.Remove(persist.AuditPath(db)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(persist.AuditPath(db), 0o700); err != nil { // a directory: no entry can be appended
+		t.Fatal(err)
+	}
+	out, err := ward(t, "", "dump", "--db", db)
+	if err == nil || !strings.Contains(err.Error(), "dump was printed but is not in the audit record") {
+		t.Fatalf("dump with no audit record: %v", err)
+	}
+	if !strings.Contains(out, "any allergies?") {
+		t.Fatalf("the dump was not printed:\n%s", out)
+	}
+}
