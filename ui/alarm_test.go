@@ -100,3 +100,25 @@ func TestAlarmKeysWithNothingWaiting(t *testing.T) {
 		t.Errorf("alt+a with nothing waiting: patient %s, notice %q", m.state.Patient.ID, m.notice.text)
 	}
 }
+
+// The status bar quotes as much of an alert as its left two thirds hold: all of it on a wide
+// terminal, a cut one on a narrow one.
+func TestStatusBarQuotesTheAlertAsWidthAllows(t *testing.T) {
+	const text = "NEWS2 9 — RR 30, SpO2 88% on air. Emergency — please come now."
+	for _, tc := range []struct {
+		width int
+		whole bool
+	}{{180, true}, {100, false}} {
+		f := newFakeWard()
+		m := newTestModel(t, f, tc.width, 40)
+		f.raise("patient_3", session.AlertEmergency, text)
+		m.Update(snapshotMsg{state: f.Snapshot()})
+		s := screen(m)
+		if !strings.Contains(s, "EMERGENCY patient_3: NEWS2 9 — RR 30, SpO2 88%") {
+			t.Fatalf("at %d columns the alert's first 32 characters are not quoted:\n%s", tc.width, s)
+		}
+		if strings.Contains(s, text) != tc.whole {
+			t.Errorf("at %d columns, whole alert quoted = %v, want %v:\n%s", tc.width, !tc.whole, tc.whole, s)
+		}
+	}
+}

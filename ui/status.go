@@ -71,13 +71,16 @@ func (s *statusPane) View(vs session.ViewState, n notice, generating bool, hints
 			}
 		}
 	}
-	left = truncate(left, s.width*2/3)
+	left = truncate(left, s.leftWidth())
 	s.help.Width = max(s.width-lipgloss.Width(left)-2, 0)
 	right := s.help.ShortHelpView(hints)
 	gap := max(s.width-lipgloss.Width(left)-lipgloss.Width(right), 0)
 	// the help keeps its first hint even when it does not fit; the line never outgrows the screen
 	return strings.Join(append(lines, fit(left+t.StatusBar.Render(strings.Repeat(" ", gap))+right, s.width)), "\n")
 }
+
+// leftWidth is the most the left part may take: the key hints keep the rest.
+func (s *statusPane) leftWidth() int { return s.width * 2 / 3 }
 
 // Height is how many lines View takes for this notice.
 func (s *statusPane) Height(n notice, hints []key.Binding) int {
@@ -113,36 +116,41 @@ func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
 
 func (s *statusPane) summary(vs session.ViewState, generating bool) string {
 	t := s.theme
-	alert := ""
-	if len(vs.Alerts) > 0 {
-		alert = s.alertLabel(vs.Alerts)
-	}
 	var parts []string
 	if generating {
 		parts = append(parts, "generating…")
 	}
 	parts = append(parts, backendLabel(vs))
-	if vs.Last.Latency > 0 && alert == "" { // an alert takes the turn's figures' room
+	if vs.Last.Latency > 0 && len(vs.Alerts) == 0 { // an alert takes the turn's figures' room
 		parts = append(parts, fmt.Sprintf("%s · %d→%d tok", vs.Last.Latency.Round(10*time.Millisecond),
 			vs.Last.PromptTokens, vs.Last.OutputTokens))
 	}
 	parts = append(parts, speedLabel(vs))
-	return alert + t.StatusBar.Render(" "+strings.Join(parts, " · ")+" ")
+	rest := t.StatusBar.Render(" " + strings.Join(parts, " · ") + " ")
+	if len(vs.Alerts) == 0 {
+		return rest
+	}
+	return s.alertLabel(vs.Alerts, s.leftWidth()-lipgloss.Width(rest)) + rest
 }
 
-// alertTextWidth bounds what the status bar quotes of an alert; the chat holds all of it.
-const alertTextWidth = 32
+// minAlertTextWidth is what the status bar quotes of an alert at least, however narrow the
+// terminal: the chat holds all of it, but a cut shorter than this says nothing.
+const minAlertTextWidth = 32
 
 // alertLabel names the most urgent alert waiting, and how many more: "ALARM patient_2: SpO2 84
-// (below 90). +1". It comes first on the line, so a narrow terminal cuts the rest instead.
-func (s *statusPane) alertLabel(alerts []session.Alert) string {
+// (below 90). +1", in room columns when it fits. It comes first on the line, so a narrow
+// terminal cuts the rest instead.
+func (s *statusPane) alertLabel(alerts []session.Alert, room int) string {
 	a := alerts[0]
 	words := map[session.AlertLevel]string{session.AlertUrgent: "URGENT", session.AlertAlarm: "ALARM",
 		session.AlertEmergency: "EMERGENCY"}
-	text := fmt.Sprintf(" %s %s: %s", words[a.Level], themes.Printable(a.PatientID), truncate(themes.Printable(a.Text), alertTextWidth))
+	head := fmt.Sprintf(" %s %s: ", words[a.Level], themes.Printable(a.PatientID))
+	more := ""
 	if n := len(alerts) - 1; n > 0 {
-		text += fmt.Sprintf(" +%d", n)
+		more = fmt.Sprintf(" +%d", n)
 	}
+	width := max(room-lipgloss.Width(head+more)-1, minAlertTextWidth)
+	text := head + truncate(themes.Printable(a.Text), width) + more
 	style := s.noticeStyle(noticeError)
 	if a.Level == session.AlertUrgent {
 		style = s.noticeStyle(noticeWarn).Bold(true)
