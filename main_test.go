@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -596,5 +597,53 @@ func TestProgressAndPreferencesFromTheCommandLine(t *testing.T) {
 	events, err := ward(t, "/admit patient_1 asthma-exacerbation\n/handoff\n", "run", "--db", db, "--trainee", "alice", "--backend", "offline", "--new")
 	if err != nil || !strings.Contains(events, "MIST handoff") {
 		t.Errorf("/handoff with MIST preferred: %v\n%.400s", err, events)
+	}
+}
+
+// wardCLI runs a command line as main does and returns its stderr and exit status.
+func wardCLI(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := runAndReport(args, strings.NewReader(""), &out, &errOut)
+	return errOut.String(), code
+}
+
+// An error or a note on stderr may quote a scenario file, an agents file, a trace or a file
+// name: what reaches the terminal holds nothing it obeys, and still names the problem.
+func TestStderrCarriesNothingATerminalObeys(t *testing.T) {
+	const hostile = "\x1b]52;c;cm0=\x07\x1b[2J"
+	dir := t.TempDir()
+	scenarios := filepath.Join(dir, "scenarios")
+	agentsFile := filepath.Join(dir, "agents.yaml")
+	if err := os.Mkdir(scenarios, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string]string{
+		// YAML's escapes put the controls in a value that the error quotes.
+		filepath.Join(scenarios, "bad"+hostile+".yaml"): `news2: "\e[2J\e]52;c;cm0=\a"` + "\n",
+		agentsFile: `max_messages_per_turn: "\e[2J\e]52;c;cm0=\a"` + "\n",
+	} {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trace := editTrace(t, recordTrace(t, "review patient_1\n"), func(line string) string {
+		return regexp.MustCompile(`"version":"[^"]*"`).ReplaceAllString(line, `"version":"v9\u001b]52;c;cm0=\u0007\u001b[2J"`)
+	})
+	run := []string{"run", "--db", filepath.Join(dir, "ward.db"), "--backend", "offline", "--new"}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"scenario file", append(run, "--scenarios", scenarios), "bad.yaml:1: cannot unmarshal"},
+		{"agents file", append(run, "--agents", agentsFile), agentsFile + ": yaml: unmarshal errors"},
+		{"trace header", []string{"replay", trace}, "recorded by ward v9,"},
+	}
+	for _, tt := range tests {
+		stderr, code := wardCLI(t, tt.args...)
+		if strings.ContainsAny(stderr, "\x1b\x07\u009b") || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%s: exit %d; stderr holds raw controls, or does not say %q:\n%q", tt.name, code, tt.want, stderr)
+		}
 	}
 }
