@@ -1270,7 +1270,10 @@ func replayCommand(ctx context.Context, c *call) error {
 		return err
 	}
 	version, _ := llm.Version()
-	if err := replay.Check(runs, replay.Setup{Version: version, ScenariosHash: lib.Hash(), AgentsHash: team.Hash(), KnowledgeHash: cardsHash}); err != nil {
+	for _, note := range replay.VersionNotes(runs, version) {
+		toStderr(c.stderr)(note)
+	}
+	if err := replay.Check(runs, replay.Setup{ScenariosHash: lib.Hash(), AgentsHash: team.Hash(), KnowledgeHash: cardsHash}); err != nil {
 		return fmt.Errorf("%s: %w", c.args[0], err)
 	}
 	dir, err := os.MkdirTemp("", "ward-replay-*")

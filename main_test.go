@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/persist"
 )
@@ -260,6 +262,31 @@ func TestReplayExitsByWhatItFinds(t *testing.T) {
 	}
 	if _, err := ward(t, "", "replay", "--scenarios", t.TempDir(), filepath.Join(t.TempDir(), "none.jsonl")); exitCode(err) != 1 {
 		t.Fatalf("a missing trace: exit %d, %v", exitCode(err), err)
+	}
+}
+
+// versionField is the ward version in a trace's header line.
+var versionField = regexp.MustCompile(`"version":"[^"]*"`)
+
+// A trace recorded by another build of ward (a clone's build stamps a pseudo-version, a build
+// without version control "(devel)") replays with a note naming both; another trace format is
+// still refused.
+func TestReplayNotesAnotherVersionAndRefusesAnotherFormat(t *testing.T) {
+	const pseudo = "v0.0.0-20261124190350-2865faa0ef66"
+	otherVersion := editTrace(t, recordTrace(t, "review patient_1\nany allergies?\n"), func(line string) string {
+		return versionField.ReplaceAllString(line, `"version":"`+pseudo+`"`)
+	})
+	stderr, code := wardCLI(t, "replay", otherVersion)
+	if code != 0 || !strings.Contains(stderr, "ward: note: trace recorded by ward "+pseudo+", replaying with ward ") {
+		t.Fatalf("another version: exit %d, want 0 and a note:\n%s", code, stderr)
+	}
+	format := fmt.Sprintf(`"format":%d,`, llm.TraceFormat)
+	otherFormat := editTrace(t, otherVersion, func(line string) string {
+		return strings.Replace(line, format, fmt.Sprintf(`"format":%d,`, llm.TraceFormat+1), 1)
+	})
+	stderr, code = wardCLI(t, "replay", otherFormat)
+	if code != 2 || !strings.Contains(stderr, fmt.Sprintf("run 1 is in trace format %d", llm.TraceFormat+1)) {
+		t.Fatalf("another format: exit %d, want 2 and why:\n%s", code, stderr)
 	}
 }
 
@@ -628,7 +655,7 @@ func TestStderrCarriesNothingATerminalObeys(t *testing.T) {
 		}
 	}
 	trace := editTrace(t, recordTrace(t, "review patient_1\n"), func(line string) string {
-		return regexp.MustCompile(`"version":"[^"]*"`).ReplaceAllString(line, `"version":"v9\u001b]52;c;cm0=\u0007\u001b[2J"`)
+		return versionField.ReplaceAllString(line, `"version":"v9\u001b]52;c;cm0=\u0007\u001b[2J"`)
 	})
 	run := []string{"run", "--db", filepath.Join(dir, "ward.db"), "--backend", "offline", "--new"}
 	tests := []struct {
