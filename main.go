@@ -211,11 +211,18 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func main() {
-	err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	os.Exit(runAndReport(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// runAndReport is a command line as the shell sees it: run, a failure as one line on stderr,
+// and the exit status. The failure goes through terminalWriter too, for an error may quote a
+// scenario file, an agents file, a trace or a file name.
+func runAndReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := run(args, stdin, stdout, stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "ward:", err)
+		fmt.Fprintln(terminalWriter{stderr}, "ward:", err)
 	}
-	os.Exit(exitCode(err))
+	return exitCode(err)
 }
 
 // exitCode is 0 for success, 2 for a mistake on the command line or a trace that cannot be
@@ -258,12 +265,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return cmd.run(ctx, &call{cmd: cmd, o: o, args: rest, stdin: stdin, stdout: terminalWriter{stdout}, stderr: stderr})
+	return cmd.run(ctx, &call{cmd: cmd, o: o, args: rest, stdin: stdin, stdout: terminalWriter{stdout}, stderr: terminalWriter{stderr}})
 }
 
-// terminalWriter is how every command prints: text from a scenario file, a card or a model may
-// carry sequences a terminal would obey. C1 controls become JSON's escapes (in JSON output that
-// is the right encoding; in text it shows them), then nothing else a terminal obeys is left.
+// terminalWriter is how every command prints, on stdout and stderr alike: text from a scenario
+// file, a card, a trace or a model may carry sequences a terminal would obey. C1 controls become
+// JSON's escapes (in JSON output that is the right encoding; in text it shows them), then nothing
+// else a terminal obeys is left.
 type terminalWriter struct{ w io.Writer }
 
 func (t terminalWriter) Write(p []byte) (int, error) {
@@ -1267,7 +1275,10 @@ func replayCommand(ctx context.Context, c *call) error {
 		return err
 	}
 	version, _ := llm.Version()
-	if err := replay.Check(runs, replay.Setup{Version: version, ScenariosHash: lib.Hash(), AgentsHash: team.Hash(), KnowledgeHash: cardsHash}); err != nil {
+	for _, note := range replay.VersionNotes(runs, version) {
+		toStderr(c.stderr)(note)
+	}
+	if err := replay.Check(runs, replay.Setup{ScenariosHash: lib.Hash(), AgentsHash: team.Hash(), KnowledgeHash: cardsHash}); err != nil {
 		return fmt.Errorf("%s: %w", c.args[0], err)
 	}
 	dir, err := os.MkdirTemp("", "ward-replay-*")

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/persist"
 )
@@ -259,6 +262,31 @@ func TestReplayExitsByWhatItFinds(t *testing.T) {
 	}
 	if _, err := ward(t, "", "replay", "--scenarios", t.TempDir(), filepath.Join(t.TempDir(), "none.jsonl")); exitCode(err) != 1 {
 		t.Fatalf("a missing trace: exit %d, %v", exitCode(err), err)
+	}
+}
+
+// versionField is the ward version in a trace's header line.
+var versionField = regexp.MustCompile(`"version":"[^"]*"`)
+
+// A trace recorded by another build of ward (a clone's build stamps a pseudo-version, a build
+// without version control "(devel)") replays with a note naming both; another trace format is
+// still refused.
+func TestReplayNotesAnotherVersionAndRefusesAnotherFormat(t *testing.T) {
+	const pseudo = "v0.0.0-20261124190350-2865faa0ef66"
+	otherVersion := editTrace(t, recordTrace(t, "review patient_1\nany allergies?\n"), func(line string) string {
+		return versionField.ReplaceAllString(line, `"version":"`+pseudo+`"`)
+	})
+	stderr, code := wardCLI(t, "replay", otherVersion)
+	if code != 0 || !strings.Contains(stderr, "ward: note: trace recorded by ward "+pseudo+", replaying with ward ") {
+		t.Fatalf("another version: exit %d, want 0 and a note:\n%s", code, stderr)
+	}
+	format := fmt.Sprintf(`"format":%d,`, llm.TraceFormat)
+	otherFormat := editTrace(t, otherVersion, func(line string) string {
+		return strings.Replace(line, format, fmt.Sprintf(`"format":%d,`, llm.TraceFormat+1), 1)
+	})
+	stderr, code = wardCLI(t, "replay", otherFormat)
+	if code != 2 || !strings.Contains(stderr, fmt.Sprintf("run 1 is in trace format %d", llm.TraceFormat+1)) {
+		t.Fatalf("another format: exit %d, want 2 and why:\n%s", code, stderr)
 	}
 }
 
@@ -615,5 +643,53 @@ func TestAnUnauditedExportFailsAndSaysWhatWentOut(t *testing.T) {
 	}
 	if !strings.Contains(out, "any allergies?") {
 		t.Fatalf("the dump was not printed:\n%s", out)
+	}
+}
+
+// wardCLI runs a command line as main does and returns its stderr and exit status.
+func wardCLI(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := runAndReport(args, strings.NewReader(""), &out, &errOut)
+	return errOut.String(), code
+}
+
+// An error or a note on stderr may quote a scenario file, an agents file, a trace or a file
+// name: what reaches the terminal holds nothing it obeys, and still names the problem.
+func TestStderrCarriesNothingATerminalObeys(t *testing.T) {
+	const hostile = "\x1b]52;c;cm0=\x07\x1b[2J"
+	dir := t.TempDir()
+	scenarios := filepath.Join(dir, "scenarios")
+	agentsFile := filepath.Join(dir, "agents.yaml")
+	if err := os.Mkdir(scenarios, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string]string{
+		// YAML's escapes put the controls in a value that the error quotes.
+		filepath.Join(scenarios, "bad"+hostile+".yaml"): `news2: "\e[2J\e]52;c;cm0=\a"` + "\n",
+		agentsFile: `max_messages_per_turn: "\e[2J\e]52;c;cm0=\a"` + "\n",
+	} {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trace := editTrace(t, recordTrace(t, "review patient_1\n"), func(line string) string {
+		return versionField.ReplaceAllString(line, `"version":"v9\u001b]52;c;cm0=\u0007\u001b[2J"`)
+	})
+	run := []string{"run", "--db", filepath.Join(dir, "ward.db"), "--backend", "offline", "--new"}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"scenario file", append(run, "--scenarios", scenarios), "bad.yaml:1: cannot unmarshal"},
+		{"agents file", append(run, "--agents", agentsFile), agentsFile + ": yaml: unmarshal errors"},
+		{"trace header", []string{"replay", trace}, "recorded by ward v9,"},
+	}
+	for _, tt := range tests {
+		stderr, code := wardCLI(t, tt.args...)
+		if strings.ContainsAny(stderr, "\x1b\x07\u009b") || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%s: exit %d; stderr holds raw controls, or does not say %q:\n%q", tt.name, code, tt.want, stderr)
+		}
 	}
 }

@@ -33,7 +33,7 @@ const (
 type TraceHeader struct {
 	Kind     string `json:"kind"`
 	Format   int    `json:"format"`
-	Version  string `json:"version"`            // ward's module version, from the build info
+	Version  string `json:"version"`            // ward's module version, from the build info (a replay only notes another)
 	Revision string `json:"revision,omitempty"` // the commit ward was built from, when the build knows it
 	// SessionID and StartedAt are the shift's; a new shift's ID is made from StartedAt.
 	SessionID string    `json:"session_id"`

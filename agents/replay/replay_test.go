@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,7 +94,7 @@ func TestBackendStopsAtTheFirstDifference(t *testing.T) {
 }
 
 func TestCheckSaysWhyATraceCannotBeReplayed(t *testing.T) {
-	setup := Setup{Version: "(devel)", ScenariosHash: "aaa", AgentsHash: "bbb"}
+	setup := Setup{ScenariosHash: "aaa", AgentsHash: "bbb"}
 	ok := llm.TraceHeader{Format: llm.TraceFormat, Version: "(devel)", ScenariosHash: "aaa", AgentsHash: "bbb", SessionID: "s1"}
 	with := func(change func(*llm.TraceHeader)) llm.TraceHeader { h := ok; change(&h); return h }
 	tests := []struct {
@@ -104,7 +105,7 @@ func TestCheckSaysWhyATraceCannotBeReplayed(t *testing.T) {
 		{"replayable", []llm.TraceHeader{ok, with(func(h *llm.TraceHeader) { h.Resumed = true })}, ""},
 		{"no run", nil, "it holds no run"},
 		{"format", []llm.TraceHeader{with(func(h *llm.TraceHeader) { h.Format = 2 })}, "run 1 is in trace format 2"},
-		{"version", []llm.TraceHeader{with(func(h *llm.TraceHeader) { h.Version = "v0.9.0" })}, "recorded by ward v0.9.0, and this is ward (devel)"},
+		{"another version", []llm.TraceHeader{with(func(h *llm.TraceHeader) { h.Version = "v0.0.0-20261124190350-2865faa0ef66" })}, ""},
 		{"scenarios", []llm.TraceHeader{with(func(h *llm.TraceHeader) { h.ScenariosHash = "ccc" })}, "another scenario library"},
 		{"agents", []llm.TraceHeader{ok, with(func(h *llm.TraceHeader) { h.AgentsHash = "ccc" })}, "run 2 used other agent definitions"},
 		{"resumed elsewhere", []llm.TraceHeader{with(func(h *llm.TraceHeader) { h.Resumed = true })}, "resumes shift s1, which the trace does not start"},
@@ -121,6 +122,24 @@ func TestCheckSaysWhyATraceCannotBeReplayed(t *testing.T) {
 		case tt.want != "" && (!errors.Is(err, ErrUnreplayable) || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s: err %v, want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// A trace recorded by another build of ward replays with a note for each other version.
+func TestVersionNotesNameEachOtherVersion(t *testing.T) {
+	var runs []llm.TraceRun
+	for _, v := range []string{"(devel)", "v1.2.0", "(devel)", "v1.2.0", "v1.3.0"} {
+		runs = append(runs, llm.TraceRun{Header: llm.TraceHeader{Version: v}})
+	}
+	want := []string{
+		"note: trace recorded by ward v1.2.0, replaying with ward (devel)",
+		"note: trace recorded by ward v1.3.0, replaying with ward (devel)",
+	}
+	if got := VersionNotes(runs, "(devel)"); !slices.Equal(got, want) {
+		t.Fatalf("notes %q, want %q", got, want)
+	}
+	if got := VersionNotes(runs[:1], "(devel)"); got != nil {
+		t.Fatalf("a trace of this version has notes %q", got)
 	}
 }
 
