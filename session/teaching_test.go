@@ -470,3 +470,21 @@ func TestMorphineGivesHerAnaphylaxisNotUntreatedPain(t *testing.T) {
 		t.Errorf("after morphine the timeline says:\n%s", got)
 	}
 }
+
+// What the trainee asked about reads as words in the note and the handoff, never as the
+// scenario's identifier ("about last_meal").
+func TestTopicsReadAsWordsInTheNoteAndHandoff(t *testing.T) {
+	r := seeded(t)
+	l := NewLive(r.s, nil)
+	for _, line := range []string{"/admit patient_1 asthma-exacerbation", "when did you last eat?", "/note", "/handoff"} {
+		drain(l.Submit(context.Background(), line))
+	}
+	var said []string
+	for _, m := range l.Snapshot().Chat {
+		said = append(said, m.Content)
+	}
+	chat := strings.Join(said, "\n")
+	if strings.Contains(chat, "last_meal") || !strings.Contains(chat, "about last meal") {
+		t.Errorf("the note and handoff do not word the question as words:\n%s", chat)
+	}
+}

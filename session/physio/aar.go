@@ -224,7 +224,7 @@ func (a ActionRecord) String() string {
 	add(a.FlowLPM > 0, "%g L/min", a.FlowLPM)
 	add(a.FiO2 > 0, "%g %%", a.FiO2)
 	add(a.Drug == "" && a.VolumeML > 0, "%g mL", a.VolumeML)
-	add(a.Topic != "", "about %s", a.Topic)
+	add(a.Topic != "", "about %s", strings.ReplaceAll(a.Topic, "_", " "))
 	add(a.Position != "", "%s", a.Position)
 	add(a.Kind == sc.KindGlucoseCheck, "→ %g mmol/L", a.Glucose)
 	return strings.Join(parts, " ")
