@@ -488,3 +488,21 @@ func TestTopicsReadAsWordsInTheNoteAndHandoff(t *testing.T) {
 		t.Errorf("the note and handoff do not word the question as words:\n%s", chat)
 	}
 }
+
+// Too small a dose leaves her pain uncontrolled at 15 minutes, and the timeline says so without
+// calling a treated patient untreated.
+func TestUndertreatedPainIsNotCalledUntreated(t *testing.T) {
+	r := seeded(t)
+	events := runJSON(t, r.s, lines("/admit patient_5 fracture-morphine-allergy", "paracetamol 1 g IV", "/wait 16m", "/aar"))
+	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+	var states []string
+	for _, e := range aar.Timeline {
+		if e.Kind == "state" {
+			states = append(states, e.Text)
+		}
+	}
+	got := strings.Join(states, "\n")
+	if !strings.Contains(got, "acute-pain → uncontrolled: pain still not controlled 15 minutes on") || strings.Contains(got, "untreated") {
+		t.Errorf("after paracetamol alone the timeline says:\n%s", got)
+	}
+}
