@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +65,18 @@ func (r ShiftResult) CriticalActions() (met, total int) {
 		met, total = met+p.Met, total+p.Critical
 	}
 	return met, total
+}
+
+// Scenarios are the scenarios the shift's patients played, each once, in roster order: the
+// shift column names only the roster it began with.
+func (r ShiftResult) Scenarios() []string {
+	var out []string
+	for _, p := range r.Patients {
+		if !slices.Contains(out, p.Scenario) {
+			out = append(out, p.Scenario)
+		}
+	}
+	return out
 }
 
 // ToCritical is the mean time from arrival to a critical action done; false when none was.
@@ -183,11 +196,12 @@ func (p Progress) Table(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "\n%3s  %-10s  %-12s  %8s  %5s  %6s  %8s  %11s\n", "#", "date", "shift", "patients", "score", "errors", "critical", "to critical")
+	fmt.Fprintf(&b, "\n%3s  %-10s  %-12s  %8s  %5s  %6s  %8s  %11s  %s\n", "#", "date", "shift", "patients", "score", "errors", "critical", "to critical", "scenarios")
 	for i, s := range p.Shifts {
 		met, total := s.CriticalActions()
-		fmt.Fprintf(&b, "%3d  %-10s  %-12s  %8d  %4d%%  %6d  %8s  %11s\n", i+1, s.Started.Local().Format("2006-01-02"),
-			cut(shiftName(s.Shift), 12), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), fmt.Sprintf("%d/%d", met, total), toCritical(s))
+		fmt.Fprintf(&b, "%3d  %-10s  %-12s  %8d  %4d%%  %6d  %8s  %11s  %s\n", i+1, s.Started.Local().Format("2006-01-02"),
+			cut(shiftName(s.Shift), 12), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), fmt.Sprintf("%d/%d", met, total), toCritical(s),
+			strings.Join(s.Scenarios(), ", "))
 	}
 	b.WriteString("errors: critical errors · critical: critical actions met of those asked for ·\n" +
 		"to critical: mean time from a patient's arrival to a critical action\n")

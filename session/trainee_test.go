@@ -177,7 +177,7 @@ func TestProgressOverSeveralShifts(t *testing.T) {
 	if err := p.Table(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Progress of alice: 2 shift(s), 2 patient(s)", "to critical", "Score, 0–100%",
+	for _, want := range []string{"Progress of alice: 2 shift(s), 2 patient(s)", "to critical  scenarios", "Score, 0–100%", "asthma-exacerbation\n",
 		"Mean time to a critical action", "\n  2  ████████████████████████████████████████ 01:"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
