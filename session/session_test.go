@@ -199,8 +199,10 @@ func TestNeedsPatientID(t *testing.T) {
 			errEvent = ee
 		}
 	}
-	if errEvent.Code != "NEEDS_PATIENT_ID" || !strings.Contains(errEvent.Message, "patient_") {
-		t.Errorf("error event %+v should show the expected format", errEvent)
+	// The examples are the roster's patients, never IDs the trainee has not met.
+	if errEvent.Code != "NEEDS_PATIENT_ID" || !strings.Contains(errEvent.Message, "patient_4") ||
+		strings.Count(errEvent.Message, "patient_") != 1 {
+		t.Errorf("error event %+v should name the roster's one patient, and only them", errEvent)
 	}
 	if end := turnEnd(t, events); end.ActivePatient == nil || *end.ActivePatient != "patient_4" {
 		t.Errorf("active changed to %v", end.ActivePatient)

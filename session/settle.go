@@ -264,14 +264,32 @@ func (s *Session) whichPatient(candidates []string) string {
 	var named []string
 	for _, p := range s.namedPatients() {
 		if slices.Contains(candidates, p.ID) {
-			named = append(named, p.Title()+" ("+p.ID+")")
+			named = append(named, patientLabel(p))
 		}
 	}
 	last := len(named) - 1
 	return "Which patient — " + strings.Join(named[:last], ", ") + " or " + named[last] + "?"
 }
 
+// patientLabel is how a question names a patient: their title, and their ID when the title
+// does not hold it.
+func patientLabel(p analyzer.Patient) string {
+	if title := p.Title(); !strings.Contains(title, p.ID) {
+		return title + " (" + p.ID + ")"
+	}
+	return p.Title()
+}
+
+// needsIDMessage asks for a patient: it names those on the roster, so every example is one the
+// trainee can use; on an empty roster it shows IDs the pattern takes for an admission.
 func (s *Session) needsIDMessage() string {
+	var named []string
+	for _, p := range s.namedPatients() {
+		named = append(named, patientLabel(p))
+	}
+	if len(named) > 0 {
+		return "Which patient? On the roster: " + strings.Join(named, ", ") + ". Name one, or give a new ID to admit."
+	}
 	examples := analyzer.ExampleIDs(s.cfg.Pattern)
 	if len(examples) == 0 {
 		return fmt.Sprintf("Which patient? Give an ID that matches %s.", s.cfg.Pattern)

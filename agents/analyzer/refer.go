@@ -141,7 +141,7 @@ func byOrder(_ []words.Token, lower []string, in AnalyzerInput) ([]string, strin
 		if n < 0 {
 			n = len(in.Patients) - 1
 		}
-		if n < len(in.Patients) {
+		if n >= 0 && n < len(in.Patients) { // "the last" of no patients is none
 			return []string{in.Patients[n].ID}, "the order of arrival"
 		}
 	}

@@ -160,7 +160,10 @@ var (
 	// reviewPhrases ask to work on a patient, possibly the current one.
 	reviewPhrases = []string{"review", "open", "see", "check on", "start", "look at", "pull up", "load", "work on", "admit"}
 	// cuePhrases make a message with no other rule worth a second opinion.
-	cuePhrases = []string{"switch", "context", "roster"}
+	// A patient meant without being named ("go back to the previous one") is a switch the rules
+	// cannot place: unsure, so a model is asked, never a certain "nothing changes".
+	cuePhrases = []string{"switch", "context", "roster", "previous one", "previous patient", "the previous",
+		"go back to"}
 )
 
 // isClearIntent: a clear verb with "context", or a clear verb and

@@ -77,6 +77,9 @@ func TestRulesDecide(t *testing.T) {
 		{"short with switch", "switch", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
 		{"long clinical", "give 0.5 mg epinephrine IM", "patient_4", roster, nil, ActionUnchanged, "patient_4", true},
 		{"long none", "what should I do first on this shift?", "", nil, nil, ActionNone, "", true},
+		{"previous one", "go back to the previous one", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
+		{"previous patient", "let me see the previous patient again", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
+		{"last of no patients", "how is the last patient doing", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
 		{"measurement", "pt 45 yo with chest pain", "", nil, nil, ActionNone, "", false},
 		{"context cue", "switch her to a non-rebreather mask", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
 		{"empty", "", "", nil, nil, ActionNone, "", true},
@@ -139,16 +142,22 @@ func FuzzRulesAnalyzer(f *testing.F) {
 		"switch patient please", "pt#6", "mrn 1234567", "reset the context", "which patients?", "",
 		"clear the patient's airway", "patient 6 and patient 7", "\x00patient_\xff9",
 		"go back to Mr Chen", "bed 4", "the first one", "the other one", "the asthmatic patient", "Resus 3",
+		"the last patient",
 	} {
 		f.Add(s, "patient_4")
 		f.Add(s, "")
 	}
-	patterns := []*regexp.Regexp{DefaultPatientIDPattern, mrnPattern}
+	two := []Patient{{ID: "patient_4", Name: "Robert Chen", Sex: "M", Bed: "Resus 4", Condition: "acs, chest pain"},
+		{ID: "MRN1234567", Name: "Maya Okafor", Sex: "F", Bed: "Resus 1", Condition: "asthma exacerbation"}}
 	f.Fuzz(func(t *testing.T, text, active string) {
-		for _, p := range patterns {
+		// No named patients too: "the last patient" of none once indexed before the first.
+		for _, c := range []struct {
+			pattern  *regexp.Regexp
+			patients []Patient
+		}{{DefaultPatientIDPattern, two}, {mrnPattern, two}, {DefaultPatientIDPattern, nil}} {
+			p := c.pattern
 			in := AnalyzerInput{Text: text, ActivePatient: active, Roster: []string{"patient_4", "MRN1234567"}, Pattern: p,
-				Patients: []Patient{{ID: "patient_4", Name: "Robert Chen", Sex: "M", Bed: "Resus 4", Condition: "acs, chest pain"},
-					{ID: "MRN1234567", Name: "Maya Okafor", Sex: "F", Bed: "Resus 1", Condition: "asthma exacerbation"}}}
+				Patients: c.patients}
 			d, _ := RulesAnalyzer{}.Decide(in)
 			if !slices.Contains(Actions, d.Action) {
 				t.Fatalf("unknown action %q", d.Action)
