@@ -21,6 +21,9 @@ const (
 	RouteRule     = "rule"     // a slash command, bedside talk, or the next step of a confirmed plan
 	RouteLLM      = "llm"      // the router model chose
 	RouteFallback = "fallback" // nothing decided, so the Orchestrator facilitates
+	// RouteRouterFailed: the router model failed or answered outside its format, so the
+	// Orchestrator facilitates; unlike a fallback by design, the trainee is told.
+	RouteRouterFailed = "router_failed"
 )
 
 // Route is one routing decision.
@@ -141,7 +144,7 @@ type routerVerdict struct {
 }
 
 // askRouter asks the router model; whatever it answers that is not an agent
-// name, and any error, hands the message to the Orchestrator.
+// name, and any error, hands the message to the Orchestrator as a failed route.
 func (t *Team) askRouter(ctx context.Context, history []memory.Message, text string) Route {
 	if t.Router == nil {
 		return t.withoutRouter(text)
@@ -152,15 +155,15 @@ func (t *Team) askRouter(ctx context.Context, history []memory.Message, text str
 	defer cancel()
 	resp, err := t.Router.Chat(ctx, req, nil)
 	if err != nil {
-		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: "router failed: " + err.Error()}
+		return Route{Agent: AgentOrchestrator, Source: RouteRouterFailed, Reasoning: "router failed: " + err.Error()}
 	}
 	var v routerVerdict
 	if err := json.Unmarshal([]byte(strings.TrimSpace(resp.Message.Content)), &v); err != nil {
-		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: "router answer is not the verdict JSON"}
+		return Route{Agent: AgentOrchestrator, Source: RouteRouterFailed, Reasoning: "router answer is not the verdict JSON"}
 	}
 	a, ok := t.Agent(strings.TrimPrefix(strings.TrimSpace(v.Verdict), "@"))
 	if !ok {
-		return Route{Agent: AgentOrchestrator, Source: RouteFallback, Reasoning: fmt.Sprintf("router named %q, not an agent", llm.Clip(v.Verdict, 40))}
+		return Route{Agent: AgentOrchestrator, Source: RouteRouterFailed, Reasoning: fmt.Sprintf("router named %q, not an agent", llm.Clip(v.Verdict, 40))}
 	}
 	return Route{Agent: a.Name, Source: RouteLLM, Reasoning: llm.Clip(v.Reasoning, llm.MaxReasoningLen)}
 }

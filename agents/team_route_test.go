@@ -122,9 +122,9 @@ func TestRouteAsksTheRouterModel(t *testing.T) {
 	}{
 		{"verdict", `{"verdict":"Monitor","reasoning":"asks about the trend"}`, http.StatusOK, AgentMonitor, RouteLLM},
 		{"verdict any case", `{"verdict":"pharmacist","reasoning":"a dose"}`, http.StatusOK, AgentPharmacist, RouteLLM},
-		{"not an agent", `{"verdict":"Radiologist","reasoning":"imaging"}`, http.StatusOK, AgentOrchestrator, RouteFallback},
-		{"not json", `Monitor, I think`, http.StatusOK, AgentOrchestrator, RouteFallback},
-		{"model missing", ``, http.StatusNotFound, AgentOrchestrator, RouteFallback},
+		{"not an agent", `{"verdict":"Radiologist","reasoning":"imaging"}`, http.StatusOK, AgentOrchestrator, RouteRouterFailed},
+		{"not json", `Monitor, I think`, http.StatusOK, AgentOrchestrator, RouteRouterFailed},
+		{"model missing", ``, http.StatusNotFound, AgentOrchestrator, RouteRouterFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,8 +201,8 @@ func TestRouteRouterOnlyForTeamQuestions(t *testing.T) {
 		t.Errorf("team question = %+v, want Preceptor by llm", r)
 	}
 	router.err = errors.New("connection refused")
-	if r := team.Route(context.Background(), nil, "explain the NEWS2 bands"); r.Agent != AgentOrchestrator || r.Source != RouteFallback || !strings.Contains(r.Reasoning, "refused") {
-		t.Errorf("router error = %+v, want Orchestrator by fallback with the cause", r)
+	if r := team.Route(context.Background(), nil, "explain the NEWS2 bands"); r.Agent != AgentOrchestrator || r.Source != RouteRouterFailed || !strings.Contains(r.Reasoning, "refused") {
+		t.Errorf("router error = %+v, want Orchestrator, the router failed, with the cause", r)
 	}
 }
 

@@ -266,7 +266,7 @@ func FuzzTeamTurn(f *testing.F) {
 		f.Add(seed)
 	}
 	team := mustTeam(f)
-	sources := []string{RouteMention, RouteHandoff, RouteRule, RouteLLM, RouteFallback}
+	sources := []string{RouteMention, RouteHandoff, RouteRule, RouteLLM, RouteFallback, RouteRouterFailed}
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, name := range team.PlanIn(text) {
 			if _, ok := team.Agent(name); !ok {

@@ -88,6 +88,9 @@ func (c *conversation) spokeThisTurn(agent string) bool {
 // of a compound answer, and the reply shown to the trainee.
 func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route) (string, error) {
 	c.t.emit(RouteEvent{Agent: a.Name, Source: r.Source, Reasoning: r.Reasoning})
+	if r.Source == agents.RouteRouterFailed { // never silently, as with the analyzer
+		c.t.emit(NoteEvent{PatientID: c.s.active, Stop: "router", Text: "The router model gave no usable answer (" + r.Reasoning + "), so the " + a.Name + " takes the question."})
+	}
 	checklist := c.spoken == 0 && c.x.compound.IsCompound()
 	c.spoken++
 	c.retrieve(ctx, a)

@@ -6,9 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/offline"
+	"github.com/ward-sim/ward/memory"
 )
 
 // On a screen that asks, a new patient named in free text waits for a yes once the shift has
@@ -106,5 +108,25 @@ func TestAnalyzerFallbackIsNeverSilent(t *testing.T) {
 	}
 	if len(notes) != 1 || notes[0].Stop != "analyzer" || !strings.Contains(notes[0].Text, "did not answer") {
 		t.Fatalf("notes %+v: want one saying the analyzer did not answer", notes)
+	}
+}
+
+// When the router model answers outside its format, the trainee is told who took the question
+// instead, as with the analyzer.
+func TestRouterFallbackIsNeverSilent(t *testing.T) {
+	junk := &scripted{Backend: offline.New(), replies: []llm.Response{{Message: memory.Message{Content: "Monitor, I think"}}}, errs: []error{nil}}
+	team, err := agents.LoadTeam("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	team.Router = junk
+	r := newRigWith(t, func(c *Config) { c.Team = team })
+	r.turn("/admit patient_1 asthma-exacerbation")
+	notes := only[NoteEvent](r.turn("what should I do next?"))
+	if junk.calls == 0 {
+		t.Fatal("the router model was never asked")
+	}
+	if len(notes) != 1 || notes[0].Stop != "router" || !strings.Contains(notes[0].Text, "so the Orchestrator takes the question") {
+		t.Fatalf("notes %+v: want one saying the router gave no usable answer", notes)
 	}
 }
