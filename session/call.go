@@ -89,9 +89,7 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.P
 	if held {
 		req.Format = agents.AgentOutputSchema
 	}
-	if b := s.cfg.Backend; b.Name() == "ollama" && !llm.PaceOf(b).Measured() {
-		t.emit(ProgressEvent{Stage: "load", Text: "waiting for " + b.Model() + " to load and answer its first call — a minute or more on a CPU"})
-	}
+	s.noticeModelLoad(t)
 	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
 	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
@@ -177,4 +175,15 @@ func (r *replyStream) add(chunk string) {
 func startsPlain(raw string) bool {
 	trimmed := strings.TrimSpace(raw)
 	return trimmed != "" && !strings.HasPrefix(trimmed, "{")
+}
+
+// noticeModelLoad tells the trainee, once a turn, that a model no call has answered yet may be
+// loading: before the analyzer's, the router's or an agent's call, whichever comes first.
+func (s *Session) noticeModelLoad(t *turn) {
+	b := s.cfg.Backend
+	if t.loadNoticed || b.Name() != "ollama" || llm.PaceOf(b).Measured() {
+		return
+	}
+	t.loadNoticed = true
+	t.emit(ProgressEvent{Stage: "load", Text: "waiting for " + b.Model() + " to load and answer its first call — a minute or more on a CPU"})
 }

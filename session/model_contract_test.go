@@ -75,8 +75,17 @@ func TestAnalyzerAndRouterCallsAreCounted(t *testing.T) {
 	} {
 		line, want := tc.line, tc.want
 		var called []string
+		loadNotes := 0
 		for _, ev := range r.turn(line) {
+			if p, ok := ev.(ProgressEvent); ok && p.Stage == "load" {
+				loadNotes++
+			}
 			if c, ok := ev.(LLMCallEvent); ok {
+				// The analyzer's is the model's first call: the trainee hears it may be loading
+				// before it, not only before an agent's.
+				if len(called) == 0 && want == "analyzer" && loadNotes != 1 {
+					t.Errorf("%d load notes before the model's first call (the %s's), want 1", loadNotes, c.Agent)
+				}
 				called = append(called, c.Agent)
 				if c.LatencyMS <= 0 {
 					t.Errorf("the %s call reports no latency", c.Agent)
@@ -85,6 +94,9 @@ func TestAnalyzerAndRouterCallsAreCounted(t *testing.T) {
 		}
 		if !slices.Contains(called, want) {
 			t.Errorf("%q: llm_call events for %v, want the %s's among them", line, called, want)
+		}
+		if want == "router" && loadNotes != 0 {
+			t.Errorf("%q: %d load notes once the model has answered, want none", line, loadNotes)
 		}
 		turns := r.s.Turns()
 		var inspected []string

@@ -30,6 +30,7 @@ type turn struct {
 	calls         []CallRecord   // the turn's LLM calls, for the inspector
 	decisionEvent *DecisionEvent // the turn's decision, for the inspector
 	toolCalls     int            // tool calls so far, which number their IDs
+	loadNoticed   bool           // the trainee was told the model may be loading
 }
 
 func newTurn(input string, emit func(Event)) *turn {
