@@ -791,6 +791,7 @@ func tui(ctx context.Context, c *call) error {
 	if o.bell {
 		opts.Bell = os.Stderr
 	}
+	flags := *o // before the preferences of the person ward opens as fill them in
 	s, cfg, resumed, closeAll, err := openSession(ctx, o, func(note string) { opts.Notice = note })
 	if err != nil {
 		return err
@@ -820,13 +821,51 @@ func tui(ctx context.Context, c *call) error {
 				return nil, err
 			}
 		}
-		fresh := cfg
+		fresh, err := startedConfig(ctx, cfg, flags)
+		if err != nil {
+			return nil, err
+		}
 		fresh.Shift = shift
 		return session.Start(fresh)
+	}
+	opts.StartedTheme = func() (themes.Theme, error) {
+		o, err := preferred(flags, cfg.Store)
+		if err != nil {
+			return themes.Theme{}, err
+		}
+		return themes.New(o.theme, themes.NoColorRequested())
 	}
 	engine := session.NewLive(s, restart)
 	defer engine.Close()
 	return ui.Run(ctx, engine, opts)
+}
+
+// preferred is the flags with the preferences of whoever store is signed in as.
+func preferred(flags options, store *persist.Store) (options, error) {
+	return flags, applyPrefs(&flags, store)
+}
+
+// startedConfig is cfg for the trainee the start dialog signed in: their window and, on Ollama,
+// their model, where the command line left them unset.
+func startedConfig(ctx context.Context, cfg session.Config, flags options) (session.Config, error) {
+	o, err := preferred(flags, cfg.Store)
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.Window, err = windowMode(o.window); err != nil {
+		return cfg, err
+	}
+	if cfg.Backend.Name() != "ollama" || o.model == cfg.Backend.Model() {
+		return cfg, nil
+	}
+	team := *cfg.Team // the router changes with the model; the session being replaced keeps its own
+	cfg.Team = &team
+	o.backend = "ollama" // Ollama answered at start: a model it lacks is an error, not offline
+	if cfg.Backend, cfg.Tools, err = chooseBackend(ctx, &o, func(string) {}); err != nil {
+		return cfg, err
+	}
+	askModel(&cfg)
+	return cfg, nil
 }
 
 // toStderr prints notices as ward's one-line diagnostics.

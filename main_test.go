@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,9 +13,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/offline"
+	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
 )
 
 // ward runs a command line in-process and returns stdout and the error.
@@ -691,5 +698,83 @@ func TestStderrCarriesNothingATerminalObeys(t *testing.T) {
 		if strings.ContainsAny(stderr, "\x1b\x07\u009b") || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%s: exit %d; stderr holds raw controls, or does not say %q:\n%q", tt.name, code, tt.want, stderr)
 		}
+	}
+}
+
+// tuiFlags are the options of the TUI's command line args, as run parses them.
+func tuiFlags(t *testing.T, args ...string) options {
+	t.Helper()
+	fs, o := flagSet(commands[0])
+	if _, err := parseInterspersed(fs, args); err != nil {
+		t.Fatal(err)
+	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	return *o
+}
+
+// A trainee the start dialog signs in gets their own window and theme, as at start-up, unless
+// the command line chose them.
+func TestTheStartDialogsTraineeGetsTheirPreferences(t *testing.T) {
+	store, err := persist.Open(filepath.Join(t.TempDir(), "ward.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := (session.Prefs{Theme: "light", Window: "sliding"}).Save(store, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SignIn(persist.Person{Trainee: "alice"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg := session.Config{Store: store, Backend: offline.New(), Window: memory.DefaultWindow()}
+	for _, tc := range []struct {
+		args          []string
+		theme, window string
+	}{{nil, "light", "sliding"}, {[]string{"--theme", "dark", "--window", "block"}, "dark", "block"}} {
+		flags := tuiFlags(t, tc.args...)
+		started, err := startedConfig(context.Background(), cfg, flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := preferred(flags, store)
+		if err != nil || o.theme != tc.theme || string(started.Window.Mode) != tc.window {
+			t.Errorf("%q: theme %q, window %q (%v); want %q, %q", tc.args, o.theme, started.Window.Mode, err, tc.theme, tc.window)
+		}
+	}
+}
+
+// On Ollama, a trainee the start dialog signs in who prefers another model gets it, with the
+// router and analyzer on it too; the session being replaced keeps its team.
+func TestTheStartDialogsTraineeGetsTheirModel(t *testing.T) {
+	f := ollamatest.NewFake(t)
+	t.Setenv("OLLAMA_HOST", f.URL())
+	t.Setenv("WARD_MODEL", "")
+	store, err := persist.Open(filepath.Join(t.TempDir(), "ward.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := (session.Prefs{Model: ollamatest.TestModel}).Save(store, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SignIn(persist.Person{Trainee: "alice"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	flags := tuiFlags(t)
+	cfg := session.Config{Store: store, Window: memory.DefaultWindow()}
+	if cfg.Team, err = agents.LoadTeam(""); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Backend = ollama.New(f.Client(), "the-openers-model", ollama.Options{})
+	askModel(&cfg)
+	opener := cfg.Team.Router
+	started, err := startedConfig(context.Background(), cfg, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if started.Backend.Model() != ollamatest.TestModel || started.Team.Router == opener || cfg.Team.Router != opener {
+		t.Errorf("model %q; router replaced for the new session %v, kept for the old %v", started.Backend.Model(),
+			started.Team.Router != opener, cfg.Team.Router == opener)
 	}
 }

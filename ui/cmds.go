@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/themes"
 )
 
 // Messages from tea.Cmds. Every engine call and every write happens in a
@@ -32,8 +33,10 @@ type (
 		err   error
 	}
 	startedMsg struct {
-		state session.ViewState
-		err   error
+		state    session.ViewState
+		err      error
+		theme    themes.Theme // the started trainee's, when Options.StartedTheme is set
+		themeErr error
 	}
 	traceMsg struct {
 		back  int
@@ -132,10 +135,15 @@ func loadOlderCmd(ctx context.Context, e Engine) tea.Cmd {
 	}
 }
 
-func startCmd(ctx context.Context, e Engine, shift, trainee string) tea.Cmd {
+// startCmd starts the shift, then asks themeOf (when set) for the started trainee's theme.
+func startCmd(ctx context.Context, e Engine, shift, trainee string, themeOf func() (themes.Theme, error)) tea.Cmd {
 	return func() tea.Msg {
-		err := e.Start(ctx, shift, trainee)
-		return startedMsg{state: e.Snapshot(), err: err}
+		msg := startedMsg{err: e.Start(ctx, shift, trainee)}
+		if msg.err == nil && themeOf != nil {
+			msg.theme, msg.themeErr = themeOf()
+		}
+		msg.state = e.Snapshot()
+		return msg
 	}
 }
 

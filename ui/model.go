@@ -26,6 +26,9 @@ type Options struct {
 	Notice       string    // shown in the status bar at start, e.g. why the offline backend is in use
 	// Bell is where the terminal bell is rung when an alarm or escalation sounds; nil rings none.
 	Bell io.Writer
+	// StartedTheme is the theme of the trainee the start dialog has just started a shift for, who
+	// may prefer another than the person ward opened as; nil keeps the theme.
+	StartedTheme func() (themes.Theme, error)
 }
 
 type focusArea int
@@ -94,6 +97,28 @@ type Model struct {
 	ring       bool // an alarm sounded since the last Update: ring the bell
 }
 
+// buildPanes makes every pane draw with theme t. The panes hold nothing but the theme until
+// the first snapshot and size reach them.
+func (m *Model) buildPanes(t themes.Theme) {
+	cmds := m.opts.Commands
+	m.theme = t
+	m.header, m.roster, m.vitals = headerPane{theme: t}, rosterPane{theme: t}, vitalsPane{theme: t}
+	m.chat, m.input, m.status = newChatPane(t), newInputPane(t), newStatusPane(t)
+	m.palette = palette{theme: t, keys: m.keys, commands: append(cmds[:len(cmds):len(cmds)], screenCommands...)}
+	m.inspector = inspector{theme: t, keys: m.keys}
+	m.start = startDialog{theme: t, keys: m.keys, shifts: m.opts.StartShifts, trainee: m.opts.Trainee, fixed: m.opts.TraineeFixed}
+}
+
+// retheme redraws the screen with theme t, keeping what the trainee has typed.
+func (m *Model) retheme(t themes.Theme) {
+	typed, held := m.input.ta.Value(), m.input.held
+	m.buildPanes(t)
+	m.input.ta.SetValue(typed)
+	m.input.setHeld(held)
+	m.input.Focus()
+	m.relayout()
+}
+
 // screenCommands are the slash commands the screen answers itself, listed in the palette
 // after the session's.
 var screenCommands = []Command{
@@ -110,23 +135,8 @@ func New(engine Engine, opts Options) *Model {
 	if opts.Clipboard == nil {
 		opts.Clipboard = os.Stderr
 	}
-	keys := newKeyMap()
-	m := &Model{
-		engine:    engine,
-		opts:      opts,
-		theme:     t,
-		keys:      keys,
-		ctx:       context.Background(),
-		header:    headerPane{theme: t},
-		roster:    rosterPane{theme: t},
-		vitals:    vitalsPane{theme: t},
-		chat:      newChatPane(t),
-		input:     newInputPane(t),
-		status:    newStatusPane(t),
-		palette:   palette{theme: t, keys: keys, commands: append(opts.Commands[:len(opts.Commands):len(opts.Commands)], screenCommands...)},
-		inspector: inspector{theme: t, keys: keys},
-		start:     startDialog{theme: t, keys: keys, shifts: opts.StartShifts, trainee: opts.Trainee, fixed: opts.TraineeFixed},
-	}
+	m := &Model{engine: engine, opts: opts, keys: newKeyMap(), ctx: context.Background()}
+	m.buildPanes(t)
 	if opts.StartShifts != nil {
 		m.overlay = overlayStart
 	}
@@ -189,6 +199,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.overlay = overlayNone
+		if msg.themeErr != nil { // the shift started: only the look stays as it was
+			m.notice = notice{text: "kept the theme: " + msg.themeErr.Error(), level: noticeWarn}
+		} else if msg.theme.Name != "" && msg.theme.Name != m.theme.Name {
+			m.retheme(msg.theme)
+		}
 		m.applyState(msg.state)
 		return nil
 	case clearPreviewMsg:
@@ -286,7 +301,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	switch m.overlay {
 	case overlayStart:
 		if shift := m.start.Update(msg); shift != nil {
-			return startCmd(m.ctx, m.engine, shift.ID, m.start.trainee)
+			return startCmd(m.ctx, m.engine, shift.ID, m.start.trainee, m.opts.StartedTheme)
 		}
 		return nil
 	case overlayHelp:

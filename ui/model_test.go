@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/themes"
 )
 
 func screen(m *Model) string { return ansi.Strip(m.View()) }
@@ -622,5 +624,30 @@ func TestChatShowsSourcesUnderAMessage(t *testing.T) {
 	answer, source := strings.Index(out, "Give 0.5 mg IM"), strings.Index(out, "[1] Anaphylaxis › Adrenaline — Resuscitation Council UK")
 	if answer < 0 || source < answer {
 		t.Fatalf("the source is not under the message:\n%s", out)
+	}
+}
+
+// A trainee started from the dialog gets the theme they prefer; one that cannot be made keeps
+// the theme ward opened with, and says so, with the shift started.
+func TestStartDialogTakesTheStartedTraineesTheme(t *testing.T) {
+	shifts := []Shift{{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"}}
+	dark, _ := themes.New("dark", false)
+	light, _ := themes.New("light", false)
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{{"preferred", nil, "light"}, {"unmade", errors.New("no theme \"neon\""), "dark"}} {
+		f := newFakeWard()
+		m := New(f, Options{Theme: dark, StartShifts: shifts, Trainee: "alice",
+			StartedTheme: func() (themes.Theme, error) { return light, tc.err }})
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		press(t, m, "enter")
+		if m.overlay != overlayNone || m.theme.Name != tc.want || m.chat.theme.Name != tc.want {
+			t.Errorf("%s: overlay %d, theme %q (chat %q), want %q", tc.name, m.overlay, m.theme.Name, m.chat.theme.Name, tc.want)
+		}
+		if tc.err != nil && !strings.Contains(screen(m), "kept the theme") {
+			t.Errorf("%s: the kept theme is not said:\n%s", tc.name, screen(m))
+		}
 	}
 }
