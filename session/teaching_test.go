@@ -455,16 +455,7 @@ func TestScenariosAreChosenByPresentation(t *testing.T) {
 // The fracture case's allergy is a true allergy, and her states follow what was given: morphine
 // brings on anaphylaxis, never "untreated pain".
 func TestMorphineGivesHerAnaphylaxisNotUntreatedPain(t *testing.T) {
-	r := seeded(t)
-	events := runJSON(t, r.s, lines("/admit patient_5 fracture-morphine-allergy", "morphine 10 mg IV", "/wait 16m", "/aar"))
-	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
-	var states []string
-	for _, e := range aar.Timeline {
-		if e.Kind == "state" {
-			states = append(states, e.Text)
-		}
-	}
-	got := strings.Join(states, "\n")
+	got := fractureStates(t, "morphine 10 mg IV")
 	if !strings.HasPrefix(got, "acute-pain → anaphylaxis: morphine given to a patient with a true morphine allergy") ||
 		strings.Contains(got, "untreated pain") {
 		t.Errorf("after morphine the timeline says:\n%s", got)
@@ -492,8 +483,17 @@ func TestTopicsReadAsWordsInTheNoteAndHandoff(t *testing.T) {
 // Too small a dose leaves her pain uncontrolled at 15 minutes, and the timeline says so without
 // calling a treated patient untreated.
 func TestUndertreatedPainIsNotCalledUntreated(t *testing.T) {
+	got := fractureStates(t, "paracetamol 1 g IV")
+	if !strings.Contains(got, "acute-pain → uncontrolled: pain still not controlled 15 minutes on") || strings.Contains(got, "untreated") {
+		t.Errorf("after paracetamol alone the timeline says:\n%s", got)
+	}
+}
+
+// fractureStates is the state changes of the fracture case's timeline, one a line, after the
+// order and 16 minutes.
+func fractureStates(t *testing.T, order string) string {
 	r := seeded(t)
-	events := runJSON(t, r.s, lines("/admit patient_5 fracture-morphine-allergy", "paracetamol 1 g IV", "/wait 16m", "/aar"))
+	events := runJSON(t, r.s, lines("/admit patient_5 fracture-morphine-allergy", order, "/wait 16m", "/aar"))
 	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
 	var states []string
 	for _, e := range aar.Timeline {
@@ -501,8 +501,5 @@ func TestUndertreatedPainIsNotCalledUntreated(t *testing.T) {
 			states = append(states, e.Text)
 		}
 	}
-	got := strings.Join(states, "\n")
-	if !strings.Contains(got, "acute-pain → uncontrolled: pain still not controlled 15 minutes on") || strings.Contains(got, "untreated") {
-		t.Errorf("after paracetamol alone the timeline says:\n%s", got)
-	}
+	return strings.Join(states, "\n")
 }
