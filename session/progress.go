@@ -97,6 +97,9 @@ func (r ShiftResult) ToCritical() (float64, bool) {
 type Progress struct {
 	Trainee string        `json:"trainee"`
 	Shifts  []ShiftResult `json:"shifts"`
+	// Open is the shift being played, whose scenarios the table does not name: the trainee is
+	// still discovering its cases.
+	Open string `json:"-"`
 }
 
 // ReadProgress reads the results of every shift of the trainee the store acts for that has a
@@ -201,7 +204,7 @@ func (p Progress) Table(w io.Writer) error {
 		met, total := s.CriticalActions()
 		fmt.Fprintf(&b, "%3d  %-10s  %-12s  %8d  %4d%%  %6d  %8s  %11s  %s\n", i+1, s.Started.Local().Format("2006-01-02"),
 			cut(shiftName(s.Shift), 12), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), fmt.Sprintf("%d/%d", met, total), toCritical(s),
-			strings.Join(s.Scenarios(), ", "))
+			p.scenarios(s))
 	}
 	b.WriteString("errors: critical errors · critical: critical actions met of those asked for ·\n" +
 		"to critical: mean time from a patient's arrival to a critical action\n")
@@ -222,6 +225,14 @@ func (p Progress) Table(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// scenarios names a shift's scenarios, unless it is the one being played.
+func (p Progress) scenarios(s ShiftResult) string {
+	if s.Session == p.Open {
+		return "(being played)"
+	}
+	return strings.Join(s.Scenarios(), ", ")
 }
 
 // chartWidth is a full bar, in cells.
@@ -278,6 +289,7 @@ func (s *Session) cmdProgress(_ context.Context, t *turn, _ string) {
 		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not read the progress: " + err.Error()})
 		return
 	}
+	p.Open = s.info.ID
 	var b strings.Builder
 	_ = p.Table(&b)
 	s.say(t, "```text\n"+b.String()+"```")

@@ -73,12 +73,13 @@ func (c ClassReport) Markdown() string {
 	}
 	for _, t := range c.Trainees {
 		fmt.Fprintf(&b, "\n## %s\n\n", mdCell(orAnyone(t.Trainee)))
-		b.WriteString("| # | started | shift | patients | score | critical errors | critical actions met | mean time to critical |\n")
-		b.WriteString("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
+		b.WriteString("| # | started | shift | patients | score | critical errors | critical actions met | mean time to critical | scenarios |\n")
+		b.WriteString("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
 		for i, s := range t.Shifts {
 			met, total := s.CriticalActions()
-			fmt.Fprintf(&b, "| %d | %s | %s | %d | %d%% | %d | %d/%d | %s |\n", i+1, s.Started.Local().Format("2006-01-02 15:04"),
-				mdCell(shiftName(s.Shift)), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), met, total, toCritical(s))
+			fmt.Fprintf(&b, "| %d | %s | %s | %d | %d%% | %d | %d/%d | %s | %s |\n", i+1, s.Started.Local().Format("2006-01-02 15:04"),
+				mdCell(shiftName(s.Shift)), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), met, total, toCritical(s),
+				mdCell(strings.Join(s.Scenarios(), ", ")))
 		}
 		if len(t.Recurring) > 0 {
 			b.WriteString("\nRecurring across the last shifts:\n\n")
@@ -96,7 +97,7 @@ func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 func (c ClassReport) CSV(w io.Writer) error {
 	out := csv.NewWriter(w)
 	_ = out.Write([]string{"trainee", "session", "started", "shift", "patients", "score_percent", "critical_errors",
-		"critical_actions_met", "critical_actions", "mean_seconds_to_critical"})
+		"critical_actions_met", "critical_actions", "mean_seconds_to_critical", "scenarios"})
 	for _, t := range c.Trainees {
 		for _, s := range t.Shifts {
 			met, total := s.CriticalActions()
@@ -106,7 +107,7 @@ func (c ClassReport) CSV(w io.Writer) error {
 			}
 			_ = out.Write([]string{csvCell(t.Trainee), s.Session, s.Started.UTC().Format("2006-01-02T15:04:05Z"), csvCell(s.Shift),
 				strconv.Itoa(len(s.Patients)), strconv.Itoa(s.ScorePercent()), strconv.Itoa(s.CriticalErrors()),
-				strconv.Itoa(met), strconv.Itoa(total), mean})
+				strconv.Itoa(met), strconv.Itoa(total), mean, csvCell(strings.Join(s.Scenarios(), " "))})
 		}
 	}
 	out.Flush()
