@@ -58,17 +58,23 @@ fail() {
 
 screen() { tmux capture-pane -p -t "$session"; }
 
-# wait_for PATTERN [SECONDS]: poll the pane until an extended regex matches.
-wait_for() {
-	local pattern=$1 deadline=$((SECONDS + ${2:-15}))
+# wait_until WHAT SECONDS COMMAND...: poll until the command succeeds.
+wait_until() {
+	local what=$1 deadline=$((SECONDS + $2))
+	shift 2
 	while [ "$SECONDS" -lt "$deadline" ]; do
-		if screen | grep -Eq -- "$pattern"; then
+		if "$@"; then
 			return 0
 		fi
 		sleep 0.2
 	done
-	fail "timed out waiting for /$pattern/"
+	fail "timed out waiting for $what"
 }
+
+shows() { screen | grep -Eq -- "$1"; }
+
+# wait_for PATTERN [SECONDS]: poll the pane until an extended regex matches.
+wait_for() { wait_until "/$1/" "${2:-15}" shows "$1"; }
 
 # wait_idle: the status bar stops saying a reply is coming.
 wait_idle() {
@@ -120,9 +126,10 @@ type_line "how are you feeling right now?"
 wait_for "how are you feeling right now\?"
 wait_idle
 screen | grep -q "▸1 patient_1" || fail "roster lacks patient_1 as the active patient"
-# The Patient answered: an agent label below the question.
-screen | awk '/how are you feeling right now\?/ { q = 1; next } q && /│ Patient *$/ { r = 1 } END { exit !r }' ||
-	fail "no reply from the Patient below the question"
+# The Patient answered: an agent label below the question. The turn may not have begun when
+# wait_idle looked, so this waits for the reply itself.
+patient_replied() { screen | awk '/how are you feeling right now\?/ { q = 1; next } q && /│ Patient *$/ { r = 1 } END { exit !r }'; }
+wait_until "a reply from the Patient below the question" 30 patient_replied
 no_panic "question"
 
 # The header gives the presentation, never the diagnosis or the engine's state.
