@@ -275,10 +275,11 @@ func (s *Session) whichPatient(candidates []string) string {
 // patientLabel is how a question names a patient: their title, and their ID when the title
 // does not hold it.
 func patientLabel(p analyzer.Patient) string {
-	if title := p.Title(); !strings.Contains(title, p.ID) {
+	title := p.Title()
+	if !strings.Contains(title, p.ID) {
 		return title + " (" + p.ID + ")"
 	}
-	return p.Title()
+	return title
 }
 
 // needsIDMessage asks for a patient: it names those on the roster, so every example is one the
