@@ -14,8 +14,8 @@
 # everything; /export writes the chat; resize to 80×24 and alt+2 shows patient_2 on
 # the roster strip; quit with ctrl+c; check `ward dump` kept the turns, `ward replay` replays
 # the session's --trace and `ward inspect` browses it. Then the light
-# theme on a light tmux background paints its own colours, the start dialog hides
-# the screen behind it and starts the clock with the shift, and an alarm on one patient
+# theme on a light tmux background paints its own colours, and none with NO_COLOR; the start
+# dialog hides the screen behind it and starts the clock with the shift, and an alarm on one patient
 # shows while another is active: roster, status bar, bell, alt+a to go, alt+k to acknowledge.
 # After every step the pane must show no panic.
 set -euo pipefail
@@ -265,14 +265,25 @@ tmux send-keys -t "$session" Escape
 wait_for "WARD_EXIT=0"
 tmux kill-session -t "$session"
 
-# The light theme on a light terminal: it paints its own white background and dark text.
+# The light theme on a light terminal: it paints its own white background and dark text. The
+# machine running this may ask for no colour (CI has), which ward obeys; this run asks for colour.
 tmux new-session -d -s "$session" -x 100 -y 30 \
-	"cd '$tmp' && TERM=xterm-256color COLORTERM=truecolor ./ward --db '$tmp/light.db' --backend offline --new --theme light 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
+	"cd '$tmp' && env -u NO_COLOR -u CLICOLOR TERM=xterm-256color COLORTERM=truecolor ./ward --db '$tmp/light.db' --backend offline --new --theme light 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
 tmux set -t "$session" window-style "bg=white,fg=black"
 wait_for "review patient_1"
 colours="$(tmux capture-pane -p -e -t "$session")"
 grep -q "48;2;255;255;255" <<<"$colours" || fail "the light theme paints no background"
 grep -q "38;2;31;35;40" <<<"$colours" || fail "the light theme's text is not its dark foreground"
+tmux send-keys -t "$session" C-c
+wait_for "WARD_EXIT=0"
+tmux kill-session -t "$session"
+
+# NO_COLOR: the same light theme paints no colour at all.
+tmux new-session -d -s "$session" -x 100 -y 30 \
+	"cd '$tmp' && NO_COLOR=1 TERM=xterm-256color COLORTERM=truecolor ./ward --db '$tmp/nocolor.db' --backend offline --new --theme light 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
+wait_for "review patient_1"
+colours="$(tmux capture-pane -p -e -t "$session")"
+grep -q $'\e\\[[0-9;]*[34]8;' <<<"$colours" && fail "NO_COLOR is set, yet ward paints colours"
 tmux send-keys -t "$session" C-c
 wait_for "WARD_EXIT=0"
 tmux kill-session -t "$session"
