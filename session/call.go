@@ -89,7 +89,6 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.P
 	if held {
 		req.Format = agents.AgentOutputSchema
 	}
-	s.noticeModelLoad(t)
 	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
 	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
@@ -178,7 +177,7 @@ func startsPlain(raw string) bool {
 }
 
 // noticeModelLoad tells the trainee, once a turn, that a model no call has answered yet may be
-// loading: before the analyzer's, the router's or an agent's call, whichever comes first.
+// loading.
 func (s *Session) noticeModelLoad(t *turn) {
 	b := s.cfg.Backend
 	if t.loadNoticed || b.Name() != "ollama" || llm.PaceOf(b).Measured() {

@@ -41,7 +41,6 @@ func (s *Session) converse(ctx context.Context, t *turn, prior []memory.Message,
 		}
 	}
 	c.bedside()
-	s.noticeModelLoad(t) // the router may ask the model before any agent does
 	_, err := s.cfg.Team.Run(ctx, prior, t.input, c)
 	if err == nil {
 		c.reportFindings()

@@ -51,7 +51,6 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 		if !s.commit(t, typed, nil) {
 			return settled{}, false
 		}
-		s.noticeModelLoad(t)
 		d = s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(t.input))
 		if d.Source == analyzer.SourceFallback {
 			// Never silently: the trainee sees that the model did not answer and what decided.

@@ -55,8 +55,10 @@ func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 }
 
 // observeCalls makes the calls the session does not build itself, the analyzer's and the
-// router's, part of the turn: each is an llm_call event and an entry in the inspector.
+// router's, part of the turn: each is an llm_call event and an entry in the inspector. Before
+// the turn's first call of any kind, the trainee hears if the model may still be loading.
 func (s *Session) observeCalls(ctx context.Context, t *turn) context.Context {
+	ctx = llm.WithCallStarting(ctx, func() { s.noticeModelLoad(t) })
 	return llm.WithCallObserver(ctx, func(rec llm.TraceRecord) {
 		rec.PatientID = s.active
 		s.recordCall(t, CallRecord{Trace: rec})

@@ -242,6 +242,9 @@ func mustMarshal(v any) []byte {
 // Call makes one call through b and describes it for the trace, streamed chunks included. A nil
 // onDelta asks for no streaming, as it does of b.
 func Call(ctx context.Context, b Backend, req Request, onDelta func(string)) (Response, TraceRecord, error) {
+	if starting, ok := ctx.Value(callStartingKey{}).(func()); ok {
+		starting()
+	}
 	var chunks []string
 	deltas := onDelta
 	if onDelta != nil {
@@ -269,6 +272,15 @@ type callObserverKey struct{}
 // itself.
 func WithCallObserver(ctx context.Context, fn func(TraceRecord)) context.Context {
 	return context.WithValue(ctx, callObserverKey{}, fn)
+}
+
+type callStartingKey struct{}
+
+// WithCallStarting returns a context under which fn runs before every call through Call, the
+// analyzer's and the router's included: whichever call comes first, the session can tell the
+// trainee a model may still be loading.
+func WithCallStarting(ctx context.Context, fn func()) context.Context {
+	return context.WithValue(ctx, callStartingKey{}, fn)
 }
 
 type tracedBackend struct {

@@ -170,6 +170,22 @@ func TestCallRecordsChunksAndTime(t *testing.T) {
 	}
 }
 
+// The starting hook runs before the model is asked, for direct calls and traced ones alike.
+func TestCallStartingRunsBeforeEveryCall(t *testing.T) {
+	var order []string
+	ctx := WithCallStarting(context.Background(), func() { order = append(order, "starting") })
+	stream := func(s string) { order = append(order, s) }
+	if _, _, err := Call(ctx, chunkyBackend{}, Request{}, stream); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Traced(chunkyBackend{}, nil).Chat(ctx, Request{}, stream); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, "|"); got != "starting|Hel|lo there|starting|Hel|lo there" {
+		t.Fatalf("order = %s", got)
+	}
+}
+
 // chunkyBackend streams its answer in two chunks when asked to stream.
 type chunkyBackend struct{ namedBackend }
 
