@@ -26,16 +26,16 @@ var movingWords = []string{
 // in character.
 func (s *Session) heardBy(a agents.Agent, t *turn) string {
 	moved := t.decision == DecisionNewBlank || t.decision == DecisionSwitchExisting
-	if a.Name != agents.AgentPatient || !moved || !s.onlyMoves(t.input) {
+	if a.Name != agents.AgentPatient || !moved || !s.onlyMovesTo(s.active, t.input) {
 		return t.input
 	}
 	return arrivalCue
 }
 
-// onlyMoves reports whether text holds nothing but the way to the active patient: moving words,
+// onlyMovesTo reports whether text holds nothing but the way to patient id: moving words,
 // numbers, the patient's ID and the words of their name and bed.
-func (s *Session) onlyMoves(text string) bool {
-	facts := s.reg.Patients[s.active].Facts
+func (s *Session) onlyMovesTo(id, text string) bool {
+	facts := s.reg.Patients[id].Facts
 	name, _ := facts["name"].(string)
 	bed, _ := facts["bed"].(string)
 	theirs := words.Lower(words.Split(name + " " + bed))

@@ -23,8 +23,11 @@ type settled struct {
 	retry  bool   // answering again: the engine already applied the text's actions
 }
 
-// typedText is the trainee's line on its way to the store: the conversation it was typed in, and
-// whether a commit has taken it yet.
+// typedText is the trainee's line on its way to the store: the conversation it belongs to, and
+// whether a commit has taken it yet. That is the one it was typed in, unless the rules decide at
+// once that it says something to another patient: then it is theirs, and their chat shows the
+// question above the answer. A line that only goes to a patient ("review patient_1") stays where
+// it was typed, and so does one stored before a model decided.
 type typedText struct {
 	msg    memory.Message
 	to     string
@@ -321,6 +324,9 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 			s.commit(t, typed, nil) // the line is kept even when the admission fails
 			return nil, false
 		}
+	}
+	if typed != nil && !typed.stored && !s.onlyMovesTo(id, typed.msg.Content) {
+		typed.to = id // said to the patient named, so it belongs to their conversation
 	}
 	next := s.registryWith(id, id, admitted, "")
 	if !s.commit(t, typed, &next) {

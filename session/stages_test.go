@@ -38,7 +38,8 @@ func TestSettleStoresTheLineBeforeAnyoneAnswers(t *testing.T) {
 }
 
 // settle alone: a line naming another patient moves the turn to them and hands on their
-// conversation, not the one it was typed in.
+// conversation, not the one it was typed in; what it says to them is stored in theirs, and a line
+// that only goes to them stays where it was typed.
 func TestSettleHandsOnTheConversationOfThePatientNamed(t *testing.T) {
 	r := newRig(t)
 	r.turn("/admit patient_1 asthma-exacerbation")
@@ -52,6 +53,17 @@ func TestSettleHandsOnTheConversationOfThePatientNamed(t *testing.T) {
 	}
 	if prior := contents(st.prior); !slices.Contains(prior, "user:How is your breathing?") || slices.Contains(prior, "user:Any itching?") {
 		t.Errorf("prior = %q, want patient_1's conversation", prior)
+	}
+	if h := contents(r.dump().Histories["patient_1"]); h[len(h)-1] != "user:patient_1, is the tightness any better?" {
+		t.Errorf("patient_1's conversation ends %q, want the question put to them", h[len(h)-1])
+	}
+	r.turn("review patient_2")
+	histories := r.dump().Histories
+	if h := contents(histories["patient_1"]); h[len(h)-1] != "user:review patient_2" {
+		t.Errorf("patient_1's conversation ends %q, want the line that left it", h[len(h)-1])
+	}
+	if slices.Contains(contents(histories["patient_2"]), "user:review patient_2") {
+		t.Error("a line that only went to patient_2 was stored in their conversation")
 	}
 }
 
