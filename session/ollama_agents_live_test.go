@@ -91,9 +91,9 @@ func TestLiveCachePerAgent(t *testing.T) {
 }
 
 // TestLiveCacheEveryCaller measures the same with every caller of the model between two of the
-// Patient's turns. It takes about nine minutes on two cores, so CI leaves it out; it asserts
-// only that every call carried its figures, since what it found is a result to report, not to
-// hold (BENCHMARKS.md).
+// Patient's turns. It takes about nine minutes on two cores (run it with -timeout 30m), so CI
+// leaves it out. It asserts only that every call carried its figures: what it found is a result
+// to report, not to hold (BENCHMARKS.md).
 func TestLiveCacheEveryCaller(t *testing.T) {
 	if !ollamatest.Live() || os.Getenv("WARD_CACHE_EVERY_CALLER") == "" {
 		t.Skip("set " + ollamatest.LiveEnv + "=1 and WARD_CACHE_EVERY_CALLER=1 to run it")
