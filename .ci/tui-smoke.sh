@@ -267,8 +267,10 @@ tmux kill-session -t "$session"
 
 # The light theme on a light terminal: it paints its own white background and dark text. The
 # machine running this may ask for no colour (CI has), which ward obeys; this run asks for colour.
+# CI is unset too: termenv, under lipgloss, takes a set CI variable to mean "no terminal" and
+# paints nothing, and the tmux server passes on the environment it was started in.
 tmux new-session -d -s "$session" -x 100 -y 30 \
-	"cd '$tmp' && env -u NO_COLOR -u CLICOLOR TERM=xterm-256color COLORTERM=truecolor ./ward --db '$tmp/light.db' --backend offline --new --theme light 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
+	"cd '$tmp' && env -u NO_COLOR -u CLICOLOR -u CI TERM=xterm-256color COLORTERM=truecolor ./ward --db '$tmp/light.db' --backend offline --new --theme light 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
 tmux set -t "$session" window-style "bg=white,fg=black"
 wait_for "review patient_1"
 colours="$(tmux capture-pane -p -e -t "$session")"
