@@ -104,8 +104,8 @@ type Result struct {
 type Reading struct {
 	T float64 `json:"t"` // sim seconds since arrival
 	memory.Vitals
-	EtCO2    int    `json:"etco2,omitempty"`  // mmHg, from capnography on the monitor
-	Rhythm   string `json:"rhythm,omitempty"` // from the monitor
+	AVPU     string `json:"avpu,omitempty"`  // the level of consciousness the GCS maps to
+	EtCO2    int    `json:"etco2,omitempty"` // mmHg, from capnography on the monitor
 	OnOxygen bool   `json:"on_oxygen,omitempty"`
 	NEWS2    *int   `json:"news2,omitempty"` // nil when the reading was not scored
 	// Score is the NEWS2 in the words every view uses ("NEWS2 4 low-medium"); ScoringThree names

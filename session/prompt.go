@@ -145,21 +145,32 @@ func canSay(speech physio.Speech) string {
 	return ""
 }
 
-// measuredReadings is how many of the latest readings an agent sees: the newest and the one
-// before, for the direction of change.
-const measuredReadings = 2
-
-// measured are the latest measured readings, oldest first; empty, not nil, when nothing was
-// measured yet, so the agent is told there is nothing to read.
+// measured are the newest measured reading and, for the direction of change, the latest one
+// taken earlier in sim time (a check and the monitor reading at one moment are one measurement),
+// oldest first; empty, not nil, when nothing was measured yet, so the agent is told there is
+// nothing to read.
 func measured(e *physio.Engine) *[]agents.Reading {
-	readings := e.Readings()
 	out := []agents.Reading{}
-	for _, r := range readings[max(0, len(readings)-measuredReadings):] {
+	for _, r := range latestTwo(e.Readings()) {
 		n := r.Score()
-		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), OnOxygen: r.OnOxygen,
+		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), AVPU: r.AVPU, EtCO2: r.EtCO2, OnOxygen: r.OnOxygen,
 			NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
 	}
 	return &out
+}
+
+// latestTwo is the newest reading and the latest one before it in sim time, oldest first.
+func latestTwo(readings []physio.Reading) []physio.Reading {
+	if len(readings) == 0 {
+		return nil
+	}
+	last := readings[len(readings)-1]
+	for i := len(readings) - 2; i >= 0; i-- {
+		if readings[i].T < last.T {
+			return []physio.Reading{readings[i], last}
+		}
+	}
+	return []physio.Reading{last}
 }
 
 // ordersAndVerdicts are the medication orders so far and the engine's safety verdicts on them,

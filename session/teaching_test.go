@@ -327,6 +327,30 @@ func TestEveryMeasurementAskedForIsReported(t *testing.T) {
 	}
 }
 
+// The Monitor reads a measurement out in the engine's own words, whoever plays it: the offline
+// Monitor's answer to /vitals holds the engine's readout of that reading, capnography included,
+// and its change since the last moment measured before (the monitor's reading at T+01:00 and the
+// check /vitals makes then are one measurement).
+func TestTheMonitorReadsOutInTheEnginesWords(t *testing.T) {
+	r := seeded(t)
+	events := runJSON(t, r.s, lines("/admit patient_1 opioid-overdose", "attach the monitor", "/wait 1m", "/vitals"))
+	turns := byTurn(events)
+	e := r.engine("patient_1")
+	readings := e.Readings()
+	last := readings[len(readings)-1]
+	want := fmt.Sprintf("Measured at %s: %s.", memory.Clock(last.T-e.Admitted()), last.String())
+	if !strings.Contains(want, "EtCO2") {
+		t.Fatalf("the monitor's reading has no capnography: %s", want)
+	}
+	said := strings.Join(saidBy(turns[len(turns)-1], agents.AgentMonitor), "\n")
+	if !strings.Contains(said, want) {
+		t.Errorf("the Monitor said\n%s\nwant the engine's readout\n%s", said, want)
+	}
+	if !regexp.MustCompile(`[Ss]ince T\+00:00`).MatchString(said) {
+		t.Errorf("the Monitor's trend is not since T+00:00, the moment measured before:\n%s", said)
+	}
+}
+
 // What the trainee did is confirmed by the nurse, in plain words; no rule text, identifier or
 // state reaches the chat, and the patient never recites it.
 func TestConfirmationsComeFromTheNurseAndNoRuleTextReachesTheChat(t *testing.T) {

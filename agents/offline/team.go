@@ -96,14 +96,11 @@ func monitor(given *[]agents.Reading) string {
 		return "No vitals have been measured yet, so there is nothing to read. Check vitals or attach a monitor and I will read them out."
 	}
 	last := readings[len(readings)-1]
-	measured, missing := vitalsParts(last.Vitals)
+	line, missing := readout(last)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured at %s: %s.", memory.Clock(last.T), strings.Join(measured, ", "))
+	fmt.Fprintf(&b, "Measured at %s: %s.", memory.Clock(last.T), line)
 	if len(missing) > 0 {
 		fmt.Fprintf(&b, " Not measured: %s.", strings.Join(missing, ", "))
-	}
-	if last.Score != "" {
-		fmt.Fprintf(&b, " %s.", last.Score)
 	}
 	if len(last.ScoringThree) > 0 {
 		fmt.Fprintf(&b, " Red score (one parameter alone calls for an urgent review): %s.", strings.Join(last.ScoringThree, ", "))
@@ -115,34 +112,63 @@ func monitor(given *[]agents.Reading) string {
 	return b.String()
 }
 
-// vitalField is one vital sign as the Monitor reads it out.
+// vitalField is one vital sign as the Monitor names its change.
 type vitalField struct {
-	label, unit string
-	value       func(memory.Vitals) float64
+	label string
+	value func(memory.Vitals) float64
 }
 
 var vitalFields = []vitalField{
-	{"HR", "", func(v memory.Vitals) float64 { return v.HR }},
-	{"RR", "", func(v memory.Vitals) float64 { return v.RR }},
-	{"SpO2", "%", func(v memory.Vitals) float64 { return v.SpO2 }},
-	{"SBP", "", func(v memory.Vitals) float64 { return v.SBP }},
-	{"DBP", "", func(v memory.Vitals) float64 { return v.DBP }},
-	{"temp", " °C", func(v memory.Vitals) float64 { return v.Temp }},
-	{"GCS", "", func(v memory.Vitals) float64 { return v.GCS }},
+	{"HR", func(v memory.Vitals) float64 { return v.HR }},
+	{"RR", func(v memory.Vitals) float64 { return v.RR }},
+	{"SpO2", func(v memory.Vitals) float64 { return v.SpO2 }},
+	{"SBP", func(v memory.Vitals) float64 { return v.SBP }},
+	{"DBP", func(v memory.Vitals) float64 { return v.DBP }},
+	{"T", func(v memory.Vitals) float64 { return v.Temp }},
+	{"GCS", func(v memory.Vitals) float64 { return v.GCS }},
 }
 
-func vitalsParts(v memory.Vitals) (measured, missing []string) {
-	for _, f := range vitalFields {
-		if x := f.value(v); x != 0 {
-			measured = append(measured, f.label+" "+exactNumber(x)+f.unit)
-		} else {
-			missing = append(missing, f.label)
+// readout is a reading in the words of the engine's own readout ("HR 58, RR 6, SpO2 78% (air),
+// BP 104/62, T 36.2, GCS 7 — NEWS2 10 high"), so the Monitor reads a measurement out the same way
+// whichever backend plays it. missing names what the reading lacks.
+func readout(r agents.Reading) (line string, missing []string) {
+	air := "air"
+	if r.OnOxygen {
+		air = "O2"
+	}
+	var parts []string
+	say := func(label string, x float64, text string) {
+		if x == 0 {
+			missing = append(missing, label)
+			return
 		}
+		parts = append(parts, label+" "+text)
 	}
-	if len(measured) == 0 {
-		measured = []string{"no values"}
+	say("HR", r.HR, exactNumber(r.HR))
+	say("RR", r.RR, exactNumber(r.RR))
+	say("SpO2", r.SpO2, exactNumber(r.SpO2)+"% ("+air+")")
+	bp := exactNumber(r.SBP)
+	if r.DBP != 0 {
+		bp += "/" + exactNumber(r.DBP)
 	}
-	return measured, missing
+	say("BP", r.SBP, bp)
+	say("T", r.Temp, strconv.FormatFloat(r.Temp, 'f', 1, 64)) // the engine measures it to 0.1
+	gcs := exactNumber(r.GCS)
+	if r.AVPU != "" {
+		gcs += " (" + r.AVPU + ")"
+	}
+	say("GCS", r.GCS, gcs)
+	if r.EtCO2 > 0 { // only capnography measures it, so its absence is not news
+		parts = append(parts, "EtCO2 "+strconv.Itoa(r.EtCO2))
+	}
+	line = strings.Join(parts, ", ")
+	if line == "" {
+		line = "no values"
+	}
+	if r.Score != "" {
+		line += " — " + r.Score
+	}
+	return line, missing
 }
 
 func vitalsTrend(prev, last agents.Reading) string {

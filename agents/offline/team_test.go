@@ -25,7 +25,7 @@ func TestTeamOfflineMonitorReadsOnlyGivenNumbers(t *testing.T) {
 	if !ok {
 		t.Fatal("the Monitor is played offline")
 	}
-	for _, want := range []string{"T+04:05", "HR 118", "SpO2 91.5%", "NEWS2 8 high.", "Red score (one parameter alone calls for an urgent review): respiration rate", "Not measured: temp", "HR down from 124", "SpO2 up from 86", "Since T+01:00"} {
+	for _, want := range []string{"T+04:05: HR 118, RR 30, SpO2 91.5% (air), BP 94/56, GCS 15 — NEWS2 8 high.", "Red score (one parameter alone calls for an urgent review): respiration rate", "Not measured: T.", "HR down from 124", "SpO2 up from 86", "Since T+01:00"} {
 		if !strings.Contains(reply, want) {
 			t.Errorf("reply lacks %q:\n%s", want, reply)
 		}
