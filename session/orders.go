@@ -28,7 +28,8 @@ func (s *Session) pharmacistSays(t *turn, x *examination) (memory.Message, bool)
 }
 
 // onlyHeld reports whether the turn did nothing but order drugs the Pharmacist held back: nothing
-// happened at the bedside for anyone else to answer.
+// happened at the bedside and nothing was asked ("give amoxicillin — how is your breathing?"
+// still wants the patient's answer) for anyone else to answer.
 func (x *examination) onlyHeld() bool {
 	held := false
 	for _, ev := range x.events {
@@ -39,7 +40,7 @@ func (x *examination) onlyHeld() bool {
 			held = true
 		}
 	}
-	return held && len(x.disclosures) == 0
+	return held && len(x.disclosures) == 0 && !strings.Contains(x.text, "?")
 }
 
 // orderChecks are this turn's orders as the engine checked them, for the agents' facts: what the

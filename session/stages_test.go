@@ -5,7 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/memory"
 )
 
 // The stages of a turn, each run alone on a session the whole turns before them built.
@@ -84,5 +86,78 @@ func TestExamineAppliesAnOrderOnceAndNotOnRetry(t *testing.T) {
 	}
 	if again.engine != first.engine {
 		t.Error("the retry examined another engine")
+	}
+}
+
+// converse alone: what the team says is handed on in order and nothing is stored; an order the
+// Pharmacist holds back is answered by the Pharmacist first; when the line held nothing else, that
+// word is the whole answer, and a question asked with it still has the patient's.
+func TestConverseHandsOnWhatWasSaidAndStoresNothing(t *testing.T) {
+	cases := []struct {
+		line   string
+		agents []string
+	}{
+		{"give amoxicillin 500 mg PO", []string{agents.AgentPharmacist}},
+		{"give amoxicillin 500 mg PO and how is your breathing?", []string{agents.AgentPharmacist, agents.AgentPatient}},
+	}
+	for _, c := range cases {
+		t.Run(c.line, func(t *testing.T) {
+			r := newRig(t)
+			r.turn("/admit patient_1 anaphylaxis")
+			r.turn("what happened? any allergies?") // known, the allergy stops the order
+			tt := r.stageTurn(c.line)
+			st, ok := r.s.settle(context.Background(), tt)
+			if !ok {
+				t.Fatal("settle ended the turn")
+			}
+			x := r.s.examine(tt, st)
+			before := contents(r.dump().Histories["patient_1"])
+
+			said, err := r.s.converse(context.Background(), tt, st.prior, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var who []string
+			for _, m := range said {
+				who = append(who, m.Agent)
+			}
+			if !slices.Equal(who, c.agents) {
+				t.Errorf("said by %q, want %q", who, c.agents)
+			}
+			if after := contents(r.dump().Histories["patient_1"]); !slices.Equal(after, before) {
+				t.Errorf("converse stored something:\nbefore %q\nafter  %q", before, after)
+			}
+		})
+	}
+}
+
+// record alone: what was said is stored after the typed line in one commit, stamped with the
+// sim clock; a failure that stopped the team is reported by its code, and what was said before
+// it is kept.
+func TestRecordStoresWhatWasSaidAndReportsTheFailure(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/wait 2m")
+	var events []Event
+	tt := newTurn("How is your breathing?", func(e Event) { events = append(events, e) })
+	said := []memory.Message{r.s.message(memory.RoleAssistant, agents.AgentPatient, "Tight… can't finish… a sentence.")}
+
+	r.s.record(tt, said, llm.ErrEmpty)
+	h := r.dump().Histories["patient_1"]
+	last := h[len(h)-1]
+	if last.Content != said[0].Content || last.Agent != agents.AgentPatient {
+		t.Fatalf("the conversation ends %+v, want the Patient's line", last)
+	}
+	if last.Sim != r.s.sim.ward.Clock() || last.Sim == 0 {
+		t.Errorf("stored at sim %v, want the clock %v", last.Sim, r.s.sim.ward.Clock())
+	}
+	var codes []string
+	for _, e := range events {
+		if e, ok := e.(ErrorEvent); ok {
+			codes = append(codes, e.Code)
+		}
+	}
+	if !slices.Equal(codes, []string{"LLM_EMPTY"}) {
+		t.Errorf("errors reported %q, want LLM_EMPTY", codes)
 	}
 }
