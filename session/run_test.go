@@ -287,7 +287,7 @@ func TestRunLinesRefusesOverlongLines(t *testing.T) {
 			if end := turns[1][len(turns[1])-1]; tt.refused && len(end.str("input")) > 64 {
 				t.Errorf("a refused line's turn_end carries %d bytes of it, want a short preview", len(end.str("input")))
 			}
-			if msgs := ofKind(turns[2], "message"); len(msgs) != 1 || !strings.Contains(msgs[0].str("text"), "patient_1 is active") {
+			if msgs := ofKind(turns[2], "message"); len(msgs) != 1 || !strings.Contains(msgs[0].str("text"), "(patient_1) is active") {
 				t.Errorf("the line after the long one did not work: %v", turns[2])
 			}
 			stored := 0

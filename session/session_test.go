@@ -305,6 +305,19 @@ func TestRosterAnswerNamesExactlyTheRoster(t *testing.T) {
 	}
 }
 
+// The roster answer names the patients as the trainee meets them, by title and bed, in order of
+// arrival, and says who is active.
+func TestRosterAnswerNamesPatientsAsTheTraineeKnowsThem(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_2 acs-sildenafil")
+	r.turn("/admit patient_1 asthma-exacerbation")
+	msgs := messages(r.turn("/patients"))
+	want := "2 patients on the roster, in order of arrival: Mr Chen in Resus 4 (patient_2), Ms Okafor in Resus 1 (patient_1). Ms Okafor in Resus 1 (patient_1) is active."
+	if len(msgs) != 1 || msgs[0].Text != want {
+		t.Errorf("the roster answer is %v, want %q", msgs, want)
+	}
+}
+
 func TestEveryTurnEndsOnce(t *testing.T) {
 	r := newRig(t)
 	for _, input := range []string{"/help", "/patients", "/nonsense", "/switch patient_3", "/clear", "review patient_2", "ok"} {
