@@ -90,7 +90,7 @@ func (x *examination) disclosedIn(p memory.Part, reply string) bool {
 // disclose returns what the patient tells about topic, and remembers it: a disclosure made once
 // is part of the patient's memory from then on.
 func (s *Session) disclose(e *physio.Engine, topic string) []agents.Disclosure {
-	return s.remembered(e, e.Scenario().DisclosuresAbout(topic), "")
+	return s.remembered(e, e.Tells(topic), "")
 }
 
 // discloseForPatient returns what the bystander tells about topic for a patient who cannot, and

@@ -351,6 +351,26 @@ func TestTheMonitorReadsOutInTheEnginesWords(t *testing.T) {
 	}
 }
 
+// How the patient feels follows the engine's state: asked again once the glucose has brought him
+// round, he no longer describes the hypo he arrived with.
+func TestThePatientSaysHowTheyFeelNowNotOnArrival(t *testing.T) {
+	r := seeded(t)
+	events := runJSON(t, r.s, lines("/admit patient_1 hypoglycaemia", "how are you feeling?",
+		"give glucose 10% 150 ml IV", "/wait 10m", "how are you feeling now?"))
+	turns := byTurn(events)
+	before := strings.Join(saidBy(turns[1], agents.AgentPatient), "\n")
+	after := strings.Join(saidBy(turns[4], agents.AgentPatient), "\n")
+	if !strings.Contains(before, "Shaky… sweaty… my head's all fuzzy.") {
+		t.Errorf("on arrival he said %q, want the hypo he arrived with", before)
+	}
+	if state := r.engine("patient_1").CurrentState().Name(); state != "recovering" {
+		t.Fatalf("the engine is in %s, want recovering", state)
+	}
+	if !strings.Contains(after, "Better… still a bit shaky.") || strings.Contains(after, "fuzzy") {
+		t.Errorf("recovering, he said %q, want how he feels now", after)
+	}
+}
+
 // What the trainee did is confirmed by the nurse, in plain words; no rule text, identifier or
 // state reaches the chat, and the patient never recites it.
 func TestConfirmationsComeFromTheNurseAndNoRuleTextReachesTheChat(t *testing.T) {

@@ -213,6 +213,15 @@ func (e *Engine) Knows(topic string) bool {
 	return false
 }
 
+// Tells is what the patient says about topic now: the current state's own words where it has
+// them (an eased pain is no longer the pain they arrived with), else the scenario's.
+func (e *Engine) Tells(topic string) []sc.Disclosure {
+	if now := sc.About(e.cur.Disclosures, topic); len(now) > 0 {
+		return now
+	}
+	return e.sc.DisclosuresAbout(topic)
+}
+
 // hear notes a question answered, by the patient if they can give a history, else by a relative:
 // what was told is known from now on.
 func (e *Engine) hear(topic string) {
@@ -225,7 +234,7 @@ func (e *Engine) hear(topic string) {
 // answersAbout is what the patient, or a relative when the patient cannot, tells about topic now.
 func (e *Engine) answersAbout(topic string) []sc.Disclosure {
 	if e.Speech().GivesHistory() {
-		return e.sc.DisclosuresAbout(topic)
+		return e.Tells(topic)
 	}
 	if b := e.sc.Bystander; b != nil {
 		return b.DisclosuresAbout(topic)

@@ -185,6 +185,7 @@ func (c *checker) checkStates(s *Scenario) {
 			c.at(p, "state %q is empty", name)
 			continue
 		}
+		c.checkDisclosures(st.Disclosures, p+".disclosures")
 		for vn, val := range st.Vitals {
 			v, known := ParseVital(vn)
 			if !known {

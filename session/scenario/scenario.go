@@ -101,11 +101,14 @@ type NEWS2Config struct {
 // State is one phase of the illness. Vitals approach Vitals (inheriting from
 // the initial state whatever is not given) with per-vital time constants.
 type State struct {
-	Description string             `yaml:"description"`
-	Rhythm      string             `yaml:"rhythm"`
-	Pupils      string             `yaml:"pupils"` // empty: as in the initial state, or normal there
-	Signs       []string           `yaml:"signs"`
-	Lines       []string           `yaml:"lines"` // in-character lines while in this state
+	Description string   `yaml:"description"`
+	Rhythm      string   `yaml:"rhythm"`
+	Pupils      string   `yaml:"pupils"` // empty: as in the initial state, or normal there
+	Signs       []string `yaml:"signs"`
+	Lines       []string `yaml:"lines"` // in-character lines while in this state
+	// Disclosures are what the patient says in this state about a topic that changes with it
+	// (how they feel, their pain), in place of the scenario's answer given on arrival.
+	Disclosures []Disclosure       `yaml:"disclosures"`
 	Vitals      map[string]float64 `yaml:"vitals" required:"true"`
 	Tau         map[string]Seconds `yaml:"tau"`
 
@@ -238,12 +241,13 @@ func (s *Scenario) Tracks(v Vital) bool {
 }
 
 // DisclosuresAbout returns what the patient says about topic, in file order.
-func (s *Scenario) DisclosuresAbout(topic string) []Disclosure { return about(s.Disclosures, topic) }
+func (s *Scenario) DisclosuresAbout(topic string) []Disclosure { return About(s.Disclosures, topic) }
 
 // DisclosuresAbout returns what the bystander says about topic, in file order.
-func (b *Bystander) DisclosuresAbout(topic string) []Disclosure { return about(b.Disclosures, topic) }
+func (b *Bystander) DisclosuresAbout(topic string) []Disclosure { return About(b.Disclosures, topic) }
 
-func about(list []Disclosure, topic string) []Disclosure {
+// About returns the disclosures of list about topic, in order.
+func About(list []Disclosure, topic string) []Disclosure {
 	var out []Disclosure
 	for _, d := range list {
 		if d.Topic == topic {

@@ -249,7 +249,7 @@ func wantErrorIn(t *testing.T, doc string, line int, want string) {
 
 // The presentation is the trainee's first sight of a case, and the score's weights are the
 // educator's: both are checked where the author can fix them.
-func TestValidatePresentationScoringRescueAndBystander(t *testing.T) {
+func TestValidatePresentationScoringRescueStatesAndBystander(t *testing.T) {
 	cases := []struct {
 		name, old, new string
 		line           int
@@ -263,6 +263,7 @@ func TestValidatePresentationScoringRescueAndBystander(t *testing.T) {
 		{"missing points", "    points: 60\n", "", 18, `missing required field "points"`},
 		{"negative penalty", "learning_objectives: [learn]", "critical_errors:\n  - {id: oops, description: oops, match: {kind: splint}, penalty: -5}\nlearning_objectives: [learn]", 24, "a penalty is a positive number"},
 		{"rescue in an unknown state", "learning_objectives: [learn]", "rescue:\n  - {description: oxygen, match: {kind: oxygen}, states: [dying]}\nlearning_objectives: [learn]", 24, `unknown state "dying"`},
+		{"state topic unknown", "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    disclosures:\n      - {topic: mood, text: fine}", 13, `unknown topic "mood"`},
 		{"bystander topic unknown", "learning_objectives: [learn]", "bystander:\n  name: Sam\n  relation: her son\n  disclosures:\n    - {topic: gossip, text: hi}\nlearning_objectives: [learn]", 27, `unknown topic "gossip"`},
 	}
 	for _, c := range cases {
