@@ -1,8 +1,10 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 
 	"github.com/ward-sim/ward/memory"
 	bolt "go.etcd.io/bbolt"
@@ -42,6 +44,30 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 		}
 	}
 	return nil
+}
+
+// MoveLast moves the newest message of from's history to the end of to's: a line stored before
+// anyone knew whose it was. from's sequence steps back with it, so Len still counts its messages.
+func (t *Tx) MoveLast(from, to string) error {
+	b := t.history(from)
+	if b == nil {
+		return fmt.Errorf("%s has no history to move a message from", from)
+	}
+	k, v := b.Cursor().Last()
+	if k == nil || !bytes.Equal(k, seqKey(b.Sequence())) {
+		return fmt.Errorf("%s's history does not end with its newest message", from)
+	}
+	var m memory.Message
+	if err := t.c.decode(v, &m); err != nil {
+		return err
+	}
+	if err := b.Delete(k); err != nil {
+		return err
+	}
+	if err := b.SetSequence(b.Sequence() - 1); err != nil {
+		return err
+	}
+	return t.Append(to, m)
 }
 
 // History returns the patient's whole history ("" = the session history), oldest first.

@@ -194,3 +194,34 @@ func TestAppendInViewFails(t *testing.T) {
 		t.Error("Append in a read-only transaction succeeded")
 	}
 }
+
+// MoveLast takes the newest message from one history to the end of another in one commit: the
+// first no longer holds it and still counts its messages right, and a later append follows on.
+func TestMoveLastMovesTheNewestMessage(t *testing.T) {
+	s, _ := openTemp(t)
+	newSession(t, s, "s1")
+	a, b, line := msg("user", "a", 0), msg("assistant", "b", 1), msg("user", "to patient_2", 2)
+	appendMsgs(t, s, "s1", "patient_1", a, b, line)
+	appendMsgs(t, s, "s1", "patient_2", msg("user", "c", 3))
+	if err := s.Update("s1", func(tx *Tx) error { return tx.MoveLast("patient_1", "patient_2") }); err != nil {
+		t.Fatal(err)
+	}
+	later := msg("user", "d", 4)
+	appendMsgs(t, s, "s1", "patient_1", later)
+	if got := history(t, s, "s1", "patient_1"); !reflect.DeepEqual(got, []memory.Message{a, b, later}) {
+		t.Errorf("patient_1 = %v, want a, b, d", got)
+	}
+	if got := history(t, s, "s1", "patient_2"); len(got) != 2 || !reflect.DeepEqual(got[1], line) {
+		t.Errorf("patient_2 = %v, want c, then the moved line", got)
+	}
+	mustView(t, s, "s1", func(tx *Tx) error {
+		if n := tx.Len("patient_1"); n != 3 {
+			t.Errorf("Len(patient_1) = %d, want 3", n)
+		}
+		return nil
+	})
+	err := s.Update("s1", func(tx *Tx) error { return tx.MoveLast("patient_9", "patient_2") })
+	if err == nil {
+		t.Error("moving from a patient with no history succeeded")
+	}
+}

@@ -24,14 +24,31 @@ type settled struct {
 }
 
 // typedText is the trainee's line on its way to the store: the conversation it belongs to, and
-// whether a commit has taken it yet. That is the one it was typed in, unless the rules decide at
-// once that it says something to another patient: then it is theirs, and their chat shows the
-// question above the answer. A line that only goes to a patient ("review patient_1") stays where
-// it was typed, and so does one stored before a model decided.
+// whether a commit has taken it yet. That is the one it was typed in, unless it says something to
+// another patient: then it is theirs, and their chat shows the question above the answer. A line
+// that only goes to a patient ("review patient_1") stays where it was typed.
 type typedText struct {
 	msg    memory.Message
 	to     string
+	from   string // the conversation a line stored before a model decided leaves, in the next commit
 	stored bool
+}
+
+// moveTo makes the line patient id's: one not stored yet is stored there; one stored already,
+// while a model decided, is moved there by the next commit.
+func (typed *typedText) moveTo(id string) {
+	if typed.stored {
+		typed.from, typed.stored = typed.to, false
+	}
+	typed.to = id
+}
+
+// write stores the line in its conversation, or moves it there from where it was stored.
+func (typed *typedText) write(tx *persist.Tx) error {
+	if typed.from != "" {
+		return tx.MoveLast(typed.from, typed.to)
+	}
+	return tx.Append(typed.to, typed.msg)
 }
 
 // settle decides whose conversation the typed line belongs to: the clear check, the analyzer and
@@ -140,13 +157,13 @@ func (s *Session) commit(t *turn, typed *typedText, reg *persist.Registry) bool 
 	if !pending && reg == nil {
 		return true
 	}
-	if pending {
+	if pending && typed.from == "" {
 		typed.msg.Sim = s.sim.ward.Clock()
 	}
 	err := t.storage(func() error {
 		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
 			if pending {
-				if err := tx.Append(typed.to, typed.msg); err != nil {
+				if err := typed.write(tx); err != nil {
 					return err
 				}
 			}
@@ -166,7 +183,7 @@ func (s *Session) commit(t *turn, typed *typedText, reg *persist.Registry) bool 
 		s.mirror(*reg)
 	}
 	if pending {
-		typed.stored = true
+		typed.stored, typed.from = true, ""
 		if typed.to == s.active {
 			s.remember(typed.msg)
 		}
@@ -325,8 +342,8 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 			return nil, false
 		}
 	}
-	if typed != nil && !typed.stored && !s.onlyMovesTo(id, typed.msg.Content) {
-		typed.to = id // said to the patient named, so it belongs to their conversation
+	if typed != nil && typed.to != id && !s.onlyMovesTo(id, typed.msg.Content) {
+		typed.moveTo(id) // said to the patient named, so it belongs to their conversation
 	}
 	next := s.registryWith(id, id, admitted, "")
 	if !s.commit(t, typed, &next) {

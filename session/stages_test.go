@@ -3,10 +3,13 @@ package session
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 )
 
@@ -66,6 +69,39 @@ func TestSettleHandsOnTheConversationOfThePatientNamed(t *testing.T) {
 	}
 	if slices.Contains(contents(histories["patient_2"]), "user:review patient_2") {
 		t.Error("a line that only went to patient_2 was stored in their conversation")
+	}
+}
+
+// A line the analyzer's model sends to another patient is stored before the model is asked, in the
+// conversation it was typed in, and moved to the patient's with the switch: their chat shows the
+// question above the answer, and the one it left holds nothing of it.
+func TestALineAModelSendsElsewhereMovesWithTheSwitch(t *testing.T) {
+	model := &scripted{Backend: offline.New(), errs: []error{nil}, replies: []llm.Response{{Message: memory.Message{
+		Content: `{"action":"SWITCH_EXISTING","patient_id":"patient_1","reasoning":"the wheezy one is patient_1"}`}}}}
+	r := newRigWith(t, func(c *Config) {
+		c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(model, analyzer.LLMAnalyzerConfig{}))
+	})
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/admit patient_2 opioid-overdose")
+	left := contents(r.dump().Histories["patient_2"])
+	line := "check on the patient — is the tightness any better?"
+
+	r.turn(line)
+	if model.calls != 1 || r.s.Active() != "patient_1" {
+		t.Fatalf("the model was asked %d times and patient %s is active; want once, patient_1", model.calls, r.s.Active())
+	}
+	histories := r.dump().Histories
+	if got := contents(histories["patient_2"]); !slices.Equal(got, left) {
+		t.Errorf("patient_2's conversation is %q, want it as it was: %q", got, left)
+	}
+	got := contents(histories["patient_1"])
+	i := slices.Index(got, "user:"+line)
+	if i < 0 || i == len(got)-1 || !strings.HasPrefix(got[i+1], "assistant:") {
+		t.Errorf("patient_1's conversation is %q, want the line followed by the answer", got)
+	}
+	r.restart()
+	if got := contents(r.dump().Histories["patient_2"]); !slices.Equal(got, left) {
+		t.Errorf("after a restart patient_2's conversation is %q", got)
 	}
 }
 
