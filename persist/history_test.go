@@ -225,3 +225,19 @@ func TestMoveLastMovesTheNewestMessage(t *testing.T) {
 		t.Error("moving from a patient with no history succeeded")
 	}
 }
+
+// In an encrypted database the moved message is sealed again where it lands and reads back.
+func TestMoveLastInAnEncryptedDatabase(t *testing.T) {
+	s, _ := encryptedStore(t)
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, s, "s-alice", func(tx *Tx) error { return tx.MoveLast("patient_1", "patient_2") })
+	moved := history(t, s, "s-alice", "patient_2")
+	if len(moved) != 1 || moved[0].Content != "I had anaphylaxis to penicillin." {
+		t.Errorf("patient_2 = %v, want the moved reply", moved)
+	}
+	if left := history(t, s, "s-alice", "patient_1"); len(left) != 1 || left[0].Content != "any allergies?" {
+		t.Errorf("patient_1 = %v, want only the question", left)
+	}
+}
