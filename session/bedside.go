@@ -100,7 +100,7 @@ func oxygenDetail(a physio.ActionRecord) string {
 }
 
 func dose(a physio.ActionRecord) string {
-	return strings.Join(strings.Fields(a.Drug+" "+a.WrittenDose().String()+" "+a.Route), " ")
+	return strings.Join(strings.Fields(sc.DrugLabel(a.Drug)+" "+a.WrittenDose().String()+" "+a.Route), " ")
 }
 
 // asksEtCO2 finds a request for end-tidal CO2, which only capnography on the monitor measures.

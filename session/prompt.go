@@ -180,15 +180,15 @@ func ordersAndVerdicts(e *physio.Engine, text string) ([]agents.Order, []agents.
 	var verdicts []agents.Verdict
 	for _, a := range e.Actions() {
 		if a.Kind == sc.KindMedication {
-			orders = append(orders, agents.Order{Drug: a.Drug, DoseMg: a.DoseMg, Route: a.Route})
+			orders = append(orders, agents.Order{Drug: sc.DrugLabel(a.Drug), DoseMg: a.DoseMg, Route: a.Route})
 		}
 	}
 	for _, sf := range e.SafetyRecords() {
-		verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
+		verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sc.DrugLabel(sf.Drug), Reason: sf.Reason})
 	}
 	for _, drug := range drugsNamed(text) {
 		for _, sf := range e.CheckMedication(drug) {
-			verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
+			verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sc.DrugLabel(sf.Drug), Reason: sf.Reason})
 		}
 	}
 	return orders, verdicts

@@ -371,6 +371,28 @@ func TestThePatientSaysHowTheyFeelNowNotOnArrival(t *testing.T) {
 	}
 }
 
+// A drug has one name wherever the trainee reads it: the formulary's (BNF, UK), whatever the
+// trainee typed and whatever the catalogue keys it by.
+func TestADrugHasOneNameEverywhere(t *testing.T) {
+	r := seeded(t)
+	events := runJSON(t, r.s, lines("/admit patient_1 acs-sildenafil", "give GTN 400 micrograms SL", "give epi 0.5 mg IM", "/handoff", "/aar"))
+	var chat []string
+	for _, m := range chatOf(events) {
+		chat = append(chat, m.str("text"))
+	}
+	said := strings.Join(chat, "\n")
+	for _, want := range []string{"Given: glyceryl trinitrate 400 micrograms SL.", "Given: adrenaline 500 micrograms IM."} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the chat lacks %q:\n%s", want, said)
+		}
+	}
+	for _, key := range []string{"nitroglycerin", "epinephrine"} {
+		if strings.Contains(strings.ToLower(said), key) {
+			t.Errorf("the chat names a drug by its catalogue key %q:\n%s", key, said)
+		}
+	}
+}
+
 // What the trainee did is confirmed by the nurse, in plain words; no rule text, identifier or
 // state reaches the chat, and the patient never recites it.
 func TestConfirmationsComeFromTheNurseAndNoRuleTextReachesTheChat(t *testing.T) {

@@ -217,7 +217,7 @@ func (a ActionRecord) String() string {
 			parts = append(parts, fmt.Sprintf(format, v))
 		}
 	}
-	add(a.Drug != "", "%s", a.Drug)
+	add(a.Drug != "", "%s", sc.DrugLabel(a.Drug))
 	add(a.Drug != "" && !a.WrittenDose().IsZero(), "%s", a.WrittenDose())
 	add(a.Route != "", "%s", a.Route)
 	add(a.Device != "", "%s", a.Device)

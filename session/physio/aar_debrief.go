@@ -162,7 +162,7 @@ func allergyPoints(e *Engine, _ Report) []Point {
 	var out []Point
 	for _, a := range e.s.Actions {
 		if a.Kind == sc.KindMedication && !a.AllergiesAsked && !e.isRescue(a) {
-			out = append(out, Point{Kind: PointDelta, At: e.at(a.T), Text: a.Drug + " given before asking about allergies"})
+			out = append(out, Point{Kind: PointDelta, At: e.at(a.T), Text: sc.DrugLabel(a.Drug) + " given before asking about allergies"})
 		}
 	}
 	if e.allergiesFirst() {

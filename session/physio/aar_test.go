@@ -77,11 +77,11 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 	}
 	md := br.Markdown()
 	for _, want := range []string{"# After Action Review — Inferior STEMI", "**Presentation:** central chest pain",
-		"## Critical errors\n\n- 01:00 — gave nitroglycerin without knowing the patient's medicines: sildenafil taken",
+		"## Critical errors\n\n- 01:00 — gave glyceryl trinitrate without knowing the patient's medicines: sildenafil taken",
 		"## Missed critical actions\n\n- Cardiac monitoring — not done (within 05:00)\n- A 12-lead ECG within 10 minutes — not done (within 10:00)",
 		"## Score: 0 / 100", "| Aspirin 300 mg chewed | 0 / 15 | not done |",
-		"## Timeline", "| 01:00 | medication nitroglycerin 400 micrograms SL |", "### Plus", "### Delta",
-		"01:00 — nitroglycerin given before asking about allergies", "## Learning objectives"} {
+		"## Timeline", "| 01:00 | medication glyceryl trinitrate 400 micrograms SL |", "### Plus", "### Delta",
+		"01:00 — glyceryl trinitrate given before asking about allergies", "## Learning objectives"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

@@ -53,11 +53,7 @@ func (o OrderRecord) OutOfRange() bool {
 
 // Text is the order as the trainee wrote it: "adrenaline 50 mg IV".
 func (o OrderRecord) Text() string {
-	name := o.Drug
-	if e, ok := sc.LookupDoses(o.Drug); ok {
-		name = e.Name
-	}
-	return strings.Join(strings.Fields(name+" "+o.Dose.String()+" "+o.Route), " ")
+	return strings.Join(strings.Fields(sc.DrugLabel(o.Drug)+" "+o.Dose.String()+" "+o.Route), " ")
 }
 
 // overrideHint is how a stop tells the trainee to give the drug anyway.
@@ -249,9 +245,9 @@ func (e *Engine) orderError(o OrderRecord, f *Finding, out []Event) []Event {
 		return e.criticalError("dose_"+o.Rule+":"+o.Drug,
 			fmt.Sprintf("overrode the Pharmacist's stop and gave %s: %s", o.Text(), plain(o.Say)), out)
 	}
-	why := "overrode the Pharmacist's stop and gave " + f.Drug
+	why := "overrode the Pharmacist's stop and gave " + sc.DrugLabel(f.Drug)
 	if !e.knows(*f) {
-		why = "gave " + f.Drug + " " + unknownBecause[f.Rule]
+		why = "gave " + sc.DrugLabel(f.Drug) + " " + unknownBecause[f.Rule]
 	}
 	return e.criticalError(f.Rule+":"+f.Drug, why+": "+f.Reason, out)
 }

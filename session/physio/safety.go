@@ -73,7 +73,7 @@ func CheckMedication(s *sc.Scenario, drug string, sbp, elapsedSec float64) []Fin
 	for _, ci := range s.Contraindications {
 		if ci.Drug.Has(d.Name) || inClass(d.Name, ci.Class) {
 			out = append(out, Finding{Level: ci.Level, Rule: RuleContraindication, Reason: ci.Reason,
-				effects: ci.Effects, source: sourceReaction, plain: "not " + d.Name + ": " + ci.Reason})
+				effects: ci.Effects, source: sourceReaction, plain: "not " + sc.DrugLabel(d.Name) + ": " + ci.Reason})
 		}
 	}
 	if d.Is("nitrate") {
@@ -96,12 +96,12 @@ func allergyFinding(al sc.Allergy, d sc.Drug) (Finding, bool) {
 	case agentIsDrug && agent.Name == d.Name:
 		f.Rule = RuleAllergy
 		f.Reason = fmt.Sprintf("documented allergy to %s (%s)", al.Agent, al.Reaction)
-		f.plain = allergy + ": do not give " + d.Name
+		f.plain = allergy + ": do not give " + sc.DrugLabel(d.Name)
 	case al.DrugClass != "" && d.Is(al.DrugClass):
 		f.Rule = RuleCrossReactivity
 		f.Reason = fmt.Sprintf("%s is a %s, like %s, to which the patient is allergic (%s)",
-			d.Name, className(al.DrugClass), al.Agent, al.Reaction)
-		f.plain = fmt.Sprintf("%s: %s is %s", allergy, d.Name, withArticle(className(al.DrugClass)))
+			sc.DrugLabel(d.Name), className(al.DrugClass), al.Agent, al.Reaction)
+		f.plain = fmt.Sprintf("%s: %s is %s", allergy, sc.DrugLabel(d.Name), withArticle(className(al.DrugClass)))
 		if lvl, ok := crossLevel[al.DrugClass]; ok {
 			f.Level = lvl
 			f.plain += " like " + al.Agent + ", and may cross-react"

@@ -127,6 +127,16 @@ func LookupDoses(name string) (*DrugDoses, bool) {
 	return e, ok
 }
 
+// DrugLabel is how ward names a drug to the trainee: the formulary's name (BNF, UK), so that
+// every line says "adrenaline" and "glyceryl trinitrate" as the Pharmacist does; a drug the
+// formulary lacks keeps the name it was given.
+func DrugLabel(name string) string {
+	if e, ok := LookupDoses(name); ok {
+		return e.Name
+	}
+	return name
+}
+
 // Formulary returns every entry in catalogue order.
 func Formulary() []*DrugDoses {
 	var out []*DrugDoses
