@@ -92,7 +92,7 @@ func replyTo(req llm.Request, f agents.Facts) string {
 		parts = append(parts, d.Text)
 	}
 	if len(parts) == 0 {
-		parts = append(parts, inCharacterLine(p, now.Lines, input))
+		parts = append(parts, inCharacterLine(p, now, input, req.Messages))
 	}
 	return strings.Join(parts, "\n\n")
 }
@@ -112,15 +112,16 @@ func beyondWords(t agents.TurnFacts, p *agents.Persona, now agents.Look, input s
 	if len(fit) == 0 {
 		return agents.Described(agents.JoinLooks(t.Looks, now.Signs))
 	}
-	return byInput(fit, input)
+	return fit[byInput(len(fit), input)]
 }
 
 // inCharacterLine chooses a line by hashing the input, so replies vary with what the trainee
-// typed yet replay identically. How the patient sounds now outweighs their usual lines.
-func inCharacterLine(p *agents.Persona, now []string, input string) string {
+// typed yet replay identically. How the patient sounds now outweighs their usual lines. A line
+// said a moment ago gives way to another, or, when there is no other, to how the patient looks.
+func inCharacterLine(p *agents.Persona, now agents.Look, input string, window []memory.Message) string {
 	lines := p.Lines
-	if len(now) > 0 {
-		lines = now
+	if len(now.Lines) > 0 {
+		lines = now.Lines
 	}
 	if len(lines) == 0 {
 		if p.ChiefComplaint != "" {
@@ -128,13 +129,40 @@ func inCharacterLine(p *agents.Persona, now []string, input string) string {
 		}
 		return "I'm not sure what you mean."
 	}
-	return byInput(lines, input)
+	first := byInput(len(lines), input)
+	for k := range lines {
+		if line := lines[(first+k)%len(lines)]; !recentlySaid(window, line) {
+			return line
+		}
+	}
+	if now.Signs != "" {
+		return agents.Described(now.Signs)
+	}
+	return lines[first]
 }
 
-func byInput(lines []string, input string) string {
+// recentlySaid reports whether a reply of the turn before holds line: the assistant messages
+// between the last two user messages of the window.
+func recentlySaid(window []memory.Message, line string) bool {
+	users := 0
+	for i := len(window) - 1; i >= 0 && users < 2; i-- {
+		switch window[i].Role {
+		case memory.RoleUser:
+			users++
+		case memory.RoleAssistant:
+			if users == 1 && strings.Contains(window[i].Content, line) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// byInput is an index below n chosen by hashing the input.
+func byInput(n int, input string) int {
 	h := fnv.New32a()
 	h.Write([]byte(input))
-	return lines[h.Sum32()%uint32(len(lines))]
+	return int(h.Sum32() % uint32(n))
 }
 
 func lastUserText(msgs []memory.Message) string {

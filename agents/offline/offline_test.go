@@ -116,3 +116,32 @@ func TestOfflineCancelled(t *testing.T) {
 		t.Fatal("no error from a cancelled context")
 	}
 }
+
+// A line the patient said the turn before gives way to another, or to how they look when they
+// have no other; said two turns ago, it may come again.
+func TestOfflinePatientDoesNotRepeatTheLastTurn(t *testing.T) {
+	user := func(s string) memory.Message { return memory.Message{Role: memory.RoleUser, Content: s} }
+	said := func(s string) memory.Message { return memory.Message{Role: memory.RoleAssistant, Content: s} }
+	p := &agents.Persona{}
+	one := agents.Look{Lines: []string{"Much better."}, Signs: "talking comfortably"}
+	two := agents.Look{Lines: []string{"Much better.", "Thank you."}}
+	cases := []struct {
+		name   string
+		now    agents.Look
+		window []memory.Message
+		want   string
+	}{
+		{"nothing said yet", one, []memory.Message{user("ok")}, "Much better."},
+		{"said the turn before, no other line", one, []memory.Message{user("hi"), said("Much better."), user("ok")}, "*Talking comfortably.*"},
+		{"said two turns ago", one, []memory.Message{user("hi"), said("Much better."), user("rest"), said("*Talking comfortably.*"), user("ok")}, "Much better."},
+	}
+	for _, c := range cases {
+		if got := inCharacterLine(p, c.now, "ok", c.window); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	got := inCharacterLine(p, two, "ok", []memory.Message{user("hi"), said(inCharacterLine(p, two, "ok", nil)), user("ok")})
+	if got == inCharacterLine(p, two, "ok", nil) {
+		t.Errorf("with two lines the patient said %q twice running", got)
+	}
+}

@@ -137,7 +137,7 @@ func init() {
 	add(catWeakOn, "onset", "when did", "how long")
 	add(catTopic, "pain", "pain", "painful", "hurt", "hurts", "hurting", "sore", "ache", "aching", "pain score",
 		"out of ten", "out of 10", "tender")
-	add(catTopic, "symptoms", "symptoms", "how are you feeling", "how do you feel", "feeling", "short of breath",
+	add(catTopic, "symptoms", "symptoms", "how are you feeling", "how do you feel", "how are you", "feeling", "short of breath",
 		"breathless", "nausea", "nauseous", "dizzy", "feel sick")
 	add(catTopic, "last_meal", "last meal", "last ate", "last eat", "last eaten", "eaten", "last oral intake",
 		"last drink", "last food", "when did you eat")
