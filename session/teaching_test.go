@@ -393,6 +393,31 @@ func TestADrugHasOneNameEverywhere(t *testing.T) {
 	}
 }
 
+// An investigation is answered from the engine's state: the lactate on arrival, then again once
+// she is in septic shock; a test the case gives nothing for is done and said to change nothing.
+func TestInvestigationsFollowTheState(t *testing.T) {
+	r := seeded(t)
+	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "lactate and blood cultures please",
+		"/wait 20m", "repeat the lactate", "troponin please"))
+	turns := byTurn(events)
+	want := map[int][]string{
+		1: {"Lactate: 4.2 mmol/L.", "Blood cultures: two sets taken"},
+		3: {"Lactate: 6.8 mmol/L."},
+		4: {"Troponin: done; nothing in it changes what to do now."},
+	}
+	for i, wants := range want {
+		said := strings.Join(saidBy(turns[i], agents.AgentMonitor), "\n")
+		for _, w := range wants {
+			if !strings.Contains(said, w) {
+				t.Errorf("turn %q: the Monitor said %q, want %q", turns[i][0].str("input"), said, w)
+			}
+		}
+	}
+	if state := r.engine("patient_1").CurrentState().Name(); state != "septic-shock" {
+		t.Errorf("untreated for 20 minutes she is %s, want septic-shock", state)
+	}
+}
+
 // What the trainee did is confirmed by the nurse, in plain words; no rule text, identifier or
 // state reaches the chat, and the patient never recites it.
 func TestConfirmationsComeFromTheNurseAndNoRuleTextReachesTheChat(t *testing.T) {

@@ -225,6 +225,7 @@ func (a ActionRecord) String() string {
 	add(a.FiO2 > 0, "%g %%", a.FiO2)
 	add(a.Drug == "" && a.VolumeML > 0, "%g mL", a.VolumeML)
 	add(a.Topic != "", "about %s", strings.ReplaceAll(a.Topic, "_", " "))
+	add(a.Test != "", "%s", sc.Tests[a.Test])
 	add(a.Position != "", "%s", a.Position)
 	add(a.Kind == sc.KindGlucoseCheck, "→ %g mmol/L", a.Glucose)
 	return strings.Join(parts, " ")

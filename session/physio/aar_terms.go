@@ -20,6 +20,7 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindECG:           {"ecg", "12-lead", "12 lead", "ekg"},
 	sc.KindExamine:       {"exam"},
 	sc.KindPupils:        {"pupil"},
+	sc.KindTest:          {"test", "investigation", "blood"},
 	sc.KindOxygen:        {"oxygen", "o2"},
 	sc.KindStopOxygen:    {"oxygen", "o2"},
 	sc.KindMedication:    {"medic", "drug"},
@@ -68,6 +69,12 @@ func matchNames(m sc.Match) [][]string {
 		var words []string
 		for _, t := range m.Topic {
 			words = append(words, topicWords[t]...)
+		}
+		groups = append(groups, words)
+	case len(m.Test) > 0:
+		var words []string
+		for _, t := range m.Test {
+			words = append(words, strings.ToLower(sc.Tests[t]))
 		}
 		groups = append(groups, words)
 	default:

@@ -20,6 +20,7 @@ type Action struct {
 	FlowLPM  float64 `json:"flow_l_min,omitempty"`
 	FiO2     float64 `json:"fio2,omitempty"` // percent, when stated (a 28 % venturi)
 	Topic    string  `json:"topic,omitempty"`
+	Test     string  `json:"test,omitempty"` // the investigation ordered (sc.Tests)
 	Position string  `json:"position,omitempty"`
 }
 
@@ -37,7 +38,8 @@ func (a Action) IsTreatment() bool {
 // IsAssessment reports whether the action measures the patient.
 func (a Action) IsAssessment() bool {
 	switch a.Kind {
-	case sc.KindCheckVitals, sc.KindAttachMonitor, sc.KindGlucoseCheck, sc.KindECG, sc.KindExamine, sc.KindPupils:
+	case sc.KindCheckVitals, sc.KindAttachMonitor, sc.KindGlucoseCheck, sc.KindECG, sc.KindExamine, sc.KindPupils,
+		sc.KindTest:
 		return true
 	}
 	return false

@@ -29,6 +29,7 @@ const (
 	catVitalPart                 // bp, pulse, sats…
 	catMonitor                   // val: "noun" needs context (monitor), "" does not
 	catECG
+	catTest // val: the investigation (sc.Tests)
 	catGlucoseCheck
 	catIVAccess
 	catStop     // stop, remove… (oxygen)
@@ -123,6 +124,16 @@ func init() {
 	add(catGlucoseCheck, "", "bm", "bms", "blood glucose", "blood sugar", "blood sugars", "cbg", "bgl", "glucometer",
 		"finger prick", "fingerprick", "capillary glucose", "capillary blood glucose", "sugar", "sugars",
 		"sugar level", "glucose level", "glucose levels")
+	add(catTest, "blood_gas", "blood gas", "blood gases", "abg", "vbg", "arterial blood gas", "venous blood gas",
+		"arterial gas", "venous gas", "gases")
+	add(catTest, "lactate", "lactate", "lactate level", "serum lactate")
+	add(catTest, "blood_cultures", "blood cultures", "blood culture", "cultures")
+	add(catTest, "bloods", "bloods", "routine bloods", "fbc", "full blood count", "u e", "u and e", "u and es",
+		"urea and electrolytes", "crp", "renal function")
+	add(catTest, "troponin", "troponin", "trop", "high sensitivity troponin")
+	add(catTest, "urine_dip", "urine dip", "urine dipstick", "dipstick", "dip the urine", "urinalysis")
+	add(catTest, "peak_flow", "peak flow", "pefr", "peak expiratory flow")
+	add(catTest, "chest_xray", "chest x ray", "chest xray", "cxr", "chest film", "chest radiograph")
 	add(catIVAccess, "", "iv access", "io access", "iv line", "intravenous access", "cannulate", "cannulating",
 		"cannulation", "cannula", "venflon", "large bore", "wide bore", "access")
 	add(catStop, "", "stop", "stopping", "remove", "removing", "take off", "taking off", "discontinue", "off")

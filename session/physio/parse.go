@@ -288,6 +288,9 @@ func (c clause) assessments(question bool) []placed {
 			kind = sc.KindECG
 		case lx.cat == catExamine && lx.val == "pupils":
 			kind = sc.KindPupils
+		case lx.cat == catTest: // "what's the lactate?" asks for it
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindTest, Test: lx.val}})
+			continue
 		case question:
 			continue
 		case lx.cat == catMonitor && (lx.val == "" || c.monitorContext(i)):
@@ -342,7 +345,7 @@ func dedupe(found []placed) []Action {
 	var out []Action
 	for _, f := range found {
 		a := f.a
-		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Device, "|", a.Position)
+		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position)
 		if a.Kind == sc.KindOxygen || a.Kind == sc.KindFluids {
 			key = string(a.Kind)
 		}

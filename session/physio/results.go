@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"cmp"
 	"fmt"
 
 	sc "github.com/ward-sim/ward/session/scenario"
@@ -28,9 +29,15 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 		return Result{T: a.T, Name: "12-lead ECG", Value: st.Rhythm}, st.Rhythm != ""
 	case sc.KindPupils:
 		return Result{T: a.T, Name: "pupils", Value: st.Pupils}, true
+	case sc.KindTest:
+		return Result{T: a.T, Name: sc.Tests[a.Test], Value: cmp.Or(st.Results[a.Test], noResult)}, true
 	}
 	return Result{}, false
 }
+
+// noResult is what a test the scenario gives no result for finds: it is done, and nothing in it
+// changes the case.
+const noResult = "done; nothing in it changes what to do now"
 
 // Results are every result so far, oldest first.
 func (e *Engine) Results() []Result {

@@ -78,7 +78,7 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 		}},
 		{"sepsis-urosepsis", 20, "improving", []step{
 			{20, "full set of obs please, any allergies?"},
-			{60, "IV access, 500 mL Hartmann's bolus"},
+			{60, "IV access with blood cultures and a lactate, 500 mL Hartmann's bolus"},
 			{120, "ceftriaxone 2 g IV"},
 			{180, "paracetamol 1 g IV"},
 			{900, "repeat obs"},

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"maps"
 	"math"
 	"sort"
 )
@@ -22,6 +23,7 @@ func (s *Scenario) compile() {
 		if st.Pupils == "" {
 			st.Pupils = pupils
 		}
+		st.Results = withDefaults(st.Results, s.States[s.InitialState].Results)
 		st.target = base
 		for vn, val := range st.Vitals {
 			v, _ := ParseVital(vn)
@@ -58,6 +60,16 @@ func (s *Scenario) compile() {
 		}
 	}
 	s.conditions = n
+}
+
+// withDefaults is own with what it lacks of defaults.
+func withDefaults(own, defaults map[string]string) map[string]string {
+	out := maps.Clone(defaults)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, own)
+	return out
 }
 
 // NormalPupils is what a state that says nothing about the pupils shows.

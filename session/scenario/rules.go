@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -186,6 +187,11 @@ func (c *checker) checkStates(s *Scenario) {
 			continue
 		}
 		c.checkDisclosures(st.Disclosures, p+".disclosures")
+		for test := range st.Results {
+			if _, ok := Tests[test]; !ok {
+				c.at(p+".results."+test, "unknown test %q (want one of %v)", test, slices.Sorted(maps.Keys(Tests)))
+			}
+		}
 		for vn, val := range st.Vitals {
 			v, known := ParseVital(vn)
 			if !known {
@@ -283,6 +289,11 @@ func (c *checker) checkMatch(m Match, p string) {
 	for _, t := range m.Topic {
 		if !slices.Contains(Topics, t) {
 			c.at(p+".topic", "unknown topic %q (want one of %v)", t, Topics)
+		}
+	}
+	for _, t := range m.Test {
+		if _, ok := Tests[t]; !ok {
+			c.at(p+".test", "unknown test %q (want one of %v)", t, slices.Sorted(maps.Keys(Tests)))
 		}
 	}
 	for _, pos := range m.Position {

@@ -108,9 +108,12 @@ type State struct {
 	Lines       []string `yaml:"lines"` // in-character lines while in this state
 	// Disclosures are what the patient says in this state about a topic that changes with it
 	// (how they feel, their pain), in place of the scenario's answer given on arrival.
-	Disclosures []Disclosure       `yaml:"disclosures"`
-	Vitals      map[string]float64 `yaml:"vitals" required:"true"`
-	Tau         map[string]Seconds `yaml:"tau"`
+	Disclosures []Disclosure `yaml:"disclosures"`
+	// Results are what each investigation (Tests) finds in this state; a state that gives none
+	// of a test finds what the initial state gives.
+	Results map[string]string  `yaml:"results"`
+	Vitals  map[string]float64 `yaml:"vitals" required:"true"`
+	Tau     map[string]Seconds `yaml:"tau"`
 
 	name   string
 	target [NumVitals]float64
@@ -155,6 +158,7 @@ type Match struct {
 	Route       Names   `yaml:"route"`
 	Device      Names   `yaml:"device"`
 	Topic       Names   `yaml:"topic"`
+	Test        Names   `yaml:"test"`
 	Position    Names   `yaml:"position"`
 	MinDoseMg   float64 `yaml:"min_dose_mg"`
 	MaxDoseMg   float64 `yaml:"max_dose_mg"`

@@ -263,6 +263,8 @@ func TestValidatePresentationScoringRescueStatesAndBystander(t *testing.T) {
 		{"missing points", "    points: 60\n", "", 18, `missing required field "points"`},
 		{"negative penalty", "learning_objectives: [learn]", "critical_errors:\n  - {id: oops, description: oops, match: {kind: splint}, penalty: -5}\nlearning_objectives: [learn]", 24, "a penalty is a positive number"},
 		{"rescue in an unknown state", "learning_objectives: [learn]", "rescue:\n  - {description: oxygen, match: {kind: oxygen}, states: [dying]}\nlearning_objectives: [learn]", 24, `unknown state "dying"`},
+		{"state test unknown", "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    results: {mri: normal}", 12, `unknown test "mri"`},
+		{"match test unknown", "match: {kind: check_vitals}", "match: {kind: test, test: mri}", 20, `unknown test "mri"`},
 		{"state topic unknown", "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    disclosures:\n      - {topic: mood, text: fine}", 13, `unknown topic "mood"`},
 		{"bystander topic unknown", "learning_objectives: [learn]", "bystander:\n  name: Sam\n  relation: her son\n  disclosures:\n    - {topic: gossip, text: hi}\nlearning_objectives: [learn]", 27, `unknown topic "gossip"`},
 	}

@@ -70,6 +70,7 @@ const (
 	KindECG           ActionKind = "ecg"
 	KindExamine       ActionKind = "examine"
 	KindPupils        ActionKind = "pupils"
+	KindTest          ActionKind = "test" // an investigation: a blood gas, a lactate, a chest X-ray
 	KindOxygen        ActionKind = "oxygen"
 	KindStopOxygen    ActionKind = "stop_oxygen"
 	KindMedication    ActionKind = "medication"
@@ -84,8 +85,21 @@ const (
 
 // ActionKinds lists every kind, in a stable order.
 var ActionKinds = []ActionKind{
-	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindOxygen, KindStopOxygen,
-	KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
+	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
+	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
+}
+
+// Tests are the investigations a trainee can order, by the id a scenario's results use, with
+// the name the chat gives each.
+var Tests = map[string]string{
+	"blood_gas":      "blood gas",
+	"lactate":        "lactate",
+	"blood_cultures": "blood cultures",
+	"bloods":         "bloods",
+	"troponin":       "troponin",
+	"urine_dip":      "urine dipstick",
+	"peak_flow":      "peak flow",
+	"chest_xray":     "chest X-ray",
 }
 
 // Topics a trainee can ask the patient about; disclosures are keyed by them.
