@@ -125,7 +125,7 @@ func init() {
 		"finger prick", "fingerprick", "capillary glucose", "capillary blood glucose", "sugar", "sugars",
 		"sugar level", "glucose level", "glucose levels")
 	add(catTest, "blood_gas", "blood gas", "blood gases", "abg", "vbg", "arterial blood gas", "venous blood gas",
-		"arterial gas", "venous gas", "gases")
+		"arterial gas", "venous gas", "gases", "gas")
 	add(catTest, "lactate", "lactate", "lactate level", "serum lactate")
 	add(catTest, "blood_cultures", "blood cultures", "blood culture", "cultures")
 	add(catTest, "bloods", "bloods", "routine bloods", "fbc", "full blood count", "u e", "u and e", "u and es",
