@@ -339,12 +339,17 @@ func (c clause) asks() []placed {
 }
 
 // dedupe keeps the first of repeated actions: one vitals check per message,
-// one ask per topic, one order per drug.
+// one ask per topic, one order per drug. An airway opened "with a jaw thrust" is one action, the
+// jaw thrust: a bare "open the airway" beside a named manoeuvre or adjunct is dropped.
 func dedupe(found []placed) []Action {
 	seen := map[string]bool{}
+	namedAirway := slices.ContainsFunc(found, func(f placed) bool { return f.a.Kind == sc.KindAirway && f.a.Device != "" })
 	var out []Action
 	for _, f := range found {
 		a := f.a
+		if namedAirway && a.Kind == sc.KindAirway && a.Device == "" {
+			continue
+		}
 		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position)
 		if a.Kind == sc.KindOxygen || a.Kind == sc.KindFluids {
 			key = string(a.Kind)

@@ -80,6 +80,7 @@ var parseCases = []struct {
 	{"what's her peak flow?", []Action{{Kind: sc.KindTest, Test: "peak_flow"}}},
 	{"send a VBG and a chest x-ray", []Action{{Kind: sc.KindTest, Test: "blood_gas"}, {Kind: sc.KindTest, Test: "chest_xray"}}},
 	{"don't send a gas", nil},
+	{"open his airway with a jaw thrust", []Action{{Kind: sc.KindAirway, Device: "jaw_thrust"}}},
 	{"repeat the gas", []Action{{Kind: sc.KindTest, Test: "blood_gas"}}},
 	{"give gas and air", []Action{med("nitrous oxide", "", "")}},
 	{"start an IV", []Action{kind(sc.KindIVAccess)}},
