@@ -91,12 +91,15 @@ func init() {
 	add(catUnit, "lpm", "lpm", "l min", "litres per minute", "liters per minute", "l per min", "litres a minute", "l per minute")
 	add(catUnit, "pct", "%", "percent", "per cent")
 	add(catOxygen, "", "oxygen", "o2", "supplemental oxygen")
+	// "High-flow oxygen" in an emergency means 15 L/min through a reservoir mask (Resuscitation
+	// Council UK); high-flow nasal oxygen is named as such.
 	add(catO2Device, "nrb", "nrb", "nrm", "non rebreather", "nonrebreather", "non rebreathe", "non rebreather mask",
-		"non rebreathing mask", "reservoir mask", "trauma mask")
+		"non rebreathing mask", "reservoir mask", "trauma mask", "high flow")
 	add(catO2Device, "nasal_cannula", "nasal cannula", "nasal cannulae", "nasal cannulas", "nasal prongs", "nasal specs", "nc")
 	add(catO2Device, "venturi", "venturi", "venturi mask", "venti mask")
 	add(catO2Device, "simple_mask", "simple mask", "simple face mask", "face mask", "hudson mask", "hudson", "mask")
-	add(catO2Device, "high_flow", "high flow", "hfno", "optiflow", "high flow nasal", "high flow nasal oxygen")
+	add(catO2Device, "high_flow", "hfno", "hfnc", "optiflow", "high flow nasal", "high flow nasal oxygen",
+		"high flow nasal cannula", "high flow nasal cannulae")
 	add(catFluid, "", "fluid", "fluids", "saline", "normal saline", "ns", "hartmann", "hartmanns", "hartmann s",
 		"ringers lactate", "ringer s lactate", "lactated ringers", "lactated ringer s", "crystalloid", "plasmalyte", "plasma lyte")
 	add(catBolus, "", "bolus", "fluid challenge", "challenge")
@@ -148,7 +151,7 @@ func init() {
 	add(catWeakOn, "onset", "when did", "how long")
 	add(catTopic, "pain", "pain", "painful", "hurt", "hurts", "hurting", "sore", "ache", "aching", "pain score",
 		"out of ten", "out of 10", "tender")
-	add(catTopic, "symptoms", "symptoms", "how are you feeling", "how do you feel", "how are you", "feeling", "short of breath",
+	add(catTopic, "symptoms", "symptoms", "how are you feeling", "how do you feel", "how are you", "your breathing", "feeling", "short of breath",
 		"breathless", "nausea", "nauseous", "dizzy", "feel sick")
 	add(catTopic, "last_meal", "last meal", "last ate", "last eat", "last eaten", "eaten", "last oral intake",
 		"last drink", "last food", "when did you eat")

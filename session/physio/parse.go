@@ -339,15 +339,19 @@ func (c clause) asks() []placed {
 }
 
 // dedupe keeps the first of repeated actions: one vitals check per message,
-// one ask per topic, one order per drug. An airway opened "with a jaw thrust" is one action, the
-// jaw thrust: a bare "open the airway" beside a named manoeuvre or adjunct is dropped.
+// one ask per topic, one order per drug. One action says what another only starts: an airway
+// opened "with a jaw thrust" is the jaw thrust, and "flat with legs raised" is the legs raised.
 func dedupe(found []placed) []Action {
 	seen := map[string]bool{}
-	namedAirway := slices.ContainsFunc(found, func(f placed) bool { return f.a.Kind == sc.KindAirway && f.a.Device != "" })
+	has := func(match func(Action) bool) bool {
+		return slices.ContainsFunc(found, func(f placed) bool { return match(f.a) })
+	}
+	namedAirway := has(func(a Action) bool { return a.Kind == sc.KindAirway && a.Device != "" })
+	legsRaised := has(func(a Action) bool { return a.Kind == sc.KindPosition && a.Position == "legs_raised" })
 	var out []Action
 	for _, f := range found {
 		a := f.a
-		if namedAirway && a.Kind == sc.KindAirway && a.Device == "" {
+		if namedAirway && a.Kind == sc.KindAirway && a.Device == "" || legsRaised && a.Position == "supine" {
 			continue
 		}
 		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position)
