@@ -141,6 +141,10 @@ func (e *DrugDoses) checkAmount(v *Verdict, r *RouteDoses, ctx DoseContext) {
 	low, high := r.Usual.At(ctx.weight(), most)
 	dose := fmt.Sprintf("%s %s %s", e.Name, e.show(v.Amount), v.Route)
 	usual := e.usualText(r, ctx)
+	near, far := low, high // the usual dose, as rounded in practice
+	if r.Usual.PerKg {
+		near, far = low*(1-weightRounding), high*(1+weightRounding)
+	}
 	switch {
 	case v.Amount > most*(1+tolerance):
 		v.Excess = max(v.Excess, v.Amount/most)
@@ -153,10 +157,10 @@ func (e *DrugDoses) checkAmount(v *Verdict, r *RouteDoses, ctx DoseContext) {
 		}
 	case v.Amount >= 10*high*(1-tolerance):
 		v.add(DoseStop, RuleTenfold, "STOP — %s is %s× the usual %s.", dose, timesText(v.Amount/high), usual)
-	case v.Amount > high*(1+tolerance):
+	case v.Amount > far*(1+tolerance):
 		v.add(DoseWarn, RuleAboveUsual, "Caution — %s is above the usual %s; the maximum single dose is %s.",
 			dose, usual, e.show(most))
-	case v.Amount < low*(1-tolerance):
+	case v.Amount < near*(1-tolerance):
 		v.Fraction = v.Amount / low
 		v.add(DoseLow, RuleBelowUsual, "Low dose — %s is below the usual %s; expect about %.0f%% of the usual effect.",
 			dose, usual, 100*v.Fraction)
@@ -230,6 +234,11 @@ func (e *DrugDoses) routeOf(o Order) string {
 
 // tolerance keeps rounding in conversions from tipping a dose over a limit.
 const tolerance = 1e-6
+
+// weightRounding is how far a dose worked out by weight may be rounded to a practical amount (a
+// round number, part of an ampoule) and still be the usual dose: 100 micrograms is the usual
+// 1.5 micrograms/kg at 70 kg, not a low dose. The maximum and the tenfold check are not widened.
+const weightRounding = 0.1
 
 // amount converts a dose to the drug's base unit, or says what to ask.
 func (e *DrugDoses) amount(r *RouteDoses, d Dose, ctx DoseContext) (float64, string, string) {
