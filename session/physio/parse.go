@@ -332,7 +332,12 @@ func (c clause) asks() []placed {
 	}
 	if !strong {
 		if i := c.index(catWeakOn, 0); i >= 0 {
-			out = append(out, placed{c[i].pos, Action{Kind: sc.KindAsk, Topic: "onset"}})
+			// "When did you last take the sildenafil?" asks about a medicine, not the illness.
+			topic := "onset"
+			if c.has(catDrug) || c.has(catHistory) {
+				topic = "medications"
+			}
+			out = append(out, placed{c[i].pos, Action{Kind: sc.KindAsk, Topic: topic}})
 		}
 	}
 	return out

@@ -85,6 +85,7 @@ var parseCases = []struct {
 	{"give high flow oxygen", []Action{{Kind: sc.KindOxygen, Device: "nrb"}}},
 	{"start high flow nasal oxygen at 60 L", []Action{{Kind: sc.KindOxygen, Device: "high_flow", FlowLPM: 60}}},
 	{"how is your breathing now?", []Action{ask("symptoms")}},
+	{"when did you last take the sildenafil?", []Action{ask("medications")}},
 	{"repeat the gas", []Action{{Kind: sc.KindTest, Test: "blood_gas"}}},
 	{"give gas and air", []Action{med("nitrous oxide", "", "")}},
 	{"start an IV", []Action{kind(sc.KindIVAccess)}},
