@@ -47,7 +47,7 @@ type options struct {
 	numCtx, outputBudget            int
 	seed                            int64
 	min                             float64
-	newSession, json, bell          bool
+	newSession, json, bell, exact   bool
 	trainee                         string
 	instructor, encrypt             bool
 	// screen: a person at the TUI, who is asked before a typed line admits a new patient.
@@ -119,7 +119,7 @@ var commands = []command{
 	{name: "replay", args: "TRACE", summary: "replay a --trace file with no model: exit 0 when ward sends every request as recorded, 1 at the first that differs, 2 when it cannot replay",
 		flags: []string{"scenarios", "agents", "knowledge"}, run: replayCommand},
 	{name: "diff", args: "TRACE_A TRACE_B", summary: "compare two traces' calls, aligned by turn and agent, section by section",
-		flags: []string{"format", "out"}, formats: reportFormats[:2], run: diffCommand},
+		flags: []string{"format", "out", "exact"}, formats: reportFormats[:2], run: diffCommand},
 	{name: "inspect", args: "TRACE", summary: "browse a trace's turns and calls in the prompt inspector", flags: []string{"theme"}, run: inspectCommand},
 }
 
@@ -193,6 +193,9 @@ var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
 	},
 	"min": func(fs *flag.FlagSet, o *options) {
 		fs.Float64Var(&o.min, "min", eval.DefaultMin, "the `share` of cases that must pass, or ward exits 1; 0 makes a report that cannot fail")
+	},
+	"exact": func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.exact, "exact", false, "compare session IDs and wall-clock times too, which differ between any two runs")
 	},
 	"out": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.out, "out", "", "write to this `file` instead of stdout (recover: the new database)")
@@ -1358,7 +1361,7 @@ func diffCommand(_ context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	report := replay.Diff(a, b, c.args[0], c.args[1])
+	report := replay.Diff(a, b, c.args[0], c.args[1], c.o.exact)
 	return writeOut(c, report, report.String(), report.Markdown())
 }
 

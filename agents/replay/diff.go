@@ -2,6 +2,8 @@ package replay
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -17,6 +19,7 @@ type DiffReport struct {
 	Changed []CallDiff
 	OnlyA   int // calls only in A
 	OnlyB   int
+	Masked  bool // each run's session ID and wall-clock times were masked before comparing
 }
 
 // CallDiff is one aligned call whose sections differ, or a call only one trace made (Seq 0 on
@@ -29,9 +32,11 @@ type CallDiff struct {
 	Sections   []SectionDiff
 }
 
-// Diff compares the calls of traces a and b, named nameA and nameB.
-func Diff(a, b []llm.TraceRun, nameA, nameB string) DiffReport {
-	r := DiffReport{A: nameA, B: nameB}
+// Diff compares the calls of traces a and b, named nameA and nameB. Unless exact, what differs
+// between any two runs (the session ID, the wall-clock time a prompt was built) is masked first,
+// so the report shows what a change to ward or its inputs did.
+func Diff(a, b []llm.TraceRun, nameA, nameB string, exact bool) DiffReport {
+	r := DiffReport{A: nameA, B: nameB, Masked: !exact}
 	for i := range max(len(a), len(b)) {
 		var ra, rb llm.TraceRun
 		if i < len(a) {
@@ -40,9 +45,43 @@ func Diff(a, b []llm.TraceRun, nameA, nameB string) DiffReport {
 		if i < len(b) {
 			rb = b[i]
 		}
+		if !exact {
+			ra, rb = masked(ra), masked(rb)
+		}
 		r.diffRun(i+1, ra, rb)
 	}
 	return r
+}
+
+// wallClock is a time as prompts write it: "2026-11-25T04:01:22.866Z".
+var wallClock = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)
+
+// masked is run with its session ID and every wall-clock time in its calls' prompts replaced by
+// placeholders.
+func masked(run llm.TraceRun) llm.TraceRun {
+	mask := func(text string) string {
+		if id := run.Header.SessionID; id != "" {
+			text = strings.ReplaceAll(text, id, "<session>")
+		}
+		return wallClock.ReplaceAllString(text, "<time>")
+	}
+	calls := make([]llm.TraceRecord, len(run.Calls))
+	for i, c := range run.Calls {
+		c.Messages = slices.Clone(c.Messages)
+		for j := range c.Messages {
+			c.Messages[j].Content = mask(c.Messages[j].Content)
+		}
+		texts := make(map[string]string, len(c.SectionTexts))
+		for name, text := range c.SectionTexts {
+			texts[name] = mask(text)
+		}
+		if c.SectionTexts != nil {
+			c.SectionTexts = texts
+		}
+		calls[i] = c
+	}
+	run.Calls = calls
+	return run
 }
 
 // callKey places a call in its run: its turn, its agent, and how many calls of that agent the
@@ -133,13 +172,17 @@ func turnInput(a, b llm.TraceRun, turn int) string {
 	return x + " | " + y
 }
 
-// Summary is the report's first line.
+// Summary is the report's first line, and what was masked.
 func (r DiffReport) Summary() string {
-	if len(r.Changed) == 0 {
-		return fmt.Sprintf("%s and %s send the same requests: %d calls aligned by turn and agent", r.A, r.B, r.Aligned)
+	line := fmt.Sprintf("%s and %s send the same requests: %d calls aligned by turn and agent", r.A, r.B, r.Aligned)
+	if len(r.Changed) > 0 {
+		line = fmt.Sprintf("%s → %s: %d calls aligned by turn and agent, %d of them changed; %d only in %s, %d only in %s",
+			r.A, r.B, r.Aligned, len(r.Changed)-r.OnlyA-r.OnlyB, r.OnlyA, r.A, r.OnlyB, r.B)
 	}
-	return fmt.Sprintf("%s → %s: %d calls aligned by turn and agent, %d of them changed; %d only in %s, %d only in %s",
-		r.A, r.B, r.Aligned, len(r.Changed)-r.OnlyA-r.OnlyB, r.OnlyA, r.A, r.OnlyB, r.B)
+	if r.Masked {
+		line += "\n(session IDs and wall-clock times masked; --exact compares them too)"
+	}
+	return line
 }
 
 // String is the report for a terminal: the summary, a table of every section that differs, then
