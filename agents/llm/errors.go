@@ -27,8 +27,11 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return "Ollama is not reachable at " + e.URL + " — start it with `ollama serve`, or run with --backend offline"
+	return e.Problem() + " — start it with `ollama serve`, or run with --backend offline"
 }
+
+// Problem is what went wrong without what to do: for a caller that says how to fix it itself.
+func (e *UnreachableError) Problem() string { return "Ollama is not reachable at " + e.URL }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 

@@ -49,7 +49,13 @@ var doctorSchema = llm.Schema(map[string]any{
 func (o *Backend) Doctor(ctx context.Context, numCtx int) []Check {
 	version, err := o.client.Version(ctx)
 	if err != nil {
-		return []Check{{Name: "server", Detail: ollamaError(err, o.model).Error(), Fix: "start it with `ollama serve`, or set OLLAMA_HOST"}}
+		err = ollamaError(err, o.model)
+		detail := err.Error()
+		var unreachable *llm.UnreachableError
+		if errors.As(err, &unreachable) {
+			detail = unreachable.Problem() // the fix below says what to do
+		}
+		return []Check{{Name: "server", Detail: detail, Fix: "start it with `ollama serve`, or set OLLAMA_HOST"}}
 	}
 	checks := []Check{{Name: "server", OK: true, Detail: "Ollama " + version}}
 	show, err := o.client.Show(ctx, &api.ShowRequest{Model: o.model})

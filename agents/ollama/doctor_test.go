@@ -77,7 +77,7 @@ func TestDoctor(t *testing.T) {
 
 func TestDoctorStopsWhereNothingMoreCanBeChecked(t *testing.T) {
 	refused := ollama.New(ollamatest.RefusedClient(t), ollamatest.TestModel, ollama.Options{}).Doctor(context.Background(), 8192)
-	if got := doctorLine(refused); got != "server:FAIL" || !strings.Contains(refused[0].Detail, "not reachable") {
+	if got := doctorLine(refused); got != "server:FAIL" || !strings.Contains(refused[0].Detail, "not reachable") || strings.Contains(refused[0].Detail, "ollama serve") {
 		t.Errorf("no server: %s %+v", got, refused)
 	}
 	f := ollamatest.NewFake(t)
