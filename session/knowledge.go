@@ -2,9 +2,12 @@ package session
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory/knowledge"
 )
 
@@ -40,7 +43,7 @@ func (c *conversation) retrieve(ctx context.Context, a agents.Agent) {
 			c.t.emit(progressOf(p))
 		}
 	})
-	r, err := s.cfg.Knowledge.Retrieve(ctx, x.question(), passagesPerTurn)
+	r, err := s.retrieveCards(ctx, x.question())
 	x.retrieval = &retrieval{Retrieval: r, err: err}
 	switch {
 	case err != nil:
@@ -48,6 +51,46 @@ func (c *conversation) retrieve(ctx context.Context, a agents.Agent) {
 	case r.Note != "":
 		c.t.emit(NoteEvent{PatientID: s.active, Text: r.Note})
 	}
+}
+
+// retrieveCards asks the protocol cards for query's passages. A ranking by an embedding model is
+// written to the trace, and a replay of it takes the recorded retrieval instead: it asks no model.
+func (s *Session) retrieveCards(ctx context.Context, query string) (knowledge.Retrieval, error) {
+	if s.cfg.retrievals != nil {
+		return s.cfg.retrievals.next(query)
+	}
+	r, err := s.cfg.Knowledge.Retrieve(ctx, query, passagesPerTurn)
+	if s.cfg.Knowledge.EmbedModel() != "" {
+		rec := llm.TraceRetrieval{Query: query}
+		if err != nil {
+			rec.Error = err.Error()
+		} else {
+			rec.Retrieval, _ = json.Marshal(r) // strings, numbers and booleans: it always encodes
+		}
+		_ = s.cfg.Trace.WriteRetrieval(rec) // as with calls, a trace that cannot be written changes nothing
+	}
+	return r, err
+}
+
+// recordedRetrievals are a recorded run's retrievals, handed out in order.
+type recordedRetrievals struct{ left []llm.TraceRetrieval }
+
+// next is the recorded retrieval for query; a query the recording did not make at this point is
+// an error, so the turn's prompt goes without passages and the replay diverges there.
+func (r *recordedRetrievals) next(query string) (knowledge.Retrieval, error) {
+	if len(r.left) == 0 {
+		return knowledge.Retrieval{}, fmt.Errorf("the recording holds no retrieval for %q", query)
+	}
+	rec := r.left[0]
+	r.left = r.left[1:]
+	if rec.Query != query {
+		return knowledge.Retrieval{}, fmt.Errorf("the recording retrieved for %q here, not %q", rec.Query, query)
+	}
+	if rec.Error != "" {
+		return knowledge.Retrieval{}, errors.New(rec.Error)
+	}
+	var out knowledge.Retrieval
+	return out, json.Unmarshal(rec.Retrieval, &out)
 }
 
 // passagesFor are the turn's passages as agent a's facts carry them; none for an agent that

@@ -57,6 +57,9 @@ type Config struct {
 	// recorded is the header of the run a replay plays again: its trainee's findings come from
 	// it, since the replay's store holds none of their earlier shifts.
 	recorded *llm.TraceHeader
+	// retrievals answer the protocol cards' retrievals in a replay of a run that ranked them with
+	// an embedding model, which a replay does not ask; nil asks the cards.
+	retrievals *recordedRetrievals
 }
 
 // Session is one shift. It is not safe for concurrent use: the UI and the runner call it from one

@@ -119,6 +119,9 @@ func replayConfig(cfg Config, h llm.TraceHeader) (Config, error) {
 func replayRun(ctx context.Context, cfg Config, run llm.TraceRun, stop func() bool) error {
 	clock := &replayClock{at: run.Header.StartedAt}
 	cfg.Now = clock.now
+	if run.Header.EmbedModel != "" {
+		cfg.retrievals = &recordedRetrievals{left: run.Retrievals}
+	}
 	start := Start
 	if run.Header.Resumed {
 		start = Resume

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/agents/replay"
+	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/scenario"
 )
@@ -328,5 +330,64 @@ func TestWriteTraceFixture(t *testing.T) {
 	})
 	if err := os.WriteFile(path, trace, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// hashedEmbedder is a deterministic embedding model: each word of a text adds one to a hashed
+// dimension, so its ranking differs from full-text search's.
+type hashedEmbedder struct{}
+
+func (hashedEmbedder) Embed(_ context.Context, _ string, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, text := range texts {
+		v := make([]float32, 16)
+		for _, w := range strings.Fields(strings.ToLower(text)) {
+			h := fnv.New32a()
+			h.Write([]byte(w))
+			v[h.Sum32()%16]++
+		}
+		v[15] += 0.01 // never the zero vector
+		out[i] = v
+	}
+	return out, nil
+}
+
+// A shift whose protocol cards an embedding model ranked replays with no model: each turn's
+// retrieval comes from the trace. Replayed with full-text search alone, it diverges, so the
+// recorded retrievals are what made it identical.
+func TestReplayOfCardsRankedByAnEmbeddingModel(t *testing.T) {
+	runs := recordShift(t, func(c *Config) {
+		c.Knowledge = knowledge.New(knowledge.Options{Embedder: hashedEmbedder{}, Model: "hashed"})
+	}, func(t *testing.T, s *Session) {
+		for _, line := range []string{"/admit patient_1 anaphylaxis", "what is the adult IM dose of adrenaline in anaphylaxis?",
+			"@Preceptor what oxygen saturation should I aim for in COPD?", "@Pharmacist which opioid is safe with a morphine allergy?"} {
+			s.Turn(context.Background(), line, func(Event) {})
+		}
+	})
+	if len(runs[0].Retrievals) < 3 || runs[0].Header.EmbedModel != "hashed" {
+		t.Fatalf("recorded %d retrievals with embedding model %q", len(runs[0].Retrievals), runs[0].Header.EmbedModel)
+	}
+	replayWithCards := func(runs []llm.TraceRun) *replay.Divergence {
+		store, err := persist.Open(filepath.Join(t.TempDir(), "replay.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		team, err := agents.LoadTeam("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := ReplayTrace(context.Background(), Config{Store: store, Team: team, Knowledge: knowledge.New(knowledge.Options{})}, runs, func(*Config) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if d := replayWithCards(runs); d != nil {
+		t.Fatalf("the replay diverged:\n%s", d)
+	}
+	runs[0].Header.EmbedModel = ""
+	if d := replayWithCards(runs); d == nil || len(d.Sections) == 0 || d.Sections[0].Name != "dynamic" {
+		t.Errorf("replayed with full-text search alone, the prompts were the same (%v): the test shows nothing", d)
 	}
 }

@@ -16,17 +16,19 @@ import (
 
 // A trace is JSON lines, one run of ward after another. Each run opens with a header that says
 // how to rebuild the session; then come the inputs the session handled and the calls it made, in
-// the order they happened. A replay hands the session the same inputs, with the same clock, and
-// answers each call from the trace.
+// the order they happened, and what the protocol cards gave a turn when an embedding model ranked
+// them. A replay hands the session the same inputs, with the same clock, and answers each call
+// and each such retrieval from the trace.
 
 // TraceFormat is the version of the trace's lines. A replay refuses a trace of another format.
 const TraceFormat = 1
 
 // The kinds of trace line.
 const (
-	KindHeader = "header"
-	KindInput  = "input"
-	KindCall   = "call"
+	KindHeader    = "header"
+	KindInput     = "input"
+	KindCall      = "call"
+	KindRetrieval = "retrieval"
 )
 
 // TraceHeader opens one run: what a replay needs to rebuild its session.
@@ -125,6 +127,16 @@ type TraceRecord struct {
 	ElapsedMS   float64 `json:"elapsed_ms"`
 	// Metrics all zero means nothing was measured (the offline backend, or a failed call).
 	Metrics Metrics `json:"metrics"`
+}
+
+// TraceRetrieval is what the protocol cards gave a turn when an embedding model ranked them. A
+// replay asks no model, so it answers the turn's retrieval from here.
+type TraceRetrieval struct {
+	Kind      string          `json:"kind"`
+	Turn      int             `json:"turn"`
+	Query     string          `json:"query"`
+	Retrieval json.RawMessage `json:"retrieval,omitempty"` // as the session used it
+	Error     string          `json:"error,omitempty"`
 }
 
 // Kinds of error a call can end with, as a replay rebuilds them.
@@ -383,6 +395,17 @@ func (w *TraceWriter) Write(rec TraceRecord) error {
 	return w.line(rec)
 }
 
+// WriteRetrieval records what the protocol cards gave the current turn.
+func (w *TraceWriter) WriteRetrieval(r TraceRetrieval) error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r.Kind, r.Turn = KindRetrieval, w.turn
+	return w.line(r)
+}
+
 // line appends one line in a single write, so that lines never interleave. The caller holds mu.
 func (w *TraceWriter) line(v any) error {
 	b, err := json.Marshal(v)
@@ -400,11 +423,13 @@ func (w *TraceWriter) Close() error {
 	return w.closer.Close()
 }
 
-// TraceRun is one run of a trace: its header, then its inputs and its calls, each in order.
+// TraceRun is one run of a trace: its header, then its inputs, its calls and its retrievals,
+// each in order.
 type TraceRun struct {
-	Header TraceHeader
-	Inputs []TraceInput
-	Calls  []TraceRecord
+	Header     TraceHeader
+	Inputs     []TraceInput
+	Calls      []TraceRecord
+	Retrievals []TraceRetrieval
 }
 
 // ReadTrace decodes a trace, run by run. An error names the line it stopped at.
@@ -449,6 +474,11 @@ func addLine(runs []TraceRun, raw json.RawMessage) ([]TraceRun, error) {
 		var rec TraceRecord
 		err := json.Unmarshal(raw, &rec)
 		run.Calls = append(run.Calls, rec)
+		return runs, err
+	case KindRetrieval:
+		var r TraceRetrieval
+		err := json.Unmarshal(raw, &r)
+		run.Retrievals = append(run.Retrievals, r)
 		return runs, err
 	}
 	return runs, fmt.Errorf("unknown kind %q", kind.Kind)

@@ -50,8 +50,6 @@ func unreplayable(h llm.TraceHeader, setup Setup, started map[string]bool) strin
 	case h.KnowledgeHash != setup.KnowledgeHash:
 		return fmt.Sprintf("answered from other protocol cards (sha256 %.12s, these %.12s) — pass the --knowledge DIR it was recorded with, or record it again",
 			h.KnowledgeHash, setup.KnowledgeHash)
-	case h.EmbedModel != "":
-		return fmt.Sprintf("ranked the protocol cards with the embedding model %s, which a replay does not ask — record with full-text search only (no --embed-model)", h.EmbedModel)
 	case h.Resumed && !started[h.SessionID]:
 		return fmt.Sprintf("resumes shift %s, which the trace does not start — record from a new shift (--new or --shift)", h.SessionID)
 	}
