@@ -147,7 +147,7 @@ func init() {
 		"health problems", "conditions", "illnesses", "had this before", "happened before", "operations", "surgery")
 	add(catTopic, "onset", "onset", "what happened", "what were you doing", "how did this happen", "how did it happen",
 		"since when", "came on", "come on", "brought you in", "brings you in", "brought you here", "brings you here",
-		"brought you to hospital", "is the problem", "seems to be the problem", "wrong with you", "going on")
+		"brought you to hospital", "is the problem", "be the problem", "wrong with you", "going on")
 	add(catWeakOn, "onset", "when did", "how long")
 	add(catTopic, "pain", "pain", "painful", "hurt", "hurts", "hurting", "sore", "ache", "aching", "pain score",
 		"out of ten", "out of 10", "tender")
