@@ -81,10 +81,14 @@ func (d Dose) String() string {
 	return strings.Join(parts, " ")
 }
 
-// formatAmount writes an amount in its unit, small masses in micrograms.
+// formatAmount writes an amount in its unit, a mass as a chart writes it: under 1 mg in
+// micrograms, 1 g and more in grams ("1.2 g", not "1200 mg").
 func formatAmount(v float64, u Unit) string {
-	if u == Milligrams && v < 1 {
+	switch {
+	case u == Milligrams && v < 1:
 		return num(v*1000) + " micrograms"
+	case u == Milligrams && v >= 1000:
+		return num(v/1000) + " g"
 	}
 	return num(v) + " " + string(u)
 }

@@ -88,7 +88,9 @@ func TestDoseStringReadsNaturally(t *testing.T) {
 		"0.5 ml of 1:1000":      "0.5 mL of 1 in 1000",
 		"100 ml of 10% glucose": "100 mL of 10%",
 		"500 mcg":               "500 micrograms",
-		"1 g":                   "1000 mg",
+		"1 g":                   "1 g",
+		"1200 mg":               "1.2 g",
+		"20 g":                  "20 g",
 		"1.5 mcg/kg":            "1.5 micrograms/kg",
 	}
 	for in, want := range cases {
