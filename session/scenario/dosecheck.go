@@ -206,8 +206,12 @@ func (e *DrugDoses) checkInterval(v *Verdict, r *RouteDoses, o Order, ctx DoseCo
 		}
 	}
 	if since := o.At - last; since < r.Repeat {
-		v.add(DoseWarn, RuleInterval, "Caution — %s %s was last given %s ago; the guidance is to repeat after %s.",
-			e.Name, v.Route, durationText(since), durationText(r.Repeat))
+		when := durationText(since) + " ago"
+		if since < 60 {
+			when = "moments ago" // in the same minute: seconds of sim time would read as a bug
+		}
+		v.add(DoseWarn, RuleInterval, "Caution — %s %s was last given %s; the guidance is to repeat after %s.",
+			e.Name, v.Route, when, durationText(r.Repeat))
 	}
 }
 

@@ -172,6 +172,10 @@ func TestRepeatTooSoonWarns(t *testing.T) {
 		v.Say != "Caution — adrenaline IM was last given 2 min ago; the guidance is to repeat after 5 min." {
 		t.Errorf("a second dose after 2 min: %s/%s %q", v.Kind, v.Rule, v.Say)
 	}
+	again := course(order("adrenaline", "IM", "0.5 mg", 0), order("adrenaline", "IM", "0.5 mg", 0))[1]
+	if again.Say != "Caution — adrenaline IM was last given moments ago; the guidance is to repeat after 5 min." {
+		t.Errorf("a second dose in the same minute: %q", again.Say)
+	}
 	// an IM dose does not time an IV one: in arrest the IV dose is due at once
 	v := CheckDose(order("adrenaline", "IV", "1 mg", 60), DoseContext{Arrest: true}, []Order{order("adrenaline", "IM", "0.5 mg", 0)})
 	if v.Kind != DoseOK {
