@@ -107,7 +107,7 @@ func (c ClassReport) CSV(w io.Writer) error {
 			}
 			_ = out.Write([]string{csvCell(t.Trainee), s.Session, s.Started.UTC().Format("2006-01-02T15:04:05Z"), csvCell(s.Shift),
 				strconv.Itoa(len(s.Patients)), strconv.Itoa(s.ScorePercent()), strconv.Itoa(s.CriticalErrors()),
-				strconv.Itoa(met), strconv.Itoa(total), mean, csvCell(strings.Join(s.Scenarios(), " "))})
+				strconv.Itoa(met), strconv.Itoa(total), mean, csvCell(strings.Join(s.Scenarios(), ", "))})
 		}
 	}
 	out.Flush()
