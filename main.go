@@ -815,6 +815,7 @@ func tui(ctx context.Context, c *call) error {
 			opts.StartShifts = append(opts.StartShifts, ui.Shift{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})
 		}
 	}
+	var started options // the flags with the preferences of the trainee the start dialog signed in
 	restart := func(shift, trainee string) (*session.Session, error) {
 		if p := cfg.Store.Person(); trainee != p.Trainee {
 			if opts.TraineeFixed {
@@ -824,20 +825,19 @@ func tui(ctx context.Context, c *call) error {
 				return nil, err
 			}
 		}
-		fresh, err := startedConfig(ctx, cfg, flags)
+		var err error
+		if started, err = preferred(flags, cfg.Store); err != nil {
+			return nil, err
+		}
+		fresh, err := startedConfig(ctx, cfg, started)
 		if err != nil {
 			return nil, err
 		}
 		fresh.Shift = shift
 		return session.Start(fresh)
 	}
-	opts.StartedTheme = func() (themes.Theme, error) {
-		o, err := preferred(flags, cfg.Store)
-		if err != nil {
-			return themes.Theme{}, err
-		}
-		return themes.New(o.theme, themes.NoColorRequested())
-	}
+	// The screen asks for the theme right after a start, from the goroutine that started it.
+	opts.StartedTheme = func() (themes.Theme, error) { return themes.New(started.theme, themes.NoColorRequested()) }
 	engine := session.NewLive(s, restart)
 	defer engine.Close()
 	return ui.Run(ctx, engine, opts)
@@ -848,13 +848,10 @@ func preferred(flags options, store *persist.Store) (options, error) {
 	return flags, applyPrefs(&flags, store)
 }
 
-// startedConfig is cfg for the trainee the start dialog signed in: their window and, on Ollama,
-// their model, where the command line left them unset.
-func startedConfig(ctx context.Context, cfg session.Config, flags options) (session.Config, error) {
-	o, err := preferred(flags, cfg.Store)
-	if err != nil {
-		return cfg, err
-	}
+// startedConfig is cfg for the trainee the start dialog signed in, given the flags with their
+// preferences (preferred): their window and, on Ollama, their model.
+func startedConfig(ctx context.Context, cfg session.Config, o options) (session.Config, error) {
+	var err error
 	if cfg.Window, err = windowMode(o.window); err != nil {
 		return cfg, err
 	}

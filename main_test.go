@@ -732,12 +732,11 @@ func TestTheStartDialogsTraineeGetsTheirPreferences(t *testing.T) {
 		args          []string
 		theme, window string
 	}{{nil, "light", "sliding"}, {[]string{"--theme", "dark", "--window", "block"}, "dark", "block"}} {
-		flags := tuiFlags(t, tc.args...)
-		started, err := startedConfig(context.Background(), cfg, flags)
+		o, err := preferred(tuiFlags(t, tc.args...), store)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := preferred(flags, store)
+		started, err := startedConfig(context.Background(), cfg, o)
 		if err != nil || o.theme != tc.theme || string(started.Window.Mode) != tc.window {
 			t.Errorf("%q: theme %q, window %q (%v); want %q, %q", tc.args, o.theme, started.Window.Mode, err, tc.theme, tc.window)
 		}
@@ -761,7 +760,10 @@ func TestTheStartDialogsTraineeGetsTheirModel(t *testing.T) {
 	if err := store.SignIn(persist.Person{Trainee: "alice"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	flags := tuiFlags(t)
+	flags, err := preferred(tuiFlags(t), store)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := session.Config{Store: store, Window: memory.DefaultWindow()}
 	if cfg.Team, err = agents.LoadTeam(""); err != nil {
 		t.Fatal(err)
