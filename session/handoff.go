@@ -9,7 +9,6 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
-	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // Notes and handoffs are drafted deterministically from what happened in the session: what the
@@ -45,10 +44,11 @@ type evidence struct {
 }
 
 func evidenceOf(e *physio.Engine, mem *memory.Memory) evidence {
-	d := e.Scenario().Demographics
+	sc := e.Scenario()
+	d := sc.Demographics
 	r := evidence{
 		who:         fmt.Sprintf("%s (%s), %d %s, %s", d.Name, e.PatientID(), d.Age, d.Sex, d.Bed),
-		complaint:   e.Scenario().ChiefComplaint,
+		complaint:   sc.ChiefComplaint,
 		disclosures: map[memory.Topic][]string{},
 	}
 	if mem != nil {
@@ -67,7 +67,7 @@ func evidenceOf(e *physio.Engine, mem *memory.Memory) evidence {
 		r.actions = append(r.actions, memory.Clock(a.T-e.Admitted())+" "+a.String())
 	}
 	for _, sf := range e.SafetyRecords() {
-		r.alerts = append(r.alerts, fmt.Sprintf("%s: %s", sc.DrugLabel(sf.Drug), sf.Reason))
+		r.alerts = append(r.alerts, fmt.Sprintf("%s: %s", sf.Drug, sf.Reason))
 	}
 	return r
 }

@@ -184,11 +184,11 @@ func ordersAndVerdicts(e *physio.Engine, text string) ([]agents.Order, []agents.
 		}
 	}
 	for _, sf := range e.SafetyRecords() {
-		verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sc.DrugLabel(sf.Drug), Reason: sf.Reason})
+		verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
 	}
 	for _, drug := range drugsNamed(text) {
 		for _, sf := range e.CheckMedication(drug) {
-			verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sc.DrugLabel(sf.Drug), Reason: sf.Reason})
+			verdicts = append(verdicts, agents.Verdict{Level: sf.Level, Drug: sf.Drug, Reason: sf.Reason})
 		}
 	}
 	return orders, verdicts

@@ -245,11 +245,11 @@ func (e *Engine) orderError(o OrderRecord, f *Finding, out []Event) []Event {
 		return e.criticalError("dose_"+o.Rule+":"+o.Drug,
 			fmt.Sprintf("overrode the Pharmacist's stop and gave %s: %s", o.Text(), plain(o.Say)), out)
 	}
-	why := "overrode the Pharmacist's stop and gave " + sc.DrugLabel(f.Drug)
+	why := "overrode the Pharmacist's stop and gave " + f.Drug
 	if !e.knows(*f) {
-		why = "gave " + sc.DrugLabel(f.Drug) + " " + unknownBecause[f.Rule]
+		why = "gave " + f.Drug + " " + unknownBecause[f.Rule]
 	}
-	return e.criticalError(f.Rule+":"+f.Drug, why+": "+f.Reason, out)
+	return e.criticalError(f.Rule+":"+o.Drug, why+": "+f.Reason, out)
 }
 
 // unknownBecause says what the trainee missed that would have made a finding known.

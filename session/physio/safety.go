@@ -80,13 +80,14 @@ func CheckMedication(s *sc.Scenario, drug string, sbp, elapsedSec float64) []Fin
 		out = append(out, nitrateFindings(s, sbp, elapsedSec)...)
 	}
 	for i := range out {
-		out[i].Drug = d.Name
+		out[i].Drug = sc.DrugLabel(d.Name) // as every line that shows the finding names the drug
 	}
 	return out
 }
 
 func allergyFinding(al sc.Allergy, d sc.Drug) (Finding, bool) {
 	agent, agentIsDrug := sc.LookupDrug(al.Agent)
+	name := sc.DrugLabel(d.Name)
 	f := Finding{Level: sc.HardStop, source: sourceAllergy, effects: al.Effects}
 	allergy := fmt.Sprintf("%s allergy (%s)", al.Agent, al.Reaction)
 	if !al.TrueAllergy() {
@@ -96,12 +97,12 @@ func allergyFinding(al sc.Allergy, d sc.Drug) (Finding, bool) {
 	case agentIsDrug && agent.Name == d.Name:
 		f.Rule = RuleAllergy
 		f.Reason = fmt.Sprintf("documented allergy to %s (%s)", al.Agent, al.Reaction)
-		f.plain = allergy + ": do not give " + sc.DrugLabel(d.Name)
+		f.plain = allergy + ": do not give " + name
 	case al.DrugClass != "" && d.Is(al.DrugClass):
 		f.Rule = RuleCrossReactivity
 		f.Reason = fmt.Sprintf("%s is a %s, like %s, to which the patient is allergic (%s)",
-			sc.DrugLabel(d.Name), className(al.DrugClass), al.Agent, al.Reaction)
-		f.plain = fmt.Sprintf("%s: %s is %s", allergy, sc.DrugLabel(d.Name), withArticle(className(al.DrugClass)))
+			name, className(al.DrugClass), al.Agent, al.Reaction)
+		f.plain = fmt.Sprintf("%s: %s is %s", allergy, name, withArticle(className(al.DrugClass)))
 		if lvl, ok := crossLevel[al.DrugClass]; ok {
 			f.Level = lvl
 			f.plain += " like " + al.Agent + ", and may cross-react"
@@ -112,9 +113,9 @@ func allergyFinding(al sc.Allergy, d sc.Drug) (Finding, bool) {
 	case al.DrugClass == "penicillin" && d.Is("cephalosporin"):
 		f.Rule, f.Level = RuleCrossReactivity, sc.Warn
 		f.Reason = fmt.Sprintf("%s is a cephalosporin; cross-reactivity with penicillins is low (about 1–2 %%) "+
-			"but the patient reacted to %s (%s)", d.Name, al.Agent, al.Reaction)
+			"but the patient reacted to %s (%s)", name, al.Agent, al.Reaction)
 		f.plain = fmt.Sprintf("%s: %s is a cephalosporin; cross-reactivity with penicillins is low (about 1–2 %%), "+
-			"so watch for a reaction", allergy, d.Name)
+			"so watch for a reaction", allergy, name)
 	default:
 		return Finding{}, false
 	}

@@ -81,8 +81,8 @@ func TestCheckMedicationByClass(t *testing.T) {
 			if len(got) != 1 || got[0].Level != c.level || got[0].Rule != c.rule || got[0].Reason == "" {
 				t.Fatalf("want one %s/%s, got %+v", c.level, c.rule, got)
 			}
-			if d, _ := sc.LookupDrug(c.drug); got[0].Drug != d.Name {
-				t.Errorf("drug %q, want canonical %q", got[0].Drug, d.Name)
+			if d, _ := sc.LookupDrug(c.drug); got[0].Drug != sc.DrugLabel(d.Name) {
+				t.Errorf("drug %q, want the formulary's name for %q", got[0].Drug, d.Name)
 			}
 		})
 	}
