@@ -394,15 +394,16 @@ func TestADrugHasOneNameEverywhere(t *testing.T) {
 }
 
 // An investigation is answered from the engine's state: the lactate on arrival, then again once
-// she is in septic shock; a test the case gives nothing for is done and said to change nothing.
+// she is in septic shock, where a test the state gives no result for finds the arrival's; a test
+// the case gives nothing for is done and said to change nothing.
 func TestInvestigationsFollowTheState(t *testing.T) {
 	r := seeded(t)
 	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "lactate and blood cultures please",
-		"/wait 20m", "repeat the lactate", "troponin please"))
+		"/wait 20m", "repeat the lactate and dip the urine", "troponin please"))
 	turns := byTurn(events)
 	want := map[int][]string{
 		1: {"Lactate: 4.2 mmol/L.", "Blood cultures: two sets taken"},
-		3: {"Lactate: 6.8 mmol/L."},
+		3: {"Lactate: 6.8 mmol/L.", "Urine dipstick: leucocytes 3+"}, // septic shock gives no dip: the arrival's stands
 		4: {"Troponin: done; nothing in it changes what to do now."},
 	}
 	for i, wants := range want {
