@@ -13,25 +13,31 @@ type Scenario struct {
 	// Presentation is what a triage note or a handover says of the patient on arrival, without
 	// the demographics the header already shows and without the diagnosis: the trainee sees
 	// this, never the title.
-	Presentation       string             `yaml:"presentation" required:"true"`
-	Bystander          *Bystander         `yaml:"bystander"`
-	History            []string           `yaml:"history"`
-	Medications        []Medication       `yaml:"medications"`
-	Allergies          []Allergy          `yaml:"allergies"`
-	Disclosures        []Disclosure       `yaml:"disclosures"`
-	Lines              Lines              `yaml:"lines"`
-	NEWS2              NEWS2Config        `yaml:"news2" required:"true"`
-	InitialState       string             `yaml:"initial_state" required:"true"`
-	States             map[string]*State  `yaml:"states" required:"true"`
-	Transitions        []Transition       `yaml:"transitions"`
-	Interventions      []Intervention     `yaml:"interventions"`
-	Contraindications  []Contraindication `yaml:"contraindications"`
-	CriticalActions    []CriticalAction   `yaml:"critical_actions"`
-	CriticalErrors     []CriticalError    `yaml:"critical_errors"`
-	Monitoring         Monitoring         `yaml:"monitoring"`
-	Rescue             []Rescue           `yaml:"rescue"`
-	Scoring            Scoring            `yaml:"scoring" required:"true"`
-	LearningObjectives []string           `yaml:"learning_objectives" required:"true"`
+	Presentation       string               `yaml:"presentation" required:"true"`
+	Bystander          *Bystander           `yaml:"bystander"`
+	History            []string             `yaml:"history"`
+	Medications        []Medication         `yaml:"medications"`
+	Allergies          []Allergy            `yaml:"allergies"`
+	Disclosures        []Disclosure         `yaml:"disclosures"`
+	Lines              Lines                `yaml:"lines"`
+	NEWS2              NEWS2Config          `yaml:"news2" required:"true"`
+	InitialState       string               `yaml:"initial_state" required:"true"`
+	States             map[string]*State    `yaml:"states" required:"true"`
+	Transitions        []Transition         `yaml:"transitions"`
+	Interventions      []Intervention       `yaml:"interventions"`
+	Contraindications  []Contraindication   `yaml:"contraindications"`
+	CriticalActions    []CriticalAction     `yaml:"critical_actions"`
+	CriticalErrors     []CriticalError      `yaml:"critical_errors"`
+	Monitoring         Monitoring           `yaml:"monitoring"`
+	Rescue             []Rescue             `yaml:"rescue"`
+	Scoring            Scoring              `yaml:"scoring" required:"true"`
+	LearningObjectives []string             `yaml:"learning_objectives" required:"true"`
+	Findings           Findings             `yaml:"findings"`
+	Tags               []string             `yaml:"tags"`       // what a shift may ask a mix by
+	Difficulty         string               `yaml:"difficulty"` // foundation | intermediate | advanced
+	Diagnosis          *DiagnosisKey        `yaml:"diagnosis"`
+	Disposition        *DispositionKey      `yaml:"disposition"`
+	Reflection         []ReflectiveQuestion `yaml:"reflection"`
 
 	// Source is "builtin" or the file the scenario was loaded from.
 	Source string `yaml:"-"`
@@ -114,6 +120,8 @@ type State struct {
 	Results map[string]string  `yaml:"results"`
 	Vitals  map[string]float64 `yaml:"vitals" required:"true"`
 	Tau     map[string]Seconds `yaml:"tau"`
+	// Findings override the scenario's Findings while the patient is in this state.
+	Findings Findings `yaml:"findings"`
 
 	name   string
 	target [NumVitals]float64
