@@ -9,9 +9,11 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist/outfile"
 )
 
 // A trace is JSON lines, one run of ward after another. Each run opens with a header that says
@@ -339,16 +341,35 @@ type TraceWriter struct {
 	closer io.Closer
 	turn   int
 	seq    int
+	// err is the first write that failed: from there the trace is incomplete, and nothing more
+	// is written, since a line after a torn one could not be read. reported says Failure has
+	// handed it out.
+	err      error
+	reported bool
 }
 
 // OpenTrace opens path for appending, creating it if needed. The file holds whole prompts, so
 // only the user may read it.
 func OpenTrace(path string) (*TraceWriter, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err := outfile.Appendable(path); err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, outfile.Mode)
 	if err != nil {
 		return nil, err
 	}
-	return &TraceWriter{w: f, closer: f}, nil
+	return &TraceWriter{w: f, closer: closeAll{f, outfile.Hold(path)}}, nil
+}
+
+// closeAll closes the trace file and lets outputs name it again.
+type closeAll struct {
+	f       *os.File
+	release func()
+}
+
+func (c closeAll) Close() error {
+	c.release()
+	return c.f.Close()
 }
 
 // NewTraceWriter writes a trace to w.
@@ -408,12 +429,42 @@ func (w *TraceWriter) WriteRetrieval(r TraceRetrieval) error {
 
 // line appends one line in a single write, so that lines never interleave. The caller holds mu.
 func (w *TraceWriter) line(v any) error {
+	if w.err != nil {
+		return w.err
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	_, err = w.w.Write(append(b, '\n'))
-	return err
+	if _, err = w.w.Write(append(b, '\n')); err != nil {
+		w.err = fmt.Errorf("the trace is incomplete from here: %w", err)
+	}
+	return w.err
+}
+
+// Err is what made the trace incomplete; nil while every record was written whole.
+func (w *TraceWriter) Err() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Failure is Err the first time it is asked after a write failed, and nil every other time: the
+// one report a failed trace gets, whichever call's write it was.
+func (w *TraceWriter) Failure() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil || w.reported {
+		return nil
+	}
+	w.reported = true
+	return w.err
 }
 
 func (w *TraceWriter) Close() error {
@@ -442,6 +493,9 @@ func ReadTrace(r io.Reader) ([]TraceRun, error) {
 		if errors.Is(err, io.EOF) {
 			return runs, nil
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return runs, &CutError{Line: line}
+		}
 		if err == nil {
 			runs, err = addLine(runs, raw)
 		}
@@ -449,6 +503,14 @@ func ReadTrace(r io.Reader) ([]TraceRun, error) {
 			return runs, fmt.Errorf("trace line %d: %w", line, err)
 		}
 	}
+}
+
+// CutError is a trace whose last line is torn: its writing stopped part way (a full disk, a
+// killed ward). ReadTrace returns the runs read before it, every record in them whole.
+type CutError struct{ Line int }
+
+func (e *CutError) Error() string {
+	return fmt.Sprintf("trace line %d is cut short: the trace stops there", e.Line)
 }
 
 func addLine(runs []TraceRun, raw json.RawMessage) ([]TraceRun, error) {
