@@ -88,7 +88,7 @@ func (cl *cli) build(s spec) *cobra.Command {
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		c := call(cmd, args)
-		if err := checkOut(c); err != nil {
+		if err := checkOutput(c); err != nil {
 			return err
 		}
 		return s.run(cmd.Context(), c)

@@ -51,9 +51,6 @@ func toStderr(stderr io.Writer) func(string) {
 // writeOut writes a document as --format asks, to --out or stdout: text and markdown as they
 // are, JSON encoded from doc.
 func writeOut(c *call, doc any, text, markdown string) error {
-	if err := checkFormat(c); err != nil {
-		return err
-	}
 	return toOut(c, func(out io.Writer) (err error) {
 		switch c.o.format {
 		case "json":
@@ -67,9 +64,18 @@ func writeOut(c *call, doc any, text, markdown string) error {
 	})
 }
 
+// checkOutput refuses, before the command does its work, a --format it does not take and an
+// --out it could not write.
+func checkOutput(c *call) error {
+	if err := checkFormat(c); err != nil {
+		return err
+	}
+	return checkOut(c)
+}
+
 // checkFormat refuses a --format the command does not take.
 func checkFormat(c *call) error {
-	if !slices.Contains(c.formats, c.o.format) {
+	if c.cmd.Flags().Lookup("format") != nil && !slices.Contains(c.formats, c.o.format) {
 		f := c.formats
 		return usageError{fmt.Sprintf("--format must be %s or %s, not %q", strings.Join(f[:len(f)-1], ", "), f[len(f)-1], c.o.format)}
 	}

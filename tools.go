@@ -146,7 +146,7 @@ func replayCommand(ctx context.Context, c *call) error {
 	if errors.As(err, &cut) {
 		var turn int
 		runs, turn = replay.Whole(runs)
-		toStderr(c.stderr)(fmt.Sprintf("note: %v; replaying its %d run(s), the last up to turn %d, the last whole one", err, len(runs), turn))
+		toStderr(c.stderr)(fmt.Sprintf("note: %v; replaying what is whole: %d run(s), the last up to turn %d", err, len(runs), turn))
 	} else if err != nil {
 		return err
 	}

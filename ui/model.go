@@ -122,7 +122,7 @@ func (m *Model) retheme(t themes.Theme) {
 // screenCommands are the slash commands the screen answers itself, listed in the palette
 // after the session's.
 var screenCommands = []Command{
-	{Name: "/export", Args: "[FILE]", Summary: "write this chat as markdown, with times and speakers, to FILE or ward-<patient>-<time>.md"},
+	{Name: "/export", Args: "[FILE] [--force]", Summary: "write this chat as markdown, with times and speakers, to a new FILE or ward-<patient>-<time>.md (--force replaces FILE)"},
 }
 
 // New builds the model. It does not touch the engine: the first snapshot
