@@ -25,7 +25,7 @@ type options struct {
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
 	knowledge, embedModel           string
-	stall                           time.Duration
+	stall, timeout                  time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
 	min                             float64
@@ -145,6 +145,9 @@ var reportFormats = []string{"text", "md", "json"}
 var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	"stall": func(fs *pflag.FlagSet, o *options) {
 		fs.DurationVar(&o.stall, "stall", ollama.DefaultStallTimeout, "how long ward waits for the model's next words once a reply has begun (`duration`)")
+	},
+	"timeout": func(fs *pflag.FlagSet, o *options) {
+		fs.DurationVar(&o.timeout, "timeout", 0, "stop after this `duration`; the cases not reached by then fail (0: no limit)")
 	},
 	"knowledge": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.knowledge, "knowledge", "", "`dir`ectory of your own protocol cards (.md or .txt), beside the built-in ones")

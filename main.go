@@ -141,7 +141,7 @@ func evalCommands(cl *cli) *cobra.Command {
 	}
 	return cl.group("eval delta | analyzer | patient | debrief | knowledge",
 		"how well a model (or the offline backend) does what ward asks, or the cards' retrieval; exit 1 below --min",
-		append([]string{"backend", "model", "num-ctx", "num-predict", "min", "knowledge", "embed-model"}, outFlags...),
+		append([]string{"backend", "model", "num-ctx", "num-predict", "min", "timeout", "knowledge", "embed-model"}, outFlags...),
 		suite("delta", "the entity deltas a model extracts from a patient's replies"),
 		suite("analyzer", "how a line is read: which patient, which intent (the model alone on Ollama, the rules offline)"),
 		suite("patient", "the patient's replies: in character, and inventing nothing the scenario does not hold"),

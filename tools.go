@@ -95,10 +95,21 @@ func kbSearch(ctx context.Context, c *call) error {
 	return knowledge.WriteSearch(c.stdout, r)
 }
 
-// evalSuite runs one eval and holds it to --min; knowledge scores the cards' retrieval (recall@3
-// over its question set, full-text or fused with --embed-model's ranking), the others a backend.
+// evalSuite runs one eval, within --timeout, and holds it to --min; knowledge scores the cards'
+// retrieval (recall@3 over its question set, full-text or fused with --embed-model's ranking), the
+// others a backend.
 func evalSuite(ctx context.Context, c *call, suite string) error {
 	o := c.o
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+		defer func() {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				toStderr(c.stderr)(fmt.Sprintf("note: the %s eval stopped at --timeout %s: the cases it had not reached failed unrun", suite, o.timeout))
+			}
+		}()
+	}
 	var report eval.Report
 	if suite == "knowledge" {
 		kb, err := session.KnowledgeBase(o.knowledge, o.embedModel, nil)
