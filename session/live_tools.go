@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // ClearPreview is what a clear would archive now, so a screen can ask before it.
@@ -30,14 +31,14 @@ func (e *Live) ClearPreview(context.Context) (ClearPreview, error) {
 	if err != nil {
 		return p, err
 	}
-	archives, err := archiveEntries(store, id)
+	archives, err := records.ArchiveEntries(store, id)
 	p.Archive = len(archives) + 1
 	return p, err
 }
 
 // Transcript is the whole active conversation (the session's when no patient is active), for
 // copying or exporting from the screen.
-func (e *Live) Transcript(context.Context) (Conversation, error) {
+func (e *Live) Transcript(context.Context) (records.Conversation, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	active := e.s.Active()
@@ -46,7 +47,7 @@ func (e *Live) Transcript(context.Context) (Conversation, error) {
 		err = e.s.cfg.Audit.Record(e.s.cfg.Store.Person(), persist.AuditExport, e.s.ID(), conversationName(active)+" from the screen")
 	}
 	name, _ := e.s.reg.Patients[active].Facts["name"].(string)
-	return transcriptOf(active, name, msgs), err
+	return records.TranscriptOf(active, name, msgs), err
 }
 
 // conversationName names a conversation in the audit record: a patient's, or the shift's own.

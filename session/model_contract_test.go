@@ -8,6 +8,7 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // onFake is a rig whose model is a fake Ollama server answering with replies; tools says the
@@ -53,7 +54,7 @@ func TestAToolCapableModelStillMeetsTheOutputContract(t *testing.T) {
 	if n := r.s.entities().Stats.FormatFailures[agents.AgentPatient]; n != 1 {
 		t.Errorf("%d format failures counted for the Patient, want 1", n)
 	}
-	report, err := ReadStats(r.store)
+	report, err := records.ReadStats(r.store)
 	if err != nil || report.Total.FormatFailures[agents.AgentPatient] != 1 {
 		t.Errorf("ward stats: %+v (%v), want the Patient's format failure", report.Total, err)
 	}

@@ -3,11 +3,9 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/ward-sim/ward/agents"
@@ -17,6 +15,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 )
 
@@ -89,9 +88,6 @@ type Session struct {
 // the store.
 const recentLimit = 64
 
-// ErrNoSession is returned by Resume when the store holds no session yet.
-var ErrNoSession = errors.New("no session in this database yet")
-
 // Start begins a new shift: empty, or with the roster of cfg.Shift.
 func Start(cfg Config) (*Session, error) {
 	cfg, err := withDefaults(cfg)
@@ -136,7 +132,7 @@ func Resume(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, ErrNoSession
+		return nil, records.ErrNoSession
 	}
 	who := cfg.Store.Person()
 	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
@@ -184,7 +180,7 @@ func (s *Session) knowTrainee() (err error) {
 		s.recurring = s.cfg.recorded.Recurring
 		return nil
 	}
-	s.recurring, err = recurring(s.cfg.Store, s.cfg.Scenarios, s.info.Trainee, s.info.ID)
+	s.recurring, err = records.Recurring(s.cfg.Store, s.cfg.Scenarios, s.info.Trainee, s.info.ID)
 	return err
 }
 
@@ -247,7 +243,7 @@ func (s *Session) readDoc(kind, patientID string) (doc []byte, err error) {
 // mirror makes reg the session's view of the stored registry.
 func (s *Session) mirror(reg persist.Registry) {
 	s.reg = reg
-	s.roster = rosterIDs(reg)
+	s.roster = reg.IDs()
 }
 
 // loadHistory makes patientID ("" for the session) the conversation held in memory: its newest
@@ -281,15 +277,6 @@ func (s *Session) step() int { return max(s.cfg.Window.Step, 1) }
 func (s *Session) held() int {
 	w := s.cfg.Window
 	return max(recentLimit, max(w.Early, w.Late)+2*s.step())
-}
-
-func rosterIDs(reg persist.Registry) []string {
-	ids := make([]string, 0, len(reg.Patients))
-	for id := range reg.Patients {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // admitShift puts a shift's patients on the ward and the roster, none of them active yet.

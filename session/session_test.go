@@ -10,6 +10,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // rig is a session on a real bbolt file in a temp dir, driven by the rules analyzer and the
@@ -54,9 +55,9 @@ func (r *rig) restart() {
 	r.s = s
 }
 
-func (r *rig) dump() DumpDoc {
+func (r *rig) dump() records.DumpDoc {
 	r.t.Helper()
-	d, err := Dump(r.store, r.s.cfg.Scenarios)
+	d, err := records.Dump(r.store, r.s.cfg.Scenarios)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // chatOf is what the trainee reads in a run: each message's speaker and text, in order.
@@ -172,7 +173,7 @@ func TestAARCommandAndWardAARAgree(t *testing.T) {
 	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "check vitals", "any allergies?", "IV access, 500 mL saline bolus",
 		"/wait 10m", "check vitals", "/aar"))
 	live := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
-	stored, err := AAR(r.store, r.s.cfg.Scenarios, "")
+	stored, err := records.AAR(r.store, r.s.cfg.Scenarios, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +531,7 @@ func TestScenariosAreChosenByPresentation(t *testing.T) {
 	r := seeded(t)
 	list := r.s.cfg.Scenarios.List()
 	events := runJSON(t, r.s, lines("/scenarios", "/admit patient_9 3"))
-	shown := strings.Join(saidBy(events, systemAgent), "\n")
+	shown := strings.Join(saidBy(events, memory.SystemAgent), "\n")
 	for i, sc := range list {
 		if !strings.Contains(shown, fmt.Sprintf("%2d  %s", i+1, sc.Presentation)) {
 			t.Errorf("/scenarios lacks case %d, %q", i+1, sc.Presentation)

@@ -10,6 +10,7 @@ import (
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // traineeRig is a rig whose store acts for trainee.
@@ -150,7 +151,7 @@ func TestProgressOverSeveralShifts(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p, err := ReadProgress(r.store, r.s.cfg.Scenarios)
+	p, err := records.ReadProgress(r.store, r.s.cfg.Scenarios)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestProgressOverSeveralShifts(t *testing.T) {
 	if err := r.store.SignIn(persist.Person{Instructor: true}, nil); err != nil {
 		t.Fatal(err)
 	}
-	report, err := ReadClassReport(r.store, r.s.cfg.Scenarios)
+	report, err := records.ReadClassReport(r.store, r.s.cfg.Scenarios)
 	if err != nil {
 		t.Fatal(err)
 	}

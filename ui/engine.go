@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // Engine is all the UI needs from a simulation session. The UI calls it only
@@ -41,7 +42,7 @@ type Engine interface {
 
 	// Transcript is the whole active conversation, however much of it the snapshot holds, for
 	// copying and /export.
-	Transcript(ctx context.Context) (session.Conversation, error)
+	Transcript(ctx context.Context) (records.Conversation, error)
 
 	// Trace returns what the inspector shows for one turn: back 0 is the
 	// latest turn, 1 the one before, and so on. ok is false past either end.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // fakeEngine is a small in-memory ward: a few patients with histories, a
@@ -170,17 +171,17 @@ func (f *fakeEngine) ClearPreview(context.Context) (session.ClearPreview, error)
 }
 
 // Transcript is the active history with a fixed time per message, as the session's would be.
-func (f *fakeEngine) Transcript(context.Context) (session.Conversation, error) {
+func (f *fakeEngine) Transcript(context.Context) (records.Conversation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	c := session.Conversation{PatientID: f.active, Name: f.patients[f.active].Name}
+	c := records.Conversation{PatientID: f.active, Name: f.patients[f.active].Name}
 	at := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	for i, m := range f.histories[f.active] {
 		speaker := m.Agent
 		if m.Role == "user" {
 			speaker = "You"
 		}
-		c.Messages = append(c.Messages, session.TranscriptMessage{At: at.Add(time.Duration(i) * time.Minute),
+		c.Messages = append(c.Messages, records.TranscriptMessage{At: at.Add(time.Duration(i) * time.Minute),
 			Sim: fmt.Sprintf("T+%02d:00", i), Speaker: speaker, Role: m.Role, Text: m.Content})
 	}
 	return c, nil
