@@ -31,6 +31,8 @@ import (
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
+	"github.com/ward-sim/ward/session/playback"
 	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
@@ -839,7 +841,7 @@ func tui(ctx context.Context, c *call) error {
 	}
 	// The screen asks for the theme right after a start, from the goroutine that started it.
 	opts.StartedTheme = func() (themes.Theme, error) { return themes.New(started.theme, themes.NoColorRequested()) }
-	engine := session.NewLive(s, restart)
+	engine := live.NewLive(s, restart)
 	defer engine.Close()
 	return ui.Run(ctx, engine, opts)
 }
@@ -1255,7 +1257,7 @@ func evalCommand(ctx context.Context, c *call) error {
 		if err != nil {
 			return err
 		}
-		play := session.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, askModel)
+		play := playback.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, askModel)
 		suite := map[string]func(context.Context, llm.Backend, eval.Player) eval.Report{"patient": eval.EvalPatient, "debrief": eval.EvalDebrief}
 		report = suite[args[0]](ctx, backend, play)
 	case backend.Name() == "ollama": // score the model alone, not the rules in front of it
@@ -1331,7 +1333,7 @@ func replayCommand(ctx context.Context, c *call) error {
 		return err
 	}
 	defer store.Close()
-	d, err := session.ReplayTrace(ctx, session.Config{Store: store, Scenarios: lib, Team: team, Knowledge: cards}, runs, askModel)
+	d, err := playback.ReplayTrace(ctx, session.Config{Store: store, Scenarios: lib, Team: team, Knowledge: cards}, runs, askModel)
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s: %w", c.args[0], err)
@@ -1371,7 +1373,7 @@ func inspectCommand(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	turns := session.RecordedTurns(runs)
+	turns := live.RecordedTurns(runs)
 	if turns.Len() == 0 {
 		return fmt.Errorf("%s holds no turn to inspect", c.args[0])
 	}

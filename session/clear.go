@@ -50,3 +50,20 @@ func clearedText(roster []string, archive int) string {
 	return fmt.Sprintf("Context cleared: %d patient(s) archived (%s) as archive %d — %s. No patient is active.",
 		len(roster), strings.Join(roster, ", "), archive, restore)
 }
+
+// ClearPreview counts what a clear would archive now: the patients, the stored messages of every
+// conversation, and the number the archive will get (`ward archive show N`).
+func (s *Session) ClearPreview() (patients, messages, archive int, err error) {
+	err = s.cfg.Store.View(s.ID(), func(tx *persist.Tx) error {
+		messages = tx.Len("")
+		for _, pid := range s.roster {
+			messages += tx.Len(pid)
+		}
+		return nil
+	})
+	if err != nil {
+		return len(s.roster), messages, 0, err
+	}
+	archives, err := records.ArchiveEntries(s.cfg.Store, s.ID())
+	return len(s.roster), messages, len(archives) + 1, err
+}

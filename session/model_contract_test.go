@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/session/records"
@@ -130,4 +132,14 @@ func TestTheFirstPatientCallHearsTheArrivalNotTheCommand(t *testing.T) {
 			t.Errorf("after %q the Patient heard %q, want %q", line, heard, want)
 		}
 	}
+}
+
+// askModel wires the model's analyzer and router, as main does.
+func askModel(c *Config) {
+	traced := llm.Traced(c.Backend, c.Trace)
+	c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: c.NumCtx}))
+	if c.Team == nil {
+		c.Team, _ = agents.LoadTeam("")
+	}
+	c.Team.Router = traced
 }

@@ -1,5 +1,7 @@
-// Package session runs one simulated shift: the turn pipeline, the patient registry logic and the
-// sim clock. It is the only package the UI and the headless runner talk to.
+// Package session runs one simulated shift: the turn pipeline, the patient registry logic, the
+// sim clock and the slash commands. The headless runner (`ward run`) drives it directly; a screen
+// through session/live. What a stored shift says is read by session/records; replay and evals
+// play into it from session/playback.
 package session
 
 import (
@@ -52,13 +54,11 @@ type Config struct {
 	Audit *persist.AuditLog
 	// Now stamps messages with wall time; tests fix it.
 	Now func() time.Time
-
-	// recorded is the header of the run a replay plays again: its trainee's findings come from
-	// it, since the replay's store holds none of their earlier shifts.
-	recorded *llm.TraceHeader
-	// retrievals answer the protocol cards' retrievals in a replay of a run that ranked them with
-	// an embedding model, which a replay does not ask; nil asks the cards.
-	retrievals *recordedRetrievals
+	// Replaying is the recorded run a replay plays again; nil when the shift is live. Its
+	// trainee's findings come from its header, since the replay's store holds none of their
+	// earlier shifts; when it ranked protocol cards with an embedding model, its retrievals
+	// answer in order, since a replay asks no model.
+	Replaying *llm.TraceRun
 }
 
 // Session is one shift. It is not safe for concurrent use: the UI and the runner call it from one
@@ -80,7 +80,8 @@ type Session struct {
 	summariesChanged bool
 	prefs            Prefs           // the trainee's preferences
 	offered          map[string]bool // preference values the trainee was already asked to keep
-	recurring        []string        // findings that recur across the trainee's earlier shifts (recurring.go)
+	recurring        []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
+	replayed         int             // retrievals of cfg.Replaying handed out so far
 }
 
 // recentLimit is about how much of a conversation is held in memory for prompts, unless the
@@ -176,8 +177,8 @@ func (s *Session) knowTrainee() (err error) {
 	if s.prefs.Speed > 0 {
 		s.speed = s.prefs.Speed
 	}
-	if s.cfg.recorded != nil {
-		s.recurring = s.cfg.recorded.Recurring
+	if run := s.cfg.Replaying; run != nil {
+		s.recurring = run.Header.Recurring
 		return nil
 	}
 	s.recurring, err = records.Recurring(s.cfg.Store, s.cfg.Scenarios, s.info.Trainee, s.info.ID)

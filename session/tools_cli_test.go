@@ -2,12 +2,10 @@ package session
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/records"
@@ -160,54 +158,5 @@ func TestIsClearRequest(t *testing.T) {
 		if got := IsClearRequest(text); got != want {
 			t.Errorf("IsClearRequest(%q) = %v, want %v", text, got, want)
 		}
-	}
-}
-
-func TestLiveClearPreviewAndTranscript(t *testing.T) {
-	_, s := liveShift(t, 2, 6)
-	e := NewLive(s, nil)
-	p, err := e.ClearPreview(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Patients != 2 || p.Messages < 12 || p.Archive != 1 {
-		t.Fatalf("preview %+v, want 2 patients, at least 12 messages, archive 1", p)
-	}
-	if err := e.Switch(context.Background(), "patient_2"); err != nil {
-		t.Fatal(err)
-	}
-	c, err := e.Transcript(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.PatientID != "patient_2" || len(c.Messages) < 6 || !strings.Contains(c.Markdown(), "It's *hard* to breathe (5).") {
-		t.Fatalf("transcript of %s, %d messages:\n%s", c.PatientID, len(c.Messages), c.Markdown())
-	}
-}
-
-// The start dialog may stay open for minutes; the shift chosen starts its clock at zero.
-func TestLiveStartBeginsTheClockAtTheChoice(t *testing.T) {
-	cfg, s := liveShift(t, 0, 0)
-	e := NewLive(s, func(string, string) (*Session, error) { return Start(cfg) })
-	e.lastTick = time.Now().Add(-10 * time.Minute) // the dialog was open for ten minutes
-	if err := e.Start(context.Background(), "", ""); err != nil {
-		t.Fatal(err)
-	}
-	if clock := e.Snapshot().Clock; clock > 5*time.Second {
-		t.Fatalf("the new shift starts at %s", clock)
-	}
-}
-
-func TestLiveErrorsCarryTheirCode(t *testing.T) {
-	_, s := liveShift(t, 1, 0)
-	e := NewLive(s, nil)
-	var codes []string
-	for _, u := range drain(e.Submit(context.Background(), "/speed 50")) {
-		if u.Kind == UpdateError {
-			codes = append(codes, u.Code)
-		}
-	}
-	if strings.Join(codes, ",") != "USAGE" {
-		t.Fatalf("error codes %q, want USAGE", codes)
 	}
 }

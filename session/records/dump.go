@@ -1,3 +1,7 @@
+// Package records is the read side: what a stored shift says, read without running it — the
+// dump, the After Action Review, exports, progress, the class report, stats, archives and the
+// findings that recur across a trainee's shifts. It sits below the turn, which reads earlier
+// shifts through it, and restores stored engines (RestoreEngine) for every reader.
 package records
 
 import (

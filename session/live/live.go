@@ -1,4 +1,7 @@
-package session
+// Package live is the screen's room: Live runs a shift for the UI, one caller at a time, and
+// turns what the turn reports into the view types a screen draws (screen.go); the inspector's
+// view of a turn, live or from a trace, is built here too (recorded.go).
+package live
 
 import (
 	"context"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -19,8 +23,8 @@ import (
 // already holding mu) whenever something on screen changed.
 type Live struct {
 	mu        sync.Mutex
-	s         *Session
-	restart   func(shift, trainee string) (*Session, error)
+	s         *session.Session
+	restart   func(shift, trainee string) (*session.Session, error)
 	view      atomic.Pointer[ViewState]
 	lastTick  time.Time
 	lastFlush time.Time
@@ -60,10 +64,10 @@ const chatPage = 100
 
 // NewLive wraps s. restart starts a new session for the start dialog: a shift id, a shift file,
 // or "" for an empty roster, for the trainee named.
-func NewLive(s *Session, restart func(shift, trainee string) (*Session, error)) *Live {
+func NewLive(s *session.Session, restart func(shift, trainee string) (*session.Session, error)) *Live {
 	e := &Live{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
 		live: map[string]string{}, aliases: map[int64]string{}}
-	s.Restore(func(Event) {})
+	s.Restore(func(session.Event) {})
 	e.refresh()
 	return e
 }
@@ -89,7 +93,7 @@ const tickEvery = time.Second
 func (e *Live) tick() {
 	now := time.Now()
 	if wall := now.Sub(e.lastTick); wall >= tickEvery {
-		e.s.Tick(wall, func(ev Event) { e.hear(ev) })
+		e.s.Tick(wall, func(ev session.Event) { e.hear(ev) })
 		e.lastTick = now
 	}
 	if now.Sub(e.lastFlush) >= flushEvery {
@@ -100,15 +104,15 @@ func (e *Live) tick() {
 
 // Submit runs one turn on its own goroutine and streams what happens.
 func (e *Live) Submit(ctx context.Context, text string) <-chan Update {
-	return e.runTurn(ctx, func(emit func(Event)) { e.s.Turn(ctx, text, emit) })
+	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Turn(ctx, text, emit) })
 }
 
 // Retry answers the last message again without storing it twice.
 func (e *Live) Retry(ctx context.Context) <-chan Update {
-	return e.runTurn(ctx, func(emit func(Event)) { e.s.Retry(ctx, emit) })
+	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Retry(ctx, emit) })
 }
 
-func (e *Live) runTurn(ctx context.Context, run func(func(Event))) <-chan Update {
+func (e *Live) runTurn(ctx context.Context, run func(func(session.Event))) <-chan Update {
 	out := make(chan Update, 64)
 	go func() {
 		defer close(out)
@@ -117,7 +121,7 @@ func (e *Live) runTurn(ctx context.Context, run func(func(Event))) <-chan Update
 		e.tick()
 		started := time.Now()
 		e.last = TurnStats{}
-		run(func(ev Event) {
+		run(func(ev session.Event) {
 			for _, u := range e.translate(ev) {
 				select {
 				case out <- u:
@@ -138,41 +142,41 @@ func (e *Live) runTurn(ctx context.Context, run func(func(Event))) <-chan Update
 
 // hear notes what the clock brought between turns: an alarm sounding, or a nurse's or monitor's
 // message stored in the active chat.
-func (e *Live) hear(ev Event) {
+func (e *Live) hear(ev session.Event) {
 	switch ev := ev.(type) {
-	case SimEvent:
+	case session.SimEvent:
 		if ev.Event.Kind == physio.EventAlarm || ev.Event.Kind == physio.EventEscalation {
 			e.sounded++
 		}
-	case MessageEvent:
+	case session.MessageEvent:
 		e.chat.valid = false
 	}
 }
 
 // translate turns one session event into what the UI shows, rebuilding the view first when the
 // screen changes. It runs on the turn's goroutine, which holds mu.
-func (e *Live) translate(ev Event) []Update {
+func (e *Live) translate(ev session.Event) []Update {
 	switch ev := ev.(type) {
-	case DeltaEvent:
+	case session.DeltaEvent:
 		return []Update{{Kind: UpdateDelta, MessageID: e.liveID(ev.Agent), Agent: ev.Agent, Text: ev.Text}}
-	case MessageEvent:
+	case session.MessageEvent:
 		return e.finished(ev)
-	case ErrorEvent:
+	case session.ErrorEvent:
 		return []Update{{Kind: UpdateError, Text: ev.Message, Code: ev.Code}}
-	case ConfirmEvent:
+	case session.ConfirmEvent:
 		return []Update{{Kind: UpdateConfirm, Text: ev.Question, Line: ev.Line}}
-	case NoteEvent:
+	case session.NoteEvent:
 		e.note(ev.Text)
 		return e.changed()
-	case ProgressEvent:
+	case session.ProgressEvent:
 		return []Update{{Kind: UpdateNotice, Text: ev.Text}}
-	case AAREvent:
+	case session.AAREvent:
 		e.note(ev.Markdown())
 		return e.changed()
-	case LLMCallEvent:
+	case session.LLMCallEvent:
 		e.count(ev)
 		return nil
-	case DecisionEvent, TurnEndEvent:
+	case session.DecisionEvent, session.TurnEndEvent:
 		e.chat.valid = false // the user's text is stored
 		return e.changed()
 	}
@@ -199,7 +203,7 @@ func (e *Live) liveID(agent string) string {
 	return id
 }
 
-func (e *Live) finished(ev MessageEvent) []Update {
+func (e *Live) finished(ev session.MessageEvent) []Update {
 	id, streamed := e.live[ev.Agent]
 	delete(e.live, ev.Agent)
 	if ev.At.IsZero() {
@@ -222,7 +226,7 @@ func (e *Live) note(text string) {
 	e.chat.view = nil
 }
 
-func (e *Live) count(ev LLMCallEvent) {
+func (e *Live) count(ev session.LLMCallEvent) {
 	e.last.PromptTokens += ev.PromptTokensEst
 	if ev.PromptEvalCount != nil {
 		e.last.PromptTokens += *ev.PromptEvalCount - ev.PromptTokensEst // measured beats estimated
@@ -237,8 +241,8 @@ func (e *Live) Switch(_ context.Context, patientID string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var failure error
-	e.s.Switch(patientID, func(ev Event) {
-		if er, ok := ev.(ErrorEvent); ok {
+	e.s.Switch(patientID, func(ev session.Event) {
+		if er, ok := ev.(session.ErrorEvent); ok {
 			failure = fmt.Errorf("%s", er.Message)
 		}
 	})
@@ -261,7 +265,7 @@ func (e *Live) Start(_ context.Context, shift, trainee string) error {
 	// The new shift's clock starts now, not when the last one ticked.
 	e.s, e.notes, e.chat, e.lastTick = s, nil, chatCache{}, time.Now()
 	clear(e.aliases)
-	s.Restore(func(Event) {})
+	s.Restore(func(session.Event) {})
 	e.refresh()
 	return nil
 }
@@ -307,8 +311,8 @@ func (e *Live) refresh() {
 	e.view.Store(&v)
 }
 
-func rosterEntry(p PatientSummary, clock float64) RosterEntry {
-	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.overdue(clock)}
+func rosterEntry(p session.PatientSummary, clock float64) RosterEntry {
+	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.Overdue(clock)}
 	if p.Known {
 		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band})
 		r.LastChecked = seconds(p.At)
@@ -322,12 +326,12 @@ func rosterEntry(p PatientSummary, clock float64) RosterEntry {
 		r.Trend = TrendDown
 	}
 	if p.Alert != "" {
-		r.Alert = alertView(PatientAlert{PatientID: p.ID, Level: p.Alert, Text: p.AlertText, Raised: p.AlertAt})
+		r.Alert = alertView(session.PatientAlert{PatientID: p.ID, Level: p.Alert, Text: p.AlertText, Raised: p.AlertAt})
 	}
 	return r
 }
 
-func alertView(a PatientAlert) Alert {
+func alertView(a session.PatientAlert) Alert {
 	level := map[string]AlertLevel{physio.LevelUrgent: AlertUrgent, physio.LevelAlarm: AlertAlarm,
 		physio.LevelEmergency: AlertEmergency}[a.Level]
 	return Alert{PatientID: a.PatientID, Level: level, Text: a.Text, Raised: seconds(a.Raised)}
@@ -387,32 +391,15 @@ func (e *Live) mergeNotes() []ChatMessage {
 	return out
 }
 
-func header(p PatientView) Patient {
+func header(p session.PatientView) Patient {
 	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Presentation: p.Presentation,
-		NEWS2: latestScore(p.Readings), Allergies: p.Allergies, Found: latestResults(p.Results)}
+		NEWS2: latestScore(p.Readings), Allergies: p.Allergies, Found: p.Found}
 	if !p.AllergiesAsked {
 		h.Allergies = []string{"not asked yet"}
 	} else if len(h.Allergies) == 0 {
 		h.Allergies = []string{"none disclosed"}
 	}
 	return h
-}
-
-// latestResults keeps the newest result of each kind, in the order each kind was first taken.
-func latestResults(results []physio.Result) []string {
-	var names []string
-	latest := map[string]physio.Result{}
-	for _, r := range results {
-		if _, seen := latest[r.Name]; !seen {
-			names = append(names, r.Name)
-		}
-		latest[r.Name] = r
-	}
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = latest[n].String()
-	}
-	return out
 }
 
 func latestScore(readings []physio.Reading) Score {
@@ -454,7 +441,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 
 // turnTrace maps the session's record of a turn onto the inspector's view, folding each prompt's
 // messages into its sections.
-func turnTrace(rec TurnRecord) TurnTrace {
+func turnTrace(rec session.TurnRecord) TurnTrace {
 	tr := TurnTrace{Turn: rec.Number, Input: rec.Input, Engine: rec.Engine}
 	if d := rec.Decision; d != nil {
 		tr.Analyzer = AnalyzerTrace{Input: d.Input, Action: d.AnalyzerAction, PatientID: d.PatientID, Source: d.Source,
@@ -470,7 +457,7 @@ func turnTrace(rec TurnRecord) TurnTrace {
 	return tr
 }
 
-func llmCall(c CallRecord) LLMCall {
+func llmCall(c session.CallRecord) LLMCall {
 	var mem []PromptMessage
 	for _, it := range c.Recall.Items {
 		mem = append(mem, PromptMessage{Role: string(it.Category), Content: c.Recall.Line(it), Rule: string(it.Rule)})
