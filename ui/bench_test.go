@@ -2,11 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"github.com/ward-sim/ward/session/live"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ward-sim/ward/session/live"
 )
 
 // bigHistory is n messages of the mixed kinds a long shift produces.

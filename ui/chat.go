@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )

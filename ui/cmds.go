@@ -10,8 +10,8 @@ import (
 
 	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/ward-sim/ward/session/live"
 
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"

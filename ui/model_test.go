@@ -11,8 +11,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ward-sim/ward/session/live"
 
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 

@@ -1,12 +1,13 @@
 package ui
 
 import (
-	"github.com/ward-sim/ward/session/live"
 	"regexp"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ward-sim/ward/session/live"
 )
 
 // evil carries every kind of sequence at once: a clipboard write, a title

@@ -2,10 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"github.com/ward-sim/ward/session/live"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ward-sim/ward/session/live"
 )
 
 // answerTokens is a long markdown answer: paragraphs, a list, a code

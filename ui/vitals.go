@@ -8,6 +8,7 @@ import (
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
 	"github.com/charmbracelet/lipgloss"
+
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )

@@ -1,20 +1,19 @@
 // Package live is the screen's room: Live runs a shift for the UI, one caller at a time, and
 // turns what the turn reports into the view types a screen draws (screen.go); the inspector's
-// view of a turn, live or from a trace, is built here too (recorded.go).
+// view of a turn, live or from a trace, is built here too (inspector.go).
 package live
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // Live runs a session for the UI. A session serves one caller at a time, so every call
@@ -311,32 +310,6 @@ func (e *Live) refresh() {
 	e.view.Store(&v)
 }
 
-func rosterEntry(p session.PatientSummary, clock float64) RosterEntry {
-	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.Overdue(clock)}
-	if p.Known {
-		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band})
-		r.LastChecked = seconds(p.At)
-	}
-	switch {
-	case !p.HasPrev || p.Prev == p.NEWS2:
-		r.Trend = TrendFlat
-	case p.NEWS2 > p.Prev:
-		r.Trend = TrendUp
-	default:
-		r.Trend = TrendDown
-	}
-	if p.Alert != "" {
-		r.Alert = alertView(session.PatientAlert{PatientID: p.ID, Level: p.Alert, Text: p.AlertText, Raised: p.AlertAt})
-	}
-	return r
-}
-
-func alertView(a session.PatientAlert) Alert {
-	level := map[string]AlertLevel{physio.LevelUrgent: AlertUrgent, physio.LevelAlarm: AlertAlarm,
-		physio.LevelEmergency: AlertEmergency}[a.Level]
-	return Alert{PatientID: a.PatientID, Level: level, Text: a.Text, Raised: seconds(a.Raised)}
-}
-
 func (e *Live) chatView(active string) []ChatMessage {
 	if e.chat.patient != active {
 		e.notes = nil // notes belong to the conversation they were shown in
@@ -391,141 +364,27 @@ func (e *Live) mergeNotes() []ChatMessage {
 	return out
 }
 
-func header(p session.PatientView) Patient {
-	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Presentation: p.Presentation,
-		NEWS2: latestScore(p.Readings), Allergies: p.Allergies, Found: p.Found}
-	if !p.AllergiesAsked {
-		h.Allergies = []string{"not asked yet"}
-	} else if len(h.Allergies) == 0 {
-		h.Allergies = []string{"none disclosed"}
-	}
-	return h
+// ClearPreview is what a clear would archive now, so a screen can ask before it.
+type ClearPreview struct {
+	Patients int
+	Messages int // stored messages, every conversation of the shift together
+	Archive  int // the number the archive will get (`ward archive show N`)
 }
 
-func latestScore(readings []physio.Reading) Score {
-	if len(readings) == 0 {
-		return Score{}
-	}
-	return score(readings[len(readings)-1].Score())
+// ClearPreview counts what a clear would archive now.
+func (e *Live) ClearPreview(context.Context) (ClearPreview, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var p ClearPreview
+	var err error
+	p.Patients, p.Messages, p.Archive, err = e.s.ClearPreview()
+	return p, err
 }
 
-func score(n physio.NEWS2Score) Score {
-	return Score{Known: true, Value: n.Total, Band: band(n.Band), Text: n.String()}
-}
-
-func band(name string) Band {
-	switch name {
-	case physio.BandLowMedium:
-		return BandLowMedium
-	case physio.BandMedium:
-		return BandMedium
-	case physio.BandHigh:
-		return BandHigh
-	}
-	return BandLow
-}
-
-// vitalSeries is the measured vitals as the trend pane draws them; it keeps its own time window.
-func vitalSeries(readings []physio.Reading) []VitalSeries {
-	out := []VitalSeries{{Name: "HR", Unit: "bpm"}, {Name: "RR", Unit: "/min"}, {Name: "SpO2", Unit: "%"}, {Name: "SBP", Unit: "mmHg"}}
-	for _, r := range readings {
-		at := seconds(r.T)
-		for i, v := range []int{r.HR, r.RR, r.SpO2, r.SBP} {
-			out[i].Points = append(out[i].Points, VitalPoint{At: at, Value: float64(v)})
-		}
-	}
-	return out
-}
-
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
-// turnTrace maps the session's record of a turn onto the inspector's view, folding each prompt's
-// messages into its sections.
-func turnTrace(rec session.TurnRecord) TurnTrace {
-	tr := TurnTrace{Turn: rec.Number, Input: rec.Input, Engine: rec.Engine}
-	if d := rec.Decision; d != nil {
-		tr.Analyzer = AnalyzerTrace{Input: d.Input, Action: d.AnalyzerAction, PatientID: d.PatientID, Source: d.Source,
-			Reasoning: d.Reasoning + " → " + d.Decision, Elapsed: time.Duration(d.Timing.AnalyzerMS * float64(time.Millisecond))}
-	}
-	for _, c := range rec.Calls {
-		tr.Calls = append(tr.Calls, llmCall(c))
-	}
-	if st := rec.Counters; st != nil {
-		tr.Counters = fmt.Sprintf("%d merges · %d parse errors · %d format fallbacks · %d evictions · %d refused · %d cap / %d loop stops · %d citations removed · merge p95 %s",
-			st.Merges, st.ParseErrors, st.FormatFallbacks, st.Evictions, st.Refused, st.CapStops, st.LoopStops, st.CitationsRemoved, st.MergeLatency.P95())
-	}
-	return tr
-}
-
-func llmCall(c session.CallRecord) LLMCall {
-	var mem []PromptMessage
-	for _, it := range c.Recall.Items {
-		mem = append(mem, PromptMessage{Role: string(it.Category), Content: c.Recall.Line(it), Rule: string(it.Rule)})
-	}
-	call := callView(c.Trace, mem, len(c.Recall.Shown), c.Held)
-	for _, p := range c.Retrieved { // how each passage ranked is known only live, not from a trace
-		call.Notes = append(call.Notes, fmt.Sprintf("knowledge [%d] %s › %s — %s, score %.4f", p.N, p.Title, p.Section, p.Why, p.Score))
-	}
-	return call
-}
-
-// callView is a call as the inspector shows it: its prompt folded by section, with memory as
-// mem; shown is how many recalled items the window made redundant, held how ward changed the
-// reply ("" when it stood).
-func callView(t llm.TraceRecord, mem []PromptMessage, shown int, held string) LLMCall {
-	m := t.Metrics
-	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: t.Options.NumPredict, Reply: t.Reply.Content, Notes: callNotes(t, shown, held),
-		Metrics: CallMetrics{PromptEvalCount: m.PromptEvalCount, PromptEvalDuration: m.PromptEvalDuration,
-			EvalCount: m.EvalCount, EvalDuration: m.EvalDuration, LoadDuration: m.LoadDuration, TotalDuration: m.TotalDuration,
-			CacheHit: cacheHit(m.PromptEvalCount, m.PromptEvalDuration)}}
-	msgs := t.Messages
-	if len(msgs) < 2 {
-		return call
-	}
-	section := func(name string, ms []PromptMessage) {
-		call.Sections = append(call.Sections, PromptSection{Name: name, Tokens: t.Sections[name], Messages: ms})
-	}
-	section("static", []PromptMessage{{Role: msgs[0].Role, Content: msgs[0].Content}})
-	window := msgs[1:min(1+t.WindowLen, len(msgs))]
-	var wm []PromptMessage
-	for _, m := range window {
-		wm = append(wm, PromptMessage{Role: m.Role, Content: m.Content})
-	}
-	section("window", wm)
-	if dyn := msgs[1+len(window) : len(msgs)-1]; len(dyn) > 0 {
-		section("dynamic", []PromptMessage{{Role: dyn[0].Role, Content: dyn[0].Content}})
-	}
-	section("memory", mem)
-	last := msgs[len(msgs)-1]
-	section("user", []PromptMessage{{Role: last.Role, Content: last.Content}})
-	return call
-}
-
-func callNotes(t llm.TraceRecord, shown int, held string) []string {
-	var notes []string
-	if t.Retry != "" {
-		notes = append(notes, "retry: "+t.Retry)
-	}
-	if len(t.Shrunk) > 0 {
-		notes = append(notes, "cut to fit num_ctx: "+strings.Join(t.Shrunk, ", "))
-	}
-	if shown > 0 {
-		notes = append(notes, fmt.Sprintf("memory: %d recalled items not repeated, the window shows them", shown))
-	}
-	if m := t.Merge; m != nil {
-		notes = append(notes, fmt.Sprintf("entities: added %v · updated %v · evicted %v", m.Added, m.Updated, m.Evicted))
-	}
-	if t.Error != "" {
-		notes = append(notes, "error: "+t.Error)
-	}
-	if held != "" {
-		notes = append(notes, "held to the record: "+held)
-	}
-	return notes
-}
-
-// cacheHit judges a KV-cache hit: a prompt evaluated at under 0.2 ms per token was mostly served
-// from the cache (a cold prompt costs milliseconds per token on a CPU).
-func cacheHit(tokens int, d time.Duration) bool {
-	return tokens > 0 && d/time.Duration(tokens) < 200*time.Microsecond
+// Transcript is the whole active conversation (the shift's own when no patient is active), for
+// copying or exporting from the screen.
+func (e *Live) Transcript(context.Context) (records.Conversation, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.s.Transcript()
 }

@@ -2,13 +2,14 @@ package live
 
 import (
 	"context"
+	"regexp"
+	"strings"
+	"testing"
+
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/session/sessiontest"
-	"regexp"
-	"strings"
-	"testing"
 )
 
 // The screen's view: the roster row carries the waiting alert and the overdue reading, the view

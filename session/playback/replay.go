@@ -7,12 +7,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
+	"time"
+
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/replay"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
-	"regexp"
-	"time"
 )
 
 // ReplayTrace replays the runs of a trace in order on base's store and definitions, each with a
