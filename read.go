@@ -7,6 +7,7 @@ import (
 
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/records"
 )
 
 func dump(_ context.Context, c *call) error {
@@ -15,7 +16,7 @@ func dump(_ context.Context, c *call) error {
 		return err
 	}
 	return readStore(c, persist.AuditExport, "dump", func(st *persist.Store) error {
-		doc, err := session.Dump(st, lib)
+		doc, err := records.Dump(st, lib)
 		if err == nil {
 			err = writeJSON(c.stdout, doc)
 		}
@@ -29,7 +30,7 @@ func aar(_ context.Context, c *call) error {
 		return err
 	}
 	return readStore(c, persist.AuditExport, "review of "+orActive(c.o.patient)+" as "+c.o.format, func(st *persist.Store) error {
-		report, err := session.AAR(st, lib, c.o.patient)
+		report, err := records.AAR(st, lib, c.o.patient)
 		if err != nil {
 			return err
 		}
@@ -39,7 +40,7 @@ func aar(_ context.Context, c *call) error {
 
 func export(_ context.Context, c *call) error {
 	return readStore(c, persist.AuditExport, "chat of "+orEvery(c.o.patient)+" as "+c.o.format, func(st *persist.Store) error {
-		tr, err := session.Export(st, c.o.patient)
+		tr, err := records.Export(st, c.o.patient)
 		if err != nil {
 			return err
 		}
@@ -68,7 +69,7 @@ func progress(_ context.Context, c *call) error {
 		return err
 	}
 	return readStore(c, persist.AuditReport, "progress", func(st *persist.Store) error {
-		p, err := session.ReadProgress(st, lib)
+		p, err := records.ReadProgress(st, lib)
 		if err != nil {
 			return err
 		}
@@ -84,7 +85,7 @@ func report(_ context.Context, c *call) error {
 	}
 	c.o.instructor = true
 	return readStore(c, persist.AuditReport, "class report as "+c.o.format, func(st *persist.Store) error {
-		r, err := session.ReadClassReport(st, lib)
+		r, err := records.ReadClassReport(st, lib)
 		if err != nil {
 			return err
 		}
@@ -103,7 +104,7 @@ func report(_ context.Context, c *call) error {
 
 func stats(_ context.Context, c *call) error {
 	return readStore(c, persist.AuditOpen, "stats", func(st *persist.Store) error {
-		report, err := session.ReadStats(st)
+		report, err := records.ReadStats(st)
 		if err != nil {
 			return err
 		}
@@ -132,12 +133,12 @@ func auditList(_ context.Context, c *call) error {
 }
 
 func archiveList(_ context.Context, c *call) error {
-	return readStore(c, persist.AuditOpen, "archive list", func(st *persist.Store) error { return session.ArchiveList(st, c.stdout) })
+	return readStore(c, persist.AuditOpen, "archive list", func(st *persist.Store) error { return records.ArchiveList(st, c.stdout) })
 }
 
 func archiveShow(_ context.Context, c *call) error {
 	n := c.args[0]
-	return readStore(c, persist.AuditExport, "archive "+n, func(st *persist.Store) error { return session.ArchiveShow(st, n, c.stdout) })
+	return readStore(c, persist.AuditExport, "archive "+n, func(st *persist.Store) error { return records.ArchiveShow(st, n, c.stdout) })
 }
 
 // archiveRestore writes, so it takes the file like any writer; it still never creates one.
@@ -147,7 +148,7 @@ func archiveRestore(_ context.Context, c *call) error {
 		return err
 	}
 	defer store.Close()
-	if err := session.ArchiveRestore(store, c.args[0], c.stdout); err != nil {
+	if err := records.ArchiveRestore(store, c.args[0], c.stdout); err != nil {
 		return err
 	}
 	info, _, err := store.LatestSession()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 	"github.com/ward-sim/ward/ui"
 )
@@ -119,7 +120,7 @@ func tui(ctx context.Context, c *call) error {
 	}
 	// The screen asks for the theme right after a start, from the goroutine that started it.
 	opts.StartedTheme = func() (themes.Theme, error) { return themes.New(setup.Theme(), themes.NoColorRequested()) }
-	engine := session.NewLive(s, restart)
+	engine := live.NewLive(s, restart)
 	defer engine.Close()
 	return errors.Join(ui.Run(ctx, engine, opts), traceComplete(c, setup))
 }

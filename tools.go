@@ -17,6 +17,8 @@ import (
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
+	"github.com/ward-sim/ward/session/playback"
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
 	"github.com/ward-sim/ward/ui"
@@ -132,7 +134,7 @@ func evalSuite(ctx context.Context, c *call, suite string) error {
 			if err != nil {
 				return err
 			}
-			play := session.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, session.AskModel)
+			play := playback.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, session.AskModel)
 			run := map[string]func(context.Context, llm.Backend, eval.Player) eval.Report{"patient": eval.EvalPatient, "debrief": eval.EvalDebrief}
 			report = run[suite](ctx, backend, play)
 		case backend.Name() == "ollama": // score the model alone, not the rules in front of it
@@ -194,7 +196,7 @@ func replayCommand(ctx context.Context, c *call) error {
 		return err
 	}
 	defer store.Close()
-	d, err := session.ReplayTrace(ctx, session.Config{Store: store, Scenarios: lib, Team: team, Knowledge: cards}, runs, session.AskModel)
+	d, err := playback.ReplayTrace(ctx, session.Config{Store: store, Scenarios: lib, Team: team, Knowledge: cards}, runs, session.AskModel)
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s: %w", path, err)
@@ -228,7 +230,7 @@ func inspectCommand(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	turns := session.RecordedTurns(runs)
+	turns := live.RecordedTurns(runs)
 	if turns.Len() == 0 {
 		return fmt.Errorf("%s holds no turn to inspect", c.args[0])
 	}

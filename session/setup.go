@@ -16,6 +16,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 )
 
@@ -103,7 +104,7 @@ func (s *Setup) Open(ctx context.Context) (sess *Session, resumed bool, err erro
 	}
 	if !s.flags.Fresh && s.flags.Shift == "" {
 		sess, err := Resume(cfg)
-		if !errors.Is(err, ErrNoSession) {
+		if !errors.Is(err, records.ErrNoSession) {
 			return sess, err == nil, err
 		}
 	}
