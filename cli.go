@@ -246,7 +246,7 @@ func commandFirst(args []string) ([]string, string) {
 	all := allFlags()
 	args = slices.Clone(args)
 	for i, arg := range args {
-		if name, _, _ := strings.Cut(strings.TrimPrefix(arg, "-"), "="); len(name) > 1 && arg[0] == '-' && arg[1] != '-' && all.Lookup(name) != nil {
+		if name, _, _ := strings.Cut(strings.TrimPrefix(arg, "-"), "="); len(name) > 1 && arg[0] == '-' && arg[1] != '-' && (all.Lookup(name) != nil || name == "help") {
 			args[i] = "-" + arg
 		}
 	}

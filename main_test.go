@@ -67,6 +67,7 @@ func TestEachCommandHasItsOwnHelp(t *testing.T) {
 		{[]string{"aar", "-h"}, []string{"usage: ward aar [flags]", "--patient ID", "--format FORMAT"}, []string{"--backend"}},
 		{[]string{"--db", "x.db", "archive", "--help"}, []string{"usage: ward archive [flags] list | show N | restore N"}, nil},
 		{[]string{"help", "stats"}, []string{"usage: ward stats [flags]", "--json"}, nil},
+		{[]string{"stats", "-help"}, []string{"usage: ward stats [flags]", "--json"}, nil},
 		{[]string{"export", "--help"}, []string{"--out FILE"}, []string{"--json"}},
 	}
 	for _, tt := range tests {
