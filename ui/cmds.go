@@ -11,7 +11,6 @@ import (
 	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
@@ -198,7 +197,7 @@ func exportCmd(ctx context.Context, e Engine, dir, arg string) tea.Cmd {
 			}
 			file = filepath.Join(dir, fmt.Sprintf("ward-%s-%s.md", who, time.Now().Format("20060102-150405")))
 		}
-		if err := session.SaveText(file, force, c.Markdown()); err != nil {
+		if err := live.SaveText(file, force, c.Markdown()); err != nil {
 			return noticeMsg{text: "could not export the chat: " + err.Error(), level: noticeError}
 		}
 		return noticeMsg{text: fmt.Sprintf("chat exported to %s (%d message%s)", file, len(c.Messages), plural(len(c.Messages)))}
@@ -215,7 +214,7 @@ func clearPreviewCmd(ctx context.Context, e Engine, text string) tea.Cmd {
 func saveCmd(dir string, turn, call int, text string) tea.Cmd {
 	return func() tea.Msg {
 		path := filepath.Join(dir, fmt.Sprintf("ward-prompt-turn%d-call%d.txt", turn, call))
-		if err := session.SaveText(path, false, text); err != nil {
+		if err := live.SaveText(path, false, text); err != nil {
 			return noticeMsg{text: "could not save the prompt: " + err.Error(), level: noticeError}
 		}
 		return noticeMsg{text: "prompt saved to " + path}

@@ -1,4 +1,4 @@
-package session
+package live
 
 import "github.com/ward-sim/ward/persist/outfile"
 
