@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 
 	"github.com/ward-sim/ward/persist/outfile"
 )
@@ -32,7 +31,7 @@ func OpenTrace(path string) (*TraceWriter, error) {
 	if err := outfile.Appendable(path); err != nil {
 		return nil, fmt.Errorf("--trace: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, outfile.Mode)
+	f, err := outfile.OpenLog(path)
 	if err != nil {
 		return nil, err
 	}

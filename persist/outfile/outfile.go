@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // Mode is every output's: it may hold clinical text.
@@ -104,6 +105,12 @@ func Check(path string, force bool) error { return check(path, force) }
 // Appendable refuses, as Write does whatever force says, a path that a log ward appends to (a
 // trace) must not be: a file ward is using, a database, a symbolic link, or not a regular file.
 func Appendable(path string) error { return check(path, true) }
+
+// OpenLog opens a log ward appends to (a trace, the audit record) for appending, creating it
+// as Mode; a symbolic link at path is refused, not followed.
+func OpenLog(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, Mode)
+}
 
 // WriteString is Write of a string.
 func WriteString(path string, force bool, s string) error {

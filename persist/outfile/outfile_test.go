@@ -80,3 +80,31 @@ func TestWriteRefusesWhatWardUses(t *testing.T) {
 		t.Errorf("a database: %v", err)
 	}
 }
+
+// A log is appended to, the user's alone, and never through a symbolic link.
+func TestOpenLogAppendsAndRefusesALink(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "trace.jsonl")
+	for _, line := range []string{"one\n", "two\n"} {
+		f, err := OpenLog(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(line)
+		f.Close()
+	}
+	if data, _ := os.ReadFile(log); string(data) != "one\ntwo\n" {
+		t.Fatalf("log: %q", data)
+	}
+	if info, _ := os.Stat(log); info.Mode().Perm() != Mode {
+		t.Fatalf("mode %v", info.Mode().Perm())
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(log, link); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := OpenLog(link); err == nil {
+		f.Close()
+		t.Fatal("a log opened through a symbolic link")
+	}
+}
