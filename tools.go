@@ -16,6 +16,7 @@ import (
 	"github.com/ward-sim/ward/agents/replay"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/persist/outfile"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/session/playback"
@@ -226,6 +227,7 @@ func diffCommand(_ context.Context, c *call) error {
 }
 
 func inspectCommand(ctx context.Context, c *call) error {
+	defer outfile.Hold(c.args[0])() // the inspector's saves never replace the trace it shows
 	runs, err := readTraceFile(c.args[0])
 	if err != nil {
 		return err
