@@ -74,9 +74,6 @@ func (cl *cli) build(s spec) *cobra.Command {
 	}
 	o := &options{}
 	cmd := &cobra.Command{Use: s.use, Short: s.summary}
-	call := func(cmd *cobra.Command, args []string) *call {
-		return &call{cmd: cmd, o: o, formats: s.formats, args: args, stdin: cl.stdin, stdout: cl.stdout, stderr: cl.stderr}
-	}
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		switch {
 		case s.args == nil && len(args) > 0:
@@ -87,7 +84,7 @@ func (cl *cli) build(s spec) *cobra.Command {
 		return nil
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c := call(cmd, args)
+		c := &call{cmd: cmd, o: o, formats: s.formats, args: args, stdin: cl.stdin, stdout: cl.stdout, stderr: cl.stderr}
 		if err := checkOutput(c); err != nil {
 			return err
 		}
@@ -246,9 +243,7 @@ func commandFirst(args []string) ([]string, string) {
 	all := allFlags()
 	args = slices.Clone(args)
 	for i, arg := range args {
-		if name, _, _ := strings.Cut(strings.TrimPrefix(arg, "-"), "="); len(name) > 1 && arg[0] == '-' && arg[1] != '-' && (all.Lookup(name) != nil || name == "help") {
-			args[i] = "-" + arg
-		}
+		args[i] = doubleDash(arg, all)
 	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -268,6 +263,17 @@ func commandFirst(args []string) ([]string, string) {
 		}
 	}
 	return args, ""
+}
+
+// doubleDash writes -name and -name=value as --name and --name=value when name is one of ward's
+// flags (or help), as package flag read them.
+func doubleDash(arg string, all *pflag.FlagSet) string {
+	name, ok := strings.CutPrefix(arg, "-")
+	name, _, _ = strings.Cut(name, "=")
+	if !ok || len(name) < 2 || name[0] == '-' || (all.Lookup(name) == nil && name != "help") {
+		return arg
+	}
+	return "-" + arg
 }
 
 // flagError is pflag's message as ward writes it, with the help to read.

@@ -71,3 +71,32 @@ func TestVerbsCheckTheirArguments(t *testing.T) {
 		}
 	}
 }
+
+// commandFirst moves the command's name to the front and keeps every other argument but a "--"
+// before it; single-dash long flags become double-dash ones.
+func FuzzCommandFirst(f *testing.F) {
+	f.Add("--db\x00x.db\x00dump")
+	f.Add("-db=x\x00archive\x00show\x003")
+	f.Add("--new\x00run\x00--backend\x00offline")
+	f.Add("--\x00stats\x00--json")
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Split(line, "\x00")
+		got, name := commandFirst(args)
+		if name != "" && got[0] != name {
+			t.Fatalf("%q: %q does not start with %q", args, got, name)
+		}
+		flags := allFlags()
+		count := map[string]int{}
+		for _, a := range args {
+			count[doubleDash(a, flags)]++
+		}
+		for _, a := range got {
+			count[a]--
+		}
+		for a, n := range count {
+			if n < 0 || n > 0 && (a != "--" || n > 1) {
+				t.Fatalf("%q became %q: %q is there %d times too few", args, got, a, n)
+			}
+		}
+	})
+}
