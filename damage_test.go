@@ -25,13 +25,14 @@ func damagedShift(t *testing.T) string {
 }
 
 // Every command reports damage the same way: once, with the real path in the message and in the
-// `ward recover` hint. `ward run` refuses a file dump calls damaged before writing to it.
+// `ward recover` hint. `ward run` and the TUI refuse a file dump calls damaged before writing to it.
 func TestDamageIsReportedOnceWithThePath(t *testing.T) {
 	db := damagedShift(t)
 	before := fileBytes(t, db)
 	want := "the database " + db + " is damaged"
 	hint := "`ward recover --db " + db + " --out NEW`"
-	for _, args := range [][]string{{"dump"}, {"export"}, {"run", "--backend", "offline"}, {"run", "--backend", "offline", "--new"}} {
+	tui := []string{"--backend", "offline"} // refused before it draws anything
+	for _, args := range [][]string{{"dump"}, {"export"}, {"run", "--backend", "offline"}, {"run", "--backend", "offline", "--new"}, tui} {
 		stderr, code := wardCLI(t, append(args, "--db", db)...)
 		if code != 1 || strings.Count(stderr, "is damaged") != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, hint) {
 			t.Errorf("%q: exit %d, want 1 and one report naming %s:\n%s", args, code, db, stderr)
