@@ -79,16 +79,6 @@ func MustExist(path string) error {
 	return nil
 }
 
-// VerifyLatest reads the latest shift of the person signed in whole, as `ward dump` does, so that
-// a command about to write refuses a file that dump calls damaged.
-func (s *Store) VerifyLatest() error {
-	info, ok, err := s.LatestSession()
-	if err == nil && ok {
-		_, err = s.Dump(info.ID)
-	}
-	return err
-}
-
 // Audit is the audit record of this database, written as the login running ward.
 func (s *Store) Audit() *AuditLog { return AuditFor(s.path) }
 
