@@ -55,6 +55,23 @@ func TestOutRefusesWhatItDidNotCreate(t *testing.T) {
 			}
 		}
 	}
+	// recover names a new database: never one that exists, nor a symbolic link, even to nothing.
+	dangling := filepath.Join(dir, "dangling.db")
+	if err := os.Symlink(filepath.Join(dir, "nowhere.db"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{db, existing, dangling} {
+		before := fileBytes(t, target)
+		if stderr, code := wardCLI(t, "recover", "--db", db, "--out", target); code != 2 || !strings.Contains(stderr, "already exists") {
+			t.Errorf("recover --out %s: exit %d:\n%s", target, code, stderr)
+		}
+		if !bytes.Equal(fileBytes(t, target), before) {
+			t.Errorf("recover changed %s", target)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere.db")); err == nil {
+		t.Error("recover wrote through a dangling symlink")
+	}
 	if _, err := os.Lstat(link); err != nil {
 		t.Errorf("the symlink is gone: %v", err)
 	}
