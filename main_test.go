@@ -368,7 +368,7 @@ func TestEvalGates(t *testing.T) {
 // so the five together cannot outlast .ci/run's -timeout on a loaded machine: cases a suite has
 // not reached by then fail in its report, which cannot fail the build.
 func TestLiveEvalReports(t *testing.T) {
-	const liveEvalBound = 90 * time.Second
+	const liveEvalBound = 75 * time.Second
 	srv := ollamatest.StartForTest(t, 1)
 	t.Setenv("OLLAMA_HOST", srv.URL.String())
 	var reports strings.Builder
