@@ -97,10 +97,12 @@ func checkOut(c *call) error {
 	if c.o.out == "" || c.cmd.Flags().Lookup("force") == nil { // recover names a new database itself
 		return nil
 	}
-	keep := slices.Clone(c.args) // the files a command reads are its arguments (diff, replay)
-	if f := c.cmd.Flags().Lookup("db"); f != nil {
-		keep = append(keep, c.o.db, persist.AuditPath(c.o.db))
+	db := defaultDBPath() // the database is --db's, or the one ward opens by default
+	if c.cmd.Flags().Lookup("db") != nil {
+		db = c.o.db
 	}
+	// The files a command reads are its arguments (diff's traces).
+	keep := append(slices.Clone(c.args), db, persist.AuditPath(db))
 	defer outfile.Hold(keep...)()
 	return outfile.Check(c.o.out, c.o.force)
 }
