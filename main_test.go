@@ -374,15 +374,16 @@ func TestLiveEvalReports(t *testing.T) {
 	var reports strings.Builder
 	for _, suite := range []string{"delta", "analyzer", "patient", "debrief", "knowledge"} {
 		// knowledge ranks the cards with the tiny model's embeddings beside full-text search.
-		out, err := ward(t, "", "eval", suite, "--backend", "ollama", "--model", ollamatest.ModelName, "--min", "0", "--num-predict", "48", "--format", "md", "--timeout", liveEvalBound.String(),
-			"--embed-model", ollamatest.ModelName)
+		var out, notes strings.Builder
+		err := run([]string{"eval", suite, "--backend", "ollama", "--model", ollamatest.ModelName, "--min", "0", "--num-predict", "48", "--format", "md",
+			"--timeout", liveEvalBound.String(), "--embed-model", ollamatest.ModelName}, strings.NewReader(""), &out, &notes)
 		if err != nil {
 			t.Fatalf("%s: %v", suite, err)
 		}
-		if !strings.Contains(out, "report only (--min 0): this run cannot fail") || !strings.Contains(out, "| case |") {
-			t.Fatalf("%s report:\n%s", suite, out)
+		if !strings.Contains(out.String(), "report only (--min 0): this run cannot fail") || !strings.Contains(out.String(), "| case |") {
+			t.Fatalf("%s report:\n%s", suite, out.String())
 		}
-		reports.WriteString(out + "\n")
+		reports.WriteString(out.String() + notes.String() + "\n") // a note says when --timeout cut the suite short
 	}
 	t.Log("\n" + reports.String())
 	if path := os.Getenv("WARD_EVAL_REPORT"); path != "" {
