@@ -114,3 +114,23 @@ func fileBytes(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// --trace appends to a log of its own: never to the database or its audit record, nor through
+// a symbolic link.
+func TestTraceNeverWritesIntoTheDatabase(t *testing.T) {
+	db := shiftDB(t)
+	link := filepath.Join(t.TempDir(), "trace-link.jsonl")
+	if err := os.Symlink(persist.AuditPath(db), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, trace := range []string{db, persist.AuditPath(db), link} {
+		before, audit := fileBytes(t, db), fileBytes(t, persist.AuditPath(db))
+		stderr, code := wardCLI(t, "run", "--db", db, "--backend", "offline", "--trace", trace)
+		if code != 2 || !strings.Contains(stderr, "--trace: "+trace+" refused") {
+			t.Errorf("--trace %s: exit %d:\n%s", trace, code, stderr)
+		}
+		if !bytes.Equal(fileBytes(t, db), before) || !bytes.Equal(fileBytes(t, persist.AuditPath(db)), audit) {
+			t.Errorf("--trace %s changed the database or its audit record", trace)
+		}
+	}
+}
