@@ -183,8 +183,10 @@ func copyChatCmd(ctx context.Context, e Engine, w io.Writer) tea.Cmd {
 // file named after the patient and the time in dir; a file that exists is replaced only when arg
 // ends in --force.
 func exportCmd(ctx context.Context, e Engine, dir, arg string) tea.Cmd {
-	file, force := strings.CutSuffix(arg, "--force")
-	file = strings.TrimSpace(file)
+	file, force := strings.TrimSpace(arg), false
+	if rest, ok := strings.CutSuffix(file, "--force"); ok && (rest == "" || strings.HasSuffix(rest, " ")) {
+		file, force = strings.TrimSpace(rest), true
+	}
 	return func() tea.Msg {
 		c, err := e.Transcript(ctx)
 		if err != nil {

@@ -27,4 +27,10 @@ func TestExportNeverReplacesAFileUnasked(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), "It came on after lunch") || info.Mode().Perm() != 0o600 {
 		t.Fatalf("/export --force: %v, mode %v\n%s", err, info.Mode().Perm(), data)
 	}
+	named := filepath.Join(filepath.Dir(file), "chat--force")
+	typeText(m, "/export "+named)
+	press(t, m, "enter")
+	if _, err := os.Stat(named); err != nil {
+		t.Fatalf("a file whose name ends in --force: %v\n%s", err, screen(m))
+	}
 }
