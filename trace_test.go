@@ -43,7 +43,8 @@ func TestATraceOnAFullDiskFailsTheRun(t *testing.T) {
 	replayed(t, trace)
 }
 
-// A trace cut part way through a line (a killed ward, a full disk) replays its whole turns.
+// A trace cut part way through a line (a killed ward, a full disk) replays its whole turns, and
+// no run is appended to it.
 func TestACutTraceReplaysWhatIsWhole(t *testing.T) {
 	trace := recordTrace(t, "review patient_1\nany allergies?\n/wait 2m\n/vitals\n")
 	data := fileBytes(t, trace)
@@ -51,6 +52,13 @@ func TestACutTraceReplaysWhatIsWhole(t *testing.T) {
 	last := strings.LastIndex(strings.TrimRight(string(data), "\n"), "\n")
 	if err := os.WriteFile(cut, data[:last+40], 0o600); err != nil { // 40 bytes into the last line
 		t.Fatal(err)
+	}
+	replayed(t, cut)
+	// Appending a run after the torn line would leave a trace no one can read: refused.
+	db := filepath.Join(t.TempDir(), "ward.db")
+	stderr, code := wardCLI(t, "run", "--db", db, "--backend", "offline", "--trace", cut)
+	if code != 1 || !strings.Contains(stderr, "its last line is cut short") {
+		t.Fatalf("a run appended to a cut trace: exit %d\n%s", code, stderr)
 	}
 	replayed(t, cut)
 }

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +27,8 @@ type TraceWriter struct {
 }
 
 // OpenTrace opens path for appending, creating it if needed. The file holds whole prompts, so
-// only the user may read it.
+// only the user may read it. A trace cut short (its last line torn) is refused: a run appended
+// after the torn line could not be read back.
 func OpenTrace(path string) (*TraceWriter, error) {
 	if err := outfile.Appendable(path); err != nil {
 		return nil, fmt.Errorf("--trace: %w", err)
@@ -35,7 +37,32 @@ func OpenTrace(path string) (*TraceWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := endsWhole(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--trace %s: %w", path, err)
+	}
 	return &TraceWriter{w: f, closer: closeAll{f, outfile.Hold(path)}}, nil
+}
+
+// endsWhole refuses a file whose last line has no end: it was cut short.
+func endsWhole(f *os.File) error {
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return err
+	}
+	r, err := os.Open(f.Name())
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	last := make([]byte, 1)
+	if _, err := r.ReadAt(last, info.Size()-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		return errors.New("its last line is cut short, so a run appended to it could not be read back: name a new file (`ward replay` still replays what it holds)")
+	}
+	return nil
 }
 
 // closeAll closes the trace file and lets outputs name it again.
