@@ -736,7 +736,8 @@ func sessionConfig(ctx context.Context, o *options, store *persist.Store, notice
 func askModel(cfg *session.Config) {
 	cfg.Analyzer = analyzer.NewAnalyzer(nil)
 	if cfg.Backend.Name() == "ollama" {
-		traced := llm.Traced(cfg.Backend, cfg.Trace)
+		cfg.Observer = &llm.Observer{}
+		traced := llm.Traced(cfg.Backend, cfg.Trace, cfg.Observer)
 		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: cfg.NumCtx}))
 		cfg.Team.Router = traced
 	}

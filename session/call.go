@@ -90,6 +90,7 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.P
 		req.Format = agents.AgentOutputSchema
 	}
 	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
+	s.noticeModelLoad(t)
 	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
 		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
