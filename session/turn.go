@@ -96,7 +96,7 @@ func (s *Session) message(role, agent, content string) memory.Message {
 }
 
 func (s *Session) endTurn(t *turn) {
-	if !strings.EqualFold(t.input, "/inspect") {
+	if !strings.EqualFold(t.input, CmdInspect) {
 		s.keepTurnRecord(t)
 	}
 	t.emit(TurnEndEvent{
