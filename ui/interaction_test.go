@@ -12,8 +12,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ward-sim/ward/session"
 
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 )
 
