@@ -26,13 +26,29 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 	case sc.KindGlucoseCheck:
 		return Result{T: a.T, Name: "capillary glucose", Value: fmt.Sprintf("%g mmol/L", a.Glucose)}, true
 	case sc.KindECG:
-		return Result{T: a.T, Name: "12-lead ECG", Value: st.Rhythm}, st.Rhythm != ""
+		return Result{T: a.T, Name: sc.Tests[testECG], Value: ecgOf(st)}, ecgOf(st) != ""
 	case sc.KindPupils:
 		return Result{T: a.T, Name: "pupils", Value: st.Pupils}, true
 	case sc.KindTest:
 		return Result{T: a.T, Name: sc.Tests[a.Test], Value: cmp.Or(st.Results[a.Test], noResult)}, true
 	}
 	return Result{}, false
+}
+
+// testECG is the result a state gives for its 12-lead ECG beyond the rhythm.
+const testECG = "ecg"
+
+// ecgOf is what a 12-lead ECG shows in st: the rhythm and, when the state says more (peaked T
+// waves, ST elevation), that too.
+func ecgOf(st *sc.State) string {
+	switch ecg := st.Results[testECG]; {
+	case ecg == "":
+		return st.Rhythm
+	case st.Rhythm == "":
+		return ecg
+	default:
+		return st.Rhythm + "; " + ecg
+	}
 }
 
 // noResult is what a test the scenario gives no result for finds: it is done, and nothing in it
