@@ -20,6 +20,8 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"sepsis-urosepsis", 20, "septic-shock"},
 		{"copd-exacerbation", 20, "worsening"},
 		{"fracture-morphine-allergy", 20, "uncontrolled"},
+		// the adult curriculum's cases (issue 26)
+		{"svt", 26, "collapsing"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -94,6 +96,15 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{40, "fentanyl 100 mcg intranasal"},
 			{60, "splint the leg"},
 			{600, "recheck vitals"},
+		}},
+		// the adult curriculum's cases (issue 26)
+		{"svt", 10, "sinus", []step{
+			{20, "monitor, obs, any allergies? any medical history?"},
+			{60, "12 lead ECG and IV access"},
+			{90, "modified Valsalva"},
+			{150, "adenosine 6 mg IV rapid bolus"},
+			{240, "adenosine 12 mg IV rapid bolus"},
+			{540, "recheck vitals"},
 		}},
 	}
 	var ids []string

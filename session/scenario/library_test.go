@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +23,10 @@ func TestBuiltinScenarios(t *testing.T) {
 	want := []string{
 		"acs-sildenafil", "anaphylaxis", "asthma-exacerbation", "copd-exacerbation",
 		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "sepsis-urosepsis",
+		// the adult curriculum's cases (issue 26)
+		"svt",
 	}
+	slices.Sort(want) // List is sorted by id
 	var got []string
 	for _, s := range lib.List() {
 		got = append(got, s.ID)
