@@ -22,6 +22,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"fracture-morphine-allergy", 20, "uncontrolled"},
 		// the adult curriculum's cases (issue 26)
 		{"svt", 26, "collapsing"},
+		{"bradycardia", 13, "collapsing"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -105,6 +106,13 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{150, "adenosine 6 mg IV rapid bolus"},
 			{240, "adenosine 12 mg IV rapid bolus"},
 			{540, "recheck vitals"},
+		}},
+		{"bradycardia", 15, "paced", []step{
+			{20, "monitor and obs, any allergies? what medications do you take?"},
+			{60, "12 lead ECG and IV access"},
+			{120, "atropine 500 micrograms IV"},
+			{400, "start transcutaneous pacing"},
+			{840, "recheck vitals"},
 		}},
 	}
 	var ids []string
