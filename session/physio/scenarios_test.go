@@ -23,6 +23,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		// the adult curriculum's cases (issue 26)
 		{"svt", 26, "collapsing"},
 		{"bradycardia", 13, "collapsing"},
+		{"hyperkalaemia-aki", 13, "peri-arrest"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -113,6 +114,14 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{120, "atropine 500 micrograms IV"},
 			{400, "start transcutaneous pacing"},
 			{840, "recheck vitals"},
+		}},
+		{"hyperkalaemia-aki", 20, "improving", []step{
+			{20, "monitor and obs, any allergies? what medications do you take?"},
+			{60, "12 lead ECG, IV access and a blood gas"},
+			{120, "calcium gluconate 10% 30 mL IV"},
+			{200, "insulin 10 units IV and glucose 10% 250 mL IV"},
+			{300, "1 L Hartmann's"},
+			{1140, "recheck vitals"},
 		}},
 	}
 	var ids []string
