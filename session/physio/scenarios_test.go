@@ -24,6 +24,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"svt", 26, "collapsing"},
 		{"bradycardia", 13, "collapsing"},
 		{"hyperkalaemia-aki", 13, "peri-arrest"},
+		{"pulmonary-embolism", 26, "peri-arrest"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -121,6 +122,14 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{120, "calcium gluconate 10% 30 mL IV"},
 			{200, "insulin 10 units IV and glucose 10% 250 mL IV"},
 			{300, "1 L Hartmann's"},
+			{1140, "recheck vitals"},
+		}},
+		{"pulmonary-embolism", 20, "anticoagulated", []step{
+			{20, "monitor and obs, any allergies? what happened?"},
+			{40, "oxygen 15 L via non-rebreather"},
+			{90, "12 lead ECG, IV access and bloods"},
+			{240, "enoxaparin 1 mg/kg SC"},
+			{300, "urgent CTPA"},
 			{1140, "recheck vitals"},
 		}},
 	}
