@@ -25,6 +25,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"bradycardia", 13, "collapsing"},
 		{"hyperkalaemia-aki", 13, "peri-arrest"},
 		{"pulmonary-embolism", 26, "peri-arrest"},
+		{"stroke-thrombolysis", 41, "established"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -130,6 +131,13 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{90, "12 lead ECG, IV access and bloods"},
 			{240, "enoxaparin 1 mg/kg SC"},
 			{300, "urgent CTPA"},
+			{1140, "recheck vitals"},
+		}},
+		{"stroke-thrombolysis", 20, "thrombolysed", []step{
+			{20, "check vitals and a BM"},
+			{60, "when did this start? what medications does he take? any allergies?"},
+			{120, "IV access and urgent CT head"},
+			{600, "alteplase 74 mg IV"},
 			{1140, "recheck vitals"},
 		}},
 	}
