@@ -26,6 +26,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"hyperkalaemia-aki", 13, "peri-arrest"},
 		{"pulmonary-embolism", 26, "peri-arrest"},
 		{"stroke-thrombolysis", 41, "established"},
+		{"pulmonary-oedema", 23, "peri-arrest"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -138,6 +139,14 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{60, "when did this start? what medications does he take? any allergies?"},
 			{120, "IV access and urgent CT head"},
 			{600, "alteplase 74 mg IV"},
+			{1140, "recheck vitals"},
+		}},
+		{"pulmonary-oedema", 20, "improving", []step{
+			{20, "sit her up, oxygen 15 L via non-rebreather, check vitals"},
+			{60, "any allergies? 12 lead ECG and IV access"},
+			{150, "furosemide 40 mg IV"},
+			{200, "GTN 400 micrograms SL"},
+			{260, "chest X-ray"},
 			{1140, "recheck vitals"},
 		}},
 	}
