@@ -27,6 +27,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"pulmonary-embolism", 26, "peri-arrest"},
 		{"stroke-thrombolysis", 41, "established"},
 		{"pulmonary-oedema", 23, "peri-arrest"},
+		{"status-epilepticus", 30, "peri-arrest"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -147,6 +148,14 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{150, "furosemide 40 mg IV"},
 			{200, "GTN 400 micrograms SL"},
 			{260, "chest X-ray"},
+			{1140, "recheck vitals"},
+		}},
+		{"status-epilepticus", 20, "post-ictal", []step{
+			{15, "NPA and oxygen 15 L via non-rebreather"},
+			{40, "check vitals and a BM, IV access"},
+			{90, "lorazepam 4 mg IV"},
+			{120, "any allergies? what medications does he take?"},
+			{360, "levetiracetam 4.5 g IV"},
 			{1140, "recheck vitals"},
 		}},
 	}
