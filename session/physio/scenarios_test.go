@@ -28,6 +28,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"stroke-thrombolysis", 41, "established"},
 		{"pulmonary-oedema", 23, "peri-arrest"},
 		{"status-epilepticus", 30, "peri-arrest"},
+		{"bacterial-meningitis", 40, "coning"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -156,6 +157,13 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{90, "lorazepam 4 mg IV"},
 			{120, "any allergies? what medications does he take?"},
 			{360, "levetiracetam 4.5 g IV"},
+			{1140, "recheck vitals"},
+		}},
+		{"bacterial-meningitis", 20, "improving", []step{
+			{20, "check vitals and a BM"},
+			{60, "what happened? any allergies?"},
+			{120, "IV access, blood cultures and a lactate"},
+			{240, "dexamethasone 10 mg IV then ceftriaxone 2 g IV"},
 			{1140, "recheck vitals"},
 		}},
 	}
