@@ -29,6 +29,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"pulmonary-oedema", 23, "peri-arrest"},
 		{"status-epilepticus", 30, "peri-arrest"},
 		{"bacterial-meningitis", 40, "coning"},
+		{"head-injury-anticoagulated", 30, "coning"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -164,6 +165,14 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{60, "what happened? any allergies?"},
 			{120, "IV access, blood cultures and a lactate"},
 			{240, "dexamethasone 10 mg IV then ceftriaxone 2 g IV"},
+			{1140, "recheck vitals"},
+		}},
+		{"head-injury-anticoagulated", 20, "reversed", []step{
+			{20, "check vitals and pupils, any allergies?"},
+			{60, "what medications do you take?"},
+			{90, "IV access and clotting"},
+			{150, "urgent CT head"},
+			{240, "beriplex 1500 units IV and vitamin K 10 mg IV"},
 			{1140, "recheck vitals"},
 		}},
 	}
