@@ -30,6 +30,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"status-epilepticus", 30, "peri-arrest"},
 		{"bacterial-meningitis", 40, "coning"},
 		{"head-injury-anticoagulated", 30, "coning"},
+		{"upper-gi-bleed", 23, "peri-arrest"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -173,6 +174,14 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{90, "IV access and clotting"},
 			{150, "urgent CT head"},
 			{240, "beriplex 1500 units IV and vitamin K 10 mg IV"},
+			{1140, "recheck vitals"},
+		}},
+		{"upper-gi-bleed", 20, "resuscitated", []step{
+			{20, "check vitals, any allergies?"},
+			{40, "two large bore cannulas"},
+			{90, "venous blood gas and a crossmatch"},
+			{120, "what medications do you take?"},
+			{240, "transfuse 2 units of O negative"},
 			{1140, "recheck vitals"},
 		}},
 	}
