@@ -31,6 +31,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"bacterial-meningitis", 40, "coning"},
 		{"head-injury-anticoagulated", 30, "coning"},
 		{"upper-gi-bleed", 23, "peri-arrest"},
+		{"paracetamol-overdose", 30, "vomiting"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -183,6 +184,14 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{120, "what medications do you take?"},
 			{240, "transfuse 2 units of O negative"},
 			{1140, "recheck vitals"},
+		}},
+		{"paracetamol-overdose", 25, "treated", []step{
+			{20, "check vitals, any allergies?"},
+			{40, "what happened? when did you take them?"},
+			{120, "IV access, paracetamol level and bloods"},
+			{240, "acetylcysteine 150 mg/kg IV"},
+			{360, "who do you live with?"},
+			{1480, "recheck vitals"},
 		}},
 	}
 	var ids []string
