@@ -42,6 +42,7 @@ var curriculumCases = []struct {
 		med("prothrombin complex concentrate", "2000 units", "IV")}},
 	{"transfuse 2 units of O negative", []Action{med("red cells", "2 units", "")}},
 	{"give sodium bicarbonate 8.4% 50 mL IV", []Action{med("sodium bicarbonate", "50 mL of 8.4%", "IV")}},
+	{"start a fixed rate insulin infusion at 0.1 units/kg/hr IV", []Action{med("insulin", "0.1 units/kg/h", "IV")}},
 	{"she takes warfarin", nil},
 }
 

@@ -52,6 +52,10 @@ func TestParseDose(t *testing.T) {
 		{"1 mg/min", Dose{}},
 		{"0.1 micrograms/kg/min", Dose{}},
 		{"10 ml/hour", Dose{}},
+		// units by the hour are an infusion: insulin, heparin
+		{"0.1 units/kg/hr", Dose{Amount: 0.1, Unit: Units, PerKg: true, PerHour: true}},
+		{"6 units per hour", Dose{Amount: 6, Unit: Units, PerHour: true}},
+		{"6 units/min", Dose{}},
 		{"at 14:30 give it", Dose{}},
 		{"10,5 mg", Dose{}},
 		{"1/0 mg", Dose{}},
