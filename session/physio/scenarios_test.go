@@ -32,6 +32,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"head-injury-anticoagulated", 30, "coning"},
 		{"upper-gi-bleed", 23, "peri-arrest"},
 		{"paracetamol-overdose", 30, "vomiting"},
+		{"diabetic-ketoacidosis", 40, "peri-arrest"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -191,6 +192,14 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{120, "IV access, paracetamol level and bloods"},
 			{240, "acetylcysteine 150 mg/kg IV"},
 			{360, "who do you live with?"},
+			{1480, "recheck vitals"},
+		}},
+		{"diabetic-ketoacidosis", 25, "improving", []step{
+			{20, "check vitals and a BM, any allergies?"},
+			{60, "IV access, blood ketones and a venous gas"},
+			{150, "1 L 0.9% saline over an hour"},
+			{210, "what medications do you take?"},
+			{300, "start a fixed rate insulin infusion at 0.1 units/kg/hr IV"},
 			{1480, "recheck vitals"},
 		}},
 	}

@@ -24,7 +24,7 @@ func TestBuiltinScenarios(t *testing.T) {
 		"acs-sildenafil", "anaphylaxis", "asthma-exacerbation", "copd-exacerbation",
 		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "sepsis-urosepsis",
 		// the adult curriculum's cases (issue 26)
-		"svt", "bradycardia", "hyperkalaemia-aki", "pulmonary-embolism", "stroke-thrombolysis", "pulmonary-oedema", "status-epilepticus", "bacterial-meningitis", "head-injury-anticoagulated", "upper-gi-bleed", "paracetamol-overdose",
+		"svt", "bradycardia", "hyperkalaemia-aki", "pulmonary-embolism", "stroke-thrombolysis", "pulmonary-oedema", "status-epilepticus", "bacterial-meningitis", "head-injury-anticoagulated", "upper-gi-bleed", "paracetamol-overdose", "diabetic-ketoacidosis",
 	}
 	slices.Sort(want) // List is sorted by id
 	var got []string
