@@ -80,7 +80,7 @@ func TestStatesInheritInitialVitalsAndCompileTransitions(t *testing.T) {
 
 func TestShifts(t *testing.T) {
 	lib := mustLoad(t)
-	want := map[string]int{"busy-ed": 4, "multi-casualty": 8, "quiet-night": 2}
+	want := map[string]int{"busy-ed": 4, "multi-casualty": 8, "quiet-night": 2, "medical-take": 6}
 	for id, n := range want {
 		sh, err := lib.Shift(id)
 		if err != nil {
@@ -98,7 +98,7 @@ func TestShifts(t *testing.T) {
 			}
 		}
 	}
-	if len(lib.Shifts()) != 3 {
+	if len(lib.Shifts()) != len(want) {
 		t.Errorf("Shifts() = %d", len(lib.Shifts()))
 	}
 }
