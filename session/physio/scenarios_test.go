@@ -136,7 +136,7 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{20, "monitor and obs, any allergies? what happened?"},
 			{40, "oxygen 15 L via non-rebreather"},
 			{90, "12 lead ECG, IV access and bloods"},
-			{240, "enoxaparin 1 mg/kg SC"},
+			{240, "heparin 5000 units IV"},
 			{300, "urgent CTPA"},
 			{1140, "recheck vitals"},
 		}},
