@@ -26,7 +26,7 @@ func TestCurriculumCasesTeachAsTheyRun(t *testing.T) {
 			{"synchronised cardioversion", []string{"Synchronised DC shock delivered", "A synchronised DC shock for an SVT with no adverse features"}},
 		}},
 		{"bradycardia", []step{
-			{"12 lead ECG", []string{"complete heart block: P waves at 80/min dissociated"}},
+			{"12 lead ECG", []string{"P waves at 80/min marching through, unrelated to broad ventricular escape complexes"}},
 			{"IV access", nil},
 			{"/wait 1m", nil},
 			{"atropine 3 mg IV", []string{"STOP", "atropine"}},

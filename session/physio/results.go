@@ -38,18 +38,10 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 // testECG is the result a state gives for its 12-lead ECG beyond the rhythm.
 const testECG = "ecg"
 
-// ecgOf is what a 12-lead ECG shows in st: the rhythm and, when the state says more (peaked T
-// waves, ST elevation), that too.
-func ecgOf(st *sc.State) string {
-	switch ecg := st.Results[testECG]; {
-	case ecg == "":
-		return st.Rhythm
-	case st.Rhythm == "":
-		return ecg
-	default:
-		return st.Rhythm + "; " + ecg
-	}
-}
+// ecgOf is what a 12-lead ECG shows in st: the state's own reading of it when it gives one
+// (rate, rhythm in words, intervals, ST and T changes: the trainee names the rhythm), else the
+// state's rhythm.
+func ecgOf(st *sc.State) string { return cmp.Or(st.Results[testECG], st.Rhythm) }
 
 // noResult is what a test the scenario gives no result for finds: it is done, and nothing in it
 // changes the case.
