@@ -155,7 +155,7 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{260, "chest X-ray"},
 			{1140, "recheck vitals"},
 		}},
-		{"status-epilepticus", 20, "post-ictal", []step{
+		{"status-epilepticus", 20, "stopped", []step{
 			{15, "NPA and oxygen 15 L via non-rebreather"},
 			{40, "check vitals and a BM, IV access"},
 			{90, "lorazepam 4 mg IV"},
