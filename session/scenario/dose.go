@@ -22,12 +22,10 @@ const (
 // of them together ("0.5 mL of 1 in 1000"). Turning it into an amount of drug
 // is the formulary's job, because only the drug says which strengths exist.
 type Dose struct {
-	Amount float64 // in Unit; 0 when the dose is only a volume
-	Unit   Unit    // Milligrams, Units or Puffs
-	PerKg  bool    // Amount is per kg of body weight
-	// PerHour marks an infusion of units by the hour ("0.1 units/kg/h" of insulin): Amount is
-	// what runs in each hour, and the dose checks weigh the first hour's.
-	PerHour  bool
+	Amount   float64  // in Unit; 0 when the dose is only a volume
+	Unit     Unit     // Milligrams, Units or Puffs
+	PerKg    bool     // Amount is per kg of body weight
+	PerHour  bool     // an infusion of units ("0.1 units/kg/h"): Amount runs each hour; checks weigh the first
 	VolumeML float64  // the volume to give, when stated
 	Strength Strength // zero when not stated
 }
