@@ -32,19 +32,18 @@ const (
 	catTest // val: the investigation (sc.Tests)
 	catGlucoseCheck
 	catIVAccess
-	catStop       // stop, remove… (oxygen)
-	catTopic      // val: topic
-	catWeakOn     // when did, how long: onset unless a clearer topic is there
-	catAirway     // val: device or ""
-	catVentil     // bag-valve-mask ventilation
-	catPos        // val: position
-	catSplint     // splinting
-	catExamine    // examine, auscultate
-	catAsk        // interrogative opener
-	catDirect     // directive opener: can you, please
-	catFiller     // ok, right: skipped at the start of a clause
-	catOverride   // override: give a stopped order anyway
-	catPeriArrest // val: the action kind of a peri-arrest treatment (vagal, cardioversion, pacing)
+	catStop     // stop, remove… (oxygen)
+	catTopic    // val: topic
+	catWeakOn   // when did, how long: onset unless a clearer topic is there
+	catAirway   // val: device or ""
+	catVentil   // bag-valve-mask ventilation
+	catPos      // val: position
+	catSplint   // splinting
+	catExamine  // examine, auscultate
+	catAsk      // interrogative opener
+	catDirect   // directive opener: can you, please
+	catFiller   // ok, right: skipped at the start of a clause
+	catOverride // override: give a stopped order anyway
 )
 
 type entry struct {
@@ -187,32 +186,6 @@ func init() {
 	addCurriculum()
 	add(catFiller, "", "ok", "okay", "right", "so", "alright", "now", "hi", "hello", "um", "er", "erm", "well",
 		"great", "good", "thanks", "thank you", "sir", "madam", "mate")
-}
-
-// addCurriculum adds what the adult curriculum's cases need (issue 26): their investigations,
-// the peri-arrest treatments of a tachycardia or bradycardia, and a transfusion as an order. A
-// 12-lead ECG is the ECG action, whose result a state may add to ("ecg").
-func addCurriculum() {
-	add(catTest, "ketones", "ketones", "blood ketones", "ketone", "ketone level", "capillary ketones", "beta hydroxybutyrate")
-	add(catTest, "coagulation", "clotting", "clotting screen", "coag", "coags", "coagulation", "coagulation screen",
-		"inr", "aptt", "point of care inr")
-	add(catTest, "crossmatch", "crossmatch", "cross match", "cross match blood", "group and save", "g and s",
-		"group and crossmatch", "type and cross", "xmatch")
-	add(catTest, "ct_head", "ct head", "ct brain", "ct scan of the head", "ct scan of his head", "ct scan of her head",
-		"head ct", "ct of the head", "ct of her head", "ct of his head", "non contrast ct")
-	add(catTest, "ctpa", "ctpa", "ct pulmonary angiogram", "ct pulmonary angiography", "v q scan", "vq scan")
-	add(catTest, "lumbar_puncture", "lumbar puncture", "lp", "spinal tap", "csf")
-	add(catTest, "paracetamol_level", "paracetamol level", "paracetamol levels", "paracetamol concentration",
-		"acetaminophen level", "paracetamol and salicylate levels", "paracetamol and salicylate level")
-	add(catPeriArrest, string(sc.KindVagal), "vagal", "vagal manoeuvre", "vagal manoeuvres", "vagal maneuver",
-		"vagal maneuvers", "valsalva", "valsalva manoeuvre", "modified valsalva", "modified valsalva manoeuvre",
-		"blow into a syringe", "blow into the syringe", "carotid sinus massage")
-	add(catPeriArrest, string(sc.KindCardioversion), "cardioversion", "cardiovert", "cardiovert him", "cardiovert her",
-		"synchronised cardioversion", "synchronized cardioversion", "dc cardioversion", "synchronised dc shock",
-		"synchronized dc shock", "synchronised shock", "synchronized shock", "sync shock")
-	add(catPeriArrest, string(sc.KindPacing), "pacing", "pace", "pace him", "pace her", "external pacing",
-		"transcutaneous pacing", "percussion pacing", "tcp")
-	add(catGive, "", "transfuse", "transfusing", "transfusion")
 }
 
 // lookup finds the longest phrase starting at words[0].
