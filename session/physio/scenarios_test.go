@@ -128,7 +128,7 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{20, "monitor and obs, any allergies? what medications do you take?"},
 			{60, "12 lead ECG, IV access and a blood gas"},
 			{120, "calcium gluconate 10% 30 mL IV"},
-			{200, "insulin 10 units IV and glucose 10% 250 mL IV"},
+			{200, "insulin 10 units IV and glucose 20% 100 mL IV"},
 			{300, "1 L Hartmann's"},
 			{1140, "recheck vitals"},
 		}},
