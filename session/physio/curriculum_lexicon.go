@@ -7,8 +7,10 @@ import sc "github.com/ward-sim/ward/session/scenario"
 const catPeriArrest category = 200
 
 // addCurriculum adds what the adult curriculum's cases need (issue 26): their investigations,
-// the peri-arrest treatments of a tachycardia or bradycardia, and a transfusion as an order. A
-// 12-lead ECG is the ECG action, whose result a state may add to ("ecg").
+// the peri-arrest treatments of a tachycardia or bradycardia, a transfusion as an order, the
+// fluid and insulin infusion as UK guidelines name them, and a potassium or haemoglobin asked
+// for, which a blood gas gives in minutes. A 12-lead ECG is the ECG action, whose result a
+// state may add to ("ecg").
 func addCurriculum() {
 	add(catTest, "ketones", "ketones", "blood ketones", "ketone", "ketone level", "capillary ketones", "beta hydroxybutyrate")
 	add(catTest, "coagulation", "clotting", "clotting screen", "coag", "coags", "coagulation", "coagulation screen",
@@ -30,4 +32,9 @@ func addCurriculum() {
 	add(catPeriArrest, string(sc.KindPacing), "pacing", "pace", "pace him", "pace her", "external pacing",
 		"transcutaneous pacing", "percussion pacing", "tcp")
 	add(catGive, "", "transfuse", "transfusing", "transfusion")
+	add(catDrug, "red cells", "units of blood", "unit of blood", "units of red cells", "unit of red cells")
+	add(catDrug, "insulin", "friii", "fixed rate insulin infusion", "fixed rate iv insulin infusion", "vrii")
+	add(catFluid, "", "sodium chloride", "nacl")
+	add(catTest, "blood_gas", "potassium", "potassium level", "serum potassium", "haemoglobin", "hemoglobin", "hb")
+	add(catPeriArrest, string(sc.KindVagal), "blow into", "bear down")
 }

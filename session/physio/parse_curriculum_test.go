@@ -43,6 +43,11 @@ var curriculumCases = []struct {
 	{"transfuse 2 units of O negative", []Action{med("red cells", "2 units", "")}},
 	{"give sodium bicarbonate 8.4% 50 mL IV", []Action{med("sodium bicarbonate", "50 mL of 8.4%", "IV")}},
 	{"start a fixed rate insulin infusion at 0.1 units/kg/hr IV", []Action{med("insulin", "0.1 units/kg/h", "IV")}},
+	{"give 1 litre of 0.9% sodium chloride", []Action{{Kind: sc.KindFluids, VolumeML: 1000}}},
+	{"start FRIII at 0.1 units/kg/hr IV", []Action{med("insulin", "0.1 units/kg/h", "IV")}},
+	{"give 2 units of blood", []Action{med("red cells", "2 units", "")}},
+	{"what's the potassium?", []Action{test("blood_gas")}},
+	{"ask her to blow into a 10 ml syringe", []Action{kind(sc.KindVagal)}},
 	{"she takes warfarin", nil},
 }
 
