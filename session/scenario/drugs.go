@@ -124,7 +124,7 @@ var drugs = []Drug{
 	{"trimethoprim", nil, []string{"antibiotic"}},
 	{"nitrofurantoin", nil, []string{"antibiotic"}},
 	// --- the adult curriculum's cases (issue 26): added by the cases engineer ---
-	{"alteplase", []string{"rtpa", "rt pa", "tpa", "actilyse", "thrombolysis"}, []string{"thrombolytic"}},
+	{"alteplase", []string{"rtpa", "rt pa", "tpa", "actilyse"}, []string{"thrombolytic"}},
 	{"calcium gluconate", []string{"calcium gluconate 10%", "ca gluconate"}, []string{"calcium_salt"}},
 	{"calcium chloride", []string{"cacl", "cacl2"}, []string{"calcium_salt"}},
 	{"sodium bicarbonate", []string{"bicarbonate", "bicarb", "sodium bicarb", "nahco3"}, []string{"alkalinising_agent"}},
