@@ -85,7 +85,7 @@ func TestCurriculumCasesTeachAsTheyRun(t *testing.T) {
 			{"IV access", nil},
 			{"/wait 1m", nil},
 			{"lorazepam 4 mg IV", nil},
-			{"/wait 1m", nil},
+			{"/wait 3m", nil}, // the first dose acts, and fails, within minutes
 			{"lorazepam 4 mg IV", []string{"A third benzodiazepine dose"}},
 		}},
 		{"pulmonary-oedema", []step{
