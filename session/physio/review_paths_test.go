@@ -8,7 +8,8 @@ import (
 )
 
 // A review's paths teach what they say: the treated-well path meets every critical action and
-// makes no critical error, the mistreated path makes at least one, and the untreated patient
+// makes no critical error, the mistreated path makes at least one (or the Pharmacist stops it, a
+// near miss), and the untreated patient
 // ends no better than they arrived (a patient who arrives in cardiac arrest can score no worse). TestScenarioReviews checks the states and NEWS2 row by row; this
 // checks what the debrief would say at the end of each path.
 func TestScenarioReviewPathsTeach(t *testing.T) {
@@ -39,8 +40,8 @@ func TestScenarioReviewPathsTeach(t *testing.T) {
 			if len(well.CriticalErrors) > 0 {
 				t.Errorf("treated well: critical errors %+v", well.CriticalErrors)
 			}
-			if len(played["Mistreated"].Report().CriticalErrors) == 0 {
-				t.Errorf("mistreated: no critical error is made")
+			if m := played["Mistreated"].Report(); len(m.CriticalErrors)+len(m.NearMisses) == 0 {
+				t.Errorf("mistreated: no critical error is made, nor stopped as a near miss")
 			}
 			if u := played["Untreated"]; u.TrueNEWS2().Total < u.Snapshot().NEWS2AtArrival {
 				t.Errorf("untreated: NEWS2 %d is better than on arrival (%d)", u.TrueNEWS2().Total, u.Snapshot().NEWS2AtArrival)
