@@ -99,9 +99,6 @@ func tui(ctx context.Context, c *call) error {
 	if opts.TraineeFixed, err = store.Encrypted(); err != nil {
 		return err
 	}
-	for _, c := range session.Commands() {
-		opts.Commands = append(opts.Commands, ui.Command{Name: c.Name, Args: c.Args, Summary: c.Help})
-	}
 	if !resumed && !o.newSession && o.shift == "" {
 		for _, sh := range setup.Library().Shifts() {
 			opts.StartShifts = append(opts.StartShifts, ui.Shift{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})

@@ -188,7 +188,8 @@ func (s *Setup) Close() error { return s.base.Trace.Close() }
 func AskModel(cfg *Config) {
 	cfg.Analyzer = analyzer.NewAnalyzer(nil)
 	if cfg.Backend.Name() == "ollama" {
-		traced := llm.Traced(cfg.Backend, cfg.Trace)
+		cfg.Observer = &llm.Observer{}
+		traced := llm.Traced(cfg.Backend, cfg.Trace, cfg.Observer)
 		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: cfg.NumCtx}))
 		cfg.Team.Router = traced
 	}
