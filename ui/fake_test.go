@@ -36,7 +36,7 @@ type fakeEngine struct {
 	// replyErr, when set, ends every turn with this error instead, under replyCode (LLM_EMPTY
 	// when empty).
 	replyErr, replyCode string
-	// ask, when its Kind is UpdateConfirm, is what a turn answers instead of a reply.
+	// ask, when its Kind is UpdateConfirm, is what the next turn answers instead of a reply.
 	ask session.Update
 	// archives counts the clears, for the archive number ClearPreview gives.
 	archives int
@@ -227,7 +227,12 @@ func (f *fakeEngine) turn(ctx context.Context, text string) <-chan session.Updat
 		if text != "" {
 			f.appendLocked(session.ChatMessage{ID: id + "u", Role: "user", Content: text})
 		}
+		if who, ok := strings.CutPrefix(text, "review "); ok && f.patients[who].ID != "" {
+			f.decisions = append(f.decisions, "SWITCH_EXISTING "+who) // the line stays where it was typed
+			f.active = who
+		}
 		reply, replyErr, replyCode, ask, gate := f.reply, f.replyErr, f.replyCode, f.ask, f.gate
+		f.ask = session.Update{} // asked once
 		f.mu.Unlock()
 		if !send(ctx, events, session.Update{Kind: session.UpdateChanged}) {
 			return

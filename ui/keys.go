@@ -58,7 +58,7 @@ func newKeyMap() keyMap {
 		PageDown:      bind("pgdn", "page down", "pgdown"),
 		Top:           bind("home", "oldest", "home"),
 		End:           bind("end", "newest, follow", "end"),
-		Cancel:        bind("esc", "cancel reply", "esc"),
+		Cancel:        bind("esc", "take back queued line / cancel reply", "esc"),
 		Retry:         bind("ctrl+r", "retry last turn", "ctrl+r"),
 		Inspector:     bind("ctrl+o", "prompt inspector", "ctrl+o"),
 		Palette:       bind("ctrl+k", "commands", "ctrl+k"),
@@ -73,7 +73,7 @@ func newKeyMap() keyMap {
 		Choose:        bind("enter", "choose", "enter"),
 		Up:            bind("↑", "up", "up", "ctrl+p"),
 		Down:          bind("↓", "down", "down", "ctrl+n"),
-		Yes:           bind("y/enter", "yes", "y", "Y", "enter"),
+		Yes:           bind("y", "yes", "y", "Y"),
 		No:            bind("n/esc", "no", "n", "N", "esc"),
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -82,15 +83,19 @@ type Model struct {
 	palette   palette
 	inspector inspector
 	start     startDialog
-	confirm   confirmDialog
 
 	focus      focusArea
 	overlay    overlayKind
 	searching  bool // the chat rule is the search bar and typing goes to the query
 	helpOffset int  // first line of the help overlay, when it scrolls
 	turn       *turn
-	queued     string // a line to send once the turn running now ends (a confirmed admission)
-	quitting   bool   // ctrl+c was pressed while generating
+	queue      []request       // what the trainee asked for while ward was busy, oldest first
+	switching  bool            // a switch of patient is on its way
+	counting   bool            // a clear's preview is on its way; the question follows
+	confirms   []confirmDialog // the open question first, then those waiting behind it
+	now        func() time.Time
+	lastKey    time.Time // when the last key arrived, so a question is not answered by typing
+	quitting   bool      // ctrl+c was pressed while generating
 	notice     notice
 	lastErr    bool // the last turn failed in a way worth retrying: hint at ctrl+r
 	sounded    int  // the snapshot's count of alarms sounded, when last seen
@@ -135,7 +140,7 @@ func New(engine Engine, opts Options) *Model {
 	if opts.Clipboard == nil {
 		opts.Clipboard = os.Stderr
 	}
-	m := &Model{engine: engine, opts: opts, keys: newKeyMap(), ctx: context.Background()}
+	m := &Model{engine: engine, opts: opts, keys: newKeyMap(), ctx: context.Background(), now: time.Now}
 	m.buildPanes(t)
 	if opts.StartShifts != nil {
 		m.overlay = overlayStart
@@ -187,11 +192,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case streamMsg:
 		return m.handleStream(msg)
 	case switchedMsg:
+		m.switching = false
 		if msg.err != nil {
 			m.notice = notice{text: msg.err.Error(), level: noticeError}
 		}
 		m.applyState(msg.state)
-		return nil
+		return m.next()
 	case startedMsg:
 		if msg.err != nil {
 			m.start.err = msg.err.Error()
@@ -272,11 +278,7 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 	if m.quitting {
 		return tea.Quit
 	}
-	if line := m.queued; line != "" {
-		m.queued = ""
-		return m.sendLine(line)
-	}
-	return nil
+	return m.next()
 }
 
 // showError puts a turn's error in the status bar. Only an error that another try could mend
@@ -295,6 +297,8 @@ func retryable(code string) bool {
 }
 
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	now := m.now()
+	defer func() { m.lastKey = now }()
 	if key.Matches(msg, m.keys.Quit) {
 		return m.quit()
 	}
@@ -321,7 +325,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case overlayInspector:
 		return m.inspectorKey(msg)
 	case overlayConfirm:
-		return m.confirmKey(msg)
+		// Until the question can be answered, and for keys that do not answer it, the key does
+		// what it would do without the question: nothing typed is dropped or taken as an answer.
+		if m.confirms[0].answerable(now, m.lastKey, m.input.Empty()) {
+			if cmd, ok := m.confirmKey(msg); ok {
+				return cmd
+			}
+		}
 	}
 	if m.searching {
 		if cmd, ok := m.searchKey(msg); ok {
@@ -330,7 +340,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	if typesText(msg) {
 		// Whatever has focus, typing types: the text goes to the input, which takes focus.
-		if key.Matches(msg, m.keys.Help) && m.input.Empty() {
+		if key.Matches(msg, m.keys.Help) && m.input.Empty() && m.overlay == overlayNone {
 			m.overlay, m.helpOffset = overlayHelp, 0
 			return nil
 		}
@@ -363,12 +373,16 @@ func (m *Model) scrollHelp(delta int) {
 }
 
 func (m *Model) quit() tea.Cmd {
-	if m.turn == nil || m.quitting {
+	if (m.turn == nil && len(m.queue) == 0) || m.quitting {
 		return tea.Quit
 	}
 	m.quitting = true
 	m.cancelTurn()
-	m.notice = notice{text: "stopping the reply — ctrl+c again quits at once", level: noticeWarn}
+	text := "stopping the reply — ctrl+c again quits at once"
+	if n := len(m.queue); n > 0 {
+		text = fmt.Sprintf("%d queued line%s will not be sent — ctrl+c again quits", n, plural(n))
+	}
+	m.notice = notice{text: text, level: noticeWarn}
 	return nil
 }
 
@@ -384,14 +398,17 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Cancel):
-		if m.turn != nil {
+		switch {
+		case m.takeBack():
+		case m.turn != nil:
 			m.cancelTurn()
-			m.notice = notice{text: "cancelling…", level: noticeWarn}
-		} else if m.focus != focusInput {
+		case m.focus != focusInput:
 			m.setFocus(focusInput)
 		}
 	case key.Matches(msg, k.Retry):
 		return m.retry(), true
+	case m.overlay == overlayConfirm && key.Matches(msg, k.Inspector, k.Palette):
+		m.notice = notice{text: "answer the question first: y or n", level: noticeWarn, untilIdle: true}
 	case key.Matches(msg, k.Inspector):
 		return m.openInspector(), true
 	case key.Matches(msg, k.Palette):
@@ -404,15 +421,15 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return copyChatCmd(m.ctx, m.engine, m.opts.Clipboard), true
 	case key.Matches(msg, k.Patient):
 		n := int(msg.Runes[0] - '0')
-		return m.switchTo(m.roster.NthByID(n), fmt.Sprintf("there is no patient %d on the roster", n)), true
+		return m.switchTo(m.roster.NthByID(n), fmt.Sprintf("there is no patient %d on the roster", n), msg.String()), true
 	case key.Matches(msg, k.NextPat):
-		return m.switchTo(m.roster.Neighbour(1), "the roster is empty"), true
+		return m.switchTo(m.roster.Neighbour(1), "the roster is empty", msg.String()), true
 	case key.Matches(msg, k.PrevPat):
-		return m.switchTo(m.roster.Neighbour(-1), "the roster is empty"), true
+		return m.switchTo(m.roster.Neighbour(-1), "the roster is empty", msg.String()), true
 	case key.Matches(msg, k.RosterOrder):
 		m.roster.ToggleOrder()
 	case key.Matches(msg, k.AlarmGo):
-		return m.switchTo(m.alarmPatient(), "no alarm or escalation is waiting"), true
+		return m.switchTo(m.alarmPatient(), "no alarm or escalation is waiting", msg.String()), true
 	case key.Matches(msg, k.AlarmAck):
 		return m.acknowledge(), true
 	case key.Matches(msg, k.Focus):
@@ -489,7 +506,7 @@ func (m *Model) rosterKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.RosterSwitch):
 		id := m.roster.Selected()
 		m.setFocus(focusInput) // the next thing is to talk to them
-		return m.switchTo(id, "the roster is empty")
+		return m.switchTo(id, "the roster is empty", "roster")
 	}
 	return nil
 }
@@ -579,117 +596,6 @@ func (m *Model) loadTrace(back int) tea.Cmd {
 	return traceCmd(m.engine, back)
 }
 
-// send starts a turn with the input's text. A clear is asked about first; /inspect and /export
-// are the screen's own.
-func (m *Model) send() tea.Cmd {
-	text := strings.TrimSpace(m.input.Value())
-	switch {
-	case text == "":
-		return nil
-	case m.turn != nil:
-		m.notice = notice{text: "a reply is still coming — esc cancels it", level: noticeWarn}
-		return nil
-	case session.IsClearRequest(text):
-		return clearPreviewCmd(m.ctx, m.engine, text) // the text stays in the input until the answer
-	}
-	m.input.Sent(text)
-	name, arg, _ := strings.Cut(text, " ")
-	switch name {
-	case "/inspect":
-		return m.openInspector()
-	case "/export":
-		return exportCmd(m.ctx, m.engine, m.opts.SaveDir, strings.TrimSpace(arg))
-	}
-	return m.sendLine(text)
-}
-
-// sendLine starts a turn for text, or queues it behind the turn running now: a confirmed line
-// can arrive while the turn that asked is still ending.
-func (m *Model) sendLine(text string) tea.Cmd {
-	if m.turn != nil {
-		m.queued = text
-		return nil
-	}
-	m.chat.End()
-	return m.startTurn(func(ctx context.Context) tea.Cmd { return submitCmd(ctx, m.engine, text) })
-}
-
-// confirmClear asks before a clear, saying what it archives and how to get it back. A shift
-// with nothing in it is cleared without asking.
-func (m *Model) confirmClear(msg clearPreviewMsg) tea.Cmd {
-	if msg.err != nil {
-		m.notice = notice{text: "could not count what a clear would archive: " + msg.err.Error(), level: noticeError}
-		return nil
-	}
-	p, text := msg.preview, msg.text
-	send := func() tea.Cmd {
-		m.input.Sent(text)
-		return m.sendLine(text)
-	}
-	if p.Patients == 0 && p.Messages == 0 {
-		return send()
-	}
-	m.confirm = confirmDialog{theme: m.theme, title: "Clear the whole shift?", yesLabel: "archive and clear", onYes: send,
-		body: []string{
-			fmt.Sprintf("%d patient%s and %d message%s will be archived as archive %d, and the shift goes on with no patient.",
-				p.Patients, plural(p.Patients), p.Messages, plural(p.Messages), p.Archive),
-			fmt.Sprintf("To bring them back, quit ward and run: ward archive restore %d", p.Archive),
-		}}
-	m.overlay = overlayConfirm
-	return nil
-}
-
-// confirmLine asks the trainee the session's question; yes sends line as a turn of its own.
-func (m *Model) confirmLine(question, line string) {
-	m.confirm = confirmDialog{theme: m.theme, title: "Are you sure?", body: []string{question},
-		yesLabel: "yes: " + line, onYes: func() tea.Cmd { return m.sendLine(line) }}
-	m.overlay = overlayConfirm
-}
-
-func (m *Model) confirmKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.Yes):
-		m.overlay = overlayNone
-		return m.confirm.onYes()
-	case key.Matches(msg, m.keys.No):
-		m.overlay = overlayNone
-		m.notice = notice{text: "nothing was changed"}
-	}
-	return nil
-}
-
-func (m *Model) retry() tea.Cmd {
-	if m.turn != nil {
-		m.notice = notice{text: "a reply is still coming — esc cancels it", level: noticeWarn}
-		return nil
-	}
-	m.chat.End()
-	return m.startTurn(func(ctx context.Context) tea.Cmd { return retryCmd(ctx, m.engine) })
-}
-
-func (m *Model) startTurn(run func(context.Context) tea.Cmd) tea.Cmd {
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.turn = &turn{cancel: cancel}
-	m.notice, m.lastErr = notice{}, false
-	return run(ctx)
-}
-
-// switchTo changes the active patient by keyboard or mouse. missing explains an empty id.
-func (m *Model) switchTo(id, missing string) tea.Cmd {
-	switch {
-	case id == "":
-		m.notice = notice{text: missing, level: noticeWarn}
-		return nil
-	case id == m.state.Patient.ID:
-		return nil
-	case m.turn != nil:
-		m.notice = notice{text: "finish or cancel (esc) the reply before switching", level: noticeWarn}
-		return nil
-	}
-	m.notice = notice{}
-	return switchCmd(m.ctx, m.engine, id)
-}
-
 // alarmPatient is the patient the alarm key goes to: the one whose alert is the most urgent, or,
 // when the trainee is already with them, the next one waiting.
 func (m *Model) alarmPatient() string {
@@ -702,19 +608,6 @@ func (m *Model) alarmPatient() string {
 		return m.state.Alerts[0].PatientID
 	}
 	return ""
-}
-
-// acknowledge acknowledges the alerts waiting on the active patient, as /ack does.
-func (m *Model) acknowledge() tea.Cmd {
-	switch {
-	case m.turn != nil:
-		m.notice = notice{text: "a reply is still coming — esc cancels it", level: noticeWarn}
-		return nil
-	case m.state.Patient.ID == "":
-		m.notice = notice{text: "no patient is active — alt+a goes to the alarm first", level: noticeWarn}
-		return nil
-	}
-	return m.sendLine("/ack")
 }
 
 func (m *Model) setFocus(f focusArea) {

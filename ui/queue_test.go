@@ -1,0 +1,210 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ward-sim/ward/session"
+)
+
+// userLines is what the trainee said in a patient's conversation, oldest first.
+func userLines(f *fakeEngine, patient string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, m := range f.histories[patient] {
+		if m.Role == "user" && strings.HasSuffix(m.ID, "u") {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// The first sequence, typed while the first line's reply is still coming: every line is
+// sent whole, once, in order, to the patient it was typed for.
+func TestLinesTypedDuringATurnRunInOrderToTheirPatient(t *testing.T) {
+	f := newFakeWard()
+	m, readNext := gatedTurn(t, f, "review patient_2")
+	for _, line := range []string{"how are you? TA1", "any allergies TA2"} {
+		typeText(m, line)
+		press(t, m, "enter")
+		if !m.input.Empty() {
+			t.Fatalf("enter did not clear the input at once: %q", m.input.Value())
+		}
+	}
+	press(t, m, "alt+3")
+	typeText(m, "how is the pain TA3")
+	press(t, m, "enter")
+	out := screen(m)
+	for _, want := range []string{"You · queued", "how are you? TA1", "any allergies TA2", "alt+3: switch to patient_3",
+		"how is the pain TA3", "generating… · 4 queued"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the screen does not show %q:\n%s", want, out)
+		}
+	}
+	close(f.gate)
+	run(m, readNext)
+	_, submitted := f.recorded()
+	if want := []string{"review patient_2", "how are you? TA1", "any allergies TA2", "how is the pain TA3"}; !slices.Equal(submitted, want) {
+		t.Fatalf("submitted %q, want %q", submitted, want)
+	}
+	if got := userLines(f, "patient_2"); !slices.Equal(got, []string{"how are you? TA1", "any allergies TA2"}) {
+		t.Errorf("patient_2 heard %q", got)
+	}
+	if got := userLines(f, "patient_3"); !slices.Equal(got, []string{"how is the pain TA3"}) {
+		t.Errorf("patient_3 heard %q", got)
+	}
+	if out := screen(m); strings.Contains(out, "queued") || strings.Contains(out, "generating") {
+		t.Errorf("the status bar still speaks of a queue or a reply:\n%s", out)
+	}
+}
+
+// The second sequence: lines typed while /wait runs are sent, and once everything has run the
+// status bar says nothing is coming.
+func TestStatusBarTellsTheTruthAfterAWait(t *testing.T) {
+	f := newFakeWard()
+	m, readNext := gatedTurn(t, f, "/wait 1m")
+	for _, line := range []string{"how are you TD1", "is the pain better TD2"} {
+		typeText(m, line)
+		press(t, m, "enter")
+	}
+	press(t, m, "ctrl+r") // refused while busy, and said so until it is not
+	if !strings.Contains(screen(m), "ctrl+r retries once nothing is running") {
+		t.Fatalf("no word why ctrl+r waits:\n%s", screen(m))
+	}
+	close(f.gate)
+	run(m, readNext)
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"/wait 1m", "how are you TD1", "is the pain better TD2"}) {
+		t.Fatalf("submitted %q", submitted)
+	}
+	out := screen(m)
+	if !m.input.Empty() || strings.Contains(out, "still coming") || strings.Contains(out, "generating") || strings.Contains(out, "ctrl+r retries once") {
+		t.Fatalf("input %q, or a stale status:\n%s", m.input.Value(), out)
+	}
+}
+
+// esc takes queued lines back, newest first, into an empty input; with nothing queued it cancels
+// the reply.
+func TestEscTakesBackQueuedLinesThenCancels(t *testing.T) {
+	f := newFakeWard()
+	m, readNext := gatedTurn(t, f, "first")
+	for _, line := range []string{"second", "third"} {
+		typeText(m, line)
+		press(t, m, "enter")
+	}
+	press(t, m, "esc")
+	if m.input.Value() != "third" || len(m.queue) != 1 || m.turn.cancelled {
+		t.Fatalf("esc: input %q, queue %v, cancelled %v", m.input.Value(), m.queue, m.turn.cancelled)
+	}
+	press(t, m, "esc") // the input holds a line: the queue stays
+	if m.input.Value() != "third" || len(m.queue) != 1 || !strings.Contains(screen(m), "send or clear what you are typing first") {
+		t.Fatalf("esc with text typed: input %q, queue %v\n%s", m.input.Value(), m.queue, screen(m))
+	}
+	press(t, m, "enter") // queued again, after "second"
+	press(t, m, "esc", "backspace", "backspace", "backspace", "backspace", "backspace", "esc")
+	if m.input.Value() != "second" || len(m.queue) != 0 {
+		t.Fatalf("input %q, queue %v", m.input.Value(), m.queue)
+	}
+	press(t, m, "esc")
+	if !m.turn.cancelled {
+		t.Fatal("esc with nothing queued did not cancel the reply")
+	}
+	run(m, readNext)
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"first"}) || m.input.Value() != "second" {
+		t.Fatalf("submitted %q, input %q", submitted, m.input.Value())
+	}
+}
+
+// The third sequence: /clear, then at once a line. The line's keys, its "y" among them, go to the
+// input, not to the question; the clear waits for a deliberate y, and the line runs after it.
+func TestClearQuestionIgnoresKeysTypedBeforeIt(t *testing.T) {
+	for _, answer := range []string{"n", "y"} {
+		f := newFakeWard()
+		m := newTestModel(t, f, 120, 40)
+		typeText(m, "/clear")
+		press(t, m, "enter")
+		if m.overlay != overlayConfirm {
+			t.Fatal("no question before the clear")
+		}
+		typeText(m, "how are you feeling")
+		press(t, m, "enter")
+		if _, submitted := f.recorded(); len(submitted) != 0 || m.overlay != overlayConfirm {
+			t.Fatalf("typed keys answered the question: submitted %q", submitted)
+		}
+		if !strings.Contains(screen(m), "waiting for your answer · 1 queued") {
+			t.Fatalf("the status bar does not say what waits:\n%s", screen(m))
+		}
+		press(t, m, answer) // still too soon: the trainee has not paused to read
+		if _, submitted := f.recorded(); len(submitted) != 0 || m.input.Value() != answer {
+			t.Fatalf("%s pressed at once answered: submitted %q, input %q", answer, submitted, m.input.Value())
+		}
+		press(t, m, "backspace")
+		later(m)
+		press(t, m, answer)
+		want := []string{"how are you feeling"}
+		if answer == "y" {
+			want = []string{"/clear", "how are you feeling"}
+		}
+		if _, submitted := f.recorded(); !slices.Equal(submitted, want) {
+			t.Fatalf("answer %s: submitted %q, want %q", answer, submitted, want)
+		}
+	}
+}
+
+// The fourth sequence: a line names a new patient and the session asks before admitting; a line
+// typed at once, and a switch, wait for the answer and run after it, in order.
+func TestAdmissionQuestionKeepsTheLinesTypedAhead(t *testing.T) {
+	f := newFakeWard()
+	f.ask = session.Update{Kind: session.UpdateConfirm, Line: "/admit patient_6", Text: "Admit patient_6 as a new patient?"}
+	m, readNext := gatedTurn(t, f, "review patient_6")
+	typeText(m, "hello there")
+	press(t, m, "enter")
+	close(f.gate)
+	run(m, readNext)
+	if m.overlay != overlayConfirm || !strings.Contains(screen(m), "Admit patient_6") {
+		t.Fatalf("no question:\n%s", screen(m))
+	}
+	press(t, m, "enter", "alt+2") // not answers: enter sends nothing from an empty input, alt+2 waits
+	if _, submitted := f.recorded(); len(submitted) != 1 || m.overlay != overlayConfirm {
+		t.Fatalf("a key that is not an answer answered: %q", submitted)
+	}
+	press(t, m, "ctrl+k")
+	if m.overlay != overlayConfirm {
+		t.Fatal("the palette took the question's place")
+	}
+	later(m)
+	typeText(m, "a") // a trainee typing is not answering: the y goes to the input
+	press(t, m, "y")
+	if m.input.Value() != "ay" || m.overlay != overlayConfirm {
+		t.Fatalf("typing answered: input %q", m.input.Value())
+	}
+	press(t, m, "backspace", "backspace")
+	later(m)
+	press(t, m, "y")
+	decisions, submitted := f.recorded()
+	if want := []string{"review patient_6", "/admit patient_6", "hello there"}; !slices.Equal(submitted, want) {
+		t.Fatalf("submitted %q, want %q", submitted, want)
+	}
+	if !slices.Equal(decisions, []string{"SWITCH_EXISTING patient_2"}) {
+		t.Fatalf("the switch asked for during the question did not run after the lines: %q", decisions)
+	}
+}
+
+// ctrl+c with lines queued says they will not be sent; a second press quits.
+func TestQuitWithLinesQueuedWarnsFirst(t *testing.T) {
+	f := newFakeWard()
+	m, readNext := gatedTurn(t, f, "first")
+	typeText(m, "second")
+	press(t, m, "enter")
+	if press(t, m, "ctrl+c") || !strings.Contains(screen(m), "1 queued line will not be sent") {
+		t.Fatalf("quit at once, or no warning:\n%s", screen(m))
+	}
+	if !press(t, m, "ctrl+c") {
+		t.Fatal("second ctrl+c did not quit")
+	}
+	run(m, readNext)
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"first"}) {
+		t.Fatalf("submitted %q", submitted)
+	}
+}
