@@ -142,3 +142,15 @@ func FuzzNormalizeID(f *testing.F) {
 		}
 	})
 }
+
+func TestLookAlike(t *testing.T) {
+	roster := []string{"patient_1", "patient_20", "MRN0012345"}
+	for id, want := range map[string]string{
+		"patient_01": "patient_1", "patient_001": "patient_1", "Patient_1": "patient_1", "PATIENT_020": "patient_20",
+		"mrn12345": "MRN0012345", "MRN0012345": "", "patient_1": "", "patient_10": "", "patient_2": "", "patient_200": "",
+	} {
+		if got := LookAlike(id, roster); got != want {
+			t.Errorf("LookAlike(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
