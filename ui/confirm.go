@@ -36,7 +36,9 @@ func (c *confirmDialog) answerable(now, lastKey time.Time, inputEmpty bool) bool
 	return inputEmpty && now.Sub(quiet) >= answerGuard
 }
 
-func (c *confirmDialog) View(width int) string {
+// View draws the question; typing says the input holds text, which must be sent or emptied
+// before a key answers.
+func (c *confirmDialog) View(width int, typing bool) string {
 	t := c.theme
 	inner := min(width-8, 70)
 	lines := []string{t.Warn.Bold(true).Render(c.title), ""}
@@ -46,9 +48,13 @@ func (c *confirmDialog) View(width int) string {
 		}
 		lines = append(lines, "")
 	}
+	note := "Keys typed before this question was drawn go to the input."
+	if typing {
+		note = "Your text stays in the input: send it (enter) or empty it, then answer."
+	}
 	lines = append(lines, t.Accent.Render("y")+t.Muted.Render(": "+c.yesLabel+" · ")+
 		t.Accent.Render("n")+t.Muted.Render(" or esc: keep everything as it is"),
-		t.Muted.Render(wrap("Keys typed before this question, or while you type, go to the input.", inner)))
+		t.Muted.Render(wrap(note, inner)))
 	return t.Dialog.Width(inner + 4).Render(strings.Join(lines, "\n"))
 }
 

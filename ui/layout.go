@@ -104,7 +104,7 @@ func (m *Model) frame() string {
 		help, _ := helpView(m.theme, m.keys, m.width-4, height, m.helpOffset)
 		screen = overlay(screen, help, m.width, top, height)
 	case overlayConfirm:
-		screen = overlay(screen, m.confirms[0].View(m.width), m.width, top, height)
+		screen = overlay(screen, m.confirms[0].View(m.width, !m.input.Empty()), m.width, top, height)
 	case overlayPalette:
 		screen = overlay(screen, m.palette.View(m.width, height), m.width, top, height)
 	case overlayInspector:

@@ -179,6 +179,9 @@ func TestAdmissionQuestionKeepsTheLinesTypedAhead(t *testing.T) {
 	if m.input.Value() != "ay" || m.overlay != overlayConfirm {
 		t.Fatalf("typing answered: input %q", m.input.Value())
 	}
+	if !strings.Contains(screen(m), "Your text stays in the input") {
+		t.Errorf("the question does not say why y went to the input:\n%s", screen(m))
+	}
 	press(t, m, "backspace", "backspace")
 	later(m)
 	press(t, m, "y")
