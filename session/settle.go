@@ -100,7 +100,9 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		}
 		return settled{}, false
 	case DecisionNewBlank, DecisionSwitchExisting:
-		if decision == DecisionNewBlank && typed != nil && analyzer.LookAlike(id, s.roster) != "" {
+		// Free text and /switch may be slips for a roster patient; /admit says "new" outright.
+		slip := typed != nil || d.Action == analyzer.ActionSwitchExisting
+		if decision == DecisionNewBlank && slip && analyzer.LookAlike(id, s.roster) != "" {
 			s.askAboutLookAlike(t, typed, d, id)
 			return settled{}, false
 		}

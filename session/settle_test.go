@@ -178,7 +178,8 @@ func TestActivationWithAnInvalidIDGoesToNoOne(t *testing.T) {
 }
 
 // An ID that differs from a roster patient's only by leading zeros or case is asked about before
-// anyone is admitted: a screen asks, ward run refuses and says how to go on; /admit still admits.
+// anyone is admitted, typed or by /switch: a screen asks, ward run refuses and says how to go on;
+// /admit still admits.
 func TestLookAlikeIDIsAskedAboutBeforeAdmitting(t *testing.T) {
 	screen := newRigWith(t, func(c *Config) { c.ConfirmAdmissions = true })
 	screen.turn("review patient_1")
@@ -199,6 +200,10 @@ func TestLookAlikeIDIsAskedAboutBeforeAdmitting(t *testing.T) {
 	}
 	if _, admitted := headless.s.reg.Patients["patient_001"]; admitted {
 		t.Fatal("ward run admitted the look-alike")
+	}
+	headless.turn("/switch Patient_01")
+	if len(headless.s.roster) != 1 {
+		t.Fatalf("/switch admitted a look-alike: roster %v", headless.s.roster)
 	}
 	headless.turn("/admit patient_001")
 	if headless.s.Active() != "patient_001" {
