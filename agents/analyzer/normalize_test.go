@@ -154,3 +154,19 @@ func TestLookAlike(t *testing.T) {
 		}
 	}
 }
+
+// Looking alike is symmetric and never holds between an ID and itself.
+func FuzzLookAlike(f *testing.F) {
+	for _, pair := range [][2]string{{"patient_01", "patient_1"}, {"MRN0012345", "mrn12345"}, {"a0b00", "A0B0"}, {"", "0"}} {
+		f.Add(pair[0], pair[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ab, ba := LookAlike(a, []string{b}) != "", LookAlike(b, []string{a}) != ""
+		if ab != ba {
+			t.Fatalf("LookAlike(%q, %q) = %v but the other way %v", a, b, ab, ba)
+		}
+		if LookAlike(a, []string{a}) != "" {
+			t.Fatalf("%q looks like itself", a)
+		}
+	})
+}
