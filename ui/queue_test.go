@@ -211,3 +211,34 @@ func TestQuitWithLinesQueuedWarnsFirst(t *testing.T) {
 		t.Fatalf("submitted %q", submitted)
 	}
 }
+
+// Two questions in one turn: the second waits behind the first instead of replacing it, and a
+// yes runs its line once the turn that asked has ended.
+func TestQuestionsWaitBehindEachOther(t *testing.T) {
+	f := newFakeWard()
+	m, readNext := gatedTurn(t, f, "I prefer SBAR handoffs; see patient 6")
+	m.Update(streamMsg{events: []session.Update{
+		{Kind: session.UpdateConfirm, Text: "Make SBAR the format /handoff drafts?", Line: "/prefs handoff sbar"},
+		{Kind: session.UpdateConfirm, Text: "Admit patient_6 as a new patient?", Line: "/admit patient_6"},
+	}})
+	if out := screen(m); !strings.Contains(out, "Make SBAR") || strings.Contains(out, "Admit patient_6") {
+		t.Fatalf("the first question is not the one shown:\n%s", out)
+	}
+	later(m)
+	press(t, m, "y")
+	if out := screen(m); !strings.Contains(out, "Admit patient_6") {
+		t.Fatalf("the second question did not follow the first:\n%s", out)
+	}
+	press(t, m, "n") // too soon after the first answer: goes to the input
+	if m.overlay != overlayConfirm || m.input.Value() != "n" {
+		t.Fatalf("the second question took a key pressed as it opened: input %q", m.input.Value())
+	}
+	press(t, m, "backspace")
+	later(m)
+	press(t, m, "n")
+	close(f.gate)
+	run(m, readNext)
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"I prefer SBAR handoffs; see patient 6", "/prefs handoff sbar"}) {
+		t.Fatalf("submitted %q", submitted)
+	}
+}
