@@ -18,7 +18,7 @@ import (
 
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/memory"
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // Issue 22, as a trainee types: in a real terminal (tmux), each sequence's keys are sent back to
@@ -235,13 +235,13 @@ func (w *tmuxWard) until(what string, limit time.Duration, ok func(screen string
 	w.t.Fatalf("timed out waiting for %s:\n%s", what, w.screen())
 }
 
-func (w *tmuxWard) dump() session.DumpDoc {
+func (w *tmuxWard) dump() records.DumpDoc {
 	w.t.Helper()
 	out, err := exec.Command(w.bin, "dump", "--db", w.db).Output()
 	if err != nil {
 		w.t.Fatalf("ward dump: %v", err)
 	}
-	var d session.DumpDoc
+	var d records.DumpDoc
 	if err := json.Unmarshal(out, &d); err != nil {
 		w.t.Fatalf("ward dump: %v\n%s", err, out)
 	}
@@ -249,7 +249,7 @@ func (w *tmuxWard) dump() session.DumpDoc {
 }
 
 // heard checks that patient's history holds lines as the trainee's messages, in this order.
-func (w *tmuxWard) heard(d session.DumpDoc, patient string, lines ...string) {
+func (w *tmuxWard) heard(d records.DumpDoc, patient string, lines ...string) {
 	w.t.Helper()
 	got := userLines(d.Histories[patient])
 	at := 0
@@ -264,7 +264,7 @@ func (w *tmuxWard) heard(d session.DumpDoc, patient string, lines ...string) {
 
 // onceEach checks that each mark is in exactly one stored user message, archives included, and
 // that no message holds two: nothing lost, nothing doubled, nothing joined.
-func (w *tmuxWard) onceEach(d session.DumpDoc, marks ...string) {
+func (w *tmuxWard) onceEach(d records.DumpDoc, marks ...string) {
 	w.t.Helper()
 	all := userLines(d.SessionHistory)
 	for _, h := range d.Histories {

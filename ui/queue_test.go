@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 )
 
 // userLines is what the trainee said in a patient's conversation, oldest first.
@@ -156,7 +156,7 @@ func TestClearQuestionIgnoresKeysTypedBeforeIt(t *testing.T) {
 // typed at once, and a switch, wait for the answer and run after it, in order.
 func TestAdmissionQuestionKeepsTheLinesTypedAhead(t *testing.T) {
 	f := newFakeWard()
-	f.ask = session.Update{Kind: session.UpdateConfirm, Line: "/admit patient_6", Text: "Admit patient_6 as a new patient?"}
+	f.ask = live.Update{Kind: live.UpdateConfirm, Line: "/admit patient_6", Text: "Admit patient_6 as a new patient?"}
 	m, readNext := gatedTurn(t, f, "review patient_6")
 	typeText(m, "hello there")
 	press(t, m, "enter")
@@ -217,9 +217,9 @@ func TestQuitWithLinesQueuedWarnsFirst(t *testing.T) {
 func TestQuestionsWaitBehindEachOther(t *testing.T) {
 	f := newFakeWard()
 	m, readNext := gatedTurn(t, f, "I prefer SBAR handoffs; see patient 6")
-	m.Update(streamMsg{events: []session.Update{
-		{Kind: session.UpdateConfirm, Text: "Make SBAR the format /handoff drafts?", Line: "/prefs handoff sbar"},
-		{Kind: session.UpdateConfirm, Text: "Admit patient_6 as a new patient?", Line: "/admit patient_6"},
+	m.Update(streamMsg{events: []live.Update{
+		{Kind: live.UpdateConfirm, Text: "Make SBAR the format /handoff drafts?", Line: "/prefs handoff sbar"},
+		{Kind: live.UpdateConfirm, Text: "Admit patient_6 as a new patient?", Line: "/admit patient_6"},
 	}})
 	if out := screen(m); !strings.Contains(out, "Make SBAR") || strings.Contains(out, "Admit patient_6") {
 		t.Fatalf("the first question is not the one shown:\n%s", out)

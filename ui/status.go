@@ -10,7 +10,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/ward-sim/ward/session"
+
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -59,7 +60,7 @@ const maxNoticeLines = 3
 
 // View draws the status bar. A notice that does not fit beside the key hints is never cut: it
 // wraps on lines of its own above the usual line.
-func (s *statusPane) View(vs session.ViewState, n notice, activity string, hints []key.Binding) string {
+func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints []key.Binding) string {
 	t := s.theme
 	var lines []string
 	left := s.summary(vs, activity)
@@ -118,7 +119,7 @@ func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
 
 // summary is the left of the status bar: what runs and what is queued (activity), the backend,
 // the last turn's figures and the clock's speed.
-func (s *statusPane) summary(vs session.ViewState, activity string) string {
+func (s *statusPane) summary(vs live.ViewState, activity string) string {
 	t := s.theme
 	head := ""
 	if activity != "" {
@@ -145,10 +146,10 @@ const minAlertTextWidth = 32
 // alertLabel names the most urgent alert waiting, and how many more: "ALARM patient_2: SpO2 84
 // (below 90). +1", in room columns when it fits. It comes first on the line, so a narrow
 // terminal cuts the rest instead.
-func (s *statusPane) alertLabel(alerts []session.Alert, room int) string {
+func (s *statusPane) alertLabel(alerts []live.Alert, room int) string {
 	a := alerts[0]
-	words := map[session.AlertLevel]string{session.AlertUrgent: "URGENT", session.AlertAlarm: "ALARM",
-		session.AlertEmergency: "EMERGENCY"}
+	words := map[live.AlertLevel]string{live.AlertUrgent: "URGENT", live.AlertAlarm: "ALARM",
+		live.AlertEmergency: "EMERGENCY"}
 	head := fmt.Sprintf(" %s %s: ", words[a.Level], themes.Printable(a.PatientID))
 	more := ""
 	if n := len(alerts) - 1; n > 0 {
@@ -157,7 +158,7 @@ func (s *statusPane) alertLabel(alerts []session.Alert, room int) string {
 	width := max(room-lipgloss.Width(head+more)-1, minAlertTextWidth)
 	text := head + truncate(themes.Printable(a.Text), width) + more
 	style := s.noticeStyle(noticeError)
-	if a.Level == session.AlertUrgent {
+	if a.Level == live.AlertUrgent {
 		style = s.noticeStyle(noticeWarn).Bold(true)
 	}
 	return style.Render(text + " ")
@@ -175,7 +176,7 @@ func bellCmd(w io.Writer) tea.Cmd {
 	}
 }
 
-func backendLabel(vs session.ViewState) string {
+func backendLabel(vs live.ViewState) string {
 	if vs.Backend == "" || vs.Backend == "offline" {
 		return "offline"
 	}
@@ -185,7 +186,7 @@ func backendLabel(vs session.ViewState) string {
 	return themes.Printable(vs.Backend) + " " + themes.Printable(vs.Model)
 }
 
-func speedLabel(vs session.ViewState) string {
+func speedLabel(vs live.ViewState) string {
 	if vs.Paused {
 		return "paused"
 	}
