@@ -170,6 +170,7 @@ func (c *chatPane) count() int { return len(c.history) + len(c.live) + len(c.que
 type queuedItem struct {
 	line     string
 	isSwitch bool
+	held     bool // held after a line that did not go as typed, until enter sends it on
 }
 
 // SetQueued shows what waits to be sent, below everything else.
@@ -178,11 +179,14 @@ func (c *chatPane) SetQueued(items []queuedItem) { c.queued = items }
 // queuedLines draws a waiting line as the trainee's, marked as queued, in the muted style: it is
 // not in the conversation yet.
 func (c *chatPane) queuedLines(q queuedItem) []string {
-	text := themes.Printable(q.line)
-	if q.isSwitch {
-		return padAll(c.styledLines(c.theme.Muted, "· queued — "+text, c.width), c.width)
+	text, state := themes.Printable(q.line), "queued"
+	if q.held {
+		state = "held"
 	}
-	label := c.theme.UserLabel.Render("You") + c.theme.Muted.Render(" · queued")
+	if q.isSwitch {
+		return padAll(c.styledLines(c.theme.Muted, "· "+state+" — "+text, c.width), c.width)
+	}
+	label := c.theme.UserLabel.Render("You") + c.theme.Muted.Render(" · "+state)
 	return padAll(c.withLabel(label, c.styledLines(c.theme.Muted, text, c.width-bodyIndent)), c.width)
 }
 

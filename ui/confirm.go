@@ -21,7 +21,10 @@ type confirmDialog struct {
 	title    string
 	body     []string // paragraphs
 	yesLabel string
-	yes      string    // the line a yes sends
+	yes      string // the line a yes sends
+	// holdOnNo: the lines queued after the question wait when the answer is no, as they may have
+	// been meant for the patient a yes would have admitted.
+	holdOnNo bool
 	opened   time.Time // when it was put on screen
 }
 
@@ -101,7 +104,8 @@ func (m *Model) confirmClear(msg clearPreviewMsg) tea.Cmd {
 
 // confirmLine asks the trainee the session's question; yes sends line as a turn of its own.
 func (m *Model) confirmLine(question, line string) {
-	m.ask(confirmDialog{title: "Are you sure?", body: []string{question}, yesLabel: "yes: " + line, yes: line})
+	m.ask(confirmDialog{title: "Are you sure?", body: []string{question}, yesLabel: "yes: " + line, yes: line,
+		holdOnNo: strings.HasPrefix(line, "/admit ")})
 }
 
 // confirmKey answers the open question with y or n (esc is no). Enter is not an answer: it sends
@@ -113,8 +117,12 @@ func (m *Model) confirmKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.answered()
 		return m.sendConfirmed(line), true
 	case key.Matches(msg, m.keys.No):
+		hold := m.confirms[0].holdOnNo
 		m.answered()
 		m.notice = notice{text: "nothing was changed"}
+		if hold {
+			m.hold(m.notice)
+		}
 		return m.next(), true
 	}
 	return nil, false

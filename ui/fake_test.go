@@ -37,6 +37,8 @@ type fakeEngine struct {
 	// replyErr, when set, ends every turn with this error instead, under replyCode (LLM_EMPTY
 	// when empty).
 	replyErr, replyCode string
+	// fails maps a line to the error its turn ends with, after the line is stored.
+	fails map[string]live.Update
 	// ask, when its Kind is UpdateConfirm, is what the next turn answers instead of a reply.
 	ask live.Update
 	// archives counts the clears, for the archive number ClearPreview gives.
@@ -233,6 +235,9 @@ func (f *fakeEngine) turn(ctx context.Context, text string) <-chan live.Update {
 			f.active = who
 		}
 		reply, replyErr, replyCode, ask, gate := f.reply, f.replyErr, f.replyCode, f.ask, f.gate
+		if failed, ok := f.fails[text]; ok {
+			replyErr, replyCode = failed.Text, failed.Code
+		}
 		f.ask = live.Update{} // asked once
 		f.mu.Unlock()
 		if !send(ctx, events, live.Update{Kind: live.UpdateChanged}) {

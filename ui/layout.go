@@ -196,6 +196,8 @@ func (m *Model) hints() []key.Binding {
 		return []key.Binding{k.SearchPrev, k.SearchNext, k.Close}
 	case m.turn != nil || len(m.queue) > 0:
 		return []key.Binding{k.Cancel, k.Quit}
+	case len(m.held) > 0:
+		return []key.Binding{k.Release, k.Cancel}
 	case m.lastErr:
 		return []key.Binding{k.Retry, k.Help}
 	}

@@ -61,6 +61,7 @@ type turn struct {
 	cancel    context.CancelFunc
 	events    <-chan live.Update
 	cancelled bool
+	failed    bool // it reported an error: the lines queued after it are held
 }
 
 // Model is the one Bubble Tea model. It owns all state; the panes are
@@ -92,6 +93,7 @@ type Model struct {
 	helpOffset int  // first line of the help overlay, when it scrolls
 	turn       *turn
 	queue      []request       // what the trainee asked for while ward was busy, oldest first
+	held       []request       // queued after a line that did not go as typed: enter sends them on
 	switching  bool            // a switch of patient is on its way
 	counting   bool            // a clear's preview is on its way; the question follows
 	confirms   []confirmDialog // the open question first, then those waiting behind it
@@ -263,6 +265,7 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 			m.notice = notice{text: ev.Text, level: noticeWarn}
 		case live.UpdateError:
 			m.showError(ev)
+			m.turn.failed = true
 		case live.UpdateConfirm:
 			m.confirmLine(ev.Text, ev.Line)
 		}
@@ -275,10 +278,14 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 	if m.turn.cancelled && !m.lastErr {
 		m.notice = notice{text: "reply cancelled", level: noticeWarn}
 	}
+	failed := m.turn.failed
 	m.turn.cancel()
 	m.turn = nil
 	if m.quitting {
 		return tea.Quit
+	}
+	if failed {
+		m.hold(m.notice)
 	}
 	return m.next()
 }
@@ -375,13 +382,14 @@ func (m *Model) scrollHelp(delta int) {
 }
 
 func (m *Model) quit() tea.Cmd {
-	if (m.turn == nil && len(m.queue) == 0) || m.quitting {
+	waiting := len(m.queue) + len(m.held)
+	if (m.turn == nil && waiting == 0) || m.quitting {
 		return tea.Quit
 	}
 	m.quitting = true
 	m.cancelTurn()
 	text := "stopping the reply — ctrl+c again quits at once"
-	if n := len(m.queue); n > 0 {
+	if n := waiting; n > 0 {
 		text = fmt.Sprintf("%d queued line%s will not be sent — ctrl+c again quits", n, plural(n))
 	}
 	m.notice = notice{text: text, level: noticeWarn}

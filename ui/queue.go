@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,10 +31,11 @@ func (m *Model) busy() bool {
 }
 
 // send takes the input's line: it clears at once and the line runs now, or after what runs now.
+// Enter on an empty input sends held lines on.
 func (m *Model) send() tea.Cmd {
 	text := strings.TrimSpace(m.input.Value())
 	if text == "" {
-		return nil
+		return m.release()
 	}
 	m.input.Sent(text)
 	m.chat.End()
@@ -85,19 +87,64 @@ func (m *Model) run(r request) tea.Cmd {
 	return m.startTurn(func(ctx context.Context) tea.Cmd { return submitCmd(ctx, m.engine, line) })
 }
 
-// takeBack undoes the newest request still waiting: a line comes back into the input to be
-// edited or dropped, a switch is forgotten. It reports whether there was one to take back.
+// hold stops the lines queued after one that did not go as typed (its turn failed, or the
+// trainee said no to the patient it would have admitted): they may have been meant for what did
+// not happen. Lines typed now run ahead of them; enter on an empty input sends them on, esc takes
+// them back; a line the trainee has said yes to is not held. why is what went wrong, which the
+// notice keeps.
+func (m *Model) hold(why notice) {
+	var kept []request // lines the trainee said yes to go on
+	for _, r := range m.queue {
+		if r.confirmed {
+			kept = append(kept, r)
+		} else {
+			m.held = append(m.held, r)
+		}
+	}
+	if len(kept) == len(m.queue) {
+		return
+	}
+	m.queue = kept
+	m.showQueue()
+	n := len(m.held)
+	are, them := "are", "them"
+	if n == 1 {
+		are, them = "is", "it"
+	}
+	why.text = strings.TrimPrefix(fmt.Sprintf("%s — %d line%s typed after it %s held: enter on an empty input sends %s on, esc takes the last back",
+		why.text, n, plural(n), are, them), " — ")
+	why.level = max(why.level, noticeWarn)
+	m.notice = why
+}
+
+// release sends the held lines on, after anything typed since they were held.
+func (m *Model) release() tea.Cmd {
+	if len(m.held) == 0 {
+		return nil
+	}
+	m.queue, m.held = append(m.queue, m.held...), nil
+	m.notice = notice{}
+	m.showQueue()
+	return m.next()
+}
+
+// takeBack undoes the newest request still waiting, queued or held: a line comes back into the
+// input to be edited or dropped, a switch is forgotten. It reports whether there was one.
 func (m *Model) takeBack() bool {
-	n := len(m.queue)
+	from := &m.queue
+	if len(m.queue) == 0 {
+		from = &m.held
+	}
+	n := len(*from)
 	if n == 0 {
 		return false
 	}
-	last := m.queue[n-1]
+	last := (*from)[n-1]
 	if last.line != "" && !m.input.Empty() {
 		m.notice = notice{text: "esc takes a queued line back into an empty input — send or clear what you are typing first", level: noticeWarn, untilIdle: true}
 		return true
 	}
-	m.queue = m.queue[:n-1]
+	*from = (*from)[:n-1]
 	m.showQueue()
 	if last.line == "" {
 		m.notice = notice{text: last.key + " to " + last.patient + " taken back", untilIdle: true}
@@ -154,15 +201,17 @@ func (m *Model) startTurn(run func(context.Context) tea.Cmd) tea.Cmd {
 	return run(ctx)
 }
 
-// showQueue puts the waiting requests at the foot of the chat, where the lines will appear.
+// showQueue puts the waiting requests at the foot of the chat, where the lines will appear: the
+// held ones first (typed first), then those queued.
 func (m *Model) showQueue() {
-	shown := make([]queuedItem, len(m.queue))
-	for i, r := range m.queue {
-		shown[i] = queuedItem{line: r.line}
+	var shown []queuedItem
+	for _, r := range append(slices.Clip(m.held), m.queue...) {
+		item := queuedItem{line: r.line, held: len(shown) < len(m.held)}
 		if r.line == "" {
-			shown[i].line = fmt.Sprintf("%s: switch to %s", r.key, r.patient)
-			shown[i].isSwitch = true
+			item.line = fmt.Sprintf("%s: switch to %s", r.key, r.patient)
+			item.isSwitch = true
 		}
+		shown = append(shown, item)
 	}
 	m.chat.SetQueued(shown)
 }
@@ -184,7 +233,10 @@ func (m *Model) activity() string {
 		now = "waiting for your answer"
 	}
 	if n := len(m.queue); n > 0 {
-		return strings.TrimPrefix(fmt.Sprintf("%s · %d queued", now, n), " · ")
+		now = strings.TrimPrefix(fmt.Sprintf("%s · %d queued", now, n), " · ")
+	}
+	if n := len(m.held); n > 0 {
+		now = strings.TrimPrefix(fmt.Sprintf("%s · %d held", now, n), " · ")
 	}
 	return now
 }

@@ -242,3 +242,61 @@ func TestQuestionsWaitBehindEachOther(t *testing.T) {
 		t.Fatalf("submitted %q", submitted)
 	}
 }
+
+// A line that fails holds the lines typed after it: they may have been meant for the patient it
+// did not find. A line typed now runs ahead of them; enter on an empty input sends them on.
+func TestLinesAfterAFailedLineAreHeld(t *testing.T) {
+	f := newFakeWard()
+	f.fails = map[string]live.Update{"review patient_2a": {Code: "NEEDS_PATIENT_ID",
+		Text: "patient_2a is not a patient ID ward can use. Which patient? On the roster: patient_1, patient_2, patient_3."}}
+	m, readNext := gatedTurn(t, f, "review patient_2a")
+	typeText(m, "how are you")
+	press(t, m, "enter")
+	close(f.gate)
+	run(m, readNext)
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"review patient_2a"}) {
+		t.Fatalf("the line after the failed one was sent: %q", submitted)
+	}
+	out := screen(m)
+	for _, want := range []string{"You · held", "patient_2a is not a patient ID", "1 line typed after it is held: enter on an empty input sends it on", "1 held"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("the screen lacks %q:\n%s", want, out)
+		}
+	}
+	typeText(m, "review patient_2") // the correction runs at once, ahead of the held line
+	press(t, m, "enter")
+	if _, submitted := f.recorded(); len(submitted) != 2 || len(m.held) != 1 {
+		t.Fatalf("the correction did not run ahead of the held line: %q, held %v", submitted, m.held)
+	}
+	press(t, m, "enter") // empty input: send the held line on
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"review patient_2a", "review patient_2", "how are you"}) {
+		t.Fatalf("submitted %q", submitted)
+	}
+	if got := userLines(f, "patient_2"); !slices.Equal(got, []string{"how are you"}) {
+		t.Errorf("patient_2 heard %q", got)
+	}
+	if out := screen(m); strings.Contains(out, "held") {
+		t.Errorf("the screen still speaks of held lines:\n%s", out)
+	}
+}
+
+// No to a patient's admission holds the lines typed after the line that asked; esc takes a held
+// line back.
+func TestNoToAnAdmissionHoldsTheLinesTypedAfter(t *testing.T) {
+	f := newFakeWard()
+	f.ask = live.Update{Kind: live.UpdateConfirm, Line: "/admit patient_6", Text: "Admit patient_6 as a new patient?"}
+	m, readNext := gatedTurn(t, f, "review patient_6")
+	typeText(m, "hello there")
+	press(t, m, "enter")
+	close(f.gate)
+	run(m, readNext)
+	later(m)
+	press(t, m, "n")
+	if _, submitted := f.recorded(); len(submitted) != 1 || len(m.held) != 1 {
+		t.Fatalf("after no: submitted %q, held %v", submitted, m.held)
+	}
+	press(t, m, "esc")
+	if m.input.Value() != "hello there" || len(m.held) != 0 {
+		t.Fatalf("esc did not take the held line back: input %q, held %v", m.input.Value(), m.held)
+	}
+}
