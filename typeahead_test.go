@@ -110,7 +110,23 @@ func (w *tmuxWard) playTypeahead() {
 		t.Errorf("alt+2 typed during the question did not run after it: active %q", d.Registry.ActivePatientID)
 	}
 
-	// 5. A clear the trainee says y to, with a line typed after it: the line goes to no patient.
+	// 5. An ID ward cannot use, then a question: the line goes to no one, the question is held
+	// until the trainee names the patient and sends it on (enter on an empty input).
+	w.send(line("review patient_1a"), line("how are you TG1"))
+	w.waitFor("patient_1a is not a patient ID")
+	w.waitIdle()
+	d = w.dump()
+	if d.Registry.ActivePatientID != "patient_2" || slices.Contains(userLines(d.Histories["patient_2"]), "how are you TG1") {
+		t.Fatalf("a line for a patient ward cannot find reached someone: active %q, patient_2 heard %q",
+			d.Registry.ActivePatientID, userLines(d.Histories["patient_2"]))
+	}
+	w.send(line("review patient_1"))
+	w.waitIdle()
+	w.send("Enter")
+	w.waitIdle()
+	w.heard(w.dump(), "patient_1", "how are you TG1")
+
+	// 6. A clear the trainee says y to, with a line typed after it: the line goes to no patient.
 	w.send(line("/clear"), line("after the clear TF1"))
 	w.waitFor("Clear the whole shift")
 	w.answer("y")
@@ -122,7 +138,7 @@ func (w *tmuxWard) playTypeahead() {
 	if got := userLines(d.SessionHistory); !slices.Contains(got, "after the clear TF1") {
 		t.Errorf("the line typed after the clear is not in the shift's history: %q", got)
 	}
-	w.onceEach(d, "TA1", "TA2", "TA3", "TD1", "TD2", "TC1", "TE1", "TF1")
+	w.onceEach(d, "TA1", "TA2", "TA3", "TD1", "TD2", "TC1", "TE1", "TG1", "TF1")
 }
 
 // line is a line typed and sent.
