@@ -186,7 +186,7 @@ func (m *Model) acknowledge() tea.Cmd {
 }
 
 func (m *Model) retry() tea.Cmd {
-	if m.busy() || len(m.queue) > 0 {
+	if m.busy() {
 		m.notice = notice{text: "ctrl+r retries once nothing is running or queued — esc takes back or cancels", level: noticeWarn, untilIdle: true}
 		return nil
 	}
@@ -201,12 +201,12 @@ func (m *Model) startTurn(run func(context.Context) tea.Cmd) tea.Cmd {
 	return run(ctx)
 }
 
-// showQueue puts the waiting requests at the foot of the chat, where the lines will appear: the
-// held ones first (typed first), then those queued.
+// showQueue puts the waiting requests at the foot of the chat, in the order they will run: those
+// queued, then the held ones.
 func (m *Model) showQueue() {
 	var shown []queuedItem
-	for _, r := range append(slices.Clip(m.held), m.queue...) {
-		item := queuedItem{line: r.line, held: len(shown) < len(m.held)}
+	for _, r := range append(slices.Clip(m.queue), m.held...) {
+		item := queuedItem{line: r.line, held: len(shown) >= len(m.queue)}
 		if r.line == "" {
 			item.line = fmt.Sprintf("%s: switch to %s", r.key, r.patient)
 			item.isSwitch = true
