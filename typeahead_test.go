@@ -161,9 +161,10 @@ func startTmuxWard(t *testing.T, env []string, args ...string) *tmuxWard {
 		t.Skip("no tmux")
 	}
 	dir := t.TempDir()
-	w := &tmuxWard{t: t, bin: bin, db: filepath.Join(dir, "ward.db"), socket: fmt.Sprintf("ward-typeahead-%d", os.Getpid())}
+	w := &tmuxWard{t: t, bin: bin, db: filepath.Join(dir, "ward.db"), socket: fmt.Sprintf("ward-%d-%s", os.Getpid(), t.Name())}
 	cmd := strings.Join(append(append([]string{"env"}, env...), append([]string{bin, "--db", w.db, "--new"}, args...)...), " ")
 	w.tmux("new-session", "-d", "-s", tmuxSession, "-x", "120", "-y", "40", cmd+" 2>"+filepath.Join(dir, "stderr")+"; echo WARD_EXIT=$?; sleep 600")
+	// Each test has its own server: a new session on a server that is exiting fails.
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", w.socket, "kill-server").Run() })
 	w.waitFor("review patient_1")
 	return w
@@ -208,7 +209,7 @@ func (w *tmuxWard) waitFor(pattern string) {
 }
 
 // busyWords are what the status bar says while anything runs or waits.
-var busyWords = regexp.MustCompile(`generating|cancelling|switching|counting|queued|waiting for your answer`)
+var busyWords = regexp.MustCompile(`generating…|cancelling…|switching…|counting what|[0-9]+ queued|waiting for your answer`)
 
 // waitIdle waits until the status bar has said for 1.5 s that nothing runs or waits: keys just
 // sent may not have been read yet.

@@ -94,6 +94,8 @@ type Model struct {
 	turn       *turn
 	queue      []request       // what the trainee asked for while ward was busy, oldest first
 	held       []request       // queued after a line that did not go as typed: enter sends them on
+	heldWhy    notice          // what did not go as typed
+	failedAt   time.Time       // when a line's turn failed, until the trainee has paused to read why
 	switching  bool            // a switch of patient is on its way
 	counting   bool            // a clear's preview is on its way; the question follows
 	confirms   []confirmDialog // the open question first, then those waiting behind it
@@ -285,7 +287,7 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 		return tea.Quit
 	}
 	if failed {
-		m.hold(m.notice)
+		m.failed(m.notice)
 	}
 	return m.next()
 }
@@ -307,6 +309,7 @@ func retryable(code string) bool {
 
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	now := m.now()
+	m.readSince(now)
 	defer func() { m.lastKey = now }()
 	if key.Matches(msg, m.keys.Quit) {
 		return m.quit()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/ward-sim/ward/session"
@@ -39,6 +40,11 @@ func (m *Model) send() tea.Cmd {
 	}
 	m.input.Sent(text)
 	m.chat.End()
+	if !m.failedAt.IsZero() { // typed before the trainee can have read why the line before failed
+		m.held = append(m.held, request{line: text})
+		m.showHeld()
+		return nil
+	}
 	return m.enqueue(request{line: text})
 }
 
@@ -93,6 +99,7 @@ func (m *Model) run(r request) tea.Cmd {
 // them back; a line the trainee has said yes to is not held. why is what went wrong, which the
 // notice keeps.
 func (m *Model) hold(why notice) {
+	m.heldWhy = why
 	var kept []request // lines the trainee said yes to go on
 	for _, r := range m.queue {
 		if r.confirmed {
@@ -101,20 +108,44 @@ func (m *Model) hold(why notice) {
 			m.held = append(m.held, r)
 		}
 	}
-	if len(kept) == len(m.queue) {
-		return
-	}
 	m.queue = kept
+	m.showHeld()
+}
+
+// failed holds what was queued after a line whose turn failed, and the lines sent before the
+// trainee can have read why: until the keyboard has been quiet for answerGuard, as for a question.
+func (m *Model) failed(why notice) {
+	m.failedAt = m.now()
+	m.hold(why)
+}
+
+// readSince forgets a failure once the keyboard has been quiet for answerGuard after it: a key
+// pressed after such a pause was pressed by a trainee who has read why. Until then, lines sent
+// were typed ahead of the failure and are held with what was queued. It runs on every key.
+func (m *Model) readSince(now time.Time) {
+	quiet := m.failedAt
+	if m.lastKey.After(quiet) {
+		quiet = m.lastKey
+	}
+	if now.Sub(quiet) >= answerGuard {
+		m.failedAt = time.Time{}
+	}
+}
+
+// showHeld shows the waiting lines, and says why some are held and what sends them on.
+func (m *Model) showHeld() {
 	m.showQueue()
 	n := len(m.held)
-	are, them := "are", "them"
-	if n == 1 {
-		are, them = "is", "it"
+	if n == 0 {
+		return
 	}
-	why.text = strings.TrimPrefix(fmt.Sprintf("%s — %d line%s typed after it %s held: enter on an empty input sends %s on, esc takes the last back",
-		why.text, n, plural(n), are, them), " — ")
-	why.level = max(why.level, noticeWarn)
-	m.notice = why
+	them := "them"
+	if n == 1 {
+		them = "it"
+	}
+	text := strings.TrimPrefix(fmt.Sprintf("%s — held %d line%s typed after it: enter on an empty input sends %s on",
+		m.heldWhy.text, n, plural(n), them), " — ")
+	m.notice = notice{text: text, level: max(m.heldWhy.level, noticeWarn)}
 }
 
 // release sends the held lines on, after anything typed since they were held.
@@ -123,7 +154,7 @@ func (m *Model) release() tea.Cmd {
 		return nil
 	}
 	m.queue, m.held = append(m.queue, m.held...), nil
-	m.notice = notice{}
+	m.notice, m.failedAt = notice{}, time.Time{}
 	m.showQueue()
 	return m.next()
 }

@@ -258,11 +258,12 @@ func TestLinesAfterAFailedLineAreHeld(t *testing.T) {
 		t.Fatalf("the line after the failed one was sent: %q", submitted)
 	}
 	out := screen(m)
-	for _, want := range []string{"You · held", "patient_2a is not a patient ID", "1 line typed after it is held: enter on an empty input sends it on", "1 held"} {
+	for _, want := range []string{"You · held", "patient_2a is not a patient ID", "held 1 line typed after it: enter on an empty input sends it on", "1 held"} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("the screen lacks %q:\n%s", want, out)
 		}
 	}
+	later(m)                        // the trainee reads why
 	typeText(m, "review patient_2") // the correction runs at once, ahead of the held line
 	press(t, m, "enter")
 	if _, submitted := f.recorded(); len(submitted) != 2 || len(m.held) != 1 {
@@ -298,5 +299,26 @@ func TestNoToAnAdmissionHoldsTheLinesTypedAfter(t *testing.T) {
 	press(t, m, "esc")
 	if m.input.Value() != "hello there" || len(m.held) != 0 {
 		t.Fatalf("esc did not take the held line back: input %q, held %v", m.input.Value(), m.held)
+	}
+}
+
+// A line sent just after a line failed, before the trainee can have read why, was typed ahead of
+// the failure: it is held too. After a pause, lines run as usual.
+func TestALineTypedAsALineFailsIsHeld(t *testing.T) {
+	f := newFakeWard()
+	f.fails = map[string]live.Update{"review patient_2a": {Code: "NEEDS_PATIENT_ID", Text: "patient_2a is not a patient ID ward can use."}}
+	m := newTestModel(t, f, 120, 40)
+	typeText(m, "review patient_2a")
+	press(t, m, "enter") // the turn fails before the next key, as on a fast backend
+	typeText(m, "how are you")
+	press(t, m, "enter")
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"review patient_2a"}) || len(m.held) != 1 {
+		t.Fatalf("the line typed ahead of the failure was sent: %q, held %v", submitted, m.held)
+	}
+	later(m)
+	typeText(m, "review patient_2")
+	press(t, m, "enter", "enter")
+	if _, submitted := f.recorded(); !slices.Equal(submitted, []string{"review patient_2a", "review patient_2", "how are you"}) {
+		t.Fatalf("submitted %q", submitted)
 	}
 }
