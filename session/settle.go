@@ -140,7 +140,7 @@ func (s *Session) askToAdmit(t *turn, typed *typedText, d analyzer.Decision, id,
 		return
 	}
 	s.reportDecision(t, DecisionUnchanged, d, s.active)
-	t.emit(ConfirmEvent{Question: question, Line: "/admit " + id})
+	t.emit(ConfirmEvent{Question: question, Line: CmdAdmit + " " + id})
 }
 
 // askAboutLookAlike stops a new ID that differs from a roster patient's only by case or by
@@ -154,7 +154,7 @@ func (s *Session) askAboutLookAlike(t *turn, typed *typedText, d analyzer.Decisi
 	}
 	if s.commit(t, typed, nil) {
 		s.reportDecision(t, DecisionNeedsPatientID, d, "")
-		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: fmt.Sprintf("%s is not on the roster, but %s is: the IDs differ only in case or leading zeros. Name %s to see them, or send /admit %s to admit a new patient.", id, twin, twin, id)})
+		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: fmt.Sprintf("%s is not on the roster, but %s is: the IDs differ only in case or leading zeros. Name %s to see them, or send %s %s to admit a new patient.", id, twin, twin, CmdAdmit, id)})
 	}
 }
 
@@ -243,7 +243,7 @@ func (s *Session) restoreFromRegistry(t *turn) bool {
 // the same registry logic as a typed switch and ends with one TurnEndEvent.
 func (s *Session) Switch(id string, emit func(Event)) {
 	s.begin(llm.TraceInput{Op: llm.InputSwitch, Text: id}, emit)
-	t := newTurn("/switch "+id, emit)
+	t := newTurn(CmdSwitch+" "+id, emit)
 	defer s.endTurn(t)
 	s.switchTo(t, id, analyzer.ActionSwitchExisting, "keyboard switch", "")
 }

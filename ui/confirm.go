@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -105,7 +106,7 @@ func (m *Model) confirmClear(msg clearPreviewMsg) tea.Cmd {
 // confirmLine asks the trainee the session's question; yes sends line as a turn of its own.
 func (m *Model) confirmLine(question, line string) {
 	m.ask(confirmDialog{title: "Are you sure?", body: []string{question}, yesLabel: "yes: " + line, yes: line,
-		holdOnNo: strings.HasPrefix(line, "/admit ")})
+		holdOnNo: strings.HasPrefix(line, session.CmdAdmit+" ")})
 }
 
 // confirmKey answers the open question with y or n (esc is no). Enter is not an answer: it sends

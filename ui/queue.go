@@ -84,10 +84,10 @@ func (m *Model) run(r request) tea.Cmd {
 		return clearPreviewCmd(m.ctx, m.engine, line)
 	}
 	name, arg, _ := strings.Cut(line, " ")
-	switch name {
-	case "/inspect":
+	switch name { // the commands the screen answers itself (session.Command.Screen)
+	case session.CmdInspect:
 		return tea.Batch(m.openInspector(), m.next())
-	case "/export":
+	case session.CmdExport:
 		return tea.Batch(exportCmd(m.ctx, m.engine, m.opts.SaveDir, strings.TrimSpace(arg)), m.next())
 	}
 	return m.startTurn(func(ctx context.Context) tea.Cmd { return submitCmd(ctx, m.engine, line) })
@@ -213,7 +213,7 @@ func (m *Model) acknowledge() tea.Cmd {
 		m.notice = notice{text: "no patient is active — alt+a goes to the alarm first", level: noticeWarn}
 		return nil
 	}
-	return m.enqueue(request{line: "/ack"})
+	return m.enqueue(request{line: session.CmdAck})
 }
 
 func (m *Model) retry() tea.Cmd {
