@@ -370,12 +370,6 @@ func typesText(msg tea.KeyMsg) bool {
 	return (msg.Type == tea.KeyRunes && !msg.Alt) || msg.Type == tea.KeySpace || msg.Paste
 }
 
-// scrollHelp moves the help overlay delta lines, within what it has to show.
-func (m *Model) scrollHelp(delta int) {
-	_, most := helpView(m.theme, m.keys, m.width-4, m.dialogHeight(), 0)
-	m.helpOffset = min(max(m.helpOffset+delta, 0), most)
-}
-
 func (m *Model) quit() tea.Cmd {
 	waiting := len(m.queue) + len(m.held)
 	if (m.turn == nil && waiting == 0) || m.quitting {

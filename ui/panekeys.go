@@ -141,3 +141,9 @@ func (m *Model) loadTrace(back int) tea.Cmd {
 	m.inspector.Loading(back)
 	return traceCmd(m.engine, back)
 }
+
+// scrollHelp moves the help overlay delta lines, within what it has to show.
+func (m *Model) scrollHelp(delta int) {
+	_, most := helpView(m.theme, m.keys, m.width-4, m.dialogHeight(), 0)
+	m.helpOffset = min(max(m.helpOffset+delta, 0), most)
+}
