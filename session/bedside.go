@@ -115,7 +115,7 @@ func results(x *examination) []agents.Result {
 	for _, ev := range x.events {
 		switch ev.Kind {
 		case physio.EventAction:
-			if r, ok := e.ResultOf(ev.Action); ok {
+			if r, ok := e.ResultOf(ev.Action); ok && !r.Exam {
 				out = append(out, agents.Result{T: r.T - e.Admitted(), Name: r.Name, Value: r.Value})
 			}
 		case physio.EventVitals:
@@ -127,6 +127,34 @@ func results(x *examination) []agents.Result {
 			Value: "not measured: it needs waveform capnography — attach the monitor"})
 	}
 	return out
+}
+
+// examined is what this turn's bedside examinations found, region by region, from the engine's
+// findings for the patient's state now.
+func examined(x *examination) []agents.Result {
+	var out []agents.Result
+	for _, ev := range x.events {
+		if ev.Kind != physio.EventAction {
+			continue
+		}
+		if r, ok := x.engine.ResultOf(ev.Action); ok && r.Exam {
+			out = append(out, agents.Result{T: r.T - x.engine.Admitted(), Name: r.Name, Value: r.Value})
+		}
+	}
+	return out
+}
+
+// examinationLine is what the trainee finds on examining, as the nurse beside them says it: the
+// engine's findings word for word, never the patient's voice.
+func examinationLine(found []agents.Result) string {
+	if len(found) == 0 {
+		return ""
+	}
+	parts := make([]string, len(found))
+	for i, r := range found {
+		parts[i] = r.Name + ": " + r.Value
+	}
+	return "On examination — " + strings.Join(parts, "; ") + "."
 }
 
 // bystanderSource names a bystander as the chat and the notes do: "Sarah Harris, his wife".

@@ -54,7 +54,11 @@ func (c *conversation) bedside() {
 	if c.x.engine == nil {
 		return
 	}
-	if done := confirmations(c.x.events); len(done) > 0 {
+	done := confirmations(c.x.events)
+	if line := examinationLine(c.x.examined); line != "" {
+		done = append(done, line)
+	}
+	if len(done) > 0 {
 		c.keep(c.s.saySpoken(c.t, nurseAgent, strings.Join(done, " ")))
 	}
 	if len(c.x.bystander) > 0 {

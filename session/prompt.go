@@ -80,7 +80,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 	}
 	if a.SeesMemory(memory.VitalsMeasurements) {
 		f.Turn.Measured = measured(e)
-		f.Turn.Results = x.results
+		f.Turn.Results = append(slices.Clip(x.results), x.examined...)
 	}
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
 	f.Turn.Checks = orderChecks(x.events)

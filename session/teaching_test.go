@@ -299,7 +299,8 @@ func TestTheRelativeGivesTheHistory(t *testing.T) {
 }
 
 // Every measurement asked for is read out by the Monitor from the engine, whoever the turn went
-// to: vitals and glucose together, the pupils, the rhythm, and EtCO2 (or why it cannot be).
+// to: vitals and glucose together, the rhythm, and EtCO2 (or why it cannot be); the pupils are
+// an examination, which the nurse reads out from the engine's findings.
 func TestEveryMeasurementAskedForIsReported(t *testing.T) {
 	r := seeded(t)
 	events := runJSON(t, r.s, lines("/admit patient_1 opioid-overdose", "check vitals and capillary blood glucose", "check his pupils",
@@ -310,7 +311,7 @@ func TestEveryMeasurementAskedForIsReported(t *testing.T) {
 	want := [][]string{
 		nil,
 		{"Measured at T+00:00: HR ", "— NEWS2", "Capillary glucose: " + results[0].Value},
-		{"Pupils: pinpoint, barely reacting to light"},
+		nil,
 		{"12-lead ECG: sinus rhythm"},
 		{"EtCO2: not measured: it needs waveform capnography"},
 		{"Measured at"},
@@ -324,6 +325,9 @@ func TestEveryMeasurementAskedForIsReported(t *testing.T) {
 				t.Errorf("turn %q: the Monitor said %q, want %q", turns[i][0].str("input"), monitor, w)
 			}
 		}
+	}
+	if nurse := strings.Join(saidBy(turns[2], nurseAgent), "\n"); !strings.Contains(nurse, "pupils: pinpoint, barely reacting to light") {
+		t.Errorf("turn %q: the nurse said %q, want the pupils found", turns[2][0].str("input"), nurse)
 	}
 }
 

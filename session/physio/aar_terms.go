@@ -18,7 +18,7 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindAttachMonitor: {"monitor"},
 	sc.KindGlucoseCheck:  {"glucose", "sugar", "bm", "cbg"},
 	sc.KindECG:           {"ecg", "12-lead", "12 lead", "ekg"},
-	sc.KindExamine:       {"exam"},
+	sc.KindExamine:       {"exam", "neurovascular", "circulation", "auscultat", "listen"},
 	sc.KindPupils:        {"pupil"},
 	sc.KindTest:          {"test", "investigation", "blood"},
 	sc.KindOxygen:        {"oxygen", "o2"},

@@ -52,8 +52,8 @@ func TestCriticalActionsWithinAndBefore(t *testing.T) {
 	if got := scoreLine(r, "Strong analgesia"); got.Points != 20 || got.Max != 20 || got.Why != "met at 01:00" {
 		t.Errorf("analgesia scored %+v, want its weight 20/20, met at 01:00", got)
 	}
-	if got := scoreLine(r, "Splint"); got.Points != 0 || got.Max != 15 || !strings.Contains(got.Why, "the target was within 20:00") {
-		t.Errorf("a late splint scored %+v, want 0/15 with the target", got)
+	if got := scoreLine(r, "Splint"); got.Points != 0 || got.Max != 10 || !strings.Contains(got.Why, "the target was within 20:00") {
+		t.Errorf("a late splint scored %+v, want 0/10 with the target", got)
 	}
 }
 

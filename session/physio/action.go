@@ -22,6 +22,7 @@ type Action struct {
 	Topic    string  `json:"topic,omitempty"`
 	Test     string  `json:"test,omitempty"` // the investigation ordered (sc.Tests)
 	Position string  `json:"position,omitempty"`
+	Region   string  `json:"region,omitempty"` // what an examination examined (sc.Regions)
 }
 
 // IsTreatment reports whether the action does something to the patient, as

@@ -32,18 +32,20 @@ const (
 	catTest // val: the investigation (sc.Tests)
 	catGlucoseCheck
 	catIVAccess
-	catStop     // stop, remove… (oxygen)
-	catTopic    // val: topic
-	catWeakOn   // when did, how long: onset unless a clearer topic is there
-	catAirway   // val: device or ""
-	catVentil   // bag-valve-mask ventilation
-	catPos      // val: position
-	catSplint   // splinting
-	catExamine  // examine, auscultate
-	catAsk      // interrogative opener
-	catDirect   // directive opener: can you, please
-	catFiller   // ok, right: skipped at the start of a clause
-	catOverride // override: give a stopped order anyway
+	catStop        // stop, remove… (oxygen)
+	catTopic       // val: topic
+	catWeakOn      // when did, how long: onset unless a clearer topic is there
+	catAirway      // val: device or ""
+	catVentil      // bag-valve-mask ventilation
+	catPos         // val: position
+	catSplint      // splinting
+	catExamine     // val: how (exam.go): examine, listen, look, feel, percuss
+	catBodyPart    // val: a region, or a part examined by region (exam.go)
+	catExamFinding // val: a region named by a phrase that is an examination in itself
+	catAsk         // interrogative opener
+	catDirect      // directive opener: can you, please
+	catFiller      // ok, right: skipped at the start of a clause
+	catOverride    // override: give a stopped order anyway
 )
 
 type entry struct {
@@ -118,7 +120,7 @@ func init() {
 		"full set", "full set of obs")
 	add(catVitalPart, "", "bp", "blood pressure", "pulse", "heart rate", "hr", "sats", "saturations", "saturation",
 		"oxygen saturation", "oxygen saturations", "spo2", "sao2", "o2 sats", "resp rate", "respiratory rate",
-		"rr", "temperature", "temp", "gcs", "etco2", "end tidal", "cap refill", "capillary refill", "pulse ox")
+		"rr", "temperature", "temp", "etco2", "end tidal", "pulse ox")
 	add(catMonitor, "noun", "monitor", "monitoring")
 	add(catMonitor, "", "cardiac monitor", "continuous monitoring", "3 lead", "three lead", "defib pads", "pads",
 		"capnography", "waveform capnography")
@@ -175,9 +177,6 @@ func init() {
 		"legs up", "raise the legs")
 	add(catSplint, "", "splint", "splinting", "splinted", "box splint", "vacuum splint", "traction splint",
 		"immobilise", "immobilize", "immobilisation", "immobilization", "sling")
-	add(catExamine, "", "examine", "examination", "auscultate", "auscultation", "listen to chest",
-		"listen to his chest", "listen to her chest", "listen to the chest", "chest exam", "percuss", "palpate")
-	add(catExamine, "pupils", "pupils", "pupil", "pupillary response", "pupil size", "pupil reaction")
 	add(catAsk, "", "any", "do", "does", "did", "have", "has", "had", "are", "is", "was", "were", "what", "whats",
 		"what s", "when", "where", "why", "how", "who", "which", "should", "shall", "can i", "could i", "may i",
 		"can", "could", "would it", "is there", "are there")

@@ -89,20 +89,27 @@ type placed struct {
 type context struct {
 	give    bool
 	blocked bool
+	exam    bool   // an examination verb is in force (exam.go)
+	how     string // which: examine, listen, look, feel, percuss
 }
 
 func (c clause) context(prev context) context {
+	next := prev
+	if i := c.index(catExamine, 0); i >= 0 {
+		next.exam, next.how = true, c[i].val
+	} else if c.hasWord("check", "checking", "recheck", "rechecking", "reassess", "reassessing") {
+		next.exam, next.how = true, examAny
+	}
 	own := c.has(catGive) || c.has(catRoute) || c.has(catBolus) || c.hasAmount()
-	switch c.opener() {
-	case catAsk:
-		return context{give: own, blocked: true}
-	case catDirect:
-		return context{give: true}
+	switch {
+	case c.opener() == catAsk:
+		next.give, next.blocked = own, true
+	case c.opener() == catDirect:
+		next.give, next.blocked = true, false
+	case own:
+		next.give, next.blocked = true, false
 	}
-	if own {
-		return context{give: true}
-	}
-	return prev
+	return next
 }
 
 func (c clause) actions(ctx context) []placed {
@@ -119,6 +126,7 @@ func (c clause) actions(ctx context) []placed {
 	}
 	out = append(out, c.oxygen(ctx, noOrders)...)
 	out = append(out, c.assessments(ctx.blocked)...)
+	out = append(out, c.examinations(ctx.how, ctx.exam)...)
 	if !ordered {
 		out = append(out, c.asks()...)
 	}
@@ -286,8 +294,6 @@ func (c clause) assessments(question bool) []placed {
 			kind = sc.KindGlucoseCheck
 		case lx.cat == catECG: // "what's the rhythm?" asks to see it
 			kind = sc.KindECG
-		case lx.cat == catExamine && lx.val == "pupils":
-			kind = sc.KindPupils
 		case lx.cat == catTest: // "what's the lactate?" asks for it
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindTest, Test: lx.val}})
 			continue
@@ -295,8 +301,6 @@ func (c clause) assessments(question bool) []placed {
 			continue
 		case lx.cat == catMonitor && (lx.val == "" || c.monitorContext(i)):
 			kind = sc.KindAttachMonitor
-		case lx.cat == catExamine:
-			kind = sc.KindExamine
 		default:
 			continue
 		}
@@ -359,7 +363,7 @@ func dedupe(found []placed) []Action {
 		if namedAirway && a.Kind == sc.KindAirway && a.Device == "" || legsRaised && a.Position == "supine" {
 			continue
 		}
-		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position)
+		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position, "|", a.Region)
 		if a.Kind == sc.KindOxygen || a.Kind == sc.KindFluids {
 			key = string(a.Kind)
 		}

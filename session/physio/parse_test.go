@@ -97,7 +97,7 @@ var parseCases = []struct {
 	{"get a 12-lead ECG", []Action{kind(sc.KindECG)}},
 	{"What's her BP?", []Action{kind(sc.KindCheckVitals)}},
 	{"obs", []Action{kind(sc.KindCheckVitals)}},
-	{"listen to her chest", []Action{kind(sc.KindExamine)}},
+	{"listen to her chest", []Action{exam("auscultation")}},
 	{"any allergies", []Action{ask("allergies")}},
 	{"Are you allergic to penicillin?", []Action{ask("allergies")}},
 	{"do you smoke?", []Action{ask("social")}},

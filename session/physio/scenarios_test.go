@@ -92,7 +92,7 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 		{"fracture-morphine-allergy", 15, "comfortable", []step{
 			{20, "check vitals, any allergies?"},
 			{40, "fentanyl 100 mcg intranasal"},
-			{60, "splint the leg"},
+			{60, "splint the leg and check the foot's circulation"},
 			{600, "recheck vitals"},
 		}},
 	}

@@ -45,6 +45,7 @@ func (s *Scenario) compile() {
 		}
 		st.out = nil
 	}
+	s.resolveFindings()
 	n := 0
 	for i := range s.Transitions {
 		t := &s.Transitions[i]

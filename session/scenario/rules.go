@@ -41,6 +41,7 @@ func (c *checker) checkScenario(s *Scenario) {
 		c.checkDisclosures(s.Bystander.Disclosures, "bystander.disclosures")
 	}
 	c.checkStates(s)
+	c.checkFindings(s)
 	for i, t := range s.Transitions {
 		c.checkTransition(s, t, fmt.Sprintf("transitions[%d]", i))
 	}
@@ -299,6 +300,11 @@ func (c *checker) checkMatch(m Match, p string) {
 	for _, pos := range m.Position {
 		if !slices.Contains(Positions, pos) {
 			c.at(p+".position", "unknown position %q (want one of %v)", pos, Positions)
+		}
+	}
+	for _, r := range m.Region {
+		if !slices.Contains(Regions, r) {
+			c.at(p+".region", "unknown examination region %q (want one of %v)", r, Regions)
 		}
 	}
 	if m.MaxDoseMg > 0 && m.MinDoseMg > m.MaxDoseMg {

@@ -123,10 +123,11 @@ type State struct {
 	// Findings override the scenario's Findings while the patient is in this state.
 	Findings Findings `yaml:"findings"`
 
-	name   string
-	target [NumVitals]float64
-	alpha  [NumVitals]float64 // share of the gap to target closed per sim second
-	out    []int              // indexes of transitions leaving this state
+	name     string
+	findings Findings // every region, resolved against the scenario's baseline
+	target   [NumVitals]float64
+	alpha    [NumVitals]float64 // share of the gap to target closed per sim second
+	out      []int              // indexes of transitions leaving this state
 }
 
 // Transition moves the patient from one of From to To when its conditions
@@ -168,6 +169,7 @@ type Match struct {
 	Topic       Names   `yaml:"topic"`
 	Test        Names   `yaml:"test"`
 	Position    Names   `yaml:"position"`
+	Region      Names   `yaml:"region"` // an examination's region (Regions)
 	MinDoseMg   float64 `yaml:"min_dose_mg"`
 	MaxDoseMg   float64 `yaml:"max_dose_mg"`
 	MinVolumeML float64 `yaml:"min_volume_ml"`

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"bytes"
 	"errors"
 	"os"
@@ -36,7 +37,35 @@ critical_actions:
 learning_objectives: [learn]
 presentation: feeling unwell since this morning
 scoring: {trajectory: 20, allergies_first: 10, reassessment: 10, hard_stop: 25, warning: 5}
+findings: {airway: patent, breathing: normal, percussion: resonant, auscultation: clear, heart: normal, pulses: regular, cap_refill: 2 seconds, skin: warm, abdomen: soft, gcs: E4 V5 M6, limbs: normal, focused: nothing more}
 `
+
+func TestValidateFindingsCoverEveryRegionInEveryState(t *testing.T) {
+	noHeart := strings.Replace(minimal, " heart: normal,", "", 1)
+	ill := strings.Replace(noHeart, "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    findings: {heart: a loud murmur, elbow: sore}", 1)
+	got := fmt.Sprint(Validate([]byte(ill)))
+	for _, want := range []string{`state "well" finds nothing on examining heart`, `unknown examination region "elbow"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	if strings.Contains(got, `state "ill" finds nothing`) {
+		t.Errorf("errors %s: the ill state's own heart finding should resolve it", got)
+	}
+	s, errs := Parse([]byte(strings.Replace(minimal, "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    findings: {heart: a loud murmur}", 1)))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := s.State("ill").Finding("heart"); got != "a loud murmur" {
+		t.Errorf("ill heart = %q, want the state's override", got)
+	}
+	if got := s.State("well").Finding("heart"); got != "normal" {
+		t.Errorf("well heart = %q, want the baseline", got)
+	}
+	if got := s.State("ill").Finding("pupils"); got != NormalPupils {
+		t.Errorf("pupils = %q, want the normal pupils every state has", got)
+	}
+}
 
 func TestMinimalScenarioIsValid(t *testing.T) {
 	if errs := Validate([]byte(minimal)); len(errs) > 0 {
