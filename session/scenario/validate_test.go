@@ -1,9 +1,9 @@
 package scenario
 
 import (
-	"fmt"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
