@@ -56,7 +56,7 @@ func confirm(a physio.ActionRecord) string {
 	case sc.KindMedication:
 		return "Given: " + dose(a) + "."
 	case sc.KindIVAccess:
-		return "IV access in."
+		return accessLine(a)
 	case sc.KindFluids:
 		if a.VolumeML > 0 {
 			return fmt.Sprintf("Fluids running: %g mL.", a.VolumeML)
@@ -80,6 +80,18 @@ func confirm(a physio.ActionRecord) string {
 		return "Monitor on."
 	}
 	return ""
+}
+
+// accessLine is the nurse siting access, which takes time: IV or IO drugs wait until it is in.
+func accessLine(a physio.ActionRecord) string {
+	what := "a cannula"
+	if a.Route == "IO" {
+		what = "an IO needle"
+	}
+	if wait := a.AccessIn - a.T; wait > 0 {
+		return fmt.Sprintf("Siting %s — access in about %g s.", what, wait)
+	}
+	return "IV access in."
 }
 
 func oxygenDetail(a physio.ActionRecord) string {
@@ -125,6 +137,17 @@ func results(x *examination) []agents.Result {
 	if last != nil && last.EtCO2 == 0 && asksEtCO2.MatchString(x.text) {
 		out = append(out, agents.Result{T: last.T - e.Admitted(), Name: "EtCO2",
 			Value: "not measured: it needs waveform capnography — attach the monitor"})
+	}
+	return out
+}
+
+// refusals are the nurse's words on this turn's orders that could not be given by their route.
+func refusals(events []physio.Event) []string {
+	var out []string
+	for _, ev := range events {
+		if ev.Kind == physio.EventOrder && ev.Order.Refused && !slices.Contains(out, ev.Order.Say) {
+			out = append(out, ev.Order.Say)
+		}
 	}
 	return out
 }

@@ -36,11 +36,11 @@ func (s *Session) converse(ctx context.Context, t *turn, prior []memory.Message,
 	c := &conversation{s: s, t: t, x: x, window: prior}
 	if msg, ok := s.pharmacistSays(t, x); ok {
 		c.keep(msg)
-		if x.onlyHeld() {
-			return c.said, nil
-		}
 	}
 	c.bedside()
+	if x.onlyHeld() {
+		return c.said, nil
+	}
 	_, err := s.cfg.Team.Run(ctx, prior, t.input, c)
 	if err == nil {
 		c.reportFindings()
@@ -54,7 +54,7 @@ func (c *conversation) bedside() {
 	if c.x.engine == nil {
 		return
 	}
-	done := confirmations(c.x.events)
+	done := append(refusals(c.x.events), confirmations(c.x.events)...)
 	if line := examinationLine(c.x.examined); line != "" {
 		done = append(done, line)
 	}

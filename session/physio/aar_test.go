@@ -60,6 +60,7 @@ func TestCriticalActionsWithinAndBefore(t *testing.T) {
 func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 	good, _ := play(t, "acs-sildenafil", 15*60,
 		step{20, "attach the monitor and get a 12 lead ECG"},
+		step{30, "IV access"},
 		step{60, "What medications do you take? Any allergies?"},
 		step{90, "aspirin 300 mg PO"},
 		step{120, "morphine 5 mg IV"},
@@ -128,7 +129,7 @@ func TestDebriefLeadsWithCriticalErrorsAndMissedActions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e, _ := play(t, "anaphylaxis", 8*60,
+			e, _ := playFrom(t, cannulated(t, "anaphylaxis", 42), 8*60,
 				step{0, "what happened? any allergies?"},
 				step{1, "give amoxicillin 500 mg PO" + c.override},
 				step{2, "give adrenaline 50 mg IV" + c.override},
@@ -192,13 +193,13 @@ func TestRescueIsCreditedNotFaulted(t *testing.T) {
 	}{
 		{"opioid-overdose", []step{{30, "jaw thrust and ventilate with the bag valve mask"}, {60, "naloxone 400 mcg IM"}},
 			"Naloxone for opioid toxicity — given to a patient who could not give a history (GCS 7)"},
-		{"fracture-morphine-allergy", []step{{30, "any allergies?"}, {40, "fentanyl 100 mcg IN"}, {600, "fentanyl 100 mcg IN"},
-			{1000, "naloxone 400 mcg IV"}}, "Naloxone for opioid toxicity — given to a patient who could not give a history"},
+		{"fracture-morphine-allergy", []step{{30, "any allergies?"}, {40, "fentanyl 100 mcg IN"}, {300, "fentanyl 100 mcg IN"},
+			{1300, "naloxone 400 mcg IM"}}, "Naloxone for opioid toxicity — given to a patient who could not give a history"},
 		{"anaphylaxis", []step{{20, "adrenaline 0.5 mg IM"}}, "IM adrenaline for anaphylaxis — the right emergency treatment"},
 	}
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
-			e, _ := play(t, c.scenario, 20*60, c.steps...)
+			e, _ := play(t, c.scenario, 30*60, c.steps...)
 			r := e.Report()
 			plus, delta := strings.Join(r.lines(PointPlus), "\n"), strings.Join(r.lines(PointDelta), "\n")
 			if !strings.Contains(plus, c.credit) {
@@ -209,7 +210,7 @@ func TestRescueIsCreditedNotFaulted(t *testing.T) {
 			}
 		})
 	}
-	e, _ := play(t, "fracture-morphine-allergy", 20*60, step{30, "any allergies?"}, step{40, "fentanyl 100 mcg IN"}, step{600, "fentanyl 100 mcg IN"})
+	e, _ := play(t, "fracture-morphine-allergy", 21*60, step{30, "any allergies?"}, step{40, "fentanyl 100 mcg IN"}, step{300, "fentanyl 100 mcg IN"})
 	if e.State() != "opioid-toxicity" {
 		t.Errorf("two fentanyl doses left her %s, want opioid-toxicity", e.State())
 	}

@@ -23,6 +23,7 @@ type Action struct {
 	Test     string  `json:"test,omitempty"` // the investigation ordered (sc.Tests)
 	Position string  `json:"position,omitempty"`
 	Region   string  `json:"region,omitempty"` // what an examination examined (sc.Regions)
+	Gas      string  `json:"gas,omitempty"`    // what drives a nebuliser: oxygen or air, when stated
 }
 
 // IsTreatment reports whether the action does something to the patient, as

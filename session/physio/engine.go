@@ -33,7 +33,10 @@ func NewEngine(patientID string, s *sc.Scenario, seed uint64, now float64) *Engi
 	e.s = Snapshot{
 		PatientID: patientID, Scenario: s.ID, RNG: seed, Admitted: t, T: t,
 		State: s.InitialState, StateSince: t, AllergiesAskedAt: -1, NextReading: -1, Attended: -1,
-		Seen: make([]bool, s.NumConditions()), HeldSince: make([]int64, s.NumConditions()),
+		Seen: make([]bool, s.NumConditions()), HeldSince: make([]int64, s.NumConditions()), AccessAt: -1,
+	}
+	if s.Access != "" {
+		e.s.AccessAt = t
 	}
 	for v := range e.s.Trend {
 		e.s.Trend[v] = e.cur.Target(sc.Vital(v))
@@ -92,13 +95,14 @@ func (e *Engine) step(out []Event) []Event {
 	e.s.T++
 	t := e.s.T
 	e.expireEffects(t)
+	e.arrive()
 	var target [sc.NumVitals]float64
 	for v := range target {
 		target[v] = e.cur.Target(sc.Vital(v))
 	}
 	for i := range e.s.Effects {
 		if ef := &e.s.Effects[i]; ef.From <= t {
-			target[ef.Vital] = shifted(target[ef.Vital], ef)
+			target[ef.Vital] = shifted(target[ef.Vital], ef, t)
 		}
 	}
 	for v := range target {
@@ -111,8 +115,12 @@ func (e *Engine) step(out []Event) []Event {
 
 // shifted moves a target by an effect without crossing the effect's cap; an
 // effect never pulls a target back that is already beyond its cap.
-func shifted(x float64, ef *ActiveEffect) float64 {
-	y := x + ef.Delta
+func shifted(x float64, ef *ActiveEffect, t int64) float64 {
+	delta := ef.Delta
+	if t < ef.Full {
+		delta *= float64(t-ef.From) / float64(ef.Full-ef.From)
+	}
+	y := x + delta
 	switch {
 	case !ef.HasCap:
 		return y

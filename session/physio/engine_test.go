@@ -130,11 +130,15 @@ func TestThresholdMustHoldForItsDuration(t *testing.T) {
 
 func TestAllModeNeedsEveryCondition(t *testing.T) {
 	// Sepsis improves only with fluids and antibiotics both given.
-	e, _ := play(t, "sepsis-urosepsis", 600, step{10, "500 mL saline bolus"})
+	e, _ := playFrom(t, cannulated(t, "sepsis-urosepsis", 42), 600, step{10, "500 mL saline bolus"})
 	if e.State() != "sepsis" {
 		t.Fatalf("fluids alone moved sepsis to %s", e.State())
 	}
 	e.Apply(Action{Kind: sc.KindMedication, Drug: "meropenem", DoseMg: 1000, Route: "IV"})
+	if e.State() != "sepsis" {
+		t.Fatalf("the antibiotic acted before its onset: state %s", e.State())
+	}
+	e.AdvanceTo(e.Clock()+5*60, nil) // meropenem IV: onset 5 minutes
 	if e.State() != "improving" {
 		t.Fatalf("fluids then antibiotics: state %s", e.State())
 	}
@@ -163,7 +167,7 @@ func TestScenarioCriticalErrorOnlyInItsStates(t *testing.T) {
 	}
 	late := NewEngine("patient_1", scenario(t, "hypoglycaemia"), 5, 0)
 	late.AdvanceTo(11*60, nil)
-	bad := late.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "PO", DoseMg: 15000})
+	bad := late.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "PO", DoseMg: 15000, Override: true})
 	if errs := eventsOf(bad, EventCriticalError); len(errs) != 1 || errs[0].Error.ID != "oral-when-unsafe" {
 		t.Fatalf("oral glucose when drowsy: %+v", errs)
 	}
@@ -264,7 +268,7 @@ func TestWardAdvancesEveryPatient(t *testing.T) {
 }
 
 func TestEventJSONMatchesTheRunContract(t *testing.T) {
-	e := NewEngine("patient_1", scenario(t, "fracture-morphine-allergy"), 1, 0)
+	e := cannulated(t, "fracture-morphine-allergy", 1)
 	var events []Event
 	events = append(events, e.Apply(Action{Kind: sc.KindCheckVitals})...)
 	events = append(events, e.Apply(Action{Kind: sc.KindMedication, Drug: "morphine", DoseMg: 5, Route: "IV"})...)
@@ -308,7 +312,7 @@ func TestEventJSONMatchesTheRunContract(t *testing.T) {
 // The log accessors show what a snapshot holds, and a caller's append to one
 // does not share the engine's spare capacity.
 func TestLogAccessorsMatchTheSnapshot(t *testing.T) {
-	e, _ := play(t, "anaphylaxis", 120, step{10, "any allergies?"}, step{20, "check vitals, amoxicillin 1 g IV"})
+	e, _ := playFrom(t, cannulated(t, "anaphylaxis", 42), 120, step{10, "any allergies?"}, step{20, "check vitals, amoxicillin 1 g IV"})
 	snap := e.Snapshot()
 	if !reflect.DeepEqual(e.Readings(), snap.Readings) || !reflect.DeepEqual(e.SafetyRecords(), snap.Safety) ||
 		!reflect.DeepEqual(e.Actions(), snap.Actions) || !reflect.DeepEqual(e.CriticalErrors(), snap.Errors) {

@@ -46,6 +46,7 @@ const (
 	catDirect      // directive opener: can you, please
 	catFiller      // ok, right: skipped at the start of a clause
 	catOverride    // override: give a stopped order anyway
+	catGas         // val: what drives a nebuliser (air; oxygen is catOxygen)
 )
 
 type entry struct {
@@ -92,7 +93,8 @@ func init() {
 	add(catUnit, "l", "l", "litre", "litres", "liter", "liters", "ltr")
 	add(catUnit, "lpm", "lpm", "l min", "litres per minute", "liters per minute", "l per min", "litres a minute", "l per minute")
 	add(catUnit, "pct", "%", "percent", "per cent")
-	add(catOxygen, "", "oxygen", "o2", "supplemental oxygen")
+	add(catOxygen, "", "oxygen", "o2", "supplemental oxygen", "oxygen driven", "o2 driven")
+	add(catGas, "air", "air", "medical air", "air driven", "driven by air", "with air")
 	// "High-flow oxygen" in an emergency means 15 L/min through a reservoir mask (Resuscitation
 	// Council UK); high-flow nasal oxygen is named as such.
 	add(catO2Device, "nrb", "nrb", "nrm", "non rebreather", "nonrebreather", "non rebreathe", "non rebreather mask",
@@ -139,7 +141,8 @@ func init() {
 	add(catTest, "urine_dip", "urine dip", "urine dipstick", "dipstick", "dip the urine", "urinalysis")
 	add(catTest, "peak_flow", "peak flow", "pefr", "peak expiratory flow")
 	add(catTest, "chest_xray", "chest x ray", "chest xray", "cxr", "chest film", "chest radiograph")
-	add(catIVAccess, "", "iv access", "io access", "iv line", "intravenous access", "cannulate", "cannulating",
+	add(catIVAccess, "IO", "io access", "io needle", "intraosseous access", "ez io", "ezio")
+	add(catIVAccess, "", "iv access", "iv line", "intravenous access", "cannulate", "cannulating",
 		"cannulation", "cannula", "venflon", "large bore", "wide bore", "access")
 	add(catStop, "", "stop", "stopping", "remove", "removing", "take off", "taking off", "discontinue", "off")
 	add(catTopic, "allergies", "allergy", "allergies", "allergic", "nkda", "nka", "reactions to", "reaction to")

@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -27,6 +28,7 @@ func ParseActions(text string) []Action {
 			ctx = cl.context(ctx)
 			found = append(found, cl.actions(ctx)...)
 		}
+		shareRoute(found[start:])
 		if overrides(sentence) {
 			for i := start; i < len(found); i++ {
 				found[i].a.Override = found[i].a.Kind == sc.KindMedication
@@ -35,6 +37,30 @@ func ParseActions(text string) []Action {
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].pos < found[j].pos })
 	return dedupe(found)
+}
+
+// shareRoute gives the medications of one sentence that name no route the route the others
+// share: "salbutamol 5 mg and ipratropium 500 micrograms nebulised" nebulises both. When the
+// others name different routes, nothing is guessed.
+func shareRoute(found []placed) {
+	route, gas := "", ""
+	for _, f := range found {
+		if f.a.Kind != sc.KindMedication || f.a.Route == "" {
+			continue
+		}
+		if route != "" && f.a.Route != route {
+			return
+		}
+		route, gas = f.a.Route, cmp.Or(gas, f.a.Gas)
+	}
+	for i := range found {
+		if a := &found[i].a; a.Kind == sc.KindMedication && a.Route == "" && route != "" {
+			a.Route = route
+		}
+		if a := &found[i].a; a.Kind == sc.KindMedication && a.Route == "NEB" && a.Gas == "" {
+			a.Gas = gas
+		}
+	}
 }
 
 // slashAsPer writes a slash with a letter (or %) beside it as "per": "mg/kg", "1 mg/mL",
@@ -118,7 +144,7 @@ func (c clause) actions(ctx context) []placed {
 	noOrders := ctx.blocked || c.has(catHistory) || c.hasTopic("allergies") || c.hasTopic("medications")
 	ordered := false
 	if !noOrders {
-		meds := c.medications(ctx)
+		meds := append(c.medications(ctx), c.unknownDrug(ctx)...)
 		fluids := c.fluids(ctx)
 		ordered = len(meds)+len(fluids) > 0
 		out = append(append(out, meds...), fluids...)
@@ -172,7 +198,21 @@ func (c clause) medication(drug string, from, to int) Action {
 	if a.Route == "" {
 		a.Route = c.route(0, len(c))
 	}
+	if a.Route == "NEB" {
+		a.Gas = c.drivingGas()
+	}
 	return a
+}
+
+// drivingGas is what the clause says drives its nebuliser: "with oxygen", "air-driven".
+func (c clause) drivingGas() string {
+	switch {
+	case c.has(catOxygen):
+		return "oxygen"
+	case c.has(catGas):
+		return "air"
+	}
+	return ""
 }
 
 func (c clause) fluids(ctx context) []placed {
@@ -208,10 +248,10 @@ func (c clause) treatments() []placed {
 		case catSplint:
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindSplint}})
 		case catIVAccess:
-			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess}})
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: lx.val}})
 		case catRoute:
 			if c.startsAccess(lx) {
-				out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess}})
+				out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: cmp.Or(lx.val, "IV")}})
 			}
 		}
 	}
@@ -224,13 +264,16 @@ func (c clause) startsAccess(route lexeme) bool {
 	if route.val != "IV" && route.val != "IO" {
 		return false
 	}
-	if c.has(catDrug) || c.has(catFluid) || c.has(catOxygen) {
+	if c.has(catDrug) || c.has(catFluid) || c.has(catOxygen) || c.hasAmount() {
 		return false
 	}
 	return c.has(catGive) || c.hasWord("insert", "inserting", "site", "establish", "gain", "secure", "get", "need")
 }
 
 func (c clause) oxygen(ctx context, noOrders bool) []placed {
+	if c.nebulises() && !c.has(catO2Device) {
+		return nil // "salbutamol nebulised with oxygen": the oxygen drives the nebuliser
+	}
 	i := c.index(catOxygen, 0)
 	dev := c.index(catO2Device, 0)
 	if i < 0 {
@@ -257,6 +300,16 @@ func (c clause) oxygen(ctx context, noOrders bool) []placed {
 		return nil
 	}
 	return []placed{{c[i].pos, a}}
+}
+
+// nebulises reports whether the clause orders a drug nebulised.
+func (c clause) nebulises() bool {
+	for _, lx := range c {
+		if lx.cat == catRoute && lx.val == "NEB" {
+			return c.has(catDrug)
+		}
+	}
+	return false
 }
 
 // flow reads "15 L", "15 L/min", "15lpm", or a bare number straight after a

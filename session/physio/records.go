@@ -18,6 +18,8 @@ type ActionRecord struct {
 	// GCS is the patient's true GCS when it was done, which says whether they could have given
 	// a history; 0 in records kept before it was recorded.
 	GCS int `json:"gcs,omitempty"`
+	// AccessIn is when the vascular access this action sited is in (ward time).
+	AccessIn float64 `json:"access_in,omitempty"`
 }
 
 // Reading is one set of measured vitals with its NEWS2.
@@ -82,8 +84,9 @@ type ActiveEffect struct {
 	Delta  float64  `json:"delta"`
 	Cap    float64  `json:"cap"`
 	HasCap bool     `json:"has_cap"`
-	From   int64    `json:"from"`  // ward second it takes hold
-	Until  int64    `json:"until"` // ward second it ends; -1 until cancelled
+	From   int64    `json:"from"`           // ward second it takes hold
+	Full   int64    `json:"full,omitempty"` // ward second it reaches full strength; up to then it grows from From
+	Until  int64    `json:"until"`          // ward second it ends; -1 until cancelled
 	Source string   `json:"source"`
 }
 

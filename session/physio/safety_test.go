@@ -105,7 +105,7 @@ func TestScenarioContraindication(t *testing.T) {
 // A penicillin-allergic patient given ampicillin gets a hard stop, a critical
 // error in the AAR and an allergic reaction — although nobody asked.
 func TestAmpicillinInPenicillinAllergyWithoutAsking(t *testing.T) {
-	given, events := play(t, "anaphylaxis", 240, step{30, "give ampicillin 1 g IV"})
+	given, events := playFrom(t, cannulated(t, "anaphylaxis", 42), 240, step{30, "give ampicillin 1 g IV"})
 	control, _ := play(t, "anaphylaxis", 240)
 
 	safety := eventsOf(events, EventSafety)
@@ -128,7 +128,7 @@ func TestAmpicillinInPenicillinAllergyWithoutAsking(t *testing.T) {
 }
 
 func TestAskingAllergiesIsRecordedOnTheFinding(t *testing.T) {
-	_, events := play(t, "fracture-morphine-allergy", 60, step{10, "any allergies?"}, step{20, "morphine 5 mg IV"})
+	_, events := playFrom(t, cannulated(t, "fracture-morphine-allergy", 42), 60, step{10, "any allergies?"}, step{20, "morphine 5 mg IV"})
 	safety := eventsOf(events, EventSafety)
 	if len(safety) != 1 || !safety[0].Safety.AllergiesAsked || safety[0].Safety.Rule != RuleAllergy {
 		t.Fatalf("got %+v", safety)
@@ -151,6 +151,10 @@ func TestAdrenalineReversesAnAllergicReaction(t *testing.T) {
 		t.Fatal("ibuprofen in an NSAID allergy started no allergic reaction")
 	}
 	e.Apply(Action{Kind: sc.KindMedication, Drug: "epinephrine", DoseMg: 0.5, Route: "IM"})
+	if n := allergyEffects(e); n != before {
+		t.Fatalf("adrenaline IM acted before its onset: %d of %d allergy effects remain", n, before)
+	}
+	e.AdvanceTo(e.Clock()+60, nil) // IM adrenaline: onset 1 minute
 	if n := allergyEffects(e); n > 0 {
 		t.Fatalf("%d of %d allergy effects remain after adrenaline", n, before)
 	}
@@ -159,7 +163,7 @@ func TestAdrenalineReversesAnAllergicReaction(t *testing.T) {
 // Her morphine allergy is a true allergy: morphine brings on anaphylaxis, and IM adrenaline
 // settles it.
 func TestMorphineBringsOnAnaphylaxisAndAdrenalineSettlesIt(t *testing.T) {
-	e, _ := play(t, "fracture-morphine-allergy", 4*60, step{10, "morphine 5 mg IV"})
+	e, _ := playFrom(t, cannulated(t, "fracture-morphine-allergy", 42), 5*60, step{10, "morphine 5 mg IV"})
 	if v := e.TrueVitals(); e.State() != "anaphylaxis" || v.SBP > 100 || v.Wheeze < 1 {
 		t.Fatalf("after morphine: state %s, SBP %d, wheeze %d; want anaphylaxis with hypotension and wheeze", e.State(), v.SBP, v.Wheeze)
 	}

@@ -67,11 +67,13 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 		}},
 		{"hypoglycaemia", 10, "recovering", []step{
 			{30, "check his blood glucose and obs"},
-			{90, "IV access, give glucose 10% 150 mL IV"},
+			{60, "IV access"},
+			{120, "give glucose 10% 150 mL IV"},
 			{400, "repeat the obs"},
 		}},
 		{"acs-sildenafil", 15, "stabilised", []step{
 			{20, "attach the monitor and get a 12 lead ECG"},
+			{30, "IV access"},
 			{60, "What medications do you take? Any allergies?"},
 			{90, "aspirin 300 mg PO"},
 			{120, "morphine 5 mg IV"},

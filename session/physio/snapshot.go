@@ -49,6 +49,10 @@ type Snapshot struct {
 	Latched   []string        `json:"latched,omitempty"`
 	Escalated string          `json:"escalated,omitempty"`
 	Alerts    []AlertRecord   `json:"alerts,omitempty"`
+	// AccessAt is when vascular access is (or will be) in; -1: none sited.
+	AccessAt int64 `json:"access_at"`
+	// Pending are actions given whose consequences are still to come (course.go).
+	Pending []Pending `json:"pending,omitempty"`
 }
 
 // Snapshot returns a copy of the engine's state that shares nothing with it.
@@ -80,6 +84,7 @@ func (s Snapshot) clone() Snapshot {
 	s.Errors = slices.Clone(s.Errors)
 	s.Told = slices.Clone(s.Told)
 	s.Orders = slices.Clone(s.Orders)
+	s.Pending = slices.Clone(s.Pending)
 	s.Limits = slices.Clone(s.Limits)
 	s.Latched = slices.Clone(s.Latched)
 	s.Alerts = slices.Clone(s.Alerts)

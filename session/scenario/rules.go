@@ -23,6 +23,9 @@ func (c *checker) checkScenario(s *Scenario) {
 		c.at("demographics.sex", "sex %q must be F, M or X", sex)
 	}
 	c.checkPresentation(s)
+	if s.Access != "" && s.Access != "iv" && s.Access != "io" {
+		c.at("access", "access %q must be iv or io (or left out: none)", s.Access)
+	}
 	c.checkNEWS2(s.NEWS2)
 	for i, m := range s.Medications {
 		p := fmt.Sprintf("medications[%d]", i)

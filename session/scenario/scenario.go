@@ -13,13 +13,18 @@ type Scenario struct {
 	// Presentation is what a triage note or a handover says of the patient on arrival, without
 	// the demographics the header already shows and without the diagnosis: the trainee sees
 	// this, never the title.
-	Presentation       string               `yaml:"presentation" required:"true"`
-	Bystander          *Bystander           `yaml:"bystander"`
-	History            []string             `yaml:"history"`
-	Medications        []Medication         `yaml:"medications"`
-	Allergies          []Allergy            `yaml:"allergies"`
-	Disclosures        []Disclosure         `yaml:"disclosures"`
-	Lines              Lines                `yaml:"lines"`
+	Presentation string       `yaml:"presentation" required:"true"`
+	Bystander    *Bystander   `yaml:"bystander"`
+	History      []string     `yaml:"history"`
+	Medications  []Medication `yaml:"medications"`
+	Allergies    []Allergy    `yaml:"allergies"`
+	Disclosures  []Disclosure `yaml:"disclosures"`
+	Lines        Lines        `yaml:"lines"`
+	// Access is the vascular access the patient arrives with: "" (none), "iv" or "io". Without
+	// it, an IV or IO drug waits for the trainee to site one.
+	Access string `yaml:"access"`
+	// NilByMouth is why nothing may be given by mouth ("for theatre"); empty: no such order.
+	NilByMouth         string               `yaml:"nil_by_mouth"`
 	NEWS2              NEWS2Config          `yaml:"news2" required:"true"`
 	InitialState       string               `yaml:"initial_state" required:"true"`
 	States             map[string]*State    `yaml:"states" required:"true"`
@@ -192,6 +197,9 @@ type Effect struct {
 	Onset    Seconds  `yaml:"onset"`
 	Duration Seconds  `yaml:"duration"`
 	Cap      *float64 `yaml:"cap"`
+	// Ramp is how long after its onset the effect takes to reach full strength (the engine sets
+	// it from a drug's time to peak).
+	Ramp Seconds `yaml:"-"`
 }
 
 // Contraindication is a scenario-specific reason not to give a drug or class.
