@@ -1,6 +1,7 @@
 package session
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -56,5 +57,79 @@ func TestExaminationIsAnsweredFromTheFindings(t *testing.T) {
 	}
 	if !credited {
 		t.Errorf("the neurovascular check asked for is not credited: %+v", aar.Score.Breakdown)
+	}
+}
+
+// Orders are checked against the patient before the Pharmacist's dose check, and every drug of
+// an order is answered: by mouth to a man who cannot swallow, IV with no access, a drug ward
+// does not know, two drugs nebulised in one order.
+func TestOrdersAreCheckedAgainstThePatient(t *testing.T) {
+	r := busyED(t)
+	events := runJSON(t, r.s, lines("/switch patient_4", "give aspirin 300 mg", "ceftriaxone 2 g IV", "give zorbazine 7 mg IV",
+		"site a cannula", "ceftriaxone 2 g IV", "/switch patient_1", "give salbutamol 5 mg and ipratropium 500 micrograms nebulised",
+		"give salbutamol 5 mg and ipratropium 500 micrograms nebulised with oxygen"))
+	turns := byTurn(events)
+	nurse, pharmacist := turnSaid(events, nurseAgent), turnSaid(events, agents.AgentPharmacist)
+	wants := []struct {
+		turn        int
+		said, wants string
+	}{
+		{1, nurse[1], "He can't swallow safely (GCS 13), so not by mouth — nothing given of the aspirin."},
+		{2, nurse[2], `There's no IV access yet: site a cannula first ("site a cannula", or "IO access") — ceftriaxone IM instead? Nothing given.`},
+		{3, pharmacist[3], "zorbazine is not in the formulary; nothing given. Did you mean"},
+		{4, nurse[4], "Siting a cannula — access in about 60 s."},
+		{5, nurse[5], "Given: ceftriaxone 2 g IV."},
+		{7, nurse[7], "A nebuliser needs a gas to drive it"},
+		{8, nurse[8], "Given: salbutamol 5 mg NEB. Given: ipratropium bromide 500 micrograms NEB."},
+	}
+	for _, w := range wants {
+		if !strings.Contains(w.said, w.wants) {
+			t.Errorf("turn %d %q: said %q, want %q", w.turn, turns[w.turn][0].str("input"), w.said, w.wants)
+		}
+	}
+	for _, i := range []int{1, 2, 3} {
+		for _, o := range ofKind(turns[i], "order") {
+			if o["given"] != false {
+				t.Errorf("turn %d: order %v was given", i, o)
+			}
+		}
+	}
+	if n := len(ofKind(turns[7], "order")); n != 2 {
+		t.Errorf("two drugs nebulised in one order made %d orders, want one each", n)
+	}
+	for _, a := range ofKind(turns[3], "action") {
+		t.Errorf("an unknown drug made an action: %v", a)
+	}
+}
+
+// Drugs take time: what the patient says follows the drug's course, not the order. Oral
+// prednisolone does nothing for an hour; nebulised salbutamol eases her only after its onset;
+// IM adrenaline settles a reaction after its onset, as the vitals measured then show.
+func TestDrugsTakeTime(t *testing.T) {
+	r := busyED(t)
+	events := runJSON(t, r.s, lines("/switch patient_1", "sit her up, oxygen 15 L via non-rebreather", "prednisolone 40 mg PO",
+		"how are you feeling?", "salbutamol 5 mg nebulised", "how are you feeling?", "/wait 6m", "how are you feeling?"))
+	patient := turnSaid(events, agents.AgentPatient)
+	for _, i := range []int{3, 5} {
+		if strings.Contains(patient[i], "easier") {
+			t.Errorf("turn %d: the patient felt better before the drug acted: %q", i, patient[i])
+		}
+	}
+	if !strings.Contains(patient[7], "A bit easier") {
+		t.Errorf("six minutes after salbutamol she said %q, want it easing", patient[7])
+	}
+	if st := r.engine("patient_1").State(); st != "responding" {
+		t.Errorf("six minutes after salbutamol the engine is in %s, want responding", st)
+	}
+
+	events = runJSON(t, r.s, lines("/admit patient_5 anaphylaxis", "adrenaline 0.5 mg IM", "any better?", "check vitals",
+		"/wait 2m", "any better?"))
+	patient = turnSaid(events, agents.AgentPatient)
+	easing := regexp.MustCompile(`Less itchy|easier|loosening`)
+	if easing.MatchString(patient[2]) {
+		t.Errorf("seconds after IM adrenaline he said %q", patient[2])
+	}
+	if !easing.MatchString(patient[5]) {
+		t.Errorf("two minutes after IM adrenaline he said %q, want the reaction easing", patient[5])
 	}
 }

@@ -40,12 +40,6 @@ func (e *Engine) siteAccess(a *Action) {
 	e.s.AccessAt = e.s.T + took
 }
 
-// AccessIn reports whether vascular access is in now.
-func (e *Engine) AccessIn() bool { return e.s.AccessAt >= 0 && e.s.AccessAt <= e.s.T }
-
-// AccessReady is when the access sited is in: the ward second, and false when none was sited.
-func (e *Engine) AccessReady() (float64, bool) { return float64(e.s.AccessAt), e.s.AccessAt >= 0 }
-
 // refusal is the nurse's word on giving drug by route now, and "" when the patient can take it.
 func (e *Engine) refusal(drug, route, gas string) string {
 	why := e.routeBlocked(route, gas)
@@ -74,11 +68,9 @@ func (e *Engine) routeBlocked(route, gas string) string {
 			return fmt.Sprintf("%s is nil by mouth (%s)", capital(he), e.sc.NilByMouth)
 		}
 	case "IV", "IO":
-		switch {
-		case e.s.AccessAt < 0:
+		// Access being sited is enough: the drug goes in once it is (course.go).
+		if e.s.AccessAt < 0 {
 			return "There's no IV access yet: site a cannula first (\"site a cannula\", or \"IO access\")"
-		case e.s.AccessAt > e.s.T:
-			return fmt.Sprintf("The cannula isn't in yet (about %d s more): order it again once it is", e.s.AccessAt-e.s.T)
 		}
 	case "NEB":
 		if gas == "" && !e.s.OnOxygen {
