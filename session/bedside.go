@@ -78,6 +78,8 @@ func confirm(a physio.ActionRecord) string {
 		return "Splint on."
 	case sc.KindAttachMonitor:
 		return "Monitor on."
+	case sc.KindTargetSats:
+		return fmt.Sprintf("Target saturation %g–%g %% prescribed: NEWS2 on Scale %d.", a.Target[0], a.Target[1], targetScale(a.Target))
 	}
 	return ""
 }
@@ -92,6 +94,14 @@ func accessLine(a physio.ActionRecord) string {
 		return fmt.Sprintf("Siting %s — access in about %g s.", what, wait)
 	}
 	return "IV access in."
+}
+
+// targetScale is the NEWS2 SpO2 scale a prescribed target calls for.
+func targetScale(target [2]float64) int {
+	if target[1] <= 92 {
+		return 2
+	}
+	return 1
 }
 
 func oxygenDetail(a physio.ActionRecord) string {

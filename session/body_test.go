@@ -133,3 +133,29 @@ func TestDrugsTakeTime(t *testing.T) {
 		t.Errorf("two minutes after IM adrenaline he said %q, want the reaction easing", patient[5])
 	}
 }
+
+// NEWS2 Scale 2 is the trainee's decision: the COPD patient is scored on Scale 1 until a target
+// of 88–92 % is prescribed, which the nurse accepts only once his hypercapnia is documented; his
+// oxygen alert card is found by asking about home oxygen; every reading says its scale.
+func TestScale2IsTheTraineesDecision(t *testing.T) {
+	r := busyED(t)
+	events := runJSON(t, r.s, lines("/admit patient_5 copd-exacerbation", "check vitals", "target sats 88-92",
+		"do you use oxygen at home?", "target sats 88-92", "check vitals"))
+	turns := byTurn(events)
+	first := onlyOne(t, ofKind(turns[1], "vitals"), "vitals")
+	if first.num("news2_scale") != 1 || !strings.Contains(strings.Join(saidBy(turns[1], agents.AgentMonitor), ""), "(Scale 1)") {
+		t.Errorf("on arrival: %v, want Scale 1, said", first)
+	}
+	if nurse := strings.Join(saidBy(turns[2], nurseAgent), ""); !strings.Contains(nurse, "needs hypercapnia documented first") {
+		t.Errorf("a target with nothing documented: the nurse said %q", nurse)
+	}
+	if told := strings.Join(saidBy(turns[3], agents.AgentPatient), ""); !strings.Contains(told, "I've a card") {
+		t.Errorf("asked about home oxygen he said %q, want his oxygen alert card", told)
+	}
+	if nurse := strings.Join(saidBy(turns[4], nurseAgent), ""); !strings.Contains(nurse, "Target saturation 88–92 % prescribed: NEWS2 on Scale 2.") {
+		t.Errorf("a target with the card found: the nurse said %q", nurse)
+	}
+	if last := onlyOne(t, ofKind(turns[5], "vitals"), "vitals"); last.num("news2_scale") != 2 {
+		t.Errorf("after the target: %v, want Scale 2", last)
+	}
+}

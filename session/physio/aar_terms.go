@@ -30,6 +30,7 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindVentilate:     {"ventilat", "bag-valve", "bag valve", "bvm", "breaths"},
 	sc.KindPosition:      {"position", "sit", "recovery"},
 	sc.KindSplint:        {"splint"},
+	sc.KindTargetSats:    {"target"},
 }
 
 // topicWords are how a debrief may name what was asked.

@@ -24,6 +24,8 @@ type Action struct {
 	Position string  `json:"position,omitempty"`
 	Region   string  `json:"region,omitempty"` // what an examination examined (sc.Regions)
 	Gas      string  `json:"gas,omitempty"`    // what drives a nebuliser: oxygen or air, when stated
+	// Target is a prescribed SpO2 range, lowest and highest percent.
+	Target [2]float64 `json:"target,omitzero"`
 }
 
 // IsTreatment reports whether the action does something to the patient, as

@@ -45,6 +45,13 @@ func (e *Engine) Apply(a Action) []Event {
 	if a.Kind == sc.KindIVAccess {
 		e.siteAccess(&a)
 	}
+	if a.Kind == sc.KindTargetSats {
+		if why := e.prescribeTarget(a); why != "" {
+			e.reviewed()
+			return e.recordOrder(OrderRecord{T: float64(t), Drug: "target saturation", Verdict: sc.DoseAsk,
+				Rule: RuleRouteRefused, Refused: true, Say: why}, nil, out)
+		}
+	}
 	rec := ActionRecord{T: float64(t), Action: a, GCS: roundInt(e.raw()[sc.GCS])}
 	if a.Kind == sc.KindIVAccess {
 		rec.AccessIn = float64(e.s.AccessAt)

@@ -97,8 +97,9 @@ func (e *Engine) step(out []Event) []Event {
 	e.expireEffects(t)
 	e.arrive()
 	var target [sc.NumVitals]float64
+	since := float64(t - e.s.StateSince)
 	for v := range target {
-		target[v] = e.cur.Target(sc.Vital(v))
+		target[v] = e.cur.CourseTarget(sc.Vital(v), since)
 	}
 	for i := range e.s.Effects {
 		if ef := &e.s.Effects[i]; ef.From <= t {
@@ -165,7 +166,7 @@ func (e *Engine) TrueVitals() Vitals {
 
 // TrueNEWS2 scores the true vitals.
 func (e *Engine) TrueNEWS2() NEWS2Score {
-	return NEWS2(e.TrueVitals(), e.sc.NEWS2.Scale, e.s.OnOxygen)
+	return NEWS2(e.TrueVitals(), e.Scale(), e.s.OnOxygen)
 }
 
 // Measured is what the trainee can see: live values while a monitor is
@@ -192,8 +193,8 @@ func (e *Engine) reading(source string) Reading {
 	} else {
 		v.EtCO2 = 0
 	}
-	n := NEWS2(v, e.sc.NEWS2.Scale, e.s.OnOxygen)
-	return Reading{T: float64(e.s.T), Vitals: v, NEWS2: n.Total, Parts: n.Parts, Band: n.Band, Source: source}
+	n := NEWS2(v, e.Scale(), e.s.OnOxygen)
+	return Reading{T: float64(e.s.T), Vitals: v, NEWS2: n.Total, Parts: n.Parts, Band: n.Band, Scale: n.Scale, Source: source}
 }
 
 // measure takes a reading; whoever took it, the nurse's next observation is due at the interval

@@ -100,9 +100,11 @@ func TestEffectsActWithOnsetNotAtOnce(t *testing.T) {
 	if got := e.TrueVitals().SpO2; got > 89 {
 		t.Errorf("SpO2 %d five seconds after oxygen; effects must not be instant", got)
 	}
+	control := NewEngine("patient_1", scenario(t, "asthma-exacerbation"), 7, 0)
 	e.AdvanceTo(420, nil)
-	if got := e.TrueVitals().SpO2; got < 95 || got > 98 {
-		t.Errorf("SpO2 %d after seven minutes; want near the cap of 97", got)
+	control.AdvanceTo(420, nil)
+	if got, without := e.TrueVitals().SpO2, control.TrueVitals().SpO2; got < without+6 || got > 97 {
+		t.Errorf("SpO2 %d after seven minutes of oxygen, %d without; want the oxygen's 8 points, within its cap of 97", got, without)
 	}
 	e.Apply(Action{Kind: sc.KindStopOxygen})
 	e.AdvanceTo(470, nil)
@@ -154,8 +156,8 @@ func TestCOPDHarmedByHighFlowOxygen(t *testing.T) {
 	if e.State() != "co2-narcosis" || v.EtCO2 <= 60 || v.GCS >= 14 {
 		t.Fatalf("state %s, EtCO2 %d, GCS %d; want rising CO2 and drowsiness", e.State(), v.EtCO2, v.GCS)
 	}
-	if n := e.TrueNEWS2(); n.Parts.SpO2 != 3 {
-		t.Errorf("Scale 2 should score SpO2 %d on oxygen as 3, got %d", v.SpO2, n.Parts.SpO2)
+	if n := e.TrueNEWS2(); n.Scale != 1 || n.Parts.SpO2 != 0 {
+		t.Errorf("no target was prescribed, so SpO2 %d scores on Scale 1 as 0: got Scale %d, %d", v.SpO2, n.Scale, n.Parts.SpO2)
 	}
 }
 

@@ -47,6 +47,7 @@ const (
 	catFiller      // ok, right: skipped at the start of a clause
 	catOverride    // override: give a stopped order anyway
 	catGas         // val: what drives a nebuliser (air; oxygen is catOxygen)
+	catTarget      // a prescribed SpO2 target: "target sats 88-92"
 )
 
 type entry struct {
@@ -148,6 +149,10 @@ func init() {
 	add(catTopic, "allergies", "allergy", "allergies", "allergic", "nkda", "nka", "reactions to", "reaction to")
 	add(catTopic, "medications", "medication", "medications", "meds", "medicine", "medicines", "tablets", "pills",
 		"prescriptions", "regular medication", "do you take", "take anything", "taking anything", "inhalers")
+	add(catTarget, "", "target sats", "target saturation", "target saturations", "target spo2", "sats target",
+		"saturation target", "target of", "target range", "target", "aim for sats", "aim for saturations", "aim for", "aiming for")
+	add(catTopic, "history", "oxygen at home", "home oxygen", "oxygen alert card", "oxygen card", "alert card",
+		"a card", "your card", "use oxygen", "oxygen target", "co2 retainer", "retain co2")
 	add(catTopic, "history", "history", "medical history", "past medical history", "pmh", "medical problems",
 		"health problems", "conditions", "illnesses", "had this before", "happened before", "operations", "surgery")
 	add(catTopic, "onset", "onset", "what happened", "what were you doing", "how did this happen", "how did it happen",

@@ -16,7 +16,7 @@ func matches(m sc.Match, a Action) bool {
 	}
 	fio2 := a.DeliveredFiO2()
 	return within(a.DoseMg, m.MinDoseMg, m.MaxDoseMg) && within(a.VolumeML, m.MinVolumeML, 0) &&
-		within(fio2, m.MinFiO2, m.MaxFiO2)
+		within(fio2, m.MinFiO2, m.MaxFiO2) && within(a.Target[1], 0, m.MaxTarget)
 }
 
 func oneOf(names sc.Names, v string) bool { return len(names) == 0 || names.Has(v) }

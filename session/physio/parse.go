@@ -151,6 +151,7 @@ func (c clause) actions(ctx context) []placed {
 		out = append(out, c.treatments()...)
 	}
 	out = append(out, c.oxygen(ctx, noOrders)...)
+	out = append(out, c.targetSats()...)
 	out = append(out, c.assessments(ctx.blocked)...)
 	out = append(out, c.examinations(ctx.how, ctx.exam)...)
 	if !ordered {

@@ -123,7 +123,7 @@ var parseCases = []struct {
 	{"don't give morphine", nil},
 	{"drawing up adrenaline 0.5mg", nil},
 	{"she takes aspirin 75 mg daily", nil},
-	{"is he on oxygen at home", nil},
+	{"is he on oxygen at home", []Action{ask("history")}},
 	{"monitor her closely", nil},
 	{"forgive me", nil},
 	{"olive oil", nil},

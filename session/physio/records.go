@@ -29,7 +29,8 @@ type Reading struct {
 	NEWS2  int        `json:"news2"`
 	Parts  NEWS2Parts `json:"news2_parts"`
 	Band   string     `json:"news2_band"`
-	Source string     `json:"source"` // ReadByCheck, ReadByMonitor or ReadByNurse
+	Scale  int        `json:"news2_scale,omitempty"` // 0 in readings kept before the scale was recorded: Scale 1
+	Source string     `json:"source"`                // ReadByCheck, ReadByMonitor or ReadByNurse
 }
 
 // Who measured a reading: the trainee's check, the monitor, or a nurse's routine observation.

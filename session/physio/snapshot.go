@@ -51,6 +51,8 @@ type Snapshot struct {
 	Alerts    []AlertRecord   `json:"alerts,omitempty"`
 	// AccessAt is when vascular access is (or will be) in; -1: none sited.
 	AccessAt int64 `json:"access_at"`
+	// Scale2: the trainee prescribed a target of 88–92 % with hypercapnia documented (scale.go).
+	Scale2 bool `json:"scale2,omitempty"`
 	// Pending are actions given whose consequences are still to come (course.go).
 	Pending []Pending `json:"pending,omitempty"`
 }

@@ -45,6 +45,7 @@ func (c *checker) checkScenario(s *Scenario) {
 	}
 	c.checkStates(s)
 	c.checkFindings(s)
+	c.checkCourses(s)
 	for i, t := range s.Transitions {
 		c.checkTransition(s, t, fmt.Sprintf("transitions[%d]", i))
 	}
@@ -151,6 +152,13 @@ func (c *checker) checkNEWS2(n NEWS2Config) {
 		c.at("news2.scale", "news2 scale must be 1 or 2, not %d", n.Scale)
 	case n.Scale == 2 && !n.HypercapnicTarget:
 		c.at("news2.scale", "scale 2 is only for hypercapnic patients: set hypercapnic_target: true")
+	case n.Scale == 2 && len(n.HypercapniaFrom) == 0:
+		c.at("news2.scale", "scale 2 needs hypercapnia_from: the tests or topics that document it")
+	}
+	for _, from := range n.HypercapniaFrom {
+		if _, test := Tests[from]; !test && !slices.Contains(Topics, from) {
+			c.at("news2.hypercapnia_from", "%q is neither a test nor a topic", from)
+		}
 	}
 }
 
@@ -414,4 +422,20 @@ func (c *checker) checkID(id, p string, seen map[string]bool) {
 		c.at(p, "duplicate id %q", id)
 	}
 	seen[id] = true
+}
+
+// checkCourses: a course leads to another state, over a positive time.
+func (c *checker) checkCourses(s *Scenario) {
+	for _, name := range s.StateNames() {
+		st, p := s.States[name], "states."+name+".course"
+		if st == nil || st.Course == nil {
+			continue
+		}
+		if _, ok := s.States[st.Course.To]; !ok || st.Course.To == name {
+			c.at(p+".to", "a course leads to another of the states, not %q", st.Course.To)
+		}
+		if st.Course.Over <= 0 {
+			c.at(p+".over", "a course takes a positive time")
+		}
+	}
 }

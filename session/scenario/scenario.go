@@ -102,11 +102,16 @@ type Lines struct {
 	Generic []string `yaml:"generic"`
 }
 
+// NEWS2Config says which SpO2 scale suits the patient. Every patient is scored on Scale 1 until
+// the trainee prescribes a target of 88–92 %, which the engine accepts only for a patient with
+// hypercapnia (Scale 2) once the trainee has it documented: one of HypercapniaFrom, a test
+// (a blood gas) or a topic asked about (a history that tells of an oxygen alert card).
 type NEWS2Config struct {
 	Scale int `yaml:"scale" required:"true"` // 1, or 2 for hypercapnic patients
-	// HypercapnicTarget marks a prescribed SpO2 target of 88–92 %, the only
-	// case in which Scale 2 may be used.
-	HypercapnicTarget bool `yaml:"hypercapnic_target"`
+	// HypercapnicTarget marks a patient for whom a prescribed SpO2 target of 88–92 % is right,
+	// the only case in which Scale 2 may be used.
+	HypercapnicTarget bool     `yaml:"hypercapnic_target"`
+	HypercapniaFrom   []string `yaml:"hypercapnia_from"`
 }
 
 // State is one phase of the illness. Vitals approach Vitals (inheriting from
@@ -127,12 +132,24 @@ type State struct {
 	Tau     map[string]Seconds `yaml:"tau"`
 	// Findings override the scenario's Findings while the patient is in this state.
 	Findings Findings `yaml:"findings"`
+	// Course is where the state is heading if nothing is done, and how fast: the vitals move
+	// toward that state's all the while, so an untreated patient worsens minute by minute. Left
+	// out, it is the first transition out of the state on time alone, at that time.
+	Course *Course `yaml:"course"`
 
 	name     string
 	findings Findings // every region, resolved against the scenario's baseline
+	toward   *State   // where the course leads; nil: the state holds
+	over     float64  // seconds the course takes
 	target   [NumVitals]float64
 	alpha    [NumVitals]float64 // share of the gap to target closed per sim second
 	out      []int              // indexes of transitions leaving this state
+}
+
+// Course is a state's drift toward another state over a time.
+type Course struct {
+	To   string  `yaml:"to" required:"true"`
+	Over Seconds `yaml:"over" required:"true"`
 }
 
 // Transition moves the patient from one of From to To when its conditions
@@ -180,6 +197,7 @@ type Match struct {
 	MinVolumeML float64 `yaml:"min_volume_ml"`
 	MinFiO2     float64 `yaml:"min_fio2"` // percent, as delivered by the device
 	MaxFiO2     float64 `yaml:"max_fio2"`
+	MaxTarget   float64 `yaml:"max_target"` // the highest SpO2 a prescribed target may aim for, percent
 }
 
 // Intervention: the first intervention whose match fits an action applies
@@ -290,6 +308,19 @@ func (st *State) Target(v Vital) float64 { return st.target[v] }
 
 // Alpha is the share of the gap to target that v closes per sim second.
 func (st *State) Alpha(v Vital) float64 { return st.alpha[v] }
+
+// CourseTarget is the value v approaches secs seconds into the state: the state's own target
+// moved along its course, all the way there once the course has run.
+func (st *State) CourseTarget(v Vital, secs float64) float64 {
+	if st.toward == nil {
+		return st.target[v]
+	}
+	k := min(1, secs/st.over)
+	return st.target[v] + (st.toward.target[v]-st.target[v])*k
+}
+
+// Heading is the state the course leads to, and nil when the state holds.
+func (st *State) Heading() *State { return st.toward }
 
 // Outgoing lists the indexes of transitions that can leave this state, in
 // file order (the first that fires wins).

@@ -81,12 +81,14 @@ const (
 	KindPosition      ActionKind = "position"
 	KindSplint        ActionKind = "splint"
 	KindAsk           ActionKind = "ask"
+	KindTargetSats    ActionKind = "target_sats" // a prescribed SpO2 target range
 )
 
 // ActionKinds lists every kind, in a stable order.
 var ActionKinds = []ActionKind{
 	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
 	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
+	KindTargetSats,
 }
 
 // Tests are the investigations a trainee can order, by the id a scenario's results use, with
