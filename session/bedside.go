@@ -78,6 +78,8 @@ func confirm(a physio.ActionRecord) string {
 		return "Splint on."
 	case sc.KindAttachMonitor:
 		return "Monitor on."
+	case sc.KindRefer:
+		return teamCalls[a.Team]
 	case sc.KindTargetSats:
 		return fmt.Sprintf("Target saturation %g–%g %% prescribed: NEWS2 on Scale %d.", a.Target[0], a.Target[1], targetScale(a.Target))
 	}
@@ -94,6 +96,12 @@ func accessLine(a physio.ActionRecord) string {
 		return fmt.Sprintf("Siting %s — access in about %g s.", what, wait)
 	}
 	return "IV access in."
+}
+
+// teamCalls are the nurse's words on calling each team.
+var teamCalls = map[string]string{
+	"pci": "Calling the cath lab: primary PCI referral made.", "critical_care": "Calling critical care.",
+	"senior": "Calling for senior help.",
 }
 
 // targetScale is the NEWS2 SpO2 scale a prescribed target calls for.

@@ -159,3 +159,48 @@ func TestScale2IsTheTraineesDecision(t *testing.T) {
 		t.Errorf("after the target: %v, want Scale 2", last)
 	}
 }
+
+// The score and the debrief come from one record: naloxone praised as a rescue costs no
+// allergies-first points; missed critical actions carry into what to change; the STEMI is not
+// stabilised by aspirin alone without a call for primary PCI.
+func TestAFairScore(t *testing.T) {
+	r := busyED(t)
+	events := runJSON(t, r.s, lines("/admit patient_5 opioid-overdose", "jaw thrust and ventilate with the bag valve mask",
+		"naloxone 400 micrograms IM", "/wait 5m", "check vitals", "/aar"))
+	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+	for _, l := range aar.Score.Breakdown {
+		if strings.HasPrefix(l.Item, "allergies asked before") && l.Points != l.Max {
+			t.Errorf("a rescue alone charged allergies first: %+v", l)
+		}
+	}
+	missed := 0
+	for _, p := range aar.Debrief {
+		if p.Kind != "missed" {
+			continue
+		}
+		missed++
+		what, _, _ := strings.Cut(p.Text, " — not done")
+		if !strings.Contains(aar.Markdown(), "Next time: "+what) {
+			t.Errorf("the missed %q is not in what to change:\n%s", what, aar.Markdown())
+		}
+	}
+	if missed == 0 {
+		t.Fatalf("the overdose run missed nothing, so the test tests nothing:\n%s", aar.Markdown())
+	}
+
+	events = runJSON(t, r.s, lines("/switch patient_2", "attach the monitor and get a 12 lead ECG", "any allergies? what medications do you take?",
+		"aspirin 300 mg PO", "/wait 6m", "/aar"))
+	if st := r.engine("patient_2").State(); st == "stabilised" {
+		t.Errorf("aspirin without a reperfusion decision stabilised the STEMI")
+	}
+	md := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event")).Markdown()
+	for _, want := range []string{"A reperfusion decision — call the cath lab for primary PCI — not done", "Next time: A reperfusion decision"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the STEMI review lacks %q:\n%s", want, md)
+		}
+	}
+	runJSON(t, r.s, lines("call the cath lab for primary PCI", "/wait 1m"))
+	if st := r.engine("patient_2").State(); st != "stabilised" {
+		t.Errorf("after the call for primary PCI the STEMI is %s, want stabilised", st)
+	}
+}

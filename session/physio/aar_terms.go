@@ -31,6 +31,7 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindPosition:      {"position", "sit", "recovery"},
 	sc.KindSplint:        {"splint"},
 	sc.KindTargetSats:    {"target"},
+	sc.KindRefer:         {"refer", "call", "pci", "cath lab", "reperfusion", "escalat"},
 }
 
 // topicWords are how a debrief may name what was asked.

@@ -63,6 +63,7 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 		step{30, "IV access"},
 		step{60, "What medications do you take? Any allergies?"},
 		step{90, "aspirin 300 mg PO"},
+		step{100, "call the cath lab for primary PCI"},
 		step{120, "morphine 5 mg IV"},
 	)
 	bad, _ := play(t, "acs-sildenafil", 15*60, step{60, "GTN 400 mcg SL"})
@@ -80,7 +81,8 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 	for _, want := range []string{"# After Action Review — Inferior STEMI", "**Presentation:** central chest pain",
 		"## Critical errors\n\n- 01:00 — gave glyceryl trinitrate without knowing the patient's medicines: sildenafil taken",
 		"## Missed critical actions\n\n- Cardiac monitoring — not done (within 05:00)\n- A 12-lead ECG within 10 minutes — not done (within 10:00)",
-		"## Score: 0 / 100", "| Aspirin 300 mg chewed | 0 / 15 | not done |",
+		"## Score: 0 / 100", "| Aspirin 300 mg chewed | 0 / 10 | not done |",
+		"Next time: A reperfusion decision — call the cath lab for primary PCI (within 15:00)",
 		"## Timeline", "| 01:00 | medication glyceryl trinitrate 400 micrograms SL |", "### Plus", "### Delta",
 		"01:00 — glyceryl trinitrate given before asking about allergies", "## Learning objectives"} {
 		if !strings.Contains(md, want) {

@@ -24,6 +24,7 @@ type Action struct {
 	Position string  `json:"position,omitempty"`
 	Region   string  `json:"region,omitempty"` // what an examination examined (sc.Regions)
 	Gas      string  `json:"gas,omitempty"`    // what drives a nebuliser: oxygen or air, when stated
+	Team     string  `json:"team,omitempty"`   // the team a referral calls (sc.Teams)
 	// Target is a prescribed SpO2 range, lowest and highest percent.
 	Target [2]float64 `json:"target,omitzero"`
 }
@@ -33,7 +34,7 @@ type Action struct {
 func (a Action) IsTreatment() bool {
 	switch a.Kind {
 	case sc.KindOxygen, sc.KindStopOxygen, sc.KindMedication, sc.KindIVAccess, sc.KindFluids,
-		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint:
+		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindRefer:
 		return true
 	}
 	return false

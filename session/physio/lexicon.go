@@ -48,6 +48,8 @@ const (
 	catOverride    // override: give a stopped order anyway
 	catGas         // val: what drives a nebuliser (air; oxygen is catOxygen)
 	catTarget      // a prescribed SpO2 target: "target sats 88-92"
+	catTeam        // val: a team to call (sc.Teams)
+	catCall        // call, activate, refer: what summons a team
 )
 
 type entry struct {
@@ -151,6 +153,13 @@ func init() {
 		"prescriptions", "regular medication", "do you take", "take anything", "taking anything", "inhalers")
 	add(catTarget, "", "target sats", "target saturation", "target saturations", "target spo2", "sats target",
 		"saturation target", "target of", "target range", "target", "aim for sats", "aim for saturations", "aim for", "aiming for")
+	add(catTeam, "pci", "primary pci", "ppci", "pci", "cath lab", "cath lab team", "catheter lab", "cardiac catheter lab",
+		"heart attack centre", "interventional cardiology", "interventional cardiologist", "reperfusion")
+	add(catTeam, "critical_care", "icu", "itu", "intensive care", "critical care", "outreach", "critical care outreach")
+	add(catTeam, "senior", "registrar", "the reg", "consultant", "senior", "senior help", "medical emergency team",
+		"met call", "anaesthetist")
+	add(catCall, "", "call", "calling", "activate", "activating", "refer", "referring", "referral", "page", "bleep",
+		"phone", "contact", "alert", "escalate", "escalating", "arrange", "book")
 	add(catTopic, "history", "oxygen at home", "home oxygen", "oxygen alert card", "oxygen card", "alert card",
 		"a card", "your card", "use oxygen", "oxygen target", "co2 retainer", "retain co2")
 	add(catTopic, "history", "history", "medical history", "past medical history", "pmh", "medical problems",

@@ -152,6 +152,9 @@ func (c clause) actions(ctx context) []placed {
 	}
 	out = append(out, c.oxygen(ctx, noOrders)...)
 	out = append(out, c.targetSats()...)
+	if !ctx.blocked {
+		out = append(out, c.referrals()...)
+	}
 	out = append(out, c.assessments(ctx.blocked)...)
 	out = append(out, c.examinations(ctx.how, ctx.exam)...)
 	if !ordered {

@@ -76,6 +76,7 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{30, "IV access"},
 			{60, "What medications do you take? Any allergies?"},
 			{90, "aspirin 300 mg PO"},
+			{100, "call the cath lab for primary PCI"},
 			{120, "morphine 5 mg IV"},
 		}},
 		{"sepsis-urosepsis", 20, "improving", []step{

@@ -313,6 +313,11 @@ func (c *checker) checkMatch(m Match, p string) {
 			c.at(p+".position", "unknown position %q (want one of %v)", pos, Positions)
 		}
 	}
+	for _, team := range m.Team {
+		if !slices.Contains(Teams, team) {
+			c.at(p+".team", "unknown team %q (want one of %v)", team, Teams)
+		}
+	}
 	for _, r := range m.Region {
 		if !slices.Contains(Regions, r) {
 			c.at(p+".region", "unknown examination region %q (want one of %v)", r, Regions)

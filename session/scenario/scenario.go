@@ -192,6 +192,7 @@ type Match struct {
 	Test        Names   `yaml:"test"`
 	Position    Names   `yaml:"position"`
 	Region      Names   `yaml:"region"` // an examination's region (Regions)
+	Team        Names   `yaml:"team"`   // the team a referral calls (Teams)
 	MinDoseMg   float64 `yaml:"min_dose_mg"`
 	MaxDoseMg   float64 `yaml:"max_dose_mg"`
 	MinVolumeML float64 `yaml:"min_volume_ml"`

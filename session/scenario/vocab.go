@@ -82,13 +82,17 @@ const (
 	KindSplint        ActionKind = "splint"
 	KindAsk           ActionKind = "ask"
 	KindTargetSats    ActionKind = "target_sats" // a prescribed SpO2 target range
+	KindRefer         ActionKind = "refer"       // a call for a team (Teams): the cath lab for primary PCI
 )
+
+// Teams a trainee can call: the cath lab for primary PCI, critical care, a senior doctor.
+var Teams = []string{"pci", "critical_care", "senior"}
 
 // ActionKinds lists every kind, in a stable order.
 var ActionKinds = []ActionKind{
 	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
 	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
-	KindTargetSats,
+	KindTargetSats, KindRefer,
 }
 
 // Tests are the investigations a trainee can order, by the id a scenario's results use, with
