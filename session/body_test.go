@@ -204,3 +204,37 @@ func TestAFairScore(t *testing.T) {
 		t.Errorf("after the call for primary PCI the STEMI is %s, want stabilised", st)
 	}
 }
+
+// An untreated patient worsens minute by minute: the unseen asthmatic's measured vitals change
+// every few minutes and her NEWS2 climbs, instead of holding until a transition fires.
+func TestAnUntreatedPatientKeepsWorsening(t *testing.T) {
+	r := busyED(t)
+	input := []string{"/switch patient_1"}
+	for range 12 {
+		input = append(input, "check vitals", "/wait 1m")
+	}
+	var readings []jsonEvent
+	for _, ev := range ofKind(runJSON(t, r.s, lines(input...)), "vitals") {
+		if ev.str("source") == "check" {
+			readings = append(readings, ev)
+		}
+	}
+	if len(readings) != 12 {
+		t.Fatalf("%d readings, want 12", len(readings))
+	}
+	same := 0
+	for i := 1; i < len(readings); i++ {
+		a, b := readings[i-1], readings[i]
+		if a.num("rr") == b.num("rr") && a.num("spo2") == b.num("spo2") && a.num("hr") == b.num("hr") && a.num("gcs") == b.num("gcs") {
+			same++
+			if same >= 3 {
+				t.Errorf("RR, SpO2, HR and GCS unchanged for %d minutes at %v", same+1, b)
+			}
+		} else {
+			same = 0
+		}
+	}
+	if first, last := readings[0].num("news2"), readings[len(readings)-1].num("news2"); last <= first {
+		t.Errorf("NEWS2 %g on arrival, %g eleven minutes later untreated; want it rising", first, last)
+	}
+}
