@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/ollamatest"
 )
 
 // The body answers: the repros of issue 24, each played through `ward run` on the busy-ed
@@ -236,5 +237,31 @@ func TestAnUntreatedPatientKeepsWorsening(t *testing.T) {
 	}
 	if first, last := readings[0].num("news2"), readings[len(readings)-1].num("news2"); last <= first {
 		t.Errorf("NEWS2 %g on arrival, %g eleven minutes later untreated; want it rising", first, last)
+	}
+}
+
+// On a model backend the examination is the engine's all the same: the nurse says the state's
+// findings word for word, whatever the model's Patient says; the Patient hears the nurse say
+// them, but its own facts never hold them, so they are never the patient's to tell.
+func TestExaminationOnAModelBackend(t *testing.T) {
+	r, f := onFake(t, false, false, ollamatest.Answer(`{"reply":"*winces as you listen*","entities_to_update":{},"derived_entities_to_update":{}}`))
+	r.turn("/admit patient_1 asthma-exacerbation")
+	events := r.turn("listen to her chest")
+	var nurse string
+	for _, m := range agentMessages(events) {
+		if m.Agent == nurseAgent {
+			nurse = m.Text
+		}
+	}
+	want := "On examination — breath sounds: " + r.engine("patient_1").CurrentState().Finding("auscultation") + "."
+	if nurse != want {
+		t.Errorf("the nurse said %q, want %q", nurse, want)
+	}
+	for _, req := range f.Requests() {
+		for _, m := range req.Messages {
+			if strings.HasPrefix(m.Content, "Engine facts: {") && strings.Contains(m.Content, "widespread polyphonic expiratory wheeze") {
+				t.Errorf("the model's Patient was given the finding as a fact of its own: %q", m.Content)
+			}
+		}
 	}
 }

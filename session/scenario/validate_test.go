@@ -308,3 +308,27 @@ func TestValidatePresentationScoringRescueStatesAndBystander(t *testing.T) {
 		})
 	}
 }
+
+// A state's course leads to another state over a positive time; left out, it follows the first
+// transition out on time alone.
+func TestValidateCourses(t *testing.T) {
+	bad := strings.Replace(minimal, "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    course: {to: nowhere, over: 0}", 1)
+	got := fmt.Sprint(Validate([]byte(bad)))
+	for _, want := range []string{"a course leads to another of the states", "a course takes a positive time"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	s, errs := Parse([]byte(minimal))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	well := s.State("well")
+	if well.Heading() != s.State("ill") || well.CourseTarget(HR, 150) != 100 || well.CourseTarget(HR, 600) != 120 {
+		t.Errorf("well heads for %v: HR %g half way, %g after; want ill's 120 reached at 5 minutes",
+			well.Heading(), well.CourseTarget(HR, 150), well.CourseTarget(HR, 600))
+	}
+	if s.State("ill").Heading() != nil {
+		t.Error("ill has nowhere to go, yet drifts")
+	}
+}
