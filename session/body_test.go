@@ -105,7 +105,7 @@ func TestOrdersAreCheckedAgainstThePatient(t *testing.T) {
 
 // Drugs take time: what the patient says follows the drug's course, not the order. Oral
 // prednisolone does nothing for an hour; nebulised salbutamol eases her only after its onset;
-// IM adrenaline settles a reaction after its onset, as the vitals measured then show.
+// IM adrenaline settles a reaction after its onset, and he says so once his body shows it.
 func TestDrugsTakeTime(t *testing.T) {
 	r := busyED(t)
 	events := runJSON(t, r.s, lines("/switch patient_1", "sit her up, oxygen 15 L via non-rebreather", "prednisolone 40 mg PO",
@@ -124,14 +124,23 @@ func TestDrugsTakeTime(t *testing.T) {
 	}
 
 	events = runJSON(t, r.s, lines("/admit patient_5 anaphylaxis", "adrenaline 0.5 mg IM", "any better?", "check vitals",
-		"/wait 2m", "any better?"))
+		"/wait 2m", "any better?", "/wait 2m", "any better?", "check vitals"))
 	patient = turnSaid(events, agents.AgentPatient)
 	easing := regexp.MustCompile(`Less itchy|easier|loosening`)
 	if easing.MatchString(patient[2]) {
 		t.Errorf("seconds after IM adrenaline he said %q", patient[2])
 	}
-	if !easing.MatchString(patient[5]) {
-		t.Errorf("two minutes after IM adrenaline he said %q, want the reaction easing", patient[5])
+	// The adrenaline acts at a minute; his words follow his body once it has come half way.
+	if easing.MatchString(patient[5]) {
+		t.Errorf("two minutes after IM adrenaline, his pressure still low, he said %q", patient[5])
+	}
+	if !easing.MatchString(patient[7]) {
+		t.Errorf("four minutes after IM adrenaline he said %q, want the reaction easing", patient[7])
+	}
+	turns := byTurn(events)
+	before, after := onlyOne(t, ofKind(turns[3], "vitals"), "vitals"), onlyOne(t, ofKind(turns[8], "vitals"), "vitals")
+	if after.num("sbp") < before.num("sbp")+10 {
+		t.Errorf("he says he is easing with his pressure at %g (was %g)", after.num("sbp"), before.num("sbp"))
 	}
 }
 
@@ -263,5 +272,31 @@ func TestExaminationOnAModelBackend(t *testing.T) {
 				t.Errorf("the model's Patient was given the finding as a fact of its own: %q", m.Content)
 			}
 		}
+	}
+}
+
+// The glucose and his words agree: straight after IV glucose the finger-prick still reads low and
+// he is still muddled; once the glucose has risen he says he is better.
+func TestGlucoseAndWordsAgree(t *testing.T) {
+	r := busyED(t)
+	events := runJSON(t, r.s, lines("/switch patient_4", "site a cannula", "/wait 1m", "give glucose 10% 150 mL IV",
+		"check a BM. how are you feeling?", "/wait 5m", "check a BM. how are you feeling?"))
+	turns := byTurn(events)
+	glucose := func(turn []jsonEvent) float64 {
+		for _, a := range ofKind(turn, "action") {
+			if a.str("action") == "glucose_check" {
+				return a.num("glucose")
+			}
+		}
+		t.Fatal("no glucose check")
+		return 0
+	}
+	early, late := glucose(turns[4]), glucose(turns[6])
+	earlyWords, lateWords := strings.Join(saidBy(turns[4], agents.AgentPatient), ""), strings.Join(saidBy(turns[6], agents.AgentPatient), "")
+	if early > 3 || strings.Contains(earlyWords, "Better") {
+		t.Errorf("at the dose: glucose %g and he said %q; want it still low and him still muddled", early, earlyWords)
+	}
+	if late < 4 || !strings.Contains(lateWords, "Better") {
+		t.Errorf("five minutes on: glucose %g and he said %q; want it risen and him better", late, lateWords)
 	}
 }

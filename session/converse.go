@@ -170,7 +170,7 @@ func (c *conversation) heldToTheRecord(ctx context.Context, a agents.Agent, p ag
 	switch {
 	case x.engine == nil:
 	case a.Name == agents.AgentPatient:
-		bounded, cut := boundSpeech(reply, x.speech, looks(x.engine.CurrentState(), x.speech))
+		bounded, cut := boundSpeech(reply, x.speech, looks(x.engine.Felt(), x.speech))
 		if cut {
 			c.held(fmt.Sprintf("the patient said more than one who %s can; the engine's description replaced it", x.speech))
 		}

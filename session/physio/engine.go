@@ -41,6 +41,7 @@ func NewEngine(patientID string, s *sc.Scenario, seed uint64, now float64) *Engi
 	for v := range e.s.Trend {
 		e.s.Trend[v] = e.cur.Target(sc.Vital(v))
 	}
+	e.s.Entered = e.s.Trend
 	for i := range e.s.HeldSince {
 		e.s.HeldSince[i] = -1
 	}
@@ -272,6 +273,7 @@ func (e *Engine) conditionHolds(c *sc.Condition, k int) bool {
 func (e *Engine) enter(to, reason string, out []Event) []Event {
 	ch := StateChange{T: float64(e.s.T), From: e.s.State, To: to, Reason: reason}
 	e.s.State, e.s.StateSince, e.cur = to, e.s.T, e.sc.State(to)
+	e.s.Entered = e.s.Trend
 	for i := range e.s.HeldSince {
 		e.s.HeldSince[i] = -1
 	}

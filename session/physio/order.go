@@ -224,7 +224,7 @@ func (e *Engine) Knows(topic string) bool {
 // Tells is what the patient says about topic now: the current state's own words where it has
 // them (an eased pain is no longer the pain they arrived with), else the scenario's.
 func (e *Engine) Tells(topic string) []sc.Disclosure {
-	if now := sc.About(e.cur.Disclosures, topic); len(now) > 0 {
+	if now := sc.About(e.Felt().Disclosures, topic); len(now) > 0 {
 		return now
 	}
 	return e.sc.DisclosuresAbout(topic)

@@ -53,6 +53,8 @@ type Snapshot struct {
 	AccessAt int64 `json:"access_at"`
 	// Scale2: the trainee prescribed a target of 88–92 % with hypercapnia documented (scale.go).
 	Scale2 bool `json:"scale2,omitempty"`
+	// Entered is the trend when the current state began, from which its vitals move (felt.go).
+	Entered [sc.NumVitals]float64 `json:"entered"`
 	// Pending are actions given whose consequences are still to come (course.go).
 	Pending []Pending `json:"pending,omitempty"`
 }
