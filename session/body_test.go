@@ -7,6 +7,7 @@ import (
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // The body answers: the repros of issue 24, each played through `ward run` on the busy-ed
@@ -298,5 +299,38 @@ func TestGlucoseAndWordsAgree(t *testing.T) {
 	}
 	if late < 4 || !strings.Contains(lateWords, "Better") {
 		t.Errorf("five minutes on: glucose %g and he said %q; want it risen and him better", late, lateWords)
+	}
+}
+
+// More of the score's repros through ward run: oxygen alone charges no allergies-first, an
+// oxygen-driven nebuliser is not an oxygen order, and a critical error made twice is one line.
+func TestAFairScoreMore(t *testing.T) {
+	r := busyED(t)
+	scoreOf := func(events []jsonEvent, item string) (got physio.ScoreLine) {
+		for _, l := range aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event")).Score.Breakdown {
+			if strings.HasPrefix(l.Item, item) {
+				got = l
+			}
+		}
+		return got
+	}
+	events := runJSON(t, r.s, lines("/admit patient_5 copd-exacerbation", "oxygen via 28% venturi", "/aar"))
+	if l := scoreOf(events, "allergies asked before"); l.Points != l.Max {
+		t.Errorf("COPD with oxygen alone: %+v", l)
+	}
+	events = runJSON(t, r.s, lines("/switch patient_1", "salbutamol 5 mg nebulised with oxygen", "/aar"))
+	if l := scoreOf(events, "Oxygen for her hypoxia"); l.Points != 0 {
+		t.Errorf("an oxygen-driven nebuliser credited as oxygen: %+v", l)
+	}
+	events = runJSON(t, r.s, lines("site a cannula", "/wait 1m", "give lorazepam 1 mg IV", "/wait 1m", "give lorazepam 1 mg IV", "/aar"))
+	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+	var errs []string
+	for _, p := range aar.Debrief {
+		if p.Kind == physio.PointCriticalError {
+			errs = append(errs, p.Text)
+		}
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], "(×2, at") {
+		t.Errorf("the sedation given twice is in the debrief as %q, want once with its count", errs)
 	}
 }
