@@ -332,3 +332,18 @@ func TestValidateCourses(t *testing.T) {
 		t.Error("ill has nowhere to go, yet drifts")
 	}
 }
+
+// Scale 2 needs the evidence of hypercapnia named, each a test or a topic; access is iv or io.
+func TestValidateScale2EvidenceAndAccess(t *testing.T) {
+	doc := strings.Replace(minimal, "news2: {scale: 1}", "news2: {scale: 2, hypercapnic_target: true}\naccess: vein", 1)
+	got := fmt.Sprint(Validate([]byte(doc)))
+	for _, want := range []string{"scale 2 needs hypercapnia_from", `access "vein" must be iv or io`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	doc = strings.Replace(minimal, "news2: {scale: 1}", "news2: {scale: 2, hypercapnic_target: true, hypercapnia_from: [blood_gas, card]}", 1)
+	if got := fmt.Sprint(Validate([]byte(doc))); !strings.Contains(got, `"card" is neither a test nor a topic`) {
+		t.Errorf("errors %s: want the unknown evidence named", got)
+	}
+}
