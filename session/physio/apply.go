@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"cmp"
 	"math"
 
 	sc "github.com/ward-sim/ward/session/scenario"
@@ -64,6 +65,8 @@ func (e *Engine) Apply(a Action) []Event {
 			e.s.AllergiesAskedAt = t
 		}
 		e.hear(a.Topic)
+	case sc.KindExamine, sc.KindPupils:
+		rec.Found = e.Felt().Finding(cmp.Or(a.Region, "pupils"))
 	case sc.KindGlucoseCheck:
 		raw := e.raw()
 		rec.Glucose = math.Round(raw[sc.Glucose]*10) / 10

@@ -102,3 +102,35 @@ func FuzzExaminations(f *testing.F) {
 		}
 	})
 }
+
+// What an examination finds follows the body: just after the salbutamol acts the chest still
+// sounds as it did, and once her breathing has eased the wheeze is better; the record keeps
+// what was found then.
+func TestExaminationFollowsTheBody(t *testing.T) {
+	e := NewEngine("p", scenario(t, "asthma-exacerbation"), 1, 0)
+	for _, a := range ParseActions("oxygen 15 L via non-rebreather, salbutamol 5 mg nebulised") {
+		e.Apply(a)
+	}
+	listen := func() string {
+		var found string
+		for _, ev := range e.Apply(exam("auscultation")) {
+			if ev.Kind == EventAction {
+				found = ev.Action.Found
+			}
+		}
+		return found
+	}
+	e.AdvanceTo(5*60+5, nil) // the salbutamol acts at 5 minutes
+	severe, responding := scenario(t, "asthma-exacerbation").State("severe"), scenario(t, "asthma-exacerbation").State("responding")
+	if e.State() != "responding" || listen() != severe.Finding("auscultation") {
+		t.Errorf("seconds after the salbutamol acted (%s) the chest sounds %q, want it as before", e.State(), e.Actions()[len(e.Actions())-1].Found)
+	}
+	e.AdvanceTo(10*60, nil)
+	if got := listen(); got != responding.Finding("auscultation") {
+		t.Errorf("five minutes on the chest sounds %q, want %q", got, responding.Finding("auscultation"))
+	}
+	first := e.Actions()[len(e.Actions())-2]
+	if r, _ := e.ResultOf(first); r.Value != severe.Finding("auscultation") {
+		t.Errorf("the record of the first listen now says %q", r.Value)
+	}
+}

@@ -20,6 +20,8 @@ type ActionRecord struct {
 	GCS int `json:"gcs,omitempty"`
 	// AccessIn is when the vascular access this action sited is in (ward time).
 	AccessIn float64 `json:"access_in,omitempty"`
+	// Found is what an examination found: the finding of the state the body showed then.
+	Found string `json:"found,omitempty"`
 }
 
 // Reading is one set of measured vitals with its NEWS2.

@@ -32,7 +32,7 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 		return Result{T: a.T, Name: "12-lead ECG", Value: st.Rhythm}, st.Rhythm != ""
 	case sc.KindPupils, sc.KindExamine:
 		region := cmp.Or(a.Region, "pupils")
-		return Result{T: a.T, Name: sc.RegionNames[region], Value: st.Finding(region), Exam: true}, true
+		return Result{T: a.T, Name: sc.RegionNames[region], Value: cmp.Or(a.Found, st.Finding(region)), Exam: true}, true
 	case sc.KindTest:
 		return Result{T: a.T, Name: sc.Tests[a.Test], Value: cmp.Or(st.Results[a.Test], noResult)}, true
 	}
