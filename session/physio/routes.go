@@ -48,9 +48,6 @@ func (e *Engine) refusal(drug, route, gas string) string {
 	}
 	name := sc.DrugLabel(drug)
 	if alt := e.otherRoutes(drug, route, gas); len(alt) > 0 {
-		for i, r := range alt {
-			alt[i] = cmp.Or(spokenRoutes[r], r)
-		}
 		return fmt.Sprintf("%s — %s %s instead? Nothing given.", why, name, strings.Join(alt, " or "))
 	}
 	return fmt.Sprintf("%s — nothing given of the %s.", why, name)
@@ -80,23 +77,27 @@ func (e *Engine) routeBlocked(route, gas string) string {
 	return ""
 }
 
-// otherRoutes are the drug's other formulary routes the patient can take now, as the trainee
-// would write them.
+// otherRoutes are the drug's other formulary routes the patient could take, in the nurse's
+// words: those open now, and IV or IO once a cannula is in.
 func (e *Engine) otherRoutes(drug, route, gas string) []string {
 	d, ok := sc.LookupDoses(drug)
 	if !ok {
 		return nil
 	}
-	var out []string
+	var open, later []string
 	for _, r := range d.Routes {
-		if r.Route == route || r.OnlyIn != "" && !e.inArrest() || slices.Contains(out, r.Route) {
+		said := cmp.Or(spokenRoutes[r.Route], r.Route)
+		if r.Route == route || r.OnlyIn != "" && !e.inArrest() || slices.Contains(open, said) {
 			continue
 		}
-		if e.routeBlocked(r.Route, gas) == "" {
-			out = append(out, r.Route)
+		switch {
+		case e.routeBlocked(r.Route, gas) == "":
+			open = append(open, said)
+		case r.Route == "IV" && e.s.AccessAt < 0 && route != "IO":
+			later = append(later, "IV once a cannula is in")
 		}
 	}
-	return out
+	return append(open, later...)
 }
 
 // spokenRoutes are the routes as a nurse says them.

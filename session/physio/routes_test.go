@@ -26,7 +26,7 @@ func TestRoutesAreCheckedAgainstThePatient(t *testing.T) {
 		{"by mouth, muddled", func() *Engine { return NewEngine("p", scenario(t, "hypoglycaemia"), 1, 0) }, "", "aspirin 300 mg PO", false,
 			"He can't swallow safely (GCS 13), so not by mouth", true},
 		{"by mouth, nil by mouth", func() *Engine { return NewEngine("p", nilByMouth, 1, 0) }, "", "paracetamol 1 g PO", false,
-			"She is nil by mouth (for theatre) — paracetamol rectal instead?", true},
+			"She is nil by mouth (for theatre) — paracetamol rectal or IV once a cannula is in instead?", true},
 		{"IV without access", func() *Engine { return NewEngine("p", scenario(t, "sepsis-urosepsis"), 1, 0) }, "", "ceftriaxone 2 g IV", false,
 			"There's no IV access yet", true},
 		{"IV while the cannula goes in", func() *Engine { return NewEngine("p", scenario(t, "sepsis-urosepsis"), 1, 0) }, "site a cannula",
