@@ -11,7 +11,8 @@ import (
 
 // Before the Pharmacist checks a dose, the nurse checks the route against the patient as they
 // are now: by mouth needs a patient alert enough to swallow who is not nil by mouth; IV and IO
-// need access that is in; a nebuliser needs a gas to drive it. A refused order gets the nurse's
+// need access sited (a drug given while it goes in waits for it); a nebuliser needs a gas to
+// drive it. A refused order gets the nurse's
 // plain words and what could be done instead, and nothing is given.
 
 // Vascular access takes time to site: a peripheral cannula about a minute, an intraosseous

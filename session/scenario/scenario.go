@@ -320,9 +320,6 @@ func (st *State) CourseTarget(v Vital, secs float64) float64 {
 	return st.target[v] + (st.toward.target[v]-st.target[v])*k
 }
 
-// Heading is the state the course leads to, and nil when the state holds.
-func (st *State) Heading() *State { return st.toward }
-
 // Outgoing lists the indexes of transitions that can leave this state, in
 // file order (the first that fires wins).
 func (st *State) Outgoing() []int { return st.out }

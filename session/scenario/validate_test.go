@@ -323,12 +323,12 @@ func TestValidateCourses(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	well := s.State("well")
-	if well.Heading() != s.State("ill") || well.CourseTarget(HR, 150) != 100 || well.CourseTarget(HR, 600) != 120 {
-		t.Errorf("well heads for %v: HR %g half way, %g after; want ill's 120 reached at 5 minutes",
-			well.Heading(), well.CourseTarget(HR, 150), well.CourseTarget(HR, 600))
+	well, ill := s.State("well"), s.State("ill")
+	if well.CourseTarget(HR, 150) != 100 || well.CourseTarget(HR, 600) != 120 {
+		t.Errorf("well drifts toward ill: HR %g half way, %g after; want ill's 120 reached at 5 minutes",
+			well.CourseTarget(HR, 150), well.CourseTarget(HR, 600))
 	}
-	if s.State("ill").Heading() != nil {
+	if ill.CourseTarget(HR, 3600) != ill.Target(HR) {
 		t.Error("ill has nowhere to go, yet drifts")
 	}
 }
