@@ -176,7 +176,11 @@ func TestScenarioCriticalErrorOnlyInItsStates(t *testing.T) {
 }
 
 func TestSnapshotRestoreGivesIdenticalFutures(t *testing.T) {
-	e, _ := play(t, "anaphylaxis", 100, step{20, "adrenaline 0.5 mg IM, oxygen 15L NRB, attach monitor"})
+	// Taken at 50 s, while the adrenaline (onset 1 minute) and the cannula are still to come.
+	e, _ := play(t, "anaphylaxis", 50, step{20, "adrenaline 0.5 mg IM, oxygen 15L NRB, attach monitor, site a cannula"})
+	if len(e.s.Pending) == 0 || e.s.AccessAt <= 50 {
+		t.Fatalf("nothing pending at 50 s: %+v, access at %d", e.s.Pending, e.s.AccessAt)
+	}
 	data, err := json.Marshal(e.Snapshot())
 	if err != nil {
 		t.Fatal(err)
