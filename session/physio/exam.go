@@ -55,9 +55,10 @@ func init() {
 	add(catExamFinding, "breathing", "work of breathing", "chest expansion", "accessory muscles", "chest movement",
 		"respiratory effort", "breathing pattern")
 	add(catExamFinding, "cap_refill", "cap refill", "capillary refill", "capillary refill time", "crt")
-	add(catExamFinding, "pulses", "distal pulses", "pedal pulses", "foot pulses", "dorsalis pedis",
-		"posterior tibial", "pulse volume")
-	add(catExamFinding, "limbs", "neurovascular", "neurovascular status", "nv status", "neurovascular check",
+	add(catExamFinding, "pulses", "pulse volume", "peripheral pulse", "radial pulses")
+	// A limb's own pulses are part of its neurovascular status, which the limbs finding gives.
+	add(catExamFinding, "limbs", "distal pulses", "pedal pulses", "foot pulses", "foot pulse", "dorsalis pedis",
+		"posterior tibial", "neurovascular", "neurovascular status", "nv status", "neurovascular check",
 		"distal sensation", "cms", "circulation sensation and movement")
 	add(catExamFinding, "gcs", "gcs", "glasgow coma scale", "glasgow coma score", "gcs breakdown", "eye opening",
 		"motor response", "verbal response", "avpu", "acvpu")

@@ -46,6 +46,9 @@ func TestParseExaminations(t *testing.T) {
 		{"examine him", exams("focused")},
 		{"neuro exam", exams("gcs", "pupils", "limbs")},
 		{"neurovascular status of the right leg", exams("limbs")},
+		{"check the foot pulses", exams("limbs")},
+		{"feel her pulses", exams("pulses")},
+		{"listen to the heart and lungs", exams("heart", "auscultation")},
 		{"A to E assessment", exams(sc.Regions...)},
 		// Not examinations: no verb, a negation, a test, a position.
 		{"is her chest clear", nil},
