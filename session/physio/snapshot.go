@@ -38,7 +38,8 @@ type Snapshot struct {
 	Errors    []ErrorRecord  `json:"critical_errors"`
 	// Told are the topics the patient has answered; what they told is known to the trainee.
 	Told []string `json:"told,omitempty"`
-	// Orders are every medication order checked, given or not.
+	// Orders are every medication order checked, given or not, and the fluids and SpO2 targets
+	// the nurse refused (no access sited, no hypercapnia documented).
 	Orders []OrderRecord `json:"orders,omitempty"`
 	// NextObs is when a nurse next observes an unmonitored patient; Limits the alarm limits the
 	// trainee set; Latched the limits crossed at the last monitor reading; Escalated the level a
