@@ -71,7 +71,13 @@ func (e *Engine) routeBlocked(route, gas string) string {
 			return "There's no IV access yet: site a cannula first (\"site a cannula\", or \"IO access\")"
 		}
 	case "NEB":
-		if gas == "" && !e.s.OnOxygen {
+		switch {
+		case gas == "" && e.sc.NEWS2.HypercapnicTarget:
+			// BTS oxygen guideline (2017): in hypercapnia a nebuliser is driven by compressed air,
+			// with oxygen by nasal cannula alongside; by oxygen for no more than 6 minutes.
+			return capital(he) + " retains CO2, so the nebuliser is driven by air with his oxygen alongside: " +
+				"say \"nebulised with air\" (or \"with oxygen\", for no more than 6 minutes)"
+		case gas == "" && !e.s.OnOxygen:
 			return "A nebuliser needs a gas to drive it: with oxygen or with air (\"nebulised with oxygen\")"
 		}
 	}

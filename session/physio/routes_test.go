@@ -35,6 +35,8 @@ func TestRoutesAreCheckedAgainstThePatient(t *testing.T) {
 			false, "A nebuliser needs a gas to drive it", true},
 		{"nebulised with air", func() *Engine { return NewEngine("p", scenario(t, "copd-exacerbation"), 1, 0) }, "",
 			"salbutamol 5 mg nebulised with air", true, "", false},
+		{"nebulised in a CO2 retainer, no gas said", func() *Engine { return NewEngine("p", scenario(t, "copd-exacerbation"), 1, 0) },
+			"oxygen via 28% venturi", "salbutamol 5 mg nebulised", false, "He retains CO2, so the nebuliser is driven by air", true},
 		{"nebulised on oxygen", func() *Engine { return NewEngine("p", scenario(t, "asthma-exacerbation"), 1, 0) }, "oxygen 15 L via non-rebreather",
 			"salbutamol 5 mg nebulised", true, "", false},
 		{"an unknown drug", func() *Engine { return NewEngine("p", scenario(t, "asthma-exacerbation"), 1, 0) }, "", "give salbutamoll 5 mg nebulised", false,

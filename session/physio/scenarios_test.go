@@ -89,7 +89,7 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 		{"copd-exacerbation", 20, "improving", []step{
 			{20, "sit him up, 28% venturi, check vitals"},
 			{40, "do you use oxygen at home? target sats 88-92"},
-			{60, "salbutamol 5 mg neb and ipratropium 500 mcg neb"},
+			{60, "salbutamol 5 mg neb and ipratropium 500 mcg neb with air"},
 			{120, "prednisolone 30 mg PO"},
 			{900, "repeat obs"},
 		}},
