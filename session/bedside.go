@@ -82,6 +82,12 @@ func confirm(a physio.ActionRecord) string {
 		return teamCalls[a.Team]
 	case sc.KindTargetSats:
 		return fmt.Sprintf("Target saturation %g–%g %% prescribed: NEWS2 on Scale %d.", a.Target[0], a.Target[1], targetScale(a.Target))
+	case sc.KindVagal:
+		return "Vagal manoeuvre done: a modified Valsalva, blowing into a syringe then legs up."
+	case sc.KindCardioversion:
+		return "Synchronised DC shock delivered."
+	case sc.KindPacing:
+		return "Pads on and pacing: capture confirmed."
 	}
 	return ""
 }

@@ -32,6 +32,9 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindSplint:        {"splint"},
 	sc.KindTargetSats:    {"target"},
 	sc.KindRefer:         {"refer", "call", "pci", "cath lab", "reperfusion", "escalat"},
+	sc.KindVagal:         {"vagal", "valsalva"},
+	sc.KindCardioversion: {"cardiover", "synchronised", "synchronized", "dc shock"},
+	sc.KindPacing:        {"pacing", "paced", "pace"},
 }
 
 // topicWords are how a debrief may name what was asked.

@@ -253,6 +253,8 @@ func (c clause) treatments() []placed {
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindSplint}})
 		case catIVAccess:
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: lx.val}})
+		case catPeriArrest:
+			out = append(out, placed{lx.pos, Action{Kind: sc.ActionKind(lx.val)}})
 		case catRoute:
 			if c.startsAccess(lx) {
 				out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: cmp.Or(lx.val, "IV")}})

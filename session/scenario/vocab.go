@@ -83,6 +83,11 @@ const (
 	KindAsk           ActionKind = "ask"
 	KindTargetSats    ActionKind = "target_sats" // a prescribed SpO2 target range
 	KindRefer         ActionKind = "refer"       // a call for a team (Teams): the cath lab for primary PCI
+
+	// Peri-arrest treatments of a tachycardia or bradycardia with a pulse (RCUK ALS 2021).
+	KindVagal         ActionKind = "vagal_manoeuvre" // modified Valsalva, carotid sinus massage
+	KindCardioversion ActionKind = "cardioversion"   // a synchronised DC shock
+	KindPacing        ActionKind = "pacing"          // transcutaneous (external) pacing
 )
 
 // Teams a trainee can call: the cath lab for primary PCI, critical care, a senior doctor.
@@ -92,7 +97,7 @@ var Teams = []string{"pci", "critical_care", "senior"}
 var ActionKinds = []ActionKind{
 	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
 	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
-	KindTargetSats, KindRefer,
+	KindTargetSats, KindRefer, KindVagal, KindCardioversion, KindPacing,
 }
 
 // Tests are the investigations a trainee can order, by the id a scenario's results use, with
@@ -106,6 +111,16 @@ var Tests = map[string]string{
 	"urine_dip":      "urine dipstick",
 	"peak_flow":      "peak flow",
 	"chest_xray":     "chest X-ray",
+	// The cases of the adult curriculum (issue 26). A 12-lead ECG is ordered by the ECG action;
+	// a state's "ecg" result is what it shows, read with the rhythm.
+	"ecg":               "12-lead ECG",
+	"ketones":           "blood ketones",
+	"coagulation":       "clotting screen",
+	"crossmatch":        "group and crossmatch",
+	"ct_head":           "CT head",
+	"ctpa":              "CT pulmonary angiogram",
+	"lumbar_puncture":   "lumbar puncture",
+	"paracetamol_level": "paracetamol level",
 }
 
 // Topics a trainee can ask the patient about; disclosures are keyed by them.
