@@ -106,7 +106,7 @@ func TestPlainFileKeepsPlainJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(data, []byte("anaphylaxis to penicillin")) || bytes.Contains(data, sealedMagic) {
+	if !bytes.Contains(data, []byte("anaphylaxis to penicillin")) || bytes.Contains(data, boundMagic) {
 		t.Error("a plain database should store its values as they are")
 	}
 }
@@ -280,7 +280,7 @@ func TestTamperedValueIsAnError(t *testing.T) {
 	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Dump("s-alice"); err == nil || !strings.Contains(err.Error(), "changed after ward wrote it") {
+	if _, err := s.Dump("s-alice"); err == nil || !strings.Contains(err.Error(), "after ward wrote it") {
 		t.Errorf("a changed value read back without an error: %v", err)
 	}
 }
@@ -429,22 +429,27 @@ func TestSnapshotOfAnEncryptedFileOpensWithAPassphrase(t *testing.T) {
 // Whatever bytes a file holds where a sealed value should be, opening them is an error or the
 // value that was sealed there: never a panic, and a changed value never opens.
 func FuzzOpenSealed(f *testing.F) {
-	c, err := newSealer(bytes.Repeat([]byte{7}, dataKeySize))
+	c, err := newSealer("alice", bytes.Repeat([]byte{7}, dataKeySize), false)
 	if err != nil {
 		f.Fatal(err)
 	}
-	nonce := make([]byte, c.aead.NonceSize()) // fixed, so the corpus holds one genuine value however often it runs
-	genuine := c.aead.Seal(append(bytes.Clone(sealedMagic), nonce...), nonce, []byte(`{"role":"user","content":"any allergies?"}`), nil)
+	at := place{shift: "s1", path: []string{"sessions", "s1", "histories", "patient_1"}, key: seqKey(1)}
+	nonce := make([]byte, c.bound.NonceSize()) // fixed, so the corpus holds one genuine value however often it runs
+	genuine := c.bound.Seal(append(bytes.Clone(boundMagic), nonce...), nonce, []byte(`{"role":"user","content":"any allergies?"}`), c.aad(at))
 	f.Add(genuine)
 	f.Add([]byte(`{"plain":"json"}`))
-	f.Add(append(bytes.Clone(sealedMagic), make([]byte, 50)...))
+	f.Add(append(bytes.Clone(boundMagic), make([]byte, 50)...))
+	f.Add(append(bytes.Clone(unboundMagic), make([]byte, 50)...))
 	f.Fuzz(func(t *testing.T, stored []byte) {
 		var plain *sealer
-		_, _ = plain.open(stored)
-		if _, err := c.open(stored); err == nil && isSealed(stored) && !bytes.Equal(stored, genuine) {
+		_, _ = plain.open(stored, at)
+		if _, err := c.open(stored, at); err == nil && isSealed(stored) && !bytes.Equal(stored, genuine) {
 			t.Fatal("a value that was not sealed with the key opened")
 		}
-		if again, err := c.open(c.seal(stored)); err != nil || !bytes.Equal(again, stored) {
+		if _, err := c.open(stored, at.at(seqKey(2))); err == nil && isSealed(stored) {
+			t.Fatal("a sealed value opened in another place")
+		}
+		if again, err := c.open(c.seal(stored, at), at); err != nil || !bytes.Equal(again, stored) {
 			t.Fatalf("seal then open: %q, %v", again, err)
 		}
 	})

@@ -36,9 +36,14 @@ type instructorKey struct {
 // traineeKey is one trainee's data key, wrapped twice. Own is nil until the trainee has a
 // passphrase: a database converted by the instructor holds each trainee's key for the
 // instructor only, until the instructor gives the trainee a passphrase.
+//
+// Bound says the trainee's values are all sealed bound to their place (seal.go); a key written
+// before ward bound them lacks it, and the trainee's values are bound when their key is next
+// opened by a writer (bind.go).
 type traineeKey struct {
 	Own        *passWrap `json:"own,omitempty"`
 	Instructor []byte    `json:"instructor"` // ephemeral public key ‖ nonce ‖ ciphertext
+	Bound      bool      `json:"bound,omitempty"`
 }
 
 // passWrap is a secret encrypted under a key derived from a passphrase, with the parameters
@@ -188,12 +193,12 @@ func (k instructorKey) open(passphrase []byte) (*ecdh.PrivateKey, error) {
 
 // newTraineeKey wraps a trainee's data key for the instructor and, when the trainee has a
 // passphrase already, for the trainee.
-func newTraineeKey(name string, dataKey []byte, instructor *ecdh.PublicKey, passphrase []byte) (traineeKey, error) {
+func newTraineeKey(name string, dataKey []byte, instructor *ecdh.PublicKey, passphrase []byte, bound bool) (traineeKey, error) {
 	sealed, err := sealTo(instructor, dataKey, traineeAAD(name))
 	if err != nil {
 		return traineeKey{}, err
 	}
-	k := traineeKey{Instructor: sealed}
+	k := traineeKey{Instructor: sealed, Bound: bound}
 	if passphrase != nil {
 		own := wrapWithPassphrase(passphrase, dataKey, traineeAAD(name))
 		k.Own = &own

@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -362,6 +363,8 @@ func (c *copier) content(dst *bolt.Bucket, ents []entry, where string) error {
 			c.loss(where, 0, 1, fmt.Sprintf("bucket %s: %v", name(e.key), refErr))
 		case key == string(keyInfo) && !e.isBucket:
 			// the session's info, copied by session
+		case key == string(keyPins) && !e.isBucket && isSealed(e.value):
+			err = dst.Put(keyPins, e.value)
 		case key == string(keyRegistry) && !e.isBucket:
 			if _, derr := decodeRegistry(e.value); derr != nil && !isSealed(e.value) {
 				c.loss(where, 1, 0, "the registry does not decode")
@@ -399,15 +402,15 @@ func (c *copier) histories(dst *bolt.Bucket, ref bucketRef, where string) error 
 }
 
 // history copies the messages that decode, numbered again from 1 so that the history's
-// sequence is its length, as Append keeps it. The damaged history's sequence says how many
-// messages it held.
+// sequence is its length, as Append keeps it. An encrypted message keeps its number, which its
+// seal is bound to. The damaged history's sequence says how many messages it held.
 func (c *copier) history(dst *bolt.Bucket, key []byte, ref bucketRef, where string) error {
 	h, err := dst.CreateBucket(key)
 	if err != nil {
 		return err
 	}
 	h.FillPercent = historyFill
-	n := 0
+	n, last := 0, uint64(0)
 	for _, e := range c.entries(ref, where) {
 		var m memory.Message
 		if e.isBucket || (!isSealed(e.value) && decodeStored(e.value, &m) != nil) {
@@ -415,7 +418,12 @@ func (c *copier) history(dst *bolt.Bucket, key []byte, ref bucketRef, where stri
 			continue
 		}
 		n++
-		if err := h.Put(seqKey(uint64(n)), e.value); err != nil {
+		at := seqKey(uint64(n))
+		if isSealed(e.value) && len(e.key) == 8 {
+			at = e.key
+		}
+		last = max(last, binary.BigEndian.Uint64(at))
+		if err := h.Put(at, e.value); err != nil {
 			return err
 		}
 	}
@@ -423,7 +431,7 @@ func (c *copier) history(dst *bolt.Bucket, key []byte, ref bucketRef, where stri
 		c.loss(where, missing, 0, fmt.Sprintf("%d of its %d messages are missing", missing, ref.sequence))
 	}
 	c.rep.Messages += n
-	return h.SetSequence(uint64(n))
+	return h.SetSequence(last)
 }
 
 func (c *copier) docs(dst *bolt.Bucket, kind []byte, ref bucketRef, where string) error {

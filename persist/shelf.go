@@ -1,0 +1,257 @@
+package persist
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// A shelf is the content of one session, or of one of its archives: the registry, the histories
+// and the per-patient documents, each value sealed bound to its place (seal.go). Binding stops a
+// value moving; it does not stop an older value of the same place being put back (the registry
+// of an hour ago, say), nor a history losing its newest messages. So a shelf of an encrypted
+// file keeps pins, one sealed value beside its content: the nonce of every value rewritten in
+// place (each seal draws a fresh one) and the length of every history. A value whose nonce is
+// not its pin, a pinned value gone, or a history of another length, is refused as a changed
+// value is.
+type shelf struct {
+	b     *bolt.Bucket
+	c     *sealer
+	where place // the shelf's own bucket
+	pins  *pins // read on first use
+	dirty bool  // the pins changed: flush writes them
+}
+
+type pins struct {
+	Values  map[string][]byte `json:"values"`  // "registry", "sim/patient_1" → the nonce of its seal
+	Lengths map[string]uint64 `json:"lengths"` // "session_history", "histories/patient_1" → messages
+}
+
+var keyPins = []byte("pins")
+
+var (
+	errReplayed = errors.New("an encrypted value is not the one ward wrote last in its place: an older one was put back")
+	errMissing  = errors.New("a value ward wrote is missing")
+	errCut      = errors.New("a history does not hold the messages ward wrote: some were removed")
+)
+
+func sessionShelf(b *bolt.Bucket, c *sealer, sessionID string) shelf {
+	return shelf{b: b, c: c, where: place{shift: sessionID, path: []string{string(bucketSessions), sessionID}}}
+}
+
+func archiveShelf(b *bolt.Bucket, c *sealer, sessionID, archiveID string) shelf {
+	return shelf{b: b, c: c, where: place{shift: sessionID, path: []string{string(bucketArchive), sessionID, archiveID}}}
+}
+
+// pinned reports whether the shelf's pins are checked: in an encrypted file whose trainee's
+// values are bound. Pins are kept whenever values are sealed.
+func (s *shelf) pinned() bool { return s.c != nil && s.c.unbound == nil }
+
+func (s *shelf) loadPins() error {
+	if s.pins != nil || s.c == nil {
+		return nil
+	}
+	s.pins = &pins{Values: map[string][]byte{}, Lengths: map[string]uint64{}}
+	plain, err := s.c.open(s.b.Get(keyPins), s.where.at(keyPins))
+	if err != nil || plain == nil {
+		return err
+	}
+	return decodeStored(plain, s.pins)
+}
+
+// flush writes the pins when they changed.
+func (s *shelf) flush() error {
+	if !s.dirty {
+		return nil
+	}
+	s.dirty = false
+	return putJSON(s.b, keyPins, s.pins, s.c, s.where.at(keyPins))
+}
+
+func pinName(rel []string, key []byte) string { return strings.Join(append(rel, string(key)), "/") }
+
+// put seals a value rewritten in place (the registry, a document) into b, the bucket at rel
+// under the shelf, and pins it.
+func (s *shelf) put(b *bolt.Bucket, rel []string, key, plain []byte) error {
+	stored := s.c.seal(plain, s.where.in(rel...).at(key))
+	if s.c != nil {
+		if err := s.loadPins(); err != nil {
+			return err
+		}
+		s.pins.Values[pinName(rel, key)] = bytes.Clone(nonceOf(stored))
+		s.dirty = true
+	}
+	return b.Put(bytes.Clone(key), bytes.Clone(stored))
+}
+
+// get opens a value rewritten in place, stored at key in the bucket at rel (nil: none stored),
+// and checks it is the one last written there.
+func (s *shelf) get(rel []string, key, stored []byte) ([]byte, error) {
+	plain, err := s.c.open(stored, s.where.in(rel...).at(key))
+	if err != nil || !s.pinned() {
+		return plain, err
+	}
+	if err := s.loadPins(); err != nil {
+		return nil, err
+	}
+	pin, ok := s.pins.Values[pinName(rel, key)]
+	switch {
+	case stored == nil && ok:
+		return nil, &corruptValue{errMissing}
+	case stored != nil && !bytes.Equal(pin, nonceOf(stored)):
+		return nil, &corruptValue{errReplayed}
+	}
+	return plain, nil
+}
+
+// pinnedIn counts the pinned values of the bucket at rel, to find one removed.
+func (s *shelf) pinnedIn(rel []string) (int, error) {
+	if !s.pinned() {
+		return 0, nil
+	}
+	if err := s.loadPins(); err != nil {
+		return 0, err
+	}
+	n, prefix := 0, pinName(rel, nil)
+	for name := range s.pins.Values {
+		if strings.HasPrefix(name, prefix) && !strings.Contains(name[len(prefix):], "/") {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// sealMessage seals one message of the history at rel for its key.
+func (s *shelf) sealMessage(rel []string, key, plain []byte) []byte {
+	return s.c.seal(plain, s.where.in(rel...).at(key))
+}
+
+func (s *shelf) openMessage(rel []string, key, stored []byte) ([]byte, error) {
+	return s.c.open(stored, s.where.in(rel...).at(key))
+}
+
+// setLength pins how many messages the history at rel holds.
+func (s *shelf) setLength(rel []string, n uint64) error {
+	if s.c == nil {
+		return nil
+	}
+	if err := s.loadPins(); err != nil {
+		return err
+	}
+	s.pins.Lengths[strings.Join(rel, "/")] = n
+	s.dirty = true
+	return nil
+}
+
+// checkLength refuses a history at rel that does not end at the n-th message, the length pinned.
+func (s *shelf) checkLength(rel []string, n uint64) error {
+	if !s.pinned() {
+		return nil
+	}
+	if err := s.loadPins(); err != nil {
+		return err
+	}
+	if s.pins.Lengths[strings.Join(rel, "/")] != n {
+		return &corruptValue{errCut}
+	}
+	return nil
+}
+
+// clear forgets every pin: the shelf's content was deleted.
+func (s *shelf) clear() error {
+	if s.c == nil {
+		return nil
+	}
+	s.pins = &pins{Values: map[string][]byte{}, Lengths: map[string]uint64{}}
+	s.dirty = true
+	return s.b.Delete(keyPins)
+}
+
+// historyRel is the path of a patient's history under a shelf ("" = the session history).
+func historyRel(patientID string) []string {
+	if patientID == "" {
+		return []string{string(bucketSessionHistory)}
+	}
+	return []string{string(bucketHistories), patientID}
+}
+
+func isHistory(rel []string) bool {
+	return (len(rel) == 1 && rel[0] == string(bucketSessionHistory)) || (len(rel) == 2 && rel[0] == string(bucketHistories))
+}
+
+// copyShelf copies src's content into dst (whose content is empty), opening each value in its
+// place in src and sealing it for its place in dst, sequences included, so appends after a
+// restore continue after the restored keys. dst's pins are flushed.
+func copyShelf(dst, src *shelf) error {
+	if v := src.b.Get(keyRegistry); v != nil {
+		plain, err := src.get(nil, keyRegistry, v)
+		if err != nil {
+			return fmt.Errorf("registry: %w", err)
+		}
+		if err := dst.put(dst.b, nil, keyRegistry, plain); err != nil {
+			return err
+		}
+	}
+	for _, name := range contentBuckets {
+		if from := src.b.Bucket(name); from != nil {
+			to, err := dst.b.CreateBucket(name)
+			if err != nil {
+				return err
+			}
+			if err := copyTree(dst, src, []string{string(name)}, to, from); err != nil {
+				return err
+			}
+		}
+	}
+	return dst.flush()
+}
+
+func copyTree(dst, src *shelf, rel []string, to, from *bolt.Bucket) error {
+	to.FillPercent = historyFill // keys arrive in order, as on append
+	if err := to.SetSequence(from.Sequence()); err != nil {
+		return err
+	}
+	var messages uint64
+	err := from.ForEach(func(k, v []byte) error {
+		if v == nil {
+			child, err := to.CreateBucket(bytes.Clone(k))
+			if err != nil {
+				return err
+			}
+			return copyTree(dst, src, append(rel[:len(rel):len(rel)], string(k)), child, from.Bucket(k))
+		}
+		if !isHistory(rel) {
+			plain, err := src.get(rel, k, v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", pinName(rel, k), err)
+			}
+			return dst.put(to, rel, k, plain)
+		}
+		plain, err := src.openMessage(rel, k, v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", strings.Join(rel, "/"), err)
+		}
+		messages++
+		return to.Put(bytes.Clone(k), bytes.Clone(dst.sealMessage(rel, k, plain)))
+	})
+	if err != nil || !isHistory(rel) {
+		return err
+	}
+	if err := src.checkLength(rel, messages); err != nil {
+		return fmt.Errorf("%s: %w", strings.Join(rel, "/"), err)
+	}
+	return dst.setLength(rel, messages)
+}
+
+// putJSON stores v as JSON at p, sealed by c (nil: as it is).
+func putJSON(b *bolt.Bucket, key []byte, v any, c *sealer, p place) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, c.seal(data, p))
+}
