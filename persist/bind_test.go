@@ -206,7 +206,10 @@ func TestStoreMovesKeepValuesOpen(t *testing.T) {
 	}
 }
 
-// The fixture was written by ward before values were bound (persist/fixture_schema2_test.go).
+// The fixture, testdata/schema2-encrypted.db, was written by ward's own code before values were
+// bound: by TestWriteSchema2Fixture at commit 21ef756 (encryptedStore: alice and bob, passphrases
+// "alice pass" and "bob pass", the instructor's "instructor pass"), removed since, as it would now
+// write the new kind.
 // Opening it moves it to schema 3; the first writer to open a trainee's key copies the file
 // aside and binds that trainee's values; their shift reads back as it was; and a value of the
 // old kind put back afterwards is refused.
