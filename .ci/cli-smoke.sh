@@ -140,10 +140,10 @@ done
 # and changes nothing, a trainee's passphrase opens no one else's shift, the instructor's opens
 # every one, and the audit record says who did what.
 edb="$tmp/encrypted.db"
-export WARD_INSTRUCTOR_PASSPHRASE="the instructor's" WARD_PASSPHRASE="alice's"
+export WARD_INSTRUCTOR_PASSPHRASE="the night sister holds the keys" WARD_PASSPHRASE="alice on the night shift"
 printf '/admit patient_1 asthma-exacerbation\nany past medical history?\n' |
 	ward run --db "$edb" --encrypt --trainee alice --backend offline >/dev/null
-WARD_PASSPHRASE="bob's" ward run --db "$edb" --trainee bob --backend offline </dev/null >/dev/null
+WARD_PASSPHRASE="bob on the night shift" ward run --db "$edb" --trainee bob --backend offline </dev/null >/dev/null
 ward dump --db "$edb" --trainee alice | grep -q "Asthma since I was eight" || fail "alice's dump lacks her patient's history"
 command -v strings >/dev/null || fail "strings (binutils) is needed to read the file as an intruder would"
 strings "$edb" | grep -q "Asthma since I was eight" && fail "strings finds a disclosure in the encrypted file"
@@ -154,6 +154,9 @@ if ward dump --db "$edb" --trainee bob >/dev/null 2>"$tmp/wrong.err"; then fail 
 [ "$(sha256sum "$edb")" = "$sum" ] || fail "a wrong passphrase changed the file"
 ward report --db "$edb" --format csv | grep -q "^alice," || fail "the instructor's report lacks alice"
 ward audit --db "$edb" | grep -q "trainee bob .*passphrase_failed" || fail "the audit lacks the failed passphrase: $(ward audit --db "$edb")"
+# A weak passphrase is refused in one plain line, and nothing is written.
+WARD_NEW_PASSPHRASE=x2 ward passwd --db "$edb" --instructor 2>"$tmp/weak.err" && fail "a two-character instructor's passphrase was accepted"
+grep -q "at least 16 characters" "$tmp/weak.err" || fail "weak passphrase: $(cat "$tmp/weak.err")"
 unset WARD_INSTRUCTOR_PASSPHRASE WARD_PASSPHRASE
 
 echo "cli-smoke: ok"

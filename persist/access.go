@@ -241,8 +241,8 @@ func (s *Store) Enrolled(trainee string) (found bool, err error) {
 // wrapped by passphrase. A database that holds shifts is converted by Encrypt instead, which
 // leaves no plaintext behind in the file's free pages.
 func (s *Store) Protect(instructorPassphrase []byte) error {
-	if len(instructorPassphrase) == 0 {
-		return errors.New("the instructor's passphrase is empty")
+	if err := CheckPassphrase(instructorPassphrase, "", true); err != nil {
+		return err
 	}
 	k, _, err := newInstructorKey(instructorPassphrase)
 	if err != nil {
@@ -281,8 +281,8 @@ func (s *Store) Enrol(trainee string, passphrase []byte) error {
 	if err := checkTraineeName(trainee, true); err != nil {
 		return err
 	}
-	if len(passphrase) == 0 {
-		return errors.New("the passphrase is empty")
+	if err := CheckPassphrase(passphrase, trainee, false); err != nil {
+		return err
 	}
 	dataKey := newDataKey()
 	err := s.update(func(tx *bolt.Tx) error {
@@ -337,8 +337,8 @@ func (s *Store) SetPassphrase(trainee string, passphrase []byte) error {
 	if err := checkTraineeName(trainee, true); err != nil {
 		return err
 	}
-	if len(passphrase) == 0 {
-		return errors.New("the passphrase is empty")
+	if err := CheckPassphrase(passphrase, trainee, false); err != nil {
+		return err
 	}
 	return s.update(func(tx *bolt.Tx) error {
 		if !s.encrypted(tx) {
@@ -356,8 +356,8 @@ func (s *Store) SetPassphrase(trainee string, passphrase []byte) error {
 // must be signed in as the instructor, whose old passphrase opened the key. The trainees' keys
 // are sealed to the public half, which does not change, so nothing else is rewritten.
 func (s *Store) SetInstructorPassphrase(passphrase []byte) error {
-	if len(passphrase) == 0 {
-		return errors.New("the instructor's passphrase is empty")
+	if err := CheckPassphrase(passphrase, "", true); err != nil {
+		return err
 	}
 	s.acc.mu.Lock()
 	priv, person := s.acc.instructor, s.acc.person

@@ -16,7 +16,7 @@ import (
 func boundStore(t *testing.T) string {
 	t.Helper()
 	s, path := encryptedStore(t)
-	if err := s.SignIn(Person{Instructor: true}, []byte("instructor pass")); err != nil {
+	if err := s.SignIn(Person{Instructor: true}, []byte("the night sister holds the keys")); err != nil {
 		t.Fatal(err)
 	}
 	fillShift(t, s, "s-alice-2", "alice")
@@ -128,7 +128,7 @@ func TestMovedSwappedCopiedOrReplayedValuesAreRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := boundStore(t)
 			tamper(t, path, tc.change)
-			err := dumpAs(t, path, Person{Trainee: "alice"}, "alice pass", tc.shift)
+			err := dumpAs(t, path, Person{Trainee: "alice"}, "alice on the night shift", tc.shift)
 			if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("dump after the change: %v, want a damaged value (%s)", err, tc.want)
 			}
@@ -158,18 +158,18 @@ func TestReplayedValuesAreRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+			if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 				t.Fatal(err)
 			}
 			mustUpdate(t, s, "s-alice", func(tx *Tx) error {
 				return firstErr(tx.PutRegistry(Registry{ActivePatientID: "patient_1"}), tx.PutPatientDoc(KindSim, "patient_1", []byte(`{"vitals":{"spo2":94}}`)))
 			})
 			s.Close()
-			if err := dumpAs(t, path, Person{Trainee: "alice"}, "alice pass", "s-alice"); err != nil {
+			if err := dumpAs(t, path, Person{Trainee: "alice"}, "alice on the night shift", "s-alice"); err != nil {
 				t.Fatalf("the shift before the replay: %v", err)
 			}
 			tamper(t, path, func(tx *bolt.Tx) error { return at(tx).Put([]byte(tc.key), old) })
-			err = dumpAs(t, path, Person{Trainee: "alice"}, "alice pass", "s-alice")
+			err = dumpAs(t, path, Person{Trainee: "alice"}, "alice on the night shift", "s-alice")
 			if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "an older one was put back") {
 				t.Errorf("dump after the replay: %v, want the older value refused", err)
 			}
@@ -186,7 +186,7 @@ func TestStoreMovesKeepValuesOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 		t.Fatal(err)
 	}
 	mustUpdate(t, s, "s-alice", func(tx *Tx) error { return tx.MoveLast("patient_1", "") })

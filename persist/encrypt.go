@@ -22,8 +22,8 @@ import (
 // instructor only: Encrypt returns their names, and the instructor gives each a passphrase
 // (SetPassphrase). The file must not be in use.
 func Encrypt(path string, instructorPassphrase []byte, owner string) (trainees []string, err error) {
-	if len(instructorPassphrase) == 0 {
-		return nil, errors.New("the instructor's passphrase is empty")
+	if err := CheckPassphrase(instructorPassphrase, "", true); err != nil {
+		return nil, err
 	}
 	if err := checkTraineeName(owner, true); err != nil {
 		return nil, err

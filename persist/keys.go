@@ -94,16 +94,29 @@ func (w passWrap) key(passphrase []byte) []byte {
 	return argon2.IDKey(passphrase, w.Salt, w.Time, w.MemoryKiB, w.Threads, chacha20poly1305.KeySize)
 }
 
-// unwrap returns the secret, or ErrWrongPassphrase.
+// unwrap returns the secret, or ErrWrongPassphrase. Parameters outside what ward writes are
+// refused before argon2id runs: an edited file must not make ward spend gigabytes or minutes.
 func (w passWrap) unwrap(passphrase []byte, aad string) ([]byte, error) {
-	if w.Time == 0 || w.MemoryKiB == 0 || w.Threads == 0 || w.MemoryKiB > 4<<20 || w.Time > 64 {
-		return nil, errors.New("the key's parameters are damaged")
+	if err := w.checkParams(); err != nil {
+		return nil, err
 	}
 	secret, err := boxOpen(w.key(passphrase), w.Box, aad)
 	if err != nil {
 		return nil, ErrWrongPassphrase
 	}
 	return secret, nil
+}
+
+// checkParams refuses argon2id parameters ward would not write: above recommendedKDF (the
+// cost of every wrap ward makes), below argon2's own minimum, or a salt of another size.
+func (w passWrap) checkParams() error {
+	most := recommendedKDF
+	if w.Time < 1 || w.Time > most.time || w.Threads < 1 || w.Threads > most.threads ||
+		w.MemoryKiB < 8*uint32(w.Threads) || w.MemoryKiB > most.memoryKiB || len(w.Salt) != 16 {
+		return fmt.Errorf("a wrapped key's argon2id parameters (%d passes, %d KiB, %d lanes, a %d-byte salt) are outside what ward writes (at most %d passes over %d MiB in %d lanes, a 16-byte salt): the key was changed after ward wrote it",
+			w.Time, w.MemoryKiB, w.Threads, len(w.Salt), most.time, most.memoryKiB/1024, most.threads)
+	}
+	return nil
 }
 
 // sealTo encrypts secret for the holder of pub's private key: an ephemeral X25519 exchange,

@@ -19,7 +19,7 @@ func TestRecoverKeepsAnEncryptedFileOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := r.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+	if err := r.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 		t.Fatal(err)
 	}
 	if d, err := r.Dump("s-alice"); err != nil || len(d.Histories["patient_1"]) != 2 {
@@ -28,7 +28,7 @@ func TestRecoverKeepsAnEncryptedFileOpen(t *testing.T) {
 	if p, err := r.Prefs("alice"); err != nil || p == nil {
 		t.Errorf("alice's preferences after recovery: %s, %v", p, err)
 	}
-	if err := r.SignIn(Person{Instructor: true}, []byte("instructor pass")); err != nil {
+	if err := r.SignIn(Person{Instructor: true}, []byte("the night sister holds the keys")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Dump("s-bob"); err != nil {

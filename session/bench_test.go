@@ -24,10 +24,10 @@ func bigShift(b *testing.B, patients, perPatient int, encrypted bool) (*persist.
 	}
 	b.Cleanup(func() { store.Close() })
 	if encrypted {
-		if err := store.Protect([]byte("instructor")); err != nil {
+		if err := store.Protect([]byte("the night sister holds the keys")); err != nil {
 			b.Fatal(err)
 		}
-		if err := store.Enrol("bench", []byte("trainee")); err != nil {
+		if err := store.Enrol("bench", []byte("bench on the night shift")); err != nil {
 			b.Fatal(err)
 		}
 	}
