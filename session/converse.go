@@ -109,7 +109,7 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 		reply, err = c.completeChecklist(ctx, a, p, reply)
 	}
 	if err == nil {
-		reply = c.heldToTheRecord(ctx, a, p, reply)
+		reply = c.heldToTheRecord(ctx, a, p, c.heldToTheFacts(ctx, a, p, reply))
 	}
 	if err == nil && strings.TrimSpace(reply) == "" {
 		err = llm.ErrEmpty // the JSON arrived but said nothing
