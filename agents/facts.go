@@ -25,16 +25,18 @@ type Facts struct {
 // Persona is a scenario patient as an agent plays them. It never names the diagnosis or the
 // engine's states.
 type Persona struct {
-	Name           string       `json:"name"`
-	Age            int          `json:"age"`
-	Sex            string       `json:"sex"`
-	ChiefComplaint string       `json:"chief_complaint"`
-	History        []string     `json:"history,omitempty"`
-	Medications    []string     `json:"medications,omitempty"`
-	Allergies      []string     `json:"allergies,omitempty"`
-	Opening        string       `json:"opening,omitempty"` // said on first contact, when the turn says it is one
-	Lines          []string     `json:"lines,omitempty"`   // in-character answers when nothing more specific applies
-	Disclosures    []Disclosure `json:"disclosures,omitempty"`
+	Name           string   `json:"name"`
+	Age            int      `json:"age"`
+	Sex            string   `json:"sex"`
+	ChiefComplaint string   `json:"chief_complaint"`
+	History        []string `json:"history,omitempty"`
+	Medications    []string `json:"medications,omitempty"`
+	Allergies      []string `json:"allergies,omitempty"`
+	Opening        string   `json:"opening,omitempty"` // said on first contact, when the turn says it is one
+	Lines          []string `json:"lines,omitempty"`   // in-character answers when nothing more specific applies
+	// Disclosures are what the patient tells only when the trainee asks about its topic, marked
+	// so in the key a model reads; the turn's "tells" says what is asked now.
+	Disclosures []Disclosure `json:"tell_only_when_asked,omitempty"`
 	// Looks are how the patient can look and sound, under keys that mean nothing: the turn
 	// names the current one, so the fewer bytes change from turn to turn, the less a model
 	// evaluates again.

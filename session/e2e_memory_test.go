@@ -416,7 +416,7 @@ func TestVisibleToFiltersRecalledAndLeftOutItems(t *testing.T) {
 	finding := memory.Selected{Category: memory.Assessments, Rule: memory.RuleEarly}
 	action := memory.Selected{Category: memory.CriticalActions, Rule: memory.RuleCore}
 	vitals := memory.Selected{Category: memory.VitalsMeasurements, Rule: memory.RuleCore}
-	sel := visibleTo(patient, memory.Selection{Items: []memory.Selected{allergy, vitals, finding}, Shown: []memory.Selected{action, finding}})
+	sel := visibleTo(patient, memory.Selection{Items: []memory.Selected{allergy, vitals, finding}, Shown: []memory.Selected{action, finding}}, false)
 	if !slices.Equal(categories(sel.Items), []memory.Category{memory.PatientDisclosures}) ||
 		!slices.Equal(categories(sel.Shown), []memory.Category{memory.CriticalActions}) {
 		t.Fatalf("the Patient keeps items %v and left-out %v", categories(sel.Items), categories(sel.Shown))

@@ -151,7 +151,7 @@ var titleHead = regexp.MustCompile(`(?i)^(.+?)(?:\s+(?:after|in|with|from|on|fol
 
 // diagnosisTerms are the words that name a scenario's diagnosis, lower case: its accepted
 // names when the scenario gives them, else the head of its title, and the states whose names
-// say the diagnosis (the hyphenated ones and those the title names). What the presentation or
+// say the diagnosis (the hyphenated ones, and those the title names that are more than a grade). What the presentation or
 // the chief complaint says is told to the trainee at admission, and is no secret.
 func diagnosisTerms(s *sc.Scenario) []string {
 	var terms []string
@@ -160,7 +160,7 @@ func diagnosisTerms(s *sc.Scenario) []string {
 	}
 	terms = append(terms, titleHead.FindStringSubmatch(s.Title)[1])
 	for _, name := range s.StateNames() {
-		if strings.Contains(name, "-") || containsWord(strings.ToLower(s.Title), name) {
+		if strings.Contains(name, "-") || containsWord(strings.ToLower(s.Title), name) && !slices.Contains(severities, name) {
 			terms = append(terms, name, strings.ReplaceAll(name, "-", " "))
 		}
 	}
@@ -173,6 +173,9 @@ func diagnosisTerms(s *sc.Scenario) []string {
 	}
 	return out
 }
+
+// severities are state names that grade an illness without naming it.
+var severities = []string{"mild", "moderate", "severe", "acute", "critical"}
 
 // untold are the names the Patient may not say yet, lower case: the drugs and agents of the
 // scenario's disclosures and allergies whose topic has not been asked, unless this turn tells
@@ -201,6 +204,16 @@ func untold(e *physio.Engine, now []agents.Disclosure, trainee string) []string 
 		}
 	}
 	return out
+}
+
+// withoutTerms leaves the terms (lower case) out of text, with the punctuation that joined them:
+// "peanuts (anaphylaxis — throat swelling)" says "peanuts (throat swelling)".
+func withoutTerms(text string, terms []string) string {
+	for _, term := range terms {
+		re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(term) + `\b[\s—–:;,-]*`)
+		text = re.ReplaceAllString(text, "")
+	}
+	return text
 }
 
 // containsWord reports whether term occurs in text (both lower case) as whole words.
