@@ -52,7 +52,7 @@ type options struct {
 	min                             float64
 	newSession, json, bell, exact   bool
 	trainee                         string
-	instructor, encrypt             bool
+	instructor, encrypt, debug      bool
 	// screen: a person at the TUI, who is asked before a typed line admits a new patient.
 	screen bool
 	// set are the flags given on the command line; the others may take a trainee's preference.
@@ -81,11 +81,11 @@ type call struct {
 }
 
 // sessionFlags are what a command that runs a shift accepts.
-var sessionFlags = []string{"db", "trainee", "instructor", "encrypt", "backend", "model", "new", "shift", "seed",
+var sessionFlags = []string{"db", "trainee", "instructor", "debug", "encrypt", "backend", "model", "new", "shift", "seed",
 	"scenarios", "agents", "trace", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
 
 // readFlags are what a command that reads a trainee's shifts accepts.
-var readFlags = []string{"db", "trainee", "instructor"}
+var readFlags = []string{"db", "trainee", "instructor", "debug"}
 
 var commands = []command{
 	{name: "", summary: "open the TUI (resumes the latest shift)", flags: append([]string{"theme", "bell"}, sessionFlags...), run: tui},
@@ -148,6 +148,9 @@ var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
 	},
 	"instructor": func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.instructor, "instructor", false, "act as the instructor, whose passphrase opens every trainee's shifts (env "+envInstructorPassphrase+")")
+	},
+	"debug": func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.debug, "debug", false, "a developer's view of a plaintext database: the inspector, dump and decisions show the engine's secrets (the case, its states, the true vitals)")
 	},
 	"encrypt": func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.encrypt, "encrypt", false, "create the database encrypted: the instructor's passphrase, then the trainee's (env "+envPassphrase+")")
@@ -499,6 +502,17 @@ func readStore(c *call, action, detail string, fn func(*persist.Store) error) er
 	return nil
 }
 
+// secretsShown reports whether the engine's secrets show (session.Config.Instructor): to the
+// instructor, or with --debug on a database that is not encrypted, where no one's records are
+// kept from anyone.
+func secretsShown(o *options, store *persist.Store) bool {
+	if o.instructor {
+		return true
+	}
+	encrypted, err := store.Encrypted()
+	return o.debug && err == nil && !encrypted
+}
+
 // The passphrases come from the environment (for scripts) or from the terminal, never echoed.
 const (
 	envPassphrase           = "WARD_PASSPHRASE"            // the trainee's
@@ -702,7 +716,7 @@ func startOrResume(cfg session.Config, fresh bool) (*session.Session, bool, erro
 // such as why the offline backend is in use.
 func sessionConfig(ctx context.Context, o *options, store *persist.Store, notices func(string)) (session.Config, error) {
 	cfg := session.Config{Store: store, NumCtx: o.numCtx, OutputBudget: o.outputBudget, Shift: o.shift, Seed: o.seed,
-		ConfirmAdmissions: o.screen, Themes: themes.Names, Audit: auditLog(o)}
+		ConfirmAdmissions: o.screen, Themes: themes.Names, Audit: auditLog(o), Instructor: secretsShown(o, store)}
 	var err error
 	if cfg.Pattern, err = patientPattern(); err != nil {
 		return cfg, err
@@ -895,6 +909,9 @@ func dump(_ context.Context, c *call) error {
 	}
 	return readStore(c, persist.AuditExport, "dump", func(st *persist.Store) error {
 		doc, err := records.Dump(st, lib)
+		if err == nil && !secretsShown(c.o, st) {
+			doc = doc.ForTrainee()
+		}
 		if err == nil {
 			err = writeJSON(c.stdout, doc)
 		}

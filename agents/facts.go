@@ -143,7 +143,7 @@ type Verdict struct {
 // heading is short because it is evaluated again on every turn; FactsInstructions, in the static
 // prefix, say what the facts are.
 const (
-	personaHeading = "Patient facts: "
+	PersonaHeading = "Patient facts: "
 	turnHeading    = "Engine facts: "
 )
 
@@ -159,7 +159,7 @@ func PersonaSection(p *Persona) string {
 	if p == nil {
 		return ""
 	}
-	return personaHeading + mustJSON(p)
+	return PersonaHeading + mustJSON(p)
 }
 
 // TurnSection renders the turn's facts for the dynamic context, "" when there are none.
@@ -180,9 +180,9 @@ func ReadFacts(msgs []memory.Message) Facts {
 		}
 		for _, line := range strings.Split(m.Content, "\n") {
 			switch {
-			case strings.HasPrefix(line, personaHeading):
+			case strings.HasPrefix(line, PersonaHeading):
 				p := &Persona{}
-				if json.Unmarshal([]byte(line[len(personaHeading):]), p) == nil {
+				if json.Unmarshal([]byte(line[len(PersonaHeading):]), p) == nil {
 					f.Persona = p
 				}
 			case strings.HasPrefix(line, turnHeading):

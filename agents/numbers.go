@@ -30,7 +30,7 @@ func GivenNumbers(p Prompt) map[string]bool {
 		}
 	}
 	for _, line := range strings.Split(p.Static, "\n") {
-		if strings.HasPrefix(line, personaHeading) {
+		if strings.HasPrefix(line, PersonaHeading) {
 			add(line)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestInventedFindsClinicalNumbersThePromptLacks(t *testing.T) {
 	p := Prompt{
-		Static:  "You are the nurse. Keep SpO2 at 94 to 98 %.\n" + personaHeading + `{"age":67}`,
+		Static:  "You are the nurse. Keep SpO2 at 94 to 98 %.\n" + PersonaHeading + `{"age":67}`,
 		Dynamic: `Engine facts: {"measured":[{"hr":118,"spo2":91,"sbp":92,"dbp":58}]}`,
 		Window:  []memory.Message{{Role: memory.RoleUser, Content: "give 0.5 mg adrenaline IM"}},
 		User:    "what are the obs?",

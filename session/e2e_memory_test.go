@@ -14,7 +14,7 @@ import (
 // callsOf returns the LLM calls of the latest turn whose input was input.
 func callsOf(t *testing.T, r *rig, input string) []CallRecord {
 	t.Helper()
-	turns := r.s.Turns()
+	turns := r.s.turns
 	for i := len(turns) - 1; i >= 0; i-- {
 		if turns[i].Input == input {
 			if len(turns[i].Calls) == 0 {

@@ -11,6 +11,9 @@ import (
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/offline"
+	"github.com/ward-sim/ward/agents/ollama"
+	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/memory"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -86,5 +89,54 @@ func TestNoPromptBeforeTheDebriefHoldsTheDiagnosis(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A trainee's inspector shows the engine's line and the Patient's persona masked, with a note
+// that they are, and a reply ward held back masked too; the instructor's shows them as they are.
+func TestTheInspectorMasksTheEnginesSecretsForATrainee(t *testing.T) {
+	for _, instructor := range []bool{false, true} {
+		r := newRigWith(t, func(c *Config) { c.Instructor = instructor })
+		r.turn("/admit patient_1 anaphylaxis")
+		r.turn("hello, what's happened today?")
+		rec := r.s.Turns()[len(r.s.Turns())-1]
+		var static string
+		for _, c := range rec.Calls {
+			if c.Trace.Agent == agents.AgentPatient {
+				static = c.Trace.Messages[0].Content + c.Trace.SectionTexts[agents.SectionStatic]
+			}
+		}
+		if static == "" {
+			t.Fatal("the Patient was not called")
+		}
+		secretShown := strings.Contains(rec.Engine, "anaphylaxis") || strings.Contains(static, "peanuts")
+		noted := strings.Contains(rec.Engine, "masked in a trainee's view") && strings.Contains(static, agents.PersonaHeading+"[masked in a trainee's view")
+		if instructor != secretShown || instructor == noted {
+			t.Errorf("instructor %v: engine %q, persona shown %v, masked noted %v", instructor, rec.Engine, secretShown, noted)
+		}
+	}
+	if got := maskTrace(llm.TraceRecord{Reply: memory.Message{Content: "SpO2 61 %"}}, true).Reply.Content; strings.Contains(got, "61") {
+		t.Errorf("a held reply shows in a trainee's inspector: %q", got)
+	}
+}
+
+// The decision event's reasoning, which a model writes, names no roster patient's diagnosis in a
+// trainee's view.
+func TestTheDecisionsReasoningIsMaskedForATrainee(t *testing.T) {
+	f := ollamatest.NewFake(t, ollamatest.Answer(`{"action":"SWITCH_EXISTING","patient_id":"patient_1","reasoning":"patient_1 is the anaphylaxis case"}`))
+	for _, instructor := range []bool{false, true} {
+		r := newRigWith(t, func(c *Config) {
+			c.Instructor = instructor
+			c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{}), analyzer.LLMAnalyzerConfig{}))
+		})
+		r.turn("/admit patient_1 anaphylaxis")
+		r.turn("/admit patient_2 asthma-exacerbation")
+		var reasoning string
+		for _, d := range only[DecisionEvent](r.turn("let's compare patient_1 and patient_2")) {
+			reasoning = d.Reasoning
+		}
+		if shown := strings.Contains(reasoning, "anaphylaxis"); shown != instructor || reasoning == "" {
+			t.Errorf("instructor %v: the decision's reasoning is %q", instructor, reasoning)
+		}
 	}
 }

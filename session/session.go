@@ -59,6 +59,10 @@ type Config struct {
 	// earlier shifts; when it ranked protocol cards with an embedding model, its retrievals
 	// answer in order, since a replay asks no model.
 	Replaying *llm.TraceRun
+	// Instructor shows the engine's secrets (the case, its states, the true vitals, what the
+	// patient has not said) in the inspector, /inspect and the decision's reasoning: the
+	// instructor's view, or a developer's on a plaintext database. Off, they are masked.
+	Instructor bool
 }
 
 // Session is one shift. It is not safe for concurrent use: the UI and the runner call it from one

@@ -322,7 +322,7 @@ func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision
 	t.timing.ServiceMS = msSince(t.started)
 	t.decisionEvent = &DecisionEvent{
 		Input: t.input, Decision: string(decision), AnalyzerAction: string(d.Action),
-		PatientID: patientID, Source: d.Source, Reasoning: d.Reasoning, Timing: t.timing,
+		PatientID: patientID, Source: d.Source, Reasoning: s.maskCase(d.Reasoning), Timing: t.timing,
 	}
 	t.emit(*t.decisionEvent)
 }

@@ -216,6 +216,14 @@ func withoutTerms(text string, terms []string) string {
 	return text
 }
 
+// replaceTerms puts with in place of each term (lower case) in text, as whole words.
+func replaceTerms(text string, terms []string, with string) string {
+	for _, term := range terms {
+		text = regexp.MustCompile(`(?i)\b`+regexp.QuoteMeta(term)+`\b`).ReplaceAllLiteralString(text, with)
+	}
+	return text
+}
+
 // containsWord reports whether term occurs in text (both lower case) as whole words.
 func containsWord(text, term string) bool {
 	for i := 0; ; {
