@@ -101,8 +101,8 @@ var commands = []command{
 	{name: "scenarios", args: "list | validate FILE", summary: "the scenario library", flags: []string{"scenarios"}, run: scenarios},
 	{name: "formulary", args: "[DRUG]", summary: "the formulary: every drug's doses by route, or one drug's", run: formulary},
 	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: append([]string{"json"}, readFlags...), run: stats},
-	{name: "recover", summary: "copy what is readable of a damaged --db into a new file (--out)",
-		flags: []string{"db", "out"}, run: recoverDB},
+	{name: "recover", summary: "copy what is readable of a damaged --db into a new file (--out); --instructor checks every encrypted value",
+		flags: []string{"db", "out", "instructor"}, run: recoverDB},
 	{name: "progress", summary: "a trainee's shifts over time: scores, critical errors, time to critical actions",
 		flags: append([]string{"scenarios", "json"}, readFlags...), run: progress},
 	{name: "report", summary: "the class report: every trainee's shifts (the instructor's passphrase when encrypted)",
@@ -1434,10 +1434,22 @@ func recoverDB(_ context.Context, c *call) error {
 		return usageError{"usage: ward recover --db DAMAGED --out NEW — see ward recover --help"}
 	}
 	report, err := persist.Recover(c.o.db, c.o.out)
+	if err == nil && c.o.instructor && report.Unchecked > 0 {
+		err = checkRecovered(&report)
+	}
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprint(c.stdout, report)
+	return err
+}
+
+// checkRecovered opens every encrypted value of a recovered file with the instructor's key.
+func checkRecovered(report *persist.RecoverReport) error {
+	pass, err := askPassphrase(envInstructorPassphrase, "The instructor's passphrase, to check the recovered values", false)
+	if err == nil {
+		err = report.CheckSealed(pass)
+	}
 	return err
 }
 

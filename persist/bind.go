@@ -1,7 +1,6 @@
 package persist
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -140,16 +139,7 @@ func bindTrainee(tx *bolt.Tx, c *sealer) error {
 			return err
 		}
 	}
-	k, _, err := readTraineeKey(tx, c.trainee)
-	if err != nil {
-		return err
-	}
-	k.Bound = true
-	raw, err := json.Marshal(k)
-	if err != nil {
-		return err
-	}
-	return putTraineeValue(tx, c.trainee, keyTraineeKey, raw)
+	return markBound(tx, c.trainee)
 }
 
 // rebind seals a shelf's values again with bound, through a bucket that lives only in tx.

@@ -292,3 +292,28 @@ func TestMigrationBindsAFileWrittenBeforeBinding(t *testing.T) {
 		t.Errorf("a value of the old kind put back after binding: %v", err)
 	}
 }
+
+// A file sealed the old way recovers and checks too: the check binds what it keeps.
+func TestRecoverChecksAFileWrittenBeforeBinding(t *testing.T) {
+	rep, err := Recover(filepath.Join("testdata", "schema2-encrypted.db"), filepath.Join(t.TempDir(), "recovered.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.CheckSealed([]byte("instructor pass")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.String(), "nothing was lost") {
+		t.Errorf("the fixture's recovery:\n%s", rep)
+	}
+	s, err := Open(rep.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil || s.BindingBackup() != "" {
+		t.Fatalf("sign-in after the check: %v (backup %q: the check should have bound everything)", err, s.BindingBackup())
+	}
+	if d, err := s.Dump("s-alice"); err != nil || len(d.Histories["patient_1"]) != 2 || len(d.Archives) != 1 {
+		t.Errorf("alice's shift: %v", err)
+	}
+}

@@ -25,6 +25,9 @@ type RecoverReport struct {
 	Messages  int
 	Documents int    // registries and per-patient documents
 	Lost      []Loss // in the order met
+	// Unchecked counts the encrypted values copied without being authenticated: recover reads
+	// the damaged file without keys, so until CheckSealed opens them, none is known good.
+	Unchecked int
 }
 
 // Loss is what could not be read in one bucket of the damaged file.
@@ -39,8 +42,11 @@ func (r RecoverReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "recovered %d session(s), %d archive(s), %d message(s) and %d document(s) into %s\n",
 		r.Sessions, r.Archives, r.Messages, r.Documents, r.Path)
-	if len(r.Lost) == 0 {
+	switch {
+	case len(r.Lost) == 0 && r.Unchecked == 0:
 		b.WriteString("nothing was lost\n")
+	case r.Unchecked > 0:
+		fmt.Fprintf(&b, "%d encrypted value(s) were copied but not checked: they open only with a key, so any of them may have been changed (ward recover --instructor opens each one and leaves out what does not authenticate)\n", r.Unchecked)
 	}
 	for _, l := range r.Lost {
 		fmt.Fprintf(&b, "lost in %s: %d value(s), %d unreadable page(s) or entries (%s)\n", l.Where, l.Values, l.Unreadable, l.Why)
@@ -194,6 +200,7 @@ func (c *copier) all(src *rawFile, tx *bolt.Tx) error {
 func (c *copier) tree(dst *bolt.Bucket, ref bucketRef, where string) error {
 	for _, e := range c.entries(ref, where) {
 		if !e.isBucket {
+			c.sealed(e.value)
 			if err := dst.Put(e.key, e.value); err != nil {
 				return err
 			}
@@ -364,6 +371,7 @@ func (c *copier) content(dst *bolt.Bucket, ents []entry, where string) error {
 		case key == string(keyInfo) && !e.isBucket:
 			// the session's info, copied by session
 		case key == string(keyPins) && !e.isBucket && isSealed(e.value):
+			c.sealed(e.value)
 			err = dst.Put(keyPins, e.value)
 		case key == string(keyRegistry) && !e.isBucket:
 			if _, derr := decodeRegistry(e.value); derr != nil && !isSealed(e.value) {
@@ -371,6 +379,7 @@ func (c *copier) content(dst *bolt.Bucket, ents []entry, where string) error {
 				continue
 			}
 			c.rep.Documents++
+			c.sealed(e.value)
 			err = dst.Put(keyRegistry, e.value)
 		case key == string(bucketSessionHistory) && e.isBucket:
 			err = c.history(dst, bucketSessionHistory, ref, where+"/"+key)
@@ -423,6 +432,7 @@ func (c *copier) history(dst *bolt.Bucket, key []byte, ref bucketRef, where stri
 			at = e.key
 		}
 		last = max(last, binary.BigEndian.Uint64(at))
+		c.sealed(e.value)
 		if err := h.Put(at, e.value); err != nil {
 			return err
 		}
@@ -445,11 +455,19 @@ func (c *copier) docs(dst *bolt.Bucket, kind []byte, ref bucketRef, where string
 			continue
 		}
 		c.rep.Documents++
+		c.sealed(e.value)
 		if err := b.Put(e.key, e.value); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sealed counts a value copied as it is that only a key can authenticate.
+func (c *copier) sealed(v []byte) {
+	if isSealed(v) {
+		c.rep.Unchecked++
+	}
 }
 
 // loss adds to the report's entry for where, keeping the first reason.

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -138,5 +141,27 @@ func TestTheDecisionsReasoningIsMaskedForATrainee(t *testing.T) {
 		if shown := strings.Contains(reasoning, "anaphylaxis"); shown != instructor || reasoning == "" {
 			t.Errorf("instructor %v: the decision's reasoning is %q", instructor, reasoning)
 		}
+	}
+}
+
+// A shift of an encrypted database is not traced: a trace would hold its prompts in plain text.
+func TestAnEncryptedShiftIsNotTraced(t *testing.T) {
+	store, err := persist.Open(filepath.Join(t.TempDir(), "ward.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Protect([]byte("the night sister holds the keys")); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Enrol("alice", []byte("alice on the night shift")); err != nil {
+		t.Fatal(err)
+	}
+	trace, err := llm.OpenTrace(filepath.Join(t.TempDir(), "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Start(Config{Store: store, Trace: trace}); !errors.Is(err, ErrTraceOfEncrypted) || !strings.Contains(err.Error(), "plain text") {
+		t.Errorf("a traced shift of an encrypted database: %v", err)
 	}
 }

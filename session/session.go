@@ -5,6 +5,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -218,8 +219,17 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Scenarios == nil && err == nil {
 		cfg.Scenarios, err = scenario.Load()
 	}
+	if err == nil && cfg.Trace != nil && cfg.Store != nil {
+		if encrypted, _ := cfg.Store.Encrypted(); encrypted {
+			err = ErrTraceOfEncrypted
+		}
+	}
 	return cfg, err
 }
+
+// ErrTraceOfEncrypted refuses --trace on an encrypted database: a trace holds every prompt and
+// reply in plain text, which would undo the encryption of the shift it records.
+var ErrTraceOfEncrypted = errors.New("--trace writes every prompt and reply in plain text, so ward does not trace a shift of an encrypted database; trace a shift of a plaintext database instead")
 
 func newSessionID(now time.Time) string {
 	return fmt.Sprintf("s%s", now.UTC().Format("20060102T150405.000000000"))
