@@ -15,10 +15,14 @@ import (
 
 var anyNumber = regexp.MustCompile(`\d+(?:\.\d+)?`)
 
-// clinical matches a number with what makes it clinical: a name before it (group 1) or a unit
-// after it (group 3). Group 2 is the number.
-var clinical = regexp.MustCompile(`(?i)(\b(?:heart ?rate|pulse|hr|bp|blood pressure|pressure|systolic|diastolic|sats?|saturations?|spo2|sp02|o2|oxygen|temp(?:erature)?|resp(?:iratory)? ?rate|rr|breathing rate|news2?|score|gcs|glucose|bm|sugar|cbg|ketones?|lactate|potassium|sodium|troponin|haemoglobin|hemoglobin|hb|ph|po2|pco2|pao2|paco2|bicarb(?:onate)?|creatinine|crp|wcc|white cells?|platelets|inr|dose|peak flow|pefr|etco2|capnography|rate|reading|level)\b[^\d.\n]{0,24})?` +
-	`(\d+(?:\.\d+)?)(\s*(?:%|per ?cent|mm ?hg|bpm|beats|breaths|/ ?min|per minute|mg|mcg|micrograms?|milligrams?|grams?|g\b|ml|millilit(?:re|er)s?|units?|mmol|°|degrees|kg|l/min|litres?|liters?|kpa|ng/l|/ ?\d+))?`)
+// named ends with a name that makes the number after it clinical, a few words before it;
+// unit starts with a unit that makes the number before it clinical.
+var (
+	named = regexp.MustCompile(`(?i)\b(?:heart ?rate|pulse|hr|bp|blood pressure|pressure|systolic|diastolic|sats?|saturations?|spo2|sp02|o2|oxygen|temp(?:erature)?|resp(?:iratory)? ?rate|rr|breathing rate|news2?|score|gcs|glucose|bm|sugar|cbg|ketones?|lactate|potassium|sodium|troponin|haemoglobin|hemoglobin|hb|ph|po2|pco2|pao2|paco2|bicarb(?:onate)?|creatinine|crp|wcc|white cells?|platelets|inr|dose|peak flow|pefr|etco2|capnography|rate|reading|level)\b[^\d.\n]{0,24}$`)
+	unit  = regexp.MustCompile(`(?i)^\s*(?:%|per ?cent|mm ?hg|bpm|beats|breaths|/ ?min|per minute|mg|mcg|micrograms?|milligrams?|grams?|g\b|ml|millilit(?:re|er)s?|units?|mmol|°|degrees|kg|l/min|litres?|liters?|kpa|ng/l)`)
+	// ratio joins two numbers read as one reading: "120/80"
+	ratio = regexp.MustCompile(`^\s*/\s*$`)
+)
 
 // GivenNumbers are the numbers a prompt gives its agent: every number in its facts lines and the
 // conversation, and none from the agent's own instructions.
@@ -42,18 +46,31 @@ func GivenNumbers(p Prompt) map[string]bool {
 	return given
 }
 
-// Invented are the clinical numbers of reply that given lacks, each once, in order.
+// Invented are the clinical numbers of reply that given lacks, each once, in order. A number is
+// clinical when a name comes just before it or a unit just after it; two numbers joined by a
+// slash ("120/80 mmHg") are one reading, clinical together or not at all ("8/10" for pain).
 func Invented(reply string, given map[string]bool) []string {
-	var out []string
-	for _, m := range clinical.FindAllStringSubmatch(reply, -1) {
-		unit := strings.TrimSpace(m[3])
-		if m[1] == "" && (unit == "" || strings.HasPrefix(unit, "/") && !strings.Contains(unit, "min")) {
-			continue // no name and no unit, or a bare ratio ("8/10" for pain): speech, not a reading
+	locs := anyNumber.FindAllStringIndex(reply, -1)
+	clinical := make([]bool, len(locs))
+	joined := make([]bool, len(locs)) // joined[i]: number i continues number i-1's reading
+	for i, loc := range locs {
+		clinical[i] = named.MatchString(reply[max(0, loc[0]-48):loc[0]]) || unit.MatchString(reply[loc[1]:])
+		joined[i] = i > 0 && ratio.MatchString(reply[locs[i-1][1]:loc[0]])
+	}
+	for i := 1; i < len(locs); i++ { // a reading's parts share what makes one clinical
+		if joined[i] {
+			clinical[i] = clinical[i] || clinical[i-1]
 		}
-		for _, n := range anyNumber.FindAllString(m[2]+m[3], -1) { // "120/80" is two numbers
-			if !given[Canonical(n)] && !slices.Contains(out, n) {
-				out = append(out, n)
-			}
+	}
+	for i := len(locs) - 1; i > 0; i-- {
+		if joined[i] {
+			clinical[i-1] = clinical[i-1] || clinical[i]
+		}
+	}
+	var out []string
+	for i, loc := range locs {
+		if n := reply[loc[0]:loc[1]]; clinical[i] && !given[Canonical(n)] && !slices.Contains(out, n) {
+			out = append(out, n)
 		}
 	}
 	return out

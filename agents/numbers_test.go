@@ -2,6 +2,7 @@ package agents
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ward-sim/ward/memory"
@@ -30,4 +31,26 @@ func TestInventedFindsClinicalNumbersThePromptLacks(t *testing.T) {
 			t.Errorf("Invented(%q) = %v, want %v", reply, got, want)
 		}
 	}
+}
+
+// Whatever a model writes, Invented returns only numbers the reply holds, and none once the
+// prompt gave every number the reply holds.
+func FuzzInvented(f *testing.F) {
+	f.Add("My heart rate is 212 and my SpO2 61 %")
+	f.Add("BP 120/80, temp 39.2 degrees, 10 mg IV")
+	f.Add("pain 8/10 since I was 8")
+	f.Fuzz(func(t *testing.T, reply string) {
+		for _, n := range Invented(reply, map[string]bool{}) {
+			if !strings.Contains(reply, n) {
+				t.Fatalf("Invented(%q) names %q, which the reply does not hold", reply, n)
+			}
+		}
+		all := map[string]bool{}
+		for _, n := range anyNumber.FindAllString(reply, -1) {
+			all[Canonical(n)] = true
+		}
+		if got := Invented(reply, all); len(got) > 0 {
+			t.Fatalf("Invented(%q) = %v with every number given", reply, got)
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ward-sim/ward/memory"
@@ -187,7 +186,7 @@ func deleteContent(s *shelf) error {
 			return err
 		}
 	}
-	return s.clear()
+	return s.clearPins()
 }
 
 // isEmpty reports whether a session holds no content worth keeping: an empty registry and no
@@ -242,21 +241,20 @@ func readContent(s *shelf) (Content, error) {
 // readHistories decodes every patient's history in s; none that ward wrote may be missing.
 func readHistories(s *shelf) (map[string][]memory.Message, error) {
 	all := map[string][]memory.Message{}
-	if err := s.loadPins(); err != nil {
+	lengths, err := s.pinnedLengths(string(bucketHistories) + "/")
+	if err != nil {
 		return all, err
 	}
-	if s.pinned() {
-		for name, n := range s.pins.Lengths {
-			if pid, ok := strings.CutPrefix(name, string(bucketHistories)+"/"); ok && n > 0 && s.b.Bucket(bucketHistories).Bucket([]byte(pid)) == nil {
-				return all, fmt.Errorf("history of %s: %w", pid, &corruptValue{errMissing})
-			}
+	for pid, n := range lengths {
+		if n > 0 && (s.b.Bucket(bucketHistories) == nil || s.b.Bucket(bucketHistories).Bucket([]byte(pid)) == nil) {
+			return all, fmt.Errorf("history of %s: %w", pid, &corruptValue{errMissing})
 		}
 	}
 	h := s.b.Bucket(bucketHistories)
 	if h == nil {
 		return all, nil
 	}
-	err := h.ForEachBucket(func(pid []byte) error {
+	err = h.ForEachBucket(func(pid []byte) error {
 		msgs, err := readHistory(s, historyRel(string(pid)), h.Bucket(pid))
 		if err != nil {
 			return fmt.Errorf("history of %s: %w", pid, err)

@@ -121,7 +121,7 @@ func TestMovedSwappedCopiedOrReplayedValuesAreRefused(t *testing.T) {
 			return bucketAt(tx, history...).Put(seqKey(1), bytes.Clone(bucketAt(tx, "sessions", "s-bob", "histories", "patient_1").Get(seqKey(1))))
 		}},
 		{"the pins removed", "s-alice", "not the one ward wrote last", func(tx *bolt.Tx) error {
-			return bucketAt(tx, alice...).Delete(keyPins)
+			return bucketAt(tx, alice...).DeleteBucket(bucketPins)
 		}},
 	}
 	for _, tc := range cases {
@@ -315,5 +315,34 @@ func TestRecoverChecksAFileWrittenBeforeBinding(t *testing.T) {
 	}
 	if d, err := s.Dump("s-alice"); err != nil || len(d.Histories["patient_1"]) != 2 || len(d.Archives) != 1 {
 		t.Errorf("alice's shift: %v", err)
+	}
+}
+
+// One patient's document put back with that patient's pins, both as an earlier copy of the file
+// had them, is refused too: the shift's own pins pin each patient's.
+func TestAPatientsValuesPutBackWithTheirPinsAreRefused(t *testing.T) {
+	path := boundStore(t)
+	var oldDoc, oldPins []byte
+	tamper(t, path, func(tx *bolt.Tx) error {
+		oldDoc = bytes.Clone(bucketAt(tx, "sessions", "s-alice", "sim").Get([]byte("patient_1")))
+		oldPins = bytes.Clone(bucketAt(tx, "sessions", "s-alice", "pins").Get([]byte("patient_1")))
+		return nil
+	})
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, s, "s-alice", func(tx *Tx) error { return tx.PutPatientDoc(KindSim, "patient_1", []byte(`{"vitals":{"spo2":94}}`)) })
+	s.Close()
+	tamper(t, path, func(tx *bolt.Tx) error {
+		return firstErr(bucketAt(tx, "sessions", "s-alice", "sim").Put([]byte("patient_1"), oldDoc),
+			bucketAt(tx, "sessions", "s-alice", "pins").Put([]byte("patient_1"), oldPins))
+	})
+	err = dumpAs(t, path, Person{Trainee: "alice"}, "alice on the night shift", "s-alice")
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "an older one was put back") {
+		t.Errorf("dump after the patient's values and pins were put back: %v", err)
 	}
 }

@@ -101,3 +101,15 @@ func TestExtremeArgon2ParametersAreRefused(t *testing.T) {
 		t.Errorf("ward's own recommended cost is refused: %v", err)
 	}
 }
+
+// Whatever bytes are offered, the policy answers nil or a refusal that says why: never a panic.
+func FuzzCheckPassphrase(f *testing.F) {
+	f.Add([]byte("alice on the night shift"), "alice", false)
+	f.Add([]byte("Password1234!"), "", true)
+	f.Add([]byte{0xff, 0xfe, 'a'}, "bob", false)
+	f.Fuzz(func(t *testing.T, pass []byte, trainee string, instructor bool) {
+		if err := CheckPassphrase(pass, trainee, instructor); err != nil && !errors.Is(err, ErrWeakPassphrase) {
+			t.Fatalf("CheckPassphrase(%q) = %v, not a refusal", pass, err)
+		}
+	})
+}

@@ -370,9 +370,11 @@ func (c *copier) content(dst *bolt.Bucket, ents []entry, where string) error {
 			c.loss(where, 0, 1, fmt.Sprintf("bucket %s: %v", name(e.key), refErr))
 		case key == string(keyInfo) && !e.isBucket:
 			// the session's info, copied by session
-		case key == string(keyPins) && !e.isBucket && isSealed(e.value):
-			c.sealed(e.value)
-			err = dst.Put(keyPins, e.value)
+		case key == string(bucketPins) && e.isBucket:
+			var pins *bolt.Bucket
+			if pins, err = dst.CreateBucket(bucketPins); err == nil {
+				err = c.tree(pins, ref, where+"/"+key)
+			}
 		case key == string(keyRegistry) && !e.isBucket:
 			if _, derr := decodeRegistry(e.value); derr != nil && !isSealed(e.value) {
 				c.loss(where, 1, 0, "the registry does not decode")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -123,9 +122,8 @@ func markBound(tx *bolt.Tx, trainee string) error {
 // transaction, then puts it back: bound, pinned, each history numbered again without gaps.
 func (k *checker) shelf(old shelf, where string) error {
 	pinsOpen := true
-	if err := old.loadPins(); err != nil {
+	if _, err := old.allPins(); err != nil {
 		pinsOpen = false
-		old.pins = nil
 		k.rep.loss1(where, 0, "its pins do not authenticate: an older value put back, or a message removed, cannot be told")
 	}
 	get := func(rel []string, key, v []byte) ([]byte, error) {
@@ -154,7 +152,7 @@ func (k *checker) shelf(old shelf, where string) error {
 		if from := old.b.Bucket(b); from != nil {
 			to, err := tmp.b.CreateBucket(b)
 			if err == nil {
-				err = k.tree(&tmp, &old, get, []string{string(b)}, to, from, where+"/"+string(b))
+				err = k.tree(&tmp, &old, get, pinsOpen, []string{string(b)}, to, from, where+"/"+string(b))
 			}
 			if err != nil {
 				return err
@@ -174,7 +172,7 @@ func (k *checker) shelf(old shelf, where string) error {
 	return k.tx.DeleteBucket(bucketBinding)
 }
 
-func (k *checker) tree(dst, src *shelf, get func([]string, []byte, []byte) ([]byte, error), rel []string, to, from *bolt.Bucket, where string) error {
+func (k *checker) tree(dst, src *shelf, get func([]string, []byte, []byte) ([]byte, error), pinsOpen bool, rel []string, to, from *bolt.Bucket, where string) error {
 	var kept, failed uint64
 	err := from.ForEach(func(key, v []byte) error {
 		if v == nil {
@@ -182,7 +180,7 @@ func (k *checker) tree(dst, src *shelf, get func([]string, []byte, []byte) ([]by
 			if err != nil {
 				return err
 			}
-			return k.tree(dst, src, get, append(rel[:len(rel):len(rel)], string(key)), child, from.Bucket(key), where+"/"+name(key))
+			return k.tree(dst, src, get, pinsOpen, append(rel[:len(rel):len(rel)], string(key)), child, from.Bucket(key), where+"/"+name(key))
 		}
 		if !isHistory(rel) {
 			plain, err := get(rel, key, v)
@@ -204,10 +202,8 @@ func (k *checker) tree(dst, src *shelf, get func([]string, []byte, []byte) ([]by
 	if err != nil || !isHistory(rel) {
 		return err
 	}
-	if src.pins != nil && src.c.unbound == nil {
-		if want := src.pins.Lengths[strings.Join(rel, "/")]; want > kept+failed {
-			k.rep.loss1(where, int(want-kept-failed), fmt.Sprintf("%d of the %d messages ward wrote are missing", want-kept-failed, want))
-		}
+	if want, ok := src.pinnedLength(rel); ok && pinsOpen && want > kept+failed {
+		k.rep.loss1(where, int(want-kept-failed), fmt.Sprintf("%d of the %d messages ward wrote are missing", want-kept-failed, want))
 	}
 	if err := to.SetSequence(kept); err != nil {
 		return err

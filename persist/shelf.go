@@ -14,24 +14,33 @@ import (
 // and the per-patient documents, each value sealed bound to its place (seal.go). Binding stops a
 // value moving; it does not stop an older value of the same place being put back (the registry
 // of an hour ago, say), nor a history losing its newest messages. So a shelf of an encrypted
-// file keeps pins, one sealed value beside its content: the nonce of every value rewritten in
-// place (each seal draws a fresh one) and the length of every history. A value whose nonce is
-// not its pin, a pinned value gone, or a history of another length, is refused as a changed
-// value is.
+// file keeps pins beside its content: the nonce of every value rewritten in place (each seal
+// draws a fresh one) and the length of every history. A value whose nonce is not its pin, a
+// pinned value gone, or a history of another length, is refused as a changed value is.
+//
+// The pins are grouped by patient, one sealed value each in the shelf's pins bucket, so a turn
+// rewrites the pins of the patient it touched, not the whole shift's. The shelf's own group ("/":
+// the registry and the session history) pins each patient's group in turn, so one patient's
+// values cannot be put back with their pins either: only the whole shelf, as a copy of the file
+// had it, passes for itself.
 type shelf struct {
 	b     *bolt.Bucket
 	c     *sealer
-	where place // the shelf's own bucket
-	pins  *pins // read on first use
-	dirty bool  // the pins changed: flush writes them
+	where place            // the shelf's own bucket
+	pins  map[string]*pins // group → its pins, read on first use
+	dirty map[string]bool  // groups whose pins changed: flush writes them
 }
 
 type pins struct {
-	Values  map[string][]byte `json:"values"`  // "registry", "sim/patient_1" → the nonce of its seal
-	Lengths map[string]uint64 `json:"lengths"` // "session_history", "histories/patient_1" → messages
+	Values  map[string][]byte `json:"values"`           // "registry", "sim/patient_1" → the nonce of its seal
+	Lengths map[string]uint64 `json:"lengths"`          // "session_history", "histories/patient_1" → messages
+	Groups  map[string][]byte `json:"groups,omitempty"` // in "/": each patient's group → the nonce of its seal
 }
 
-var keyPins = []byte("pins")
+var bucketPins = []byte("pins")
+
+// shelfGroup is the pins group of the shelf's own values (a patient ID never holds a '/').
+const shelfGroup = "/"
 
 var (
 	errReplayed = errors.New("an encrypted value is not the one ward wrote last in its place: an older one was put back")
@@ -51,25 +60,114 @@ func archiveShelf(b *bolt.Bucket, c *sealer, sessionID, archiveID string) shelf 
 // values are bound. Pins are kept whenever values are sealed.
 func (s *shelf) pinned() bool { return s.c != nil && s.c.unbound == nil }
 
-func (s *shelf) loadPins() error {
-	if s.pins != nil || s.c == nil {
-		return nil
+// groupOf is the pins group of a value at key in the bucket at rel: the patient it belongs to.
+func groupOf(rel []string, key []byte) string {
+	switch {
+	case len(rel) == 2: // histories/<patient>
+		return rel[1]
+	case len(rel) == 1 && rel[0] != string(bucketSessionHistory): // <kind>/<patient>
+		return string(key)
 	}
-	s.pins = &pins{Values: map[string][]byte{}, Lengths: map[string]uint64{}}
-	plain, err := s.c.open(s.b.Get(keyPins), s.where.at(keyPins))
-	if err != nil || plain == nil {
-		return err
-	}
-	return decodeStored(plain, s.pins)
+	return shelfGroup
 }
 
-// flush writes the pins when they changed.
-func (s *shelf) flush() error {
-	if !s.dirty {
+// group returns a group's pins, read from the file the first time.
+func (s *shelf) group(g string) (*pins, error) {
+	if p, ok := s.pins[g]; ok {
+		return p, nil
+	}
+	if s.pins == nil {
+		s.pins, s.dirty = map[string]*pins{}, map[string]bool{}
+	}
+	p := &pins{Values: map[string][]byte{}, Lengths: map[string]uint64{}, Groups: map[string][]byte{}}
+	s.pins[g] = p
+	var stored []byte
+	if b := s.b.Bucket(bucketPins); b != nil {
+		stored = b.Get([]byte(g))
+	}
+	if err := s.checkGroup(g, stored); err != nil {
+		return p, err
+	}
+	plain, err := s.c.open(stored, s.where.in(string(bucketPins)).at([]byte(g)))
+	if err != nil || plain == nil {
+		return p, err
+	}
+	return p, decodeStored(plain, p)
+}
+
+// checkGroup refuses a patient's pins that are not the ones the shelf's own group pinned.
+func (s *shelf) checkGroup(g string, stored []byte) error {
+	if g == shelfGroup || !s.pinned() {
 		return nil
 	}
-	s.dirty = false
-	return putJSON(s.b, keyPins, s.pins, s.c, s.where.at(keyPins))
+	root, err := s.group(shelfGroup)
+	if err != nil {
+		return err
+	}
+	pin, ok := root.Groups[g]
+	switch {
+	case stored == nil && ok:
+		return &corruptValue{errMissing}
+	case stored != nil && !bytes.Equal(pin, nonceOf(stored)):
+		return &corruptValue{errReplayed}
+	}
+	return nil
+}
+
+// allPins reads every group's pins, to find a value or a history that is gone.
+func (s *shelf) allPins() ([]*pins, error) {
+	var groups []string
+	if b := s.b.Bucket(bucketPins); b != nil {
+		_ = b.ForEach(func(k, _ []byte) error { groups = append(groups, string(k)); return nil })
+	}
+	var all []*pins
+	for _, g := range groups {
+		p, err := s.group(g)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, p)
+	}
+	return all, nil
+}
+
+// flush writes the pins of the groups that changed.
+func (s *shelf) flush() error {
+	if len(s.dirty) == 0 {
+		return nil
+	}
+	b, err := s.b.CreateBucketIfNotExists(bucketPins)
+	if err != nil {
+		return err
+	}
+	root, err := s.group(shelfGroup)
+	if err != nil {
+		return err
+	}
+	for g := range s.dirty {
+		if g == shelfGroup {
+			continue
+		}
+		stored, err := s.sealPins(g)
+		if err == nil {
+			err = b.Put([]byte(g), stored)
+		}
+		if err != nil {
+			return err
+		}
+		root.Groups[g] = bytes.Clone(nonceOf(stored))
+	}
+	stored, err := s.sealPins(shelfGroup)
+	if err == nil {
+		err = b.Put([]byte(shelfGroup), stored)
+	}
+	clear(s.dirty)
+	return err
+}
+
+func (s *shelf) sealPins(g string) ([]byte, error) {
+	data, err := json.Marshal(s.pins[g])
+	return s.c.seal(data, s.where.in(string(bucketPins)).at([]byte(g))), err
 }
 
 func pinName(rel []string, key []byte) string { return strings.Join(append(rel, string(key)), "/") }
@@ -79,11 +177,13 @@ func pinName(rel []string, key []byte) string { return strings.Join(append(rel, 
 func (s *shelf) put(b *bolt.Bucket, rel []string, key, plain []byte) error {
 	stored := s.c.seal(plain, s.where.in(rel...).at(key))
 	if s.c != nil {
-		if err := s.loadPins(); err != nil {
+		g := groupOf(rel, key)
+		p, err := s.group(g)
+		if err != nil {
 			return err
 		}
-		s.pins.Values[pinName(rel, key)] = bytes.Clone(nonceOf(stored))
-		s.dirty = true
+		p.Values[pinName(rel, key)] = bytes.Clone(nonceOf(stored))
+		s.dirty[g] = true
 	}
 	return b.Put(bytes.Clone(key), bytes.Clone(stored))
 }
@@ -95,10 +195,11 @@ func (s *shelf) get(rel []string, key, stored []byte) ([]byte, error) {
 	if err != nil || !s.pinned() {
 		return plain, err
 	}
-	if err := s.loadPins(); err != nil {
+	p, err := s.group(groupOf(rel, key))
+	if err != nil {
 		return nil, err
 	}
-	pin, ok := s.pins.Values[pinName(rel, key)]
+	pin, ok := p.Values[pinName(rel, key)]
 	switch {
 	case stored == nil && ok:
 		return nil, &corruptValue{errMissing}
@@ -113,16 +214,33 @@ func (s *shelf) pinnedIn(rel []string) (int, error) {
 	if !s.pinned() {
 		return 0, nil
 	}
-	if err := s.loadPins(); err != nil {
-		return 0, err
-	}
+	all, err := s.allPins()
 	n, prefix := 0, pinName(rel, nil)
-	for name := range s.pins.Values {
-		if strings.HasPrefix(name, prefix) && !strings.Contains(name[len(prefix):], "/") {
-			n++
+	for _, p := range all {
+		for name := range p.Values {
+			if strings.HasPrefix(name, prefix) && !strings.Contains(name[len(prefix):], "/") {
+				n++
+			}
 		}
 	}
-	return n, nil
+	return n, err
+}
+
+// pinnedLengths are the lengths pinned for the histories under rel's bucket (histories/<p>).
+func (s *shelf) pinnedLengths(prefix string) (map[string]uint64, error) {
+	out := map[string]uint64{}
+	if !s.pinned() {
+		return out, nil
+	}
+	all, err := s.allPins()
+	for _, p := range all {
+		for name, n := range p.Lengths {
+			if rest, ok := strings.CutPrefix(name, prefix); ok {
+				out[rest] = n
+			}
+		}
+	}
+	return out, err
 }
 
 // sealMessage seals one message of the history at rel for its key.
@@ -139,11 +257,13 @@ func (s *shelf) setLength(rel []string, n uint64) error {
 	if s.c == nil {
 		return nil
 	}
-	if err := s.loadPins(); err != nil {
+	g := groupOf(rel, nil)
+	p, err := s.group(g)
+	if err != nil {
 		return err
 	}
-	s.pins.Lengths[strings.Join(rel, "/")] = n
-	s.dirty = true
+	p.Lengths[strings.Join(rel, "/")] = n
+	s.dirty[g] = true
 	return nil
 }
 
@@ -152,23 +272,35 @@ func (s *shelf) checkLength(rel []string, n uint64) error {
 	if !s.pinned() {
 		return nil
 	}
-	if err := s.loadPins(); err != nil {
+	p, err := s.group(groupOf(rel, nil))
+	if err != nil {
 		return err
 	}
-	if s.pins.Lengths[strings.Join(rel, "/")] != n {
+	if p.Lengths[strings.Join(rel, "/")] != n {
 		return &corruptValue{errCut}
 	}
 	return nil
 }
 
-// clear forgets every pin: the shelf's content was deleted.
-func (s *shelf) clear() error {
-	if s.c == nil {
+// pinnedLength is the length pinned for the history at rel, and whether pins are kept.
+func (s *shelf) pinnedLength(rel []string) (uint64, bool) {
+	if !s.pinned() {
+		return 0, false
+	}
+	p, err := s.group(groupOf(rel, nil))
+	if err != nil {
+		return 0, false
+	}
+	return p.Lengths[strings.Join(rel, "/")], true
+}
+
+// clearPins forgets every pin: the shelf's content was deleted.
+func (s *shelf) clearPins() error {
+	s.pins, s.dirty = map[string]*pins{}, map[string]bool{}
+	if s.b.Bucket(bucketPins) == nil {
 		return nil
 	}
-	s.pins = &pins{Values: map[string][]byte{}, Lengths: map[string]uint64{}}
-	s.dirty = true
-	return s.b.Delete(keyPins)
+	return s.b.DeleteBucket(bucketPins)
 }
 
 // historyRel is the path of a patient's history under a shelf ("" = the session history).

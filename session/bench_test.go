@@ -145,6 +145,7 @@ func BenchmarkReplyStream2000Tokens(b *testing.B) {
 		for _, c := range chunks {
 			r.add(c)
 		}
+		r.flush()
 	}
 	if got == 0 {
 		b.Fatal("nothing streamed")

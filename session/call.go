@@ -162,7 +162,7 @@ type replyStream struct {
 	plain   int // bytes of a plain-text answer sent so far
 	emit    func(string)
 	clean   func(string) bool
-	pending string // the sentence in progress
+	pending []byte // the sentence in progress
 	stopped bool
 }
 
@@ -184,9 +184,9 @@ func (r *replyStream) show(text string) {
 	if r.stopped || text == "" {
 		return
 	}
-	r.pending += text
-	if end := strings.LastIndexAny(r.pending, ".!?\n"); end >= 0 {
-		r.pass(end + 1)
+	r.pending = append(r.pending, text...)
+	if end := strings.LastIndexAny(text, ".!?\n"); end >= 0 { // only the new text can end a sentence
+		r.pass(len(r.pending) - len(text) + end + 1)
 	}
 }
 
@@ -199,12 +199,12 @@ func (r *replyStream) flush() {
 
 // pass checks the first n bytes of the pending text and shows them, or stops the stream.
 func (r *replyStream) pass(n int) {
-	ready := r.pending[:n]
+	ready := string(r.pending[:n])
 	if r.clean != nil && !r.clean(ready) {
 		r.stopped = true
 		return
 	}
-	r.pending = r.pending[n:]
+	r.pending = append(r.pending[:0], r.pending[n:]...)
 	if ready = themes.Printable(ready); ready != "" {
 		r.emit(ready)
 	}
