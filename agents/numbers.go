@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A model may quote a clinical number only when its prompt gave it: the engine's facts, what was
@@ -50,7 +52,10 @@ func GivenNumbers(p Prompt) map[string]bool {
 // clinical when a name comes just before it or a unit just after it; two numbers joined by a
 // slash ("120/80 mmHg") are one reading, clinical together or not at all ("8/10" for pain).
 func Invented(reply string, given map[string]bool) []string {
-	locs := anyNumber.FindAllStringIndex(reply, -1)
+	locs := slices.DeleteFunc(anyNumber.FindAllStringIndex(reply, -1), func(loc []int) bool {
+		r, _ := utf8.DecodeLastRuneInString(reply[:loc[0]])
+		return unicode.IsLetter(r) // the 2 of "SpO2" or "NEWS2" is part of a name
+	})
 	clinical := make([]bool, len(locs))
 	joined := make([]bool, len(locs)) // joined[i]: number i continues number i-1's reading
 	for i, loc := range locs {

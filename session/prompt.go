@@ -114,16 +114,18 @@ func persona(s *sc.Scenario) *agents.Persona {
 		return out
 	}
 	p := &agents.Persona{Name: d.Name, Age: d.Age, Sex: d.Sex, ChiefComplaint: say(s.ChiefComplaint),
-		History: sayAll(s.History), Opening: say(s.Lines.Opening), Lines: sayAll(s.Lines.Generic)}
+		Opening: say(s.Lines.Opening), Lines: sayAll(s.Lines.Generic)}
+	known := &p.Known
+	known.History = sayAll(s.History)
 	for _, m := range s.Medications {
-		p.Medications = append(p.Medications, strings.TrimSpace(m.Name+" "+m.Dose))
+		known.Medications = append(known.Medications, strings.TrimSpace(m.Name+" "+m.Dose))
 	}
-	p.Allergies = []string{"none known"}
+	known.Allergies = []string{"none known"}
 	if len(s.Allergies) > 0 {
-		p.Allergies = sayAll(strings.Split(allergySummary(s), "; "))
+		known.Allergies = sayAll(strings.Split(allergySummary(s), "; "))
 	}
 	for _, dis := range s.Disclosures {
-		p.Disclosures = append(p.Disclosures, agents.Disclosure{Topic: dis.Topic, Text: say(dis.Text)})
+		known.Answers = append(known.Answers, agents.Disclosure{Topic: dis.Topic, Text: say(dis.Text)})
 	}
 	p.Looks = map[string]agents.Look{}
 	for _, name := range s.StateNames() {
