@@ -17,22 +17,83 @@ import (
 
 var anyNumber = regexp.MustCompile(`\d+(?:\.\d+)?`)
 
-// named ends with a name that makes the number after it clinical, a few words before it;
-// unit starts with a unit that makes the number before it clinical.
+// names are the words (and pairs of words) that make the number a few words after them
+// clinical; unit starts with a unit that makes the number before it clinical.
+var names = setOf("heart rate", "heartrate", "pulse", "hr", "bp", "blood pressure", "pressure", "systolic", "diastolic",
+	"sat", "sats", "saturation", "saturations", "spo2", "sp02", "o2", "oxygen", "temp", "temperature", "resp rate",
+	"respiratory rate", "rr", "breathing rate", "news", "news2", "score", "gcs", "glucose", "bm", "sugar", "cbg",
+	"ketone", "ketones", "lactate", "potassium", "sodium", "troponin", "haemoglobin", "hemoglobin", "hb", "ph", "po2",
+	"pco2", "pao2", "paco2", "bicarb", "bicarbonate", "creatinine", "crp", "wcc", "white cell", "white cells",
+	"platelets", "inr", "dose", "peak flow", "pefr", "etco2", "capnography", "rate", "reading", "level")
+
+// nameGap is how far before a number its name may end: "heart rate is now about 212".
+const nameGap = 24
+
 var (
-	named = regexp.MustCompile(`(?i)\b(?:heart ?rate|pulse|hr|bp|blood pressure|pressure|systolic|diastolic|sats?|saturations?|spo2|sp02|o2|oxygen|temp(?:erature)?|resp(?:iratory)? ?rate|rr|breathing rate|news2?|score|gcs|glucose|bm|sugar|cbg|ketones?|lactate|potassium|sodium|troponin|haemoglobin|hemoglobin|hb|ph|po2|pco2|pao2|paco2|bicarb(?:onate)?|creatinine|crp|wcc|white cells?|platelets|inr|dose|peak flow|pefr|etco2|capnography|rate|reading|level)\b[^\d.\n]{0,24}$`)
-	unit  = regexp.MustCompile(`(?i)^\s*(?:%|per ?cent|mm ?hg|bpm|beats|breaths|/ ?min|per minute|mg|mcg|micrograms?|milligrams?|grams?|g\b|ml|millilit(?:re|er)s?|units?|mmol|°|degrees|kg|l/min|litres?|liters?|kpa|ng/l)`)
+	unit = regexp.MustCompile(`(?i)^\s*(?:%|per ?cent|mm ?hg|bpm|beats|breaths|/ ?min|per minute|mg|mcg|micrograms?|milligrams?|grams?|g\b|ml|millilit(?:re|er)s?|units?|mmol|°|degrees|kg|l/min|litres?|liters?|kpa|ng/l)`)
 	// ratio joins two numbers read as one reading: "120/80"
 	ratio = regexp.MustCompile(`^\s*/\s*$`)
 )
+
+func setOf(words ...string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range words {
+		set[w] = true
+	}
+	return set
+}
+
+// namedBefore reports whether before ends with a name, at most nameGap bytes before its end and
+// with no number, full stop or new line after it: what names the number that follows.
+func namedBefore(before string) bool {
+	lower := strings.ToLower(before)
+	next := "" // the word after the one being read, for names of two words
+	for i := len(lower); i > 0; {
+		j := i
+		for ; j > 0 && !isWordByte(lower[j-1]); j-- {
+			if lower[j-1] == '.' || lower[j-1] == '\n' {
+				return false
+			}
+		}
+		k := j
+		for k > 0 && isWordByte(lower[k-1]) {
+			k--
+		}
+		word := lower[k:j]
+		if word == "" || len(lower)-j > nameGap || strings.Trim(word, "0123456789") == "" {
+			return false
+		}
+		if names[word] || next != "" && names[word+" "+next] {
+			return true
+		}
+		next, i = word, k
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || isDigit(b) || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}
 
 // GivenNumbers are the numbers a prompt gives its agent: every number in its facts lines and the
 // conversation, and none from the agent's own instructions.
 func GivenNumbers(p Prompt) map[string]bool {
 	given := map[string]bool{}
-	add := func(text string) {
-		for _, n := range anyNumber.FindAllString(text, -1) {
-			given[Canonical(n)] = true
+	add := func(text string) { // a scan, not anyNumber: a prompt runs to tens of kilobytes
+		for i := 0; i < len(text); i++ {
+			if !isDigit(text[i]) {
+				continue
+			}
+			j := i
+			for j < len(text) && isDigit(text[j]) {
+				j++
+			}
+			if j+1 < len(text) && text[j] == '.' && isDigit(text[j+1]) {
+				for j++; j < len(text) && isDigit(text[j]); j++ {
+				}
+			}
+			given[Canonical(text[i:j])] = true
+			i = j
 		}
 	}
 	for _, line := range strings.Split(p.Static, "\n") {
@@ -59,7 +120,7 @@ func Invented(reply string, given map[string]bool) []string {
 	clinical := make([]bool, len(locs))
 	joined := make([]bool, len(locs)) // joined[i]: number i continues number i-1's reading
 	for i, loc := range locs {
-		clinical[i] = named.MatchString(reply[max(0, loc[0]-48):loc[0]]) || unit.MatchString(reply[loc[1]:])
+		clinical[i] = namedBefore(reply[max(0, loc[0]-48):loc[0]]) || unit.MatchString(reply[loc[1]:])
 		joined[i] = i > 0 && ratio.MatchString(reply[locs[i-1][1]:loc[0]])
 	}
 	for i := 1; i < len(locs); i++ { // a reading's parts share what makes one clinical
@@ -80,6 +141,8 @@ func Invented(reply string, given map[string]bool) []string {
 	}
 	return out
 }
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 // Canonical writes a number one way, so "02", "2" and "2.0" are the same number.
 func Canonical(n string) string {
