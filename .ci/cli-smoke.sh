@@ -28,7 +28,10 @@ grep -qv '^{"event":"[a-z_]*",.*}$' "$tmp/run.jsonl" && fail "ward run printed a
 
 # A shift read back: dump, the AAR to a file, stats, archives after a clear.
 printf '/admit patient_2 asthma-exacerbation\napplying oxygen 15 L NRB\n/wait 2m\n' | ward run --db "$db" --backend offline >/dev/null
-ward dump --db "$db" | grep -q '"asthma-exacerbation"' || fail "dump lacks the admitted scenario"
+ward dump --db "$db" --debug | grep -q '"asthma-exacerbation"' || fail "a developer's dump lacks the admitted scenario"
+ward dump --db "$db" >"$tmp/trainee.json"
+grep -q '"asthma-exacerbation"' "$tmp/trainee.json" && fail "a trainee's dump names the scenario"
+grep -q "masked in a trainee's view" "$tmp/trainee.json" || fail "a trainee's dump does not say what it masks"
 ward aar --db "$db" --out "$tmp/aar.md"
 grep -qi "oxygen" "$tmp/aar.md" || fail "the AAR file does not list the oxygen given"
 ward stats --db "$db" >"$tmp/stats.txt"
