@@ -24,8 +24,8 @@ import (
 //	trainees/<name>/key     traineeKey
 //	trainees/<name>/prefs   the trainee's preferences, sealed with their data key
 //
-// Every value is JSON and none depends on where it sits in the file, so the buckets can be
-// copied as they are, like the sealed values they open.
+// Every value is JSON and none depends on where it sits in the file, so recover copies these
+// buckets as they are; the values the data keys seal are bound to their places (seal.go).
 
 // instructorKey is the instructor's key pair, the private half wrapped.
 type instructorKey struct {

@@ -31,10 +31,11 @@ type shelf struct {
 	dirty map[string]bool  // groups whose pins changed: flush writes them
 }
 
+// pins are one group's, as pins.go encodes them.
 type pins struct {
-	Values  map[string][]byte `json:"values"`           // "registry", "sim/patient_1" → the nonce of its seal
-	Lengths map[string]uint64 `json:"lengths"`          // "session_history", "histories/patient_1" → messages
-	Groups  map[string][]byte `json:"groups,omitempty"` // in "/": each patient's group → the nonce of its seal
+	Values  map[string][]byte // "registry", "sim/patient_1" → the nonce of its seal
+	Lengths map[string]uint64 // "session_history", "histories/patient_1" → messages
+	Groups  map[string][]byte // in "/": each patient's group → the nonce of its seal
 }
 
 var bucketPins = []byte("pins")
@@ -79,20 +80,23 @@ func (s *shelf) group(g string) (*pins, error) {
 	if s.pins == nil {
 		s.pins, s.dirty = map[string]*pins{}, map[string]bool{}
 	}
-	p := &pins{Values: map[string][]byte{}, Lengths: map[string]uint64{}, Groups: map[string][]byte{}}
-	s.pins[g] = p
+	s.pins[g] = &pins{Values: map[string][]byte{}, Lengths: map[string]uint64{}, Groups: map[string][]byte{}}
 	var stored []byte
 	if b := s.b.Bucket(bucketPins); b != nil {
 		stored = b.Get([]byte(g))
 	}
 	if err := s.checkGroup(g, stored); err != nil {
-		return p, err
+		return s.pins[g], err
 	}
 	plain, err := s.c.open(stored, s.where.in(string(bucketPins)).at([]byte(g)))
 	if err != nil || plain == nil {
-		return p, err
+		return s.pins[g], err
 	}
-	return p, decodeStored(plain, p)
+	p, err := decodePins(plain)
+	if err == nil {
+		s.pins[g] = p
+	}
+	return s.pins[g], err
 }
 
 // checkGroup refuses a patient's pins that are not the ones the shelf's own group pinned.
@@ -148,26 +152,18 @@ func (s *shelf) flush() error {
 		if g == shelfGroup {
 			continue
 		}
-		stored, err := s.sealPins(g)
-		if err == nil {
-			err = b.Put([]byte(g), stored)
-		}
-		if err != nil {
+		stored := s.sealPins(g)
+		if err := b.Put([]byte(g), stored); err != nil {
 			return err
 		}
 		root.Groups[g] = bytes.Clone(nonceOf(stored))
 	}
-	stored, err := s.sealPins(shelfGroup)
-	if err == nil {
-		err = b.Put([]byte(shelfGroup), stored)
-	}
 	clear(s.dirty)
-	return err
+	return b.Put([]byte(shelfGroup), s.sealPins(shelfGroup))
 }
 
-func (s *shelf) sealPins(g string) ([]byte, error) {
-	data, err := json.Marshal(s.pins[g])
-	return s.c.seal(data, s.where.in(string(bucketPins)).at([]byte(g))), err
+func (s *shelf) sealPins(g string) []byte {
+	return s.c.seal(encodePins(s.pins[g]), s.where.in(string(bucketPins)).at([]byte(g)))
 }
 
 func pinName(rel []string, key []byte) string { return strings.Join(append(rel, string(key)), "/") }

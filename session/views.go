@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 const maskNote = "[masked in a trainee's view: %s; ward --instructor shows it]"
 
 // masked says in place what a trainee's view leaves out.
-func masked(what string) string { return strings.Replace(maskNote, "%s", what, 1) }
+func masked(what string) string { return fmt.Sprintf(maskNote, what) }
 
 // forTrainee is a turn record as a trainee may see it.
 func (s *Session) forTrainee(rec TurnRecord) TurnRecord {
