@@ -1,10 +1,15 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"maps"
 	"slices"
+	"strings"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // Pins are written in a compact binary form rather than JSON: a turn reads and writes two groups
@@ -85,4 +90,55 @@ func decodePins(data []byte) (*pins, error) {
 		return nil, &corruptValue{errBadPins}
 	}
 	return p, nil
+}
+
+// pinCache keeps the pins a store decoded, by shelf and group, with the sealed bytes they were
+// read from. A turn's transactions read the same pins again and again, and decoding the shift's
+// own group, which names every patient's, was most of what pinning cost. An entry is used only
+// while the file holds the very bytes it came from, and is put in only once its transaction
+// commits, so a rolled-back change never shows; only one writer holds the file.
+type pinCache struct {
+	mu sync.Mutex
+	m  map[string]cachedPins
+}
+
+type cachedPins struct {
+	stored []byte
+	pins   *pins
+}
+
+func pinKey(where place, group string) string { return strings.Join(where.path, "/") + "\x00" + group }
+
+// get returns a copy of the pins decoded from stored, or nil.
+func (c *pinCache) get(key string, stored []byte) *pins {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok && bytes.Equal(e.stored, stored) {
+		return e.pins.clone()
+	}
+	return nil
+}
+
+// putOnCommit caches p as the pins sealed in stored once tx commits.
+func (c *pinCache) putOnCommit(tx *bolt.Tx, key string, stored []byte, p *pins) {
+	if c == nil {
+		return
+	}
+	entry := cachedPins{stored, p.clone()} // stored is sealed afresh and never changed
+	tx.OnCommit(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.m == nil {
+			c.m = map[string]cachedPins{}
+		}
+		c.m[key] = entry
+	})
+}
+
+// clone copies the maps; their nonces are never changed in place.
+func (p *pins) clone() *pins {
+	return &pins{Values: maps.Clone(p.Values), Lengths: maps.Clone(p.Lengths), Groups: maps.Clone(p.Groups)}
 }

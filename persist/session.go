@@ -137,6 +137,7 @@ func (s *Store) inSession(tx *bolt.Tx, sessionID string, fn func(*Tx) error) err
 		return err
 	}
 	t := &Tx{id: sessionID, shelf: sessionShelf(b, c, sessionID)}
+	t.cache = &s.pins
 	if err := fn(t); err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ type shelf struct {
 	where place            // the shelf's own bucket
 	pins  map[string]*pins // group → its pins, read on first use
 	dirty map[string]bool  // groups whose pins changed: flush writes them
+	cache *pinCache        // the store's decoded pins; nil reads every group afresh
 }
 
 // pins are one group's, as pins.go encodes them.
@@ -87,6 +88,10 @@ func (s *shelf) group(g string) (*pins, error) {
 	}
 	if err := s.checkGroup(g, stored); err != nil {
 		return s.pins[g], err
+	}
+	if p := s.cache.get(pinKey(s.where, g), stored); p != nil {
+		s.pins[g] = p
+		return p, nil
 	}
 	plain, err := s.c.open(stored, s.where.in(string(bucketPins)).at([]byte(g)))
 	if err != nil || plain == nil {
@@ -152,18 +157,22 @@ func (s *shelf) flush() error {
 		if g == shelfGroup {
 			continue
 		}
-		stored := s.sealPins(g)
-		if err := b.Put([]byte(g), stored); err != nil {
+		stored, err := s.writePins(b, g)
+		if err != nil {
 			return err
 		}
-		root.Groups[g] = bytes.Clone(nonceOf(stored))
+		root.Groups[g] = nonceOf(stored)
 	}
 	clear(s.dirty)
-	return b.Put([]byte(shelfGroup), s.sealPins(shelfGroup))
+	_, err = s.writePins(b, shelfGroup)
+	return err
 }
 
-func (s *shelf) sealPins(g string) []byte {
-	return s.c.seal(encodePins(s.pins[g]), s.where.in(string(bucketPins)).at([]byte(g)))
+// writePins seals a group's pins into b, and caches them once the transaction commits.
+func (s *shelf) writePins(b *bolt.Bucket, g string) ([]byte, error) {
+	stored := s.c.seal(encodePins(s.pins[g]), s.where.in(string(bucketPins)).at([]byte(g)))
+	s.cache.putOnCommit(b.Tx(), pinKey(s.where, g), stored, s.pins[g])
+	return stored, b.Put([]byte(g), stored)
 }
 
 func pinName(rel []string, key []byte) string { return strings.Join(append(rel, string(key)), "/") }
@@ -171,17 +180,18 @@ func pinName(rel []string, key []byte) string { return strings.Join(append(rel, 
 // put seals a value rewritten in place (the registry, a document) into b, the bucket at rel
 // under the shelf, and pins it.
 func (s *shelf) put(b *bolt.Bucket, rel []string, key, plain []byte) error {
-	stored := s.c.seal(plain, s.where.in(rel...).at(key))
-	if s.c != nil {
-		g := groupOf(rel, key)
-		p, err := s.group(g)
-		if err != nil {
-			return err
-		}
-		p.Values[pinName(rel, key)] = bytes.Clone(nonceOf(stored))
-		s.dirty[g] = true
+	if s.c == nil {
+		return b.Put(bytes.Clone(key), bytes.Clone(plain)) // the caller's bytes, which bbolt holds until the commit
 	}
-	return b.Put(bytes.Clone(key), bytes.Clone(stored))
+	stored := s.c.seal(plain, s.where.in(rel...).at(key)) // new bytes no one else holds
+	g := groupOf(rel, key)
+	p, err := s.group(g)
+	if err != nil {
+		return err
+	}
+	p.Values[pinName(rel, key)] = nonceOf(stored)
+	s.dirty[g] = true
+	return b.Put(bytes.Clone(key), stored)
 }
 
 // get opens a value rewritten in place, stored at key in the bucket at rel (nil: none stored),

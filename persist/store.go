@@ -56,7 +56,8 @@ func schemaVersion() int { return 1 + len(migrations) }
 type Store struct {
 	db   *bolt.DB
 	path string
-	acc  access // who uses the store, and the keys they opened (access.go)
+	acc  access   // who uses the store, and the keys they opened (access.go)
+	pins pinCache // the pins its transactions decoded (pins.go)
 }
 
 // openError gives a one-line message and matches its sentinel with errors.Is.

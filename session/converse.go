@@ -12,6 +12,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/themes"
 )
 
 // conversation is the converse stage: the team speaks through it (it is the team's Speaker), and
@@ -193,8 +194,9 @@ func (c *conversation) completeDebrief(ctx context.Context, a agents.Agent, p ag
 	}
 	p.Window = append(slices.Clone(p.Window), memory.Message{Role: memory.RoleUser, Content: p.User}, memory.Message{Role: memory.RoleAssistant, Content: reply})
 	p.User, p.Instruction = debriefFollowUp(missing), ""
-	if more, err := c.call(ctx, a, p, "debrief: missing critical points"); err == nil && strings.TrimSpace(more) != "" {
-		reply += "\n\n" + more
+	more, err := c.call(ctx, a, p, "debrief: missing critical points")
+	if more = themes.Printable(more); err == nil && strings.TrimSpace(more) != "" && c.s.vetter(a.Name, c.x, p).why(more) == "" {
+		reply += "\n\n" + more // held to the record as the first answer was; the review's lines below fill any gap
 	}
 	if missing = c.x.review.Unnamed(reply); len(missing) == 0 {
 		return reply
