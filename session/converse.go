@@ -88,9 +88,10 @@ func (c *conversation) spokeThisTurn(agent string) bool {
 // Speak makes one agent answer: its prompt, a backend call, a second call for the missing parts
 // of a compound answer, and the reply shown to the trainee.
 func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route) (string, error) {
-	c.t.emit(RouteEvent{Agent: a.Name, Source: r.Source, Reasoning: r.Reasoning})
+	reasoning := c.s.maskCase(r.Reasoning) // a model's words, which may guess at the case
+	c.t.emit(RouteEvent{Agent: a.Name, Source: r.Source, Reasoning: reasoning})
 	if r.Source == agents.RouteRouterFailed { // never silently, as with the analyzer
-		c.t.emit(NoteEvent{PatientID: c.s.active, Stop: "router", Text: "The router model gave no usable answer (" + r.Reasoning + "), so the " + a.Name + " takes the question."})
+		c.t.emit(NoteEvent{PatientID: c.s.active, Stop: "router", Text: "The router model gave no usable answer (" + reasoning + "), so the " + a.Name + " takes the question."})
 	}
 	checklist := c.spoken == 0 && c.x.compound.IsCompound()
 	c.spoken++

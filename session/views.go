@@ -12,7 +12,8 @@ import (
 // What the engine knows and the trainee must find out — the case, its states, the true vitals
 // and what the patient has not yet said — shows only in the instructor's (or a developer's)
 // view: Config.Instructor. In a trainee's view the inspector, /inspect and the decision event
-// show it masked, with a note that it is. (The decision's reasoning is masked as it is made.)
+// show it masked, with a note that it is. (The decision's and the route's reasoning, a model's
+// words, are masked as they are made.)
 
 const maskNote = "[masked in a trainee's view: %s; ward --instructor shows it]"
 
