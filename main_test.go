@@ -784,3 +784,35 @@ func TestTheStartDialogsTraineeGetsTheirModel(t *testing.T) {
 			started.Team.Router != opener, cfg.Team.Router == opener)
 	}
 }
+
+// The engine's secrets show in `ward dump` to the instructor, and with --debug only on a
+// plaintext database: on an encrypted one a trainee's --debug changes nothing.
+func TestDumpShowsTheEnginesSecretsOnlyToThoseWhoMaySeeThem(t *testing.T) {
+	plain := filepath.Join(t.TempDir(), "plain.db")
+	if _, err := ward(t, playAsthma, "run", "--db", plain, "--trainee", "alice", "--backend", "offline"); err != nil {
+		t.Fatal(err)
+	}
+	encrypted := filepath.Join(t.TempDir(), "encrypted.db")
+	passphrases(t, "alice on the night shift", "the night sister holds the keys")
+	if _, err := ward(t, playAsthma, "run", "--db", encrypted, "--encrypt", "--trainee", "alice", "--backend", "offline"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		db     string
+		flags  []string
+		secret bool
+	}{
+		{plain, nil, false},
+		{plain, []string{"--debug"}, true},
+		{encrypted, []string{"--debug"}, false},
+		{encrypted, []string{"--instructor"}, true},
+	} {
+		out, err := ward(t, "", append([]string{"dump", "--db", tc.db, "--trainee", "alice"}, tc.flags...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shown := strings.Contains(out, `"asthma-exacerbation"`) && strings.Contains(out, `"true_vitals"`); shown != tc.secret || shown == strings.Contains(out, "masked in a trainee's view") {
+			t.Errorf("dump %s %v: the scenario and true vitals shown %v, want %v", filepath.Base(tc.db), tc.flags, shown, tc.secret)
+		}
+	}
+}
