@@ -120,7 +120,6 @@ func unsourcedNumbers(reply string, allowed map[string]bool) []string {
 	return []string{"quotes numbers no fact gives: " + strings.Join(invented, ", ")}
 }
 
-
 // maxWordsAtVoice bounds what a patient who responds only to voice says: a few confused words
 // or a short phrase, not a conversation.
 const maxWordsAtVoice = 15
