@@ -29,11 +29,10 @@ type CallRecord struct {
 // call that offers tools cannot also hold the model to the output format (the grammar would
 // forbid the tool call), so a reply that broke it is counted and asked again under the format.
 // Every call of an agent offers the same tools, so the prompt's start stays in the server's cache
-// from one to the next; the calls after the first are held to the format.
+// from one to the next; the calls after the first are held to the format. Speak writes the calls
+// to the trace once the reply is held to the record.
 func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt, retry string) (string, error) {
 	s, t := c.s, c.t
-	first := len(t.calls)
-	defer func() { s.writeTrace(t, t.calls[first:]) }()
 	tools := s.toolsFor(a, c.x)
 	free := tools != nil // the first call may call a tool instead of answering in the format
 	resp, err := s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, tools, !free, retry)

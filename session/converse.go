@@ -97,10 +97,11 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 	c.spoken++
 	c.retrieve(ctx, a)
 	first := len(c.t.calls)
-	defer func() {
+	defer func() { // once the reply is held to the record, so the trace says how it was
 		for i := range c.t.calls[first:] {
 			c.t.calls[first+i].Retrieved = c.s.passagesFor(a, c.x)
 		}
+		c.s.writeTrace(c.t, c.t.calls[first:])
 	}()
 	p := c.s.prompt(a, c.x, c.window, c.s.heardBy(a, c.t))
 	if checklist {
@@ -206,10 +207,10 @@ func (c *conversation) completeDebrief(ctx context.Context, a agents.Agent, p ag
 	return "**From the record** (the debrief below leaves these out):\n- " + strings.Join(pointLines(missing), "\n- ") + "\n\n" + reply
 }
 
-// held notes on the turn's last call how ward changed its reply, for the inspector.
+// held notes on the turn's last call how ward changed its reply, for the inspector and the trace.
 func (c *conversation) held(why string) {
 	if n := len(c.t.calls); n > 0 {
-		c.t.calls[n-1].Held = why
+		c.t.calls[n-1].Held, c.t.calls[n-1].Trace.Held = why, why
 	}
 }
 

@@ -3,12 +3,15 @@ package live
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/memory"
@@ -28,7 +31,14 @@ const leaky = "My heart rate is 212 and my SpO2 \u202e61\u202c %. I think I have
 func TestALeakingModelReachesNoScreenStoreOrExport(t *testing.T) {
 	body, _ := json.Marshal(map[string]any{"reply": leaky, "entities_to_update": map[string]any{}, "derived_entities_to_update": map[string]any{}})
 	f := ollamatest.NewFake(t, ollamatest.Streamed(string(body[:40]), string(body[40:90]), string(body[90:])))
-	r := sessiontest.New(t, func(c *session.Config) { c.Backend = ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{}) })
+	tracePath := filepath.Join(t.TempDir(), "trace.jsonl")
+	trace, err := llm.OpenTrace(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sessiontest.New(t, func(c *session.Config) {
+		c.Backend, c.Trace = ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{}), trace
+	})
 	lib, err := sc.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +83,9 @@ func TestALeakingModelReachesNoScreenStoreOrExport(t *testing.T) {
 	held := stats.Total.Held
 	if held["invented_number"] == 0 || held["replaced_by_engine"] == 0 {
 		t.Errorf("ward stats counts %v, want the invented numbers and the replacements counted", held)
+	}
+	if traced, _ := os.ReadFile(tracePath); !strings.Contains(string(traced), `"held":"the reply quoted a number the record does not hold twice; the engine's own line replaced it"`) {
+		t.Error("the trace does not say how the reply was held")
 	}
 	patient := slices.IndexFunc(dump.Histories["patient_1"], func(m memory.Message) bool { return m.Agent == agents.AgentPatient })
 	if patient < 0 {
