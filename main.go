@@ -572,6 +572,9 @@ func signIn(o *options, store *persist.Store, enrol bool) error {
 			return fmt.Errorf("%w; and %v", err, aerr)
 		}
 	}
+	if backup := store.BindingBackup(); err == nil && backup != "" {
+		fmt.Fprintf(os.Stderr, "ward: the encrypted values of %s are now bound to their places in the file; the file as it was is at %s (delete it once ward opens the file)\n", p, backup)
+	}
 	return err
 }
 

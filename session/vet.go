@@ -194,7 +194,7 @@ func untold(e *physio.Engine, now []agents.Disclosure, trainee string) []string 
 	}
 	if !e.AllergiesAsked() {
 		for _, a := range s.Allergies {
-			names = append(names, a.Agent)
+			names = append(names, a.Agent, strings.TrimSuffix(a.Agent, "s")) // "peanuts", and "a peanut allergy"
 		}
 	}
 	var out []string
