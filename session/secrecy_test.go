@@ -34,13 +34,22 @@ func (r *recorder) Chat(ctx context.Context, req llm.Request, onDelta func(strin
 	return r.Backend.Chat(ctx, req, onDelta)
 }
 
-// secretsOf are what no prompt may hold before the debrief: the scenario's identifier and title,
-// the words that name its diagnosis, and its states' names that say more than an everyday word.
-func secretsOf(s *sc.Scenario) []string {
-	out := append([]string{s.ID, s.Title}, diagnosisTerms(s)...)
-	for _, name := range s.StateNames() {
-		if strings.Contains(name, "-") {
-			out = append(out, name)
+// secretsOf are what no prompt may hold before the debrief: the scenarios' identifiers and
+// titles, the words that name their diagnoses, and their states' names, save a state named by a
+// word the trainee is told of some patient at admission ("severe pain", "worsening breath").
+func secretsOf(scenarios ...*sc.Scenario) []string {
+	told := ""
+	for _, s := range scenarios {
+		told += " " + strings.ToLower(s.Presentation+" "+s.ChiefComplaint)
+	}
+	var out []string
+	for _, s := range scenarios {
+		out = append(out, s.ID, s.Title)
+		out = append(out, diagnosisTerms(s)...)
+		for _, name := range s.StateNames() {
+			if !containsWord(told, name) {
+				out = append(out, name)
+			}
 		}
 	}
 	return out
@@ -79,7 +88,7 @@ func TestNoPromptBeforeTheDebriefHoldsTheDiagnosis(t *testing.T) {
 				seen[req.Agent] = true
 				for _, m := range req.Messages {
 					lower := strings.ToLower(m.Content)
-					for _, secret := range append(secretsOf(s), secretsOf(other)...) {
+					for _, secret := range secretsOf(s, other) {
 						if containsWord(lower, strings.ToLower(secret)) {
 							t.Errorf("the %s's prompt holds %q:\n%s", req.Agent, secret, m.Content)
 						}
