@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,5 +173,23 @@ func TestAnEncryptedShiftIsNotTraced(t *testing.T) {
 	}
 	if _, err := Start(Config{Store: store, Trace: trace}); !errors.Is(err, ErrTraceOfEncrypted) || !strings.Contains(err.Error(), "plain text") {
 		t.Errorf("a traced shift of an encrypted database: %v", err)
+	}
+}
+
+// What the Patient may not say yet: an allergen before allergies are asked about, a medicine
+// before medicines are; once asked, or once the trainee names it, it may be said.
+func TestUntoldFollowsTheQuestions(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 anaphylaxis")
+	e := r.engine("patient_1")
+	if got := untold(e, nil, ""); !slices.Contains(got, "peanuts") || !slices.Contains(got, "peanut") {
+		t.Errorf("before any question the Patient may say %v", got)
+	}
+	if got := untold(e, nil, "is it a peanut allergy?"); slices.Contains(got, "peanut") {
+		t.Errorf("the trainee named it, yet it is held back: %v", got)
+	}
+	r.turn("any allergies?")
+	if got := untold(e, nil, ""); slices.Contains(got, "peanuts") {
+		t.Errorf("allergies were asked about, yet the allergen is held back: %v", got)
 	}
 }

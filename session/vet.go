@@ -177,19 +177,26 @@ func diagnosisTerms(s *sc.Scenario) []string {
 // severities are state names that grade an illness without naming it.
 var severities = []string{"mild", "moderate", "severe", "acute", "critical"}
 
-// untold are the names the Patient may not say yet, lower case: the drugs and agents of the
-// scenario's disclosures and allergies whose topic has not been asked, unless this turn tells
-// them or the trainee named them.
+// untold are the names the Patient may not say yet, lower case: the drugs of the scenario's
+// disclosures and medicines, and the agents of its allergies, whose topic has not been asked,
+// unless this turn tells them or the trainee named them.
 func untold(e *physio.Engine, now []agents.Disclosure, trainee string) []string {
 	s := e.Scenario()
-	var texts []string
+	var hidden, told []string // what is not yet told, and what is (before or this turn)
 	for _, d := range s.Disclosures {
-		if !e.Knows(d.Topic) && !slices.ContainsFunc(now, func(t agents.Disclosure) bool { return t.Text == d.Text }) {
-			texts = append(texts, d.Text)
+		if e.Knows(d.Topic) || slices.ContainsFunc(now, func(t agents.Disclosure) bool { return t.Text == d.Text }) {
+			told = append(told, d.Text)
+		} else {
+			hidden = append(hidden, d.Text)
+		}
+	}
+	if !e.Knows("medications") {
+		for _, m := range s.Medications {
+			hidden = append(hidden, m.Name)
 		}
 	}
 	var names []string
-	for _, t := range texts {
+	for _, t := range hidden {
 		names = append(names, drugsNamed(t)...)
 	}
 	if !e.AllergiesAsked() {
@@ -197,9 +204,10 @@ func untold(e *physio.Engine, now []agents.Disclosure, trainee string) []string 
 			names = append(names, a.Agent, strings.TrimSuffix(a.Agent, "s")) // "peanuts", and "a peanut allergy"
 		}
 	}
+	said := strings.ToLower(strings.Join(told, "\n")) + "\n" + trainee
 	var out []string
 	for _, n := range names {
-		if n = strings.ToLower(n); !strings.Contains(trainee, n) && !slices.Contains(out, n) {
+		if n = strings.ToLower(n); !strings.Contains(said, n) && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
