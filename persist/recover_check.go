@@ -49,8 +49,12 @@ func (k *checker) all() error {
 	sessions := k.tx.Bucket(bucketSessions)
 	err := sessions.ForEachBucket(func(id []byte) error {
 		c, err := k.s.sessionSealer(k.tx, string(id))
-		if err != nil {
-			k.rep.loss1("sessions/"+name(id), 0, "its trainee's key does not open: "+err.Error())
+		if err != nil { // its values stay as they were, and none is vouched for
+			n := sealedIn(sessions.Bucket(id))
+			if perSession := k.tx.Bucket(bucketArchive).Bucket(id); perSession != nil {
+				n += sealedIn(perSession)
+			}
+			k.rep.loss1("sessions/"+name(id), n, "its trainee's key does not open, so its values and its archives' cannot be checked: "+err.Error())
 			return nil
 		}
 		if err := k.shelf(sessionShelf(sessions.Bucket(id), c, string(id)), "sessions/"+name(id)); err != nil {
@@ -82,7 +86,7 @@ func (k *checker) trainees() error {
 	for _, trainee := range names {
 		c, err := k.s.dataKey(k.tx, trainee)
 		if err != nil {
-			k.rep.loss1("trainees/"+name([]byte(trainee)), 0, "the key does not open: "+err.Error())
+			k.rep.loss1("trainees/"+name([]byte(trainee)), sealedIn(all.Bucket([]byte(trainee))), "the key does not open, so the preferences cannot be checked: "+err.Error())
 			continue
 		}
 		if v := traineeValue(k.tx, trainee, keyPrefs); v != nil {
@@ -223,4 +227,18 @@ func why(err error) string {
 // loss1 adds a loss to the report, as the copier does.
 func (r *RecoverReport) loss1(where string, values int, why string) {
 	(&copier{rep: r}).loss(where, values, 0, why)
+}
+
+// sealedIn counts the encrypted values in a bucket tree.
+func sealedIn(b *bolt.Bucket) int {
+	n := 0
+	_ = b.ForEach(func(k, v []byte) error {
+		if v == nil {
+			n += sealedIn(b.Bucket(k))
+		} else if isSealed(v) {
+			n++
+		}
+		return nil
+	})
+	return n
 }
