@@ -2,6 +2,7 @@ package persist
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,34 @@ func TestRecoverOfAHealthyEncryptedFileChecksClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	if text := rep.String(); !strings.Contains(text, "nothing was lost") {
+		t.Errorf("after the check:\n%s", text)
+	}
+}
+
+// A trainee whose key no longer opens leaves every value of theirs unchecked: the check says how
+// many, and does not call them safe.
+func TestRecoverCountsWhatAKeyThatDoesNotOpenLeavesUnchecked(t *testing.T) {
+	s, path := encryptedStore(t)
+	s.Close()
+	tamper(t, path, func(tx *bolt.Tx) error {
+		b := bucketAt(tx, "trainees", "bob")
+		k, _ := decodeKey[traineeKey](b.Get(keyTraineeKey), "bob's key")
+		k.Instructor[len(k.Instructor)-1] ^= 1
+		raw, err := json.Marshal(k)
+		if err != nil {
+			return err
+		}
+		return b.Put(keyTraineeKey, raw)
+	})
+	rep, err := Recover(path, filepath.Join(t.TempDir(), "recovered.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.CheckSealed([]byte("the night sister holds the keys")); err != nil {
+		t.Fatal(err)
+	}
+	text := rep.String()
+	if strings.Contains(text, "nothing was lost") || !strings.Contains(text, "lost in sessions/s-bob: ") || !strings.Contains(text, "cannot be checked") {
 		t.Errorf("after the check:\n%s", text)
 	}
 }
