@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -36,12 +37,16 @@ func (r *recorder) Chat(ctx context.Context, req llm.Request, onDelta func(strin
 }
 
 // secretsOf are what no prompt may hold before the debrief: the scenarios' identifiers and
-// titles, the words that name their diagnoses, and their states' names, save a state named by a
-// word the trainee is told of some patient at admission ("severe pain", "worsening breath").
+// titles, the words that name their diagnoses, and their states' names, save a state named by
+// what the trainee is told of some patient at admission ("severe pain", "worsening breath") or
+// finds at the bedside (a state's signs or examination findings: "seizing", "each paced beat").
 func secretsOf(scenarios ...*sc.Scenario) []string {
 	told := ""
 	for _, s := range scenarios {
-		told += " " + strings.ToLower(s.Presentation+" "+s.ChiefComplaint)
+		told += " " + strings.ToLower(s.Presentation+" "+s.ChiefComplaint+" "+strings.Join(slices.Collect(maps.Values(s.Findings)), " "))
+		for _, st := range s.States {
+			told += " " + strings.ToLower(strings.Join(st.Signs, " ")+" "+strings.Join(slices.Collect(maps.Values(st.Findings)), " "))
+		}
 	}
 	var out []string
 	for _, s := range scenarios {
