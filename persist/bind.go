@@ -23,7 +23,7 @@ var bucketBinding = []byte("binding")
 // signed in, or, for the instructor, every trainee in the file. It returns the path of the copy
 // of the file as it was ("" when nothing needed binding).
 func (s *Store) bindOpened(p Person, own *sealer) (string, error) {
-	if s.path == "" { // a read-only copy
+	if s.db.IsReadOnly() { // a read-only copy
 		return "", nil
 	}
 	var unbound []*sealer
