@@ -365,3 +365,34 @@ func FuzzDecodePins(f *testing.F) {
 		}
 	})
 }
+
+// The check a writer makes before it plays refuses a moved value and a removed document, as a
+// dump would.
+func TestVerifyLatestRefusesWhatBindingRefuses(t *testing.T) {
+	for name, change := range map[string]func(tx *bolt.Tx) error{
+		"two messages swapped": func(tx *bolt.Tx) error {
+			h := bucketAt(tx, "sessions", "s-alice-2", "histories", "patient_1")
+			one, two := bytes.Clone(h.Get(seqKey(1))), bytes.Clone(h.Get(seqKey(2)))
+			return firstErr(h.Put(seqKey(1), two), h.Put(seqKey(2), one))
+		},
+		"a document removed": func(tx *bolt.Tx) error {
+			return bucketAt(tx, "sessions", "s-alice-2", "memory").Delete([]byte("patient_1"))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := boundStore(t)
+			tamper(t, path, change)
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.VerifyLatest(); !errors.Is(err, ErrDamaged) {
+				t.Errorf("VerifyLatest after %s: %v", name, err)
+			}
+		})
+	}
+}
