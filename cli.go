@@ -32,7 +32,7 @@ type options struct {
 	newSession, json, bell, exact   bool
 	force                           bool
 	trainee                         string
-	instructor, encrypt             bool
+	instructor, encrypt, debug      bool
 }
 
 // call is one invocation of a command.
@@ -126,11 +126,11 @@ func count(lo, hi int) func(int) bool {
 }
 
 // sessionFlags are what a command that runs a shift accepts.
-var sessionFlags = []string{"db", "trainee", "instructor", "encrypt", "backend", "model", "new", "shift", "seed",
+var sessionFlags = []string{"db", "trainee", "instructor", "debug", "encrypt", "backend", "model", "new", "shift", "seed",
 	"scenarios", "agents", "trace", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
 
 // readFlags are what a command that reads a trainee's shifts accepts.
-var readFlags = []string{"db", "trainee", "instructor"}
+var readFlags = []string{"db", "trainee", "instructor", "debug"}
 
 // outFlags are what a command that may write a file accepts.
 var outFlags = []string{"format", "out", "force"}
@@ -157,6 +157,9 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	},
 	"trainee": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.trainee, "trainee", persist.LoginName(), "the trainee whose shifts ward opens, by `name` (encrypt: who gets the shifts that name no one)")
+	},
+	"debug": func(fs *pflag.FlagSet, o *options) {
+		fs.BoolVar(&o.debug, "debug", false, "a developer's view of a plaintext database: the inspector, dump and decisions show the engine's secrets (the case, its states, the true vitals)")
 	},
 	"instructor": func(fs *pflag.FlagSet, o *options) {
 		fs.BoolVar(&o.instructor, "instructor", false, "act as the instructor, whose passphrase opens every trainee's shifts (env "+persist.EnvInstructorPassphrase+")")

@@ -314,7 +314,7 @@ func TestRestartKeepsSimClockAndEngineState(t *testing.T) {
 			t.Errorf("%q: engine events differ after the restart:\nsteady    %s\nrestarted %s", in, a, b)
 		}
 	}
-	if steady.dump().Sim["patient_1"].TrueVitals != restarted.dump().Sim["patient_1"].TrueVitals {
+	if *steady.dump().Sim["patient_1"].TrueVitals != *restarted.dump().Sim["patient_1"].TrueVitals {
 		t.Errorf("true vitals diverged after the restart")
 	}
 }

@@ -280,7 +280,8 @@ func (s *Session) analyzerInput(text string) analyzer.AnalyzerInput {
 }
 
 // namedPatients are the roster's patients as a trainee may call them, in order of arrival: the
-// registry's name, sex and bed, and the scenario's name and complaint.
+// registry's name, sex and bed, and the patient's complaint. A model reads them, so nothing here
+// names the case: not its identifier, title or diagnosis.
 func (s *Session) namedPatients() []analyzer.Patient {
 	ids := slices.Clone(s.roster)
 	slices.SortStableFunc(ids, func(a, b string) int {
@@ -293,11 +294,9 @@ func (s *Session) namedPatients() []analyzer.Patient {
 		p.Name, _ = f["name"].(string)
 		p.Sex, _ = f["sex"].(string)
 		p.Bed, _ = f["bed"].(string)
-		if scID, _ := f["scenario"].(string); scID != "" {
-			p.Condition = strings.ReplaceAll(scID, "-", " ")
-			if sc, ok := s.cfg.Scenarios.Get(scID); ok {
-				p.Condition += ", " + sc.ChiefComplaint
-			}
+		if sc, ok := s.cfg.Scenarios.Get(scenarioOf(f)); ok {
+			p.Condition = sc.ChiefComplaint // what the patient says: a model reads it
+			p.Case = strings.ReplaceAll(sc.ID, "-", " ")
 		}
 		out[i] = p
 	}
@@ -355,7 +354,7 @@ func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision
 	t.timing.ServiceMS = msSince(t.started)
 	t.decisionEvent = &DecisionEvent{
 		Input: t.input, Decision: string(decision), AnalyzerAction: string(d.Action),
-		PatientID: patientID, Source: d.Source, Reasoning: d.Reasoning, Timing: t.timing,
+		PatientID: patientID, Source: d.Source, Reasoning: s.maskCase(d.Reasoning), Timing: t.timing,
 	}
 	t.emit(*t.decisionEvent)
 }
@@ -413,4 +412,9 @@ func admissionNote(e *physio.Engine) string {
 	sc := e.Scenario()
 	d := sc.Demographics
 	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, d.Bed, sc.Presentation)
+}
+
+func scenarioOf(facts map[string]any) string {
+	id, _ := facts["scenario"].(string)
+	return id
 }
