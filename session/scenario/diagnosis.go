@@ -177,3 +177,28 @@ func (s *Scenario) Weights() Weights {
 	}
 	return w
 }
+
+// KeyPointNamed reports whether an answer names a reflective question's key point: at least half
+// of the point's words, each as MatchDiagnosis allows a slip, so "salbutamol nebs" names
+// "nebulised salbutamol" and "RR over 25" names "respiratory rate 25 or more" only by its number.
+func KeyPointNamed(answer, point string) bool {
+	var want []diagWord
+	for _, w := range diagnosisWords(point) {
+		if !pointFiller[w.text] {
+			want = append(want, w)
+		}
+	}
+	said := diagnosisWords(answer)
+	found := 0
+	for _, w := range want {
+		if containsWords(said, []diagWord{w}) {
+			found++
+		}
+	}
+	return len(want) > 0 && 2*found >= len(want)
+}
+
+// pointFiller are words of a key point that say how, not what.
+var pointFiller = map[string]bool{"or": true, "more": true, "less": true, "than": true, "above": true, "below": true,
+	"at": true, "least": true, "for": true, "on": true, "by": true, "if": true, "within": true, "every": true, "when": true,
+	"not": true, "no": true, "only": true}
