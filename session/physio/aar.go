@@ -34,7 +34,7 @@ type Report struct {
 	OutOfRange []OrderRecord  `json:"doses_out_of_range"`
 	// Debrief is every teaching point, most serious first: critical errors, missed critical
 	// actions, near misses, then what went well and what to change.
-	Debrief    []Point  `json:"debrief"`
+	Debrief []Point `json:"debrief"`
 	// The case's end: the working diagnoses the trainee committed to (the last stands), the key's
 	// diagnosis and what the findings pointed to it by; the disposition and the key's places and
 	// reason; the reflective answers compared with their key points.
@@ -45,8 +45,8 @@ type Report struct {
 	CaseDisposition   []string            `json:"case_disposition,omitempty"`
 	DispositionReason string              `json:"disposition_reason,omitempty"`
 	Reflections       []ReflectionOutcome `json:"reflections"`
-	Score      Score    `json:"score"`
-	Objectives []string `json:"learning_objectives"`
+	Score             Score               `json:"score"`
+	Objectives        []string            `json:"learning_objectives"`
 }
 
 // ScoreAt is a measured NEWS2 and when it was measured.

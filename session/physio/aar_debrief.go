@@ -25,8 +25,8 @@ type Point struct {
 // (matchNames, drugNames): the check cannot find a point by words it was never given.
 const (
 	PointCriticalError = "critical_error"
-	PointMissed        = "missed"    // a critical action never done
-	PointNearMiss      = "near_miss" // an order the Pharmacist stopped
+	PointMissed        = "missed"      // a critical action never done
+	PointNearMiss      = "near_miss"   // an order the Pharmacist stopped
 	PointDiagnosis     = "diagnosis"   // the working diagnosis, and what pointed to the case's
 	PointDisposition   = "disposition" // where the patient went, and where the case called for
 	PointReflection    = "reflection"  // a reflective answer against its key points
