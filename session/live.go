@@ -308,7 +308,7 @@ func (e *Live) refresh() {
 }
 
 func rosterEntry(p PatientSummary, clock float64) RosterEntry {
-	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.overdue(clock)}
+	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.overdue(clock) && p.Disposition == "", Disposition: p.Disposition}
 	if p.Known {
 		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band})
 		r.LastChecked = seconds(p.At)

@@ -19,6 +19,8 @@ type summary struct {
 	Alert     string
 	AlertText string
 	AlertAt   float64
+	// Disposition is where the patient went when the case ended ("" while it goes on).
+	Disposition string
 }
 
 // Keys of the summary in a registry entry's facts.
@@ -31,6 +33,7 @@ const (
 	factAlert     = "alert"
 	factAlertText = "alert_text"
 	factAlertAt   = "alert_at"
+	factDispo     = "disposition"
 )
 
 func summaryOf(e *physio.Engine) summary {
@@ -45,6 +48,9 @@ func summaryOf(e *physio.Engine) summary {
 	}
 	if a, ok := e.Waiting(); ok {
 		sm.Alert, sm.AlertText, sm.AlertAt = a.Level, a.Text, a.Raised
+	}
+	if d, ok := e.Disposition(); ok {
+		sm.Disposition = d.Place
 	}
 	return sm
 }
@@ -64,6 +70,7 @@ func summaryFrom(facts map[string]any) summary {
 	sm.Alert, _ = facts[factAlert].(string)
 	sm.AlertText, _ = facts[factAlertText].(string)
 	sm.AlertAt, _ = number(facts[factAlertAt])
+	sm.Disposition, _ = facts[factDispo].(string)
 	return sm
 }
 
@@ -90,6 +97,9 @@ func (sm summary) put(facts map[string]any) {
 	}
 	if sm.Alert != "" {
 		facts[factAlert], facts[factAlertText], facts[factAlertAt] = sm.Alert, sm.AlertText, sm.AlertAt
+	}
+	if sm.Disposition != "" {
+		facts[factDispo] = sm.Disposition
 	}
 }
 
