@@ -40,12 +40,12 @@ func TestRunDiagnosisDispositionAndReflection(t *testing.T) {
 		"/aar",
 	)))
 	for i, want := range map[int]string{
-		1:  "Working diagnosis noted at 00:00: anaphylaxis.",
-		3:  "Working diagnosis revised at 00:00: acute severe astma (was anaphylaxis).",
-		4:  "patient_1 leaves for hdu at 00:00; the case is closed. Reflection 1 of 3: What made this an acute severe asthma",
-		5:  "Answer kept with the shift. Reflection 2 of 3:",
-		7:  "that was the last reflective question",
-		8:  "patient_1 has gone to hdu; the case is closed.",
+		1: "Working diagnosis noted at 00:00: anaphylaxis.",
+		3: "Working diagnosis revised at 00:00: acute severe astma (was anaphylaxis).",
+		4: "patient_1 leaves for hdu at 00:00; the case is closed. Reflection 1 of 3: What made this an acute severe asthma",
+		5: "Answer kept with the shift. Reflection 2 of 3:",
+		7: "that was the last reflective question",
+		8: "patient_1 has gone to hdu; the case is closed.",
 	} {
 		if got := wardSaid(turns[i]); !strings.Contains(got, want) {
 			t.Errorf("turn %d: ward said %q, want %q", i, got, want)
