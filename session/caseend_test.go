@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -106,6 +107,53 @@ func TestSecondOpinionIsRecorded(t *testing.T) {
 	for _, p := range rep.Score.Parts {
 		if p.Name == physio.PartDiagnosis && p.Points != 0 {
 			t.Errorf("the second opinion changed the score: %+v", p)
+		}
+	}
+}
+
+// `ward progress` and `ward report` show each shift's diagnosis, disposition and reflective
+// answers, read back from the store.
+func TestProgressAndReportShowTheCaseEnd(t *testing.T) {
+	r := traineeRig(t, "alice")
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/diagnosis life threatening asthma")
+	r.turn("/dispo icu")
+	r.turn("She could not complete sentences, a silent chest")
+	r.newShift()
+	r.turn("/admit patient_1 anaphylaxis")
+	r.turn("/diagnosis acute severe asthma")
+	r.newShift()
+
+	p, err := ReadProgress(r.store, r.s.cfg.Scenarios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table strings.Builder
+	if err := p.Table(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Diagnosis, disposition and reflection",
+		`  1  patient_1 (asthma-exacerbation): diagnosis "life threatening asthma" (accepted) · disposition icu (right)`,
+		"Q: What made this an acute severe asthma", "A: She could not complete sentences, a silent chest", "named 2 of 7 key points; missed:",
+		`  2  patient_1 (anaphylaxis): diagnosis "acute severe asthma" (differential) · disposition none given`} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, table.String())
+		}
+	}
+	if err := r.store.SignIn(persist.Person{Instructor: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	report, err := ReadClassReport(r.store, r.s.cfg.Scenarios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := report.Markdown()
+	for _, want := range []string{"### Diagnosis, disposition and reflection",
+		`| 1 | patient_1 | asthma-exacerbation | "life threatening asthma" (accepted) | icu (right) | **What made this an acute severe asthma`,
+		"She could not complete sentences, a silent chest (named 2 of 7 key points",
+		`| 2 | patient_1 | anaphylaxis | "acute severe asthma" (differential) | none given | none given |`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the class report lacks %q:\n%s", want, md)
 		}
 	}
 }

@@ -81,6 +81,7 @@ func (c ClassReport) Markdown() string {
 				mdCell(shiftName(s.Shift)), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), met, total, toCritical(s),
 				mdCell(strings.Join(s.Scenarios(), ", ")))
 		}
+		caseEndsMarkdown(&b, t.Shifts)
 		if len(t.Recurring) > 0 {
 			b.WriteString("\nRecurring across the last shifts:\n\n")
 			for _, f := range t.Recurring {
