@@ -184,11 +184,21 @@ func (l *Library) Check() error {
 	return errors.Join(errs...)
 }
 
-// PickScenario chooses a scenario for a patient who arrived without one. The choice depends only
-// on the id and the library, so replays agree.
-func (l *Library) PickScenario(patientID string) *Scenario {
+// PickScenario chooses a scenario for a patient who arrived without one, among those no patient
+// of the shift has (used). The choice depends only on the id, the library and used, so replays
+// agree.
+func (l *Library) PickScenario(patientID string, used map[string]bool) (*Scenario, error) {
+	var free []string
+	for _, id := range l.ids {
+		if !used[id] {
+			free = append(free, id)
+		}
+	}
+	if len(free) == 0 {
+		return nil, fmt.Errorf("every one of the library's %d scenarios is on the roster already", len(l.ids))
+	}
 	h := fnv.New64a()
 	h.Write([]byte(patientID))
-	s, _ := l.Get(l.ids[h.Sum64()%uint64(len(l.ids))])
-	return s
+	s, _ := l.Get(free[h.Sum64()%uint64(len(free))])
+	return s, nil
 }

@@ -127,8 +127,9 @@ func TestPickScenarioIsDeterministic(t *testing.T) {
 	lib := mustLoad(t)
 	seen := map[string]bool{}
 	for _, id := range []string{"patient_1", "patient_2", "patient_3", "patient_4", "patient_5", "patient_6", "patient_7", "patient_8", "patient_9"} {
-		a, b := lib.PickScenario(id), mustLoad(t).PickScenario(id)
-		if a.ID != b.ID {
+		a, errA := lib.PickScenario(id, nil)
+		b, errB := mustLoad(t).PickScenario(id, nil)
+		if errA != nil || errB != nil || a.ID != b.ID {
 			t.Fatalf("%s: %s then %s", id, a.ID, b.ID)
 		}
 		seen[a.ID] = true
