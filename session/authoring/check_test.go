@@ -1,0 +1,68 @@
+package authoring
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every built-in scenario passes the check.
+func TestBuiltinsPassTheCheck(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "scenario", "builtin", "*.yaml"))
+	if len(files) < 8 {
+		t.Fatalf("%d built-in files", len(files))
+	}
+	for _, f := range files {
+		r, err := Check(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Problems) > 0 {
+			t.Errorf("%s:\n%s", f, r.Text())
+		}
+		if len(r.Paths) != 3 || !strings.Contains(r.Text(), "01:00") {
+			t.Errorf("%s: paths not played minute by minute:\n%s", f, r.Text())
+		}
+	}
+}
+
+// The good file passes; each broken file fails the check it is named for, saying why.
+func TestBrokenFilesFailWithTheirReason(t *testing.T) {
+	good, err := Check(filepath.Join("testdata", "good", "dehydration.yaml"))
+	if err != nil || len(good.Problems) > 0 {
+		t.Fatalf("the good file: %v\n%s", err, good.Text())
+	}
+	for file, want := range map[string]string{
+		"parse":           "parse: line 13: did not find expected",
+		"no-review":       "review: no review beside the scenario",
+		"review-mismatch": `review: Treated well, 02:00 "500 mL Hartmann's bolus": the engine is in better with NEWS2 4 low; the review says dry`,
+		"unreached":       "unreached: state collapsed: no transition that can fire reaches it from dry",
+		"never-fires":     "never-fires: transition 2 (dry → worse): spo2 above 100, which is at or over the highest the body shows (100)",
+		"unmet":           "unmet: critical action ecg (A 12-lead ECG) is not met on the treated-well path (within 10:00)",
+		"unfound":         "unfound: the scenario lists medications, but no disclosure answers a question about medications",
+		"no-findings":     "no-findings: state dry has no examination findings for focused",
+		"not-formulary":   `not-formulary: line 53: unknown drug "cyclizine"`,
+	} {
+		t.Run(file, func(t *testing.T) {
+			r, err := Check(filepath.Join("testdata", "broken", file+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(r.Text(), want) {
+				t.Errorf("want %q in:\n%s", want, problemsOf(r))
+			}
+		})
+	}
+	entries, _ := filepath.Glob(filepath.Join("testdata", "broken", "*.yaml"))
+	if len(entries) != 9 {
+		t.Errorf("%d broken files, want one per check (9)", len(entries))
+	}
+}
+
+func problemsOf(r Report) string {
+	var b strings.Builder
+	for _, p := range r.Problems {
+		b.WriteString(p.String() + "\n")
+	}
+	return b.String()
+}
