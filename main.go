@@ -43,6 +43,7 @@ type options struct {
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
 	knowledge, embedModel           string
+	from                            string // ward scenarios new: the scenario to start from
 	stall                           time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
@@ -95,7 +96,8 @@ var commands = []command{
 		flags: append([]string{"patient", "format", "out"}, readFlags...), run: export},
 	{name: "archive", args: "list | show N | restore N", summary: "the archives a clear made; N is the number list shows",
 		flags: readFlags, run: archive},
-	{name: "scenarios", args: "list | validate FILE", summary: "the scenario library", flags: []string{"scenarios"}, run: scenarios},
+	{name: "scenarios", args: "list | validate FILE | new ID --from EXISTING | check FILE...", summary: "the scenario library, and writing a scenario",
+		flags: []string{"scenarios", "from"}, run: scenarios},
 	{name: "formulary", args: "[DRUG]", summary: "the formulary: every drug's doses by route, or one drug's", run: formulary},
 	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: append([]string{"json"}, readFlags...), run: stats},
 	{name: "recover", summary: "copy what is readable of a damaged --db into a new file (--out)",
@@ -160,6 +162,9 @@ var flagDefs = map[string]func(fs *flag.FlagSet, o *options){
 	},
 	"scenarios": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.scenarios, "scenarios", "", "`dir`ectory of extra scenario YAML files")
+	},
+	"from": func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.from, "from", "", "the `scenario` a new one starts as a copy of")
 	},
 	"agents": func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.agents, "agents", "", "YAML `file` overriding the built-in agent team")
@@ -1228,6 +1233,9 @@ func scenarios(_ context.Context, c *call) error {
 			return fmt.Errorf("%s: %d problem(s)", args[1], len(errs))
 		}
 		_, err = fmt.Fprintf(c.stdout, "%s: ok\n", args[1])
+		return err
+	}
+	if ok, err := scenarioAuthoring(c); ok {
 		return err
 	}
 	return argsError(c)
