@@ -22,6 +22,7 @@ type Order struct {
 // DoseContext is what a dose check needs to know about the patient.
 type DoseContext struct {
 	WeightKg float64 // 0 when not recorded: doses per kg use ReferenceWeightKg
+	AgeYears float64 // 0 when not recorded; under AdultYears, the formulary's children's doses
 	Arrest   bool    // in cardiac arrest, so routes kept for arrest are open
 }
 
@@ -113,6 +114,7 @@ func CheckDose(o Order, ctx DoseContext, given []Order) Verdict {
 		v.Kind, v.Say = DoseOK, fmt.Sprintf("%s %s is taken as needed, to effect.", capital(e.Name), v.Route)
 		return v
 	}
+	r = e.forChild(&v, r, ctx)
 	amount, rule, question := e.amount(r, o.Dose, ctx)
 	switch {
 	case question != "" && v.Kind == DoseStop:
@@ -410,6 +412,8 @@ func (e *DrugDoses) unitFor(v float64) (float64, string) {
 		return 1, "mg"
 	case e.Unit == "mg" && v >= 1000:
 		return 0.001, "g"
+	case e.Unit == "g" && v < 1000: // a child's dose, or a dose per kg
+		return 1, "mg"
 	}
 	return displayUnits[e.Unit].scale, e.Unit
 }

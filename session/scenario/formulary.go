@@ -38,6 +38,8 @@ type RouteDoses struct {
 	// ToEffect: the patient takes it as needed (Entonox); no amount is ordered.
 	ToEffect bool
 	Note     string
+	// Children are the doses by age band for patients under AdultYears (BNF for Children).
+	Children []ChildDoses
 }
 
 // DoseRange is a dose or a range of doses, per kg of body weight when PerKg.
@@ -167,16 +169,17 @@ type drugYAML struct {
 }
 
 type routeYAML struct {
-	Route     string   `yaml:"route" required:"true"`
-	Usual     string   `yaml:"usual"`
-	Max       string   `yaml:"max"`
-	Total     string   `yaml:"total"`
-	Window    Seconds  `yaml:"window"`
-	Repeat    Seconds  `yaml:"repeat"`
-	OnlyIn    string   `yaml:"only_in"`
-	Strengths []string `yaml:"strengths"`
-	ToEffect  bool     `yaml:"to_effect"`
-	Note      string   `yaml:"note"`
+	Route     string      `yaml:"route" required:"true"`
+	Usual     string      `yaml:"usual"`
+	Max       string      `yaml:"max"`
+	Total     string      `yaml:"total"`
+	Window    Seconds     `yaml:"window"`
+	Repeat    Seconds     `yaml:"repeat"`
+	OnlyIn    string      `yaml:"only_in"`
+	Strengths []string    `yaml:"strengths"`
+	ToEffect  bool        `yaml:"to_effect"`
+	Note      string      `yaml:"note"`
+	Children  []childYAML `yaml:"children"`
 }
 
 // parseFormulary reads and checks formulary data: every drug is in the
@@ -253,6 +256,7 @@ func (c *checker) routeDoses(ry routeYAML, base Unit, drugStrengths []Strength, 
 	if ry.ToEffect {
 		return rd
 	}
+	rd.Children = c.childDoses(ry.Children, base, p)
 	rd.Usual = c.doseRange(ry.Usual, base, p+".usual")
 	rd.Max = c.doseRange(ry.Max, base, p+".max")
 	if ry.Total != "" {

@@ -62,6 +62,9 @@ func writeEntry(w io.Writer, e *DrugDoses) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := e.writeChildren(w); err != nil {
+		return err
+	}
 	for _, r := range e.Routes {
 		if note := routeNote(r); note != "" {
 			fmt.Fprintf(w, "  %s: %s\n", r.Route, note)
@@ -95,6 +98,35 @@ func (e *DrugDoses) maxColumn(d DoseRange, toEffect bool) string {
 	text := e.show(d.High)
 	if d.PerKg {
 		text += "/kg"
+	}
+	return text
+}
+
+// writeChildren is a second table, of the children's doses by route and age band, when the entry
+// has any.
+func (e *DrugDoses) writeChildren(w io.Writer) error {
+	if !slices.ContainsFunc(e.Routes, func(r RouteDoses) bool { return len(r.Children) > 0 }) {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  children\tages\tusual\tmax single\tmax in all")
+	for _, r := range e.Routes {
+		for _, b := range r.Children {
+			fmt.Fprintf(tw, "  %s\t%s–%s y\t%s\t%s\t%s\n", r.Route, num(b.FromYears), num(b.ToYears),
+				e.usualColumn(&RouteDoses{Usual: b.Usual}), e.capped(b.Max, b.Cap), e.capped(b.Total, b.Cap))
+		}
+	}
+	return tw.Flush()
+}
+
+// capped is a child's maximum with the cap no weight goes past: "40 mg/kg, ≤ 2 g".
+func (e *DrugDoses) capped(d DoseRange, limit float64) string {
+	if d.High == 0 {
+		return "—"
+	}
+	text := e.maxColumn(d, false)
+	if limit > 0 {
+		text += ", ≤ " + e.show(limit)
 	}
 	return text
 }

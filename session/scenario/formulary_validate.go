@@ -13,7 +13,7 @@ func (c *checker) checkDoses(s *Scenario) {
 	if w := s.Demographics.WeightKg; w != 0 && (w < 0.5 || w > 350) {
 		c.at("demographics.weight_kg", "weight_kg %g is outside 0.5–350", w)
 	}
-	ctx := DoseContext{WeightKg: s.Demographics.WeightKg}
+	ctx := DoseContext{WeightKg: s.Demographics.WeightKg, AgeYears: float64(s.Demographics.Age)}
 	for i, iv := range s.Interventions {
 		c.checkMatchDoses(iv.Match, ctx, fmt.Sprintf("interventions[%d].match", i))
 	}
