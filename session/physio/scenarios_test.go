@@ -20,6 +20,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"sepsis-urosepsis", 20, "septic-shock"},
 		{"copd-exacerbation", 20, "worsening"},
 		{"fracture-morphine-allergy", 20, "uncontrolled"},
+		{"paediatric-asthma", 20, "near-fatal"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -94,6 +95,13 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{40, "fentanyl 100 mcg intranasal"},
 			{60, "splint the leg"},
 			{600, "recheck vitals"},
+		}},
+		{"paediatric-asthma", 20, "improving", []step{
+			{30, "Sit him up, oxygen 15 L via non-rebreather, check vitals. Any allergies?"},
+			{60, "Salbutamol 2.5 mg nebulised"},
+			{120, "ipratropium 250 mcg neb"},
+			{180, "prednisolone 40 mg PO"},
+			{600, "recheck obs"},
 		}},
 	}
 	var ids []string

@@ -34,17 +34,26 @@ func (c DoseContext) IsChild() bool { return c.AgeYears > 0 && c.AgeYears < Adul
 // the band their age falls in, at their weight, capped. A child whose age no band covers gets
 // the adult doses and a warning to check the BNF for Children.
 func (e *DrugDoses) forChild(v *Verdict, r *RouteDoses, ctx DoseContext) *RouteDoses {
+	child, ok := r.forPatient(ctx)
+	if !ok {
+		v.add(DoseWarn, RuleNoChildDose, "Caution — the formulary has no children's dose of %s %s; the figures are an adult's: check the BNF for Children.",
+			e.Name, r.Route)
+	}
+	return child
+}
+
+// forPatient is the route's doses for the patient, and false for a child no band covers (who
+// gets the adult's).
+func (r *RouteDoses) forPatient(ctx DoseContext) (*RouteDoses, bool) {
 	if !ctx.IsChild() {
-		return r
+		return r, true
 	}
 	for _, b := range r.Children {
 		if ctx.AgeYears >= b.FromYears && ctx.AgeYears < b.ToYears {
-			return b.route(r, ctx.weight())
+			return b.route(r, ctx.weight()), true
 		}
 	}
-	v.add(DoseWarn, RuleNoChildDose, "Caution — the formulary has no children's dose of %s %s; the figures are an adult's: check the BNF for Children.",
-		e.Name, r.Route)
-	return r
+	return r, false
 }
 
 // RuleNoChildDose: warn, the formulary has no dose for a child of this age by this route.

@@ -91,7 +91,7 @@ func (c *checker) checkDoseText(drug string, routes Names, text string, ctx Dose
 	}
 	resolved := false
 	for i := range e.Routes {
-		r := &e.Routes[i]
+		r, _ := e.Routes[i].forPatient(ctx)
 		if r.ToEffect || (len(routes) > 0 && !slices.Contains(routes, r.Route)) {
 			continue
 		}
@@ -114,7 +114,8 @@ func (c *checker) checkDoseText(drug string, routes Names, text string, ctx Dose
 // are given), and its route.
 func (e *DrugDoses) largestMax(routes Names, ctx DoseContext) (float64, string) {
 	most, route := 0.0, ""
-	for _, r := range e.Routes {
+	for i := range e.Routes {
+		r, _ := e.Routes[i].forPatient(ctx)
 		if r.ToEffect || (len(routes) > 0 && !slices.Contains(routes, r.Route)) {
 			continue
 		}

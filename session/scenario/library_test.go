@@ -21,7 +21,7 @@ func TestBuiltinScenarios(t *testing.T) {
 	lib := mustLoad(t)
 	want := []string{
 		"acs-sildenafil", "anaphylaxis", "asthma-exacerbation", "copd-exacerbation",
-		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "sepsis-urosepsis",
+		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "paediatric-asthma", "sepsis-urosepsis",
 	}
 	var got []string
 	for _, s := range lib.List() {

@@ -39,6 +39,9 @@ func (c *checker) checkTeaching(s *Scenario) {
 	if n := len(s.Reflection); n > maxReflection {
 		c.at("reflection", "%d reflective questions; ask at most %d", n, maxReflection)
 	}
+	if d := s.Demographics; d.Age > 0 && d.Age < AdultYears && d.WeightKg == 0 {
+		c.at("demographics", "a child's doses are worked out by weight: demographics.weight_kg is needed")
+	}
 	c.checkWeights(s)
 }
 
