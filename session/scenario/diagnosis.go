@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ward-sim/ward/memory/words"
@@ -66,7 +68,7 @@ func diagnosisWords(text string) []diagWord {
 		if tok.Kind != words.Word {
 			continue
 		}
-		for _, part := range strings.FieldsFunc(tok.Text, func(r rune) bool { return r == '-' || r == '\'' || r == '’' || r == '/' || r == '.' }) {
+		for _, part := range strings.FieldsFunc(tok.Text, func(r rune) bool { return r == '-' || r == '\'' || r == '’' || r == '/' }) {
 			lower := strings.ToLower(part)
 			if !filler[lower] {
 				out = append(out, diagWord{text: lower, exact: len([]rune(part)) > 1 && part == strings.ToUpper(part) && lower != part})
@@ -179,26 +181,45 @@ func (s *Scenario) Weights() Weights {
 }
 
 // KeyPointNamed reports whether an answer names a reflective question's key point: at least half
-// of the point's words, each as MatchDiagnosis allows a slip, so "salbutamol nebs" names
-// "nebulised salbutamol" and "RR over 25" names "respiratory rate 25 or more" only by its number.
+// of the point's words, one of them not a number, each as MatchDiagnosis allows a slip or sharing
+// a stem of seven letters ("exhausted" names "exhaustion"), so "salbutamol nebuliser" names
+// "nebulised salbutamol" and "RR over 25" names "respiratory rate 25 or more" only by its number,
+// which is not enough.
 func KeyPointNamed(answer, point string) bool {
-	var want []diagWord
-	for _, w := range diagnosisWords(point) {
-		if !pointFiller[w.text] {
-			want = append(want, w)
-		}
-	}
 	said := diagnosisWords(answer)
-	found := 0
-	for _, w := range want {
-		if containsWords(said, []diagWord{w}) {
+	want, found, word := 0, 0, false
+	for _, w := range diagnosisWords(point) {
+		if pointFiller[w.text] {
+			continue
+		}
+		want++
+		if slices.ContainsFunc(said, func(s diagWord) bool { return s.text == w.text || sameWord(s.text, w.text) || sameStem(s.text, w.text) }) {
 			found++
+			word = word || !isNumber(w.text)
 		}
 	}
-	return len(want) > 0 && 2*found >= len(want)
+	return word && 2*found >= want
 }
 
-// pointFiller are words of a key point that say how, not what.
+// stemLen is how many first letters two words of a key point share to be taken as one word.
+const stemLen = 7
+
+func sameStem(a, b string) bool {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) < stemLen || len(rb) < stemLen {
+		return false
+	}
+	return string(ra[:stemLen]) == string(rb[:stemLen])
+}
+
+func isNumber(w string) bool {
+	_, err := strconv.ParseFloat(w, 64)
+	return err == nil
+}
+
+// pointFiller are words of a key point that say how, not what: comparisons and units, which an
+// answer naming something else would share ("mg/kg" names no drug).
 var pointFiller = map[string]bool{"or": true, "more": true, "less": true, "than": true, "above": true, "below": true,
 	"at": true, "least": true, "for": true, "on": true, "by": true, "if": true, "within": true, "every": true, "when": true,
-	"not": true, "no": true, "only": true}
+	"not": true, "no": true, "only": true, "mg": true, "kg": true, "g": true, "micrograms": true, "mcg": true, "ml": true,
+	"l": true, "min": true, "minutes": true, "hours": true, "percent": true, "%": true}

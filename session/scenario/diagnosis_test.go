@@ -137,6 +137,9 @@ func FuzzMatchDiagnosis(f *testing.F) {
 		if got != MatchDiagnosis(key, said) {
 			t.Fatal("not deterministic")
 		}
+		if KeyPointNamed(said, term) != KeyPointNamed(said, term) {
+			t.Fatal("key points: not deterministic")
+		}
 		if got.Verdict == VerdictWrong && got.Term != "" {
 			t.Fatalf("a wrong verdict names a term: %+v", got)
 		}
@@ -145,4 +148,21 @@ func FuzzMatchDiagnosis(f *testing.F) {
 			t.Fatalf("%q does not match itself", term)
 		}
 	})
+}
+
+// A key point is named by its words, not by the units it shares with another.
+func TestKeyPointNamed(t *testing.T) {
+	answer := "I worked out from his weight of 20 kg: prednisolone 2 mg/kg, magnesium 40 mg/kg"
+	for point, want := range map[string]bool{
+		"weight 20 kg": true, "prednisolone 1-2 mg/kg": true, "magnesium 40 mg/kg": true,
+		"hydrocortisone 4 mg/kg": false, "salbutamol 2.5-5 mg": false, "respiratory rate 20": false,
+		"nebulised salbutamol": false, "": false,
+	} {
+		if got := KeyPointNamed(answer, point); got != want {
+			t.Errorf("%q named %q: %v, want %v", answer, point, got, want)
+		}
+	}
+	if !KeyPointNamed("salbutamol nebuliser and oxygen", "nebulised salbutamol") || !KeyPointNamed("she was too tired, exhausted", "exhaustion") {
+		t.Error("a key point in other words is not named")
+	}
 }
