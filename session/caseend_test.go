@@ -78,8 +78,8 @@ func TestRunDiagnosisDispositionAndReflection(t *testing.T) {
 	if e.Clock() != 0 || !e.Closed() {
 		t.Errorf("the closed case went on to %g", e.Clock())
 	}
-	if sm := r.s.Summaries()[0]; sm.Disposition != "hdu" {
-		t.Errorf("the roster does not show where the patient went: %+v", sm)
+	if sm := r.s.Summaries()[0]; sm.Disposition != "hdu" || sm.Alert != "" {
+		t.Errorf("the roster does not show where the patient went, or keeps an alarm on them: %+v", sm)
 	}
 	if !strings.Contains(r.s.rosterAnswer(), "(gone to hdu)") {
 		t.Errorf("roster answer: %s", r.s.rosterAnswer())
@@ -155,5 +155,19 @@ func TestProgressAndReportShowTheCaseEnd(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("the class report lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// An alarm waiting on a patient who leaves the ward no longer waits on the trainee.
+func TestDispositionLeavesNoAlarmWaiting(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/wait 10m")
+	if len(r.s.Waiting()) == 0 {
+		t.Fatal("no escalation after ten minutes of untreated asthma: the test needs one")
+	}
+	r.turn("/dispo icu")
+	if w := r.s.Waiting(); len(w) != 0 {
+		t.Errorf("alerts still waiting on a patient gone to ICU: %+v", w)
 	}
 }

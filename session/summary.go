@@ -46,11 +46,12 @@ func summaryOf(e *physio.Engine) summary {
 			sm.HasPrev, sm.Prev = true, readings[n-2].NEWS2
 		}
 	}
-	if a, ok := e.Waiting(); ok {
-		sm.Alert, sm.AlertText, sm.AlertAt = a.Level, a.Text, a.Raised
-	}
 	if d, ok := e.Disposition(); ok {
 		sm.Disposition = d.Place
+		return sm // a patient who has left the ward has no alarm waiting on the trainee
+	}
+	if a, ok := e.Waiting(); ok {
+		sm.Alert, sm.AlertText, sm.AlertAt = a.Level, a.Text, a.Raised
 	}
 	return sm
 }
