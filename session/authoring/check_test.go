@@ -66,3 +66,13 @@ func problemsOf(r Report) string {
 	}
 	return b.String()
 }
+
+// Checking one built-in file: parse, three review paths played minute by minute, every check.
+func BenchmarkCheck(b *testing.B) {
+	file := filepath.Join("..", "scenario", "builtin", "paediatric-asthma.yaml")
+	for b.Loop() {
+		if _, err := Check(file); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -166,3 +166,13 @@ func TestKeyPointNamed(t *testing.T) {
 		t.Error("a key point in other words is not named")
 	}
 }
+
+// Matching a working diagnosis against a key of five accepted terms and six differentials, as
+// /diagnosis does once per command.
+func BenchmarkMatchDiagnosis(b *testing.B) {
+	key := &DiagnosisKey{Accepted: []string{"acute severe asthma", "life-threatening asthma", "asthma exacerbation", "asthma attack", "asthma"},
+		Differentials: []string{"anaphylaxis", "pneumothorax", "pneumonia", "COPD exacerbation", "pulmonary embolism", "cardiac asthma"}}
+	for b.Loop() {
+		MatchDiagnosis(key, "probable life-threatning asthama exacerbation")
+	}
+}
