@@ -5,15 +5,17 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // wardSaid is what ward itself said in a turn's events.
 func wardSaid(events []jsonEvent) string {
 	var out []string
 	for _, m := range ofKind(events, "message") {
-		if m.str("agent") == systemAgent {
+		if m.str("agent") == memory.SystemAgent {
 			out = append(out, m.str("text"))
 		}
 	}
@@ -124,7 +126,7 @@ func TestProgressAndReportShowTheCaseEnd(t *testing.T) {
 	r.turn("/diagnosis acute severe asthma")
 	r.newShift()
 
-	p, err := ReadProgress(r.store, r.s.cfg.Scenarios)
+	p, err := records.ReadProgress(r.store, r.s.cfg.Scenarios)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestProgressAndReportShowTheCaseEnd(t *testing.T) {
 	if err := r.store.SignIn(persist.Person{Instructor: true}, nil); err != nil {
 		t.Fatal(err)
 	}
-	report, err := ReadClassReport(r.store, r.s.cfg.Scenarios)
+	report, err := records.ReadClassReport(r.store, r.s.cfg.Scenarios)
 	if err != nil {
 		t.Fatal(err)
 	}
