@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func mustLoad(t *testing.T, dirs ...string) *Library {
+func mustLoad(t testing.TB, dirs ...string) *Library {
 	t.Helper()
 	lib, err := Load(dirs...)
 	if err != nil {

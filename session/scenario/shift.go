@@ -82,7 +82,9 @@ func (c *checker) checkShift(l *Library, sh *Shift) {
 			c.at(path+".bed", "bed %q is already taken on this shift", p.Bed)
 		}
 		beds[p.Bed] = true
-		if _, ok := l.Get(p.Scenario); p.Scenario != "" && !ok {
+		if _, ok := l.Get(p.Scenario); p.Scenario == "" {
+			c.at(path+".scenario", "a patient needs a scenario; a mix draws patients without naming one")
+		} else if !ok {
 			c.at(path+".scenario", "unknown scenario %q", p.Scenario)
 		}
 	}

@@ -117,3 +117,31 @@ func TestPickScenarioDrawsUnused(t *testing.T) {
 		t.Errorf("with every scenario used: %v", err)
 	}
 }
+
+// Any shift text parses or is refused without panicking, and a roster drawn from one that parses
+// never repeats a scenario, a bed or an id.
+func FuzzParseShift(f *testing.F) {
+	lib := mustLoad(f)
+	f.Add("id: s\ntitle: S\nmix: {count: 3, tags: [respiratory]}\n", int64(1))
+	f.Add("id: s\ntitle: S\npatients:\n  - {id: patient_1, scenario: anaphylaxis, bed: Resus 2}\nmix: {count: 2}\n", int64(7))
+	f.Add("id: s\ntitle: S\npatients: []\nmix: {count: -1, difficulty: hard}\n", int64(0))
+	f.Fuzz(func(t *testing.T, doc string, seed int64) {
+		sh, errs := lib.ParseShift([]byte(doc))
+		if len(errs) > 0 {
+			return
+		}
+		roster, err := lib.Roster(sh, seed)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, p := range roster {
+			for _, k := range []string{"s:" + p.Scenario, "b:" + p.Bed, "i:" + p.ID} {
+				if seen[k] {
+					t.Fatalf("%s repeats in %+v", k, roster)
+				}
+				seen[k] = true
+			}
+		}
+	})
+}
