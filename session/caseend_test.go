@@ -32,6 +32,7 @@ func TestRunDiagnosisDispositionAndReflection(t *testing.T) {
 		"/diagnosis anaphylaxis",
 		"salbutamol 5 mg nebulised",
 		"/diagnosis acute severe astma",
+		"/note",
 		"/dispo HDU",
 		"She could not complete sentences and her respiratory rate was over 25; a silent chest would make it life-threatening",
 		"oxygen and nebulised salbutamol first",
@@ -45,24 +46,27 @@ func TestRunDiagnosisDispositionAndReflection(t *testing.T) {
 	for i, want := range map[int]string{
 		1: "Working diagnosis noted at 00:00: anaphylaxis.",
 		3: "Working diagnosis revised at 00:00: acute severe astma (was anaphylaxis).",
-		4: "patient_1 leaves for hdu at 00:00; the case is closed. Reflection 1 of 3: What made this an acute severe asthma",
-		5: "Answer kept with the shift. Reflection 2 of 3:",
-		7: "that was the last reflective question",
-		8: "patient_1 has gone to hdu; the case is closed.",
+		5: "patient_1 leaves for hdu at 00:00; the case is closed. Reflection 1 of 3: What made this an acute severe asthma",
+		6: "Answer kept with the shift. Reflection 2 of 3:",
+		8: "that was the last reflective question",
+		9: "patient_1 has gone to hdu; the case is closed.",
 	} {
 		if got := wardSaid(turns[i]); !strings.Contains(got, want) {
 			t.Errorf("turn %d: ward said %q, want %q", i, got, want)
 		}
 	}
-	if n := len(ofKind(turns[8], "message")); n != 1 {
+	if n := len(ofKind(turns[9], "message")); n != 1 {
 		t.Errorf("a closed patient's line reached the team: %d messages", n)
 	}
-	for _, i := range []int{9, 10} {
+	if note := ofKind(turns[4], "message"); len(note) != 1 || !strings.Contains(note[0].str("text"), "**A:** Working diagnosis: acute severe astma (at 00:00).") {
+		t.Errorf("the SOAP note's assessment: %v", note)
+	}
+	for _, i := range []int{10, 11} {
 		if e := ofKind(turns[i], "error"); len(e) != 1 || !strings.Contains(e[0].str("message"), "has gone to hdu") {
 			t.Errorf("turn %d after the case: %v", i, e)
 		}
 	}
-	aar := onlyOne(t, ofKind(turns[12], "aar"), "aar")
+	aar := onlyOne(t, ofKind(turns[13], "aar"), "aar")
 	parts := aar["score"].(map[string]any)["parts"].([]any)
 	got := map[string]float64{}
 	for _, p := range parts {
