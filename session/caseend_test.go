@@ -153,6 +153,14 @@ func TestProgressAndReportShowTheCaseEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var csv strings.Builder
+	if err := report.CSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Split(strings.TrimSpace(csv.String()), "\n"); len(rows) != 3 || !strings.HasSuffix(rows[0], ",diagnoses_right,dispositions_right") ||
+		!strings.HasSuffix(rows[1], ",asthma-exacerbation,1,1") || !strings.HasSuffix(rows[2], ",anaphylaxis,0,0") {
+		t.Errorf("CSV:\n%s", csv.String())
+	}
 	md := report.Markdown()
 	for _, want := range []string{"### Diagnosis, disposition and reflection",
 		`| 1 | patient_1 | asthma-exacerbation | "life threatening asthma" (accepted) | icu (right) | **What made this an acute severe asthma`,

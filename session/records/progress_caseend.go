@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
 // caseEnds writes, shift by shift, each patient's diagnosis and disposition and the reflective
@@ -83,4 +84,26 @@ func caseEndsMarkdown(b *strings.Builder, shifts []ShiftResult) {
 				mdCell(p.dispositionCell()), mdCell(orNoneGiven(strings.Join(answers, "<br>"))))
 		}
 	}
+}
+
+// DiagnosesRight counts the patients whose last working diagnosis was the case's.
+func (r ShiftResult) DiagnosesRight() int {
+	n := 0
+	for _, p := range r.Patients {
+		if p.DiagnosisVerdict == scenario.VerdictAccepted {
+			n++
+		}
+	}
+	return n
+}
+
+// DispositionsRight counts the patients sent where the case called for.
+func (r ShiftResult) DispositionsRight() int {
+	n := 0
+	for _, p := range r.Patients {
+		if p.DispositionRight {
+			n++
+		}
+	}
+	return n
 }
