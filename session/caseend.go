@@ -29,7 +29,7 @@ func (s *Session) cmdDiagnosis(ctx context.Context, t *turn, arg string) {
 		s.caseRefused(t, e, err)
 		return
 	}
-	if d.Verdict != sc.VerdictAccepted {
+	if d.Verdict != sc.VerdictAccepted && d.Verdict != "" {
 		s.secondOpinion(ctx, e, d)
 	}
 	s.sim.dirty[s.active] = true

@@ -13,7 +13,7 @@ import (
 type DiagnosisRecord struct {
 	T    float64 `json:"t"` // ward time
 	Text string  `json:"text"`
-	sc.DiagnosisMatch
+	sc.DiagnosisMatch // no verdict when the scenario has no diagnosis key
 	// SecondOpinion is a model's verdict on a diagnosis the rules found wrong, recorded beside
 	// theirs; the score follows the rules.
 	SecondOpinion *SecondOpinion `json:"second_opinion,omitempty"`
@@ -68,7 +68,10 @@ func (e *Engine) Diagnose(text string) (DiagnosisRecord, error) {
 	case text == "":
 		return DiagnosisRecord{}, errors.New("a diagnosis needs some words")
 	}
-	d := DiagnosisRecord{T: float64(e.s.T), Text: text, DiagnosisMatch: sc.MatchDiagnosis(e.sc.Diagnosis, text)}
+	d := DiagnosisRecord{T: float64(e.s.T), Text: text}
+	if e.sc.Diagnosis != nil { // a scenario without a key records the diagnosis unjudged
+		d.DiagnosisMatch = sc.MatchDiagnosis(e.sc.Diagnosis, text)
+	}
 	e.s.Diagnoses = append(e.s.Diagnoses, d)
 	return d, nil
 }

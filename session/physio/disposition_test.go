@@ -148,3 +148,19 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A scenario without a diagnosis key records the diagnosis unjudged and gives the whole score to
+// the actions.
+func TestDiagnosisWithoutAKey(t *testing.T) {
+	s := *scenario(t, "hypoglycaemia")
+	s.Diagnosis, s.Disposition = nil, nil
+	e := NewEngine("patient_1", &s, 42, 0)
+	d, err := e.Diagnose("hypo")
+	if err != nil || d.Verdict != "" || d.Term != "" {
+		t.Fatalf("%+v %v", d, err)
+	}
+	r := e.Report()
+	if len(r.Score.Parts) != 1 || r.Score.Parts[0].Max != 100 || points(r, PointDiagnosis) != "" {
+		t.Errorf("parts %+v, diagnosis point %q", r.Score.Parts, points(r, PointDiagnosis))
+	}
+}

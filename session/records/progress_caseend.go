@@ -29,8 +29,11 @@ func (p Progress) caseEnds(b *strings.Builder) {
 
 // diagnosisCell is the last working diagnosis and its verdict.
 func (p PatientResult) diagnosisCell() string {
-	if p.Diagnosis == "" {
+	switch {
+	case p.Diagnosis == "":
 		return "none given"
+	case p.DiagnosisVerdict == "":
+		return fmt.Sprintf("%q (the case has no key)", p.Diagnosis)
 	}
 	return fmt.Sprintf("%q (%s)", p.Diagnosis, p.DiagnosisVerdict)
 }
