@@ -11,9 +11,9 @@ import (
 
 // DiagnosisRecord is one working diagnosis the trainee committed to; a later one revises it.
 type DiagnosisRecord struct {
-	T    float64 `json:"t"` // ward time
-	Text string  `json:"text"`
-	sc.DiagnosisMatch // no verdict when the scenario has no diagnosis key
+	T                 float64 `json:"t"` // ward time
+	Text              string  `json:"text"`
+	sc.DiagnosisMatch         // no verdict when the scenario has no diagnosis key
 	// SecondOpinion is a model's verdict on a diagnosis the rules found wrong, recorded beside
 	// theirs; the score follows the rules.
 	SecondOpinion *SecondOpinion `json:"second_opinion,omitempty"`
