@@ -651,3 +651,14 @@ func TestStartDialogTakesTheStartedTraineesTheme(t *testing.T) {
 		}
 	}
 }
+
+// A patient whose case has ended shows where they went in place of their score and its age.
+func TestRosterShowsWhereAPatientWent(t *testing.T) {
+	f := newFakeWard()
+	f.roster[1].Disposition = "cath-lab"
+	m := newTestModel(t, f, 120, 40)
+	out := screen(m)
+	if !strings.Contains(out, "patient_2") || !strings.Contains(out, "→ cath-lab") {
+		t.Errorf("the roster does not show where patient_2 went:\n%s", out)
+	}
+}
