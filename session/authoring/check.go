@@ -205,8 +205,58 @@ func (r *Report) neverFires(s *sc.Scenario, g reached) {
 			r.add(CheckNeverFires, "%s: %s", name, why)
 		case !slices.ContainsFunc(t.From, func(f string) bool { return g[f] }):
 			r.add(CheckNeverFires, "%s: the patient is never in a state it leaves from", name)
+		case !slices.ContainsFunc(t.From, func(f string) bool { return g[f] && !shadowed(s, i, f) }):
+			r.add(CheckNeverFires, "%s: an earlier transition always takes the patient out of %s first, on time alone",
+				name, strings.Join(t.From, ", "))
 		}
 	}
+}
+
+// shadowed reports whether transition i can never fire from state from: an earlier transition
+// from it fires on time alone by some time, and transition i needs at least that long there.
+func shadowed(s *sc.Scenario, i int, from string) bool {
+	leaves := -1.0 // the soonest an earlier transition is sure to take the patient out of from
+	for _, t := range s.Transitions[:i] {
+		if at, ok := firesBy(t); ok && slices.Contains(t.From, from) && (leaves < 0 || at < leaves) {
+			leaves = at
+		}
+	}
+	return leaves >= 0 && earliest(s.Transitions[i]) >= leaves
+}
+
+// firesBy is the time in state by which t fires whatever happens: its time condition, when it
+// fires on any condition.
+func firesBy(t sc.Transition) (float64, bool) {
+	if t.AllRequired() {
+		return 0, false
+	}
+	for _, c := range t.When {
+		if c.TimeInState != nil {
+			return float64(*c.TimeInState), true
+		}
+	}
+	return 0, false
+}
+
+// earliest is the soonest time in state at which t could fire: 0 when an action or a vital may
+// fire it at once, else its time condition (the longest, when every condition must hold).
+func earliest(t sc.Transition) float64 {
+	soonest := -1.0
+	for _, c := range t.When {
+		at := 0.0
+		if c.TimeInState != nil {
+			at = float64(*c.TimeInState)
+		}
+		switch {
+		case soonest < 0:
+			soonest = at
+		case t.AllRequired():
+			soonest = max(soonest, at)
+		default:
+			soonest = min(soonest, at)
+		}
+	}
+	return max(soonest, 0)
 }
 
 // knownTopics are the facts a scenario lists that a question must be able to find.

@@ -1,6 +1,7 @@
 package authoring
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +75,32 @@ func BenchmarkCheck(b *testing.B) {
 		if _, err := Check(file); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A transition that needs longer in a state than an earlier one takes to move the patient on,
+// on time alone, never fires.
+func TestShadowedTransitionNeverFires(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join("testdata", "good", "dehydration")
+	data, _ := os.ReadFile(good + ".yaml")
+	review, _ := os.ReadFile(good + ".review.md")
+	late := strings.Replace(string(data), "critical_actions:", `  - from: dry
+    to: better
+    when:
+      - time_in_state: 20m
+    reason: she drinks
+critical_actions:`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "late.yaml"), []byte(late), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "late.review.md"), review, 0o644)
+	r, err := Check(filepath.Join(dir, "late.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "never-fires: transition 3 (dry → better): an earlier transition always takes the patient out of dry first, on time alone"
+	if !strings.Contains(problemsOf(r), want) || len(r.Problems) != 1 {
+		t.Errorf("want only %q, got:\n%s", want, problemsOf(r))
 	}
 }
