@@ -99,7 +99,7 @@ var commands = []command{
 		flags: append([]string{"patient", "format", "out"}, readFlags...), run: export},
 	{name: "archive", args: "list | show N | restore N", summary: "the archives a clear made; N is the number list shows",
 		flags: readFlags, run: archive},
-	{name: "scenarios", args: "list | validate FILE | new ID --from EXISTING | check FILE...", summary: "the scenario library, and writing a scenario",
+	{name: "scenarios", args: "list | validate FILE | new ID --from EXISTING | check [FILE...]", summary: "the scenario library, and writing a scenario",
 		flags: []string{"scenarios", "from"}, run: scenarios},
 	{name: "formulary", args: "[DRUG]", summary: "the formulary: every drug's doses by route, or one drug's", run: formulary},
 	{name: "stats", summary: "entity and agent-team counters of the latest shift", flags: append([]string{"json"}, readFlags...), run: stats},

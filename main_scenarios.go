@@ -1,16 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/ward-sim/ward/session/authoring"
 )
 
 // scenarioAuthoring runs the authoring subcommands of `ward scenarios`: new ID --from EXISTING
-// writes a commented starting file and its review (in --scenarios DIR, or here); check FILE...
-// plays each file's review and lists what cannot happen, failing (exit 1) on any problem. ok is
-// false when args are neither.
+// writes a commented starting file and its review (in --scenarios DIR, or here); check [FILE...]
+// plays each file's review (every scenario of the library's, with no file) and lists what cannot
+// happen, failing (exit 1) on any problem. ok is false when args are neither.
 func scenarioAuthoring(c *call) (ok bool, err error) {
 	args := c.args
 	switch {
@@ -32,22 +31,43 @@ func scenarioAuthoring(c *call) (ok bool, err error) {
 		}
 		_, err = fmt.Fprintf(c.stdout, "wrote %s and %s; edit them, then: ward scenarios check %s\n", yamlFile, reviewFile, yamlFile)
 		return true, err
-	case len(args) >= 2 && args[0] == "check":
+	case len(args) >= 1 && args[0] == "check":
+		reports, err := checkReports(c, args[1:])
+		if err != nil {
+			return true, err
+		}
 		failed := 0
-		for _, file := range args[1:] {
-			r, err := authoring.Check(file)
-			if err != nil {
-				return true, err
-			}
+		for _, r := range reports {
 			fmt.Fprint(c.stdout, r.Text())
 			if len(r.Problems) > 0 {
 				failed++
 			}
 		}
 		if failed > 0 {
-			return true, errors.New(fmt.Sprint(failed, " of ", len(args)-1, " scenario file(s) have problems"))
+			return true, fmt.Errorf("%d of %d scenario file(s) have problems", failed, len(reports))
 		}
 		return true, nil
 	}
 	return false, nil
+}
+
+// checkReports checks the files named, or with none every scenario of the library (the
+// built-ins, and --scenarios DIR's).
+func checkReports(c *call, files []string) ([]authoring.Report, error) {
+	if len(files) == 0 {
+		lib, err := library(c.o)
+		if err != nil {
+			return nil, err
+		}
+		return authoring.CheckLibrary(lib), nil
+	}
+	var out []authoring.Report
+	for _, file := range files {
+		r, err := authoring.Check(file)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@
 package authoring
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -49,26 +50,46 @@ type Report struct {
 // Check reads a scenario file and its review beside it (ID.review.md for ID.yaml), plays the
 // review's paths, and lists every problem.
 func Check(file string) (Report, error) {
-	r := Report{File: file}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return r, err
+		return Report{File: file}, err
 	}
+	review, err := os.ReadFile(reviewFile(file))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Report{File: file}, err
+	}
+	return CheckSource(file, data, review), nil
+}
+
+// CheckLibrary checks every scenario of the library, the built-ins included, from its source.
+func CheckLibrary(lib *sc.Library) []Report {
+	var out []Report
+	for _, s := range lib.List() {
+		data, review, _ := lib.Source(s.ID)
+		out = append(out, CheckSource(s.Source, data, review))
+	}
+	return out
+}
+
+// CheckSource checks a scenario named file from its text and its review's (nil when it has
+// none).
+func CheckSource(file string, data, review []byte) Report {
+	r := Report{File: file}
 	s, errs := sc.Parse(data)
 	for _, e := range errs {
 		r.add(parseCheck(e), "%v", e)
 	}
 	if s == nil {
-		return r, nil
+		return r
 	}
 	g := reachable(s)
-	r.playReview(s, reviewFile(file))
+	r.playReview(s, review)
 	r.unreached(s, g)
 	r.neverFires(s, g)
 	r.unfound(s, g)
 	r.noFindings(s)
 	r.notInFormulary(s)
-	return r, nil
+	return r
 }
 
 // parseCheck files a validation error under the check it is about, so an unknown drug reads as
@@ -100,15 +121,14 @@ func reviewFile(file string) string {
 
 // playReview plays each path minute by minute, reports where the review and the engine differ,
 // and the critical actions the treated-well path never meets.
-func (r *Report) playReview(s *sc.Scenario, file string) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		r.add(CheckReview, "no review beside the scenario: %v", err)
+func (r *Report) playReview(s *sc.Scenario, review []byte) {
+	if review == nil {
+		r.add(CheckReview, "no review beside the scenario (%s)", reviewFile(r.File))
 		return
 	}
-	paths, errs := physio.ParseReview(string(data))
+	paths, errs := physio.ParseReview(string(review))
 	for _, e := range errs {
-		r.add(CheckReview, "%s: %v", file, e)
+		r.add(CheckReview, "%s: %v", reviewFile(r.File), e)
 	}
 	for _, p := range paths {
 		steps, e := physio.PlayPath(s, p, true)
