@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	_ "embed"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -16,6 +18,20 @@ type ChildDoses struct {
 
 // AdultYears is the age from which the adult doses apply.
 const AdultYears = 18
+
+//go:embed formulary_children.yaml
+var childrenData []byte
+
+// childrenFile is formulary_children.yaml: per drug, the bands of each route, and the source.
+type childrenFile struct {
+	Sources map[string]string        `yaml:"sources"` // added to formulary.yaml's
+	Drugs   map[string]childDrugYAML `yaml:"drugs" required:"true"`
+}
+
+type childDrugYAML struct {
+	Routes map[string][]childYAML `yaml:"routes" required:"true"`
+	Source string                 `yaml:"source" required:"true"`
+}
 
 // childYAML is a band as the formulary writes it: ages "0.5-6" (from 6 months, under 6 years),
 // doses as the adult's are written, "40 mg/kg" included.
@@ -72,13 +88,46 @@ func (b ChildDoses) route(r *RouteDoses, weightKg float64) *RouteDoses {
 	return &out
 }
 
+// addChildren reads the children's doses and gives each band to its drug's route: the drug and
+// the route must be in the formulary already.
+func (f *formularyTable) addChildren(data []byte) error {
+	var raw childrenFile
+	c, ok := decode(data, &raw)
+	if ok {
+		for abbr, text := range raw.Sources {
+			f.sources[abbr] = text
+		}
+		for name, d := range raw.Drugs {
+			e := f.drugs[name]
+			if e == nil {
+				c.at("drugs."+name, "%q has no adult entry in formulary.yaml", name)
+				continue
+			}
+			e.ChildSource = d.Source
+			for route, bands := range d.Routes {
+				p := "drugs." + name + ".routes." + route
+				r := e.Route(route)
+				if r == nil {
+					c.at(p, "%s is not given %s in formulary.yaml", name, route)
+					continue
+				}
+				r.Children = c.childDoses(bands, e.BaseUnit(), p)
+			}
+		}
+	}
+	if errs := c.sorted(); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
 // childDoses reads and checks a route's age bands: in order, not overlapping, each usual dose
 // within its maximum and the maximum under ten times it (at an APLS weight for the band), so a
 // tenfold error still stops.
 func (c *checker) childDoses(bands []childYAML, base Unit, p string) []ChildDoses {
 	var out []ChildDoses
 	for i, y := range bands {
-		p := fmt.Sprintf("%s.children[%d]", p, i)
+		p := fmt.Sprintf("%s[%d]", p, i)
 		var b ChildDoses
 		from, to, ok := strings.Cut(y.Ages, "-")
 		lo, errLo := parseNumber(from)

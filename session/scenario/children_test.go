@@ -68,14 +68,20 @@ func TestChildCumulativeMaximum(t *testing.T) {
 }
 
 func TestChildBandsAreChecked(t *testing.T) {
-	for _, tc := range []struct{ band, want string }{
-		{"{ages: 6-2, usual: 1 mg/kg, max: 2 mg/kg}", "FROM below TO"},
-		{"{ages: 2-6, usual: 3 mg/kg, max: 2 mg/kg}", "the usual dose is above the maximum"},
-		{"{ages: 2-6, usual: 1 mg/kg, max: 10 mg/kg}", "ten times the usual"},
+	for _, tc := range []struct{ doc, want string }{
+		{"prednisolone: {routes: {PO: [{ages: 6-2, usual: 1 mg/kg, max: 2 mg/kg}]}, source: BNFC}", "FROM below TO"},
+		{"prednisolone: {routes: {PO: [{ages: 2-6, usual: 3 mg/kg, max: 2 mg/kg}]}, source: BNFC}", "the usual dose is above the maximum"},
+		{"prednisolone: {routes: {PO: [{ages: 2-6, usual: 1 mg/kg, max: 10 mg/kg}]}, source: BNFC}", "ten times the usual"},
+		{"prednisolone: {routes: {PO: [{ages: 2-6, usual: 1 mg/kg, max: 2 mg/kg}, {ages: 5-9, usual: 1 mg/kg, max: 2 mg/kg}]}, source: BNFC}", "overlap the band before"},
+		{"prednisolone: {routes: {IV: [{ages: 2-6, usual: 1 mg/kg, max: 2 mg/kg}]}, source: BNFC}", "prednisolone is not given IV"},
+		{"unobtainium: {routes: {PO: [{ages: 2-6, usual: 1 mg/kg, max: 2 mg/kg}]}, source: BNFC}", "no adult entry"},
 	} {
-		data := "sources: {BNF: x}\ndrugs:\n  prednisolone:\n    unit: mg\n    routes:\n      - {route: PO, usual: 30 mg, max: 60 mg, children: [" + tc.band + "]}\n    source: BNF\n"
-		if _, err := parseFormulary([]byte(data)); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: want %q, got %v", tc.band, tc.want, err)
+		f, err := parseFormulary(formularyData)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.addChildren([]byte("drugs:\n  " + tc.doc + "\n")); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: want %q, got %v", tc.doc, tc.want, err)
 		}
 	}
 }

@@ -22,6 +22,8 @@ type DrugDoses struct {
 	Source    string
 	// Partial says what the entry leaves out; empty for a complete entry.
 	Partial string
+	// ChildSource is where the children's doses come from, when the entry has any.
+	ChildSource string
 }
 
 // RouteDoses are an adult's doses by one route, in the drug's base unit
@@ -116,6 +118,9 @@ var formulary = sync.OnceValue(func() *formularyTable {
 	if err != nil {
 		panic("formulary.yaml: " + err.Error())
 	}
+	if err := f.addChildren(childrenData); err != nil {
+		panic("formulary_children.yaml: " + err.Error())
+	}
 	return f
 })
 
@@ -169,17 +174,16 @@ type drugYAML struct {
 }
 
 type routeYAML struct {
-	Route     string      `yaml:"route" required:"true"`
-	Usual     string      `yaml:"usual"`
-	Max       string      `yaml:"max"`
-	Total     string      `yaml:"total"`
-	Window    Seconds     `yaml:"window"`
-	Repeat    Seconds     `yaml:"repeat"`
-	OnlyIn    string      `yaml:"only_in"`
-	Strengths []string    `yaml:"strengths"`
-	ToEffect  bool        `yaml:"to_effect"`
-	Note      string      `yaml:"note"`
-	Children  []childYAML `yaml:"children"`
+	Route     string   `yaml:"route" required:"true"`
+	Usual     string   `yaml:"usual"`
+	Max       string   `yaml:"max"`
+	Total     string   `yaml:"total"`
+	Window    Seconds  `yaml:"window"`
+	Repeat    Seconds  `yaml:"repeat"`
+	OnlyIn    string   `yaml:"only_in"`
+	Strengths []string `yaml:"strengths"`
+	ToEffect  bool     `yaml:"to_effect"`
+	Note      string   `yaml:"note"`
 }
 
 // parseFormulary reads and checks formulary data: every drug is in the
@@ -256,7 +260,6 @@ func (c *checker) routeDoses(ry routeYAML, base Unit, drugStrengths []Strength, 
 	if ry.ToEffect {
 		return rd
 	}
-	rd.Children = c.childDoses(ry.Children, base, p)
 	rd.Usual = c.doseRange(ry.Usual, base, p+".usual")
 	rd.Max = c.doseRange(ry.Max, base, p+".max")
 	if ry.Total != "" {

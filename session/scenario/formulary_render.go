@@ -23,7 +23,7 @@ func WriteFormulary(w io.Writer, entries []*DrugDoses) error {
 	sources := formulary().sources
 	var cited []string
 	for abbr := range sources {
-		if slices.ContainsFunc(entries, func(e *DrugDoses) bool { return citesSource(e.Source, abbr) }) {
+		if slices.ContainsFunc(entries, func(e *DrugDoses) bool { return e.cites(abbr) }) {
 			cited = append(cited, abbr)
 		}
 	}
@@ -36,6 +36,11 @@ func WriteFormulary(w io.Writer, entries []*DrugDoses) error {
 		fmt.Fprintf(w, "  %s: %s\n", abbr, sources[abbr])
 	}
 	return nil
+}
+
+// cites reports whether the entry's sources, its children's included, cite abbr.
+func (e *DrugDoses) cites(abbr string) bool {
+	return citesSource(e.Source, abbr) || citesSource(e.ChildSource, abbr)
 }
 
 // citesSource reports whether a source line cites abbr as a word.
@@ -116,7 +121,11 @@ func (e *DrugDoses) writeChildren(w io.Writer) error {
 				e.usualColumn(&RouteDoses{Usual: b.Usual}), e.capped(b.Max, b.Cap), e.capped(b.Total, b.Cap))
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "  children's source: %s\n", e.ChildSource)
+	return err
 }
 
 // capped is a child's maximum with the cap no weight goes past: "40 mg/kg, ≤ 2 g".
