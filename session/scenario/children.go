@@ -43,9 +43,6 @@ type childYAML struct {
 	Cap   string `yaml:"cap"`
 }
 
-// IsChild reports whether the patient is dosed as a child: an age recorded and under AdultYears.
-func (c DoseContext) IsChild() bool { return c.AgeYears > 0 && c.AgeYears < AdultYears }
-
 // forChild is the route's doses for the patient: the adult's for an adult; for a child, those of
 // the band their age falls in, at their weight, capped. A child whose age no band covers gets
 // the adult doses and a warning to check the BNF for Children.

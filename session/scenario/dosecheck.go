@@ -19,20 +19,6 @@ type Order struct {
 	At    Seconds // sim time
 }
 
-// DoseContext is what a dose check needs to know about the patient.
-type DoseContext struct {
-	WeightKg float64 // 0 when not recorded: doses per kg use ReferenceWeightKg
-	AgeYears float64 // 0 when not recorded; under AdultYears, the formulary's children's doses
-	Arrest   bool    // in cardiac arrest, so routes kept for arrest are open
-}
-
-func (c DoseContext) weight() float64 {
-	if c.WeightKg > 0 {
-		return c.WeightKg
-	}
-	return ReferenceWeightKg
-}
-
 // VerdictKind is the outcome of a dose check, least to most serious; an
 // ask means the order cannot be dosed as written.
 type VerdictKind string
