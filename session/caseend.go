@@ -20,7 +20,13 @@ func (s *Session) cmdDiagnosis(ctx context.Context, t *turn, arg string) {
 		return
 	}
 	e := s.activeEngine(t)
-	if e == nil {
+	switch {
+	case e == nil:
+		return
+	case e.Closed():
+		s.caseRefused(t, e, physio.ErrClosed)
+		return
+	case !s.commit(t, s.typed(t), nil): // kept before the model may be asked for its opinion
 		return
 	}
 	earlier := e.Diagnoses()
@@ -37,7 +43,7 @@ func (s *Session) cmdDiagnosis(ctx context.Context, t *turn, arg string) {
 	if n := len(earlier); n > 0 {
 		text = fmt.Sprintf("Working diagnosis revised at %s: %s (was %s).", physio.SimTime(e.Elapsed()), d.Text, earlier[n-1].Text)
 	}
-	s.caseNote(t, text)
+	s.record(t, []memory.Message{s.wardSays(t, text)}, nil)
 }
 
 // cmdDispo sends the active patient somewhere, which ends their case, and asks the first
