@@ -120,11 +120,20 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 
 // cmdScenarios numbers the scenarios and gives each by its presentation, as a triage list
 // would: a scenario's id and title name the diagnosis, which the trainee is there to find, so
-// /admit takes the number (`ward scenarios list` shows ids and titles).
+// /admit takes the number (`ward scenarios list` shows ids and titles). Each says how hard it is,
+// and whether a patient of the shift has it already (no two may).
 func (s *Session) cmdScenarios(_ context.Context, t *turn, _ string) {
 	var b strings.Builder
+	taken := s.onRoster(factScenario)
 	for i, sc := range s.cfg.Scenarios.List() {
-		fmt.Fprintf(&b, "%2d  %s\n", i+1, sc.Presentation)
+		fmt.Fprintf(&b, "%2d  %s", i+1, sc.Presentation)
+		if sc.Difficulty != "" {
+			b.WriteString(" · " + sc.Difficulty)
+		}
+		if taken[sc.ID] {
+			b.WriteString(" · on the roster")
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n/admit ID N admits a patient with case N.")
 	s.say(t, strings.TrimRight(b.String(), "\n"))

@@ -59,3 +59,19 @@ func TestShiftWithAMixStarts(t *testing.T) {
 		}
 	}
 }
+
+// /scenarios says which cases a patient of the shift has already.
+func TestScenariosSaysWhichAreOnTheRoster(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 hypoglycaemia")
+	shown := saidText(r.turn("/scenarios"))
+	for i, sc := range r.s.cfg.Scenarios.List() {
+		line := fmt.Sprintf("%2d  %s · %s", i+1, sc.Presentation, sc.Difficulty)
+		if sc.ID == "hypoglycaemia" {
+			line += " · on the roster"
+		}
+		if !strings.Contains(shown, line+"\n") {
+			t.Errorf("/scenarios lacks %q:\n%s", line, shown)
+		}
+	}
+}
