@@ -656,9 +656,11 @@ func TestStartDialogTakesTheStartedTraineesTheme(t *testing.T) {
 func TestRosterShowsWhereAPatientWent(t *testing.T) {
 	f := newFakeWard()
 	f.roster[1].Disposition = "cath-lab"
-	m := newTestModel(t, f, 120, 40)
-	out := screen(m)
-	if !strings.Contains(out, "patient_2") || !strings.Contains(out, "→ cath-lab") {
-		t.Errorf("the roster does not show where patient_2 went:\n%s", out)
+	for _, width := range []int{120, 70} { // the sidebar, and the strip of a narrow terminal
+		m := newTestModel(t, f, width, 40)
+		out := screen(m)
+		if !strings.Contains(out, "patient_2") || !strings.Contains(out, "→ cath-lab") {
+			t.Errorf("at %d columns the roster does not show where patient_2 went:\n%s", width, out)
+		}
 	}
 }

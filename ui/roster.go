@@ -369,6 +369,9 @@ func moreMarker(n int) string { return fmt.Sprintf(" +%d›", n) }
 func (r *rosterPane) stripItem(e live.RosterEntry, i int) string {
 	t := r.theme
 	item := r.shortcut(e.ID) + " " + themes.Printable(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
+	if e.Disposition != "" {
+		item = r.shortcut(e.ID) + " " + themes.Printable(e.ID) + " → " + themes.Printable(e.Disposition)
+	}
 	if e.Alert.Level != live.AlertNone {
 		item += "!"
 	}
