@@ -26,15 +26,17 @@ type DiagnosisMatch struct {
 // key matches when each of its words is among the trainee's, allowing a spelling slip (see
 // sameWord) and ignoring word order and filler ("acute exacerbation of COPD" matches "COPD
 // exacerbation"). When terms of both lists match, the one naming more words wins, so "cardiac
-// asthma" is not taken for "asthma"; on a tie the accepted diagnosis wins.
+// asthma" is not taken for "asthma"; on a tie the accepted diagnosis wins. A diagnosis that
+// hedges, naming a differential in other words beside the accepted one ("asthma or
+// anaphylaxis"), is not a commitment: it counts as the differential.
 func MatchDiagnosis(key *DiagnosisKey, text string) DiagnosisMatch {
 	said := diagnosisWords(text)
-	best, bestWords := DiagnosisMatch{Verdict: VerdictWrong}, 0
+	best, bestWords, bestUsed := DiagnosisMatch{Verdict: VerdictWrong}, 0, []bool(nil)
 	try := func(terms []string, verdict string) {
 		for _, term := range terms {
 			w := diagnosisWords(term)
-			if len(w) > bestWords && containsWords(said, w) {
-				best, bestWords = DiagnosisMatch{Verdict: verdict, Term: term}, len(w)
+			if used, ok := matchWords(said, w); ok && len(w) > bestWords {
+				best, bestWords, bestUsed = DiagnosisMatch{Verdict: verdict, Term: term}, len(w), used
 			}
 		}
 	}
@@ -43,7 +45,28 @@ func MatchDiagnosis(key *DiagnosisKey, text string) DiagnosisMatch {
 	}
 	try(key.Accepted, VerdictAccepted)
 	try(key.Differentials, VerdictDifferential)
+	if best.Verdict == VerdictAccepted {
+		if hedge, ok := alsoNamed(said, bestUsed, key.Differentials); ok {
+			return DiagnosisMatch{Verdict: VerdictDifferential, Term: hedge}
+		}
+	}
 	return best
+}
+
+// alsoNamed is a term of terms that the words left unused name on their own.
+func alsoNamed(said []diagWord, used []bool, terms []string) (string, bool) {
+	var rest []diagWord
+	for i, w := range said {
+		if !used[i] {
+			rest = append(rest, w)
+		}
+	}
+	for _, term := range terms {
+		if _, ok := matchWords(rest, diagnosisWords(term)); ok && len(rest) > 0 {
+			return term, true
+		}
+	}
+	return "", false
 }
 
 // filler are words a diagnosis may carry without changing what it names.
@@ -80,6 +103,12 @@ func diagnosisWords(text string) []diagWord {
 
 // containsWords reports whether every word of term matches a different word of said.
 func containsWords(said, term []diagWord) bool {
+	_, ok := matchWords(said, term)
+	return ok
+}
+
+// matchWords matches every word of term to a different word of said, and says which were used.
+func matchWords(said, term []diagWord) ([]bool, bool) {
 	used := make([]bool, len(said))
 	for _, w := range term {
 		found := false
@@ -90,10 +119,10 @@ func containsWords(said, term []diagWord) bool {
 			}
 		}
 		if !found {
-			return false
+			return nil, false
 		}
 	}
-	return true
+	return used, len(term) > 0
 }
 
 // sameWord allows a spelling slip in proportion to the word: none in a word of up to four
