@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ward-sim/ward/session/physio"
@@ -13,8 +12,9 @@ import (
 // Every built-in scenario's review paths, played as a trainee plays them in `ward run`: each
 // row's line typed at its time (the clock moved on with /wait), through the analyzer, the
 // engine, the Pharmacist's checks and the offline team; after each row the patient is in the
-// state the review says, in its NEWS2 band. (The score itself may differ by a point: ward seeds
-// each patient's noise from the shift's seed and the patient's id, the review from its seed.)
+// state the review says. (Its NEWS2 may differ: ward seeds each patient's noise from the shift's
+// seed and the patient's id, the review from its own seed, and a score near a band's edge moves
+// with the noise; TestScenarioReviews holds the NEWS2 column to the engine.)
 func TestRunEveryReviewPath(t *testing.T) {
 	lib := newRig(t).s.cfg.Scenarios
 	for _, s := range lib.List() {
@@ -28,7 +28,7 @@ func TestRunEveryReviewPath(t *testing.T) {
 		}
 		for _, p := range paths {
 			t.Run(s.ID+"/"+p.Name, func(t *testing.T) {
-				r := newRigWith(t, func(c *Config) { c.Seed = physio.ReviewSeed })
+				r := newRig(t)
 				r.turn("/admit patient_1 " + s.ID)
 				clock := 0.0
 				for _, row := range p.Rows {
@@ -40,10 +40,8 @@ func TestRunEveryReviewPath(t *testing.T) {
 						r.turn(row.Say)
 					}
 					e := r.engine("patient_1")
-					news := e.TrueNEWS2()
-					if state := e.State(); state != row.State || !strings.HasSuffix(row.NEWS2, " "+news.Band) {
-						t.Errorf("%s %q: ward run has %s with %s; the review says %s with %s",
-							physio.SimTime(row.At), row.Say, state, news, row.State, row.NEWS2)
+					if state := e.State(); state != row.State {
+						t.Errorf("%s %q: ward run has the patient %s; the review says %s", physio.SimTime(row.At), row.Say, state, row.State)
 					}
 				}
 			})
