@@ -145,3 +145,21 @@ func FuzzParseShift(f *testing.F) {
 		}
 	})
 }
+
+// A mix by difficulty draws only cases of that difficulty.
+func TestShiftMixByDifficulty(t *testing.T) {
+	lib := mustLoad(t)
+	sh, errs := lib.ParseShift([]byte("id: s\ntitle: S\nmix: {count: 2, difficulty: intermediate}\n"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	roster, err := lib.Roster(sh, 3)
+	if err != nil || len(roster) != 2 {
+		t.Fatalf("%v %v", roster, err)
+	}
+	for _, p := range roster {
+		if s, _ := lib.Get(p.Scenario); s.Difficulty != "intermediate" {
+			t.Errorf("drew %s, %s", s.ID, s.Difficulty)
+		}
+	}
+}
