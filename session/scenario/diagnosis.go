@@ -101,12 +101,6 @@ func diagnosisWords(text string) []diagWord {
 	return out
 }
 
-// containsWords reports whether every word of term matches a different word of said.
-func containsWords(said, term []diagWord) bool {
-	_, ok := matchWords(said, term)
-	return ok
-}
-
 // matchWords matches every word of term to a different word of said, and says which were used.
 func matchWords(said, term []diagWord) ([]bool, bool) {
 	used := make([]bool, len(said))
