@@ -45,3 +45,18 @@ func TestRunPaediatricDosesByWeight(t *testing.T) {
 		t.Errorf("critical errors: %v", errs)
 	}
 }
+
+// The paediatric case weighs its parts as it says: actions 60, diagnosis 25, disposition 15.
+func TestPaediatricCaseSetsItsOwnWeights(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 paediatric-asthma")
+	r.turn("/diagnosis acute severe asthma")
+	r.turn("/dispo hdu")
+	got := map[string][2]int{}
+	for _, p := range r.engine("patient_1").Report().Score.Parts {
+		got[p.Name] = [2]int{p.Points, p.Max}
+	}
+	if got["actions"][1] != 60 || got["diagnosis"] != [2]int{25, 25} || got["disposition"] != [2]int{15, 15} {
+		t.Errorf("parts %v", got)
+	}
+}
