@@ -30,6 +30,9 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindVentilate:     {"ventilat", "bag-valve", "bag valve", "bvm", "breaths"},
 	sc.KindPosition:      {"position", "sit", "recovery"},
 	sc.KindSplint:        {"splint"},
+	sc.KindVagal:         {"vagal", "valsalva"},
+	sc.KindCardioversion: {"cardiover", "synchronised", "synchronized", "dc shock"},
+	sc.KindPacing:        {"pacing", "paced", "pace"},
 }
 
 // topicWords are how a debrief may name what was asked.

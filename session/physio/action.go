@@ -29,7 +29,7 @@ type Action struct {
 func (a Action) IsTreatment() bool {
 	switch a.Kind {
 	case sc.KindOxygen, sc.KindStopOxygen, sc.KindMedication, sc.KindIVAccess, sc.KindFluids,
-		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint:
+		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindVagal, sc.KindCardioversion, sc.KindPacing:
 		return true
 	}
 	return false

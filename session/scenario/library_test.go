@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +22,12 @@ func TestBuiltinScenarios(t *testing.T) {
 	lib := mustLoad(t)
 	want := []string{
 		"acs-sildenafil", "anaphylaxis", "asthma-exacerbation", "copd-exacerbation",
-		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "paediatric-asthma", "sepsis-urosepsis",
+		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "sepsis-urosepsis",
+		// the adult curriculum's cases (issue 26)
+		"svt", "bradycardia", "hyperkalaemia-aki", "pulmonary-embolism", "stroke-thrombolysis", "pulmonary-oedema", "status-epilepticus", "bacterial-meningitis", "head-injury-anticoagulated", "upper-gi-bleed", "paracetamol-overdose", "diabetic-ketoacidosis",
+		"paediatric-asthma",
 	}
+	slices.Sort(want) // List is sorted by id
 	var got []string
 	for _, s := range lib.List() {
 		got = append(got, s.ID)
@@ -76,7 +81,7 @@ func TestStatesInheritInitialVitalsAndCompileTransitions(t *testing.T) {
 
 func TestShifts(t *testing.T) {
 	lib := mustLoad(t)
-	want := map[string]int{"busy-ed": 4, "multi-casualty": 8, "quiet-night": 2}
+	want := map[string]int{"busy-ed": 4, "multi-casualty": 8, "quiet-night": 2, "medical-take": 6}
 	for id, n := range want {
 		sh, err := lib.Shift(id)
 		if err != nil {
@@ -94,7 +99,7 @@ func TestShifts(t *testing.T) {
 			}
 		}
 	}
-	if len(lib.Shifts()) != 3 {
+	if len(lib.Shifts()) != len(want) {
 		t.Errorf("Shifts() = %d", len(lib.Shifts()))
 	}
 }
