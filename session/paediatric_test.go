@@ -21,7 +21,7 @@ func TestRunPaediatricDosesByWeight(t *testing.T) {
 		"any allergies?",
 		"prednisolone 60 mg PO",
 		"prednisolone 40 mg PO",
-		"/wait 7m",
+		"/wait 16m",
 		"recheck obs",
 		"/aar",
 	)))

@@ -22,7 +22,7 @@ const (
 	CheckNeverFires  = "never-fires"   // a transition that can never fire
 	CheckUnmet       = "unmet"         // a critical action the treated-well path never meets
 	CheckUnfound     = "unfound"       // a disclosure no question finds
-	CheckNoFindings  = "no-findings"   // a state without examination findings
+	CheckNoFindings  = "no-findings"   // a state without examination findings (validation finds it)
 	CheckNotInFormul = "not-formulary" // a drug the case asks for that the formulary does not dose
 )
 
@@ -87,13 +87,13 @@ func CheckSource(file string, data, review []byte) Report {
 	r.unreached(s, g)
 	r.neverFires(s, g)
 	r.unfound(s, g)
-	r.noFindings(s)
 	r.notInFormulary(s)
 	return r
 }
 
 // parseCheck files a validation error under the check it is about, so an unknown drug reads as
-// one the formulary cannot dose and a missing finding as a state without findings.
+// one the formulary cannot dose and a state that finds nothing on an examination as a state
+// without findings (scenario validation resolves every region, the pupils from the state's).
 func parseCheck(err error) string {
 	msg := err.Error()
 	switch {
@@ -315,24 +315,6 @@ func (r *Report) unfound(s *sc.Scenario, g reached) {
 		}
 	}
 	r.add(CheckUnfound, "%s's disclosures: the patient gives the history in every state reached, so the bystander is never asked", s.Bystander.Name)
-}
-
-// regions are the examination's regions every state must resolve (scenario.Findings).
-var regions = []string{"airway", "breathing", "percussion", "auscultation", "heart", "pulses", "cap_refill", "skin",
-	"abdomen", "pupils", "gcs", "limbs", "focused"}
-
-func (r *Report) noFindings(s *sc.Scenario) {
-	for _, name := range s.StateNames() {
-		var missing []string
-		for _, region := range regions {
-			if strings.TrimSpace(s.State(name).Findings[region]) == "" && strings.TrimSpace(s.Findings[region]) == "" {
-				missing = append(missing, region)
-			}
-		}
-		if len(missing) > 0 {
-			r.add(CheckNoFindings, "state %s has no examination findings for %s", name, strings.Join(missing, ", "))
-		}
-	}
 }
 
 // notInFormulary lists each drug the case's matches name that the formulary cannot dose.

@@ -39,12 +39,12 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 	for file, want := range map[string]string{
 		"parse":           "parse: line 13: did not find expected",
 		"no-review":       "review: no review beside the scenario",
-		"review-mismatch": `review: Treated well, 02:00 "500 mL Hartmann's bolus": the engine is in better with NEWS2 4 low; the review says dry`,
+		"review-mismatch": `review: Treated well, 02:00 "500 mL Hartmann's bolus": the engine is in better with NEWS2 4 low (Scale 1); the review says dry`,
 		"unreached":       "unreached: state collapsed: no transition that can fire reaches it from dry",
 		"never-fires":     "never-fires: transition 2 (dry → worse): spo2 above 100, which is at or over the highest the body shows (100)",
 		"unmet":           "unmet: critical action ecg (A 12-lead ECG) is not met on the treated-well path (within 10:00)",
 		"unfound":         "unfound: the scenario lists medications, but no disclosure answers a question about medications",
-		"no-findings":     "no-findings: state dry has no examination findings for focused",
+		"no-findings":     `no-findings: line 30: state "dry" finds nothing on examining focused`,
 		"not-formulary":   `not-formulary: line 53: unknown drug "cyclizine"`,
 	} {
 		t.Run(file, func(t *testing.T) {

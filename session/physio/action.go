@@ -22,6 +22,11 @@ type Action struct {
 	Topic    string  `json:"topic,omitempty"`
 	Test     string  `json:"test,omitempty"` // the investigation ordered (sc.Tests)
 	Position string  `json:"position,omitempty"`
+	Region   string  `json:"region,omitempty"` // what an examination examined (sc.Regions)
+	Gas      string  `json:"gas,omitempty"`    // what drives a nebuliser: oxygen or air, when stated
+	Team     string  `json:"team,omitempty"`   // the team a referral calls (sc.Teams)
+	// Target is a prescribed SpO2 range, lowest and highest percent.
+	Target [2]float64 `json:"target,omitzero"`
 }
 
 // IsTreatment reports whether the action does something to the patient, as
@@ -29,7 +34,8 @@ type Action struct {
 func (a Action) IsTreatment() bool {
 	switch a.Kind {
 	case sc.KindOxygen, sc.KindStopOxygen, sc.KindMedication, sc.KindIVAccess, sc.KindFluids,
-		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindVagal, sc.KindCardioversion, sc.KindPacing:
+		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindRefer, sc.KindVagal, sc.KindCardioversion,
+		sc.KindPacing:
 		return true
 	}
 	return false

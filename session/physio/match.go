@@ -7,7 +7,8 @@ import sc "github.com/ward-sim/ward/session/scenario"
 func matches(m sc.Match, a Action) bool {
 	if !m.Kind.Has(string(a.Kind)) ||
 		!oneOf(m.Drug, a.Drug) || !oneOf(m.Route, a.Route) || !oneOf(m.Device, a.Device) ||
-		!oneOf(m.Topic, a.Topic) || !oneOf(m.Test, a.Test) || !oneOf(m.Position, a.Position) {
+		!oneOf(m.Topic, a.Topic) || !oneOf(m.Test, a.Test) || !oneOf(m.Position, a.Position) ||
+		!oneOf(m.Region, a.Region) || !oneOf(m.Team, a.Team) {
 		return false
 	}
 	if len(m.Class) > 0 && !inClass(a.Drug, m.Class) {
@@ -15,7 +16,7 @@ func matches(m sc.Match, a Action) bool {
 	}
 	fio2 := a.DeliveredFiO2()
 	return within(a.DoseMg, m.MinDoseMg, m.MaxDoseMg) && within(a.VolumeML, m.MinVolumeML, 0) &&
-		within(fio2, m.MinFiO2, m.MaxFiO2)
+		within(fio2, m.MinFiO2, m.MaxFiO2) && within(a.Target[1], 0, m.MaxTarget)
 }
 
 func oneOf(names sc.Names, v string) bool { return len(names) == 0 || names.Has(v) }

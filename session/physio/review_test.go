@@ -2,8 +2,11 @@ package physio
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -33,6 +36,7 @@ func TestScenarioReviews(t *testing.T) {
 				t.Fatal(errs)
 			}
 			for _, p := range paths {
+				minuteByMinute(t, p)
 				steps, _ := PlayPath(s, p, false)
 				for _, st := range steps {
 					r := st.Row
@@ -50,8 +54,73 @@ func TestScenarioReviews(t *testing.T) {
 				if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 					t.Fatal(err)
 				}
+			} else {
+				keepsWorsening(t, paths[0].Rows, longestPlateau(t, lines))
 			}
 		})
+	}
+}
+
+// minuteByMinute: a path shows the patient at least once a minute, from arrival to its end.
+func minuteByMinute(t *testing.T, p ReviewPath) {
+	t.Helper()
+	rows := p.Rows
+	if rows[0].At != 0 {
+		t.Errorf("%s starts at %s, want 00:00", p.Name, SimTime(rows[0].At))
+	}
+	for i := 1; i < len(rows); i++ {
+		if gap := rows[i].At - rows[i-1].At; gap > 60 {
+			t.Errorf("%s: %s after %s, a gap of %s; want a row every minute", p.Name, SimTime(rows[i].At), SimTime(rows[i-1].At), SimTime(gap))
+		}
+	}
+}
+
+var plateauLine = regexp.MustCompile(`^Longest plateau: (\d+) minutes?\b`)
+
+// longestPlateau is how long the review lets the untreated NEWS2 stay level, in minutes: the line
+// "Longest plateau: N minutes" under the Untreated heading, and it must say why.
+func longestPlateau(t *testing.T, lines []string) float64 {
+	t.Helper()
+	in := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "### "):
+			in = strings.TrimSpace(l) == "### Untreated"
+		case in:
+			if m := plateauLine.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				return float64(n)
+			}
+		}
+	}
+	t.Fatal(`the Untreated path does not say its "Longest plateau: N minutes" and why`)
+	return 0
+}
+
+// keepsWorsening: until the untreated patient reaches the state the path ends in, the NEWS2 rises
+// to a new height at least every plateau minutes and never falls more than a point below the
+// highest yet.
+func keepsWorsening(t *testing.T, rows []ReviewRow, plateau float64) {
+	t.Helper()
+	final := rows[len(rows)-1].State
+	highest, rose := -1, 0.0
+	for _, r := range rows {
+		if r.State == final {
+			return
+		}
+		var n int
+		if _, err := fmt.Sscanf(r.NEWS2, "NEWS2 %d", &n); err != nil {
+			t.Fatalf("%s: NEWS2 %q", SimTime(r.At), r.NEWS2)
+		}
+		switch {
+		case n > highest:
+			highest, rose = n, r.At
+		case n < highest-1:
+			t.Errorf("untreated at %s: NEWS2 %d fell below %d, the highest yet", SimTime(r.At), n, highest)
+		case r.At-rose > plateau*60:
+			t.Errorf("untreated at %s: NEWS2 level at %d since %s, longer than the review's %g minutes", SimTime(r.At), n, SimTime(rose), plateau)
+			return
+		}
 	}
 }
 
