@@ -25,6 +25,7 @@ type options struct {
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
 	knowledge, embedModel           string
+	from                            string // ward scenarios new: the scenario to start from
 	stall, timeout                  time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
@@ -178,6 +179,9 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	},
 	"scenarios": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.scenarios, "scenarios", "", "`dir`ectory of extra scenario YAML files")
+	},
+	"from": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.from, "from", "", "the `scenario` a new one starts as a copy of")
 	},
 	"agents": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.agents, "agents", "", "YAML `file` overriding the built-in agent team")

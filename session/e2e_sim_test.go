@@ -192,7 +192,10 @@ func TestNewBlankPatientGetsAnnouncedScenario(t *testing.T) {
 		t.Run(input, func(t *testing.T) {
 			r := newRig(t)
 			id := "patient_" + input[strings.LastIndex(input, "_")+1:]
-			want := r.s.cfg.Scenarios.PickScenario(id)
+			want, err := r.s.cfg.Scenarios.PickScenario(id, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			events := r.turn(input)
 			if d := decisionOf(t, events); d.Decision != "NEW_BLANK" || d.PatientID != id {
 				t.Fatalf("decision %s %s, want NEW_BLANK %s", d.Decision, d.PatientID, id)

@@ -304,13 +304,17 @@ func (s *Session) admitShift(nameOrFile string) error {
 	if err != nil {
 		return err
 	}
+	roster, err := s.cfg.Scenarios.Roster(sh, s.info.Seed)
+	if err != nil {
+		return err
+	}
 	t := newTurn("", func(Event) {})
-	for _, p := range sh.Patients {
+	for _, p := range roster {
 		id, ok := analyzer.NormalizeID(p.ID, s.cfg.Pattern)
 		if !ok {
 			return fmt.Errorf("shift %s: patient id %q does not match PATIENT_ID_PATTERN %s", sh.ID, p.ID, s.cfg.Pattern)
 		}
-		e, err := s.sim.admit(id, p.Scenario)
+		e, err := s.sim.admit(id, p.Scenario, s.onRoster(factScenario))
 		if err != nil {
 			return fmt.Errorf("shift %s: %w", sh.ID, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // settled is what the settle stage hands on: the conversation the turn continues as it stood
@@ -121,7 +122,7 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 	}
 	s.reportDecision(t, decision, d, s.active)
 	if admitted != nil {
-		s.say(t, admissionNote(admitted))
+		s.say(t, admissionNote(admitted, s.bedOf(admitted.PatientID())))
 	}
 	return settled{prior: s.priorTo(typed)}, true
 }
@@ -367,7 +368,7 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 	var admitted *physio.Engine
 	if isNew && s.engine(t, id) == nil {
 		var err error
-		if admitted, err = s.sim.admit(id, scenario); err != nil {
+		if admitted, err = s.sim.admit(id, scenario, s.onRoster(factScenario)); err != nil {
 			t.emit(ErrorEvent{Code: "ADMIT", Message: err.Error()})
 			s.commit(t, typed, nil) // the line is kept even when the admission fails
 			return nil, false
@@ -376,7 +377,11 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 	if typed != nil && typed.to != id && !s.onlyMovesTo(id, typed.msg.Content) {
 		typed.moveTo(id) // said to the patient named, so it belongs to their conversation
 	}
-	next := s.registryWith(id, id, admitted, "")
+	bed := ""
+	if admitted != nil {
+		bed = sc.FreeBed(admitted.Scenario().Demographics.Bed, s.onRoster(factBed))
+	}
+	next := s.registryWith(id, id, admitted, bed)
 	if !s.commit(t, typed, &next) {
 		return nil, false
 	}
@@ -408,10 +413,34 @@ func (s *Session) registryWith(id, active string, admitted *physio.Engine, bed s
 	return next
 }
 
-func admissionNote(e *physio.Engine) string {
+func admissionNote(e *physio.Engine, bed string) string {
 	sc := e.Scenario()
 	d := sc.Demographics
-	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, d.Bed, sc.Presentation)
+	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, bed, sc.Presentation)
+}
+
+// Keys of a registry entry's facts that a shift keeps unique among its patients.
+const (
+	factScenario = "scenario"
+	factBed      = "bed"
+)
+
+// onRoster is the set of values the roster's patients have for a fact: the scenarios or beds
+// already taken on this shift.
+func (s *Session) onRoster(fact string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range s.reg.Patients {
+		if v, ok := p.Facts[fact].(string); ok && v != "" {
+			out[v] = true
+		}
+	}
+	return out
+}
+
+// bedOf is the bed the registry gives a patient.
+func (s *Session) bedOf(id string) string {
+	bed, _ := s.reg.Patients[id].Facts[factBed].(string)
+	return bed
 }
 
 func scenarioOf(facts map[string]any) string {
