@@ -89,12 +89,25 @@ func TestNoPromptBeforeTheDebriefHoldsTheDiagnosis(t *testing.T) {
 			} {
 				r.turn(line)
 			}
+			// The other patient's diagnosis may be a word of this patient's own story ("childhood
+			// asthma"), which their persona rightly holds.
+			story := strings.ToLower(strings.Join(s.History, " "))
+			for _, d := range s.Disclosures {
+				story += " " + strings.ToLower(d.Text)
+			}
+			var secrets []string
+			for _, secret := range secretsOf(s, other) {
+				if !slices.Contains(secretsOf(s), secret) && containsWord(story, strings.ToLower(secret)) {
+					continue
+				}
+				secrets = append(secrets, secret)
+			}
 			seen := map[string]bool{}
 			for _, req := range rec.reqs {
 				seen[req.Agent] = true
 				for _, m := range req.Messages {
 					lower := strings.ToLower(m.Content)
-					for _, secret := range secretsOf(s, other) {
+					for _, secret := range secrets {
 						if containsWord(lower, strings.ToLower(secret)) {
 							t.Errorf("the %s's prompt holds %q:\n%s", req.Agent, secret, m.Content)
 						}

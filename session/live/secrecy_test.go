@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,8 @@ import (
 
 // leaky is what a model that ignores its facts might say: vitals it made up, the diagnosis, an
 // allergy before anyone asked, and a right-to-left override that makes "61" read "16".
+var inventedRate = regexp.MustCompile(`(^|[^0-9.:])212($|[^0-9])`)
+
 const leaky = "My heart rate is 212 and my SpO2 \u202e61\u202c %. I think I have anaphylaxis. I'm allergic to peanuts."
 
 // A model speaking Ollama's NDJSON over HTTP says nothing but leaks: none of it reaches the
@@ -67,7 +70,11 @@ func TestALeakingModelReachesNoScreenStoreOrExport(t *testing.T) {
 	}
 	for where, text := range map[string]string{"the screen": strings.Join(screen, "\n"), "the store": string(stored), "the export": transcript.Markdown()} {
 		lower := strings.ToLower(text)
-		for _, leak := range []string{"212", "spo2 61", "anaphylaxis", "allergic to peanuts", "\u202e", `\u202e`} {
+		// 212 as a number of its own: a stored time's fraction of a second may hold the digits.
+		if inventedRate.MatchString(lower) {
+			t.Errorf("%s holds the invented heart rate 212", where)
+		}
+		for _, leak := range []string{"spo2 61", "anaphylaxis", "allergic to peanuts", "\u202e", `\u202e`} {
 			if strings.Contains(lower, leak) {
 				t.Errorf("%s holds %q", where, leak)
 			}
