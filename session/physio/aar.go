@@ -37,6 +37,8 @@ type Report struct {
 	Debrief    []Point  `json:"debrief"`
 	Score      Score    `json:"score"`
 	Objectives []string `json:"learning_objectives"`
+	// Arrest reviews a cardiac arrest against the ALS algorithm, cycle by cycle; nil if none.
+	Arrest *ArrestReview `json:"arrest,omitempty"`
 }
 
 // ScoreAt is a measured NEWS2 and when it was measured.
@@ -105,6 +107,7 @@ func (e *Engine) Report() Report {
 	r.NearMisses, r.OutOfRange = e.nearMissesAndOutOfRange()
 	r.Timeline = e.timeline()
 	r.CriticalActions = e.criticalOutcomes()
+	r.Arrest = e.arrestReview()
 	r.Score = e.score(r)
 	r.Debrief = e.debrief(r)
 	return r
@@ -228,6 +231,11 @@ func (a ActionRecord) String() string {
 	add(a.Test != "", "%s", sc.Tests[a.Test])
 	add(a.Position != "", "%s", a.Position)
 	add(a.Kind == sc.KindGlucoseCheck, "→ %g mmol/L", a.Glucose)
+	add(a.EnergyJ > 0, "%g J", a.EnergyJ)
+	add(a.Rate > 0, "at %d/min", a.Rate)
+	add(a.Quality != "", "(%s)", a.Quality)
+	add(a.Rhythm != "", "%q", a.Rhythm)
+	add(a.Cause != "", "%s", strings.ReplaceAll(a.Cause, "_", " "))
 	return strings.Join(parts, " ")
 }
 

@@ -39,7 +39,7 @@ var mustName = map[string]bool{PointCriticalError: true, PointMissed: true, Poin
 // debriefSources turn the engine's record into points, each for one part of it.
 var debriefSources = []func(*Engine, Report) []Point{
 	criticalErrorPoints, criticalActionPoints, rescuePoints, allergyPoints, reassessmentPoints,
-	warningPoints, responsePoints, trajectoryPoints,
+	warningPoints, responsePoints, trajectoryPoints, arrestPoints,
 }
 
 func (e *Engine) debrief(r Report) []Point {

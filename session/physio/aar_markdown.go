@@ -50,6 +50,7 @@ func (r Report) Markdown() string {
 			p("- %s — %s: %s\n", SimTime(w.T-r.Arrived), w.Drug, w.Reason)
 		}
 	}
+	r.arrestMarkdown(&b)
 	p("\n## Timeline\n\n| Time | Event |\n|---|---|\n")
 	for _, t := range r.Timeline {
 		p("| %s | %s |\n", SimTime(t.Elapsed), cell(t.Text))

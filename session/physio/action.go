@@ -22,6 +22,13 @@ type Action struct {
 	Topic    string  `json:"topic,omitempty"`
 	Test     string  `json:"test,omitempty"` // the investigation ordered (sc.Tests)
 	Position string  `json:"position,omitempty"`
+	// A cardiac arrest's actions: a shock's energy, the rhythm the trainee named, the rate and
+	// quality of compressions as stated, a reversible cause considered or treated.
+	EnergyJ float64 `json:"energy_j,omitempty"`
+	Rhythm  string  `json:"rhythm,omitempty"`
+	Rate    int     `json:"rate,omitempty"`
+	Quality string  `json:"quality,omitempty"` // QualityPoor, or empty
+	Cause   string  `json:"cause,omitempty"`
 }
 
 // IsTreatment reports whether the action does something to the patient, as
@@ -29,7 +36,7 @@ type Action struct {
 func (a Action) IsTreatment() bool {
 	switch a.Kind {
 	case sc.KindOxygen, sc.KindStopOxygen, sc.KindMedication, sc.KindIVAccess, sc.KindFluids,
-		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint:
+		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindCPR, sc.KindShock, sc.KindTreatCause:
 		return true
 	}
 	return false
@@ -39,7 +46,7 @@ func (a Action) IsTreatment() bool {
 func (a Action) IsAssessment() bool {
 	switch a.Kind {
 	case sc.KindCheckVitals, sc.KindAttachMonitor, sc.KindGlucoseCheck, sc.KindECG, sc.KindExamine, sc.KindPupils,
-		sc.KindTest:
+		sc.KindTest, sc.KindRhythmCheck, sc.KindPulseCheck:
 		return true
 	}
 	return false

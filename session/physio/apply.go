@@ -27,6 +27,7 @@ const (
 // and nothing is given. An allergy nobody asked about does not stop the order: the drug is given
 // and the reaction plays out, and that is the lesson.
 func (e *Engine) Apply(a Action) []Event {
+	a = e.asDoneNow(a)
 	t := e.s.T
 	var out []Event
 	order := OrderRecord{Fraction: 1}
@@ -77,6 +78,7 @@ func (e *Engine) Apply(a Action) []Event {
 	if a.Kind == sc.KindMedication {
 		out = e.administer(a, order, len(e.s.Errors) > errors, out)
 	}
+	out = e.arrestAction(a, out)
 	e.markSeen(a)
 	e.reviewed() // the trainee is with the patient: what sounds now, they hear
 	return e.checkTransitions(out)

@@ -106,6 +106,7 @@ func (e *Engine) step(out []Event) []Event {
 		e.s.Jitter[v] = 0.8*e.s.Jitter[v] + 0.2*jitterAmp[v]*uniform(&e.s.RNG)
 	}
 	out = e.checkTransitions(out)
+	e.arrestTick()
 	return e.watch(out)
 }
 
@@ -152,6 +153,7 @@ func (e *Engine) TrueVitals() Vitals {
 	v.Rhythm = e.cur.Rhythm
 	v.Glucose = math.Round(raw[sc.Glucose]*10) / 10
 	v.EtCO2 = roundInt(raw[sc.EtCO2])
+	e.noOutput(&v)
 	return v
 }
 
@@ -184,6 +186,7 @@ func (e *Engine) reading(source string) Reading {
 	} else {
 		v.EtCO2 = 0
 	}
+	e.noOutput(&v)
 	n := NEWS2(v, e.sc.NEWS2.Scale, e.s.OnOxygen)
 	return Reading{T: float64(e.s.T), Vitals: v, NEWS2: n.Total, Parts: n.Parts, Band: n.Band, Source: source}
 }

@@ -185,6 +185,7 @@ func init() {
 		"let s", "let us", "i need you to", "i want you to", "go ahead and", "go ahead")
 	add(catFiller, "", "ok", "okay", "right", "so", "alright", "now", "hi", "hello", "um", "er", "erm", "well",
 		"great", "good", "thanks", "thank you", "sir", "madam", "mate")
+	addArrestWords()
 }
 
 // lookup finds the longest phrase starting at words[0].

@@ -119,6 +119,7 @@ func (c clause) actions(ctx context) []placed {
 	}
 	out = append(out, c.oxygen(ctx, noOrders)...)
 	out = append(out, c.assessments(ctx.blocked)...)
+	out = append(out, c.arrestActions(ctx.blocked)...)
 	if !ordered {
 		out = append(out, c.asks()...)
 	}
@@ -359,7 +360,7 @@ func dedupe(found []placed) []Action {
 		if namedAirway && a.Kind == sc.KindAirway && a.Device == "" || legsRaised && a.Position == "supine" {
 			continue
 		}
-		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position)
+		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position, "|", a.Cause)
 		if a.Kind == sc.KindOxygen || a.Kind == sc.KindFluids {
 			key = string(a.Kind)
 		}

@@ -20,6 +20,7 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"sepsis-urosepsis", 20, "septic-shock"},
 		{"copd-exacerbation", 20, "worsening"},
 		{"fracture-morphine-allergy", 20, "uncontrolled"},
+		{"arrest-vf-ward", 10, "vf-arrest"},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -53,6 +54,15 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{120, "ipratropium 500 mcg neb"},
 			{180, "prednisolone 40 mg PO"},
 			{600, "recheck obs"},
+		}},
+		{"arrest-vf-ward", 20, "post-rosc-stable", []step{
+			{31, "he's in cardiac arrest, put out a crash call and start CPR"},
+			{50, "pads on, charge to 150 J"},
+			{60, "stop compressions, rhythm check"},
+			{63, "this is VF, stand clear, shock 150 J, resume CPR"},
+			{180, "12-lead ECG and check vitals"},
+			{210, "oxygen 15 L via non-rebreather, aim for a MAP above 65, temperature control, refer to the cath lab"},
+			{600, "check vitals"},
 		}},
 		{"anaphylaxis", 20, "recovered", []step{
 			{20, "Any allergies? Adrenaline 0.5 mg IM into the thigh, high flow oxygen 15 L NRB"},

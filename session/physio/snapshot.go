@@ -49,6 +49,10 @@ type Snapshot struct {
 	Latched   []string        `json:"latched,omitempty"`
 	Escalated string          `json:"escalated,omitempty"`
 	Alerts    []AlertRecord   `json:"alerts,omitempty"`
+	// Arrest is the cardiac arrest, from the collapse on; Beat is how many beats the monitor
+	// has drawn, so the strip scrolls on from where it was.
+	Arrest *ArrestRecord `json:"arrest,omitempty"`
+	Beat   float64       `json:"beat,omitempty"`
 }
 
 // Snapshot returns a copy of the engine's state that shares nothing with it.
@@ -83,6 +87,7 @@ func (s Snapshot) clone() Snapshot {
 	s.Limits = slices.Clone(s.Limits)
 	s.Latched = slices.Clone(s.Latched)
 	s.Alerts = slices.Clone(s.Alerts)
+	s.Arrest = s.Arrest.clone()
 	for i, a := range s.Alerts { // the times acknowledged and reviewed are shared pointers
 		s.Alerts[i].Acknowledged, s.Alerts[i].Reviewed = clonePtr(a.Acknowledged), clonePtr(a.Reviewed)
 	}

@@ -41,6 +41,8 @@ func (c *checker) checkScenario(s *Scenario) {
 		c.checkDisclosures(s.Bystander.Disclosures, "bystander.disclosures")
 	}
 	c.checkStates(s)
+	c.checkRhythms(s)
+	c.checkArrest(s)
 	for i, t := range s.Transitions {
 		c.checkTransition(s, t, fmt.Sprintf("transitions[%d]", i))
 	}

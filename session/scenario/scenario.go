@@ -38,6 +38,7 @@ type Scenario struct {
 	Diagnosis          *DiagnosisKey        `yaml:"diagnosis"`
 	Disposition        *DispositionKey      `yaml:"disposition"`
 	Reflection         []ReflectiveQuestion `yaml:"reflection"`
+	Arrest             *Arrest              `yaml:"arrest"` // how a cardiac arrest in the case plays
 
 	// Source is "builtin" or the file the scenario was loaded from.
 	Source string `yaml:"-"`
@@ -124,6 +125,7 @@ type State struct {
 	Findings Findings `yaml:"findings"`
 
 	name   string
+	rhythm Rhythm // Rhythm as ParseRhythm reads it
 	target [NumVitals]float64
 	alpha  [NumVitals]float64 // share of the gap to target closed per sim second
 	out    []int              // indexes of transitions leaving this state

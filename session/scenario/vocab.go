@@ -87,6 +87,9 @@ const (
 var ActionKinds = []ActionKind{
 	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
 	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
+	// the cardiac arrest (arrest_kinds.go)
+	KindArrestCall, KindCPR, KindStopCPR, KindPads, KindCharge, KindShock, KindRhythmCheck, KindPulseCheck,
+	KindNameRhythm, KindCauses, KindTreatCause, KindStopResus, KindBPTarget, KindTempControl, KindRefer,
 }
 
 // Tests are the investigations a trainee can order, by the id a scenario's results use, with
@@ -113,6 +116,7 @@ var Routes = []string{"IM", "IV", "IO", "PO", "SL", "IN", "NEB", "SC", "PR", "BU
 var Devices = []string{
 	"nrb", "nasal_cannula", "venturi", "simple_mask", "high_flow",
 	"bvm", "opa", "npa", "jaw_thrust", "head_tilt", "suction",
+	"sga", "ett", // a supraglottic airway (i-gel), a tracheal tube
 }
 
 // Positions a patient can be placed in.

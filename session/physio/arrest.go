@@ -1,0 +1,204 @@
+package physio
+
+import (
+	"slices"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// ArrestRecord is a cardiac arrest as the engine plays it and the review reads it: when the
+// heart stopped, the rhythm now, the compressions and the pauses between them, and every step of
+// the algorithm in order (Steps). Times are ward seconds; -1 is "not yet".
+type ArrestRecord struct {
+	Onset  int64     `json:"onset"`
+	Rhythm sc.Rhythm `json:"rhythm"` // while the arrest lasts; it may decay (coarse VF → fine VF → asystole)
+	Called int64     `json:"called"` // the arrest recognised and help called
+	// CPR is whether compressions are going on now; Poor whether they were stated too slow,
+	// too fast or too shallow.
+	CPR  bool `json:"cpr"`
+	Poor bool `json:"poor,omitempty"`
+	// FirstCPR is the first compression; Compressing and HandsOff the seconds since then with
+	// and without; PauseFrom the start of the pause now (-1 while compressing); LongestPause
+	// the longest pause.
+	FirstCPR     int64   `json:"first_cpr"`
+	Compressing  int64   `json:"compressing"`
+	HandsOff     int64   `json:"hands_off"`
+	PauseFrom    int64   `json:"pause_from"`
+	LongestPause int64   `json:"longest_pause"`
+	NoFlow       float64 `json:"no_flow"` // weighted seconds without flow, for the rhythm's decay
+	Pads         int64   `json:"pads"`
+	Charged      float64 `json:"charged,omitempty"` // joules charged and not yet delivered
+	Access       int64   `json:"access"`            // IV or IO access in
+	Airway       string  `json:"airway,omitempty"`  // the most advanced airway in: bvm, sga, ett
+	CauseTreated int64   `json:"cause_treated"`
+	ROSC         int64   `json:"rosc"`
+	Stopped      int64   `json:"stopped"` // resuscitation stopped: the patient has died
+	Decided      int64   `json:"decided"` // the last check at which the heart could have restarted
+	Steps        []Step  `json:"steps"`
+}
+
+// Step is one thing the algorithm did or found, at ward time T, with the true rhythm then.
+type Step struct {
+	T      int64     `json:"t"`
+	What   string    `json:"what"` // one of the Step* kinds
+	Rhythm sc.Rhythm `json:"rhythm"`
+	Detail string    `json:"detail,omitempty"`
+	OK     bool      `json:"ok,omitempty"` // a shock that worked, a rhythm named right
+}
+
+// Kinds of Step.
+const (
+	StepCollapse   = "collapse"
+	StepCall       = "arrest call"
+	StepCPR        = "compressions started"
+	StepCPRStop    = "compressions stopped"
+	StepPads       = "pads on"
+	StepShock      = "shock"
+	StepCheck      = "rhythm check"
+	StepPulse      = "pulse check"
+	StepAdrenaline = "adrenaline"
+	StepAmiodarone = "amiodarone"
+	StepNamed      = "rhythm named"
+	StepCauses     = "causes considered"
+	StepCause      = "cause treated"
+	StepAccess     = "IV/IO access"
+	StepAirway     = "airway"
+	StepDecay      = "rhythm changed"
+	StepROSC       = "ROSC"
+	StepStop       = "resuscitation stopped"
+)
+
+func (a *ArrestRecord) clone() *ArrestRecord {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	c.Steps = slices.Clone(a.Steps)
+	return &c
+}
+
+// Active reports whether the heart is stopped and the team is still working.
+func (a *ArrestRecord) Active() bool { return a != nil && a.ROSC < 0 && a.Stopped < 0 }
+
+// Arrest is the patient's cardiac arrest record, or nil if they have not arrested.
+func (e *Engine) Arrest() *ArrestRecord { return e.s.Arrest.clone() }
+
+// Rhythm is the true rhythm now: the arrest's own while it lasts, else the state's.
+func (e *Engine) Rhythm() sc.Rhythm {
+	if a := e.s.Arrest; a != nil && a.ROSC < 0 {
+		return a.Rhythm
+	}
+	return e.cur.RhythmKind()
+}
+
+// inArrest reports whether the heart has no output now: routes kept for an arrest are open.
+func (e *Engine) inArrest() bool { return e.Rhythm().Arrest() }
+
+// CPRGoing reports whether chest compressions are going on now.
+func (e *Engine) CPRGoing() bool { return e.s.Arrest.Active() && e.s.Arrest.CPR }
+
+// note adds a step to the arrest's record, with the true rhythm now.
+func (e *Engine) note(s string, detail string, ok bool) {
+	a := e.s.Arrest
+	a.Steps = append(a.Steps, Step{T: e.s.T, What: s, Rhythm: e.Rhythm(), Detail: detail, OK: ok})
+}
+
+// arrestTick keeps a second of the arrest: it starts one when the state's rhythm has no output,
+// counts compressions and pauses, and lets the rhythm decay without flow. It allocates nothing
+// unless something changes.
+func (e *Engine) arrestTick() {
+	e.s.Beat += float64(e.monitorRate()) / 60
+	a := e.s.Arrest
+	if (a == nil || a.ROSC >= 0) && e.cur.RhythmKind().Arrest() {
+		e.beginArrest()
+		return
+	}
+	if !a.Active() {
+		return
+	}
+	t := e.s.T
+	switch {
+	case a.CPR:
+		a.Compressing++
+	case a.FirstCPR >= 0:
+		a.HandsOff++
+		a.LongestPause = max(a.LongestPause, t-a.PauseFrom)
+	}
+	m := sc.ALS()
+	if a.CPR {
+		a.NoFlow += 1 / m.NoFlow.WithCPR
+	} else {
+		a.NoFlow++
+	}
+	switch {
+	case a.Rhythm == sc.CoarseVF && a.NoFlow >= float64(m.NoFlow.FineVF):
+		a.Rhythm = sc.FineVF
+		e.note(StepDecay, "VF has become fine", false)
+	case a.Rhythm == sc.FineVF && a.NoFlow >= float64(m.NoFlow.Asystole):
+		a.Rhythm = sc.Asystole
+		e.note(StepDecay, "VF has decayed to asystole", false)
+	}
+}
+
+func (e *Engine) beginArrest() {
+	e.s.Arrest = &ArrestRecord{
+		Onset: e.s.T, Rhythm: e.cur.RhythmKind(), Called: -1, FirstCPR: -1, PauseFrom: e.s.T, Pads: -1,
+		Access: -1, CauseTreated: -1, ROSC: -1, Stopped: -1, Decided: -1,
+	}
+	if slices.ContainsFunc(e.s.Actions, func(r ActionRecord) bool { return r.Kind == sc.KindIVAccess }) {
+		e.s.Arrest.Access = e.s.T
+	}
+	e.note(StepCollapse, "", false)
+}
+
+// monitorRate is the rate of the complexes on the monitor, which the strip draws.
+func (e *Engine) monitorRate() int {
+	switch r := e.Rhythm(); {
+	case r == sc.PulselessVT || r == sc.VT:
+		return max(roundInt(e.s.Trend[sc.HR]), 160)
+	case r == sc.CoarseVF || r == sc.FineVF || r == sc.Asystole:
+		return 0
+	}
+	return max(roundInt(e.s.Trend[sc.HR]), 20)
+}
+
+// noOutput is what a heart with no output shows: no pulse, no blood pressure, no saturation the
+// probe can read, GCS 3, agonal gasps for a minute or two and then none unless someone ventilates,
+// and an EtCO2 that follows the compressions.
+func (e *Engine) noOutput(v *Vitals) {
+	a := e.s.Arrest
+	if !e.Rhythm().Arrest() || a == nil {
+		return
+	}
+	v.HR, v.SBP, v.DBP, v.SpO2, v.GCS, v.AVPU = 0, 0, 0, 0, 3, "U"
+	switch {
+	case a.Airway != "" && a.CPR:
+		v.RR = 10
+	case e.s.T-a.Onset < 90:
+		v.RR = 4 // agonal gasps
+	default:
+		v.RR = 0
+	}
+	m := sc.ALS()
+	co2 := m.EtCO2.None
+	if a.CPR && a.Poor {
+		co2 = m.EtCO2.Poor
+	} else if a.CPR {
+		co2 = m.EtCO2.Good
+	}
+	if v.EtCO2 > 0 || e.s.Monitored {
+		v.EtCO2 = roundInt(co2 + e.s.Jitter[sc.EtCO2])
+	}
+	v.Rhythm = ""
+}
+
+// StepsOf returns the arrest's steps of one kind, oldest first.
+func (a *ArrestRecord) StepsOf(what string) []Step {
+	var out []Step
+	for _, s := range a.Steps {
+		if s.What == what {
+			out = append(out, s)
+		}
+	}
+	return out
+}
