@@ -30,6 +30,7 @@ type PatientView struct {
 	Readings       []physio.Reading // measured vitals, oldest first
 	Results        []physio.Result  // glucose, ECG and pupils as taken, oldest first
 	Monitored      bool
+	Trace          physio.Trace // what the monitor draws now
 }
 
 // PatientSummary is one roster row's facts: the registry's, so drawing the roster wakes no
@@ -69,6 +70,7 @@ func (s *Session) ActivePatient() (v PatientView, ok bool) {
 		v.Bed = bed
 	}
 	v.Readings, v.Results, v.Monitored, v.AllergiesAsked = e.Readings(), e.Results(), e.Monitored(), e.AllergiesAsked()
+	v.Trace = e.Trace()
 	if mem := s.sim.memory(id); mem != nil {
 		for _, it := range mem.Items(memory.PatientDisclosures) {
 			if it.Topic == memory.TopicAllergies {

@@ -76,6 +76,7 @@ type Model struct {
 	header    headerPane
 	roster    rosterPane
 	vitals    vitalsPane
+	ecg       ecgPane
 	chat      chatPane
 	input     inputPane
 	status    statusPane
@@ -103,6 +104,7 @@ func (m *Model) buildPanes(t themes.Theme) {
 	cmds := m.opts.Commands
 	m.theme = t
 	m.header, m.roster, m.vitals = headerPane{theme: t}, rosterPane{theme: t}, vitalsPane{theme: t}
+	m.ecg = ecgPane{theme: t}
 	m.chat, m.input, m.status = newChatPane(t), newInputPane(t), newStatusPane(t)
 	m.palette = palette{theme: t, keys: m.keys, commands: append(cmds[:len(cmds):len(cmds)], screenCommands...)}
 	m.inspector = inspector{theme: t, keys: m.keys}

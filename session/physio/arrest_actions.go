@@ -19,6 +19,10 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 	if e.s.Arrest == nil && e.Rhythm().Arrest() { // the state changed this second
 		e.beginArrest()
 	}
+	switch act.Kind {
+	case sc.KindRhythmCheck, sc.KindPads, sc.KindAttachMonitor:
+		out = e.stripEvent(out)
+	}
 	if act.Kind == sc.KindShock {
 		return e.shock(act, out)
 	}
