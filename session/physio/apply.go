@@ -39,7 +39,7 @@ func (e *Engine) Apply(a Action) []Event {
 			return out
 		}
 	}
-	rec := ActionRecord{T: float64(t), Action: a, GCS: roundInt(e.raw()[sc.GCS])}
+	rec := ActionRecord{T: float64(t), Action: a, GCS: e.TrueVitals().GCS}
 	switch a.Kind {
 	case sc.KindMedication:
 		rec.AllergiesAsked = e.AllergiesAsked()

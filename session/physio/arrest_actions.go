@@ -7,9 +7,9 @@ import (
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// defaultEnergy is the biphasic shock a trainee gets who names no energy: the usual first shock
+// DefaultEnergy is the biphasic shock a trainee gets who names no energy: the usual first shock
 // of 150–200 J (Resuscitation Council UK, ALS 2021).
-const defaultEnergy = 150
+const DefaultEnergy = 150
 
 // arrestAction plays what action a does to a cardiac arrest. A shock is judged on any patient: on
 // a rhythm that is not shockable it is a critical error. The rest is recorded only while the
@@ -47,7 +47,7 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 			e.note(StepPads, "", true)
 		}
 	case sc.KindCharge:
-		a.Charged = cmpOr(act.EnergyJ, defaultEnergy)
+		a.Charged = cmpOr(act.EnergyJ, DefaultEnergy)
 	case sc.KindRhythmCheck, sc.KindPulseCheck:
 		return e.check(a, act, out)
 	case sc.KindNameRhythm:
@@ -111,7 +111,7 @@ func (e *Engine) check(a *ArrestRecord, act Action, out []Event) []Event {
 	if act.Kind == sc.KindPulseCheck {
 		what = StepPulse
 	}
-	e.note(what, "no pulse", false)
+	e.note(what, "", false)
 	if e.Rhythm().Shockable() || (a.Decided >= 0 && e.s.T-a.Decided < 90) {
 		return out
 	}
@@ -133,7 +133,7 @@ func (e *Engine) shock(act Action, out []Event) []Event {
 		energy = cmpOr(energy, a.Charged)
 		a.Charged = 0
 	}
-	energy = cmpOr(energy, defaultEnergy)
+	energy = cmpOr(energy, DefaultEnergy)
 	if !r.Shockable() {
 		what := "a perfusing rhythm (" + string(r) + ")"
 		if r.Arrest() {
@@ -278,4 +278,29 @@ func (e *Engine) asDoneNow(a Action) Action {
 		a.Kind = sc.KindCheckVitals
 	}
 	return a
+}
+
+// arrestResult is what a rhythm or pulse check found at the time it was done. A rhythm check
+// finds a trace to read, never a name; a pulse check finds a pulse or none.
+func (e *Engine) arrestResult(a ActionRecord) (Result, bool) {
+	switch a.Kind {
+	case sc.KindRhythmCheck:
+		return Result{T: a.T, Name: "rhythm check", Value: "hands off; the rhythm is on the monitor for the team leader to read"}, true
+	case sc.KindPulseCheck:
+		if e.pulseAt(int64(a.T)) {
+			return Result{T: a.T, Name: "pulse check", Value: "a central pulse is present"}, true
+		}
+		return Result{T: a.T, Name: "pulse check", Value: "no pulse"}, true
+	}
+	return Result{}, false
+}
+
+// pulseAt reports whether the heart had output at ward second t: not in an arrest, or after its
+// return of circulation.
+func (e *Engine) pulseAt(t int64) bool {
+	a := e.s.Arrest
+	if a == nil || t < a.Onset {
+		return !e.stateAt(float64(t)).RhythmKind().Arrest()
+	}
+	return a.ROSC >= 0 && a.ROSC <= t
 }

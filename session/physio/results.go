@@ -32,7 +32,7 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 	case sc.KindTest:
 		return Result{T: a.T, Name: sc.Tests[a.Test], Value: cmp.Or(st.Results[a.Test], noResult)}, true
 	}
-	return Result{}, false
+	return e.arrestResult(a)
 }
 
 // noResult is what a test the scenario gives no result for finds: it is done, and nothing in it
