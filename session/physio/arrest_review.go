@@ -10,21 +10,22 @@ import (
 // ArrestReview is the After Action Review of a cardiac arrest, against the Resuscitation Council
 // UK's Adult ALS guidelines (2021). Times are seconds from the collapse; nil: never done.
 type ArrestReview struct {
-	Collapse     float64      `json:"collapse"` // seconds since arrival
-	Recognised   *float64     `json:"recognised"`
-	FirstCPR     *float64     `json:"first_cpr"`
-	FirstShock   *float64     `json:"first_shock,omitempty"` // shockable arrests only
-	Shockable    bool         `json:"shockable"`             // the first rhythm was VF or pulseless VT
-	Fraction     float64      `json:"compression_fraction"`  // of the time since the first compression
-	LongestPause float64      `json:"longest_pause"`
-	Shocks       int          `json:"shocks"`
-	Outcome      string       `json:"outcome"`
-	Drugs        []DrugTiming `json:"drugs"`
-	Named        []Step       `json:"rhythms_named"`
-	Causes       string       `json:"causes"` // how the reversible causes were dealt with
-	PostROSC     []CareItem   `json:"post_rosc,omitempty"`
-	Cycles       []Cycle      `json:"cycles"`
-	Source       string       `json:"source"`
+	Collapse     float64       `json:"collapse"` // seconds since arrival
+	Recognised   *float64      `json:"recognised"`
+	FirstCPR     *float64      `json:"first_cpr"`
+	FirstShock   *float64      `json:"first_shock,omitempty"` // shockable arrests only
+	Shockable    bool          `json:"shockable"`             // the first rhythm was VF or pulseless VT
+	Fraction     float64       `json:"compression_fraction"`  // of the time since the first compression
+	LongestPause float64       `json:"longest_pause"`
+	Shocks       int           `json:"shocks"`
+	Outcome      string        `json:"outcome"`
+	Drugs        []DrugTiming  `json:"drugs"`
+	Named        []Step        `json:"rhythms_named"`
+	Causes       string        `json:"causes"` // how the reversible causes were dealt with
+	PostROSC     []CareItem    `json:"post_rosc,omitempty"`
+	Stop         *StopDecision `json:"stop,omitempty"`
+	Cycles       []Cycle       `json:"cycles"`
+	Source       string        `json:"source"`
 }
 
 // DrugTiming is one drug given in the arrest and whether it came at the right point.
@@ -83,6 +84,7 @@ func (e *Engine) arrestReview() *ArrestReview {
 	r.Named = a.StepsOf(StepNamed)
 	r.Causes = e.causesReviewed(a)
 	r.PostROSC = e.postROSC(a)
+	r.Stop = e.stopDecision(a)
 	r.Cycles = e.cycles(a)
 	return r
 }
@@ -259,4 +261,41 @@ func (e *Engine) postROSC(a *ArrestRecord) []CareItem {
 		out = append(out, item)
 	}
 	return out
+}
+
+// StopDecision judges the decision to stop: the guideline considers stopping when asystole has
+// lasted more than 20 minutes of ALS with no reversible cause found (RCUK ALS 2021).
+type StopDecision struct {
+	After  float64   `json:"after"` // seconds of ALS, from the first compression (or collapse)
+	Rhythm sc.Rhythm `json:"rhythm"`
+	Causes bool      `json:"causes_considered"`
+	InLine bool      `json:"in_line"` // with the guideline
+	Why    string    `json:"why"`
+}
+
+// minALSBeforeStop is the ALS an asystolic arrest is given before stopping is considered.
+const minALSBeforeStop = 20 * 60
+
+func (e *Engine) stopDecision(a *ArrestRecord) *StopDecision {
+	if a.Stopped < 0 {
+		return nil
+	}
+	from := a.Onset
+	if a.FirstCPR >= 0 {
+		from = a.FirstCPR
+	}
+	d := &StopDecision{After: float64(a.Stopped - from), Rhythm: a.Rhythm,
+		Causes: len(a.StepsOf(StepCauses))+len(a.StepsOf(StepCause)) > 0}
+	switch {
+	case a.Rhythm.Shockable():
+		d.Why = "stopped while the rhythm was still shockable"
+	case !d.Causes:
+		d.Why = "stopped without going through the reversible causes"
+	case d.After < minALSBeforeStop:
+		d.Why = fmt.Sprintf("stopped after %s of ALS; the guideline considers stopping after 20 minutes of asystole", SimTime(d.After))
+	default:
+		d.InLine = true
+		d.Why = fmt.Sprintf("stopped after %s of ALS in %s, with the reversible causes considered", SimTime(d.After), a.Rhythm)
+	}
+	return d
 }

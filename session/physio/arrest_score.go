@@ -120,6 +120,9 @@ func (e *Engine) arrestLines(r Report) []ScoreLine {
 			pen(2, "after ROSC: "+c.Item, "not done")
 		}
 	}
+	if v.Stop != nil && !v.Stop.InLine {
+		pen(10, "the decision to stop", v.Stop.Why)
+	}
 	return out
 }
 
@@ -167,6 +170,9 @@ func arrestPoints(e *Engine, r Report) []Point {
 		if c.At == nil {
 			add(false, "after ROSC, %s was not done", c.Item)
 		}
+	}
+	if v.Stop != nil {
+		add(v.Stop.InLine, "the decision to stop: %s", v.Stop.Why)
 	}
 	return out
 }

@@ -20,7 +20,7 @@ func mustLoad(t *testing.T, dirs ...string) *Library {
 func TestBuiltinScenarios(t *testing.T) {
 	lib := mustLoad(t)
 	want := []string{
-		"acs-sildenafil", "anaphylaxis", "arrest-vf-ward", "asthma-exacerbation", "copd-exacerbation",
+		"acs-sildenafil", "anaphylaxis", "arrest-asystole-stop", "arrest-pea-tension", "arrest-vf-ward", "asthma-exacerbation", "copd-exacerbation",
 		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "sepsis-urosepsis",
 	}
 	var got []string

@@ -1,0 +1,209 @@
+package physio
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// An arrest has no output: no pulse, no pressure, no saturation, GCS 3, gasps that stop; EtCO2
+// follows the compressions, and jumps at ROSC.
+func TestArrestVitalsFollowTheRhythm(t *testing.T) {
+	e, _ := play(t, "arrest-vf-ward", 40, step{5, "attach the monitor"})
+	v := e.TrueVitals()
+	if v.HR != 0 || v.SBP != 0 || v.DBP != 0 || v.SpO2 != 0 || v.GCS != 3 || v.RR != 4 {
+		t.Fatalf("in VF: %+v, want no pulse, BP or SpO2, GCS 3, agonal RR 4", v)
+	}
+	if v.EtCO2 > 10 {
+		t.Errorf("EtCO2 %d with no compressions, want under 10", v.EtCO2)
+	}
+	for _, say := range []string{"start CPR", "compressions too shallow"} {
+		e.Apply(ParseActions(say)[0])
+		e.AdvanceTo(e.Clock()+5, nil)
+		if got := e.TrueVitals().EtCO2; say == "start CPR" && got < 18 || say != "start CPR" && (got < 8 || got > 16) {
+			t.Errorf("after %q EtCO2 %d", say, got)
+		}
+	}
+	e.AdvanceTo(e.Clock()+120, nil)
+	if v := e.TrueVitals(); v.RR != 0 {
+		t.Errorf("RR %d two minutes into the arrest with no airway, want 0", v.RR)
+	}
+}
+
+// A shock restarts the heart or not by the seeded draw; the same seed draws the same, and an
+// engine restored mid-arrest goes on exactly as the original.
+func TestArrestIsDeterministic(t *testing.T) {
+	steps := []step{{31, "crash call, start CPR"}, {50, "pads on"}, {240, "stop CPR, rhythm check"},
+		{243, "shock 150 J, resume CPR"}, {360, "rhythm check"}, {363, "shock 200 J, resume CPR"}}
+	a, _ := play(t, "arrest-vf-ward", 600, steps...)
+	b, _ := play(t, "arrest-vf-ward", 300, steps[:4]...)
+	c, err := Restore(b.Snapshot(), b.Scenario())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps[4:] {
+		c.AdvanceTo(s.at, nil)
+		for _, act := range ParseActions(s.say) {
+			c.Apply(act)
+		}
+	}
+	c.AdvanceTo(600, nil)
+	ja, _ := json.Marshal(a.Snapshot())
+	jc, _ := json.Marshal(c.Snapshot())
+	if string(ja) != string(jc) {
+		t.Errorf("restored engine diverged:\n%s\n%s", ja, jc)
+	}
+}
+
+// Left alone, VF fines and then decays to asystole.
+func TestVFDecaysWithoutFlow(t *testing.T) {
+	e, _ := play(t, "arrest-vf-ward", 30+5*60+1)
+	if r := e.Rhythm(); r != sc.FineVF {
+		t.Errorf("after 5 minutes of no flow the rhythm is %s, want fine VF", r)
+	}
+	e.AdvanceTo(30+12*60+1, nil)
+	if r := e.Rhythm(); r != sc.Asystole {
+		t.Errorf("after 12 minutes of no flow the rhythm is %s, want asystole", r)
+	}
+}
+
+// A shock on asystole, on PEA or on a perfusing rhythm is a critical error and does nothing.
+func TestShockOnANonShockableRhythmIsACriticalError(t *testing.T) {
+	for _, c := range []struct{ scenario, state string }{
+		{"arrest-asystole-stop", "asystole"}, {"arrest-pea-tension", "pea-arrest"}, {"acs-sildenafil", "stemi"},
+	} {
+		e, _ := play(t, c.scenario, 60, step{55, "shock 150 J"})
+		errs := e.CriticalErrors()
+		if len(errs) != 1 || errs[0].ID != "shock-not-shockable" || e.State() != c.state {
+			t.Errorf("%s: errors %v, state %s", c.scenario, errs, e.State())
+		}
+	}
+}
+
+// Adrenaline 1 mg IV outside an arrest is stopped by the Pharmacist; given anyway, it is a
+// critical error.
+func TestAdrenalineBolusOutsideArrest(t *testing.T) {
+	e, events := play(t, "acs-sildenafil", 30, step{10, "adrenaline 1 mg IV"})
+	if orders := eventsOf(events, EventOrder); len(orders) != 1 || orders[0].Order.Given {
+		t.Fatalf("orders %+v, want one stopped", orders)
+	}
+	e.Apply(ParseActions("override, give adrenaline 1 mg IV")[0])
+	if errs := e.CriticalErrors(); len(errs) != 1 {
+		t.Errorf("critical errors %v, want the overridden bolus", errs)
+	}
+	in, _ := play(t, "arrest-pea-tension", 120, step{60, "start CPR"}, step{70, "IO access, adrenaline 1 mg IO"})
+	if len(in.CriticalErrors()) > 0 || len(in.Arrest().StepsOf(StepAdrenaline)) != 1 {
+		t.Errorf("in arrest: errors %v, steps %+v", in.CriticalErrors(), in.Arrest().Steps)
+	}
+}
+
+// Drug timing against RCUK ALS 2021: shockable, adrenaline and amiodarone after the third
+// shock; non-shockable, adrenaline as soon as there is access; repeats every 3–5 minutes.
+func TestDrugTimings(t *testing.T) {
+	shock := func(t int64) Step { return Step{T: t, What: StepShock} }
+	adr := func(t int64) Step { return Step{T: t, What: StepAdrenaline} }
+	amio := func(t int64) Step { return Step{T: t, What: StepAmiodarone} }
+	cases := []struct {
+		name      string
+		shockable bool
+		access    int64
+		steps     []Step
+		want      string
+	}{
+		{"before the third shock", true, -1, []Step{shock(60), shock(180), adr(200)}, Early},
+		{"after the third shock", true, -1, []Step{shock(60), shock(180), shock(300), adr(330), amio(335)}, OnTime + "," + OnTime},
+		{"a repeat at 2 minutes", true, -1, []Step{shock(60), shock(180), shock(300), adr(330), adr(450)}, OnTime + "," + Early},
+		{"a repeat at 4 minutes", true, -1, []Step{shock(60), shock(180), shock(300), adr(330), adr(570)}, OnTime + "," + OnTime},
+		{"non-shockable at once", false, 60, []Step{adr(90)}, OnTime},
+		{"non-shockable late", false, 60, []Step{adr(400)}, Late},
+		{"amiodarone in PEA", false, 60, []Step{adr(90), amio(100)}, OnTime + "," + WrongRhythm},
+	}
+	for _, c := range cases {
+		a := &ArrestRecord{Onset: 0, Access: c.access, Steps: c.steps}
+		var got []string
+		for _, d := range a.drugTimings(c.shockable) {
+			got = append(got, d.Verdict)
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("%s: %v, want %s", c.name, got, c.want)
+		}
+	}
+	a := &ArrestRecord{Onset: 0, Access: -1, Steps: []Step{shock(60), shock(180), shock(300)}}
+	if m := a.missedDrugs(true, 600); len(m) != 2 {
+		t.Errorf("missed after three shocks and five minutes: %+v, want adrenaline and amiodarone", m)
+	}
+}
+
+// The unsurvivable arrest never restarts, and stopping is judged against the guideline.
+func TestArrestStopDecision(t *testing.T) {
+	good := []step{{15, "crash call, start CPR"}, {40, "pads on"}, {60, "stop compressions, rhythm check"},
+		{64, "this is asystole, resume CPR"}, {90, "IV access, adrenaline 1 mg IV"}, {120, "consider the 4 Hs and 4 Ts"}}
+	for t0 := int64(300); t0 < 1350; t0 += 240 {
+		good = append(good, step{float64(t0), "stop compressions, rhythm check and pulse check"},
+			step{float64(t0 + 5), "resume CPR, adrenaline 1 mg IV"})
+	}
+	good = append(good, step{1360, "we'll stop resuscitation"})
+	e, _ := play(t, "arrest-asystole-stop", 1400, good...)
+	r := e.Report()
+	if e.Arrest().ROSC >= 0 || r.Arrest.Stop == nil || !r.Arrest.Stop.InLine {
+		t.Fatalf("stop: %+v, ROSC %d", r.Arrest.Stop, e.Arrest().ROSC)
+	}
+	if r.Score.Total != 100 || len(r.CriticalErrors) > 0 {
+		t.Errorf("score %d, errors %v:\n%s", r.Score.Total, r.CriticalErrors, r.Markdown())
+	}
+	early, _ := play(t, "arrest-asystole-stop", 400, step{60, "start CPR"}, step{300, "stop resuscitation"})
+	if s := early.Report().Arrest.Stop; s == nil || s.InLine {
+		t.Errorf("stopping at 4 minutes without the causes: %+v", s)
+	}
+}
+
+// The trace: asystole is flat, sinus rhythm beats at its rate, VF is fast and disorganised,
+// compressions swamp whatever is beneath.
+func TestTraceShapes(t *testing.T) {
+	samples := func(tr Trace) []float64 { return tr.Samples(make([]float64, 1000), 100, 110) }
+	peaks := func(s []float64, above float64) int {
+		n := 0
+		for i := 1; i < len(s); i++ {
+			if s[i] > above && s[i-1] <= above {
+				n++
+			}
+		}
+		return n
+	}
+	span := func(s []float64) float64 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range s {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		return hi - lo
+	}
+	if s := span(samples(Trace{Rhythm: sc.Asystole})); s > 0.1 {
+		t.Errorf("asystole spans %g mV", s)
+	}
+	if n := peaks(samples(Trace{Rhythm: sc.SinusRhythm, Rate: 72}), 0.5); n != 12 {
+		t.Errorf("sinus at 72/min: %d R waves in 10 s, want 12", n)
+	}
+	vf := samples(Trace{Rhythm: sc.CoarseVF, Seed: 99})
+	if n := peaks(vf, 0); n < 30 || n > 80 || span(vf) < 0.5 {
+		t.Errorf("coarse VF: %d upswings in 10 s, span %g", n, span(vf))
+	}
+	if s := span(samples(Trace{Rhythm: sc.Asystole, CPR: true})); s < 1 {
+		t.Errorf("compressions on asystole span %g mV, want the artefact", s)
+	}
+}
+
+func TestSameRhythm(t *testing.T) {
+	for _, c := range []struct {
+		said string
+		r    sc.Rhythm
+		want bool
+	}{{"VF", sc.FineVF, true}, {"VF", sc.PEA, false}, {"coarse VF", sc.FineVF, true}, {"PEA", sc.PEA, true},
+		{"asystole", sc.FineVF, false}, {"sinus rhythm", sc.PEA, false}, {"", sc.Asystole, false}} {
+		if got := SameRhythm(c.said, c.r); got != c.want {
+			t.Errorf("SameRhythm(%q, %s) = %v", c.said, c.r, got)
+		}
+	}
+}
