@@ -150,10 +150,11 @@ func (e *Engine) rescues(rs sc.Rescue, a ActionRecord) bool {
 	return matches(rs.Match, a.Action) && rs.States.Has(e.stateAt(a.T).Name())
 }
 
-// isRescue reports whether a was any of the case's rescue treatments, which do not wait for an
-// allergy history.
+// isRescue reports whether a was any of the case's rescue treatments, or anything given in a
+// cardiac arrest, which do not wait for an allergy history.
 func (e *Engine) isRescue(a ActionRecord) bool {
-	return slices.ContainsFunc(e.sc.Rescue, func(rs sc.Rescue) bool { return e.rescues(rs, a) })
+	return slices.ContainsFunc(e.sc.Rescue, func(rs sc.Rescue) bool { return e.rescues(rs, a) }) ||
+		e.arrestedAt(int64(a.T))
 }
 
 // allergyPoints fault each medication given before anyone asked about allergies, unless it was

@@ -202,3 +202,9 @@ func (a *ArrestRecord) StepsOf(what string) []Step {
 	}
 	return out
 }
+
+// arrestedAt reports whether the heart was stopped and the team working at ward second t.
+func (e *Engine) arrestedAt(t int64) bool {
+	a := e.s.Arrest
+	return a != nil && t >= a.Onset && (a.ROSC < 0 || t < a.ROSC) && (a.Stopped < 0 || t < a.Stopped)
+}

@@ -207,3 +207,43 @@ func TestSameRhythm(t *testing.T) {
 		}
 	}
 }
+
+// Left untreated, four of the first scenarios end in a cardiac arrest of their own kind.
+func TestArrestsReachedFromScenarios(t *testing.T) {
+	for _, c := range []struct {
+		scenario, state string
+		minutes         float64
+		rhythm          sc.Rhythm
+	}{
+		{"acs-sildenafil", "vf-arrest", 35, sc.CoarseVF},
+		{"asthma-exacerbation", "hypoxic-arrest", 26, sc.PEA},
+		{"opioid-overdose", "hypoxic-arrest", 13, sc.PEA},
+		{"anaphylaxis", "pea-arrest", 25, sc.PEA},
+	} {
+		e, _ := play(t, c.scenario, c.minutes*60)
+		if e.State() != c.state || e.Rhythm() != c.rhythm || e.Arrest() == nil {
+			t.Errorf("%s after %g min: %s in %s", c.scenario, c.minutes, e.State(), e.Rhythm())
+		}
+	}
+}
+
+// The hypoxic arrest of the overdose restarts only once he is ventilated.
+func TestHypoxicArrestNeedsVentilation(t *testing.T) {
+	checks := func(from float64, extra string) []step {
+		var out []step
+		for i := 0; i < 6; i++ {
+			at := from + float64(i*120)
+			out = append(out, step{at, "stop compressions, rhythm check"}, step{at + 5, "resume CPR" + extra})
+		}
+		return out
+	}
+	start := []step{{13 * 60, "crash call, start CPR"}, {13*60 + 30, "IO access, adrenaline 1 mg IO"}}
+	e, _ := play(t, "opioid-overdose", 40*60, append(start, checks(15*60, "")...)...)
+	if e.Arrest().ROSC >= 0 {
+		t.Errorf("ROSC without ventilation: %+v", e.Arrest().Steps)
+	}
+	e, _ = play(t, "opioid-overdose", 40*60, append(append(start, step{14 * 60, "ventilate with the bag valve mask"}), checks(15*60, "")...)...)
+	if e.Arrest().ROSC < 0 || e.State() != "rosc" {
+		t.Errorf("no ROSC after ventilation in six checks: %s, %+v", e.State(), e.Arrest().Steps)
+	}
+}
