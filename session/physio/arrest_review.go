@@ -21,7 +21,8 @@ type ArrestReview struct {
 	Outcome      string        `json:"outcome"`
 	Drugs        []DrugTiming  `json:"drugs"`
 	Named        []Step        `json:"rhythms_named"`
-	Causes       string        `json:"causes"` // how the reversible causes were dealt with
+	Causes       string        `json:"causes"`    // how the reversible causes were dealt with
+	CausesOK     bool          `json:"causes_ok"` // considered, and the cause treated if the heart did not restart
 	PostROSC     []CareItem    `json:"post_rosc,omitempty"`
 	Stop         *StopDecision `json:"stop,omitempty"`
 	Cycles       []Cycle       `json:"cycles"`
@@ -82,7 +83,7 @@ func (e *Engine) arrestReview() *ArrestReview {
 	}
 	r.Drugs = append(a.drugTimings(r.Shockable), a.missedDrugs(r.Shockable, e.arrestEnd())...)
 	r.Named = a.StepsOf(StepNamed)
-	r.Causes = e.causesReviewed(a)
+	r.Causes, r.CausesOK = e.causesReviewed(a)
 	r.PostROSC = e.postROSC(a)
 	r.Stop = e.stopDecision(a)
 	r.Cycles = e.cycles(a)
@@ -190,7 +191,12 @@ func repeatVerdict(gap int64) (string, string) {
 
 // afterShock: due after shock n, and within the cycle that follows it.
 func (a *ArrestRecord) afterShock(t int64, n int) (string, string) {
-	shocks := a.StepsOf(StepShock)
+	var shocks []Step
+	for _, s := range a.StepsOf(StepShock) {
+		if s.T <= t {
+			shocks = append(shocks, s)
+		}
+	}
 	if len(shocks) < n {
 		return Early, fmt.Sprintf("given after %d shock(s); it is due after shock %d", len(shocks), n)
 	}
@@ -213,21 +219,25 @@ func (a *ArrestRecord) soonAfterAccess(t int64) (string, string) {
 	return OnTime, why
 }
 
-func (e *Engine) causesReviewed(a *ArrestRecord) string {
-	cause := e.sc.Arrest.Cause
+// causesReviewed says how the reversible causes were dealt with, and whether that was enough: a
+// cause treated, or considered when the heart restarted before it needed treating (the coronary
+// occlusion behind VF is treated after ROSC, in the cath lab).
+func (e *Engine) causesReviewed(a *ArrestRecord) (string, bool) {
 	considered := len(a.StepsOf(StepCauses)) > 0
-	c := sc.ALS().Cause(cause)
+	c := sc.ALS().Cause(e.sc.Arrest.Cause)
 	switch {
 	case c != nil && a.CauseTreated >= 0:
-		return fmt.Sprintf("the cause, %s, was treated at %s", c.Name, SimTime(float64(a.CauseTreated-a.Onset)))
+		return fmt.Sprintf("the cause, %s, was treated at %s", c.Name, SimTime(float64(a.CauseTreated-a.Onset))), true
+	case c != nil && considered && a.ROSC >= 0:
+		return fmt.Sprintf("the 4 Hs and 4 Ts were considered; the cause, %s, is for after ROSC (%s)", c.Name, c.Treatment), true
 	case c != nil && considered:
-		return fmt.Sprintf("the 4 Hs and 4 Ts were considered, but the cause, %s, was not treated (%s)", c.Name, c.Treatment)
+		return fmt.Sprintf("the 4 Hs and 4 Ts were considered, but the cause, %s, was not treated (%s)", c.Name, c.Treatment), false
 	case c != nil:
-		return fmt.Sprintf("the reversible causes were not considered; this one was %s (%s)", c.Name, c.Treatment)
+		return fmt.Sprintf("the reversible causes were not considered; this one was %s (%s)", c.Name, c.Treatment), false
 	case considered:
-		return "the 4 Hs and 4 Ts were considered"
+		return "the 4 Hs and 4 Ts were considered", true
 	}
-	return "the 4 Hs and 4 Ts were not considered"
+	return "the 4 Hs and 4 Ts were not considered", false
 }
 
 // postROSCCare are the parts of care after ROSC (RCUK ALS 2021, post-resuscitation care), each

@@ -2,18 +2,18 @@ package physio
 
 import (
 	"fmt"
-	"strings"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// cycles cut the arrest into its two-minute cycles at each rhythm check, with the compressions
-// and what was done in each.
+// cycles cut the arrest into its two-minute cycles at each rhythm check (or a pulse check on its
+// own), with the compressions and what was done in each.
 func (e *Engine) cycles(a *ArrestRecord) []Cycle {
 	end := e.arrestEnd()
 	bounds := []int64{a.Onset}
 	for _, s := range a.Steps {
-		if s.What == StepCheck && s.T > bounds[len(bounds)-1] && s.T < end {
+		last := bounds[len(bounds)-1]
+		if (s.What == StepCheck && s.T > last || s.What == StepPulse && s.T > last+30) && s.T < end {
 			bounds = append(bounds, s.T)
 		}
 	}
@@ -112,7 +112,7 @@ func (e *Engine) arrestLines(r Report) []ScoreLine {
 			pen(5, "rhythm named wrong: "+n.Detail, "it was "+string(n.Rhythm))
 		}
 	}
-	if strings.Contains(v.Causes, "not treated") || strings.Contains(v.Causes, "not considered") {
+	if !v.CausesOK {
 		pen(5, "reversible causes", v.Causes)
 	}
 	for _, c := range v.PostROSC {
@@ -165,7 +165,7 @@ func arrestPoints(e *Engine, r Report) []Point {
 	if len(v.Named) == 0 {
 		add(false, "the rhythm was never named aloud; say what you see (\"VF\", \"this is PEA\")")
 	}
-	add(!strings.Contains(v.Causes, "not"), "%s", v.Causes)
+	add(v.CausesOK, "%s", v.Causes)
 	for _, c := range v.PostROSC {
 		if c.At == nil {
 			add(false, "after ROSC, %s was not done", c.Item)
