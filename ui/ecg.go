@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
@@ -22,11 +23,15 @@ type ecgPane struct {
 	view    string
 }
 
-// secondsPerColumn is the sweep: 7.2 seconds across 120 columns, 4.8 across 80.
-const secondsPerColumn = 0.06
+// secondsPerColumn is the sweep: 7.2 seconds across 120 columns, 4.8 across 80. Each dot column
+// (half a cell) is drawn from oversample samples.
+const (
+	secondsPerColumn = 0.06
+	oversample       = 4
+)
 
 // The strip's voltage range, in millivolts: room for an R wave and a deep S wave.
-const ecgTop, ecgBottom = 1.6, -1.2
+const ecgTop, ecgBottom = 1.1, -0.8
 
 // ecgRows is how many rows the strip takes in a body this tall: none without a monitor, and none
 // where the chat would be squeezed.
@@ -45,13 +50,13 @@ func (p *ecgPane) SetSize(width, rows int) { p.width, p.rows = width, rows }
 func (p *ecgPane) View() string { return p.view }
 
 // Render draws the trace ending at clock.
-func (p *ecgPane) Render(trace *session.ECGTrace, clock time.Duration) {
+func (p *ecgPane) Render(trace session.ECGTrace, clock time.Duration) {
 	if trace == nil || p.rows == 0 || p.width < 2 {
 		p.view = ""
 		return
 	}
 	w, h := p.width-1, p.rows // one column of margin, as the vitals have
-	n := 2 * w
+	n := 2 * w * oversample
 	if cap(p.samples) < n {
 		p.samples = make([]float64, n)
 	}
@@ -64,13 +69,18 @@ func (p *ecgPane) Render(trace *session.ECGTrace, clock time.Duration) {
 	for i := range cells {
 		cells[i] = 0
 	}
-	prev := level(samples[0], 4*h)
-	for i, v := range samples {
-		y := level(v, 4*h)
-		for lo, hi := min(prev, y), max(prev, y); lo <= hi; lo++ {
-			cells[lo/4*w+i/2] |= brailleDot(i%2, lo%4)
+	last := samples[0]
+	for x := 0; x < 2*w; x++ {
+		// Each dot column draws the span its samples cover, joined to the column before, so a
+		// spike narrower than a column (an R wave) is never lost between two samples.
+		lo, hi := last, last
+		for _, v := range samples[x*oversample : (x+1)*oversample] {
+			lo, hi = min(lo, v), max(hi, v)
 		}
-		prev = y
+		last = samples[(x+1)*oversample-1]
+		for y := level(hi, 4*h); y <= level(lo, 4*h); y++ {
+			cells[y/4*w+x/2] |= brailleDot(x%2, y%4)
+		}
 	}
 	lines := make([]string, h)
 	for r := range lines {
@@ -97,4 +107,37 @@ func brailleDot(x, y int) rune {
 		return rune(0x40 << x)
 	}
 	return rune(1 << (y + 3*x))
+}
+
+// sweepPeriod is how often the strip moves between the once-a-second snapshots: two columns a
+// tick at normal speed.
+const sweepPeriod = 125 * time.Millisecond
+
+// sweepMsg moves the strip on.
+type sweepMsg struct{}
+
+// sweep is the strip's motion: how far past the snapshot's clock it has swept, and whether a
+// tick is on its way.
+type sweep struct {
+	offset  time.Duration
+	running bool
+}
+
+func sweepLater() tea.Cmd {
+	return tea.Tick(sweepPeriod, func(time.Time) tea.Msg { return sweepMsg{} })
+}
+
+// sweepStrip moves the strip on by a tick of sim time, never more than a snapshot's worth past
+// the last snapshot, and keeps ticking while there is a strip.
+func (m *Model) sweepStrip() tea.Cmd {
+	if m.state.ECG == nil {
+		m.sweep.running = false
+		return nil
+	}
+	if !m.state.Paused {
+		step := time.Duration(float64(sweepPeriod) * m.state.Speed)
+		m.sweep.offset = min(m.sweep.offset+step, time.Duration(float64(refreshPeriod)*m.state.Speed))
+		m.ecg.Render(m.state.ECG, m.state.Clock+m.sweep.offset)
+	}
+	return sweepLater()
 }

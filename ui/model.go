@@ -77,6 +77,7 @@ type Model struct {
 	roster    rosterPane
 	vitals    vitalsPane
 	ecg       ecgPane
+	sweep     sweep // the strip's motion between snapshots
 	chat      chatPane
 	input     inputPane
 	status    statusPane
@@ -164,6 +165,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ring = false
 		cmd = tea.Batch(cmd, bellCmd(m.opts.Bell))
 	}
+	if m.state.ECG != nil && !m.sweep.running {
+		m.sweep.running = true
+		cmd = tea.Batch(cmd, sweepLater())
+	}
 	return m, cmd
 }
 
@@ -216,6 +221,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case noticeMsg:
 		m.notice = notice(msg)
 		return nil
+	case sweepMsg:
+		return m.sweepStrip()
 	}
 	return nil
 }
@@ -226,6 +233,7 @@ func (m *Model) applyState(s session.ViewState) {
 	m.ring = m.ring || s.Sounded > m.sounded
 	m.sounded = max(m.sounded, s.Sounded)
 	m.state = s
+	m.sweep.offset = 0
 	m.roster.SetState(s)
 	m.chat.hint = firstScreenHint(s)
 	m.chat.SetHistory(s.Chat, newPatient)

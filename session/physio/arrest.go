@@ -166,9 +166,12 @@ func (e *Engine) monitorRate() int {
 // probe can read, GCS 3, agonal gasps for a minute or two and then none unless someone ventilates,
 // and an EtCO2 that follows the compressions.
 func (e *Engine) noOutput(v *Vitals) {
-	a := e.s.Arrest
-	if !e.Rhythm().Arrest() || a == nil {
+	if !e.Rhythm().Arrest() {
 		return
+	}
+	a := e.s.Arrest
+	if a == nil { // found in arrest, before the engine's first second
+		a = &ArrestRecord{Onset: e.s.T}
 	}
 	v.HR, v.SBP, v.DBP, v.SpO2, v.GCS, v.AVPU = 0, 0, 0, 0, 3, "U"
 	switch {

@@ -247,3 +247,13 @@ func TestHypoxicArrestNeedsVentilation(t *testing.T) {
 		t.Errorf("no ROSC after ventilation in six checks: %s, %+v", e.State(), e.Arrest().Steps)
 	}
 }
+
+// A patient found in arrest shows no output from the first reading.
+func TestFoundInArrestShowsNoOutput(t *testing.T) {
+	e := NewEngine("patient_1", scenario(t, "arrest-asystole-stop"), 42, 0)
+	events := e.Apply(ParseActions("attach the monitor")[0])
+	r := eventsOf(events, EventVitals)
+	if len(r) != 1 || r[0].Reading.HR != 0 || r[0].Reading.SBP != 0 || r[0].Reading.SpO2 != 0 {
+		t.Errorf("first reading %+v", r)
+	}
+}

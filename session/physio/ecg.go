@@ -75,9 +75,9 @@ func (tr Trace) rhythmAt(t float64) float64 {
 	beats := tr.Beat + (t-tr.T)*tr.Rate/60
 	switch tr.Rhythm {
 	case sc.CoarseVF:
-		return tr.fibrillation(t, 0.55)
+		return tr.fibrillation(t, 1.0)
 	case sc.FineVF:
-		return tr.fibrillation(t, 0.13)
+		return tr.fibrillation(t, 0.25)
 	case sc.Asystole:
 		return 0.015*math.Sin(2*math.Pi*0.21*t) + 0.008*math.Sin(2*math.Pi*0.53*t+1)
 	case sc.AtrialFib:
@@ -98,8 +98,9 @@ func beat(waves []wave, beats float64) float64 {
 	theta := 2 * math.Pi * (beats - math.Floor(beats+0.5)) // in [−π, π), the R wave at 0
 	z := 0.0
 	for _, w := range waves {
-		d := theta - w.theta
-		z += w.a * w.b * w.b * math.Exp(-d*d/(2*w.b*w.b))
+		if d := theta - w.theta; math.Abs(d) < 5*w.b { // beyond five widths the wave adds nothing a screen shows
+			z += w.a * w.b * w.b * math.Exp(-d*d/(2*w.b*w.b))
+		}
 	}
 	return beatScale * z
 }
