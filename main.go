@@ -114,7 +114,7 @@ var commands = []command{
 		flags: []string{"model", "num-ctx"}, run: doctor},
 	{name: "kb", args: "list | search QUERY | show ID", summary: "the protocol cards ward answers from, and what a query retrieves",
 		flags: []string{"knowledge", "embed-model"}, run: kb},
-	{name: "eval", args: "delta | analyzer | patient | debrief | knowledge", summary: "how well a model (or the offline backend) does what ward asks, or the cards' retrieval; exit 1 below --min",
+	{name: "eval", args: "delta | analyzer | patient | debrief | arrest | knowledge", summary: "how well a model (or the offline backend) does what ward asks, or the cards' retrieval; exit 1 below --min",
 		flags: []string{"backend", "model", "num-ctx", "num-predict", "min", "format", "out", "knowledge", "embed-model"}, formats: reportFormats, run: evalCommand},
 	{name: "replay", args: "TRACE", summary: "replay a --trace file with no model: exit 0 when ward sends every request as recorded, 1 at the first that differs, 2 when it cannot replay",
 		flags: []string{"scenarios", "agents", "knowledge"}, run: replayCommand},
@@ -1235,7 +1235,7 @@ func scenarios(_ context.Context, c *call) error {
 
 func evalCommand(ctx context.Context, c *call) error {
 	o, args := c.o, c.args
-	if len(args) != 1 || !slices.Contains([]string{"delta", "analyzer", "patient", "debrief", "knowledge"}, args[0]) {
+	if len(args) != 1 || !slices.Contains([]string{"delta", "analyzer", "patient", "debrief", "arrest", "knowledge"}, args[0]) {
 		return argsError(c)
 	}
 	if args[0] == "knowledge" {
@@ -1249,13 +1249,14 @@ func evalCommand(ctx context.Context, c *call) error {
 	switch {
 	case args[0] == "delta":
 		report = eval.EvalDelta(ctx, backend)
-	case args[0] == "patient", args[0] == "debrief":
+	case args[0] == "patient", args[0] == "debrief", args[0] == "arrest":
 		team, err := agents.LoadTeam("")
 		if err != nil {
 			return err
 		}
 		play := session.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, askModel)
-		suite := map[string]func(context.Context, llm.Backend, eval.Player) eval.Report{"patient": eval.EvalPatient, "debrief": eval.EvalDebrief}
+		suite := map[string]func(context.Context, llm.Backend, eval.Player) eval.Report{"patient": eval.EvalPatient,
+			"debrief": eval.EvalDebrief, "arrest": eval.EvalArrest}
 		report = suite[args[0]](ctx, backend, play)
 	case backend.Name() == "ollama": // score the model alone, not the rules in front of it
 		report = eval.EvalAnalyzer(ctx, analyzer.NewLLMAnalyzer(backend, analyzer.LLMAnalyzerConfig{NumCtx: o.numCtx}))
