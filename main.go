@@ -31,6 +31,9 @@ import (
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
+	"github.com/ward-sim/ward/session/playback"
+	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
 	"github.com/ward-sim/ward/ui"
@@ -687,7 +690,7 @@ func openSession(ctx context.Context, o *options, notices func(string)) (s *sess
 func startOrResume(cfg session.Config, fresh bool) (*session.Session, bool, error) {
 	if !fresh {
 		s, err := session.Resume(cfg)
-		if !errors.Is(err, session.ErrNoSession) {
+		if !errors.Is(err, records.ErrNoSession) {
 			return s, err == nil, err
 		}
 	}
@@ -838,7 +841,7 @@ func tui(ctx context.Context, c *call) error {
 	}
 	// The screen asks for the theme right after a start, from the goroutine that started it.
 	opts.StartedTheme = func() (themes.Theme, error) { return themes.New(started.theme, themes.NoColorRequested()) }
-	engine := session.NewLive(s, restart)
+	engine := live.NewLive(s, restart)
 	defer engine.Close()
 	return ui.Run(ctx, engine, opts)
 }
@@ -891,7 +894,7 @@ func dump(_ context.Context, c *call) error {
 		return err
 	}
 	return readStore(c, persist.AuditExport, "dump", func(st *persist.Store) error {
-		doc, err := session.Dump(st, lib)
+		doc, err := records.Dump(st, lib)
 		if err == nil {
 			err = writeJSON(c.stdout, doc)
 		}
@@ -908,7 +911,7 @@ func aar(_ context.Context, c *call) error {
 		return err
 	}
 	return readStore(c, persist.AuditExport, "review of "+orActive(c.o.patient)+" as "+c.o.format, func(st *persist.Store) error {
-		report, err := session.AAR(st, lib, c.o.patient)
+		report, err := records.AAR(st, lib, c.o.patient)
 		if err != nil {
 			return err
 		}
@@ -921,7 +924,7 @@ func export(_ context.Context, c *call) error {
 		return err
 	}
 	return readStore(c, persist.AuditExport, "chat of "+orEvery(c.o.patient)+" as "+c.o.format, func(st *persist.Store) error {
-		tr, err := session.Export(st, c.o.patient)
+		tr, err := records.Export(st, c.o.patient)
 		if err != nil {
 			return err
 		}
@@ -1001,7 +1004,7 @@ func progress(_ context.Context, c *call) error {
 		return err
 	}
 	return readStore(c, persist.AuditReport, "progress", func(st *persist.Store) error {
-		p, err := session.ReadProgress(st, lib)
+		p, err := records.ReadProgress(st, lib)
 		if err != nil {
 			return err
 		}
@@ -1023,7 +1026,7 @@ func report(_ context.Context, c *call) error {
 	}
 	c.o.instructor = true
 	return readStore(c, persist.AuditReport, "class report as "+c.o.format, func(st *persist.Store) error {
-		r, err := session.ReadClassReport(st, lib)
+		r, err := records.ReadClassReport(st, lib)
 		if err != nil {
 			return err
 		}
@@ -1143,9 +1146,9 @@ func archive(_ context.Context, c *call) error {
 	args := c.args
 	switch {
 	case len(args) == 1 && args[0] == "list":
-		return readStore(c, persist.AuditOpen, "archive list", func(st *persist.Store) error { return session.ArchiveList(st, c.stdout) })
+		return readStore(c, persist.AuditOpen, "archive list", func(st *persist.Store) error { return records.ArchiveList(st, c.stdout) })
 	case len(args) == 2 && args[0] == "show":
-		return readStore(c, persist.AuditExport, "archive "+args[1], func(st *persist.Store) error { return session.ArchiveShow(st, args[1], c.stdout) })
+		return readStore(c, persist.AuditExport, "archive "+args[1], func(st *persist.Store) error { return records.ArchiveShow(st, args[1], c.stdout) })
 	case len(args) == 2 && args[0] == "restore":
 		// A restore writes, so it takes the file like any writer; it still never creates one.
 		if err := mustExist(c.o.db); err != nil {
@@ -1159,7 +1162,7 @@ func archive(_ context.Context, c *call) error {
 		if err := signIn(c.o, store, false); err != nil {
 			return err
 		}
-		if err := session.ArchiveRestore(store, args[1], c.stdout); err != nil {
+		if err := records.ArchiveRestore(store, args[1], c.stdout); err != nil {
 			return err
 		}
 		info, _, err := store.LatestSession()
@@ -1191,7 +1194,7 @@ func stats(_ context.Context, c *call) error {
 		return err
 	}
 	return readStore(c, persist.AuditOpen, "stats", func(st *persist.Store) error {
-		report, err := session.ReadStats(st)
+		report, err := records.ReadStats(st)
 		if err != nil {
 			return err
 		}
@@ -1254,7 +1257,7 @@ func evalCommand(ctx context.Context, c *call) error {
 		if err != nil {
 			return err
 		}
-		play := session.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, askModel)
+		play := playback.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, askModel)
 		suite := map[string]func(context.Context, llm.Backend, eval.Player) eval.Report{"patient": eval.EvalPatient,
 			"debrief": eval.EvalDebrief, "arrest": eval.EvalArrest}
 		report = suite[args[0]](ctx, backend, play)
@@ -1331,7 +1334,7 @@ func replayCommand(ctx context.Context, c *call) error {
 		return err
 	}
 	defer store.Close()
-	d, err := session.ReplayTrace(ctx, session.Config{Store: store, Scenarios: lib, Team: team, Knowledge: cards}, runs, askModel)
+	d, err := playback.ReplayTrace(ctx, session.Config{Store: store, Scenarios: lib, Team: team, Knowledge: cards}, runs, askModel)
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s: %w", c.args[0], err)
@@ -1371,7 +1374,7 @@ func inspectCommand(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	turns := session.RecordedTurns(runs)
+	turns := live.RecordedTurns(runs)
 	if turns.Len() == 0 {
 		return fmt.Errorf("%s holds no turn to inspect", c.args[0])
 	}

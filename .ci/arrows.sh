@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # arrows.sh — check that imports point the way ARCHITECTURE.md draws them, from `go list`:
-#   - ui imports only session and themes of ward's packages;
+#   - ui imports only session (the slash commands, error codes), session/live (the screen's
+#     adapter and view types), session/records (a transcript) and themes of ward's packages;
+#   - session's rooms: the turn (session) imports neither its adapter (session/live), its tools
+#     (session/playback) nor agents/eval or agents/replay; the read side (session/records) imports
+#     no session package but the engine's (physio, scenario); only session/playback, of session's
+#     packages, imports agents/eval and agents/replay; session/sessiontest serves tests only;
 #   - only the Ollama backend and its test helper import github.com/ollama/ollama (tests included);
 #   - agents, memory and persist never import session or ui; memory's code imports only memory
 #     (its tests may use the real store);
@@ -17,7 +22,14 @@ imports() { # imports PKG: the ward packages PKG imports, its tests' imports inc
 }
 
 for dep in $(go list -f '{{join .Imports "\n"}}' ./ui | grep "^$mod" || true); do
-	case "$dep" in "$mod/session" | "$mod/themes") ;; *) bad "ui imports $dep" ;; esac
+	case "$dep" in "$mod/session" | "$mod/session/live" | "$mod/session/records" | "$mod/themes") ;; *) bad "ui imports $dep" ;; esac
+done
+code_imports() { go list -f '{{join .Imports "\n"}}' "$1" | grep "^$mod" || true; }
+for dep in $(code_imports ./session); do
+	case "$dep" in "$mod/session/live" | "$mod/session/playback" | "$mod/agents/eval" | "$mod/agents/replay") bad "the turn (session) imports $dep" ;; esac
+done
+for dep in $(code_imports ./session/records); do
+	case "$dep" in "$mod/session/physio" | "$mod/session/scenario") ;; "$mod/session"*) bad "the read side (session/records) imports $dep" ;; esac
 done
 while read -r pkg; do
 	if go list -f '{{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' "$pkg" | grep -q 'github.com/ollama/ollama'; then
@@ -29,6 +41,17 @@ while read -r pkg; do
 			case "$dep" in "$mod/session"* | "$mod/ui"* | "$mod") bad "$pkg imports $dep" ;; esac ;;
 		esac
 		[ "$dep" != "$mod" ] || bad "$pkg imports main"
+	done
+	case "$pkg" in "$mod/session"* | "$mod/ui"*)
+		for dep in $(code_imports "$pkg"); do
+			case "$dep:$pkg" in
+			"$mod/agents/eval:$mod/session/playback" | "$mod/agents/replay:$mod/session/playback") ;;
+			"$mod/agents/eval:"* | "$mod/agents/replay:"*) bad "$pkg imports $dep (only session/playback may)" ;;
+			esac
+		done ;;
+	esac
+	for dep in $(code_imports "$pkg"); do
+		[ "$dep" != "$mod/session/sessiontest" ] || bad "$pkg imports session/sessiontest outside its tests"
 	done
 	case "$pkg" in
 	"$mod/memory"*)

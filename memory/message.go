@@ -2,6 +2,10 @@ package memory
 
 import "time"
 
+// SystemAgent is the Agent of a message ward itself wrote (a notice, a command's answer), not a
+// model.
+const SystemAgent = "ward"
+
 // Message is one message of a conversation: what the trainee typed, what an agent or ward said,
 // a tool's result. The same value is stored in a history, windowed into a prompt and sent to a
 // backend, which converts it to its own wire format.

@@ -2,6 +2,7 @@ package persist
 
 import (
 	"encoding/json"
+	"sort"
 	"time"
 )
 
@@ -17,6 +18,16 @@ type PatientEntry struct {
 type Registry struct {
 	ActivePatientID string // "" when no patient is active; stored as null
 	Patients        map[string]PatientEntry
+}
+
+// IDs are the IDs of the patients on the roster, sorted.
+func (r Registry) IDs() []string {
+	ids := make([]string, 0, len(r.Patients))
+	for id := range r.Patients {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // registryJSON is the stored shape: active_patient_id is null, not "", when none is active.

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -131,41 +130,13 @@ func TestRunMonitorAlarmWhileAnotherPatientIsActive(t *testing.T) {
 	}
 }
 
-// The screen's view: the roster row carries the waiting alert and the overdue reading, the view
-// lists the alerts most urgent first, and the count of alarms sounded grows for the bell.
-func TestLiveViewShowsWaitingAlerts(t *testing.T) {
-	r := newRig(t)
-	r.turn("/admit patient_1 opioid-overdose")
-	r.turn("put him on the monitor")
-	r.turn("/admit patient_2 asthma-exacerbation")
-	live := NewLive(r.s, nil)
-	before := live.Snapshot().Sounded
-	drain(live.Submit(context.Background(), "/wait 5m"))
-	v := live.Snapshot()
-	if v.Sounded <= before {
-		t.Errorf("sounded %d after a /wait with an alarm repeating, was %d", v.Sounded, before)
-	}
-	if len(v.Alerts) != 2 || v.Alerts[0].PatientID != "patient_2" || v.Alerts[0].Level != AlertEmergency ||
-		v.Alerts[1].Level != AlertAlarm {
-		t.Errorf("alerts %+v, want patient_2's emergency call, then patient_1's alarm", v.Alerts)
-	}
-	for _, row := range v.Roster {
-		if row.Alert.Level == AlertNone || row.Alert.PatientID != row.ID {
-			t.Errorf("roster row %+v has no alert", row)
-		}
-	}
-	if v.Patient.ID != "patient_2" {
-		t.Errorf("an alert moved the active patient to %s", v.Patient.ID)
-	}
-}
-
 // A reading older than its NEWS2 calls for is overdue on the roster.
 func TestSummaryOverdue(t *testing.T) {
 	sm := summary{Known: true, NEWS2: 3, Band: physio.BandLow, At: 100}
-	if sm.overdue(100+20*60) || !sm.overdue(100+20*60+1) {
+	if sm.Overdue(100+20*60) || !sm.Overdue(100+20*60+1) {
 		t.Error("a NEWS2 of 3 is due again after 20 sim minutes")
 	}
-	if (summary{}).overdue(1e6) {
+	if (summary{}).Overdue(1e6) {
 		t.Error("a patient never measured is unknown, not overdue")
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // clear archives the whole session (registry, session history, every patient's history, memory,
@@ -21,7 +23,7 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 		if _, err := s.cfg.Store.Archive(s.info.ID, s.cfg.Now().UTC()); err != nil {
 			return err
 		}
-		archives, err := archiveEntries(s.cfg.Store, s.info.ID)
+		archives, err := records.ArchiveEntries(s.cfg.Store, s.info.ID)
 		number = len(archives)
 		return err
 	})
@@ -34,7 +36,7 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 	s.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
 	s.sim = newSim(s.cfg.Scenarios, s.info.Seed, s.sim.ward.Clock())
 	s.reportDecision(t, DecisionClear, d, "")
-	t.emit(MessageEvent{Role: "assistant", Agent: systemAgent, Text: clearedText(roster, number)})
+	t.emit(MessageEvent{Role: "assistant", Agent: memory.SystemAgent, Text: clearedText(roster, number)})
 	if err := s.cfg.Audit.Record(s.cfg.Store.Person(), persist.AuditClear, s.info.ID, fmt.Sprintf("archive %d", number)); err != nil {
 		t.emit(ErrorEvent{Code: "AUDIT", Message: "the shift was cleared, but the audit record could not be written: " + err.Error()})
 	}
@@ -47,4 +49,21 @@ func clearedText(roster []string, archive int) string {
 	}
 	return fmt.Sprintf("Context cleared: %d patient(s) archived (%s) as archive %d — %s. No patient is active.",
 		len(roster), strings.Join(roster, ", "), archive, restore)
+}
+
+// ClearPreview counts what a clear would archive now: the patients, the stored messages of every
+// conversation, and the number the archive will get (`ward archive show N`).
+func (s *Session) ClearPreview() (patients, messages, archive int, err error) {
+	err = s.cfg.Store.View(s.ID(), func(tx *persist.Tx) error {
+		messages = tx.Len("")
+		for _, pid := range s.roster {
+			messages += tx.Len(pid)
+		}
+		return nil
+	})
+	if err != nil {
+		return len(s.roster), messages, 0, err
+	}
+	archives, err := records.ArchiveEntries(s.cfg.Store, s.ID())
+	return len(s.roster), messages, len(archives) + 1, err
 }

@@ -11,10 +11,8 @@ import (
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
-
-// systemAgent names replies that come from ward itself rather than from a model.
-const systemAgent = "ward"
 
 // Command describes one slash command; the same table serves `/help`, the TUI's palette and
 // `ward run`.
@@ -68,7 +66,7 @@ func (s *Session) command(ctx context.Context, t *turn, line string) {
 
 // say shows a message from ward itself. It is not stored: it reports state the store already holds.
 func (s *Session) say(t *turn, text string) {
-	t.emit(MessageEvent{PatientID: s.active, Role: "assistant", Agent: systemAgent, Text: text})
+	t.emit(MessageEvent{PatientID: s.active, Role: "assistant", Agent: memory.SystemAgent, Text: text})
 }
 
 func (s *Session) cmdHelp(_ context.Context, t *turn, _ string) {
@@ -269,4 +267,22 @@ func (s *Session) draft(t *turn, text string) {
 	msg := s.message(memory.RoleAssistant, agents.AgentOrchestrator, text)
 	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: msg.Agent, Text: text, At: msg.At})
 	s.record(t, []memory.Message{msg}, nil)
+}
+
+// cmdProgress shows the trainee's progress across their shifts, this one included, as `ward
+// progress` prints it.
+func (s *Session) cmdProgress(_ context.Context, t *turn, _ string) {
+	if err := s.Flush(); err != nil { // this shift's engines, as they are now
+		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the shift before reading it: " + err.Error()})
+		return
+	}
+	p, err := records.ReadProgress(s.cfg.Store, s.cfg.Scenarios)
+	if err != nil {
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not read the progress: " + err.Error()})
+		return
+	}
+	p.Open = s.info.ID
+	var b strings.Builder
+	_ = p.Table(&b)
+	s.say(t, "```text\n"+b.String()+"```")
 }

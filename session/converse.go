@@ -272,7 +272,7 @@ func (s *Session) reportLLMError(t *turn, err error) {
 
 // wardSays is a reply from ward itself, shown at once and recorded with the turn.
 func (s *Session) wardSays(t *turn, text string) memory.Message {
-	return s.saySpoken(t, systemAgent, text)
+	return s.saySpoken(t, memory.SystemAgent, text)
 }
 
 // saySpoken is a line ward writes itself in another voice at the bedside (the nurse, a

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/scenario"
 )
@@ -196,7 +197,7 @@ func TestNewBlankPatientGetsAnnouncedScenario(t *testing.T) {
 			}
 			var announced []int
 			for i, e := range events {
-				if m, ok := e.(MessageEvent); ok && m.Agent == systemAgent {
+				if m, ok := e.(MessageEvent); ok && m.Agent == memory.SystemAgent {
 					announced = append(announced, i)
 					if !strings.Contains(m.Text, want.Presentation) || !strings.Contains(m.Text, want.Demographics.Name) || m.PatientID != id {
 						t.Errorf("announcement %+v does not give %s's presentation %q", m, id, want.Presentation)

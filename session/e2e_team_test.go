@@ -9,13 +9,14 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // agentMessages are the messages agents spoke in a turn, leaving out ward's own notes.
 func agentMessages(events []Event) []MessageEvent {
 	var out []MessageEvent
 	for _, m := range messages(events) {
-		if m.Agent != systemAgent {
+		if m.Agent != memory.SystemAgent {
 			out = append(out, m)
 		}
 	}
@@ -214,7 +215,7 @@ func TestStatsCountMerges(t *testing.T) {
 			}
 		}
 	}
-	doc, err := Stats(r.store)
+	doc, err := records.Stats(r.store)
 	if err != nil {
 		t.Fatal(err)
 	}

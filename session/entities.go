@@ -1,12 +1,8 @@
 package session
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
-	"github.com/ward-sim/ward/persist"
 )
 
 // EntitiesEvent reports one agent's entity merge and what that agent now sees.
@@ -118,36 +114,4 @@ func (s *Session) countCitationsRemoved(n int) {
 	}
 	s.entities().Stats.CitationsRemoved += int64(n)
 	s.sim.dirty[s.active] = true
-}
-
-// StatsDoc is what `ward stats` prints: the entity and team counters per patient and in total.
-type StatsDoc struct {
-	SessionID  string                        `json:"session_id"`
-	Total      memory.EntityStats            `json:"total"`
-	MergeP95US float64                       `json:"merge_p95_us"`
-	Patients   map[string]memory.EntityStats `json:"patients"`
-}
-
-// Stats reads the counters of the latest shift.
-func Stats(store *persist.Store) (StatsDoc, error) {
-	info, err := latest(store)
-	if err != nil {
-		return StatsDoc{}, err
-	}
-	doc := StatsDoc{SessionID: info.ID, Patients: map[string]memory.EntityStats{}}
-	var docs map[string][]byte
-	err = store.View(info.ID, func(tx *persist.Tx) error {
-		docs, err = tx.PatientDocs(persist.KindEntities)
-		return err
-	})
-	for id, raw := range docs {
-		var e memory.Entities
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return doc, fmt.Errorf("entities of %s are unreadable: %w", id, err)
-		}
-		doc.Patients[id] = e.Stats
-		doc.Total = doc.Total.Plus(e.Stats)
-	}
-	doc.MergeP95US = float64(doc.Total.MergeLatency.P95().Nanoseconds()) / 1e3
-	return doc, err
 }

@@ -56,8 +56,8 @@ func (c *conversation) retrieve(ctx context.Context, a agents.Agent) {
 // retrieveCards asks the protocol cards for query's passages. A ranking by an embedding model is
 // written to the trace, and a replay of it takes the recorded retrieval instead: it asks no model.
 func (s *Session) retrieveCards(ctx context.Context, query string) (knowledge.Retrieval, error) {
-	if s.cfg.retrievals != nil {
-		return s.cfg.retrievals.next(query)
+	if run := s.cfg.Replaying; run != nil && run.Header.EmbedModel != "" {
+		return s.recordedRetrieval(run.Retrievals, query)
 	}
 	r, err := s.cfg.Knowledge.Retrieve(ctx, query, passagesPerTurn)
 	if s.cfg.Knowledge.EmbedModel() != "" {
@@ -72,17 +72,15 @@ func (s *Session) retrieveCards(ctx context.Context, query string) (knowledge.Re
 	return r, err
 }
 
-// recordedRetrievals are a recorded run's retrievals, handed out in order.
-type recordedRetrievals struct{ left []llm.TraceRetrieval }
-
-// next is the recorded retrieval for query; a query the recording did not make at this point is
-// an error, so the turn's prompt goes without passages and the replay diverges there.
-func (r *recordedRetrievals) next(query string) (knowledge.Retrieval, error) {
-	if len(r.left) == 0 {
+// recordedRetrieval is the next of a recorded run's retrievals, handed out in order, for query; a
+// query the recording did not make at this point is an error, so the turn's prompt goes without
+// passages and the replay diverges there.
+func (s *Session) recordedRetrieval(recorded []llm.TraceRetrieval, query string) (knowledge.Retrieval, error) {
+	if s.replayed >= len(recorded) {
 		return knowledge.Retrieval{}, fmt.Errorf("the recording holds no retrieval for %q", query)
 	}
-	rec := r.left[0]
-	r.left = r.left[1:]
+	rec := recorded[s.replayed]
+	s.replayed++
 	if rec.Query != query {
 		return knowledge.Retrieval{}, fmt.Errorf("the recording retrieved for %q here, not %q", rec.Query, query)
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,14 +109,10 @@ func TestCitationsOfPassagesNotGivenAreRemoved(t *testing.T) {
 	if n := r.s.entities().Stats.CitationsRemoved; n != 1 {
 		t.Errorf("%d citations counted as removed, want 1", n)
 	}
-	notes := llmCall(callsOf(t, r, in)[0]).Notes
-	if !slices.ContainsFunc(notes, func(n string) bool {
-		return strings.Contains(n, "1 citation(s) of passages it was not given were removed")
-	}) ||
-		!slices.ContainsFunc(notes, func(n string) bool {
-			return strings.HasPrefix(n, "knowledge [1] ") && strings.Contains(n, "lexical #1")
-		}) {
-		t.Errorf("the inspector's notes %q do not show the removal and the retrieval", notes)
+	call := callsOf(t, r, in)[0]
+	if !strings.Contains(call.Held, "1 citation(s) of passages it was not given were removed") ||
+		len(call.Retrieved) == 0 || call.Retrieved[0].N != 1 || !strings.Contains(fmt.Sprint(call.Retrieved[0].Why), "lexical #1") {
+		t.Errorf("the call's record does not show the removal (held %q) and the retrieval %+v", call.Held, call.Retrieved)
 	}
 }
 

@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // onFake is a rig whose model is a fake Ollama server answering with replies; tools says the
@@ -53,7 +56,7 @@ func TestAToolCapableModelStillMeetsTheOutputContract(t *testing.T) {
 	if n := r.s.entities().Stats.FormatFailures[agents.AgentPatient]; n != 1 {
 		t.Errorf("%d format failures counted for the Patient, want 1", n)
 	}
-	report, err := ReadStats(r.store)
+	report, err := records.ReadStats(r.store)
 	if err != nil || report.Total.FormatFailures[agents.AgentPatient] != 1 {
 		t.Errorf("ward stats: %+v (%v), want the Patient's format failure", report.Total, err)
 	}
@@ -129,4 +132,14 @@ func TestTheFirstPatientCallHearsTheArrivalNotTheCommand(t *testing.T) {
 			t.Errorf("after %q the Patient heard %q, want %q", line, heard, want)
 		}
 	}
+}
+
+// askModel wires the model's analyzer and router, as main does.
+func askModel(c *Config) {
+	traced := llm.Traced(c.Backend, c.Trace)
+	c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: c.NumCtx}))
+	if c.Team == nil {
+		c.Team, _ = agents.LoadTeam("")
+	}
+	c.Team.Router = traced
 }

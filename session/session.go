@@ -1,13 +1,13 @@
-// Package session runs one simulated shift: the turn pipeline, the patient registry logic and the
-// sim clock. It is the only package the UI and the headless runner talk to.
+// Package session runs one simulated shift: the turn pipeline, the patient registry logic, the
+// sim clock and the slash commands. The headless runner (`ward run`) drives it directly; a screen
+// through session/live. What a stored shift says is read by session/records; replay and evals
+// play into it from session/playback.
 package session
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/ward-sim/ward/agents"
@@ -17,6 +17,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 )
 
@@ -53,13 +54,11 @@ type Config struct {
 	Audit *persist.AuditLog
 	// Now stamps messages with wall time; tests fix it.
 	Now func() time.Time
-
-	// recorded is the header of the run a replay plays again: its trainee's findings come from
-	// it, since the replay's store holds none of their earlier shifts.
-	recorded *llm.TraceHeader
-	// retrievals answer the protocol cards' retrievals in a replay of a run that ranked them with
-	// an embedding model, which a replay does not ask; nil asks the cards.
-	retrievals *recordedRetrievals
+	// Replaying is the recorded run a replay plays again; nil when the shift is live. Its
+	// trainee's findings come from its header, since the replay's store holds none of their
+	// earlier shifts; when it ranked protocol cards with an embedding model, its retrievals
+	// answer in order, since a replay asks no model.
+	Replaying *llm.TraceRun
 }
 
 // Session is one shift. It is not safe for concurrent use: the UI and the runner call it from one
@@ -81,16 +80,14 @@ type Session struct {
 	summariesChanged bool
 	prefs            Prefs           // the trainee's preferences
 	offered          map[string]bool // preference values the trainee was already asked to keep
-	recurring        []string        // findings that recur across the trainee's earlier shifts (recurring.go)
+	recurring        []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
+	replayed         int             // retrievals of cfg.Replaying handed out so far
 }
 
 // recentLimit is about how much of a conversation is held in memory for prompts, unless the
 // window wants more. It covers the default windows with room to spare; the full history stays in
 // the store.
 const recentLimit = 64
-
-// ErrNoSession is returned by Resume when the store holds no session yet.
-var ErrNoSession = errors.New("no session in this database yet")
 
 // Start begins a new shift: empty, or with the roster of cfg.Shift.
 func Start(cfg Config) (*Session, error) {
@@ -136,7 +133,7 @@ func Resume(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, ErrNoSession
+		return nil, records.ErrNoSession
 	}
 	who := cfg.Store.Person()
 	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
@@ -180,11 +177,11 @@ func (s *Session) knowTrainee() (err error) {
 	if s.prefs.Speed > 0 {
 		s.speed = s.prefs.Speed
 	}
-	if s.cfg.recorded != nil {
-		s.recurring = s.cfg.recorded.Recurring
+	if run := s.cfg.Replaying; run != nil {
+		s.recurring = run.Header.Recurring
 		return nil
 	}
-	s.recurring, err = recurring(s.cfg.Store, s.cfg.Scenarios, s.info.Trainee, s.info.ID)
+	s.recurring, err = records.Recurring(s.cfg.Store, s.cfg.Scenarios, s.info.Trainee, s.info.ID)
 	return err
 }
 
@@ -247,7 +244,7 @@ func (s *Session) readDoc(kind, patientID string) (doc []byte, err error) {
 // mirror makes reg the session's view of the stored registry.
 func (s *Session) mirror(reg persist.Registry) {
 	s.reg = reg
-	s.roster = rosterIDs(reg)
+	s.roster = reg.IDs()
 }
 
 // loadHistory makes patientID ("" for the session) the conversation held in memory: its newest
@@ -281,15 +278,6 @@ func (s *Session) step() int { return max(s.cfg.Window.Step, 1) }
 func (s *Session) held() int {
 	w := s.cfg.Window
 	return max(recentLimit, max(w.Early, w.Late)+2*s.step())
-}
-
-func rosterIDs(reg persist.Registry) []string {
-	ids := make([]string, 0, len(reg.Patients))
-	for id := range reg.Patients {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // admitShift puts a shift's patients on the ward and the roster, none of them active yet.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // rig is a session on a real bbolt file in a temp dir, driven by the rules analyzer and the
@@ -54,9 +56,9 @@ func (r *rig) restart() {
 	r.s = s
 }
 
-func (r *rig) dump() DumpDoc {
+func (r *rig) dump() records.DumpDoc {
 	r.t.Helper()
-	d, err := Dump(r.store, r.s.cfg.Scenarios)
+	d, err := records.Dump(r.store, r.s.cfg.Scenarios)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -344,5 +346,34 @@ func TestSameSeedSameVitals(t *testing.T) {
 	first, second := vitals(), vitals()
 	if len(first) == 0 || !slices.Equal(first, second) {
 		t.Errorf("same seed, different vitals:\n%v\n%v", first, second)
+	}
+}
+
+// A resumed shift wakes only the patient on screen: the roster is drawn from the registry's
+// summaries, and every other patient stays in the store until a turn or the clock needs them.
+func TestResumeDecodesOnlyWhatTheScreenShows(t *testing.T) {
+	r := newRig(t)
+	for p := 1; p <= 5; p++ {
+		r.turn(fmt.Sprintf("/admit patient_%d", p))
+	}
+	r.turn("/wait 2m") // monitors and checks score NEWS2
+	r.s.Switch("patient_3", func(Event) {})
+	want := r.s.Summaries()
+
+	r.restart()
+	r.s.Restore(func(Event) {}) // as a screen opens: its roster, then the patient on it
+	got := r.s.Summaries()
+	if v, ok := r.s.ActivePatient(); !ok || v.ID != "patient_3" {
+		t.Fatalf("resumed with %q active", v.ID)
+	}
+	if asleep := r.s.sim.asleep; len(asleep) != 4 || slices.Contains(asleep, "patient_3") {
+		t.Errorf("after the roster and the active patient, asleep = %v; want every patient but patient_3", asleep)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("roster after resume %+v, before %+v", got, want)
+	}
+	r.turn("/wait 1m")
+	if len(r.s.sim.asleep) != 0 {
+		t.Errorf("time passed with %v still asleep", r.s.sim.asleep)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 )
 
@@ -102,15 +103,7 @@ func decodeDoc[T any](read func(kind, id string) ([]byte, error), kind, id strin
 }
 
 func (m *sim) restoreEngine(id string, doc []byte) error {
-	var snap physio.Snapshot
-	if err := json.Unmarshal(doc, &snap); err != nil {
-		return fmt.Errorf("sim state of %s is unreadable: %w", id, err)
-	}
-	sc, ok := m.lib.Get(snap.Scenario)
-	if !ok {
-		return fmt.Errorf("%s runs scenario %q, which is not in the library (pass --scenarios DIR?)", id, snap.Scenario)
-	}
-	_, err := m.ward.Restore(snap, sc)
+	_, err := records.RestoreEngine(m.ward, m.lib, id, doc)
 	return err
 }
 

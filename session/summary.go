@@ -93,8 +93,8 @@ func (sm summary) put(facts map[string]any) {
 	}
 }
 
-// overdue reports whether the last reading is older, at clock, than the interval its NEWS2
+// Overdue reports whether the last reading is older, at clock, than the interval its NEWS2
 // calls for: the roster's number may no longer be true.
-func (sm summary) overdue(clock float64) bool {
+func (sm summary) Overdue(clock float64) bool {
 	return sm.Known && clock-sm.At > physio.ObsInterval(sm.NEWS2, sm.Band)
 }

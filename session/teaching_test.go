@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // chatOf is what the trainee reads in a run: each message's speaker and text, in order.
@@ -84,95 +84,13 @@ func onlyOneJSON(t *testing.T, events []jsonEvent, what string) jsonEvent {
 	return events[0]
 }
 
-// The trainee discovers the case: nothing on their screen names a scenario's title, diagnosis
-// or state, for any built-in scenario; the admission gives the presentation.
-func TestTheTraineeSeesThePresentationNeverTheDiagnosis(t *testing.T) {
-	r := seeded(t)
-	for _, sc := range r.s.cfg.Scenarios.List() {
-		t.Run(sc.ID, func(t *testing.T) {
-			r := seeded(t)
-			l := NewLive(r.s, nil)
-			input := []string{"/admit patient_1 " + sc.ID, "hello, what's happened today?", "any allergies? what medicines do you take?",
-				"check vitals and blood sugar, look at his pupils", "/wait 20m", "how are you feeling?", "/vitals", "@Preceptor any hints?",
-				"@Monitor how are the numbers?", "/note", "/handoff"}
-			var said []string
-			for _, line := range input {
-				for _, u := range drain(l.Submit(context.Background(), line)) {
-					if u.Kind != UpdateDelta {
-						said = append(said, u.Text)
-					}
-				}
-			}
-			view := l.Snapshot()
-			chat := strings.Join(said, "\n")
-			for _, m := range view.Chat {
-				chat += "\n" + m.Content
-			}
-			header := view.Patient.Name + " " + view.Patient.Presentation + " " + strings.Join(view.Patient.Found, " ")
-			if view.Patient.Presentation != sc.Presentation {
-				t.Errorf("the header shows %q, want the presentation %q", view.Patient.Presentation, sc.Presentation)
-			}
-			if !strings.Contains(chat, "admitted: "+sc.Demographics.Name) || !strings.Contains(chat, sc.Presentation) {
-				t.Errorf("the admission does not give the presentation %q", sc.Presentation)
-			}
-			secrets := []string{sc.Title}
-			for _, name := range sc.StateNames() {
-				if strings.Contains(name, "-") { // a one-word state ("severe") is also an everyday word
-					secrets = append(secrets, name)
-				}
-			}
-			for _, secret := range secrets {
-				if strings.Contains(strings.ToLower(chat+header), strings.ToLower(secret)) {
-					t.Errorf("the trainee's screen names %q", secret)
-				}
-			}
-		})
-	}
-}
-
-// One reading, one wording: the vitals event, the header, the Monitor, the note and the review
-// word the same NEWS2 the same way.
-func TestOneNEWS2WordingEverywhere(t *testing.T) {
-	r := seeded(t)
-	l := NewLive(r.s, nil)
-	for _, line := range []string{"/admit patient_1 fracture-morphine-allergy", "check vitals", "/vitals", "/note", "/handoff", "/aar"} {
-		drain(l.Submit(context.Background(), line))
-	}
-	var said []string
-	for _, m := range l.Snapshot().Chat {
-		said = append(said, m.Content)
-	}
-	readings := r.engine("patient_1").Readings()
-	words := readings[len(readings)-1].Score().String()
-	if !regexp.MustCompile(`^NEWS2 \d+ (low|low-medium|medium|high)$`).MatchString(words) {
-		t.Fatalf("the reading's NEWS2 reads %q", words)
-	}
-	chat := strings.Join(said, "\n")
-	for _, where := range []string{"Measured at", "SOAP note", "SBAR handoff", "Score"} {
-		i := strings.Index(chat, where)
-		if i < 0 || !strings.Contains(chat[i:], words) {
-			t.Errorf("%s does not word the NEWS2 as %q:\n%s", where, words, chat)
-		}
-	}
-	if got := l.Snapshot().Patient.NEWS2.Text; got != words {
-		t.Errorf("the header says %q, want %q", got, words)
-	}
-	rep := r.engine("patient_1").Report()
-	if rep.NEWS2Now.Text != words || rep.NEWS2AtArrival.Text != readings[0].Score().String() {
-		t.Errorf("the review says %s → %s, want the first and last measured, ending %s", rep.NEWS2AtArrival.Text, rep.NEWS2Now.Text, words)
-	}
-	if strings.Contains(chat, "low-single") || strings.Contains(chat, "LOW-MED") {
-		t.Errorf("an old wording of the band reached the trainee:\n%s", chat)
-	}
-}
-
 // /aar and `ward aar` read the same record and say the same thing.
 func TestAARCommandAndWardAARAgree(t *testing.T) {
 	r := seeded(t)
 	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "check vitals", "any allergies?", "IV access, 500 mL saline bolus",
 		"/wait 10m", "check vitals", "/aar"))
 	live := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
-	stored, err := AAR(r.store, r.s.cfg.Scenarios, "")
+	stored, err := records.AAR(r.store, r.s.cfg.Scenarios, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,8 +191,8 @@ func TestAModelPatientIsHeldToTheEnginesConsciousness(t *testing.T) {
 		t.Errorf("the Patient's facts do not say what the patient can do now: %+v", facts.Turn)
 	}
 	turns := r.s.Turns()
-	if notes := llmCall(turns[len(turns)-1].Calls[0]).Notes; !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "held to the record") }) {
-		t.Errorf("the inspector's notes %v do not say the reply was replaced", notes)
+	if held := turns[len(turns)-1].Calls[0].Held; held == "" {
+		t.Error("the call's record does not say the reply was replaced")
 	}
 }
 
@@ -511,26 +429,13 @@ func TestRescueIsCreditedInTheDebrief(t *testing.T) {
 	}
 }
 
-// The developer's inspector is where the engine's truth shows: the scenario, its title, the
-// state and the true GCS.
-func TestTheInspectorShowsTheEnginesTruth(t *testing.T) {
-	r := seeded(t)
-	l := NewLive(r.s, nil)
-	drain(l.Submit(context.Background(), "/admit patient_1 copd-exacerbation"))
-	drain(l.Submit(context.Background(), "how are you?"))
-	tr, ok := l.Trace(0)
-	if !ok || tr.Engine != "copd-exacerbation (COPD exacerbation in a CO2 retainer) · state exacerbation · true GCS 15" {
-		t.Errorf("the inspector's engine line is %q", tr.Engine)
-	}
-}
-
 // /scenarios numbers the cases by their presentation, and /admit takes the number, so a trainee
 // can choose a case without reading its diagnosis.
 func TestScenariosAreChosenByPresentation(t *testing.T) {
 	r := seeded(t)
 	list := r.s.cfg.Scenarios.List()
 	events := runJSON(t, r.s, lines("/scenarios", "/admit patient_9 3"))
-	shown := strings.Join(saidBy(events, systemAgent), "\n")
+	shown := strings.Join(saidBy(events, memory.SystemAgent), "\n")
 	for i, sc := range list {
 		if !strings.Contains(shown, fmt.Sprintf("%2d  %s", i+1, sc.Presentation)) {
 			t.Errorf("/scenarios lacks case %d, %q", i+1, sc.Presentation)
@@ -551,24 +456,6 @@ func TestMorphineGivesHerAnaphylaxisNotUntreatedPain(t *testing.T) {
 	if !strings.HasPrefix(got, "acute-pain → anaphylaxis: morphine given to a patient with a true morphine allergy") ||
 		strings.Contains(got, "untreated pain") {
 		t.Errorf("after morphine the timeline says:\n%s", got)
-	}
-}
-
-// What the trainee asked about reads as words in the note and the handoff, never as the
-// scenario's identifier ("about last_meal").
-func TestTopicsReadAsWordsInTheNoteAndHandoff(t *testing.T) {
-	r := seeded(t)
-	l := NewLive(r.s, nil)
-	for _, line := range []string{"/admit patient_1 asthma-exacerbation", "when did you last eat?", "/note", "/handoff"} {
-		drain(l.Submit(context.Background(), line))
-	}
-	var said []string
-	for _, m := range l.Snapshot().Chat {
-		said = append(said, m.Content)
-	}
-	chat := strings.Join(said, "\n")
-	if strings.Contains(chat, "last_meal") || !strings.Contains(chat, "about last meal") {
-		t.Errorf("the note and handoff do not word the question as words:\n%s", chat)
 	}
 }
 

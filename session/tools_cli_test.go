@@ -2,14 +2,13 @@ package session
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // clearTimes clears the rig's shift n times, with something admitted before each clear.
@@ -25,14 +24,14 @@ func TestArchivesAreNumberedAndFoundByNumberOrPrefix(t *testing.T) {
 	r := newRig(t)
 	clearTimes(r, 3)
 	var list bytes.Buffer
-	if err := ArchiveList(r.store, &list); err != nil {
+	if err := records.ArchiveList(r.store, &list); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(list.String(), "\n"), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "  1  ") || !strings.HasPrefix(lines[2], "  3  ") {
 		t.Fatalf("archive list:\n%s", list.String())
 	}
-	entries, err := archiveEntries(r.store, r.s.ID())
+	entries, err := records.ArchiveEntries(r.store, r.s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +50,7 @@ func TestArchivesAreNumberedAndFoundByNumberOrPrefix(t *testing.T) {
 		{entries[0].ID[:4], 0, "names 3 archives"},
 	}
 	for _, tt := range tests {
-		got, err := findArchive(entries, tt.ref)
+		got, err := records.FindArchive(entries, tt.ref)
 		switch {
 		case tt.want != 0 && (err != nil || got.Number != tt.want):
 			t.Errorf("%q: archive %d, %v; want %d", tt.ref, got.Number, err, tt.want)
@@ -66,18 +65,18 @@ func TestArchiveRestoreByNumberSaysWhereTheOldContentWent(t *testing.T) {
 	clearTimes(r, 1)
 	r.turn("/admit patient_2")
 	var out bytes.Buffer
-	if err := ArchiveRestore(r.store, "1", &out); err != nil {
+	if err := records.ArchiveRestore(r.store, "1", &out); err != nil {
 		t.Fatal(err)
 	}
 	if got := out.String(); !strings.Contains(got, "restored archive 1") || !strings.Contains(got, "archive 2") {
 		t.Fatalf("restore said %q", got)
 	}
 	var show bytes.Buffer
-	if err := ArchiveShow(r.store, "2", &show); err != nil || !strings.Contains(show.String(), `"patient_2"`) ||
+	if err := records.ArchiveShow(r.store, "2", &show); err != nil || !strings.Contains(show.String(), `"patient_2"`) ||
 		!strings.Contains(show.String(), `"number": 2`) {
 		t.Fatalf("show 2: %v\n%s", err, show.String())
 	}
-	if err := ArchiveShow(r.store, "9", &show); !errors.Is(err, persist.ErrNotFound) {
+	if err := records.ArchiveShow(r.store, "9", &show); !errors.Is(err, persist.ErrNotFound) {
 		t.Fatalf("show 9: %v", err)
 	}
 }
@@ -87,7 +86,7 @@ func TestExportWritesSpeakersAndTimes(t *testing.T) {
 	r.turn("review patient_1")
 	r.turn("any allergies?")
 	r.turn("/admit patient_2")
-	tr, err := Export(r.store, "patient_1")
+	tr, err := records.Export(r.store, "patient_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +104,7 @@ func TestExportWritesSpeakersAndTimes(t *testing.T) {
 		t.Errorf("markdown lacks the wall-clock time of the first message:\n%s", md)
 	}
 
-	whole, err := Export(r.store, "")
+	whole, err := records.Export(r.store, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +119,7 @@ func TestExportWritesSpeakersAndTimes(t *testing.T) {
 	if md := whole.Markdown(); !strings.Contains(md, "## Before any patient was active") {
 		t.Errorf("the shift's markdown lacks the session conversation:\n%s", md)
 	}
-	if _, err := Export(r.store, "patient_9"); err == nil || !strings.Contains(err.Error(), "patient_1") {
+	if _, err := records.Export(r.store, "patient_9"); err == nil || !strings.Contains(err.Error(), "patient_1") {
 		t.Errorf("unknown patient: %v", err)
 	}
 }
@@ -129,7 +128,7 @@ func TestStatsReportHidesInternals(t *testing.T) {
 	r := newRig(t)
 	r.turn("review patient_1")
 	r.turn("how are you?")
-	rep, err := ReadStats(r.store)
+	rep, err := records.ReadStats(r.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,54 +158,5 @@ func TestIsClearRequest(t *testing.T) {
 		if got := IsClearRequest(text); got != want {
 			t.Errorf("IsClearRequest(%q) = %v, want %v", text, got, want)
 		}
-	}
-}
-
-func TestLiveClearPreviewAndTranscript(t *testing.T) {
-	_, s := liveShift(t, 2, 6)
-	e := NewLive(s, nil)
-	p, err := e.ClearPreview(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Patients != 2 || p.Messages < 12 || p.Archive != 1 {
-		t.Fatalf("preview %+v, want 2 patients, at least 12 messages, archive 1", p)
-	}
-	if err := e.Switch(context.Background(), "patient_2"); err != nil {
-		t.Fatal(err)
-	}
-	c, err := e.Transcript(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.PatientID != "patient_2" || len(c.Messages) < 6 || !strings.Contains(c.Markdown(), "It's *hard* to breathe (5).") {
-		t.Fatalf("transcript of %s, %d messages:\n%s", c.PatientID, len(c.Messages), c.Markdown())
-	}
-}
-
-// The start dialog may stay open for minutes; the shift chosen starts its clock at zero.
-func TestLiveStartBeginsTheClockAtTheChoice(t *testing.T) {
-	cfg, s := liveShift(t, 0, 0)
-	e := NewLive(s, func(string, string) (*Session, error) { return Start(cfg) })
-	e.lastTick = time.Now().Add(-10 * time.Minute) // the dialog was open for ten minutes
-	if err := e.Start(context.Background(), "", ""); err != nil {
-		t.Fatal(err)
-	}
-	if clock := e.Snapshot().Clock; clock > 5*time.Second {
-		t.Fatalf("the new shift starts at %s", clock)
-	}
-}
-
-func TestLiveErrorsCarryTheirCode(t *testing.T) {
-	_, s := liveShift(t, 1, 0)
-	e := NewLive(s, nil)
-	var codes []string
-	for _, u := range drain(e.Submit(context.Background(), "/speed 50")) {
-		if u.Kind == UpdateError {
-			codes = append(codes, u.Code)
-		}
-	}
-	if strings.Join(codes, ",") != "USAGE" {
-		t.Fatalf("error codes %q, want USAGE", codes)
 	}
 }

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 
@@ -10,6 +8,7 @@ import (
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // traineeRig is a rig whose store acts for trainee.
@@ -150,7 +149,7 @@ func TestProgressOverSeveralShifts(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p, err := ReadProgress(r.store, r.s.cfg.Scenarios)
+	p, err := records.ReadProgress(r.store, r.s.cfg.Scenarios)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +190,7 @@ func TestProgressOverSeveralShifts(t *testing.T) {
 	if err := r.store.SignIn(persist.Person{Instructor: true}, nil); err != nil {
 		t.Fatal(err)
 	}
-	report, err := ReadClassReport(r.store, r.s.cfg.Scenarios)
+	report, err := records.ReadClassReport(r.store, r.s.cfg.Scenarios)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +258,7 @@ func TestAuditOfAShift(t *testing.T) {
 	r.turn("/admit patient_1 asthma-exacerbation")
 	r.turn("/clear")
 	r.restart()
-	if _, err := NewLive(r.s, nil).Transcript(context.Background()); err != nil { // a copy or /export on the screen
+	if _, err := r.s.Transcript(); err != nil { // a copy or /export on the screen
 		t.Fatal(err)
 	}
 	entries, err := persist.ReadAudit(path)
@@ -275,38 +274,6 @@ func TestAuditOfAShift(t *testing.T) {
 	}
 	if want := "open a new shift|clear archive 1|open resumed|export the shift's chat from the screen"; strings.Join(got, "|") != want {
 		t.Errorf("audit = %q, want %q", strings.Join(got, "|"), want)
-	}
-}
-
-// A trainee's shift replays as recorded although the replay's store holds none of their earlier
-// shifts: the trace's header carries their preferences and the findings the Preceptor was told.
-func TestReplayOfATraineesShiftWithEarlierFindings(t *testing.T) {
-	var trace bytes.Buffer
-	r := traineeRig(t, "alice")
-	if err := (Prefs{Handoff: "ipass"}).Save(r.store, "alice"); err != nil {
-		t.Fatal(err)
-	}
-	r.playAsthma(true)
-	r.turn("/aar")
-	r.newShift()
-	r.playAsthma(true)
-	r.turn("/aar")
-	r.cfg.Trace = llm.NewTraceWriter(&trace)
-	r.newShift()
-	r.playAsthma(false)
-	for _, line := range []string{"/aar", "/handoff"} {
-		r.turn(line)
-	}
-	runs, err := llm.ReadTrace(&trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := runs[0].Header
-	if h.Trainee != "alice" || len(h.Recurring) == 0 || !strings.Contains(string(h.Prefs), `"handoff":"ipass"`) {
-		t.Fatalf("header: trainee %q, recurring %q, prefs %s", h.Trainee, h.Recurring, h.Prefs)
-	}
-	if d := replayShift(t, runs, nil, func(*Config) {}); d != nil {
-		t.Fatalf("the replay diverged:\n%s", d)
 	}
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // PatientView is one patient as a screen draws them. Every number is a measured one: the true
@@ -28,7 +30,7 @@ type PatientView struct {
 	Allergies      []string
 	AllergiesAsked bool
 	Readings       []physio.Reading // measured vitals, oldest first
-	Results        []physio.Result  // glucose, ECG and pupils as taken, oldest first
+	Found          []string         // the newest glucose, ECG and pupils result of each kind taken
 	Monitored      bool
 	Trace          physio.Trace // what the monitor draws now
 }
@@ -69,7 +71,7 @@ func (s *Session) ActivePatient() (v PatientView, ok bool) {
 	if bed, ok := s.reg.Patients[id].Facts["bed"].(string); ok && bed != "" {
 		v.Bed = bed
 	}
-	v.Readings, v.Results, v.Monitored, v.AllergiesAsked = e.Readings(), e.Results(), e.Monitored(), e.AllergiesAsked()
+	v.Readings, v.Found, v.Monitored, v.AllergiesAsked = e.Readings(), latestResults(e.Results()), e.Monitored(), e.AllergiesAsked()
 	v.Trace = e.Trace()
 	if mem := s.sim.memory(id); mem != nil {
 		for _, it := range mem.Items(memory.PatientDisclosures) {
@@ -143,3 +145,45 @@ func (s *Session) Restore(emit func(Event)) {
 // DiscardIfUnused deletes this shift from the store when nothing happened in it, as when the
 // start dialog replaces the empty shift ward opened with. A shift in use is kept as it is.
 func (s *Session) DiscardIfUnused() error { return s.cfg.Store.DiscardUnused(s.info.ID) }
+
+// latestResults keeps the newest result of each kind, in the order each kind was first taken.
+func latestResults(results []physio.Result) []string {
+	var names []string
+	latest := map[string]physio.Result{}
+	for _, r := range results {
+		if _, seen := latest[r.Name]; !seen {
+			names = append(names, r.Name)
+		}
+		latest[r.Name] = r
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = latest[n].String()
+	}
+	return out
+}
+
+// Transcript is the whole active conversation (the shift's own when no patient is active), for
+// copying or exporting from the screen. The chat leaves ward, so the audit says so first.
+func (s *Session) Transcript() (records.Conversation, error) {
+	active := s.active
+	msgs, _, err := s.Recent(active, math.MaxInt)
+	if err == nil {
+		err = s.cfg.Audit.Record(s.cfg.Store.Person(), persist.AuditExport, s.ID(), conversationName(active)+" from the screen")
+	}
+	name, _ := s.reg.Patients[active].Facts["name"].(string)
+	return records.TranscriptOf(active, name, msgs), err
+}
+
+// conversationName names a conversation in the audit record: a patient's, or the shift's own.
+func conversationName(patientID string) string {
+	if patientID == "" {
+		return "the shift's chat"
+	}
+	return "the chat of " + patientID
+}
+
+// Engine is a patient's physiology engine, woken if asleep; nil for a patient on the roster
+// without a body. Tools that judge the truth read it (the evals); a screen reads ActivePatient,
+// whose numbers are the measured ones.
+func (s *Session) Engine(patientID string) (*physio.Engine, error) { return s.sim.engine(patientID) }

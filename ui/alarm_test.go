@@ -7,17 +7,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
 // raise puts an alert on a fake patient and counts it as sounded, as the session would.
-func (f *fakeEngine) raise(id string, level session.AlertLevel, text string) {
+func (f *fakeEngine) raise(id string, level live.AlertLevel, text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range f.roster {
 		if f.roster[i].ID == id {
-			f.roster[i].Alert = session.Alert{PatientID: id, Level: level, Text: text, Raised: f.clock}
+			f.roster[i].Alert = live.Alert{PatientID: id, Level: level, Text: text, Raised: f.clock}
 		}
 	}
 	f.sounded++
@@ -28,7 +28,7 @@ func (f *fakeEngine) raise(id string, level session.AlertLevel, text string) {
 func TestAlarmWhileAnotherPatientIsActive(t *testing.T) {
 	f := newFakeWard()
 	m := newTestModel(t, f, 120, 40)
-	f.raise("patient_3", session.AlertEmergency, "NEWS2 9 — RR 30, SpO2 88% on air. Emergency — please come now.")
+	f.raise("patient_3", live.AlertEmergency, "NEWS2 9 — RR 30, SpO2 88% on air. Emergency — please come now.")
 	m.Update(snapshotMsg{state: f.Snapshot()})
 	s := screen(m)
 	if !strings.Contains(s, "EMERGENCY patient_3: NEWS2 9") || !strings.Contains(s, "alt+a go to alarm") {
@@ -76,7 +76,7 @@ func TestBellRingsWhenAnAlarmSounds(t *testing.T) {
 		m := New(f, opts)
 		_, cmd := m.Update(snapshotMsg{state: f.Snapshot()})
 		run(m, cmd)
-		f.raise("patient_3", session.AlertAlarm, "Alarm: SpO2 84 (below 90).")
+		f.raise("patient_3", live.AlertAlarm, "Alarm: SpO2 84 (below 90).")
 		for range 2 { // the same count twice: one ring
 			_, cmd = m.Update(snapshotMsg{state: f.Snapshot()})
 			run(m, cmd)
@@ -93,7 +93,7 @@ func TestBellRingsWhenAnAlarmSounds(t *testing.T) {
 
 func TestAlarmKeysWithNothingWaiting(t *testing.T) {
 	f := newFakeWard()
-	f.roster[1].Alert = session.Alert{}
+	f.roster[1].Alert = live.Alert{}
 	m := newTestModel(t, f, 120, 40)
 	press(t, m, "alt+a")
 	if m.state.Patient.ID != "patient_1" || !strings.Contains(m.notice.text, "no alarm") {
@@ -111,7 +111,7 @@ func TestStatusBarQuotesTheAlertAsWidthAllows(t *testing.T) {
 	}{{180, true}, {100, false}} {
 		f := newFakeWard()
 		m := newTestModel(t, f, tc.width, 40)
-		f.raise("patient_3", session.AlertEmergency, text)
+		f.raise("patient_3", live.AlertEmergency, text)
 		m.Update(snapshotMsg{state: f.Snapshot()})
 		s := screen(m)
 		if !strings.Contains(s, "EMERGENCY patient_3: NEWS2 9 — RR 30, SpO2 88%") {

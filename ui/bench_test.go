@@ -7,14 +7,14 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 )
 
 // bigHistory is n messages of the mixed kinds a long shift produces.
-func bigHistory(id string, n int) []session.ChatMessage {
-	msgs := make([]session.ChatMessage, n)
+func bigHistory(id string, n int) []live.ChatMessage {
+	msgs := make([]live.ChatMessage, n)
 	for i := range msgs {
-		msg := session.ChatMessage{ID: fmt.Sprintf("%s-%d", id, i), Role: "user", Content: fmt.Sprintf("check her airway again (%d)", i)}
+		msg := live.ChatMessage{ID: fmt.Sprintf("%s-%d", id, i), Role: "user", Content: fmt.Sprintf("check her airway again (%d)", i)}
 		switch i % 3 {
 		case 1:
 			msg.Role, msg.Agent = "assistant", "patient"
@@ -105,7 +105,7 @@ func BenchmarkStreaming2000Tokens(b *testing.B) {
 		f := newFakeWard()
 		m := newTestModel(b, f, 120, 40)
 		start := m.chat.md.rendered
-		events := make(chan session.Update, len(toks))
+		events := make(chan live.Update, len(toks))
 		go produce(events, toks, time.Millisecond)
 		m.turn = &turn{cancel: func() {}, events: events}
 		cmd := readStream(f, events, streamWindow)
@@ -122,11 +122,11 @@ func BenchmarkStreaming2000Tokens(b *testing.B) {
 
 // produce sends token i at start + i×every, catching up when the timer is
 // late, so the stream lasts len(toks)×every however coarse the timers are.
-func produce(events chan<- session.Update, toks []string, every time.Duration) {
+func produce(events chan<- live.Update, toks []string, every time.Duration) {
 	start := time.Now()
 	for i, tok := range toks {
 		time.Sleep(time.Until(start.Add(time.Duration(i) * every)))
-		events <- session.Update{Kind: session.UpdateDelta, MessageID: "r", Agent: "patient", Text: tok}
+		events <- live.Update{Kind: live.UpdateDelta, MessageID: "r", Agent: "patient", Text: tok}
 	}
 	close(events)
 }

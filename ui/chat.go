@@ -4,7 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/ward-sim/ward/session"
+
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -23,7 +24,7 @@ type chatPane struct {
 	cache   map[renderKey][]string
 	width   int
 	height  int
-	history []session.ChatMessage
+	history []live.ChatMessage
 	live    []*liveMessage // messages still streaming, drawn after the history
 	follow  bool           // stick to the newest line
 	top     linePos        // first visible line while not following
@@ -83,7 +84,7 @@ func (c *chatPane) SetSize(width, height int) {
 
 // SetHistory shows msgs. newPatient starts over at the newest line;
 // otherwise msgs is the same history, possibly grown.
-func (c *chatPane) SetHistory(msgs []session.ChatMessage, newPatient bool) {
+func (c *chatPane) SetHistory(msgs []live.ChatMessage, newPatient bool) {
 	if newPatient {
 		c.follow, c.top, c.unseen, c.live, c.selected = true, linePos{}, false, nil, -1
 	} else {
@@ -97,7 +98,7 @@ func (c *chatPane) SetHistory(msgs []session.ChatMessage, newPatient bool) {
 
 // keepPlace holds the view on the same message when msgs grows: older messages put before the
 // first one shift every index, and newer ones after the view are unseen until the trainee looks.
-func (c *chatPane) keepPlace(msgs []session.ChatMessage) {
+func (c *chatPane) keepPlace(msgs []live.ChatMessage) {
 	if len(c.history) > 0 && len(msgs) > 0 && msgs[0].ID != c.history[0].ID {
 		first := c.history[0].ID
 		for i, m := range msgs {
@@ -205,7 +206,7 @@ func (c *chatPane) separator(i int) int {
 func (c *chatPane) itemHeight(i int) int { return c.separator(i) + len(c.body(i)) }
 
 // renderMessage lays out one message: the speaker, then the body, then the sources it cites.
-func (c *chatPane) renderMessage(msg session.ChatMessage) []string {
+func (c *chatPane) renderMessage(msg live.ChatMessage) []string {
 	text := themes.Printable(msg.Content)
 	switch msg.Role {
 	case "assistant":
@@ -434,9 +435,9 @@ func (c *chatPane) SelectVisible() {
 }
 
 // Selected is the selected message, if there is one.
-func (c *chatPane) Selected() (session.ChatMessage, bool) {
+func (c *chatPane) Selected() (live.ChatMessage, bool) {
 	if c.selected < 0 || c.selected >= len(c.history) {
-		return session.ChatMessage{}, false
+		return live.ChatMessage{}, false
 	}
 	return c.history[c.selected], true
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -19,34 +19,34 @@ import (
 // Cmd; Update only ever sees their results.
 type (
 	snapshotMsg struct {
-		state    session.ViewState
+		state    live.ViewState
 		periodic bool // from the once-a-second refresh, which reschedules itself
 	}
-	turnStartedMsg struct{ events <-chan session.Update }
+	turnStartedMsg struct{ events <-chan live.Update }
 	streamMsg      struct {
-		events []session.Update
-		state  *session.ViewState // a fresh snapshot when the batch changed the session
-		done   bool               // the engine closed the channel: the turn is over
+		events []live.Update
+		state  *live.ViewState // a fresh snapshot when the batch changed the session
+		done   bool            // the engine closed the channel: the turn is over
 	}
 	switchedMsg struct {
-		state session.ViewState
+		state live.ViewState
 		err   error
 	}
 	startedMsg struct {
-		state    session.ViewState
+		state    live.ViewState
 		err      error
 		theme    themes.Theme // the started trainee's, when Options.StartedTheme is set
 		themeErr error
 	}
 	traceMsg struct {
 		back  int
-		trace session.TurnTrace
+		trace live.TurnTrace
 		found bool
 	}
 	noticeMsg       notice
 	clearPreviewMsg struct {
 		text    string // the clear as typed, sent if the trainee confirms
-		preview session.ClearPreview
+		preview live.ClearPreview
 		err     error
 	}
 )
@@ -77,7 +77,7 @@ func retryCmd(ctx context.Context, e Engine) tea.Cmd {
 // readStream delivers the next batch of a turn's events: the first event
 // and everything that follows within window. One batch is one re-render,
 // so however fast tokens come, the screen repaints at most once per window.
-func readStream(e Engine, events <-chan session.Update, window time.Duration) tea.Cmd {
+func readStream(e Engine, events <-chan live.Update, window time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		batch, done := collect(events, window)
 		msg := streamMsg{events: batch, done: done}
@@ -89,7 +89,7 @@ func readStream(e Engine, events <-chan session.Update, window time.Duration) te
 	}
 }
 
-func collect(events <-chan session.Update, window time.Duration) (batch []session.Update, done bool) {
+func collect(events <-chan live.Update, window time.Duration) (batch []live.Update, done bool) {
 	first, ok := <-events
 	if !ok {
 		return nil, true
@@ -110,9 +110,9 @@ func collect(events <-chan session.Update, window time.Duration) (batch []sessio
 	}
 }
 
-func changesSession(batch []session.Update) bool {
+func changesSession(batch []live.Update) bool {
 	for _, ev := range batch {
-		if ev.Kind == session.UpdateChanged || ev.Kind == session.UpdateError {
+		if ev.Kind == live.UpdateChanged || ev.Kind == live.UpdateError {
 			return true
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -50,7 +50,7 @@ func (p *ecgPane) SetSize(width, rows int) { p.width, p.rows = width, rows }
 func (p *ecgPane) View() string { return p.view }
 
 // Render draws the trace ending at clock.
-func (p *ecgPane) Render(trace session.ECGTrace, clock time.Duration) {
+func (p *ecgPane) Render(trace live.ECGTrace, clock time.Duration) {
 	if trace == nil || p.rows == 0 || p.width < 2 {
 		p.view = ""
 		return

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -113,7 +113,7 @@ func TestECGStripSweepsBetweenSnapshots(t *testing.T) {
 	th, _ := themes.New("dark", true)
 	m := &Model{ecg: ecgPane{theme: th}}
 	m.ecg.SetSize(81, 2)
-	m.state = session.ViewState{ECG: sineTrace{}, Clock: time.Minute, Speed: 1}
+	m.state = live.ViewState{ECG: sineTrace{}, Clock: time.Minute, Speed: 1}
 	m.ecg.Render(m.state.ECG, m.state.Clock)
 	first := m.ecg.View()
 	if cmd := m.sweepStrip(); cmd == nil || m.ecg.View() == first || m.sweep.offset != sweepPeriod {

@@ -3,7 +3,8 @@ package ui
 import (
 	"context"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // Engine is all the UI needs from a simulation session. The UI calls it only
@@ -12,16 +13,16 @@ import (
 type Engine interface {
 	// Snapshot returns what to draw now. The UI calls it after turn events
 	// and once a second, so it must be cheap: no LLM call, ideally no disk.
-	Snapshot() session.ViewState
+	Snapshot() live.ViewState
 
 	// Submit runs one turn for text; a line starting with "/" is a slash
 	// command. It returns at once; events follow on the channel, which the
 	// engine closes when the turn is over. Cancelling ctx stops generation,
 	// and the engine still persists what it has before closing the channel.
-	Submit(ctx context.Context, text string) <-chan session.Update
+	Submit(ctx context.Context, text string) <-chan live.Update
 
 	// Retry runs the last turn again, without storing the user's text twice.
-	Retry(ctx context.Context) <-chan session.Update
+	Retry(ctx context.Context) <-chan live.Update
 
 	// Switch makes patientID the active patient through the registry, as a
 	// typed switch would: a SWITCH_EXISTING decision is recorded and the
@@ -37,13 +38,13 @@ type Engine interface {
 	Start(ctx context.Context, shift, trainee string) error
 
 	// ClearPreview says what a clear would archive now, for the question asked before it.
-	ClearPreview(ctx context.Context) (session.ClearPreview, error)
+	ClearPreview(ctx context.Context) (live.ClearPreview, error)
 
 	// Transcript is the whole active conversation, however much of it the snapshot holds, for
 	// copying and /export.
-	Transcript(ctx context.Context) (session.Conversation, error)
+	Transcript(ctx context.Context) (records.Conversation, error)
 
 	// Trace returns what the inspector shows for one turn: back 0 is the
 	// latest turn, 1 the one before, and so on. ok is false past either end.
-	Trace(back int) (trace session.TurnTrace, ok bool)
+	Trace(back int) (trace live.TurnTrace, ok bool)
 }

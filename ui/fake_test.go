@@ -8,7 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // fakeEngine is a small in-memory ward: a few patients with histories, a
@@ -17,10 +18,10 @@ import (
 type fakeEngine struct {
 	mu        sync.Mutex
 	active    string
-	roster    []session.RosterEntry
-	patients  map[string]session.Patient
-	histories map[string][]session.ChatMessage
-	vitals    map[string][]session.VitalSeries
+	roster    []live.RosterEntry
+	patients  map[string]live.Patient
+	histories map[string][]live.ChatMessage
+	vitals    map[string][]live.VitalSeries
 	clock     time.Duration
 	backend   string
 	model     string
@@ -29,7 +30,7 @@ type fakeEngine struct {
 	submitted []string
 	retries   int
 	started   []string
-	traces    []session.TurnTrace
+	traces    []live.TurnTrace
 
 	// reply is what a turn streams, token by token; "" streams nothing.
 	reply string
@@ -37,7 +38,7 @@ type fakeEngine struct {
 	// when empty).
 	replyErr, replyCode string
 	// ask, when its Kind is UpdateConfirm, is what a turn answers instead of a reply.
-	ask session.Update
+	ask live.Update
 	// archives counts the clears, for the archive number ClearPreview gives.
 	archives int
 	// page, when set, is how many messages a snapshot shows at first; LoadOlder adds as many.
@@ -54,59 +55,59 @@ type fakeEngine struct {
 func newFakeWard() *fakeEngine {
 	f := &fakeEngine{
 		active:    "patient_1",
-		patients:  map[string]session.Patient{},
-		histories: map[string][]session.ChatMessage{},
-		vitals:    map[string][]session.VitalSeries{},
+		patients:  map[string]live.Patient{},
+		histories: map[string][]live.ChatMessage{},
+		vitals:    map[string][]live.VitalSeries{},
 		clock:     42*time.Minute + 5*time.Second,
 		backend:   "offline",
 		reply:     "I feel **dizzy**, and my throat is tight.",
 	}
-	add := func(p session.Patient, trend session.Trend, checked time.Duration, alert bool, hr, spo2 []float64) {
+	add := func(p live.Patient, trend live.Trend, checked time.Duration, alert bool, hr, spo2 []float64) {
 		f.patients[p.ID] = p
-		e := session.RosterEntry{ID: p.ID, Name: p.Name, NEWS2: p.NEWS2, Trend: trend, LastChecked: checked}
+		e := live.RosterEntry{ID: p.ID, Name: p.Name, NEWS2: p.NEWS2, Trend: trend, LastChecked: checked}
 		if alert {
-			e.Alert = session.Alert{PatientID: p.ID, Level: session.AlertUrgent, Raised: f.clock,
+			e.Alert = live.Alert{PatientID: p.ID, Level: live.AlertUrgent, Raised: f.clock,
 				Text: "NEWS2 3 — RR 22, SpO2 92% on air, BP 104/66, HR 91, temp 38.4, GCS 15. Urgent review please."}
 		}
 		f.roster = append(f.roster, e)
-		f.vitals[p.ID] = []session.VitalSeries{
+		f.vitals[p.ID] = []live.VitalSeries{
 			series("HR", "bpm", hr), series("RR", "/min", []float64{18, 20, 22, 24}),
 			series("SpO2", "%", spo2), series("SBP", "mmHg", []float64{118, 104, 96, 88}),
 		}
-		f.histories[p.ID] = []session.ChatMessage{
+		f.histories[p.ID] = []live.ChatMessage{
 			{ID: p.ID + "-1", Role: "user", Content: "review " + p.ID},
 			{ID: p.ID + "-2", Role: "assistant", Agent: "patient", Content: "I'm " + p.Name + ". It came on after lunch.\n\n- itchy\n- short of breath"},
 			{ID: p.ID + "-3", Role: "system", Content: "vitals measured"},
 		}
 	}
-	add(session.Patient{ID: "patient_1", Name: "Ada Byron", Age: 34, Sex: "F", Bed: "3", Presentation: "itchy rash and wheeze after lunch",
-		NEWS2:     session.Score{Known: true, Value: 7, Band: session.BandHigh, Text: "NEWS2 7 high"},
+	add(live.Patient{ID: "patient_1", Name: "Ada Byron", Age: 34, Sex: "F", Bed: "3", Presentation: "itchy rash and wheeze after lunch",
+		NEWS2:     live.Score{Known: true, Value: 7, Band: live.BandHigh, Text: "NEWS2 7 high"},
 		Found:     []string{"capillary glucose 5.2 mmol/L"},
 		Allergies: []string{"peanuts (anaphylaxis)", "penicillin (rash)"}},
-		session.TrendUp, 40*time.Minute, false, []float64{96, 104, 112, 121}, []float64{97, 95, 93, 91})
-	add(session.Patient{ID: "patient_2", Name: "Ben Okafor", Age: 67, Sex: "M", Bed: "5", Presentation: "cough and fever for three days",
-		NEWS2: session.Score{Known: true, Value: 3, Band: session.BandLowMedium, Text: "NEWS2 3 low-medium"}},
-		session.TrendFlat, 12*time.Minute, true, []float64{88, 90, 89, 91}, []float64{92, 92, 93, 93})
-	add(session.Patient{ID: "patient_3", Name: "Cleo Park", Age: 8, Sex: "F", Bed: "9", Presentation: "wheezy after football",
-		NEWS2: session.Score{Known: true, Value: 1, Band: session.BandLow, Text: "NEWS2 1 low"}},
-		session.TrendDown, -1, false, []float64{120, 118, 112, 104}, []float64{94, 95, 96, 97})
+		live.TrendUp, 40*time.Minute, false, []float64{96, 104, 112, 121}, []float64{97, 95, 93, 91})
+	add(live.Patient{ID: "patient_2", Name: "Ben Okafor", Age: 67, Sex: "M", Bed: "5", Presentation: "cough and fever for three days",
+		NEWS2: live.Score{Known: true, Value: 3, Band: live.BandLowMedium, Text: "NEWS2 3 low-medium"}},
+		live.TrendFlat, 12*time.Minute, true, []float64{88, 90, 89, 91}, []float64{92, 92, 93, 93})
+	add(live.Patient{ID: "patient_3", Name: "Cleo Park", Age: 8, Sex: "F", Bed: "9", Presentation: "wheezy after football",
+		NEWS2: live.Score{Known: true, Value: 1, Band: live.BandLow, Text: "NEWS2 1 low"}},
+		live.TrendDown, -1, false, []float64{120, 118, 112, 104}, []float64{94, 95, 96, 97})
 	return f
 }
 
-func series(name, unit string, values []float64) session.VitalSeries {
-	s := session.VitalSeries{Name: name, Unit: unit}
+func series(name, unit string, values []float64) live.VitalSeries {
+	s := live.VitalSeries{Name: name, Unit: unit}
 	for i, v := range values {
-		s.Points = append(s.Points, session.VitalPoint{At: time.Duration(30+3*i) * time.Minute, Value: v})
+		s.Points = append(s.Points, live.VitalPoint{At: time.Duration(30+3*i) * time.Minute, Value: v})
 	}
 	return s
 }
 
-func (f *fakeEngine) Snapshot() session.ViewState {
+func (f *fakeEngine) Snapshot() live.ViewState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return session.ViewState{
+	return live.ViewState{
 		Patient:  f.patients[f.active],
-		Roster:   append([]session.RosterEntry(nil), f.roster...),
+		Roster:   append([]live.RosterEntry(nil), f.roster...),
 		Vitals:   f.vitals[f.active],
 		Chat:     f.chat(),
 		ChatMore: len(f.chat()) < len(f.histories[f.active]),
@@ -114,17 +115,17 @@ func (f *fakeEngine) Snapshot() session.ViewState {
 		Speed:    1,
 		Backend:  f.backend,
 		Model:    f.model,
-		Last:     session.TurnStats{Latency: 1240 * time.Millisecond, PromptTokens: 812, OutputTokens: 96},
+		Last:     live.TurnStats{Latency: 1240 * time.Millisecond, PromptTokens: 812, OutputTokens: 96},
 		Alerts:   f.alerts(),
 		Sounded:  f.sounded,
 	}
 }
 
 // alerts are the roster's waiting alerts, the most urgent first, as the session lists them.
-func (f *fakeEngine) alerts() []session.Alert {
-	var out []session.Alert
+func (f *fakeEngine) alerts() []live.Alert {
+	var out []live.Alert
 	for _, e := range f.roster {
-		if e.Alert.Level != session.AlertNone {
+		if e.Alert.Level != live.AlertNone {
 			out = append(out, e.Alert)
 		}
 	}
@@ -144,7 +145,7 @@ func (f *fakeEngine) Switch(_ context.Context, id string) error {
 }
 
 // chat is the active history as paged: the newest f.shown messages when paging is on.
-func (f *fakeEngine) chat() []session.ChatMessage {
+func (f *fakeEngine) chat() []live.ChatMessage {
 	h := f.histories[f.active]
 	if f.page == 0 {
 		return h
@@ -159,10 +160,10 @@ func (f *fakeEngine) LoadOlder(context.Context) error {
 	return nil
 }
 
-func (f *fakeEngine) ClearPreview(context.Context) (session.ClearPreview, error) {
+func (f *fakeEngine) ClearPreview(context.Context) (live.ClearPreview, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	p := session.ClearPreview{Patients: len(f.roster), Archive: f.archives + 1}
+	p := live.ClearPreview{Patients: len(f.roster), Archive: f.archives + 1}
 	for _, h := range f.histories {
 		p.Messages += len(h)
 	}
@@ -170,17 +171,17 @@ func (f *fakeEngine) ClearPreview(context.Context) (session.ClearPreview, error)
 }
 
 // Transcript is the active history with a fixed time per message, as the session's would be.
-func (f *fakeEngine) Transcript(context.Context) (session.Conversation, error) {
+func (f *fakeEngine) Transcript(context.Context) (records.Conversation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	c := session.Conversation{PatientID: f.active, Name: f.patients[f.active].Name}
+	c := records.Conversation{PatientID: f.active, Name: f.patients[f.active].Name}
 	at := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	for i, m := range f.histories[f.active] {
 		speaker := m.Agent
 		if m.Role == "user" {
 			speaker = "You"
 		}
-		c.Messages = append(c.Messages, session.TranscriptMessage{At: at.Add(time.Duration(i) * time.Minute),
+		c.Messages = append(c.Messages, records.TranscriptMessage{At: at.Add(time.Duration(i) * time.Minute),
 			Sim: fmt.Sprintf("T+%02d:00", i), Speaker: speaker, Role: m.Role, Text: m.Content})
 	}
 	return c, nil
@@ -193,23 +194,23 @@ func (f *fakeEngine) Start(_ context.Context, shift, trainee string) error {
 	return nil
 }
 
-func (f *fakeEngine) Trace(back int) (session.TurnTrace, bool) {
+func (f *fakeEngine) Trace(back int) (live.TurnTrace, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if back < 0 || back >= len(f.traces) {
-		return session.TurnTrace{}, false
+		return live.TurnTrace{}, false
 	}
 	return f.traces[len(f.traces)-1-back], true
 }
 
-func (f *fakeEngine) Submit(ctx context.Context, text string) <-chan session.Update {
+func (f *fakeEngine) Submit(ctx context.Context, text string) <-chan live.Update {
 	f.mu.Lock()
 	f.submitted = append(f.submitted, text)
 	f.mu.Unlock()
 	return f.turn(ctx, text)
 }
 
-func (f *fakeEngine) Retry(ctx context.Context) <-chan session.Update {
+func (f *fakeEngine) Retry(ctx context.Context) <-chan live.Update {
 	f.mu.Lock()
 	f.retries++
 	f.mu.Unlock()
@@ -218,18 +219,18 @@ func (f *fakeEngine) Retry(ctx context.Context) <-chan session.Update {
 
 // turn stores the user's text, streams the reply word by word and stores
 // it, stopping early when ctx is cancelled.
-func (f *fakeEngine) turn(ctx context.Context, text string) <-chan session.Update {
-	events := make(chan session.Update)
+func (f *fakeEngine) turn(ctx context.Context, text string) <-chan live.Update {
+	events := make(chan live.Update)
 	go func() {
 		defer close(events)
 		f.mu.Lock()
 		id := fmt.Sprintf("%s-%d", f.active, len(f.histories[f.active])+1)
 		if text != "" {
-			f.appendLocked(session.ChatMessage{ID: id + "u", Role: "user", Content: text})
+			f.appendLocked(live.ChatMessage{ID: id + "u", Role: "user", Content: text})
 		}
 		reply, replyErr, replyCode, ask, gate := f.reply, f.replyErr, f.replyCode, f.ask, f.gate
 		f.mu.Unlock()
-		if !send(ctx, events, session.Update{Kind: session.UpdateChanged}) {
+		if !send(ctx, events, live.Update{Kind: live.UpdateChanged}) {
 			return
 		}
 		if gate != nil {
@@ -243,35 +244,35 @@ func (f *fakeEngine) turn(ctx context.Context, text string) <-chan session.Updat
 			replyCode = "LLM_EMPTY"
 		}
 		if replyErr != "" {
-			send(ctx, events, session.Update{Kind: session.UpdateError, Text: replyErr, Code: replyCode})
+			send(ctx, events, live.Update{Kind: live.UpdateError, Text: replyErr, Code: replyCode})
 			return
 		}
-		if ask.Kind == session.UpdateConfirm {
+		if ask.Kind == live.UpdateConfirm {
 			send(ctx, events, ask)
 			return
 		}
 		var sent strings.Builder
 		for _, tok := range tokens(reply) {
-			if !send(ctx, events, session.Update{Kind: session.UpdateDelta, MessageID: id, Agent: "patient", Text: tok}) {
+			if !send(ctx, events, live.Update{Kind: live.UpdateDelta, MessageID: id, Agent: "patient", Text: tok}) {
 				return
 			}
 			sent.WriteString(tok)
 		}
 		f.mu.Lock()
-		f.appendLocked(session.ChatMessage{ID: id, Role: "assistant", Agent: "patient", Content: sent.String()})
+		f.appendLocked(live.ChatMessage{ID: id, Role: "assistant", Agent: "patient", Content: sent.String()})
 		f.mu.Unlock()
-		send(ctx, events, session.Update{Kind: session.UpdateChanged, MessageID: id})
+		send(ctx, events, live.Update{Kind: live.UpdateChanged, MessageID: id})
 	}()
 	return events
 }
 
-func (f *fakeEngine) appendLocked(msg session.ChatMessage) {
+func (f *fakeEngine) appendLocked(msg live.ChatMessage) {
 	// A new slice each time, as the UI may still hold the old one.
 	h := f.histories[f.active]
 	f.histories[f.active] = append(h[:len(h):len(h)], msg)
 }
 
-func send(ctx context.Context, events chan<- session.Update, ev session.Update) bool {
+func send(ctx context.Context, events chan<- live.Update, ev live.Update) bool {
 	select {
 	case events <- ev:
 		return true
@@ -300,21 +301,21 @@ func (f *fakeEngine) recorded() (decisions, submitted []string) {
 	return append([]string(nil), f.decisions...), append([]string(nil), f.submitted...)
 }
 
-func sampleTrace() session.TurnTrace {
-	return session.TurnTrace{
+func sampleTrace() live.TurnTrace {
+	return live.TurnTrace{
 		Turn:  3,
 		Input: "give 0.5 mg epinephrine IM",
-		Analyzer: session.AnalyzerTrace{Input: "give 0.5 mg epinephrine IM", Action: "UNCHANGED", PatientID: "patient_1",
+		Analyzer: live.AnalyzerTrace{Input: "give 0.5 mg epinephrine IM", Action: "UNCHANGED", PatientID: "patient_1",
 			Source: "rules", Reasoning: "no patient named; the active patient stays", Elapsed: 300 * time.Microsecond},
-		Calls: []session.LLMCall{{
+		Calls: []live.LLMCall{{
 			Agent: "patient", Model: "llama3.2", NumPredict: 400,
-			Sections: []session.PromptSection{
-				{Name: "static", Tokens: 412, Messages: []session.PromptMessage{{Role: "system", Content: "You are Ada Byron, 34."}}},
-				{Name: "window", Tokens: 300, Messages: []session.PromptMessage{{Role: "user", Content: "how do you feel?"}, {Role: "assistant", Content: "Dizzy."}}},
-				{Name: "dynamic", Tokens: 120, Messages: []session.PromptMessage{{Role: "system", Content: "HR 121, SpO2 91%"}}},
-				{Name: "memory", Tokens: 80, Messages: []session.PromptMessage{{Role: "system", Content: "allergy: peanuts (anaphylaxis)", Rule: "safety-critical"}}},
+			Sections: []live.PromptSection{
+				{Name: "static", Tokens: 412, Messages: []live.PromptMessage{{Role: "system", Content: "You are Ada Byron, 34."}}},
+				{Name: "window", Tokens: 300, Messages: []live.PromptMessage{{Role: "user", Content: "how do you feel?"}, {Role: "assistant", Content: "Dizzy."}}},
+				{Name: "dynamic", Tokens: 120, Messages: []live.PromptMessage{{Role: "system", Content: "HR 121, SpO2 91%"}}},
+				{Name: "memory", Tokens: 80, Messages: []live.PromptMessage{{Role: "system", Content: "allergy: peanuts (anaphylaxis)", Rule: "safety-critical"}}},
 			},
-			Metrics: session.CallMetrics{PromptEvalCount: 912, PromptEvalDuration: 12 * time.Millisecond, EvalCount: 96,
+			Metrics: live.CallMetrics{PromptEvalCount: 912, PromptEvalDuration: 12 * time.Millisecond, EvalCount: 96,
 				EvalDuration: 1600 * time.Millisecond, TotalDuration: 1700 * time.Millisecond, CacheHit: true},
 			Reply: "My chest feels tight.",
 		}},

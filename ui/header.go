@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/ward-sim/ward/session"
+
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -26,7 +27,7 @@ func (h *headerPane) Height() int { return lipgloss.Height(h.view) }
 
 func (h *headerPane) View() string { return h.view }
 
-func (h *headerPane) Render(s session.ViewState) {
+func (h *headerPane) Render(s live.ViewState) {
 	t := h.theme
 	p := s.Patient
 	clock := clockLabel(t, s.Clock, s.Paused)
@@ -45,7 +46,7 @@ func (h *headerPane) Render(s session.ViewState) {
 
 // vitalsLine holds NEWS2, the allergy badge and what the trainee has found, in that order of
 // importance; the findings are what gets cut when space runs out.
-func (h *headerPane) vitalsLine(p session.Patient) string {
+func (h *headerPane) vitalsLine(p live.Patient) string {
 	t := h.theme
 	news := news2Badge(t, p.NEWS2)
 	badge := allergyBadge(t, p.Allergies, h.width-lipgloss.Width(news)-1)
@@ -64,7 +65,7 @@ func (h *headerPane) vitalsLine(p session.Patient) string {
 	return line
 }
 
-func describe(p session.Patient) string {
+func describe(p live.Patient) string {
 	var parts []string
 	if p.Name != "" {
 		parts = append(parts, themes.Printable(p.Name))
@@ -104,13 +105,13 @@ func allergyBadge(t themes.Theme, allergies []string, width int) string {
 	return t.AllergyBadge.Render(text)
 }
 
-func bandStyle(t themes.Theme, b session.Band) lipgloss.Style {
+func bandStyle(t themes.Theme, b live.Band) lipgloss.Style {
 	switch b {
-	case session.BandLowMedium:
+	case live.BandLowMedium:
 		return t.News2Single3
-	case session.BandMedium:
+	case live.BandMedium:
 		return t.News2Medium
-	case session.BandHigh:
+	case live.BandHigh:
 		return t.News2High
 	}
 	return t.News2Low
@@ -118,7 +119,7 @@ func bandStyle(t themes.Theme, b session.Band) lipgloss.Style {
 
 // news2Badge names the band in words as well as colour, so it reads the
 // same without colour, and in the words every other view uses.
-func news2Badge(t themes.Theme, s session.Score) string {
+func news2Badge(t themes.Theme, s live.Score) string {
 	if !s.Known {
 		return t.Muted.Render("NEWS2 —")
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -16,10 +16,10 @@ func TestHeaderShowsThePresentationAndFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := headerPane{theme: th, width: 160}
-	h.Render(session.ViewState{Patient: session.Patient{
+	h.Render(live.ViewState{Patient: live.Patient{
 		ID: "patient_1", Name: "Tom Harris", Age: 45, Sex: "M", Bed: "Majors 6",
 		Presentation: "confused and sweaty at home",
-		NEWS2:        session.Score{Known: true, Value: 4, Band: session.BandLowMedium, Text: "NEWS2 4 low-medium"},
+		NEWS2:        live.Score{Known: true, Value: 4, Band: live.BandLowMedium, Text: "NEWS2 4 low-medium"},
 		Allergies:    []string{"not asked yet"},
 		Found:        []string{"capillary glucose 2.1 mmol/L", "pupils equal"},
 	}})

@@ -7,7 +7,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/ward-sim/ward/session"
+
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -32,7 +33,7 @@ type inspector struct {
 	width  int
 	height int
 	back   int // 0 is the latest turn
-	trace  session.TurnTrace
+	trace  live.TurnTrace
 	found  bool
 	loaded bool
 	open   map[foldKey]bool
@@ -66,7 +67,7 @@ func (in *inspector) Loading(back int) {
 	in.build()
 }
 
-func (in *inspector) SetTrace(back int, trace session.TurnTrace, found bool) {
+func (in *inspector) SetTrace(back int, trace live.TurnTrace, found bool) {
 	in.back, in.trace, in.found, in.loaded = back, trace, found, true
 	in.open, in.cursor, in.offset = map[foldKey]bool{}, 0, 0
 	in.build()
@@ -74,9 +75,9 @@ func (in *inspector) SetTrace(back int, trace session.TurnTrace, found bool) {
 
 // Selected is the LLM call under the cursor (the first call when the
 // cursor is on none) and its 1-based number, for copy and save.
-func (in *inspector) Selected() (session.LLMCall, int, bool) {
+func (in *inspector) Selected() (live.LLMCall, int, bool) {
 	if !in.found || len(in.trace.Calls) == 0 {
-		return session.LLMCall{}, 0, false
+		return live.LLMCall{}, 0, false
 	}
 	i := 0
 	if in.cursor < len(in.folds) {
@@ -181,7 +182,7 @@ func (in *inspector) build() {
 	}
 }
 
-func (in *inspector) analyzer(a session.AnalyzerTrace) {
+func (in *inspector) analyzer(a live.AnalyzerTrace) {
 	t := in.theme
 	decision := themes.Printable(a.Action)
 	if a.PatientID != "" {
@@ -193,7 +194,7 @@ func (in *inspector) analyzer(a session.AnalyzerTrace) {
 	in.field("reasoning", a.Reasoning)
 }
 
-func (in *inspector) call(i int, c session.LLMCall) {
+func (in *inspector) call(i int, c live.LLMCall) {
 	t := in.theme
 	in.add(t.Title.Render(fmt.Sprintf("CALL %d", i+1)) + "  " +
 		t.Text.Render(fmt.Sprintf("%s · %s · num_predict %d", themes.Printable(c.Agent), themes.Printable(c.Model), c.NumPredict)))
@@ -213,7 +214,7 @@ func (in *inspector) call(i int, c session.LLMCall) {
 	}
 }
 
-func (in *inspector) foldHeader(fk foldKey, sec session.PromptSection) {
+func (in *inspector) foldHeader(fk foldKey, sec live.PromptSection) {
 	t := in.theme
 	arrow := "▸"
 	if in.open[fk] {
@@ -229,7 +230,7 @@ func (in *inspector) foldHeader(fk foldKey, sec session.PromptSection) {
 	in.add("  " + t.Accent.Render(in.cut(label, 2)))
 }
 
-func (in *inspector) message(m session.PromptMessage) {
+func (in *inspector) message(m live.PromptMessage) {
 	t := in.theme
 	head := themes.Printable(m.Role) + ":"
 	if m.Rule != "" {
@@ -270,7 +271,7 @@ func (in *inspector) View() string {
 	return t.Dialog.Width(in.width - 2).Render(box)
 }
 
-func metricsLine(m session.CallMetrics) string {
+func metricsLine(m live.CallMetrics) string {
 	cache := "cache miss"
 	if m.CacheHit {
 		cache = "cache hit"
@@ -285,7 +286,7 @@ func metricsLine(m session.CallMetrics) string {
 }
 
 // promptText is a call's whole prompt as plain text, for copy and save.
-func promptText(c session.LLMCall) string {
+func promptText(c live.LLMCall) string {
 	var b strings.Builder
 	for _, sec := range c.Sections {
 		fmt.Fprintf(&b, "=== %s (%d tokens) ===\n", sec.Name, sec.Tokens)

@@ -13,7 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 )
 
 // cellOf finds where text is drawn on screen: its first cell's column and row.
@@ -69,8 +69,8 @@ func rosterOf(n int) *fakeEngine {
 	f := newFakeWard()
 	for i := 4; i <= n; i++ {
 		id := fmt.Sprintf("patient_%d", i)
-		f.patients[id] = session.Patient{ID: id, Name: "Extra Patient"}
-		f.roster = append(f.roster, session.RosterEntry{ID: id, Name: "Extra Patient", LastChecked: -1})
+		f.patients[id] = live.Patient{ID: id, Name: "Extra Patient"}
+		f.roster = append(f.roster, live.RosterEntry{ID: id, Name: "Extra Patient", LastChecked: -1})
 	}
 	return f
 }
@@ -344,7 +344,7 @@ func TestClearAsksFirstAndSaysHowToRestore(t *testing.T) {
 	}
 	// An empty shift has nothing to lose: no question.
 	f := newFakeWard()
-	f.active, f.roster, f.histories = "", nil, map[string][]session.ChatMessage{}
+	f.active, f.roster, f.histories = "", nil, map[string][]live.ChatMessage{}
 	m := newTestModel(t, f, 120, 40)
 	typeText(m, "/clear")
 	press(t, m, "enter")
@@ -357,7 +357,7 @@ func TestClearAsksFirstAndSaysHowToRestore(t *testing.T) {
 func TestConfirmFromTheSessionSendsItsLineOnYes(t *testing.T) {
 	for _, answer := range []string{"y", "esc"} {
 		f := newFakeWard()
-		f.ask = session.Update{Kind: session.UpdateConfirm, Line: "/admit patient_6",
+		f.ask = live.Update{Kind: live.UpdateConfirm, Line: "/admit patient_6",
 			Text: "patient_6 is not on the roster of 3. Admit patient_6 as a new patient?"}
 		m := newTestModel(t, f, 120, 40)
 		typeText(m, "patient 6")
@@ -365,7 +365,7 @@ func TestConfirmFromTheSessionSendsItsLineOnYes(t *testing.T) {
 		if !strings.Contains(screen(m), "Admit patient_6 as a new patient?") {
 			t.Fatalf("no question:\n%s", screen(m))
 		}
-		f.ask = session.Update{}
+		f.ask = live.Update{}
 		press(t, m, answer)
 		_, submitted := f.recorded()
 		want := []string{"patient 6"}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 )
 
 // Every layout must fill the terminal exactly: no line too long (the
@@ -20,7 +20,7 @@ func TestViewFillsTerminalExactly(t *testing.T) {
 	for _, sz := range sizes {
 		for name, keys := range overlays {
 			f := newFakeWard()
-			f.traces = []session.TurnTrace{sampleTrace()}
+			f.traces = []live.TurnTrace{sampleTrace()}
 			m := newTestModel(t, f, sz[0], sz[1])
 			press(t, m, keys...)
 			assertFills(t, m.View(), sz[0], sz[1], name)

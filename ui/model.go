@@ -9,7 +9,9 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -56,7 +58,7 @@ const (
 // left blocked on a send.
 type turn struct {
 	cancel    context.CancelFunc
-	events    <-chan session.Update
+	events    <-chan live.Update
 	cancelled bool
 }
 
@@ -71,7 +73,7 @@ type Model struct {
 
 	width, height int
 	lay           layout
-	state         session.ViewState
+	state         live.ViewState
 
 	header    headerPane
 	roster    rosterPane
@@ -147,7 +149,7 @@ func New(engine Engine, opts Options) *Model {
 		m.notice = notice{text: opts.Notice, level: noticeWarn}
 	}
 	m.input.Focus()
-	m.applyState(session.ViewState{})
+	m.applyState(live.ViewState{})
 	return m
 }
 
@@ -228,7 +230,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 // applyState shows a new snapshot in every pane.
-func (m *Model) applyState(s session.ViewState) {
+func (m *Model) applyState(s live.ViewState) {
 	newPatient := s.Patient.ID != m.state.Patient.ID
 	m.ring = m.ring || s.Sounded > m.sounded
 	m.sounded = max(m.sounded, s.Sounded)
@@ -240,7 +242,7 @@ func (m *Model) applyState(s session.ViewState) {
 	m.relayout()
 }
 
-func firstScreenHint(s session.ViewState) string {
+func firstScreenHint(s live.ViewState) string {
 	switch {
 	case s.Patient.ID != "":
 		return "No messages yet — say what you do, or ask " + s.Patient.ID + " something."
@@ -259,13 +261,13 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 	}
 	for _, ev := range msg.events {
 		switch ev.Kind {
-		case session.UpdateDelta:
+		case live.UpdateDelta:
 			m.chat.AppendDelta(ev.MessageID, ev.Agent, ev.Text)
-		case session.UpdateNotice:
+		case live.UpdateNotice:
 			m.notice = notice{text: ev.Text, level: noticeWarn}
-		case session.UpdateError:
+		case live.UpdateError:
 			m.showError(ev)
-		case session.UpdateConfirm:
+		case live.UpdateConfirm:
 			m.confirmLine(ev.Text, ev.Line)
 		}
 	}
@@ -291,7 +293,7 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 
 // showError puts a turn's error in the status bar. Only an error that another try could mend
 // (the model or the store failed) points at ctrl+r; a mistake in what was typed does not.
-func (m *Model) showError(ev session.Update) {
+func (m *Model) showError(ev live.Update) {
 	m.lastErr = retryable(ev.Code)
 	text := ev.Text
 	if m.lastErr && !strings.Contains(text, "ctrl+r") {

@@ -12,7 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -211,7 +211,7 @@ func TestPagingAndFollowMode(t *testing.T) {
 		t.Fatalf("home did not show the oldest message:\n%s", screen(m))
 	}
 	// A new message while scrolled up: the view stays, a marker appears.
-	f.histories["patient_1"] = append(f.histories["patient_1"], session.ChatMessage{ID: "new", Role: "assistant", Content: "fresh"})
+	f.histories["patient_1"] = append(f.histories["patient_1"], live.ChatMessage{ID: "new", Role: "assistant", Content: "fresh"})
 	m.Update(snapshotMsg{state: f.Snapshot()})
 	if out := screen(m); !strings.Contains(out, "(0)") || !strings.Contains(out, "new messages ↓") {
 		t.Fatalf("scrolled view moved or has no marker:\n%s", out)
@@ -252,7 +252,7 @@ func TestStreamingWhileScrolledUpShowsMarker(t *testing.T) {
 	f.histories["patient_1"] = bigHistory("patient_1", 100)
 	m, readNext := gatedTurn(t, f, "and now?")
 	press(t, m, "pgup")
-	m.Update(streamMsg{events: []session.Update{{Kind: session.UpdateDelta, MessageID: "r1", Agent: "patient", Text: "I am"}}})
+	m.Update(streamMsg{events: []live.Update{{Kind: live.UpdateDelta, MessageID: "r1", Agent: "patient", Text: "I am"}}})
 	if !strings.Contains(screen(m), "new messages ↓") {
 		t.Fatalf("no marker for a streaming reply below:\n%s", screen(m))
 	}
@@ -353,7 +353,7 @@ func TestSwitchWhileGeneratingIsRefused(t *testing.T) {
 
 func TestCtrlOInspector(t *testing.T) {
 	f := newFakeWard()
-	f.traces = []session.TurnTrace{sampleTrace()}
+	f.traces = []live.TurnTrace{sampleTrace()}
 	m := newTestModel(t, f, 120, 40)
 	var clip bytes.Buffer
 	m.opts.Clipboard = &clip
@@ -616,7 +616,7 @@ func TestScrollingBackLoadsOlderPages(t *testing.T) {
 // A message that cites protocol passages shows their sources under it, in the chat's own wrap.
 func TestChatShowsSourcesUnderAMessage(t *testing.T) {
 	f := newFakeWard()
-	f.histories["patient_1"] = append(f.histories["patient_1"], session.ChatMessage{ID: "cited", Role: "assistant", Agent: "Preceptor",
+	f.histories["patient_1"] = append(f.histories["patient_1"], live.ChatMessage{ID: "cited", Role: "assistant", Agent: "Preceptor",
 		Content: "Give 0.5 mg IM into the thigh. [1]",
 		Sources: []string{"[1] Anaphylaxis › Adrenaline — Resuscitation Council UK, Emergency treatment of anaphylaxis (2021)"}})
 	m := newTestModel(t, f, 120, 40)

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/ward-sim/ward/session"
+
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -21,7 +22,7 @@ type rosterPane struct {
 	collapsed bool
 	focused   bool
 	byID      bool // display order: ID, or acuity (the default)
-	entries   []session.RosterEntry
+	entries   []live.RosterEntry
 	active    string
 	clock     time.Duration
 	cursor    int // index into the display order
@@ -54,7 +55,7 @@ func (r *rosterPane) SetFocused(focused bool) {
 }
 
 // SetState keeps the cursor on the same patient across reorderings.
-func (r *rosterPane) SetState(s session.ViewState) {
+func (r *rosterPane) SetState(s live.ViewState) {
 	selected := r.Selected()
 	if s.Patient.ID != r.active {
 		r.manual = false // a switch shows the new active patient
@@ -162,11 +163,11 @@ func (r *rosterPane) Neighbour(delta int) string {
 // last measured NEWS2's band, raised to the band an alarm or a nurse's call stands for (an
 // emergency call or an alarm counts as high, an urgent call as medium); then a patient with an
 // alert waiting before one without; then the score.
-func (r *rosterPane) ordered() []session.RosterEntry {
+func (r *rosterPane) ordered() []live.RosterEntry {
 	if r.byID {
 		return r.entries
 	}
-	out := append([]session.RosterEntry(nil), r.entries...)
+	out := append([]live.RosterEntry(nil), r.entries...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := acuity(out[i]), acuity(out[j])
 		if a != b {
@@ -181,16 +182,16 @@ func (r *rosterPane) ordered() []session.RosterEntry {
 }
 
 // acuity ranks a row: -1 for nothing known, else the band of its score or of its alert.
-func acuity(e session.RosterEntry) int {
+func acuity(e live.RosterEntry) int {
 	rank := -1
 	if e.NEWS2.Known {
 		rank = int(e.NEWS2.Band)
 	}
 	switch e.Alert.Level {
-	case session.AlertEmergency, session.AlertAlarm:
-		rank = max(rank, int(session.BandHigh))
-	case session.AlertUrgent:
-		rank = max(rank, int(session.BandMedium))
+	case live.AlertEmergency, live.AlertAlarm:
+		rank = max(rank, int(live.BandHigh))
+	case live.AlertUrgent:
+		rank = max(rank, int(live.BandMedium))
 	}
 	return rank
 }
@@ -293,7 +294,7 @@ func moreLabel(arrow string, n int) string {
 // row is one sidebar line: marker, shortcut, ID, NEWS2 and trend, time since the last reading
 // (in the warning colour when it is older than its NEWS2 calls for), and "!" for an alarm or
 // escalation waiting.
-func (r *rosterPane) row(e session.RosterEntry, selected bool) string {
+func (r *rosterPane) row(e live.RosterEntry, selected bool) string {
 	t := r.theme
 	marker, idStyle := " ", t.RosterItem
 	if e.ID == r.active {
@@ -362,10 +363,10 @@ func (r *rosterPane) lineView() string {
 
 func moreMarker(n int) string { return fmt.Sprintf(" +%d›", n) }
 
-func (r *rosterPane) stripItem(e session.RosterEntry, i int) string {
+func (r *rosterPane) stripItem(e live.RosterEntry, i int) string {
 	t := r.theme
 	item := r.shortcut(e.ID) + " " + themes.Printable(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
-	if e.Alert.Level != session.AlertNone {
+	if e.Alert.Level != live.AlertNone {
 		item += "!"
 	}
 	switch {
@@ -373,7 +374,7 @@ func (r *rosterPane) stripItem(e session.RosterEntry, i int) string {
 		return t.Selected.Render(item)
 	case e.ID == r.active:
 		return t.RosterActive.Render("▸" + item)
-	case e.Alert.Level != session.AlertNone:
+	case e.Alert.Level != live.AlertNone:
 		return t.RosterAlert.Render(item)
 	}
 	return t.RosterItem.Render(item)
@@ -405,28 +406,28 @@ func (r *rosterPane) stripStart(items []string) int {
 
 // alertMark is the roster's marker for an alarm or escalation waiting: "!" in the colour of how
 // soon to go, a space for none.
-func alertMark(t themes.Theme, level session.AlertLevel) string {
+func alertMark(t themes.Theme, level live.AlertLevel) string {
 	switch level {
-	case session.AlertNone:
+	case live.AlertNone:
 		return " "
-	case session.AlertUrgent:
+	case live.AlertUrgent:
 		return t.Warn.Render("!")
 	}
 	return t.RosterAlert.Render("!")
 }
 
-func scoreCell(t themes.Theme, s session.Score) string {
+func scoreCell(t themes.Theme, s live.Score) string {
 	if !s.Known {
 		return t.Muted.Render(" —")
 	}
 	return bandStyle(t, s.Band).UnsetPadding().Render(fmt.Sprintf("%2d", s.Value))
 }
 
-func trendArrow(t themes.Theme, tr session.Trend) string {
+func trendArrow(t themes.Theme, tr live.Trend) string {
 	switch tr {
-	case session.TrendUp:
+	case live.TrendUp:
 		return t.Danger.Render("↑")
-	case session.TrendDown:
+	case live.TrendDown:
 		return t.OK.Render("↓")
 	}
 	return t.Muted.Render("→")

@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 )
 
 // evil carries every kind of sequence at once: a clipboard write, a title
@@ -27,7 +27,7 @@ func TestEveryRenderedPathIsSanitised(t *testing.T) {
 	f.patients["patient_1"] = p
 	f.roster[1].ID, f.roster[1].Name = "patient_2"+evil, evil
 	f.vitals["patient_1"][0].Name, f.vitals["patient_1"][0].Unit = evil, evil
-	f.histories["patient_1"] = []session.ChatMessage{
+	f.histories["patient_1"] = []live.ChatMessage{
 		{ID: "u", Role: "user", Content: evil},
 		{ID: "a", Role: "assistant", Agent: evil, Content: "**" + evil + "**\n\n```\n" + evil + "\n```"},
 		{ID: "s", Role: "system", Content: evil},
@@ -44,7 +44,7 @@ func TestEveryRenderedPathIsSanitised(t *testing.T) {
 			sec.Messages[j].Content, sec.Messages[j].Role, sec.Messages[j].Rule = evil, evil, evil
 		}
 	}
-	f.traces = []session.TurnTrace{tr}
+	f.traces = []live.TurnTrace{tr}
 
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		m := newTestModel(t, f, size[0], size[1])
@@ -55,13 +55,13 @@ func TestEveryRenderedPathIsSanitised(t *testing.T) {
 		// A stream that splits a sequence across deltas.
 		m.turn = &turn{cancel: func() {}}
 		half := len(evil) / 2
-		m.Update(streamMsg{events: []session.Update{
-			{Kind: session.UpdateDelta, MessageID: "live", Agent: evil, Text: evil[:half]},
-			{Kind: session.UpdateDelta, MessageID: "live", Text: evil[half:] + "\n\nmore " + evil[:5]},
-			{Kind: session.UpdateNotice, Text: evil},
+		m.Update(streamMsg{events: []live.Update{
+			{Kind: live.UpdateDelta, MessageID: "live", Agent: evil, Text: evil[:half]},
+			{Kind: live.UpdateDelta, MessageID: "live", Text: evil[half:] + "\n\nmore " + evil[:5]},
+			{Kind: live.UpdateNotice, Text: evil},
 		}})
 		assertOnlyOwnSequences(t, "streaming", m.View())
-		m.Update(streamMsg{events: []session.Update{{Kind: session.UpdateError, Text: evil}}, done: true})
+		m.Update(streamMsg{events: []live.Update{{Kind: live.UpdateError, Text: evil}}, done: true})
 		assertOnlyOwnSequences(t, "error", m.View())
 
 		views := map[string][]string{"inspector": {"ctrl+o", "enter", "down", "enter", "down", "enter", "down", "enter"},

@@ -10,7 +10,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/ward-sim/ward/session"
+
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -57,7 +58,7 @@ const maxNoticeLines = 3
 
 // View draws the status bar. A notice that does not fit beside the key hints is never cut: it
 // wraps on lines of its own above the usual line.
-func (s *statusPane) View(vs session.ViewState, n notice, generating bool, hints []key.Binding) string {
+func (s *statusPane) View(vs live.ViewState, n notice, generating bool, hints []key.Binding) string {
 	t := s.theme
 	var lines []string
 	left := s.summary(vs, generating)
@@ -114,7 +115,7 @@ func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
 	return t.StatusBar
 }
 
-func (s *statusPane) summary(vs session.ViewState, generating bool) string {
+func (s *statusPane) summary(vs live.ViewState, generating bool) string {
 	t := s.theme
 	var parts []string
 	if generating {
@@ -140,10 +141,10 @@ const minAlertTextWidth = 32
 // alertLabel names the most urgent alert waiting, and how many more: "ALARM patient_2: SpO2 84
 // (below 90). +1", in room columns when it fits. It comes first on the line, so a narrow
 // terminal cuts the rest instead.
-func (s *statusPane) alertLabel(alerts []session.Alert, room int) string {
+func (s *statusPane) alertLabel(alerts []live.Alert, room int) string {
 	a := alerts[0]
-	words := map[session.AlertLevel]string{session.AlertUrgent: "URGENT", session.AlertAlarm: "ALARM",
-		session.AlertEmergency: "EMERGENCY"}
+	words := map[live.AlertLevel]string{live.AlertUrgent: "URGENT", live.AlertAlarm: "ALARM",
+		live.AlertEmergency: "EMERGENCY"}
 	head := fmt.Sprintf(" %s %s: ", words[a.Level], themes.Printable(a.PatientID))
 	more := ""
 	if n := len(alerts) - 1; n > 0 {
@@ -152,7 +153,7 @@ func (s *statusPane) alertLabel(alerts []session.Alert, room int) string {
 	width := max(room-lipgloss.Width(head+more)-1, minAlertTextWidth)
 	text := head + truncate(themes.Printable(a.Text), width) + more
 	style := s.noticeStyle(noticeError)
-	if a.Level == session.AlertUrgent {
+	if a.Level == live.AlertUrgent {
 		style = s.noticeStyle(noticeWarn).Bold(true)
 	}
 	return style.Render(text + " ")
@@ -170,7 +171,7 @@ func bellCmd(w io.Writer) tea.Cmd {
 	}
 }
 
-func backendLabel(vs session.ViewState) string {
+func backendLabel(vs live.ViewState) string {
 	if vs.Backend == "" || vs.Backend == "offline" {
 		return "offline"
 	}
@@ -180,7 +181,7 @@ func backendLabel(vs session.ViewState) string {
 	return themes.Printable(vs.Backend) + " " + themes.Printable(vs.Model)
 }
 
-func speedLabel(vs session.ViewState) string {
+func speedLabel(vs live.ViewState) string {
 	if vs.Paused {
 		return "paused"
 	}

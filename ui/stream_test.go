@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 )
 
 // answerTokens is a long markdown answer: paragraphs, a list, a code
@@ -28,9 +28,9 @@ func answerTokens(n int) []string {
 }
 
 func TestCollectCoalescesEverythingAvailable(t *testing.T) {
-	events := make(chan session.Update, 2000)
+	events := make(chan live.Update, 2000)
 	for _, tok := range answerTokens(2000) {
-		events <- session.Update{Kind: session.UpdateDelta, MessageID: "m", Text: tok}
+		events <- live.Update{Kind: live.UpdateDelta, MessageID: "m", Text: tok}
 	}
 	close(events)
 	batch, done := collect(events, time.Hour)
@@ -49,9 +49,9 @@ func TestStreamingRerendersOnlyTheUnstableTail(t *testing.T) {
 	const flushes = 70
 	per := (len(toks) + flushes - 1) / flushes
 	for i := 0; i < len(toks); i += per {
-		var batch []session.Update
+		var batch []live.Update
 		for _, tok := range toks[i:min(i+per, len(toks))] {
-			batch = append(batch, session.Update{Kind: session.UpdateDelta, MessageID: "r", Agent: "patient", Text: tok})
+			batch = append(batch, live.Update{Kind: live.UpdateDelta, MessageID: "r", Agent: "patient", Text: tok})
 		}
 		m.Update(streamMsg{events: batch})
 		m.View()
@@ -92,9 +92,9 @@ func TestStreamBatchOrder(t *testing.T) {
 		m.turn = &turn{cancel: func() {}}
 		f.active = "patient_2"
 		state := f.Snapshot()
-		m.Update(streamMsg{state: &state, events: []session.Update{
-			{Kind: session.UpdateChanged},
-			{Kind: session.UpdateDelta, MessageID: "r", Agent: "patient", Text: "Ben here, still coughing"},
+		m.Update(streamMsg{state: &state, events: []live.Update{
+			{Kind: live.UpdateChanged},
+			{Kind: live.UpdateDelta, MessageID: "r", Agent: "patient", Text: "Ben here, still coughing"},
 		}})
 		if out := screen(m); !strings.HasPrefix(headerLine(m), "patient_2") || !strings.Contains(out, "Ben here, still coughing") {
 			t.Fatalf("switch or deltas lost:\n%s", out)
@@ -105,11 +105,11 @@ func TestStreamBatchOrder(t *testing.T) {
 		m := newTestModel(t, f, 120, 40)
 		m.turn = &turn{cancel: func() {}}
 		f.histories["patient_1"] = append(f.histories["patient_1"],
-			session.ChatMessage{ID: "r", Role: "assistant", Agent: "patient", Content: "all done now"})
+			live.ChatMessage{ID: "r", Role: "assistant", Agent: "patient", Content: "all done now"})
 		state := f.Snapshot()
-		m.Update(streamMsg{state: &state, events: []session.Update{
-			{Kind: session.UpdateDelta, MessageID: "r", Agent: "patient", Text: "all done now"},
-			{Kind: session.UpdateChanged, MessageID: "r"},
+		m.Update(streamMsg{state: &state, events: []live.Update{
+			{Kind: live.UpdateDelta, MessageID: "r", Agent: "patient", Text: "all done now"},
+			{Kind: live.UpdateChanged, MessageID: "r"},
 		}})
 		if n := strings.Count(screen(m), "all done now"); n != 1 {
 			t.Fatalf("completed message drawn %d times:\n%s", n, screen(m))

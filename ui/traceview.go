@@ -7,14 +7,15 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/ward-sim/ward/session"
+
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
 // Traces is what the inspector reads: turns counted back from the latest. A running session
-// (Engine) and a recorded trace (session.Recorded) both have them.
+// (Engine) and a recorded trace (live.Recorded) both have them.
 type Traces interface {
-	Trace(back int) (trace session.TurnTrace, ok bool)
+	Trace(back int) (trace live.TurnTrace, ok bool)
 }
 
 // Recorded are turns read from a trace: all of them at hand, so the inspector knows where they end.

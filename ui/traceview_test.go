@@ -9,16 +9,17 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ward-sim/ward/session"
+
+	"github.com/ward-sim/ward/session/live"
 )
 
 // recordedTurns is a trace's turns, the oldest first.
-type recordedTurns []session.TurnTrace
+type recordedTurns []live.TurnTrace
 
-func (r recordedTurns) Trace(back int) (session.TurnTrace, bool) {
+func (r recordedTurns) Trace(back int) (live.TurnTrace, bool) {
 	i := len(r) - 1 - back
 	if back < 0 || i < 0 {
-		return session.TurnTrace{}, false
+		return live.TurnTrace{}, false
 	}
 	return r[i], true
 }
@@ -44,9 +45,9 @@ func viewKeys(v *traceView, keys ...string) (quit bool) {
 // [ and ] change turn, enter unfolds a section, s saves the prompt, esc quits.
 func TestTraceViewBrowsesRecordedTurns(t *testing.T) {
 	turns := recordedTurns{
-		{Turn: 1, Input: "review patient_1", Calls: []session.LLMCall{{Agent: "Patient", Model: "tiny", Reply: "I can't breathe",
-			Sections: []session.PromptSection{{Name: "static", Tokens: 120, Messages: []session.PromptMessage{{Role: "system", Content: "You are Maya."}}}}}}},
-		{Turn: 2, Input: "/vitals", Calls: []session.LLMCall{{Agent: "Monitor", Reply: "HR 128"}}},
+		{Turn: 1, Input: "review patient_1", Calls: []live.LLMCall{{Agent: "Patient", Model: "tiny", Reply: "I can't breathe",
+			Sections: []live.PromptSection{{Name: "static", Tokens: 120, Messages: []live.PromptMessage{{Role: "system", Content: "You are Maya."}}}}}}},
+		{Turn: 2, Input: "/vitals", Calls: []live.LLMCall{{Agent: "Monitor", Reply: "HR 128"}}},
 	}
 	dir := t.TempDir()
 	v := newTraceView(turns, Options{Clipboard: io.Discard, SaveDir: dir})

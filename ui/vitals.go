@@ -8,7 +8,8 @@ import (
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/ward-sim/ward/session"
+
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -27,7 +28,7 @@ func (v *vitalsPane) SetSize(width, height int) { v.width, v.height = width, hei
 
 func (v *vitalsPane) View() string { return v.view }
 
-func (v *vitalsPane) Render(s session.ViewState) {
+func (v *vitalsPane) Render(s live.ViewState) {
 	if len(s.Vitals) == 0 {
 		msg := "no observations yet"
 		if s.Patient.ID == "" {
@@ -57,7 +58,7 @@ func (v *vitalsPane) Render(s session.ViewState) {
 
 // cell returns a vital's value line and its sparkline, each cellWidth wide.
 // In the compact layout the sparkline shares the value's line if it fits.
-func (v *vitalsPane) cell(s session.VitalSeries, points []session.VitalPoint, cellWidth int) (string, string) {
+func (v *vitalsPane) cell(s live.VitalSeries, points []live.VitalPoint, cellWidth int) (string, string) {
 	t := v.theme
 	name := t.Muted.Render(themes.Printable(s.Name) + " ")
 	if len(points) == 0 {
@@ -78,7 +79,7 @@ func (v *vitalsPane) cell(s session.VitalSeries, points []session.VitalPoint, ce
 	return fit(label, cellWidth-1) + " ", ""
 }
 
-func recent(points []session.VitalPoint, clock time.Duration) []session.VitalPoint {
+func recent(points []live.VitalPoint, clock time.Duration) []live.VitalPoint {
 	for i, p := range points {
 		if p.At >= clock-trendWindow {
 			return points[i:]
@@ -96,7 +97,7 @@ func formatValue(v float64) string {
 
 // directionArrow compares the last two observations; changes under 2% are
 // noise.
-func directionArrow(t themes.Theme, points []session.VitalPoint) string {
+func directionArrow(t themes.Theme, points []live.VitalPoint) string {
 	if len(points) < 2 {
 		return t.Muted.Render("·")
 	}
@@ -112,7 +113,7 @@ func directionArrow(t themes.Theme, points []session.VitalPoint) string {
 
 // spark draws the points with ntcharts, scaled between their own minimum
 // and maximum so small clinical changes stay visible.
-func spark(t themes.Theme, points []session.VitalPoint, width int) string {
+func spark(t themes.Theme, points []live.VitalPoint, width int) string {
 	if width < 2 {
 		return ""
 	}

@@ -1,33 +1,36 @@
-package session
+package live
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
 )
 
 // liveShift is a real session on a bbolt file in a temp dir, with the offline backend, holding
 // patients admitted through the session and perPatient stored messages each.
-func liveShift(tb testing.TB, patients, perPatient int) (Config, *Session) {
+func liveShift(tb testing.TB, patients, perPatient int) (session.Config, *session.Session) {
 	tb.Helper()
 	store, err := persist.Open(filepath.Join(tb.TempDir(), "ward.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	cfg := Config{Store: store}
-	s, err := Start(cfg)
+	cfg := session.Config{Store: store}
+	s, err := session.Start(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for p := 1; p <= patients; p++ {
-		s.Turn(context.Background(), fmt.Sprintf("/admit patient_%d", p), func(Event) {})
+		s.Turn(context.Background(), fmt.Sprintf("/admit patient_%d", p), func(session.Event) {})
 	}
 	at := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	for p := 1; p <= patients && perPatient > 0; p++ {
@@ -43,7 +46,7 @@ func liveShift(tb testing.TB, patients, perPatient int) (Config, *Session) {
 			tb.Fatal(err)
 		}
 	}
-	s, err = Resume(cfg)
+	s, err = session.Resume(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -164,7 +167,7 @@ func BenchmarkResumeFirstSnapshot(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := Resume(cfg)
+		s, err := session.Resume(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -175,7 +178,7 @@ func BenchmarkResumeFirstSnapshot(b *testing.B) {
 func TestLiveShowsTheResumedPatient(t *testing.T) {
 	cfg, s := liveShift(t, 2, 0)
 	NewLive(s, nil).Switch(context.Background(), "patient_2")
-	resumed, err := Resume(cfg)
+	resumed, err := session.Resume(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,16 +190,20 @@ func TestLiveShowsTheResumedPatient(t *testing.T) {
 // The inspector says what else happened to a call, so a developer can see why the prompt is
 // what it is: a retry, a budget cut, memory the window made redundant, an error.
 func TestCallNotesExplainThePrompt(t *testing.T) {
-	var c CallRecord
+	var c session.CallRecord
 	if notes := llmCall(c).Notes; len(notes) != 0 {
 		t.Fatalf("a plain call has notes: %v", notes)
 	}
 	c.Trace.Retry, c.Trace.Shrunk, c.Recall.Shown, c.Trace.Error = "empty answer", []string{"window 16→8"}, make([]memory.Selected, 3), "stalled"
+	c.Held = "1 citation(s) of passages it was not given were removed"
+	c.Retrieved = []knowledge.Passage{{N: 1, Title: "Anaphylaxis", Section: "Adrenaline", Score: 0.5}}
 	want := []string{
 		"retry: empty answer",
 		"cut to fit num_ctx: window 16→8",
 		"memory: 3 recalled items not repeated, the window shows them",
 		"error: stalled",
+		"held to the record: 1 citation(s) of passages it was not given were removed",
+		"knowledge [1] Anaphylaxis › Adrenaline — , score 0.5000",
 	}
 	if got := llmCall(c).Notes; !slices.Equal(got, want) {
 		t.Fatalf("notes\n got %q\nwant %q", got, want)
@@ -211,18 +218,18 @@ func TestStartDialogDropsOnlyAnUntouchedShift(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := Config{Store: store}
-		opened, err := Start(cfg)
+		cfg := session.Config{Store: store}
+		opened, err := session.Start(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if touched {
-			opened.Turn(context.Background(), "/admit patient_1", func(Event) {})
+			opened.Turn(context.Background(), "/admit patient_1", func(session.Event) {})
 		}
-		e := NewLive(opened, func(shift, _ string) (*Session, error) {
+		e := NewLive(opened, func(shift, _ string) (*session.Session, error) {
 			fresh := cfg
 			fresh.Shift = shift
-			return Start(fresh)
+			return session.Start(fresh)
 		})
 		if err := e.Start(context.Background(), "quiet-night", ""); err != nil {
 			t.Fatal(err)
@@ -235,35 +242,51 @@ func TestStartDialogDropsOnlyAnUntouchedShift(t *testing.T) {
 	}
 }
 
-// A resumed shift wakes only the patient on screen: the roster is drawn from the registry's
-// summaries, and every other patient stays in the store until a turn or the clock needs them.
-func TestResumeDecodesOnlyWhatTheScreenShows(t *testing.T) {
-	cfg, s := liveShift(t, 5, 0)
-	s.Turn(context.Background(), "/wait 2m", func(Event) {}) // monitors and checks score NEWS2
+func TestLiveClearPreviewAndTranscript(t *testing.T) {
+	_, s := liveShift(t, 2, 6)
 	e := NewLive(s, nil)
-	if err := e.Switch(context.Background(), "patient_3"); err != nil {
-		t.Fatal(err)
-	}
-	want := e.Snapshot().Roster
-
-	resumed, err := Resume(cfg)
+	p, err := e.ClearPreview(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := NewLive(resumed, nil).Snapshot()
-	if asleep := resumed.sim.asleep; len(asleep) != 4 || slices.Contains(asleep, "patient_3") {
-		t.Errorf("after the first snapshot, asleep = %v; want every patient but the active patient_3", asleep)
+	if p.Patients != 2 || p.Messages < 12 || p.Archive != 1 {
+		t.Fatalf("preview %+v, want 2 patients, at least 12 messages, archive 1", p)
 	}
-	if got.Patient.ID != "patient_3" || len(got.Roster) != 5 {
-		t.Fatalf("resumed snapshot: active %q, %d roster rows", got.Patient.ID, len(got.Roster))
+	if err := e.Switch(context.Background(), "patient_2"); err != nil {
+		t.Fatal(err)
 	}
-	for i := range want {
-		if got.Roster[i].NEWS2 != want[i].NEWS2 || got.Roster[i].LastChecked != want[i].LastChecked || got.Roster[i].Name != want[i].Name {
-			t.Errorf("roster row %d after resume %+v, before %+v", i, got.Roster[i], want[i])
+	c, err := e.Transcript(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PatientID != "patient_2" || len(c.Messages) < 6 || !strings.Contains(c.Markdown(), "It's *hard* to breathe (5).") {
+		t.Fatalf("transcript of %s, %d messages:\n%s", c.PatientID, len(c.Messages), c.Markdown())
+	}
+}
+
+func TestLiveErrorsCarryTheirCode(t *testing.T) {
+	_, s := liveShift(t, 1, 0)
+	e := NewLive(s, nil)
+	var codes []string
+	for _, u := range drain(e.Submit(context.Background(), "/speed 50")) {
+		if u.Kind == UpdateError {
+			codes = append(codes, u.Code)
 		}
 	}
-	resumed.Turn(context.Background(), "/wait 1m", func(Event) {})
-	if len(resumed.sim.asleep) != 0 {
-		t.Errorf("time passed with %v still asleep", resumed.sim.asleep)
+	if strings.Join(codes, ",") != "USAGE" {
+		t.Fatalf("error codes %q, want USAGE", codes)
+	}
+}
+
+// The start dialog may stay open for minutes; the shift chosen starts its clock at zero.
+func TestLiveStartBeginsTheClockAtTheChoice(t *testing.T) {
+	cfg, s := liveShift(t, 0, 0)
+	e := NewLive(s, func(string, string) (*session.Session, error) { return session.Start(cfg) })
+	e.lastTick = time.Now().Add(-10 * time.Minute) // the dialog was open for ten minutes
+	if err := e.Start(context.Background(), "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if clock := e.Snapshot().Clock; clock > 5*time.Second {
+		t.Fatalf("the new shift starts at %s", clock)
 	}
 }

@@ -1,11 +1,13 @@
-package session
+package playback
 
 import (
 	"context"
 	"testing"
 
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/agents/ollamatest"
+	"github.com/ward-sim/ward/session"
 )
 
 // A shift played against a real `ollama serve` and the tiny model replays with no model: the
@@ -18,10 +20,10 @@ func TestLiveReplayOfAnOllamaShift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := recordShift(t, func(c *Config) {
-		c.Backend, c.Tools, c.NumCtx, c.OutputBudget = backend, caps.Tools, liveNumCtx, liveOutputBudget
+	runs := recordShift(t, func(c *session.Config) {
+		c.Backend, c.Tools, c.NumCtx, c.OutputBudget = backend, caps.Tools, llm.DefaultNumCtx, liveOutputBudget
 		askModel(c)
-	}, func(t *testing.T, s *Session) {
+	}, func(t *testing.T, s *session.Session) {
 		for _, line := range []string{
 			"/admit patient_1 asthma-exacerbation",
 			"Hello Maya, what brought you in today?",
@@ -31,7 +33,7 @@ func TestLiveReplayOfAnOllamaShift(t *testing.T) {
 			"let's compare patient_1 and patient_2",
 			"Give salbutamol 5 mg nebulised.",
 		} {
-			s.Turn(context.Background(), line, func(Event) {})
+			s.Turn(context.Background(), line, func(session.Event) {})
 		}
 	})
 	called := map[string]int{}
@@ -48,3 +50,6 @@ func TestLiveReplayOfAnOllamaShift(t *testing.T) {
 		t.Fatalf("the replay diverged:\n%s", d)
 	}
 }
+
+// liveOutputBudget keeps a random model's replies short.
+const liveOutputBudget = 48

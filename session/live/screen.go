@@ -1,4 +1,4 @@
-package session
+package live
 
 // The view types a screen draws: one consistent picture of the shift, and the updates a turn
 // streams to it. Live builds them; the UI only reads them.

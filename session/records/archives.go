@@ -1,4 +1,4 @@
-package session
+package records
 
 import (
 	"encoding/json"
@@ -20,8 +20,8 @@ type ArchiveEntry struct {
 	SessionMessages int
 }
 
-// archiveEntries numbers the shift's archives, oldest first.
-func archiveEntries(store *persist.Store, sessionID string) ([]ArchiveEntry, error) {
+// ArchiveEntries numbers the shift's archives, oldest first.
+func ArchiveEntries(store *persist.Store, sessionID string) ([]ArchiveEntry, error) {
 	sums, err := store.ArchiveSummaries(sessionID)
 	if err != nil {
 		return nil, err
@@ -33,9 +33,9 @@ func archiveEntries(store *persist.Store, sessionID string) ([]ArchiveEntry, err
 	return out, nil
 }
 
-// findArchive resolves what a trainee typed: an archive's number ("3" or "#3"), or a prefix of
+// FindArchive resolves what a trainee typed: an archive's number ("3" or "#3"), or a prefix of
 // its ID long enough to name one archive ("2026" is a prefix unless there are 2026 archives).
-func findArchive(entries []ArchiveEntry, ref string) (ArchiveEntry, error) {
+func FindArchive(entries []ArchiveEntry, ref string) (ArchiveEntry, error) {
 	if n, err := strconv.Atoi(strings.TrimPrefix(ref, "#")); err == nil && n >= 1 && n <= len(entries) {
 		return entries[n-1], nil
 	}
@@ -70,7 +70,7 @@ func ArchiveList(store *persist.Store, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	entries, err := archiveEntries(store, info.ID)
+	entries, err := ArchiveEntries(store, info.ID)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func ArchiveRestore(store *persist.Store, ref string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	before, err := archiveEntries(store, info.ID)
+	before, err := ArchiveEntries(store, info.ID)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func ArchiveRestore(store *persist.Store, ref string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "restored archive %d into shift %s", entry.Number, info.ID)
-	if after, err := archiveEntries(store, info.ID); err == nil && len(after) > len(before) {
+	if after, err := ArchiveEntries(store, info.ID); err == nil && len(after) > len(before) {
 		fmt.Fprintf(out, "; what the shift held before is archive %d", after[len(after)-1].Number)
 	}
 	_, err = fmt.Fprintln(out)
@@ -139,10 +139,10 @@ func resolveArchive(store *persist.Store, ref string) (persist.SessionInfo, Arch
 	if err != nil {
 		return info, ArchiveEntry{}, err
 	}
-	entries, err := archiveEntries(store, info.ID)
+	entries, err := ArchiveEntries(store, info.ID)
 	if err != nil {
 		return info, ArchiveEntry{}, err
 	}
-	entry, err := findArchive(entries, ref)
+	entry, err := FindArchive(entries, ref)
 	return info, entry, err
 }

@@ -1,7 +1,6 @@
-package session
+package records
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -149,11 +148,11 @@ func readShiftResult(store *persist.Store, lib *scenario.Library, info persist.S
 			return r, err
 		}
 	}
-	m, err := storedSim(lib, info, docs)
+	w, err := storedWard(lib, info, docs)
 	if err != nil {
 		return r, err
 	}
-	for _, e := range m.ward.Engines() {
+	for _, e := range w.Engines() {
 		r.Patients = append(r.Patients, patientResult(e.Report()))
 	}
 	return r, nil
@@ -275,22 +274,4 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// cmdProgress shows the trainee's progress across their shifts, this one included, as `ward
-// progress` prints it.
-func (s *Session) cmdProgress(_ context.Context, t *turn, _ string) {
-	if err := s.Flush(); err != nil { // this shift's engines, as they are now
-		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the shift before reading it: " + err.Error()})
-		return
-	}
-	p, err := ReadProgress(s.cfg.Store, s.cfg.Scenarios)
-	if err != nil {
-		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not read the progress: " + err.Error()})
-		return
-	}
-	p.Open = s.info.ID
-	var b strings.Builder
-	_ = p.Table(&b)
-	s.say(t, "```text\n"+b.String()+"```")
 }

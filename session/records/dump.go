@@ -1,7 +1,12 @@
-package session
+// Package records is the read side: what a stored shift says, read without running it — the
+// dump, the After Action Review, exports, progress, the class report, stats, archives and the
+// findings that recur across a trainee's shifts. It sits below the turn, which reads earlier
+// shifts through it, and restores stored engines (RestoreEngine) for every reader.
+package records
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ward-sim/ward/persist"
@@ -39,24 +44,39 @@ func Dump(store *persist.Store, lib *scenario.Library) (DumpDoc, error) {
 		return DumpDoc{}, err
 	}
 	doc := DumpDoc{Dump: d, Sim: map[string]SimSummary{}}
-	m, err := storedSim(lib, info, d.Sim)
+	w, err := storedWard(lib, info, d.Sim)
 	if err != nil {
 		return DumpDoc{}, err
 	}
-	for _, e := range m.ward.Engines() {
+	for _, e := range w.Engines() {
 		doc.Sim[e.PatientID()] = summarise(e)
 	}
 	return doc, nil
 }
 
-func storedSim(lib *scenario.Library, info persist.SessionInfo, docs map[string]json.RawMessage) (*sim, error) {
-	m := newSim(lib, info.Seed, info.ClockSeconds)
+// storedWard puts a stored shift's engines back on a ward of the shift's seed and clock.
+func storedWard(lib *scenario.Library, info persist.SessionInfo, docs map[string]json.RawMessage) (*physio.Ward, error) {
+	w := physio.NewWard(info.Seed, info.ClockSeconds)
 	for id, raw := range docs {
-		if err := m.restoreEngine(id, raw); err != nil {
+		if _, err := RestoreEngine(w, lib, id, raw); err != nil {
 			return nil, err
 		}
 	}
-	return m, nil
+	return w, nil
+}
+
+// RestoreEngine puts one patient's stored engine (its snapshot, doc) back on w, running its
+// scenario from lib. The turn wakes a patient with it as every read of a stored shift does.
+func RestoreEngine(w *physio.Ward, lib *scenario.Library, id string, doc []byte) (*physio.Engine, error) {
+	var snap physio.Snapshot
+	if err := json.Unmarshal(doc, &snap); err != nil {
+		return nil, fmt.Errorf("sim state of %s is unreadable: %w", id, err)
+	}
+	sc, ok := lib.Get(snap.Scenario)
+	if !ok {
+		return nil, fmt.Errorf("%s runs scenario %q, which is not in the library (pass --scenarios DIR?)", id, snap.Scenario)
+	}
+	return w.Restore(snap, sc)
 }
 
 // AAR is the After Action Review of one patient of the latest shift; "" means the active one.
@@ -66,30 +86,26 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.
 		return physio.Report{}, err
 	}
 	var reg persist.Registry
+	var doc []byte
 	err = store.View(info.ID, func(tx *persist.Tx) error {
-		reg, err = tx.Registry()
+		if reg, err = tx.Registry(); err != nil {
+			return err
+		}
+		if patientID == "" {
+			patientID = reg.ActivePatientID
+		}
+		doc, err = tx.PatientDoc(persist.KindSim, patientID)
 		return err
 	})
 	if err != nil {
 		return physio.Report{}, err
 	}
-	if patientID == "" {
-		patientID = reg.ActivePatientID
+	if doc == nil {
+		return physio.Report{}, fmt.Errorf("no simulated patient %q in this shift (roster: %v) — pass --patient ID", patientID, reg.IDs())
 	}
-	m := newSim(lib, info.Seed, info.ClockSeconds)
-	m.asleep, m.read = []string{patientID}, func(kind, id string) (doc []byte, err error) {
-		err = store.View(info.ID, func(tx *persist.Tx) error {
-			doc, err = tx.PatientDoc(kind, id)
-			return err
-		})
-		return doc, err
-	}
-	e, err := m.engine(patientID)
+	e, err := RestoreEngine(physio.NewWard(info.Seed, info.ClockSeconds), lib, patientID, doc)
 	if err != nil {
 		return physio.Report{}, err
-	}
-	if e == nil {
-		return physio.Report{}, fmt.Errorf("no simulated patient %q in this shift (roster: %v) — pass --patient ID", patientID, rosterIDs(reg))
 	}
 	return e.Report(), nil
 }
@@ -108,6 +124,10 @@ func nonNil[T any](xs []T) []T {
 	}
 	return xs
 }
+
+// ErrNoSession is what Resume and every read of the latest shift return when the store holds
+// no shift yet.
+var ErrNoSession = errors.New("no session in this database yet")
 
 func latest(store *persist.Store) (persist.SessionInfo, error) {
 	info, ok, err := store.LatestSession()

@@ -1,8 +1,9 @@
-package session
+package live
 
 import (
 	"time"
 
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -21,7 +22,7 @@ func (m monitorTrace) Samples(dst []float64, from, to time.Duration) []float64 {
 }
 
 // ecgTrace is the patient's trace while a monitor is on them, or nil.
-func ecgTrace(p PatientView) ECGTrace {
+func ecgTrace(p session.PatientView) ECGTrace {
 	if !p.Monitored {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package session
+package playback
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/ward-sim/ward/agents/eval"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -20,7 +21,7 @@ const scriptPatient = "patient_1"
 // scriptPatient is admitted on the script's scenario, then each line is a turn. wire completes
 // the configuration once the shift's trace is set, as main wires a model's analyzer and router.
 // The trace says which calls each line made; the engine, how conscious the patient was.
-func ScriptPlayer(cfg Config, wire func(*Config)) eval.Player {
+func ScriptPlayer(cfg session.Config, wire func(*session.Config)) eval.Player {
 	return func(ctx context.Context, s eval.Script) (played eval.Played, err error) {
 		dir, err := os.MkdirTemp("", "ward-eval-*")
 		if err != nil {
@@ -39,15 +40,15 @@ func ScriptPlayer(cfg Config, wire func(*Config)) eval.Player {
 	}
 }
 
-func playScript(ctx context.Context, cfg Config, s eval.Script, trace *bytes.Buffer) (eval.Played, error) {
+func playScript(ctx context.Context, cfg session.Config, s eval.Script, trace *bytes.Buffer) (eval.Played, error) {
 	var played eval.Played
-	sess, err := Start(cfg)
+	sess, err := session.Start(cfg)
 	if err != nil {
 		return played, err
 	}
 	var failure error
-	sess.Turn(ctx, "/admit "+scriptPatient+" "+s.Scenario, func(ev Event) {
-		if e, ok := ev.(ErrorEvent); ok {
+	sess.Turn(ctx, "/admit "+scriptPatient+" "+s.Scenario, func(ev session.Event) {
+		if e, ok := ev.(session.ErrorEvent); ok {
 			failure = errors.New(e.Message)
 		}
 	})
@@ -56,8 +57,8 @@ func playScript(ctx context.Context, cfg Config, s eval.Script, trace *bytes.Buf
 	}
 	for _, line := range s.Lines {
 		t := eval.PlayedTurn{Line: line}
-		sess.Turn(ctx, line, func(ev Event) { t.Done = appendDone(t.Done, ev) })
-		if e, _ := sess.sim.engine(scriptPatient); e != nil {
+		sess.Turn(ctx, line, func(ev session.Event) { t.Done = appendDone(t.Done, ev) })
+		if e, _ := sess.Engine(scriptPatient); e != nil {
 			v := e.TrueVitals()
 			t.GCS, t.AVPU, t.Pulse = v.GCS, v.AVPU, !e.Rhythm().Arrest()
 		}
@@ -72,7 +73,7 @@ func playScript(ctx context.Context, cfg Config, s eval.Script, trace *bytes.Buf
 			played.Turns[i].Calls = append(played.Turns[i].Calls, c)
 		}
 	}
-	if e, _ := sess.sim.engine(scriptPatient); e != nil {
+	if e, _ := sess.Engine(scriptPatient); e != nil {
 		for _, er := range e.CriticalErrors() {
 			played.CriticalErrors = append(played.CriticalErrors, eval.CriticalError{ID: er.ID, Description: er.Description})
 		}
@@ -82,8 +83,8 @@ func playScript(ctx context.Context, cfg Config, s eval.Script, trace *bytes.Buf
 
 // appendDone adds what an engine event did to a turn's list: the action's kind, and the drug of
 // a medication given.
-func appendDone(done []string, ev Event) []string {
-	sim, ok := ev.(SimEvent)
+func appendDone(done []string, ev session.Event) []string {
+	sim, ok := ev.(session.SimEvent)
 	if !ok || sim.Event.Kind != physio.EventAction {
 		return done
 	}

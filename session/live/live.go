@@ -1,16 +1,19 @@
-package session
+// Package live is the screen's room: Live runs a shift for the UI, one caller at a time, and
+// turns what the turn reports into the view types a screen draws (screen.go); the inspector's
+// view of a turn, live or from a trace, is built here too (inspector.go).
+package live
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // Live runs a session for the UI. A session serves one caller at a time, so every call
@@ -19,8 +22,8 @@ import (
 // already holding mu) whenever something on screen changed.
 type Live struct {
 	mu        sync.Mutex
-	s         *Session
-	restart   func(shift, trainee string) (*Session, error)
+	s         *session.Session
+	restart   func(shift, trainee string) (*session.Session, error)
 	view      atomic.Pointer[ViewState]
 	lastTick  time.Time
 	lastFlush time.Time
@@ -60,10 +63,10 @@ const chatPage = 100
 
 // NewLive wraps s. restart starts a new session for the start dialog: a shift id, a shift file,
 // or "" for an empty roster, for the trainee named.
-func NewLive(s *Session, restart func(shift, trainee string) (*Session, error)) *Live {
+func NewLive(s *session.Session, restart func(shift, trainee string) (*session.Session, error)) *Live {
 	e := &Live{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
 		live: map[string]string{}, aliases: map[int64]string{}}
-	s.Restore(func(Event) {})
+	s.Restore(func(session.Event) {})
 	e.refresh()
 	return e
 }
@@ -89,7 +92,7 @@ const tickEvery = time.Second
 func (e *Live) tick() {
 	now := time.Now()
 	if wall := now.Sub(e.lastTick); wall >= tickEvery {
-		e.s.Tick(wall, func(ev Event) { e.hear(ev) })
+		e.s.Tick(wall, func(ev session.Event) { e.hear(ev) })
 		e.lastTick = now
 	}
 	if now.Sub(e.lastFlush) >= flushEvery {
@@ -100,15 +103,15 @@ func (e *Live) tick() {
 
 // Submit runs one turn on its own goroutine and streams what happens.
 func (e *Live) Submit(ctx context.Context, text string) <-chan Update {
-	return e.runTurn(ctx, func(emit func(Event)) { e.s.Turn(ctx, text, emit) })
+	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Turn(ctx, text, emit) })
 }
 
 // Retry answers the last message again without storing it twice.
 func (e *Live) Retry(ctx context.Context) <-chan Update {
-	return e.runTurn(ctx, func(emit func(Event)) { e.s.Retry(ctx, emit) })
+	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Retry(ctx, emit) })
 }
 
-func (e *Live) runTurn(ctx context.Context, run func(func(Event))) <-chan Update {
+func (e *Live) runTurn(ctx context.Context, run func(func(session.Event))) <-chan Update {
 	out := make(chan Update, 64)
 	go func() {
 		defer close(out)
@@ -117,7 +120,7 @@ func (e *Live) runTurn(ctx context.Context, run func(func(Event))) <-chan Update
 		e.tick()
 		started := time.Now()
 		e.last = TurnStats{}
-		run(func(ev Event) {
+		run(func(ev session.Event) {
 			for _, u := range e.translate(ev) {
 				select {
 				case out <- u:
@@ -138,41 +141,41 @@ func (e *Live) runTurn(ctx context.Context, run func(func(Event))) <-chan Update
 
 // hear notes what the clock brought between turns: an alarm sounding, or a nurse's or monitor's
 // message stored in the active chat.
-func (e *Live) hear(ev Event) {
+func (e *Live) hear(ev session.Event) {
 	switch ev := ev.(type) {
-	case SimEvent:
+	case session.SimEvent:
 		if ev.Event.Kind == physio.EventAlarm || ev.Event.Kind == physio.EventEscalation {
 			e.sounded++
 		}
-	case MessageEvent:
+	case session.MessageEvent:
 		e.chat.valid = false
 	}
 }
 
 // translate turns one session event into what the UI shows, rebuilding the view first when the
 // screen changes. It runs on the turn's goroutine, which holds mu.
-func (e *Live) translate(ev Event) []Update {
+func (e *Live) translate(ev session.Event) []Update {
 	switch ev := ev.(type) {
-	case DeltaEvent:
+	case session.DeltaEvent:
 		return []Update{{Kind: UpdateDelta, MessageID: e.liveID(ev.Agent), Agent: ev.Agent, Text: ev.Text}}
-	case MessageEvent:
+	case session.MessageEvent:
 		return e.finished(ev)
-	case ErrorEvent:
+	case session.ErrorEvent:
 		return []Update{{Kind: UpdateError, Text: ev.Message, Code: ev.Code}}
-	case ConfirmEvent:
+	case session.ConfirmEvent:
 		return []Update{{Kind: UpdateConfirm, Text: ev.Question, Line: ev.Line}}
-	case NoteEvent:
+	case session.NoteEvent:
 		e.note(ev.Text)
 		return e.changed()
-	case ProgressEvent:
+	case session.ProgressEvent:
 		return []Update{{Kind: UpdateNotice, Text: ev.Text}}
-	case AAREvent:
+	case session.AAREvent:
 		e.note(ev.Markdown())
 		return e.changed()
-	case LLMCallEvent:
+	case session.LLMCallEvent:
 		e.count(ev)
 		return nil
-	case DecisionEvent, TurnEndEvent:
+	case session.DecisionEvent, session.TurnEndEvent:
 		e.chat.valid = false // the user's text is stored
 		return e.changed()
 	}
@@ -199,7 +202,7 @@ func (e *Live) liveID(agent string) string {
 	return id
 }
 
-func (e *Live) finished(ev MessageEvent) []Update {
+func (e *Live) finished(ev session.MessageEvent) []Update {
 	id, streamed := e.live[ev.Agent]
 	delete(e.live, ev.Agent)
 	if ev.At.IsZero() {
@@ -222,7 +225,7 @@ func (e *Live) note(text string) {
 	e.chat.view = nil
 }
 
-func (e *Live) count(ev LLMCallEvent) {
+func (e *Live) count(ev session.LLMCallEvent) {
 	e.last.PromptTokens += ev.PromptTokensEst
 	if ev.PromptEvalCount != nil {
 		e.last.PromptTokens += *ev.PromptEvalCount - ev.PromptTokensEst // measured beats estimated
@@ -237,8 +240,8 @@ func (e *Live) Switch(_ context.Context, patientID string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var failure error
-	e.s.Switch(patientID, func(ev Event) {
-		if er, ok := ev.(ErrorEvent); ok {
+	e.s.Switch(patientID, func(ev session.Event) {
+		if er, ok := ev.(session.ErrorEvent); ok {
 			failure = fmt.Errorf("%s", er.Message)
 		}
 	})
@@ -261,7 +264,7 @@ func (e *Live) Start(_ context.Context, shift, trainee string) error {
 	// The new shift's clock starts now, not when the last one ticked.
 	e.s, e.notes, e.chat, e.lastTick = s, nil, chatCache{}, time.Now()
 	clear(e.aliases)
-	s.Restore(func(Event) {})
+	s.Restore(func(session.Event) {})
 	e.refresh()
 	return nil
 }
@@ -305,32 +308,6 @@ func (e *Live) refresh() {
 	v.Chat = e.chatView(active)
 	v.ChatMore = e.chat.more
 	e.view.Store(&v)
-}
-
-func rosterEntry(p PatientSummary, clock float64) RosterEntry {
-	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.overdue(clock)}
-	if p.Known {
-		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band})
-		r.LastChecked = seconds(p.At)
-	}
-	switch {
-	case !p.HasPrev || p.Prev == p.NEWS2:
-		r.Trend = TrendFlat
-	case p.NEWS2 > p.Prev:
-		r.Trend = TrendUp
-	default:
-		r.Trend = TrendDown
-	}
-	if p.Alert != "" {
-		r.Alert = alertView(PatientAlert{PatientID: p.ID, Level: p.Alert, Text: p.AlertText, Raised: p.AlertAt})
-	}
-	return r
-}
-
-func alertView(a PatientAlert) Alert {
-	level := map[string]AlertLevel{physio.LevelUrgent: AlertUrgent, physio.LevelAlarm: AlertAlarm,
-		physio.LevelEmergency: AlertEmergency}[a.Level]
-	return Alert{PatientID: a.PatientID, Level: level, Text: a.Text, Raised: seconds(a.Raised)}
 }
 
 func (e *Live) chatView(active string) []ChatMessage {
@@ -387,158 +364,27 @@ func (e *Live) mergeNotes() []ChatMessage {
 	return out
 }
 
-func header(p PatientView) Patient {
-	h := Patient{ID: p.ID, Name: p.Name, Age: p.Age, Sex: p.Sex, Bed: p.Bed, Presentation: p.Presentation,
-		NEWS2: latestScore(p.Readings), Allergies: p.Allergies, Found: latestResults(p.Results)}
-	if !p.AllergiesAsked {
-		h.Allergies = []string{"not asked yet"}
-	} else if len(h.Allergies) == 0 {
-		h.Allergies = []string{"none disclosed"}
-	}
-	return h
+// ClearPreview is what a clear would archive now, so a screen can ask before it.
+type ClearPreview struct {
+	Patients int
+	Messages int // stored messages, every conversation of the shift together
+	Archive  int // the number the archive will get (`ward archive show N`)
 }
 
-// latestResults keeps the newest result of each kind, in the order each kind was first taken.
-func latestResults(results []physio.Result) []string {
-	var names []string
-	latest := map[string]physio.Result{}
-	for _, r := range results {
-		if _, seen := latest[r.Name]; !seen {
-			names = append(names, r.Name)
-		}
-		latest[r.Name] = r
-	}
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = latest[n].String()
-	}
-	return out
+// ClearPreview counts what a clear would archive now.
+func (e *Live) ClearPreview(context.Context) (ClearPreview, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var p ClearPreview
+	var err error
+	p.Patients, p.Messages, p.Archive, err = e.s.ClearPreview()
+	return p, err
 }
 
-func latestScore(readings []physio.Reading) Score {
-	if len(readings) == 0 {
-		return Score{}
-	}
-	return score(readings[len(readings)-1].Score())
-}
-
-func score(n physio.NEWS2Score) Score {
-	return Score{Known: true, Value: n.Total, Band: band(n.Band), Text: n.String()}
-}
-
-func band(name string) Band {
-	switch name {
-	case physio.BandLowMedium:
-		return BandLowMedium
-	case physio.BandMedium:
-		return BandMedium
-	case physio.BandHigh:
-		return BandHigh
-	}
-	return BandLow
-}
-
-// vitalSeries is the measured vitals as the trend pane draws them; it keeps its own time window.
-func vitalSeries(readings []physio.Reading) []VitalSeries {
-	out := []VitalSeries{{Name: "HR", Unit: "bpm"}, {Name: "RR", Unit: "/min"}, {Name: "SpO2", Unit: "%"}, {Name: "SBP", Unit: "mmHg"}}
-	for _, r := range readings {
-		at := seconds(r.T)
-		for i, v := range []int{r.HR, r.RR, r.SpO2, r.SBP} {
-			out[i].Points = append(out[i].Points, VitalPoint{At: at, Value: float64(v)})
-		}
-	}
-	return out
-}
-
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
-// turnTrace maps the session's record of a turn onto the inspector's view, folding each prompt's
-// messages into its sections.
-func turnTrace(rec TurnRecord) TurnTrace {
-	tr := TurnTrace{Turn: rec.Number, Input: rec.Input, Engine: rec.Engine}
-	if d := rec.Decision; d != nil {
-		tr.Analyzer = AnalyzerTrace{Input: d.Input, Action: d.AnalyzerAction, PatientID: d.PatientID, Source: d.Source,
-			Reasoning: d.Reasoning + " → " + d.Decision, Elapsed: time.Duration(d.Timing.AnalyzerMS * float64(time.Millisecond))}
-	}
-	for _, c := range rec.Calls {
-		tr.Calls = append(tr.Calls, llmCall(c))
-	}
-	if st := rec.Counters; st != nil {
-		tr.Counters = fmt.Sprintf("%d merges · %d parse errors · %d format fallbacks · %d evictions · %d refused · %d cap / %d loop stops · %d citations removed · merge p95 %s",
-			st.Merges, st.ParseErrors, st.FormatFallbacks, st.Evictions, st.Refused, st.CapStops, st.LoopStops, st.CitationsRemoved, st.MergeLatency.P95())
-	}
-	return tr
-}
-
-func llmCall(c CallRecord) LLMCall {
-	var mem []PromptMessage
-	for _, it := range c.Recall.Items {
-		mem = append(mem, PromptMessage{Role: string(it.Category), Content: c.Recall.Line(it), Rule: string(it.Rule)})
-	}
-	call := callView(c.Trace, mem, len(c.Recall.Shown), c.Held)
-	for _, p := range c.Retrieved { // how each passage ranked is known only live, not from a trace
-		call.Notes = append(call.Notes, fmt.Sprintf("knowledge [%d] %s › %s — %s, score %.4f", p.N, p.Title, p.Section, p.Why, p.Score))
-	}
-	return call
-}
-
-// callView is a call as the inspector shows it: its prompt folded by section, with memory as
-// mem; shown is how many recalled items the window made redundant, held how ward changed the
-// reply ("" when it stood).
-func callView(t llm.TraceRecord, mem []PromptMessage, shown int, held string) LLMCall {
-	m := t.Metrics
-	call := LLMCall{Agent: t.Agent, Model: t.Model, NumPredict: t.Options.NumPredict, Reply: t.Reply.Content, Notes: callNotes(t, shown, held),
-		Metrics: CallMetrics{PromptEvalCount: m.PromptEvalCount, PromptEvalDuration: m.PromptEvalDuration,
-			EvalCount: m.EvalCount, EvalDuration: m.EvalDuration, LoadDuration: m.LoadDuration, TotalDuration: m.TotalDuration,
-			CacheHit: cacheHit(m.PromptEvalCount, m.PromptEvalDuration)}}
-	msgs := t.Messages
-	if len(msgs) < 2 {
-		return call
-	}
-	section := func(name string, ms []PromptMessage) {
-		call.Sections = append(call.Sections, PromptSection{Name: name, Tokens: t.Sections[name], Messages: ms})
-	}
-	section("static", []PromptMessage{{Role: msgs[0].Role, Content: msgs[0].Content}})
-	window := msgs[1:min(1+t.WindowLen, len(msgs))]
-	var wm []PromptMessage
-	for _, m := range window {
-		wm = append(wm, PromptMessage{Role: m.Role, Content: m.Content})
-	}
-	section("window", wm)
-	if dyn := msgs[1+len(window) : len(msgs)-1]; len(dyn) > 0 {
-		section("dynamic", []PromptMessage{{Role: dyn[0].Role, Content: dyn[0].Content}})
-	}
-	section("memory", mem)
-	last := msgs[len(msgs)-1]
-	section("user", []PromptMessage{{Role: last.Role, Content: last.Content}})
-	return call
-}
-
-func callNotes(t llm.TraceRecord, shown int, held string) []string {
-	var notes []string
-	if t.Retry != "" {
-		notes = append(notes, "retry: "+t.Retry)
-	}
-	if len(t.Shrunk) > 0 {
-		notes = append(notes, "cut to fit num_ctx: "+strings.Join(t.Shrunk, ", "))
-	}
-	if shown > 0 {
-		notes = append(notes, fmt.Sprintf("memory: %d recalled items not repeated, the window shows them", shown))
-	}
-	if m := t.Merge; m != nil {
-		notes = append(notes, fmt.Sprintf("entities: added %v · updated %v · evicted %v", m.Added, m.Updated, m.Evicted))
-	}
-	if t.Error != "" {
-		notes = append(notes, "error: "+t.Error)
-	}
-	if held != "" {
-		notes = append(notes, "held to the record: "+held)
-	}
-	return notes
-}
-
-// cacheHit judges a KV-cache hit: a prompt evaluated at under 0.2 ms per token was mostly served
-// from the cache (a cold prompt costs milliseconds per token on a CPU).
-func cacheHit(tokens int, d time.Duration) bool {
-	return tokens > 0 && d/time.Duration(tokens) < 200*time.Microsecond
+// Transcript is the whole active conversation (the shift's own when no patient is active), for
+// copying or exporting from the screen.
+func (e *Live) Transcript(context.Context) (records.Conversation, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.s.Transcript()
 }

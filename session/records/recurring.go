@@ -1,4 +1,4 @@
-package session
+package records
 
 import (
 	"fmt"
@@ -45,9 +45,9 @@ func findings(r physio.Report) []string {
 	return out
 }
 
-// recurring are the findings that came back in at least two of the trainee's last shifts
+// Recurring are the findings that came back in at least two of the trainee's last shifts
 // before this one, each saying in how many.
-func recurring(store *persist.Store, lib *scenario.Library, trainee, current string) ([]string, error) {
+func Recurring(store *persist.Store, lib *scenario.Library, trainee, current string) ([]string, error) {
 	sessions, err := store.Sessions()
 	if err != nil {
 		return nil, err

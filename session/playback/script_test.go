@@ -1,4 +1,4 @@
-package session
+package playback
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 
 	"github.com/ward-sim/ward/agents/eval"
 	"github.com/ward-sim/ward/agents/offline"
+	"github.com/ward-sim/ward/session"
 )
 
 // The offline harness meets the bar of both evals of played turns, and the scripts reach the
 // levels of consciousness the patient eval is about.
 func TestEvalsOfTheOfflineHarness(t *testing.T) {
-	play := ScriptPlayer(Config{}, func(*Config) {})
+	play := ScriptPlayer(session.Config{}, func(*session.Config) {})
 	patient := eval.EvalPatient(context.Background(), offline.New(), play)
 	debrief := eval.EvalDebrief(context.Background(), offline.New(), play)
 	arrest := eval.EvalArrest(context.Background(), offline.New(), play)
@@ -40,7 +41,7 @@ func TestEvalsOfTheOfflineHarness(t *testing.T) {
 // A script's turns carry the calls their line made and the patient's consciousness, and the
 // critical errors on record at the end.
 func TestScriptPlayerRecordsEachLine(t *testing.T) {
-	play := ScriptPlayer(Config{}, func(*Config) {})
+	play := ScriptPlayer(session.Config{}, func(*session.Config) {})
 	p, err := play(context.Background(), eval.Script{Scenario: "opioid-overdose",
 		Lines: []string{"Can you hear me?", "/vitals", "Give flumazenil 200 micrograms IV."}})
 	if err != nil {

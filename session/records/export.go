@@ -1,4 +1,4 @@
-package session
+package records
 
 import (
 	"fmt"
@@ -44,7 +44,7 @@ func Export(store *persist.Store, patientID string) (Transcript, error) {
 		if err != nil {
 			return err
 		}
-		ids := rosterIDs(reg)
+		ids := reg.IDs()
 		if patientID != "" {
 			if _, ok := reg.Patients[patientID]; !ok {
 				return fmt.Errorf("no patient %q in this shift (roster: %v) — pass --patient ID", patientID, ids)
@@ -62,14 +62,14 @@ func Export(store *persist.Store, patientID string) (Transcript, error) {
 				continue
 			}
 			name, _ := reg.Patients[id].Facts["name"].(string)
-			tr.Conversations = append(tr.Conversations, transcriptOf(id, name, msgs))
+			tr.Conversations = append(tr.Conversations, TranscriptOf(id, name, msgs))
 		}
 		return nil
 	})
 	return tr, err
 }
 
-func transcriptOf(patientID, name string, msgs []memory.Message) Conversation {
+func TranscriptOf(patientID, name string, msgs []memory.Message) Conversation {
 	c := Conversation{PatientID: patientID, Name: name, Messages: []TranscriptMessage{}}
 	for _, m := range msgs {
 		c.Messages = append(c.Messages, TranscriptMessage{At: m.At, Sim: memory.Clock(m.Sim), Speaker: speaker(m),
@@ -90,7 +90,7 @@ func speaker(m memory.Message) string {
 	case m.Role == "assistant":
 		return "assistant"
 	}
-	return systemAgent
+	return memory.SystemAgent
 }
 
 // Markdown writes the transcript with a heading per conversation and, for each message, the

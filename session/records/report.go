@@ -1,4 +1,4 @@
-package session
+package records
 
 import (
 	"encoding/csv"

@@ -1,4 +1,4 @@
-package session
+package playback
 
 import (
 	"bytes"
@@ -18,16 +18,19 @@ import (
 	"github.com/ward-sim/ward/agents/replay"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/session/scenario"
+	"github.com/ward-sim/ward/session/sessiontest"
 )
 
 // bedsideShift is a recorded shift that takes most of the paths a prompt can take: two patients,
 // questions, a compound action, slash commands, the clock passing by /wait and by the screen's
 // ticks, a keyboard switch, a retry, the review and the drafts.
-func bedsideShift(t *testing.T, s *Session) {
+func bedsideShift(t *testing.T, s *session.Session) {
 	t.Helper()
 	ctx := context.Background()
-	ignore := func(Event) {}
+	ignore := func(session.Event) {}
 	for _, line := range []string{
 		"/admit patient_1 asthma-exacerbation",
 		"Hello Maya, what brought you in today?",
@@ -54,7 +57,7 @@ func bedsideShift(t *testing.T, s *Session) {
 }
 
 // recordShift plays a shift on a fresh session configured by change and returns its trace.
-func recordShift(t *testing.T, change func(*Config), play func(*testing.T, *Session)) []llm.TraceRun {
+func recordShift(t *testing.T, change func(*session.Config), play func(*testing.T, *session.Session)) []llm.TraceRun {
 	t.Helper()
 	runs, err := llm.ReadTrace(bytes.NewReader(recordTrace(t, change, play)))
 	if err != nil {
@@ -64,20 +67,20 @@ func recordShift(t *testing.T, change func(*Config), play func(*testing.T, *Sess
 }
 
 // recordTrace is recordShift's trace as written.
-func recordTrace(t *testing.T, change func(*Config), play func(*testing.T, *Session)) []byte {
+func recordTrace(t *testing.T, change func(*session.Config), play func(*testing.T, *session.Session)) []byte {
 	t.Helper()
 	var trace bytes.Buffer
-	r := newRigWith(t, func(c *Config) {
+	r := sessiontest.New(t, func(c *session.Config) {
 		c.Trace, c.Seed = llm.NewTraceWriter(&trace), 7
 		change(c)
 	})
-	play(t, r.s)
+	play(t, r.S)
 	return trace.Bytes()
 }
 
 // replayShift replays runs on a fresh store with the built-in definitions (or team, when not
 // nil); wire completes each run's configuration.
-func replayShift(t *testing.T, runs []llm.TraceRun, team *agents.Team, wire func(*Config)) *replay.Divergence {
+func replayShift(t *testing.T, runs []llm.TraceRun, team *agents.Team, wire func(*session.Config)) *replay.Divergence {
 	t.Helper()
 	store, err := persist.Open(filepath.Join(t.TempDir(), "replay.db"))
 	if err != nil {
@@ -89,7 +92,7 @@ func replayShift(t *testing.T, runs []llm.TraceRun, team *agents.Team, wire func
 			t.Fatal(err)
 		}
 	}
-	d, err := ReplayTrace(context.Background(), Config{Store: store, Team: team}, runs, wire)
+	d, err := ReplayTrace(context.Background(), session.Config{Store: store, Team: team}, runs, wire)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +100,7 @@ func replayShift(t *testing.T, runs []llm.TraceRun, team *agents.Team, wire func
 }
 
 func TestReplayOfflineShift(t *testing.T) {
-	runs := recordShift(t, func(*Config) {}, bedsideShift)
+	runs := recordShift(t, func(*session.Config) {}, bedsideShift)
 	if len(runs) != 1 || len(runs[0].Calls) < 10 {
 		t.Fatalf("recorded %d runs, %d calls", len(runs), len(runs[0].Calls))
 	}
@@ -108,14 +111,14 @@ func TestReplayOfflineShift(t *testing.T) {
 	if got := strings.Join(ops, " "); !strings.Contains(got, "tick switch tick turn retry") {
 		t.Fatalf("inputs: %s", got)
 	}
-	if d := replayShift(t, runs, nil, func(*Config) {}); d != nil {
+	if d := replayShift(t, runs, nil, func(*session.Config) {}); d != nil {
 		t.Fatalf("the replay diverged:\n%s", d)
 	}
 }
 
 // The header carries every setting a prompt depends on.
 func TestTraceHeaderRecordsTheSettings(t *testing.T) {
-	runs := recordShift(t, func(c *Config) { c.Shift, c.NumCtx, c.OutputBudget = "busy-ed", 4096, 500 }, func(*testing.T, *Session) {})
+	runs := recordShift(t, func(c *session.Config) { c.Shift, c.NumCtx, c.OutputBudget = "busy-ed", 4096, 500 }, func(*testing.T, *session.Session) {})
 	h := runs[0].Header
 	lib, err := scenario.Load()
 	if err != nil {
@@ -132,13 +135,13 @@ func TestTraceHeaderRecordsTheSettings(t *testing.T) {
 // A shift that ends and is resumed by a second run of ward replays on the same store.
 func TestReplayResumedShift(t *testing.T) {
 	var trace bytes.Buffer
-	r := newRigWith(t, func(c *Config) { c.Trace, c.Seed = llm.NewTraceWriter(&trace), 3 })
-	r.turn("/admit patient_1 opioid-overdose")
-	r.turn("Can you hear me?")
-	r.restart()
-	r.s.Restore(func(Event) {})
-	r.turn("Give naloxone 400 micrograms IM.")
-	r.turn("/vitals")
+	r := sessiontest.New(t, func(c *session.Config) { c.Trace, c.Seed = llm.NewTraceWriter(&trace), 3 })
+	r.Turn("/admit patient_1 opioid-overdose")
+	r.Turn("Can you hear me?")
+	r.Restart()
+	r.S.Restore(func(session.Event) {})
+	r.Turn("Give naloxone 400 micrograms IM.")
+	r.Turn("/vitals")
 	runs, err := llm.ReadTrace(&trace)
 	if err != nil {
 		t.Fatal(err)
@@ -146,95 +149,15 @@ func TestReplayResumedShift(t *testing.T) {
 	if len(runs) != 2 || !runs[1].Header.Resumed || runs[1].Header.SessionID != runs[0].Header.SessionID {
 		t.Fatalf("runs: %d, second header %+v", len(runs), runs[len(runs)-1].Header)
 	}
-	if d := replayShift(t, runs, nil, func(*Config) {}); d != nil {
+	if d := replayShift(t, runs, nil, func(*session.Config) {}); d != nil {
 		t.Fatalf("the replay diverged:\n%s", d)
-	}
-}
-
-// What the screen does is recorded too: the restore at start, the question before free text
-// admits a patient, keyboard switches, the clock's ticks, a retry, and a new shift from the
-// start dialog, which opens a second run.
-func TestReplayOfAScreenSession(t *testing.T) {
-	runs := recordShift(t, func(c *Config) { c.ConfirmAdmissions = true }, func(t *testing.T, s *Session) {
-		ctx := context.Background()
-		restart := func(shift, _ string) (*Session, error) {
-			cfg := s.cfg
-			cfg.Shift = shift
-			return Start(cfg)
-		}
-		e := NewLive(s, restart)
-		drain(e.Submit(ctx, "/admit patient_1 sepsis-urosepsis"))
-		drain(e.Submit(ctx, "review patient_2")) // asks; the trainee says no, then admits
-		drain(e.Submit(ctx, "/admit patient_2 copd-exacerbation"))
-		e.s.Tick(1200*time.Millisecond, func(Event) {})
-		if err := e.Switch(ctx, "patient_1"); err != nil {
-			t.Fatal(err)
-		}
-		drain(e.Submit(ctx, "Any allergies?"))
-		drain(e.Retry(ctx))
-		if err := e.Start(ctx, "busy-ed", ""); err != nil {
-			t.Fatal(err)
-		}
-		drain(e.Submit(ctx, "review patient_1"))
-		e.s.Tick(3*time.Second, func(Event) {})
-		drain(e.Submit(ctx, "/vitals"))
-	})
-	if len(runs) != 2 || runs[1].Header.Shift != "busy-ed" || runs[0].Inputs[0].Op != llm.InputRestore || len(runs[1].Calls) < 2 ||
-		!runs[0].Header.ConfirmAdmissions {
-		t.Fatalf("recorded %d runs: %+v", len(runs), runs[len(runs)-1].Header)
-	}
-	if d := replayShift(t, runs, nil, func(*Config) {}); d != nil {
-		t.Fatalf("the replay diverged:\n%s", d)
-	}
-}
-
-// The inspector reads a recorded trace as turns, the analyzer's call as the turn's decision.
-func TestRecordedTurnsForTheInspector(t *testing.T) {
-	runs := recordShift(t, func(*Config) {}, bedsideShift)
-	rec := RecordedTurns(runs)
-	inputs := 0
-	for _, in := range runs[0].Inputs {
-		if in.Op != llm.InputTick {
-			inputs++
-		}
-	}
-	if rec.Len() != inputs {
-		t.Fatalf("%d turns for %d inputs", rec.Len(), inputs)
-	}
-	last, ok := rec.Trace(0)
-	if !ok || last.Input != "/handoff sbar" || last.Turn != inputs {
-		t.Fatalf("last turn: %+v", last)
-	}
-	second, _ := rec.Trace(inputs - 2)
-	if second.Input != "Hello Maya, what brought you in today?" || len(second.Calls) != 1 {
-		t.Fatalf("turn 2: %+v", second)
-	}
-	var names []string
-	for _, s := range second.Calls[0].Sections {
-		names = append(names, s.Name)
-	}
-	if strings.Join(names, " ") != "static window dynamic memory user" || second.Calls[0].Sections[0].Tokens == 0 {
-		t.Fatalf("sections: %+v", second.Calls[0].Sections)
-	}
-	if _, ok := rec.Trace(inputs); ok {
-		t.Fatal("a turn before the first")
-	}
-	f := ollamatest.NewFake(t, ollamatest.Answer(`{"action":"SWITCH_EXISTING","patient_id":"patient_1","reasoning":"the first patient"}`))
-	backend := ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{})
-	runs = recordShift(t, func(c *Config) { c.Backend = backend; askModel(c) }, func(t *testing.T, s *Session) {
-		for _, line := range []string{"/admit patient_1 asthma-exacerbation", "/admit patient_2 anaphylaxis", "let's compare patient_1 and patient_2"} {
-			s.Turn(context.Background(), line, func(Event) {})
-		}
-	})
-	if a := RecordedTurns(runs).turns[2].Analyzer; a.Source != "llm" || a.Action != "SWITCH_EXISTING" || a.PatientID != "patient_1" {
-		t.Fatalf("the analyzer's decision: %+v", a)
 	}
 }
 
 // A deliberately changed prompt — the Patient's instructions, from an agents file — stops the
 // replay at the Patient's first call and names the static section, with a diff of the change.
 func TestReplayOfChangedPromptNamesTheSection(t *testing.T) {
-	runs := recordShift(t, func(*Config) {}, bedsideShift)
+	runs := recordShift(t, func(*session.Config) {}, bedsideShift)
 	file := filepath.Join(t.TempDir(), "agents.yaml")
 	override := "agents:\n  - name: Patient\n    instructions: You are the patient. Answer in one short sentence.\n"
 	if err := os.WriteFile(file, []byte(override), 0o600); err != nil {
@@ -244,7 +167,7 @@ func TestReplayOfChangedPromptNamesTheSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := replayShift(t, runs, team, func(*Config) {})
+	d := replayShift(t, runs, team, func(*session.Config) {})
 	if d == nil {
 		t.Fatal("a changed prompt replayed as recorded")
 	}
@@ -268,7 +191,7 @@ func TestReplayOllamaShift(t *testing.T) {
 	f := ollamatest.NewFake(t, ollamatest.CallsTool(agents.ToolCheckVitals, map[string]any{}),
 		ollamatest.Streamed(delta[:20], delta[20:]))
 	backend := ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{})
-	runs := recordShift(t, func(c *Config) { c.Backend, c.Tools = backend, true; askModel(c) }, func(t *testing.T, s *Session) {
+	runs := recordShift(t, func(c *session.Config) { c.Backend, c.Tools = backend, true; askModel(c) }, func(t *testing.T, s *session.Session) {
 		for _, line := range []string{
 			"/admit patient_1 asthma-exacerbation",
 			"I'm checking your vitals now.",
@@ -277,7 +200,7 @@ func TestReplayOllamaShift(t *testing.T) {
 			"let's compare patient_1 and patient_2",
 			"Give salbutamol 5 mg nebulised.",
 		} {
-			s.Turn(context.Background(), line, func(Event) {})
+			s.Turn(context.Background(), line, func(session.Event) {})
 		}
 	})
 	agentsCalled := map[string]int{}
@@ -297,7 +220,7 @@ func TestReplayOllamaShift(t *testing.T) {
 }
 
 // askModel wires a model's analyzer and router as main does.
-func askModel(c *Config) {
+func askModel(c *session.Config) {
 	traced := llm.Traced(c.Backend, c.Trace)
 	c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: c.NumCtx}))
 	if c.Team == nil {
@@ -323,9 +246,9 @@ func TestWriteTraceFixture(t *testing.T) {
 	if path == "" {
 		t.Skip("set WARD_TRACE_FIXTURE to write the trace")
 	}
-	trace := recordTrace(t, func(*Config) {}, func(t *testing.T, s *Session) {
+	trace := recordTrace(t, func(*session.Config) {}, func(t *testing.T, s *session.Session) {
 		for _, line := range []string{"/admit patient_1 asthma-exacerbation", "/vitals", "/wait 6m", "/vitals", "/wait 5m", "/vitals"} {
-			s.Turn(context.Background(), line, func(Event) {})
+			s.Turn(context.Background(), line, func(session.Event) {})
 		}
 	})
 	if err := os.WriteFile(path, trace, 0o644); err != nil {
@@ -356,12 +279,12 @@ func (hashedEmbedder) Embed(_ context.Context, _ string, texts []string) ([][]fl
 // retrieval comes from the trace. Replayed with full-text search alone, it diverges, so the
 // recorded retrievals are what made it identical.
 func TestReplayOfCardsRankedByAnEmbeddingModel(t *testing.T) {
-	runs := recordShift(t, func(c *Config) {
+	runs := recordShift(t, func(c *session.Config) {
 		c.Knowledge = knowledge.New(knowledge.Options{Embedder: hashedEmbedder{}, Model: "hashed"})
-	}, func(t *testing.T, s *Session) {
+	}, func(t *testing.T, s *session.Session) {
 		for _, line := range []string{"/admit patient_1 anaphylaxis", "what is the adult IM dose of adrenaline in anaphylaxis?",
 			"@Preceptor what oxygen saturation should I aim for in COPD?", "@Pharmacist which opioid is safe with a morphine allergy?"} {
-			s.Turn(context.Background(), line, func(Event) {})
+			s.Turn(context.Background(), line, func(session.Event) {})
 		}
 	})
 	if len(runs[0].Retrievals) < 3 || runs[0].Header.EmbedModel != "hashed" {
@@ -377,7 +300,7 @@ func TestReplayOfCardsRankedByAnEmbeddingModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := ReplayTrace(context.Background(), Config{Store: store, Team: team, Knowledge: knowledge.New(knowledge.Options{})}, runs, func(*Config) {})
+		d, err := ReplayTrace(context.Background(), session.Config{Store: store, Team: team, Knowledge: knowledge.New(knowledge.Options{})}, runs, func(*session.Config) {})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -389,5 +312,146 @@ func TestReplayOfCardsRankedByAnEmbeddingModel(t *testing.T) {
 	runs[0].Header.EmbedModel = ""
 	if d := replayWithCards(runs); d == nil || len(d.Sections) == 0 || d.Sections[0].Name != "dynamic" {
 		t.Errorf("replayed with full-text search alone, the prompts were the same (%v): the test shows nothing", d)
+	}
+}
+
+// A trainee's shift replays as recorded although the replay's store holds none of their earlier
+// shifts: the trace's header carries their preferences and the findings the Preceptor was told.
+func TestReplayOfATraineesShiftWithEarlierFindings(t *testing.T) {
+	var trace bytes.Buffer
+	r := sessiontest.Trainee(t, "alice")
+	if err := (session.Prefs{Handoff: "ipass"}).Save(r.Store, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	playAsthma(r, true)
+	r.Turn("/aar")
+	r.NewShift()
+	playAsthma(r, true)
+	r.Turn("/aar")
+	r.Cfg.Trace = llm.NewTraceWriter(&trace)
+	r.NewShift()
+	playAsthma(r, false)
+	for _, line := range []string{"/aar", "/handoff"} {
+		r.Turn(line)
+	}
+	runs, err := llm.ReadTrace(&trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := runs[0].Header
+	if h.Trainee != "alice" || len(h.Recurring) == 0 || !strings.Contains(string(h.Prefs), `"handoff":"ipass"`) {
+		t.Fatalf("header: trainee %q, recurring %q, prefs %s", h.Trainee, h.Recurring, h.Prefs)
+	}
+	if d := replayShift(t, runs, nil, func(*session.Config) {}); d != nil {
+		t.Fatalf("the replay diverged:\n%s", d)
+	}
+}
+
+// What the screen does is recorded too: the restore at start, the question before free text
+// admits a patient, keyboard switches, the clock's ticks, a retry, and a new shift from the
+// start dialog, which opens a second run.
+func TestReplayOfAScreenSession(t *testing.T) {
+	var cfg session.Config
+	screen := func(c *session.Config) {
+		c.ConfirmAdmissions = true
+		cfg = *c
+	}
+	runs := recordShift(t, screen, func(t *testing.T, s *session.Session) {
+		ctx := context.Background()
+		current := s // the session on screen, which the start dialog replaces
+		restart := func(shift, _ string) (*session.Session, error) {
+			cfg := cfg
+			cfg.Shift = shift
+			started, err := session.Start(cfg)
+			current = started
+			return started, err
+		}
+		e := live.NewLive(s, restart)
+		drain(e.Submit(ctx, "/admit patient_1 sepsis-urosepsis"))
+		drain(e.Submit(ctx, "review patient_2")) // asks; the trainee says no, then admits
+		drain(e.Submit(ctx, "/admit patient_2 copd-exacerbation"))
+		current.Tick(1200*time.Millisecond, func(session.Event) {})
+		if err := e.Switch(ctx, "patient_1"); err != nil {
+			t.Fatal(err)
+		}
+		drain(e.Submit(ctx, "Any allergies?"))
+		drain(e.Retry(ctx))
+		if err := e.Start(ctx, "busy-ed", ""); err != nil {
+			t.Fatal(err)
+		}
+		drain(e.Submit(ctx, "review patient_1"))
+		current.Tick(3*time.Second, func(session.Event) {})
+		drain(e.Submit(ctx, "/vitals"))
+	})
+	if len(runs) != 2 || runs[1].Header.Shift != "busy-ed" || runs[0].Inputs[0].Op != llm.InputRestore || len(runs[1].Calls) < 2 ||
+		!runs[0].Header.ConfirmAdmissions {
+		t.Fatalf("recorded %d runs: %+v", len(runs), runs[len(runs)-1].Header)
+	}
+	if d := replayShift(t, runs, nil, func(*session.Config) {}); d != nil {
+		t.Fatalf("the replay diverged:\n%s", d)
+	}
+}
+
+// The inspector reads a recorded trace as turns, the analyzer's call as the turn's decision.
+func TestRecordedTurnsForTheInspector(t *testing.T) {
+	runs := recordShift(t, func(*session.Config) {}, bedsideShift)
+	rec := live.RecordedTurns(runs)
+	inputs := 0
+	for _, in := range runs[0].Inputs {
+		if in.Op != llm.InputTick {
+			inputs++
+		}
+	}
+	if rec.Len() != inputs {
+		t.Fatalf("%d turns for %d inputs", rec.Len(), inputs)
+	}
+	last, ok := rec.Trace(0)
+	if !ok || last.Input != "/handoff sbar" || last.Turn != inputs {
+		t.Fatalf("last turn: %+v", last)
+	}
+	second, _ := rec.Trace(inputs - 2)
+	if second.Input != "Hello Maya, what brought you in today?" || len(second.Calls) != 1 {
+		t.Fatalf("turn 2: %+v", second)
+	}
+	var names []string
+	for _, s := range second.Calls[0].Sections {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, " ") != "static window dynamic memory user" || second.Calls[0].Sections[0].Tokens == 0 {
+		t.Fatalf("sections: %+v", second.Calls[0].Sections)
+	}
+	if _, ok := rec.Trace(inputs); ok {
+		t.Fatal("a turn before the first")
+	}
+	f := ollamatest.NewFake(t, ollamatest.Answer(`{"action":"SWITCH_EXISTING","patient_id":"patient_1","reasoning":"the first patient"}`))
+	backend := ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{})
+	runs = recordShift(t, func(c *session.Config) { c.Backend = backend; askModel(c) }, func(t *testing.T, s *session.Session) {
+		for _, line := range []string{"/admit patient_1 asthma-exacerbation", "/admit patient_2 anaphylaxis", "let's compare patient_1 and patient_2"} {
+			s.Turn(context.Background(), line, func(session.Event) {})
+		}
+	})
+	third, _ := live.RecordedTurns(runs).Trace(0) // the third of three turns
+	if a := third.Analyzer; a.Source != "llm" || a.Action != "SWITCH_EXISTING" || a.PatientID != "patient_1" {
+		t.Fatalf("the analyzer's decision: %+v", a)
+	}
+}
+
+// playAsthma plays one asthma patient: salbutamol given before anyone asked about allergies
+// when careless, after when not; oxygen always.
+func playAsthma(r *sessiontest.Rig, careless bool) {
+	r.T.Helper()
+	r.Turn("/admit patient_1 asthma-exacerbation")
+	r.Turn("/vitals")
+	if !careless {
+		r.Turn("any allergies?")
+	}
+	r.Turn("applying oxygen via non-rebreather at 15 L/min")
+	r.Turn("give salbutamol 5 mg nebulised")
+	r.Turn("/wait 2m")
+	r.Turn("/vitals")
+}
+
+func drain(ch <-chan live.Update) {
+	for range ch {
 	}
 }
