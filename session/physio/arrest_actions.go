@@ -268,12 +268,14 @@ const SaidVF = "VF"
 const QualityPoor = "poor"
 
 // asDoneNow is what an action is at this moment: in an arrest, looking at the heart's rhythm is a
-// rhythm check (no one takes a 12-lead during CPR); outside one, feeling a pulse is taking the
-// observations.
+// rhythm check (no one takes a 12-lead during CPR); outside one, a rhythm check is the ECG and
+// feeling a pulse is taking the observations.
 func (e *Engine) asDoneNow(a Action) Action {
 	switch {
 	case a.Kind == sc.KindECG && e.inArrest():
 		a.Kind = sc.KindRhythmCheck
+	case a.Kind == sc.KindRhythmCheck && !e.inArrest():
+		a.Kind = sc.KindECG
 	case a.Kind == sc.KindPulseCheck && !e.inArrest():
 		a.Kind = sc.KindCheckVitals
 	}

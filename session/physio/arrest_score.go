@@ -174,5 +174,26 @@ func arrestPoints(e *Engine, r Report) []Point {
 	if v.Stop != nil {
 		add(v.Stop.InLine, "the decision to stop: %s", v.Stop.Why)
 	}
+	if at, ok := e.tubeUnconfirmed(); ok {
+		add(false, "a tracheal tube went in at %s with no waveform capnography to confirm it", SimTime(at))
+	}
 	return out
+}
+
+// tubeUnconfirmed reports a tracheal tube placed in the arrest with no waveform capnography (a
+// monitor put on, or asked for, within a minute either side), and when it went in.
+func (e *Engine) tubeUnconfirmed() (float64, bool) {
+	a := e.s.Arrest
+	for _, s := range a.StepsOf(StepAirway) {
+		if s.Detail != "ett" {
+			continue
+		}
+		for _, act := range e.s.Actions {
+			if act.Kind == sc.KindAttachMonitor && act.T >= float64(s.T-60) && act.T <= float64(s.T+60) {
+				return 0, false
+			}
+		}
+		return float64(s.T - a.Onset), true
+	}
+	return 0, false
 }

@@ -257,3 +257,22 @@ func TestFoundInArrestShowsNoOutput(t *testing.T) {
 		t.Errorf("first reading %+v", r)
 	}
 }
+
+// A tube with no waveform capnography is a delta; with it, none.
+func TestTubeNeedsCapnography(t *testing.T) {
+	unconfirmed := func(say string) bool {
+		e, _ := play(t, "arrest-pea-tension", 200, step{60, "start CPR"}, step{120, say})
+		return strings.Contains(debriefText(e.Report()), "no waveform capnography")
+	}
+	if !unconfirmed("intubate him") || unconfirmed("intubate him and start waveform capnography") {
+		t.Error("the tube's confirmation is judged wrong")
+	}
+}
+
+func debriefText(r Report) string {
+	var b strings.Builder
+	for _, p := range r.Debrief {
+		b.WriteString(p.Text + "\n")
+	}
+	return b.String()
+}
