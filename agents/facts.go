@@ -78,9 +78,11 @@ type TurnFacts struct {
 	// the monitor, and pointing at an empty list when nothing was measured yet.
 	Measured *[]Reading `json:"measured,omitempty"`
 	// Results are what this turn's other measurements found: a glucose, an ECG, the pupils.
-	Results  []Result  `json:"results,omitempty"`
-	Orders   []Order   `json:"orders,omitempty"`
-	Verdicts []Verdict `json:"verdicts,omitempty"`
+	Results []Result `json:"results,omitempty"`
+	Orders  []Order  `json:"orders,omitempty"`
+	// Arrest is the cardiac arrest, for the team: nil when there is none.
+	Arrest   *ArrestFacts `json:"arrest,omitempty"`
+	Verdicts []Verdict    `json:"verdicts,omitempty"`
 	// Checks are this turn's medication orders as the engine checked them: the dose against the
 	// formulary and the drug against what is known of the patient. A stopped order was not given.
 	Checks []OrderCheck `json:"checks,omitempty"`

@@ -1,9 +1,12 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ward-sim/ward/agents"
 )
 
 // arrestRun plays a script through `ward run` (the offline backend, seed 42): each step is a
@@ -107,4 +110,21 @@ func debrief(aar jsonEvent) string {
 		b.WriteString(p.(map[string]any)["text"].(string) + "\n")
 	}
 	return b.String()
+}
+
+// The team's facts carry the arrest as the engine has it, and never its rhythm.
+func TestArrestFactsForTheTeam(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	runJSON(t, r.s, lines("/admit patient_1 arrest-pea-tension", "/wait 50s", "crash call, start CPR",
+		"/wait 20s", "stop compressions, rhythm check", "PEA, resume CPR, IO access, adrenaline 1 mg IO"))
+	f := arrestFacts(r.engine("patient_1"))
+	want := agents.ArrestFacts{Since: "00:25", Compressions: "going", SinceCheck: "00:00", Shocks: 0,
+		Adrenaline: "1 given, the last 00:00 ago", Access: true, Pulse: "none"}
+	if f == nil || *f != want {
+		t.Fatalf("arrest facts %+v, want %+v", f, want)
+	}
+	j, _ := json.Marshal(f)
+	if strings.Contains(strings.ToLower(string(j)), "pea") {
+		t.Errorf("the facts name the rhythm: %s", j)
+	}
 }

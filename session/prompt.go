@@ -84,6 +84,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 	}
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
 	f.Turn.Checks = orderChecks(x.events)
+	f.Turn.Arrest = arrestFacts(e)
 	f.Turn.Knowledge = s.passagesFor(a, x)
 	if x.review != nil {
 		f.Turn.Review = x.review.Digest()
