@@ -135,3 +135,35 @@ func TestECGStripSweepsBetweenSnapshots(t *testing.T) {
 		t.Error("the sweep goes on without a strip")
 	}
 }
+
+// On the screen, a monitored patient's strip sits under the vitals at 120×40 (three rows) and at
+// 80×24 (two), the screen keeps its height, and the strip goes when the monitor does.
+func TestECGStripOnTheScreen(t *testing.T) {
+	for _, c := range []struct{ w, h, rows int }{{120, 40, 3}, {80, 24, 2}} {
+		f := newFakeWard()
+		m := newTestModel(t, f, c.w, c.h)
+		s := f.Snapshot()
+		s.ECG, s.Monitor = sineTrace{}, true
+		_, cmd := m.Update(snapshotMsg{state: s})
+		view := m.View()
+		if got := strings.Count(view, "\n") + 1; got != c.h {
+			t.Errorf("%d×%d: the screen is %d lines", c.w, c.h, got)
+		}
+		strip := 0
+		for _, l := range strings.Split(view, "\n") {
+			if strings.ContainsFunc(l, braille) {
+				strip++
+			}
+		}
+		if strip != c.rows || cmd == nil {
+			t.Errorf("%d×%d: %d strip rows (want %d), sweep scheduled %v", c.w, c.h, strip, c.rows, cmd != nil)
+		}
+		s.ECG = nil
+		m.Update(snapshotMsg{state: s})
+		if strings.ContainsFunc(m.View(), braille) {
+			t.Errorf("%d×%d: the strip stayed after the monitor went", c.w, c.h)
+		}
+	}
+}
+
+func braille(r rune) bool { return r >= 0x2800 && r <= 0x28ff }
