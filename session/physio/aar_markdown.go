@@ -67,6 +67,7 @@ func (r Report) Digest() string {
 	for _, pt := range r.Debrief {
 		lines = append(lines, pt.Labelled())
 	}
+	lines = append(lines, r.arrestDigest()...)
 	return strings.Join(append(lines, r.Score.HowScored()), "\n")
 }
 

@@ -53,6 +53,7 @@ const (
 	StepCPR        = "compressions started"
 	StepCPRStop    = "compressions stopped"
 	StepPads       = "pads on"
+	StepCharge     = "charged"
 	StepShock      = "shock"
 	StepCheck      = "rhythm check"
 	StepPulse      = "pulse check"

@@ -48,6 +48,11 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 		}
 	case sc.KindCharge:
 		a.Charged = cmpOr(act.EnergyJ, DefaultEnergy)
+		when := "hands off"
+		if a.CPR {
+			when = "during compressions"
+		}
+		e.note(StepCharge, fmt.Sprintf("%g J %s", a.Charged, when), a.CPR)
 	case sc.KindRhythmCheck, sc.KindPulseCheck:
 		return e.check(a, act, out)
 	case sc.KindNameRhythm:

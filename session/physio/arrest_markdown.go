@@ -48,3 +48,17 @@ func fromROSC(at *float64) string {
 	}
 	return SimTime(*at) + " after ROSC"
 }
+
+// arrestDigest is the arrest's cycles as lines for the Preceptor's prompt, so a debrief can walk
+// through them one by one.
+func (r Report) arrestDigest() []string {
+	if r.Arrest == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range r.Arrest.Cycles {
+		out = append(out, fmt.Sprintf("Arrest cycle %d, %s–%s, %s at its start, %g s of compressions: %s",
+			c.N, SimTime(c.From), SimTime(c.To), c.Rhythm, c.Compressing, strings.Join(c.Events, "; ")))
+	}
+	return out
+}

@@ -231,9 +231,11 @@ func (e *Engine) causesReviewed(a *ArrestRecord) (string, bool) {
 	case c != nil && considered && a.ROSC >= 0:
 		return fmt.Sprintf("the 4 Hs and 4 Ts were considered; the cause, %s, is for after ROSC (%s)", c.Name, c.Treatment), true
 	case c != nil && considered:
-		return fmt.Sprintf("the 4 Hs and 4 Ts were considered, but the cause, %s, was not treated (%s)", c.Name, c.Treatment), false
+		return fmt.Sprintf("the 4 Hs and 4 Ts were considered, but the cause, %s, was not treated (it shows as %s; treat with %s)",
+			c.Name, c.Findings, c.Treatment), false
 	case c != nil:
-		return fmt.Sprintf("the reversible causes were not considered; this one was %s (%s)", c.Name, c.Treatment), false
+		return fmt.Sprintf("the reversible causes were not considered; this one was %s (it shows as %s; treat with %s)",
+			c.Name, c.Findings, c.Treatment), false
 	case considered:
 		return "the 4 Hs and 4 Ts were considered", true
 	}

@@ -153,6 +153,9 @@ func arrestPoints(e *Engine, r Report) []Point {
 	if v.Shockable {
 		timed("first shock", v.FirstShock, 120)
 	}
+	if shocks, pre := e.preCharged(); shocks > 0 {
+		add(pre == shocks, "%d of %d shocks charged during compressions, which keeps the pause before the shock short", pre, shocks)
+	}
 	if v.FirstCPR != nil {
 		add(v.Fraction >= 0.8, "compression fraction %.0f %% (aim above 80 %%), longest pause %g s (aim under 10 s)", 100*v.Fraction, v.LongestPause)
 	}
@@ -196,4 +199,23 @@ func (e *Engine) tubeUnconfirmed() (float64, bool) {
 		return float64(s.T - a.Onset), true
 	}
 	return 0, false
+}
+
+// preCharged counts the arrest's shocks on a shockable rhythm, and those whose defibrillator was
+// charged during compressions in the minute before.
+func (e *Engine) preCharged() (shocks, pre int) {
+	a := e.s.Arrest
+	for i, s := range a.Steps {
+		if s.What != StepShock || !s.Rhythm.Shockable() {
+			continue
+		}
+		shocks++
+		for _, c := range a.Steps[:i] {
+			if c.What == StepCharge && c.OK && s.T-c.T <= 60 {
+				pre++
+				break
+			}
+		}
+	}
+	return shocks, pre
 }

@@ -52,10 +52,11 @@ type ALSModel struct {
 	Causes []Cause `yaml:"causes"`
 }
 
-// Cause is one of the 4 Hs and 4 Ts: what treats it.
+// Cause is one of the 4 Hs and 4 Ts: what points to it and what treats it.
 type Cause struct {
 	ID        string  `yaml:"id"`
 	Name      string  `yaml:"name"`
+	Findings  string  `yaml:"findings"` // what points to it
 	Treatment string  `yaml:"treatment"`
 	TreatedBy []Match `yaml:"treated_by"`
 }

@@ -76,6 +76,11 @@ func TestALSModel(t *testing.T) {
 	if len(m.Sources) == 0 || len(m.Assumptions) == 0 || len(m.Causes) != 8 {
 		t.Fatalf("sources %d, assumptions %d, causes %d", len(m.Sources), len(m.Assumptions), len(m.Causes))
 	}
+	for _, c := range m.Causes {
+		if c.Name == "" || c.Findings == "" || c.Treatment == "" {
+			t.Errorf("cause %s lacks its name, findings or treatment", c.ID)
+		}
+	}
 	if !(m.ShockChance(60) > m.ShockChance(300) && m.ShockChance(300) > m.ShockChance(1800) && m.ShockChance(1800) > 0) {
 		t.Error("the shock's chance does not fall with time")
 	}
