@@ -178,7 +178,7 @@ func (e *Engine) noOutput(v *Vitals) {
 	switch {
 	case a.Airway != "" && a.CPR:
 		v.RR = 10
-	case e.s.T-a.Onset < 90:
+	case e.s.T-a.Onset < 90 && e.witnessed():
 		v.RR = 4 // agonal gasps
 	default:
 		v.RR = 0
@@ -212,3 +212,7 @@ func (e *Engine) arrestedAt(t int64) bool {
 	a := e.s.Arrest
 	return a != nil && t >= a.Onset && (a.ROSC < 0 || t < a.ROSC) && (a.Stopped < 0 || t < a.Stopped)
 }
+
+// witnessed reports whether the arrest happened in front of the team, rather than being how the
+// patient was found: only then are there agonal gasps to see.
+func (e *Engine) witnessed() bool { return !e.sc.State(e.sc.InitialState).RhythmKind().Arrest() }

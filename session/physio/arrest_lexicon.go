@@ -30,8 +30,8 @@ func addArrestWords() {
 		"put out an arrest call", "put out a crash call", "he s arrested", "she s arrested", "cardiac arrest",
 		"he s in arrest", "she s in arrest", "they re in arrest", "in cardiac arrest")
 	add(catCPR, "", "cpr", "chest compressions", "compressions", "compressing", "start cpr", "resume cpr",
-		"resume compressions", "continue cpr", "continue compressions", "back on the chest", "on the chest",
-		"hands on", "30 2", "30 to 2")
+		"resume compressions", "continue cpr", "continue compressions", "back on the chest", "hands on", "30 2",
+		"30 to 2")
 	add(catPause, "", "pause", "pausing", "hands off", "hold compressions", "hold cpr", "stop compressions",
 		"stop cpr", "stopping cpr")
 	add(catPads, "", "pads", "defib pads", "defibrillator pads", "pads on", "put the pads on", "attach pads",
@@ -43,8 +43,8 @@ func addArrestWords() {
 		"check her rhythm", "assess the rhythm", "assess rhythm", "look at the rhythm", "analyse the rhythm",
 		"analyze the rhythm", "analyse rhythm")
 	add(catPulseCheck, "", "pulse check", "check for a pulse", "feel for a pulse", "central pulse",
-		"carotid pulse", "carotid", "femoral pulse", "check for output", "signs of life", "is there a pulse",
-		"any pulse", "check a pulse", "check the pulse", "check pulse", "feel a pulse")
+		"carotid pulse", "carotid", "femoral pulse", "check for output", "signs of life", "a pulse", "any pulse",
+		"any output", "check a pulse", "check the pulse", "check pulse", "feel a pulse")
 	add(catRhythm, SaidVF, "vf", "v fib", "vfib", "ventricular fibrillation")
 	add(catRhythm, string(sc.CoarseVF), "coarse vf", "coarse ventricular fibrillation")
 	add(catRhythm, string(sc.FineVF), "fine vf", "fine ventricular fibrillation")
@@ -95,13 +95,14 @@ func addArrestWords() {
 var energyUnits = map[string]conversion{"j": {1, 1}}
 
 // arrestActions are the arrest's own actions in a clause. A question asks, it does not do: "is
-// it VF?" names nothing, "shall we shock?" shocks nobody.
+// it VF?" names nothing, "shall we shock?" shocks nobody; but asking for a pulse or the rhythm
+// ("is there a pulse?") is checking it, as asking for a blood pressure is measuring it.
 func (c clause) arrestActions(question bool) []placed {
-	if question {
-		return nil
-	}
 	var out []placed
 	for i, lx := range c {
+		if question && lx.cat != catPulseCheck && lx.cat != catRhythmCheck {
+			continue
+		}
 		if a, ok := c.arrestAction(i, lx); ok {
 			out = append(out, placed{lx.pos, a})
 		}
@@ -115,7 +116,10 @@ func (c clause) arrestActions(question bool) []placed {
 func (c clause) arrestAction(i int, lx lexeme) (Action, bool) {
 	stop := c.has(catPause) || c.has(catStop)
 	switch lx.cat {
-	case catPause:
+	case catPause: // "don't stop compressions" keeps them going
+		if c.negated(i) {
+			return c.compressions(), true
+		}
 		return Action{Kind: sc.KindStopCPR}, true
 	case catCPR:
 		if stop || c.negated(i) {

@@ -30,6 +30,10 @@ func TestParseArrestActions(t *testing.T) {
 		{"consider the 4 Hs and 4 Ts", "consider_causes"},
 		{"needle decompression on the right", "treat_cause:tension_pneumothorax"},
 		{"check for a pulse", "pulse_check"},
+		{"is there a pulse?", "pulse_check"},
+		{"has he got a pulse? is it VF?", "pulse_check"},
+		{"don't stop compressions", "cpr"},
+		{"crackles on the chest", ""},
 		{"we'll stop resuscitation, time of death 14:02", "stop_resuscitation"},
 		{"aim for a MAP above 65, temperature control and refer to ICU", "bp_target temperature_control refer"},
 	}
