@@ -43,7 +43,8 @@ type Step struct {
 	What   string    `json:"what"` // one of the Step* kinds
 	Rhythm sc.Rhythm `json:"rhythm"`
 	Detail string    `json:"detail,omitempty"`
-	OK     bool      `json:"ok,omitempty"` // a shock that worked, a rhythm named right
+	OK     bool      `json:"ok,omitempty"`      // a shock that worked, a rhythm named right
+	DoseMg float64   `json:"dose_mg,omitempty"` // a drug's dose, as the formulary reads it
 }
 
 // Kinds of Step.

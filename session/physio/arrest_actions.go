@@ -215,13 +215,13 @@ func (e *Engine) rosc(a *ArrestRecord, out []Event) []Event {
 
 // arrestDrug records adrenaline and amiodarone given in the arrest.
 func (e *Engine) arrestDrug(act Action) {
-	dose := act.WrittenDose().String()
-	switch act.Drug {
-	case "epinephrine":
-		e.note(StepAdrenaline, strings.TrimSpace(dose+" "+act.Route), true)
-	case "amiodarone":
-		e.note(StepAmiodarone, strings.TrimSpace(dose+" "+act.Route), true)
+	what := map[string]string{"epinephrine": StepAdrenaline, "amiodarone": StepAmiodarone}[act.Drug]
+	if what == "" {
+		return
 	}
+	e.note(what, strings.TrimSpace(act.WrittenDose().String()+" "+act.Route), true)
+	a := e.s.Arrest
+	a.Steps[len(a.Steps)-1].DoseMg = act.DoseMg
 }
 
 // treatCause marks the arrest's reversible cause treated by an action that treats it: one that

@@ -137,13 +137,33 @@ func (a *ArrestRecord) drugTimings(shockable bool) []DrugTiming {
 		if s.What == StepAdrenaline {
 			lastAdrenaline = s.T
 		}
+		checkDose(&d, s, amiodarones)
 		out = append(out, d)
 	}
 	return out
 }
 
-// Missed is the verdict on a drug that was due and never given.
-const Missed = "missed"
+// Missed is the verdict on a drug that was due and never given; WrongDose on one given at a
+// dose other than the algorithm's.
+const (
+	Missed    = "missed"
+	WrongDose = "wrong dose"
+)
+
+// checkDose holds a drug to the algorithm's dose: adrenaline 1 mg each time, amiodarone 300 mg
+// and then 150 mg (the nth amiodarone is n). A dose not stated in mg is not judged.
+func checkDose(d *DrugTiming, s Step, n int) {
+	if d.Verdict == WrongRhythm {
+		return
+	}
+	want := 1.0
+	if s.What == StepAmiodarone {
+		want = map[bool]float64{true: 300, false: 150}[n <= 1]
+	}
+	if s.DoseMg > 0 && s.DoseMg != want {
+		d.Verdict, d.Why = WrongDose, fmt.Sprintf("%g mg; the algorithm's dose is %g mg (%s)", s.DoseMg, want, d.Why)
+	}
+}
 
 // missedDrugs are the drugs that fell due while the arrest went on and were never given:
 // adrenaline and amiodarone a cycle after the third shock, adrenaline three minutes after

@@ -276,3 +276,24 @@ func debriefText(r Report) string {
 	}
 	return b.String()
 }
+
+// Doses against the algorithm: adrenaline 1 mg, amiodarone 300 mg then 150 mg.
+func TestDrugDoses(t *testing.T) {
+	e, _ := play(t, "arrest-pea-tension", 200, step{50, "start CPR"}, step{60, "IO access, adrenaline 0.5 mg IO"},
+		step{70, "amiodarone 150 mg IO"})
+	var got []string
+	for _, d := range e.Report().Arrest.Drugs {
+		got = append(got, d.Verdict)
+	}
+	if strings.Join(got, ",") != WrongDose+","+WrongRhythm {
+		t.Errorf("verdicts %v, want adrenaline at a wrong dose and amiodarone for the wrong rhythm", got)
+	}
+	a := &ArrestRecord{Access: -1, Steps: []Step{{T: 60, What: StepShock}, {T: 180, What: StepShock}, {T: 300, What: StepShock},
+		{T: 320, What: StepAmiodarone, DoseMg: 300}, {T: 420, What: StepShock}, {T: 540, What: StepShock},
+		{T: 560, What: StepAmiodarone, DoseMg: 150}}}
+	for _, d := range a.drugTimings(true) {
+		if d.Verdict != OnTime {
+			t.Errorf("%s: %s (%s)", d.Drug, d.Verdict, d.Why)
+		}
+	}
+}
