@@ -109,7 +109,10 @@ type Reading struct {
 	AVPU     string `json:"avpu,omitempty"`  // the level of consciousness the GCS maps to
 	EtCO2    int    `json:"etco2,omitempty"` // mmHg, from capnography on the monitor
 	OnOxygen bool   `json:"on_oxygen,omitempty"`
-	NEWS2    *int   `json:"news2,omitempty"` // nil when the reading was not scored
+	// NoOutput: a cardiac arrest — no pulse, no blood pressure, no saturation trace; the zero HR,
+	// BP and SpO2 are those, not unmeasured.
+	NoOutput bool `json:"no_output,omitempty"`
+	NEWS2    *int `json:"news2,omitempty"` // nil when the reading was not scored
 	// Score is the NEWS2 in the words every view uses ("NEWS2 4 low-medium"); ScoringThree names
 	// the parameters that score 3 on their own.
 	Score        string   `json:"score,omitempty"`

@@ -155,7 +155,7 @@ func measured(e *physio.Engine) *[]agents.Reading {
 	for _, r := range latestTwo(e.Readings()) {
 		n := r.Score()
 		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), AVPU: r.AVPU, EtCO2: r.EtCO2, OnOxygen: r.OnOxygen,
-			NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
+			NoOutput: r.NoOutput, NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
 	}
 	return &out
 }

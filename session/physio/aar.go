@@ -247,6 +247,9 @@ func (r Reading) String() string {
 	}
 	s := fmt.Sprintf("HR %d, RR %d, SpO2 %d%% (%s), BP %d/%d, T %.1f, GCS %d (%s)",
 		r.HR, r.RR, r.SpO2, air, r.SBP, r.DBP, r.TempC, r.GCS, r.AVPU)
+	if r.NoOutput {
+		s = fmt.Sprintf("no pulse, BP unrecordable, no SpO2 trace (%s), RR %d, T %.1f, GCS %d (%s)", air, r.RR, r.TempC, r.GCS, r.AVPU)
+	}
 	if r.EtCO2 > 0 {
 		s += fmt.Sprintf(", EtCO2 %d", r.EtCO2)
 	}

@@ -175,7 +175,7 @@ func (e *Engine) noOutput(v *Vitals) {
 	if a == nil { // found in arrest, before the engine's first second
 		a = &ArrestRecord{Onset: e.s.T}
 	}
-	v.HR, v.SBP, v.DBP, v.SpO2, v.GCS, v.AVPU = 0, 0, 0, 0, 3, "U"
+	v.HR, v.SBP, v.DBP, v.SpO2, v.GCS, v.AVPU, v.NoOutput = 0, 0, 0, 0, 3, "U", true
 	switch {
 	case a.Airway != "" && a.CPR:
 		v.RR = 10
