@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -47,7 +48,7 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 			e.note(StepPads, "", true)
 		}
 	case sc.KindCharge:
-		a.Charged = cmpOr(act.EnergyJ, DefaultEnergy)
+		a.Charged = cmp.Or(act.EnergyJ, DefaultEnergy)
 		when := "hands off"
 		if a.CPR {
 			when = "during compressions"
@@ -77,13 +78,6 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 	}
 	e.treatCause(a, act)
 	return out
-}
-
-func cmpOr(x, def float64) float64 {
-	if x > 0 {
-		return x
-	}
-	return def
 }
 
 func (e *Engine) compress(a *ArrestRecord, act Action) {
@@ -135,10 +129,10 @@ func (e *Engine) shock(act Action, out []Event) []Event {
 	a := e.s.Arrest
 	energy := act.EnergyJ
 	if a != nil {
-		energy = cmpOr(energy, a.Charged)
+		energy = cmp.Or(energy, a.Charged)
 		a.Charged = 0
 	}
-	energy = cmpOr(energy, DefaultEnergy)
+	energy = cmp.Or(energy, DefaultEnergy)
 	if !r.Shockable() {
 		what := "a perfusing rhythm (" + string(r) + ")"
 		if r.Arrest() {
