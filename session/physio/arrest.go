@@ -119,6 +119,9 @@ func (e *Engine) arrestTick() {
 		return
 	}
 	t := e.s.T
+	if e.followState(a) {
+		return
+	}
 	switch {
 	case a.CPR:
 		a.Compressing++
@@ -217,3 +220,20 @@ func (e *Engine) arrestedAt(t int64) bool {
 // witnessed reports whether the arrest happened in front of the team, rather than being how the
 // patient was found: only then are there agonal gasps to see.
 func (e *Engine) witnessed() bool { return !e.sc.State(e.sc.InitialState).RhythmKind().Arrest() }
+
+// followState keeps the arrest with the scenario's own course: a transition out of the arrest
+// state into one with output is a return of circulation, and into another arrest state sets its
+// rhythm. It reports whether the arrest ended.
+func (e *Engine) followState(a *ArrestRecord) bool {
+	r := e.cur.RhythmKind()
+	switch {
+	case !r.Arrest():
+		a.ROSC, a.CPR = e.s.T, false
+		e.note(StepROSC, "in the case's own course", true)
+		return true
+	case e.s.StateSince == e.s.T && r != a.Rhythm:
+		a.Rhythm = r
+		e.note(StepDecay, "the case moved on", false)
+	}
+	return false
+}

@@ -297,3 +297,46 @@ func TestDrugDoses(t *testing.T) {
 		}
 	}
 }
+
+// A scenario's own transitions carry the arrest with them: into another arrest rhythm, and out
+// into a rhythm with output, which is a return of circulation.
+func TestArrestFollowsTheScenario(t *testing.T) {
+	s, errs := sc.Parse([]byte(`id: course
+title: Course
+demographics: {name: A, age: 60, sex: M}
+chief_complaint: collapse
+presentation: collapsed in the corridor
+news2: {scale: 1}
+initial_state: vf
+states:
+  vf:
+    rhythm: coarse VF
+    vitals: {hr: 30, rr: 0, spo2: 60, sbp: 40, dbp: 20, temp_c: 36.5, gcs: 3}
+  asystole:
+    rhythm: asystole
+    vitals: {hr: 30}
+  back:
+    rhythm: sinus tachycardia
+    vitals: {hr: 110, sbp: 100}
+transitions:
+  - {from: vf, to: asystole, when: [{time_in_state: 60}]}
+  - {from: asystole, to: back, when: [{time_in_state: 60}]}
+arrest: {rosc: back}
+critical_actions:
+  - {id: cpr, description: compressions, match: {kind: cpr}, within: 60, points: 100}
+learning_objectives: [learn]
+scoring: {trajectory: 0, allergies_first: 0, reassessment: 0, hard_stop: 25, warning: 5}
+`))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	e := NewEngine("patient_1", s, 42, 0)
+	e.AdvanceTo(61, nil)
+	if e.Rhythm() != sc.Asystole || !e.Arrest().Active() {
+		t.Fatalf("after the move to asystole: %s, %+v", e.Rhythm(), e.Arrest())
+	}
+	e.AdvanceTo(122, nil)
+	if e.Rhythm() != sc.SinusTachycardia || e.Arrest().ROSC < 0 || e.TrueVitals().SBP == 0 {
+		t.Errorf("after the move out of arrest: %s, ROSC %d, %+v", e.Rhythm(), e.Arrest().ROSC, e.TrueVitals())
+	}
+}
