@@ -109,12 +109,14 @@ func (m *sim) restoreEngine(id string, doc []byte) error {
 
 // admit starts a patient on a scenario: the named one, or a deterministic pick.
 func (m *sim) admit(patientID, scenarioID string) (*physio.Engine, error) {
-	sc := m.lib.PickScenario(patientID)
-	if scenarioID != "" {
-		var ok bool
-		if sc, ok = m.scenario(scenarioID); !ok {
-			return nil, fmt.Errorf("no scenario %q — /scenarios numbers the cases", scenarioID)
+	sc, ok := m.scenario(scenarioID)
+	switch {
+	case scenarioID == "":
+		if sc = m.lib.PickScenario(patientID); sc == nil {
+			return nil, fmt.Errorf("no scenario to pick for %s: name one — /scenarios numbers the cases", patientID)
 		}
+	case !ok:
+		return nil, fmt.Errorf("no scenario %q — /scenarios numbers the cases", scenarioID)
 	}
 	e, err := m.ward.Admit(patientID, sc)
 	if err != nil {

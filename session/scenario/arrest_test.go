@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,5 +88,22 @@ func TestALSModel(t *testing.T) {
 	}
 	if m.FractionFactor(0.9) != 1 || m.FractionFactor(0.5) >= m.FractionFactor(0.7) {
 		t.Error("the compression fraction's factor does not rise with the fraction")
+	}
+}
+
+// A patient admitted without a scenario is never given a cardiac arrest, so adding arrests to
+// the library leaves every pick as it was.
+func TestPickScenarioNeverPicksAnArrest(t *testing.T) {
+	lib := mustLoad(t)
+	for i := range 200 {
+		s := lib.PickScenario(fmt.Sprintf("patient_%d", i))
+		if s == nil || slices.Contains(s.Tags, TagCardiacArrest) {
+			t.Fatalf("patient_%d: picked %v", i, s)
+		}
+	}
+	for _, id := range []string{"arrest-vf-ward", "arrest-pea-tension", "arrest-asystole-stop"} {
+		if s, _ := lib.Get(id); !slices.Contains(s.Tags, TagCardiacArrest) {
+			t.Errorf("%s is not tagged %s", id, TagCardiacArrest)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -185,10 +186,23 @@ func (l *Library) Check() error {
 }
 
 // PickScenario chooses a scenario for a patient who arrived without one. The choice depends only
-// on the id and the library, so replays agree.
+// on the id and the library, so replays agree. A cardiac arrest is never picked: a shift or the
+// trainee admits one on purpose.
 func (l *Library) PickScenario(patientID string) *Scenario {
+	var ids []string
+	for _, id := range l.ids {
+		if s, ok := l.Get(id); ok && !slices.Contains(s.Tags, TagCardiacArrest) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
 	h := fnv.New64a()
 	h.Write([]byte(patientID))
-	s, _ := l.Get(l.ids[h.Sum64()%uint64(len(l.ids))])
+	s, _ := l.Get(ids[h.Sum64()%uint64(len(ids))])
 	return s
 }
+
+// TagCardiacArrest marks a scenario that is a cardiac arrest from the start or within a minute.
+const TagCardiacArrest = "cardiac-arrest"
