@@ -12,7 +12,7 @@ import (
 // of 150–200 J (Resuscitation Council UK, ALS 2021).
 const DefaultEnergy = 150
 
-// arrestAction plays what action a does to a cardiac arrest. A shock is judged on any patient: on
+// arrestAction plays what act does to a cardiac arrest. A shock is judged on any patient: on
 // a rhythm that is not shockable it is a critical error. The rest is recorded only while the
 // arrest lasts, except the care after a return of circulation, which the review reads from the
 // actions themselves.
