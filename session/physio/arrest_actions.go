@@ -175,8 +175,11 @@ func (e *Engine) nonShockableChance(a *ArrestRecord) float64 {
 	}
 	m := sc.ALS()
 	p := m.NonShockable * e.qualityFactor(a)
-	if len(a.StepsOf(StepAdrenaline)) == 0 {
+	switch given := a.StepsOf(StepAdrenaline); {
+	case len(given) == 0:
 		p *= m.NoAdrenaline
+	case given[0].T-max(a.Onset, a.Access) > 180:
+		p *= m.LateAdrenaline
 	}
 	return p
 }

@@ -39,6 +39,7 @@ type ALSModel struct {
 	PoorCompressions float64 `yaml:"poor_compressions"`
 	Amiodarone       float64 `yaml:"amiodarone"`
 	NoAdrenaline     float64 `yaml:"no_adrenaline"`
+	LateAdrenaline   float64 `yaml:"late_adrenaline"`
 	NoFlow           struct {
 		FineVF   Seconds `yaml:"fine_vf"`
 		Asystole Seconds `yaml:"asystole"`
