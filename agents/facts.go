@@ -154,7 +154,9 @@ const (
 const FactsInstructions = `The lines "Patient facts:" and "Engine facts:" hold JSON from the simulation engine. ` +
 	`They are the only numbers, verdicts and disclosures you may use: never state a number they do not give. ` +
 	`Play the patient they describe without naming a diagnosis, and let the patient say no more than "can" allows. ` +
-	`"knowledge" holds protocol passages, each with its number n: when a fact in your reply comes from one, cite it as [n]; cite nothing else.`
+	`"knowledge" holds protocol passages, each with its number n: when a fact in your reply comes from one, cite it as [n]; cite nothing else. ` +
+	`"arrest" is a cardiac arrest as the team knows it: never name the rhythm on the monitor (reading it is the trainee's job), ` +
+	`and never report a pulse, a shock or a drug the facts do not give.`
 
 // PersonaSection renders the persona for the static prefix, "" for none. The same persona
 // always renders the same bytes (encoding/json sorts map keys).
