@@ -19,6 +19,7 @@ func TestParseArrestActions(t *testing.T) {
 		{"pads on", "pads attach_monitor"},
 		{"this is VF, charge to 150 J", "name_rhythm:VF charge:150"},
 		{"stand clear, shock at 200 joules", "shock:200"},
+		{"synchronised DC cardioversion at 120 J", "shock:120"},
 		{"resume CPR", "cpr"},
 		{"it's PEA", "name_rhythm:PEA"},
 		{"is it VF?", ""},

@@ -340,3 +340,41 @@ scoring: {trajectory: 0, allergies_first: 0, reassessment: 0, hard_stop: 25, war
 		t.Errorf("after the move out of arrest: %s, ROSC %d, %+v", e.Rhythm(), e.Arrest().ROSC, e.TrueVitals())
 	}
 }
+
+// A synchronised shock on VT, SVT or AF with a pulse is cardioversion, not an error; on sinus
+// rhythm it is.
+func TestCardioversion(t *testing.T) {
+	for _, c := range []struct {
+		rhythm string
+		errors int
+	}{{"VT", 0}, {"SVT", 0}, {"atrial fibrillation", 0}, {"sinus tachycardia", 1}} {
+		s, errs := sc.Parse([]byte(`id: tachy
+title: Tachy
+demographics: {name: A, age: 60, sex: M}
+chief_complaint: palpitations
+presentation: palpitations and dizziness
+news2: {scale: 1}
+initial_state: fast
+states:
+  fast:
+    rhythm: ` + c.rhythm + `
+    vitals: {hr: 180, rr: 22, spo2: 95, sbp: 80, dbp: 50, temp_c: 36.8, gcs: 15}
+critical_actions:
+  - {id: look, description: look, match: {kind: check_vitals}, within: 60, points: 100}
+learning_objectives: [learn]
+scoring: {trajectory: 0, allergies_first: 0, reassessment: 0, hard_stop: 25, warning: 5}
+`))
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		e := NewEngine("patient_1", s, 42, 0)
+		acts := ParseActions("synchronised cardioversion at 120 J")
+		if len(acts) != 1 || !acts[0].Synchronised {
+			t.Fatalf("parsed %+v", acts)
+		}
+		e.Apply(acts[0])
+		if got := len(e.CriticalErrors()); got != c.errors {
+			t.Errorf("%s: %d critical errors, want %d", c.rhythm, got, c.errors)
+		}
+	}
+}
