@@ -31,22 +31,15 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 	if !a.Active() {
 		return out
 	}
-	t := e.s.T
 	switch act.Kind {
 	case sc.KindArrestCall:
-		if a.Called < 0 {
-			a.Called = t
-			e.note(StepCall, "", true)
-		}
+		e.first(&a.Called, StepCall)
 	case sc.KindCPR:
 		e.compress(a, act)
 	case sc.KindStopCPR:
 		e.handsOff(a)
 	case sc.KindPads:
-		if a.Pads < 0 {
-			a.Pads = t
-			e.note(StepPads, "", true)
-		}
+		e.first(&a.Pads, StepPads)
 	case sc.KindCharge:
 		a.Charged = cmp.Or(act.EnergyJ, DefaultEnergy)
 		when := "hands off"
@@ -61,13 +54,10 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 	case sc.KindCauses:
 		e.note(StepCauses, act.Cause, true)
 	case sc.KindStopResus:
-		a.Stopped, a.CPR = t, false
+		a.Stopped, a.CPR = e.s.T, false
 		e.note(StepStop, "", true)
 	case sc.KindIVAccess:
-		if a.Access < 0 {
-			a.Access = t
-			e.note(StepAccess, "", true)
-		}
+		e.first(&a.Access, StepAccess)
 	case sc.KindAirway, sc.KindVentilate:
 		if rank := airwayRank(act.Device); rank > airwayRank(a.Airway) {
 			a.Airway = act.Device
@@ -78,6 +68,14 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 	}
 	e.treatCause(a, act)
 	return out
+}
+
+// first records when something was first done in the arrest.
+func (e *Engine) first(at *int64, what string) {
+	if *at < 0 {
+		*at = e.s.T
+		e.note(what, "", true)
+	}
 }
 
 func (e *Engine) compress(a *ArrestRecord, act Action) {
