@@ -36,7 +36,7 @@ func TestArrestRunPaths(t *testing.T) {
 			[]string{"coarse VF: 00:00 collapse; 00:30 pads on",
 				"coarse VF: 00:40 rhythm check: coarse VF; 00:45 rhythm named asystole — wrong: it was coarse VF; 00:45 IV/IO access; 00:45 adrenaline 1 mg IV",
 				"coarse VF: 02:40 rhythm check: coarse VF; 02:45 shock 150 J — the heart restarted; 02:45 ROSC"},
-			10, []string{"a shock delivered on a perfusing rhythm (sinus tachycardia)", "named the rhythm \"asystole\" at 00:45 — it was coarse VF",
+			0, []string{"a shock delivered on a perfusing rhythm (sinus tachycardia)", "named the rhythm \"asystole\" at 00:45 — it was coarse VF",
 				"adrenaline 1 mg IV at 00:45 — early"}},
 		{"non-shockable done well", "arrest-pea-tension", peaWell,
 			[]string{"45 pea-arrest", "430 rosc", "540 post-rosc-stable"},

@@ -265,7 +265,7 @@ func SameRhythm(said string, r sc.Rhythm) bool {
 }
 
 // SaidVF is VF named without saying coarse or fine, which names either.
-const SaidVF = "VF"
+const SaidVF = sc.SaidVF
 
 // QualityPoor marks compressions stated too slow, too fast or too shallow.
 const QualityPoor = "poor"

@@ -55,6 +55,7 @@ func TestValidateRhythmsAndArrests(t *testing.T) {
 		{"arrest without a block", "    vitals: {hr: 120}\n", "    rhythm: asystole\n    vitals: {hr: 120}\n", "needs an arrest block"},
 		{"unknown cause", "    vitals: {hr: 120}\n", "    rhythm: fine VF\n    vitals: {hr: 120}\narrest: {rosc: well, cause: gremlins}\n", "unknown cause"},
 		{"no arrest state", "learning_objectives:", "arrest: {rosc: well}\nlearning_objectives:", "needs a state with an arrest rhythm"},
+		{"a rhythm no one can name", "    match: {kind: check_vitals}", "    match: {kind: name_rhythm, rhythm: v-fib}", "unknown rhythm"},
 		{"ROSC into an arrest", "    vitals: {hr: 120}\n", "    rhythm: PEA\n    vitals: {hr: 120}\narrest: {rosc: ill}\n", "has an arrest rhythm"},
 	}
 	for _, c := range cases {

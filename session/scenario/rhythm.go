@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -67,6 +68,18 @@ func (r Rhythm) Arrest() bool { return r.Shockable() || r == Asystole || r == PE
 
 // RhythmKind is the state's rhythm, as ParseRhythm reads it.
 func (st *State) RhythmKind() Rhythm { return st.rhythm }
+
+// SaidVF is VF named without saying coarse or fine, which names either.
+const SaidVF = "VF"
+
+// checkRhythmNames insists a match's rhythms are ones a trainee can name.
+func (c *checker) checkRhythmNames(names Names, p string) {
+	for _, n := range names {
+		if n != SaidVF && !slices.Contains(Rhythms, Rhythm(n)) {
+			c.at(p, "unknown rhythm %q (want VF or one of %q)", n, Rhythms)
+		}
+	}
+}
 
 // checkRhythms insists every state's rhythm starts with one of Rhythms.
 func (c *checker) checkRhythms(s *Scenario) {

@@ -298,6 +298,7 @@ func (c *checker) checkMatch(m Match, p string) {
 			c.at(p+".test", "unknown test %q (want one of %v)", t, slices.Sorted(maps.Keys(Tests)))
 		}
 	}
+	c.checkRhythmNames(m.Rhythm, p+".rhythm")
 	for _, pos := range m.Position {
 		if !slices.Contains(Positions, pos) {
 			c.at(p+".position", "unknown position %q (want one of %v)", pos, Positions)

@@ -170,6 +170,7 @@ type Match struct {
 	Topic       Names   `yaml:"topic"`
 	Test        Names   `yaml:"test"`
 	Position    Names   `yaml:"position"`
+	Rhythm      Names   `yaml:"rhythm"` // the rhythm the trainee named (name_rhythm): Rhythms, or VF for either VF
 	MinDoseMg   float64 `yaml:"min_dose_mg"`
 	MaxDoseMg   float64 `yaml:"max_dose_mg"`
 	MinVolumeML float64 `yaml:"min_volume_ml"`
