@@ -147,8 +147,12 @@ func (e *Engine) shock(act Action, out []Event) []Event {
 	if a.Pads < 0 {
 		a.Pads = e.s.T
 	}
+	detail := fmt.Sprintf("%g J", energy)
+	if a.CPR {
+		detail += " with compressions going: nobody stood clear"
+	}
 	ok := e.draw() < e.shockChance(a)
-	e.note(StepShock, fmt.Sprintf("%g J", energy), ok)
+	e.note(StepShock, detail, ok)
 	if ok {
 		return e.rosc(a, out)
 	}

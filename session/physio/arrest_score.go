@@ -2,6 +2,7 @@ package physio
 
 import (
 	"fmt"
+	"strings"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -152,6 +153,11 @@ func arrestPoints(e *Engine, r Report) []Point {
 	timed("compressions started", v.FirstCPR, 60)
 	if v.Shockable {
 		timed("first shock", v.FirstShock, 120)
+	}
+	for _, s := range e.s.Arrest.StepsOf(StepShock) {
+		if strings.Contains(s.Detail, "nobody stood clear") {
+			add(false, "a shock at %s was given with compressions going: stop and stand clear for the shock, then resume at once", SimTime(float64(s.T-e.s.Arrest.Onset)))
+		}
 	}
 	if shocks, pre := e.preCharged(); shocks > 0 {
 		add(pre == shocks, "%d of %d shocks charged during compressions, which keeps the pause before the shock short", pre, shocks)

@@ -378,3 +378,16 @@ scoring: {trajectory: 0, allergies_first: 0, reassessment: 0, hard_stop: 25, war
 		}
 	}
 }
+
+// A shock needs everyone clear: given with compressions going, the debrief says so; "stand clear"
+// stops them for the shock.
+func TestShockNeedsEveryoneClear(t *testing.T) {
+	handsOn, _ := play(t, "arrest-vf-ward", 90, step{31, "start CPR"}, step{60, "shock 150 J"})
+	clear, _ := play(t, "arrest-vf-ward", 90, step{31, "start CPR"}, step{60, "stand clear, shock 150 J, resume CPR"})
+	if !strings.Contains(debriefText(handsOn.Report()), "with compressions going") {
+		t.Error("a shock with hands on the chest is not in the debrief")
+	}
+	if strings.Contains(debriefText(clear.Report()), "with compressions going") || clear.Arrest().LongestPause > 1 {
+		t.Errorf("standing clear for the shock: longest pause %d s", clear.Arrest().LongestPause)
+	}
+}
