@@ -25,9 +25,6 @@ func confirmArrest(a physio.ActionRecord) string {
 	case sc.KindCharge:
 		return fmt.Sprintf("Charging to %g J, compressions continuing.", energy(a))
 	case sc.KindShock:
-		if a.Synchronised {
-			return fmt.Sprintf("Synchronised, stand clear… shock delivered at %g J.", energy(a))
-		}
 		return fmt.Sprintf("Stand clear, oxygen away… shock delivered at %g J.", energy(a))
 	case sc.KindCauses:
 		return "Going through the 4 Hs and 4 Ts."
