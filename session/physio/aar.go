@@ -231,7 +231,6 @@ func (a ActionRecord) String() string {
 	add(a.Test != "", "%s", sc.Tests[a.Test])
 	add(a.Position != "", "%s", a.Position)
 	add(a.Kind == sc.KindGlucoseCheck, "→ %g mmol/L", a.Glucose)
-	add(a.Synchronised, "%s", "synchronised")
 	add(a.EnergyJ > 0, "%g J", a.EnergyJ)
 	add(a.Rate > 0, "at %d/min", a.Rate)
 	add(a.Quality != "", "(%s)", a.Quality)

@@ -29,8 +29,6 @@ type Action struct {
 	Rate    int     `json:"rate,omitempty"`
 	Quality string  `json:"quality,omitempty"` // QualityPoor, or empty
 	Cause   string  `json:"cause,omitempty"`
-	// Synchronised: a shock timed to the QRS (cardioversion), for a tachyarrhythmia with a pulse.
-	Synchronised bool `json:"synchronised,omitempty"`
 }
 
 // IsTreatment reports whether the action does something to the patient, as

@@ -131,9 +131,6 @@ func (e *Engine) shock(act Action, out []Event) []Event {
 		a.Charged = 0
 	}
 	energy = cmp.Or(energy, DefaultEnergy)
-	if act.Synchronised && cardiovertible(r) {
-		return out // cardioversion of a tachyarrhythmia with a pulse: the scenario says what it does
-	}
 	if !r.Shockable() {
 		what := "a perfusing rhythm (" + string(r) + ")"
 		if r.Arrest() {
@@ -313,7 +310,3 @@ func (e *Engine) pulseAt(t int64) bool {
 	}
 	return a.ROSC >= 0 && a.ROSC <= t
 }
-
-// cardiovertible rhythms are the tachyarrhythmias with a pulse that a synchronised shock treats
-// (Resuscitation Council UK, ALS 2021, the tachycardia algorithm).
-func cardiovertible(r sc.Rhythm) bool { return r == sc.VT || r == sc.SVT || r == sc.AtrialFib }

@@ -10,7 +10,6 @@ const (
 	catPads
 	catCharge
 	catShock
-	catCardiovert // a synchronised shock
 	catRhythmCheck
 	catPulseCheck
 	catRhythm // val: the rhythm named (sc.Rhythms, or SaidVF)
@@ -37,8 +36,6 @@ func addArrestWords() {
 		"stop cpr", "stopping cpr", "stand clear", "everyone clear", "all clear", "everybody clear")
 	add(catPads, "", "pads", "defib pads", "defibrillator pads", "pads on", "put the pads on", "attach pads",
 		"attach the pads", "defibrillator", "defib", "aed")
-	add(catCardiovert, "", "cardiovert", "cardioversion", "dc cardioversion", "synchronised shock",
-		"synchronized shock", "synchronised cardioversion", "synchronized cardioversion", "sync shock")
 	add(catCharge, "", "charge", "charging", "charge the defib", "charge the defibrillator", "charge to")
 	add(catShock, "", "shock", "shocking", "shock him", "shock her", "deliver a shock", "deliver the shock",
 		"deliver shock", "defibrillate", "defibrillating", "shock delivered")
@@ -145,8 +142,6 @@ func (c clause) arrestAction(i int, lx lexeme) (Action, bool) {
 		return Action{Kind: sc.KindCharge, EnergyJ: energy}, true
 	case catShock:
 		return Action{Kind: sc.KindShock, EnergyJ: energy}, true
-	case catCardiovert:
-		return Action{Kind: sc.KindShock, EnergyJ: energy, Synchronised: true}, true
 	case catRhythmCheck:
 		return Action{Kind: sc.KindRhythmCheck}, true
 	case catPulseCheck:

@@ -20,7 +20,6 @@ func TestParseArrestActions(t *testing.T) {
 		{"this is VF, charge to 150 J", "name_rhythm:VF charge:150"},
 		{"shock 150 J", "shock:150"},
 		{"stand clear, shock at 200 joules", "stop_cpr shock:200"},
-		{"synchronised DC cardioversion at 120 J", "shock:120"},
 		{"resume CPR", "cpr"},
 		{"it's PEA", "name_rhythm:PEA"},
 		{"is it VF?", ""},
