@@ -106,9 +106,18 @@ func (e *Engine) note(s string, detail string, ok bool) {
 }
 
 // arrestTick keeps a second of the arrest: it starts one when the state's rhythm has no output,
-// counts compressions and pauses, and lets the rhythm decay without flow. It allocates nothing
-// unless something changes.
-func (e *Engine) arrestTick() {
+// counts compressions and pauses, and lets the rhythm decay without flow. When the rhythm on the
+// monitor is no longer the one it was (before, at the start of the second) the monitor's strip is
+// reported. It allocates nothing unless something changes.
+func (e *Engine) arrestTick(before sc.Rhythm, out []Event) []Event {
+	e.keepArrest()
+	if e.Rhythm() != before {
+		out = e.stripEvent(out)
+	}
+	return out
+}
+
+func (e *Engine) keepArrest() {
 	e.s.Beat += float64(e.monitorRate()) / 60
 	a := e.s.Arrest
 	if (a == nil || a.ROSC >= 0) && e.cur.RhythmKind().Arrest() {

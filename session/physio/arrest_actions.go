@@ -21,7 +21,7 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 		e.beginArrest()
 	}
 	switch act.Kind {
-	case sc.KindRhythmCheck, sc.KindPads, sc.KindAttachMonitor:
+	case sc.KindRhythmCheck, sc.KindAttachMonitor: // pads come with the monitor's action
 		out = e.stripEvent(out)
 	}
 	if act.Kind == sc.KindShock {
@@ -209,7 +209,7 @@ func (e *Engine) rosc(a *ArrestRecord, out []Event) []Event {
 	e.note(StepROSC, "", true)
 	out = e.enter(e.sc.Arrest.ROSC, "return of spontaneous circulation", out)
 	e.s.Trend[sc.EtCO2] = e.cur.Target(sc.EtCO2)
-	return out
+	return e.stripEvent(out)
 }
 
 // arrestDrug records adrenaline and amiodarone given in the arrest.

@@ -105,8 +105,9 @@ func (e *Engine) step(out []Event) []Event {
 		e.s.Trend[v] += (target[v] - e.s.Trend[v]) * e.cur.Alpha(sc.Vital(v))
 		e.s.Jitter[v] = 0.8*e.s.Jitter[v] + 0.2*jitterAmp[v]*uniform(&e.s.RNG)
 	}
+	rhythm := e.Rhythm()
 	out = e.checkTransitions(out)
-	e.arrestTick()
+	out = e.arrestTick(rhythm, out)
 	return e.watch(out)
 }
 
