@@ -736,7 +736,8 @@ func sessionConfig(ctx context.Context, o *options, store *persist.Store, notice
 func askModel(cfg *session.Config) {
 	cfg.Analyzer = analyzer.NewAnalyzer(nil)
 	if cfg.Backend.Name() == "ollama" {
-		traced := llm.Traced(cfg.Backend, cfg.Trace)
+		cfg.Observer = &llm.Observer{}
+		traced := llm.Traced(cfg.Backend, cfg.Trace, cfg.Observer)
 		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: cfg.NumCtx}))
 		cfg.Team.Router = traced
 	}
@@ -809,9 +810,6 @@ func tui(ctx context.Context, c *call) error {
 	opts.Trainee = cfg.Store.Person().Trainee
 	if opts.TraineeFixed, err = cfg.Store.Encrypted(); err != nil {
 		return err
-	}
-	for _, c := range session.Commands() {
-		opts.Commands = append(opts.Commands, ui.Command{Name: c.Name, Args: c.Args, Summary: c.Help})
 	}
 	if !resumed && !o.newSession && o.shift == "" {
 		for _, sh := range cfg.Scenarios.Shifts() {

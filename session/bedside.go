@@ -79,6 +79,12 @@ func confirm(a physio.ActionRecord) string {
 		return "Splint on."
 	case sc.KindAttachMonitor:
 		return "Monitor on."
+	case sc.KindVagal:
+		return "Vagal manoeuvre done: a modified Valsalva, blowing into a syringe then legs up."
+	case sc.KindCardioversion:
+		return "Synchronised DC shock delivered."
+	case sc.KindPacing:
+		return "Pads on and pacing: capture confirmed."
 	}
 	return confirmArrest(a)
 }

@@ -33,20 +33,24 @@ func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt
 	s, t := c.s, c.t
 	first := len(t.calls)
 	defer func() { s.writeTrace(t, t.calls[first:]) }()
-	tools := s.toolsFor(a, c.x)
-	free := tools != nil // the first call may call a tool instead of answering in the format
-	resp, err := s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, tools, !free, retry)
+	q := ask{agent: a.Name, prompt: p, budget: s.cfg.NumCtx, x: c.x, tools: s.toolsFor(a, c.x), retry: retry}
+	free := q.tools != nil // the first call may call a tool instead of answering in the format
+	q.held = !free
+	resp, err := s.send(ctx, t, q)
 	if errors.Is(err, llm.ErrEmpty) && retry == "" {
-		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx/2, c.x, tools, !free, "empty answer: retried with a smaller prompt")
+		q.budget, q.retry = s.cfg.NumCtx/2, "empty answer: retried with a smaller prompt"
+		resp, err = s.send(ctx, t, q)
 	}
+	q.budget, q.held = s.cfg.NumCtx, true // every later call answers in the format
 	if err == nil && len(resp.Message.ToolCalls) > 0 {
 		exchange := s.runTools(t, a.Name, c.x, resp.Message)
 		c.keep(exchange...)
-		p.After = memory.Spoken(exchange)
-		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, tools, true, "tool results: second call")
+		q.prompt.After, q.retry = memory.Spoken(exchange), "tool results: second call"
+		resp, err = s.send(ctx, t, q)
 	} else if err == nil && free && memory.ParseAgentOutput(resp.Message.Content).Malformed {
 		s.countFormatFailure(a.Name)
-		resp, err = s.send(ctx, t, a.Name, p, s.cfg.NumCtx, c.x, tools, true, "reply broke the output format: asked again held to it")
+		q.retry = "reply broke the output format: asked again held to it"
+		resp, err = s.send(ctx, t, q)
 	}
 	if err != nil {
 		return "", err
@@ -66,13 +70,26 @@ func (s *Session) numPredictFor(x *examination) int {
 	return budget * s.cfg.OutputBudget / memory.BaseNumPredict
 }
 
-// send fits the prompt into budget tokens (num_ctx itself stays constant, so Ollama never
-// reloads), makes the backend call, streams its tokens to the UI, and reports it to the event
-// stream, the trace file and the inspector. held asks for the output format, which a call that
-// lets the model call a tool cannot: the output grammar would forbid the call.
-func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.Prompt, budget int, x *examination, tools []llm.Tool, held bool, retry string) (llm.Response, error) {
-	numPredict := s.numPredictFor(x)
-	p, shrunk, err := full.Fit(&s.est, budget, numPredict)
+// ask is one call of an agent, as send makes it: the agent's prompt, fitted into budget tokens,
+// for the turn's examination x; the tools it is offered; held asks for the output format, which a
+// call that lets the model call a tool cannot (the output grammar would forbid the call); retry
+// says why this is not the agent's first call of the turn ("" when it is).
+type ask struct {
+	agent  string
+	prompt agents.Prompt
+	budget int
+	x      *examination
+	tools  []llm.Tool
+	held   bool
+	retry  string
+}
+
+// send fits the prompt into its budget (num_ctx itself stays constant, so Ollama never reloads),
+// makes the backend call, streams its tokens to the UI, and reports it to the event stream, the
+// trace file and the inspector.
+func (s *Session) send(ctx context.Context, t *turn, q ask) (llm.Response, error) {
+	numPredict := s.numPredictFor(q.x)
+	p, shrunk, err := q.prompt.Fit(&s.est, q.budget, numPredict)
 	var tooLong *agents.PromptTooLongError
 	if errors.As(err, &tooLong) && tooLong.Tokens+numPredict <= s.cfg.NumCtx {
 		err = nil // the smallest prompt misses a retry's tighter budget but fits the context itself
@@ -82,20 +99,21 @@ func (s *Session) send(ctx context.Context, t *turn, agent string, full agents.P
 	}
 	sections := p.Sections(&s.est)
 	req := llm.Request{
-		Agent: agent, Messages: p.Messages(), Tools: tools,
+		Agent: q.agent, Messages: p.Messages(), Tools: q.tools,
 		Options:   llm.Options{NumCtx: s.cfg.NumCtx, NumPredict: numPredict},
 		KeepAlive: llm.DefaultKeepAlive,
 	}
-	if held {
+	if q.held {
 		req.Format = agents.AgentOutputSchema
 	}
-	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: agent, Text: text}) }}
+	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: q.agent, Text: text}) }}
+	s.noticeModelLoad(t)
 	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
 		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
 	}
 	rec := CallRecord{Trace: trace, Recall: p.Memory}
-	rec.Trace.PatientID, rec.Trace.Retry, rec.Trace.Shrunk = s.active, retry, shrunk
+	rec.Trace.PatientID, rec.Trace.Retry, rec.Trace.Shrunk = s.active, q.retry, shrunk
 	rec.Trace.Sections, rec.Trace.SectionTexts, rec.Trace.WindowLen = agents.SectionMap(sections), p.Texts(), len(p.Window)
 	rec.Trace.RecallRules = ruleNames(p.Memory.Rules)
 	s.recordCall(t, rec)

@@ -14,14 +14,29 @@ import (
 	"github.com/ward-sim/ward/session/records"
 )
 
-// Command describes one slash command; the same table serves `/help`, the TUI's palette and
-// `ward run`.
+// Command describes one slash command. The one table of them serves `/help`, the screen's
+// palette and its dispatch, and the session's dispatch (`ward run`, and whatever a screen sends).
 type Command struct {
 	Name string // with the slash
 	Args string
 	Help string
-	run  func(s *Session, ctx context.Context, t *turn, arg string)
+	// Screen marks a command a screen answers itself (its inspector, its export); the session
+	// answers it only where there is no screen, in `ward run`.
+	Screen bool
+	run    func(s *Session, ctx context.Context, t *turn, arg string)
 }
+
+// The names of the commands that code sends or answers by name; commandTable is the one list of
+// them all.
+const (
+	CmdAck     = "/ack"
+	CmdAdmit   = "/admit"
+	CmdClear   = "/clear"
+	CmdExport  = "/export"
+	CmdInspect = "/inspect"
+	CmdPrefs   = "/prefs"
+	CmdSwitch  = "/switch"
+)
 
 // Commands lists the slash commands in the order help shows them.
 func Commands() []Command { return commandTable }
@@ -32,23 +47,24 @@ func init() {
 	commandTable = []Command{
 		{Name: "/help", Help: "list the commands", run: (*Session).cmdHelp},
 		{Name: "/patients", Help: "show the roster and who is active", run: (*Session).cmdPatients},
-		{Name: "/switch", Args: "ID", Help: "make a patient active (a new ID admits them)", run: (*Session).cmdSwitch},
-		{Name: "/admit", Args: "ID [N|SCENARIO]", Help: "admit a patient, with case N of /scenarios, a scenario, or one picked for them", run: (*Session).cmdAdmit},
+		{Name: CmdSwitch, Args: "ID", Help: "make a patient active (a new ID admits them)", run: (*Session).cmdSwitch},
+		{Name: CmdAdmit, Args: "ID [N|SCENARIO]", Help: "admit a patient, with case N of /scenarios, a scenario, or one picked for them", run: (*Session).cmdAdmit},
 		{Name: "/scenarios", Help: "list the scenarios", run: (*Session).cmdScenarios},
 		{Name: "/vitals", Help: "check the active patient's vitals; the Monitor reads them", run: (*Session).cmdVitals},
 		{Name: "/wait", Args: "DURATION", Help: "let sim time pass for every patient (30s, 5m)", run: (*Session).cmdWait},
 		{Name: "/pause", Help: "stop or restart the sim clock (TUI)", run: (*Session).cmdPause},
 		{Name: "/speed", Args: "N", Help: "run the sim clock N times real time, 1–10 (TUI)", run: (*Session).cmdSpeed},
-		{Name: "/ack", Args: "[ID]", Help: "acknowledge the alarms waiting on a patient (the active one by default)", run: (*Session).cmdAck},
+		{Name: CmdAck, Args: "[ID]", Help: "acknowledge the alarms waiting on a patient (the active one by default)", run: (*Session).cmdAck},
 		{Name: "/alarms", Args: "[ID] [LIMIT…]", Help: "show or set a patient's alarm limits, e.g. /alarms patient_2 spo2<88", run: (*Session).cmdAlarms},
 		{Name: "/aar", Help: "After Action Review of the active patient; the Preceptor debriefs", run: (*Session).cmdAAR},
 		{Name: agents.AskCommand, Args: "QUESTION", Help: "ask the Preceptor what the protocols say; the answer cites its sources", run: (*Session).cmdAsk},
 		{Name: "/note", Help: "draft a SOAP note from this session (DRAFT, for review)", run: (*Session).cmdNote},
 		{Name: "/handoff", Args: "[sbar|ipass|mist]", Help: "draft a handoff from this session (DRAFT, for review)", run: (*Session).cmdHandoff},
-		{Name: "/inspect", Help: "show how the last turn's prompts were built", run: (*Session).cmdInspect},
+		{Name: CmdInspect, Help: "show how the last turn's prompts were built", Screen: true, run: (*Session).cmdInspect},
+		{Name: CmdExport, Args: "[FILE]", Help: "write this chat as markdown, with times and speakers, to FILE or ward-PATIENT-TIME.md", Screen: true, run: (*Session).cmdExport},
 		{Name: "/progress", Help: "your shifts so far: scores, critical errors, time to critical actions", run: (*Session).cmdProgress},
-		{Name: "/prefs", Args: "[NAME VALUE]", Help: "show your preferences, or set one (handoff, theme, speed, window, model)", run: (*Session).cmdPrefs},
-		{Name: "/clear", Help: "archive the whole shift and start with no patient", run: (*Session).cmdClear},
+		{Name: CmdPrefs, Args: "[NAME VALUE]", Help: "show your preferences, or set one (handoff, theme, speed, window, model)", run: (*Session).cmdPrefs},
+		{Name: CmdClear, Help: "archive the whole shift and start with no patient", run: (*Session).cmdClear},
 	}
 }
 
@@ -62,6 +78,11 @@ func (s *Session) command(ctx context.Context, t *turn, line string) {
 		}
 	}
 	t.emit(ErrorEvent{Code: "UNKNOWN_COMMAND", Message: fmt.Sprintf("unknown command %s — type /help for the list", name)})
+}
+
+// cmdExport answers where there is no screen to write the chat from.
+func (s *Session) cmdExport(_ context.Context, t *turn, _ string) {
+	t.emit(ErrorEvent{Code: "USAGE", Message: CmdExport + " writes the chat from the screen; here, `ward export` writes the shift's"})
 }
 
 // say shows a message from ward itself. It is not stored: it reports state the store already holds.

@@ -20,7 +20,7 @@ func (ConfirmEvent) Kind() string { return "confirm" }
 // a clear without doubt. A screen asks before sending it.
 func IsClearRequest(text string) bool {
 	text = strings.TrimSpace(text)
-	if name, _, _ := strings.Cut(text, " "); strings.EqualFold(name, "/clear") {
+	if name, _, _ := strings.Cut(text, " "); strings.EqualFold(name, CmdClear) {
 		return true
 	}
 	if strings.HasPrefix(text, "/") {

@@ -136,7 +136,8 @@ func TestTheFirstPatientCallHearsTheArrivalNotTheCommand(t *testing.T) {
 
 // askModel wires the model's analyzer and router, as main does.
 func askModel(c *Config) {
-	traced := llm.Traced(c.Backend, c.Trace)
+	c.Observer = &llm.Observer{}
+	traced := llm.Traced(c.Backend, c.Trace, c.Observer)
 	c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: c.NumCtx}))
 	if c.Team == nil {
 		c.Team, _ = agents.LoadTeam("")

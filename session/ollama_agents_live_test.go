@@ -67,7 +67,8 @@ var everyCaller = cacheRun{
 		agents.AgentOrchestrator, "analyzer", "router"},
 	slots: []int{1, 5, 7},
 	wired: func(c *Config, backend llm.Backend) {
-		traced := llm.Traced(capped{backend}, nil)
+		c.Observer = &llm.Observer{}
+		traced := llm.Traced(capped{backend}, nil, c.Observer)
 		c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: c.NumCtx}))
 		c.Team, _ = agents.LoadTeam("")
 		c.Team.Router = traced

@@ -172,7 +172,7 @@ func (s *Session) offerPreferences(t *turn, merged map[string]any) {
 		format := handoffNames[value]
 		t.emit(ConfirmEvent{
 			Question: fmt.Sprintf("You said you prefer %s handoffs. Make %s the format /handoff drafts from now on?", format, format),
-			Line:     "/prefs " + pref + " " + value,
+			Line:     CmdPrefs + " " + pref + " " + value,
 		})
 	}
 }

@@ -396,3 +396,21 @@ func TestRunLinesReportsUnsavedTurnsAtTheEnd(t *testing.T) {
 		t.Fatalf("err = %v, want the two unsaved turns reported", err)
 	}
 }
+
+// One table of slash commands: /help lists every one, the screen's own included, and the
+// session answers each of them, a screen's with where to find it.
+func TestEveryCommandIsHelpedAndAnswered(t *testing.T) {
+	r := newRig(t)
+	help := saidText(r.turn("/help"))
+	for _, c := range Commands() {
+		if !strings.Contains(help, c.Name) {
+			t.Errorf("/help does not list %s:\n%s", c.Name, help)
+		}
+	}
+	if errs := only[ErrorEvent](r.turn(CmdExport)); len(errs) != 1 || errs[0].Code != "USAGE" || !strings.Contains(errs[0].Message, "ward export") {
+		t.Errorf("%s in ward run: %+v", CmdExport, errs)
+	}
+	if errs := only[ErrorEvent](r.turn("/nonsense")); len(errs) != 1 || errs[0].Code != "UNKNOWN_COMMAND" {
+		t.Errorf("an unknown command: %+v", errs)
+	}
+}

@@ -37,6 +37,10 @@ type Config struct {
 	// results travel in the dynamic context.
 	Tools bool
 	Trace *llm.TraceWriter
+	// Observer hears the calls of the backends traced for the analyzer and the router
+	// (llm.Traced): each turn makes them part of itself, as llm_call events and inspector entries.
+	// nil when those backends report to none.
+	Observer *llm.Observer
 	// Knowledge is the protocol cards the team answers from; nil for none.
 	Knowledge *knowledge.KB
 	// Shift is a built-in shift's id or a shift file that Start admits; "" for an empty roster.

@@ -135,7 +135,7 @@ func (s *Session) askToAdmit(t *turn, typed *typedText, d analyzer.Decision, id 
 	s.reportDecision(t, DecisionUnchanged, d, s.active)
 	t.emit(ConfirmEvent{
 		Question: fmt.Sprintf("%s is not on the roster (%d patients are). Admit %s as a new patient?", id, len(s.roster), id),
-		Line:     "/admit " + id,
+		Line:     CmdAdmit + " " + id,
 	})
 }
 
@@ -211,7 +211,7 @@ func (s *Session) restoreFromRegistry(t *turn) bool {
 // the same registry logic as a typed switch and ends with one TurnEndEvent.
 func (s *Session) Switch(id string, emit func(Event)) {
 	s.begin(llm.TraceInput{Op: llm.InputSwitch, Text: id}, emit)
-	t := newTurn("/switch "+id, emit)
+	t := newTurn(CmdSwitch+" "+id, emit)
 	defer s.endTurn(t)
 	s.switchTo(t, id, analyzer.ActionSwitchExisting, "keyboard switch", "")
 }

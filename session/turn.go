@@ -43,7 +43,7 @@ func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 	s.begin(llm.TraceInput{Op: llm.InputTurn, Text: text}, emit)
 	t := newTurn(text, emit)
 	defer s.endTurn(t)
-	ctx = s.observeCalls(ctx, t)
+	defer s.observeCalls(t)()
 	if line := strings.TrimSpace(text); strings.HasPrefix(line, "/") {
 		s.restoreFromRegistry(t) // a command acts on the restored patient, silently
 		s.command(ctx, t, line)
@@ -56,13 +56,14 @@ func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 
 // observeCalls makes the calls the session does not build itself, the analyzer's and the
 // router's, part of the turn: each is an llm_call event and an entry in the inspector. Before
-// the turn's first call of any kind, the trainee hears if the model may still be loading.
-func (s *Session) observeCalls(ctx context.Context, t *turn) context.Context {
-	ctx = llm.WithCallStarting(ctx, func() { s.noticeModelLoad(t) })
-	return llm.WithCallObserver(ctx, func(rec llm.TraceRecord) {
+// the turn's first call of any kind, the trainee hears if the model may still be loading. stop
+// ends it with the turn.
+func (s *Session) observeCalls(t *turn) (stop func()) {
+	s.cfg.Observer.Hear(func() { s.noticeModelLoad(t) }, func(rec llm.TraceRecord) {
 		rec.PatientID = s.active
 		s.recordCall(t, CallRecord{Trace: rec})
 	})
+	return func() { s.cfg.Observer.Hear(nil, nil) }
 }
 
 // respond runs a settled turn through the other stages: a roster question is answered from the
@@ -95,7 +96,7 @@ func (s *Session) message(role, agent, content string) memory.Message {
 }
 
 func (s *Session) endTurn(t *turn) {
-	if !strings.EqualFold(t.input, "/inspect") {
+	if !strings.EqualFold(t.input, CmdInspect) {
 		s.keepTurnRecord(t)
 	}
 	t.emit(TurnEndEvent{

@@ -115,7 +115,7 @@ func (s *Session) Retry(ctx context.Context, emit func(Event)) {
 	}
 	t := newTurn(s.history[i].Content, emit)
 	defer s.endTurn(t)
-	ctx = s.observeCalls(ctx, t)
+	defer s.observeCalls(t)()
 	s.respond(ctx, t, settled{prior: slices.Delete(slices.Clone(s.history), i, i+1), retry: true})
 }
 

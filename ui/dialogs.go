@@ -7,15 +7,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
-
-// Command is a slash command, as the palette lists it.
-type Command struct {
-	Name    string // with the slash: "/switch"
-	Args    string // argument synopsis, e.g. "ID"; empty when it takes none
-	Summary string
-}
 
 // Shift is a choice in the start dialog.
 type Shift struct {
@@ -77,21 +71,21 @@ func helpColumns(t themes.Theme, keys keyMap, width int, gap string) string {
 type palette struct {
 	theme    themes.Theme
 	keys     keyMap
-	commands []Command
+	commands []session.Command
 	filter   string
 	cursor   int
 }
 
 func (p *palette) Open() { p.filter, p.cursor = "", 0 }
 
-func (p *palette) matches() []Command {
+func (p *palette) matches() []session.Command {
 	if p.filter == "" {
 		return p.commands
 	}
 	want := strings.ToLower(p.filter)
-	var out []Command
+	var out []session.Command
 	for _, c := range p.commands {
-		if strings.Contains(strings.ToLower(c.Name+" "+c.Summary), want) {
+		if strings.Contains(strings.ToLower(c.Name+" "+c.Help), want) {
 			out = append(out, c)
 		}
 	}
@@ -104,7 +98,7 @@ func (p *palette) Move(delta int) {
 }
 
 // Update returns the chosen command, or done when the palette should close.
-func (p *palette) Update(msg tea.KeyMsg) (chosen *Command, done bool) {
+func (p *palette) Update(msg tea.KeyMsg) (chosen *session.Command, done bool) {
 	matches := p.matches()
 	switch {
 	case key.Matches(msg, p.keys.Close):
@@ -145,7 +139,7 @@ func (p *palette) View(width, height int) string {
 		if c.Args != "" {
 			name += " " + c.Args
 		}
-		summary := strings.Split(wrap(themes.Printable(c.Summary), max(inner-nameWidth-1, 10)), "\n")
+		summary := strings.Split(wrap(themes.Printable(c.Help), max(inner-nameWidth-1, 10)), "\n")
 		for j, l := range summary {
 			label := ""
 			if j == 0 {

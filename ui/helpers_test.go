@@ -18,14 +18,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-var testCommands = []Command{
-	{Name: "/help", Summary: "list commands"},
-	{Name: "/patients", Summary: "list the roster"},
-	{Name: "/switch", Args: "ID", Summary: "make a patient active"},
-	{Name: "/vitals", Summary: "measure a full set of vitals"},
-	{Name: "/pause", Summary: "stop or restart the sim clock"},
-}
-
 func newTestModel(t testing.TB, f *fakeEngine, width, height int) *Model {
 	t.Helper()
 	return newThemedModel(t, f, "dark", width, height)
@@ -37,7 +29,7 @@ func newThemedModel(t testing.TB, f *fakeEngine, theme string, width, height int
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(f, Options{Theme: th, Commands: testCommands, Clipboard: io.Discard, SaveDir: t.TempDir()})
+	m := New(f, Options{Theme: th, Clipboard: io.Discard, SaveDir: t.TempDir()})
 	m.Update(tea.WindowSizeMsg{Width: width, Height: height})
 	m.Update(snapshotMsg{state: f.Snapshot()})
 	return m

@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 )
 
@@ -412,8 +413,10 @@ func TestLongNoticeIsNeverCut(t *testing.T) {
 func TestPaletteWrapsLongSummaries(t *testing.T) {
 	m := newTestModel(t, newFakeWard(), 80, 24)
 	press(t, m, "ctrl+k")
+	typeText(m, "export")
+	export := session.Commands()[slices.IndexFunc(session.Commands(), func(c session.Command) bool { return c.Name == session.CmdExport })]
 	flat := strings.Join(strings.Fields(strings.ReplaceAll(screen(m), "│", " ")), " ")
-	if !strings.Contains(flat, strings.Join(strings.Fields(screenCommands[0].Summary), " ")) {
+	if !strings.Contains(flat, strings.Join(strings.Fields(export.Help), " ")) {
 		t.Fatalf("the /export summary is cut:\n%s", screen(m))
 	}
 }

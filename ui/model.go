@@ -18,9 +18,8 @@ import (
 // Options configure the UI. main fills them from flags and from session.
 type Options struct {
 	Theme       themes.Theme
-	Commands    []Command // slash commands, for the palette
-	StartShifts []Shift   // when not nil, open with the start dialog offering these
-	Trainee     string    // whose shift the start dialog starts
+	StartShifts []Shift // when not nil, open with the start dialog offering these
+	Trainee     string  // whose shift the start dialog starts
 	// TraineeFixed: the start dialog may not change the trainee (their passphrase opened ward).
 	TraineeFixed bool
 	SaveDir      string    // where the inspector saves prompts; "" is the working directory
@@ -104,12 +103,11 @@ type Model struct {
 // buildPanes makes every pane draw with theme t. The panes hold nothing but the theme until
 // the first snapshot and size reach them.
 func (m *Model) buildPanes(t themes.Theme) {
-	cmds := m.opts.Commands
 	m.theme = t
 	m.header, m.roster, m.vitals = headerPane{theme: t}, rosterPane{theme: t}, vitalsPane{theme: t}
 	m.ecg = ecgPane{theme: t}
 	m.chat, m.input, m.status = newChatPane(t), newInputPane(t), newStatusPane(t)
-	m.palette = palette{theme: t, keys: m.keys, commands: append(cmds[:len(cmds):len(cmds)], screenCommands...)}
+	m.palette = palette{theme: t, keys: m.keys, commands: session.Commands()}
 	m.inspector = inspector{theme: t, keys: m.keys}
 	m.start = startDialog{theme: t, keys: m.keys, shifts: m.opts.StartShifts, trainee: m.opts.Trainee, fixed: m.opts.TraineeFixed}
 }
@@ -122,12 +120,6 @@ func (m *Model) retheme(t themes.Theme) {
 	m.input.setHeld(held)
 	m.input.Focus()
 	m.relayout()
-}
-
-// screenCommands are the slash commands the screen answers itself, listed in the palette
-// after the session's.
-var screenCommands = []Command{
-	{Name: "/export", Args: "[FILE]", Summary: "write this chat as markdown, with times and speakers, to FILE or ward-<patient>-<time>.md"},
 }
 
 // New builds the model. It does not touch the engine: the first snapshot
@@ -606,10 +598,10 @@ func (m *Model) send() tea.Cmd {
 	}
 	m.input.Sent(text)
 	name, arg, _ := strings.Cut(text, " ")
-	switch name {
-	case "/inspect":
+	switch name { // the commands the screen answers itself (session.Command.Screen)
+	case session.CmdInspect:
 		return m.openInspector()
-	case "/export":
+	case session.CmdExport:
 		return exportCmd(m.ctx, m.engine, m.opts.SaveDir, strings.TrimSpace(arg))
 	}
 	return m.sendLine(text)
@@ -726,7 +718,7 @@ func (m *Model) acknowledge() tea.Cmd {
 		m.notice = notice{text: "no patient is active — alt+a goes to the alarm first", level: noticeWarn}
 		return nil
 	}
-	return m.sendLine("/ack")
+	return m.sendLine(session.CmdAck)
 }
 
 func (m *Model) setFocus(f focusArea) {

@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 )
 
@@ -48,7 +49,7 @@ func TestEveryRenderedPathIsSanitised(t *testing.T) {
 
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		m := newTestModel(t, f, size[0], size[1])
-		m.palette.commands = []Command{{Name: "/x" + evil, Args: evil, Summary: evil}}
+		m.palette.commands = []session.Command{{Name: "/x" + evil, Args: evil, Help: evil}}
 		m.start.shifts = []Shift{{ID: "s", Title: evil, Summary: evil}}
 
 		assertOnlyOwnSequences(t, "main screen", m.View())

@@ -222,7 +222,7 @@ func TestLLMAnalyzerTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := ollamatest.NewFake(t, answer(`{"action":"NONE","patient_id":null,"reasoning":"general"}`), ollamatest.NotFound(ollamatest.TestModel))
-	a := NewLLMAnalyzer(llm.Traced(testBackend(f, false), trace), LLMAnalyzerConfig{})
+	a := NewLLMAnalyzer(llm.Traced(testBackend(f, false), trace, nil), LLMAnalyzerConfig{})
 	a.Analyze(context.Background(), AnalyzerInput{Text: "hello"})
 	a.Analyze(context.Background(), AnalyzerInput{Text: "hello again"})
 	if err := trace.Close(); err != nil {

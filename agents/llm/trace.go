@@ -251,67 +251,6 @@ func mustMarshal(v any) []byte {
 	return b
 }
 
-// Call makes one call through b and describes it for the trace, streamed chunks included. A nil
-// onDelta asks for no streaming, as it does of b.
-func Call(ctx context.Context, b Backend, req Request, onDelta func(string)) (Response, TraceRecord, error) {
-	if starting, ok := ctx.Value(callStartingKey{}).(func()); ok {
-		starting()
-	}
-	var chunks []string
-	deltas := onDelta
-	if onDelta != nil {
-		deltas = func(s string) {
-			chunks = append(chunks, s)
-			onDelta(s)
-		}
-	}
-	t0 := time.Now()
-	resp, err := b.Chat(ctx, req, deltas)
-	rec := NewTraceRecord(b, req, resp, err, time.Since(t0))
-	rec.Chunks = chunks
-	return resp, rec, err
-}
-
-// Traced is b with every call written to w (nil: to no file) and reported to the call observer
-// of its context, for callers that build their own requests and add nothing to the record (the
-// analyzer, the router).
-func Traced(b Backend, w *TraceWriter) Backend { return tracedBackend{b, w} }
-
-type callObserverKey struct{}
-
-// WithCallObserver returns a context under which every call through a Traced backend is also
-// reported to fn, with its record: the session counts and shows the calls it does not make
-// itself.
-func WithCallObserver(ctx context.Context, fn func(TraceRecord)) context.Context {
-	return context.WithValue(ctx, callObserverKey{}, fn)
-}
-
-type callStartingKey struct{}
-
-// WithCallStarting returns a context under which fn runs before every call through Call, the
-// analyzer's and the router's included: whichever call comes first, the session can tell the
-// trainee a model may still be loading.
-func WithCallStarting(ctx context.Context, fn func()) context.Context {
-	return context.WithValue(ctx, callStartingKey{}, fn)
-}
-
-type tracedBackend struct {
-	Backend
-	w *TraceWriter
-}
-
-// Pace is the wrapped backend's, so the timeouts of traced calls follow the model's speed too.
-func (t tracedBackend) Pace() Pace { return PaceOf(t.Backend) }
-
-func (t tracedBackend) Chat(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
-	resp, rec, err := Call(ctx, t.Backend, req, onDelta)
-	_ = t.w.Write(rec) // a trace that cannot be written must not change the answer
-	if observe, ok := ctx.Value(callObserverKey{}).(func(TraceRecord)); ok {
-		observe(rec)
-	}
-	return resp, err
-}
-
 // Version is ward's module version and the commit it was built from, as the build recorded
 // them; "(devel)" and "" for a build from a checkout without version control information.
 func Version() (version, revision string) {

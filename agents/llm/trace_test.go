@@ -170,18 +170,22 @@ func TestCallRecordsChunksAndTime(t *testing.T) {
 	}
 }
 
-// The starting hook runs before the model is asked, for direct calls and traced ones alike.
-func TestCallStartingRunsBeforeEveryCall(t *testing.T) {
+// An observer hears of every call through a traced backend, before it is sent and with its
+// record after, and of none once it stops listening.
+func TestObserverHearsTracedCalls(t *testing.T) {
 	var order []string
-	ctx := WithCallStarting(context.Background(), func() { order = append(order, "starting") })
+	o := &Observer{}
+	o.Hear(func() { order = append(order, "starting") }, func(rec TraceRecord) { order = append(order, "finished "+rec.Reply.Content) })
 	stream := func(s string) { order = append(order, s) }
-	if _, _, err := Call(ctx, chunkyBackend{}, Request{}, stream); err != nil {
+	b := Traced(chunkyBackend{}, nil, o)
+	if _, err := b.Chat(context.Background(), Request{}, stream); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Traced(chunkyBackend{}, nil).Chat(ctx, Request{}, stream); err != nil {
+	o.Hear(nil, nil)
+	if _, err := b.Chat(context.Background(), Request{}, stream); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(order, "|"); got != "starting|Hel|lo there|starting|Hel|lo there" {
+	if got := strings.Join(order, "|"); got != "starting|Hel|lo there|finished Hello there|Hel|lo there" {
 		t.Fatalf("order = %s", got)
 	}
 }

@@ -30,6 +30,9 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindVentilate:     {"ventilat", "bag-valve", "bag valve", "bvm", "breaths"},
 	sc.KindPosition:      {"position", "sit", "recovery"},
 	sc.KindSplint:        {"splint"},
+	sc.KindVagal:         {"vagal", "valsalva"},
+	sc.KindCardioversion: {"cardiover", "synchronised", "synchronized", "dc shock"},
+	sc.KindPacing:        {"pacing", "paced", "pace"},
 	// the cardiac arrest
 	sc.KindArrestCall:  {"arrest", "help", "2222", "crash"},
 	sc.KindCPR:         {"compression", "cpr"},

@@ -36,7 +36,8 @@ type Action struct {
 func (a Action) IsTreatment() bool {
 	switch a.Kind {
 	case sc.KindOxygen, sc.KindStopOxygen, sc.KindMedication, sc.KindIVAccess, sc.KindFluids,
-		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindCPR, sc.KindShock, sc.KindTreatCause:
+		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindVagal, sc.KindCardioversion, sc.KindPacing,
+		sc.KindCPR, sc.KindShock, sc.KindTreatCause:
 		return true
 	}
 	return false

@@ -183,6 +183,7 @@ func init() {
 		"can", "could", "would it", "is there", "are there")
 	add(catDirect, "", "can you", "could you", "would you", "will you", "please", "can we", "could we", "lets",
 		"let s", "let us", "i need you to", "i want you to", "go ahead and", "go ahead")
+	addCurriculum()
 	add(catFiller, "", "ok", "okay", "right", "so", "alright", "now", "hi", "hello", "um", "er", "erm", "well",
 		"great", "good", "thanks", "thank you", "sir", "madam", "mate")
 	addArrestWords()

@@ -202,6 +202,8 @@ func (c clause) treatments() []placed {
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindSplint}})
 		case catIVAccess:
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess}})
+		case catPeriArrest:
+			out = append(out, placed{lx.pos, Action{Kind: sc.ActionKind(lx.val)}})
 		case catRoute:
 			if c.startsAccess(lx) {
 				out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess}})

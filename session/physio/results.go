@@ -26,7 +26,7 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 	case sc.KindGlucoseCheck:
 		return Result{T: a.T, Name: "capillary glucose", Value: fmt.Sprintf("%g mmol/L", a.Glucose)}, true
 	case sc.KindECG:
-		return Result{T: a.T, Name: "12-lead ECG", Value: st.Rhythm}, st.Rhythm != ""
+		return Result{T: a.T, Name: sc.Tests[testECG], Value: ecgOf(st)}, ecgOf(st) != ""
 	case sc.KindPupils:
 		return Result{T: a.T, Name: "pupils", Value: st.Pupils}, true
 	case sc.KindTest:
@@ -34,6 +34,14 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 	}
 	return e.arrestResult(a)
 }
+
+// testECG is the result a state gives for its 12-lead ECG beyond the rhythm.
+const testECG = "ecg"
+
+// ecgOf is what a 12-lead ECG shows in st: the state's own reading of it when it gives one
+// (rate, rhythm in words, intervals, ST and T changes: the trainee names the rhythm), else the
+// state's rhythm.
+func ecgOf(st *sc.State) string { return cmp.Or(st.Results[testECG], st.Rhythm) }
 
 // noResult is what a test the scenario gives no result for finds: it is done, and nothing in it
 // changes the case.

@@ -221,7 +221,8 @@ func TestReplayOllamaShift(t *testing.T) {
 
 // askModel wires a model's analyzer and router as main does.
 func askModel(c *session.Config) {
-	traced := llm.Traced(c.Backend, c.Trace)
+	c.Observer = &llm.Observer{}
+	traced := llm.Traced(c.Backend, c.Trace, c.Observer)
 	c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: c.NumCtx}))
 	if c.Team == nil {
 		c.Team, _ = agents.LoadTeam("")

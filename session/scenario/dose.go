@@ -25,6 +25,7 @@ type Dose struct {
 	Amount   float64  // in Unit; 0 when the dose is only a volume
 	Unit     Unit     // Milligrams, Units or Puffs
 	PerKg    bool     // Amount is per kg of body weight
+	PerHour  bool     // an infusion of units ("0.1 units/kg/h"): Amount runs each hour; checks weigh the first
 	VolumeML float64  // the volume to give, when stated
 	Strength Strength // zero when not stated
 }
@@ -66,6 +67,9 @@ func (d Dose) String() string {
 		a := formatAmount(d.Amount, d.Unit)
 		if d.PerKg {
 			a += "/kg"
+		}
+		if d.PerHour {
+			a += "/h"
 		}
 		parts = append(parts, a)
 	}
@@ -196,12 +200,12 @@ func (d *Dose) readDrugAmount(rest []token, amount float64, u Unit) int {
 	switch {
 	case per && at(1).word == "kg":
 		if isRate(rest[2:]) {
-			return 2
+			return 2 + d.readInfusion(rest[2:], amount, u, true)
 		}
 		d.setAmount(amount, u, true)
 		return 2
 	case per && isRate(rest):
-		return 2
+		return d.readInfusion(rest, amount, u, false)
 	case per && puffWords[at(1).word]:
 		d.setStrength(Strength{Amount: amount, Unit: u, Puff: true, Label: formatAmount(amount, u) + "/puff"})
 		return 2
@@ -222,6 +226,20 @@ func (d *Dose) readDrugAmount(rest []token, amount float64, u Unit) int {
 	d.setAmount(amount, u, false)
 	return 0
 }
+
+// readInfusion reads the rate after an amount: units by the hour are an infusion (insulin,
+// heparin) and are kept; any other rate is skipped, since a rate is not a dose. It returns the
+// tokens the rate used.
+func (d *Dose) readInfusion(rate []token, amount float64, u Unit, perKg bool) int {
+	if u == Units && hourWords[rate[1].word] && d.Amount == 0 {
+		d.setAmount(amount, u, perKg)
+		d.PerHour = d.Amount > 0
+	}
+	return 2
+}
+
+// hourWords are the ways a rate says "per hour".
+var hourWords = map[string]bool{"h": true, "hr": true, "hrs": true, "hour": true, "hours": true}
 
 func (d *Dose) setAmount(v float64, u Unit, perKg bool) {
 	if d.Amount == 0 && v > 0 && v < maxNumber {

@@ -52,6 +52,10 @@ func TestParseDose(t *testing.T) {
 		{"1 mg/min", Dose{}},
 		{"0.1 micrograms/kg/min", Dose{}},
 		{"10 ml/hour", Dose{}},
+		// units by the hour are an infusion: insulin, heparin
+		{"0.1 units/kg/hr", Dose{Amount: 0.1, Unit: Units, PerKg: true, PerHour: true}},
+		{"6 units per hour", Dose{Amount: 6, Unit: Units, PerHour: true}},
+		{"6 units/min", Dose{}},
 		{"at 14:30 give it", Dose{}},
 		{"10,5 mg", Dose{}},
 		{"1/0 mg", Dose{}},
@@ -107,7 +111,8 @@ func FuzzParseDose(f *testing.F) {
 	for _, s := range []string{"0.5 mg", "500 micrograms", "0.5 ml of 1:1000", "0.5 mL of 1 mg/mL adrenaline",
 		"100 ml of 10% glucose", "50 ml 50% dextrose", "1 g", "10 units", "2 puffs", "5 mg nebulised",
 		"1 in 10 000", "two puffs (100 micrograms each)", "1.5 mcg/kg", "1 mg/min", "10,000 units", "d50",
-		"99999999999 mg", "1:99", "0.0000001 mg", "1 mg/0 mL", "1 mg/0.0000001 mL", "1/3 mg", "3 x 0.5 mg"} {
+		"99999999999 mg", "1:99", "0.0000001 mg", "1 mg/0 mL", "1 mg/0.0000001 mL", "1/3 mg", "3 x 0.5 mg",
+		"0.1 units/kg/hr", "6 units per hour", "1e9 units/h", "units/kg/h"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -133,7 +138,7 @@ func FuzzParseDose(f *testing.F) {
 // sameDose compares doses up to the rounding of written numbers.
 func sameDose(a, b Dose) bool {
 	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y)) }
-	return near(a.Amount, b.Amount) && a.Unit == b.Unit && a.PerKg == b.PerKg && near(a.VolumeML, b.VolumeML) &&
+	return near(a.Amount, b.Amount) && a.Unit == b.Unit && a.PerKg == b.PerKg && a.PerHour == b.PerHour && near(a.VolumeML, b.VolumeML) &&
 		near(a.Strength.Amount, b.Strength.Amount) && a.Strength.Unit == b.Strength.Unit &&
 		a.Strength.Puff == b.Strength.Puff && a.Strength.Label == b.Strength.Label
 }

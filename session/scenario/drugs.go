@@ -123,6 +123,24 @@ var drugs = []Drug{
 	{"clindamycin", nil, []string{"antibiotic", "lincosamide"}},
 	{"trimethoprim", nil, []string{"antibiotic"}},
 	{"nitrofurantoin", nil, []string{"antibiotic"}},
+	// --- the adult curriculum's cases (issue 26): added by the cases engineer ---
+	{"alteplase", []string{"rtpa", "rt pa", "tpa", "actilyse"}, []string{"thrombolytic"}},
+	{"calcium gluconate", []string{"calcium gluconate 10%", "ca gluconate"}, []string{"calcium_salt"}},
+	{"calcium chloride", []string{"cacl", "cacl2"}, []string{"calcium_salt"}},
+	{"sodium bicarbonate", []string{"bicarbonate", "bicarb", "sodium bicarb", "nahco3"}, []string{"alkalinising_agent"}},
+	{"acetylcysteine", []string{"n acetylcysteine", "nac", "parvolex", "acetadote"}, []string{"antidote"}},
+	{"activated charcoal", []string{"charcoal"}, []string{"adsorbent"}},
+	{"levetiracetam", []string{"keppra"}, []string{"antiepileptic"}},
+	{"phenytoin", []string{"epanutin"}, []string{"antiepileptic"}},
+	{"phytomenadione", []string{"vitamin k", "vitamin k1", "konakion"}, []string{"vitamin"}},
+	{"prothrombin complex concentrate", []string{"pcc", "beriplex", "octaplex"}, []string{"anticoagulant_reversal"}},
+	{"red cells", []string{"red blood cells", "packed red cells", "packed cells", "prbc", "prbcs", "o negative",
+		"o negative blood", "o neg", "o neg blood", "emergency blood", "blood transfusion"}, []string{"blood_product"}},
+	{"omeprazole", []string{"losec"}, []string{"ppi"}},
+	{"apixaban", []string{"eliquis"}, []string{"anticoagulant", "doac"}},
+	{"rivaroxaban", []string{"xarelto"}, []string{"anticoagulant", "doac"}},
+	{"warfarin", nil, []string{"anticoagulant", "vitamin_k_antagonist"}},
+	{"dalteparin", []string{"fragmin"}, []string{"anticoagulant"}},
 }
 
 var (

@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +23,10 @@ func TestBuiltinScenarios(t *testing.T) {
 	want := []string{
 		"acs-sildenafil", "anaphylaxis", "arrest-asystole-stop", "arrest-pea-tension", "arrest-vf-ward", "asthma-exacerbation", "copd-exacerbation",
 		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "sepsis-urosepsis",
+		// the adult curriculum's cases (issue 26)
+		"svt", "bradycardia", "hyperkalaemia-aki", "pulmonary-embolism", "stroke-thrombolysis", "pulmonary-oedema", "status-epilepticus", "bacterial-meningitis", "head-injury-anticoagulated", "upper-gi-bleed", "paracetamol-overdose", "diabetic-ketoacidosis",
 	}
+	slices.Sort(want) // List is sorted by id
 	var got []string
 	for _, s := range lib.List() {
 		got = append(got, s.ID)
@@ -76,7 +80,7 @@ func TestStatesInheritInitialVitalsAndCompileTransitions(t *testing.T) {
 
 func TestShifts(t *testing.T) {
 	lib := mustLoad(t)
-	want := map[string]int{"busy-ed": 4, "multi-casualty": 8, "quiet-night": 2}
+	want := map[string]int{"busy-ed": 4, "multi-casualty": 8, "quiet-night": 2, "medical-take": 6}
 	for id, n := range want {
 		sh, err := lib.Shift(id)
 		if err != nil {
@@ -94,7 +98,7 @@ func TestShifts(t *testing.T) {
 			}
 		}
 	}
-	if len(lib.Shifts()) != 3 {
+	if len(lib.Shifts()) != len(want) {
 		t.Errorf("Shifts() = %d", len(lib.Shifts()))
 	}
 }

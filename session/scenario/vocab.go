@@ -81,12 +81,18 @@ const (
 	KindPosition      ActionKind = "position"
 	KindSplint        ActionKind = "splint"
 	KindAsk           ActionKind = "ask"
+
+	// Peri-arrest treatments of a tachycardia or bradycardia with a pulse (RCUK ALS 2021).
+	KindVagal         ActionKind = "vagal_manoeuvre" // modified Valsalva, carotid sinus massage
+	KindCardioversion ActionKind = "cardioversion"   // a synchronised DC shock
+	KindPacing        ActionKind = "pacing"          // transcutaneous (external) pacing
 )
 
 // ActionKinds lists every kind, in a stable order.
 var ActionKinds = []ActionKind{
 	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
 	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
+	KindVagal, KindCardioversion, KindPacing,
 	// the cardiac arrest (arrest_kinds.go)
 	KindArrestCall, KindCPR, KindStopCPR, KindPads, KindCharge, KindShock, KindRhythmCheck, KindPulseCheck,
 	KindNameRhythm, KindCauses, KindTreatCause, KindStopResus, KindBPTarget, KindTempControl, KindRefer,
@@ -103,6 +109,16 @@ var Tests = map[string]string{
 	"urine_dip":      "urine dipstick",
 	"peak_flow":      "peak flow",
 	"chest_xray":     "chest X-ray",
+	// The cases of the adult curriculum (issue 26). A 12-lead ECG is ordered by the ECG action;
+	// a state's "ecg" result is what it shows, read with the rhythm.
+	"ecg":               "12-lead ECG",
+	"ketones":           "blood ketones",
+	"coagulation":       "clotting screen",
+	"crossmatch":        "group and crossmatch",
+	"ct_head":           "CT head",
+	"ctpa":              "CT pulmonary angiogram",
+	"lumbar_puncture":   "lumbar puncture",
+	"paracetamol_level": "paracetamol level",
 }
 
 // Topics a trainee can ask the patient about; disclosures are keyed by them.

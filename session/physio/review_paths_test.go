@@ -1,0 +1,51 @@
+package physio
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A review's paths teach what they say: the treated-well path meets every critical action and
+// makes no critical error, the mistreated path makes at least one (or the Pharmacist stops it, a
+// near miss), and the untreated patient
+// ends no better than they arrived (a patient who arrives in cardiac arrest can score no worse). TestScenarioReviews checks the states and NEWS2 row by row; this
+// checks what the debrief would say at the end of each path.
+func TestScenarioReviewPathsTeach(t *testing.T) {
+	for _, s := range library(t).List() {
+		t.Run(s.ID, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("..", "scenario", "builtin", s.ID+".review.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(string(data), "\n")
+			played := map[string]*Engine{}
+			for _, name := range reviewPaths {
+				e := NewEngine("patient_1", s, 42, 0)
+				for _, r := range pathRows(t, lines, name) {
+					e.AdvanceTo(r.at, nil)
+					for _, a := range ParseActions(r.say) {
+						e.Apply(a)
+					}
+				}
+				played[name] = e
+			}
+			well := played["Treated well"].Report()
+			for _, o := range well.CriticalActions {
+				if !o.Met {
+					t.Errorf("treated well: critical action %s is not met (%s)", o.ID, o.Rule)
+				}
+			}
+			if len(well.CriticalErrors) > 0 {
+				t.Errorf("treated well: critical errors %+v", well.CriticalErrors)
+			}
+			if m := played["Mistreated"].Report(); len(m.CriticalErrors)+len(m.NearMisses) == 0 {
+				t.Errorf("mistreated: no critical error is made, nor stopped as a near miss")
+			}
+			if u := played["Untreated"]; u.TrueNEWS2().Total < u.Snapshot().NEWS2AtArrival {
+				t.Errorf("untreated: NEWS2 %d is better than on arrival (%d)", u.TrueNEWS2().Total, u.Snapshot().NEWS2AtArrival)
+			}
+		})
+	}
+}
