@@ -103,6 +103,9 @@ func (e *Engine) errorNames(er ErrorRecord) [][]string {
 	if _, drug, ok := strings.Cut(er.ID, ":"); ok {
 		return [][]string{drugNames(drug)}
 	}
+	if er.ID == errShockNotShockable {
+		return [][]string{kindWords[sc.KindShock]}
+	}
 	return nil
 }
 

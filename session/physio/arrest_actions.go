@@ -8,6 +8,9 @@ import (
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
+// errShockNotShockable is the critical error of a shock on a rhythm that is not shockable.
+const errShockNotShockable = "shock-not-shockable"
+
 // DefaultEnergy is the biphasic shock a trainee gets who names no energy: the usual first shock
 // of 150–200 J (Resuscitation Council UK, ALS 2021).
 const DefaultEnergy = 150
@@ -139,7 +142,7 @@ func (e *Engine) shock(act Action, out []Event) []Event {
 		if a.Active() {
 			e.note(StepShock, fmt.Sprintf("%g J on %s", energy, what), false)
 		}
-		return e.criticalError("shock-not-shockable", "a shock delivered on "+what, out)
+		return e.criticalError(errShockNotShockable, "a shock delivered on "+what, out)
 	}
 	if a.Pads < 0 {
 		a.Pads = e.s.T

@@ -3,6 +3,7 @@ package physio
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -338,5 +339,20 @@ scoring: {trajectory: 0, allergies_first: 0, reassessment: 0, hard_stop: 25, war
 	e.AdvanceTo(122, nil)
 	if e.Rhythm() != sc.SinusTachycardia || e.Arrest().ROSC < 0 || e.TrueVitals().SBP == 0 {
 		t.Errorf("after the move out of arrest: %s, ROSC %d, %+v", e.Rhythm(), e.Arrest().ROSC, e.TrueVitals())
+	}
+}
+
+// A debrief must name a shock given on a rhythm that is not shockable.
+func TestDebriefMustNameAWrongShock(t *testing.T) {
+	e, _ := play(t, "arrest-asystole-stop", 60, step{30, "shock 150 J"})
+	r := e.Report()
+	lacksTheShock := func(text string) bool {
+		return slices.ContainsFunc(r.Unnamed(text), func(p Point) bool { return p.Kind == PointCriticalError })
+	}
+	if !lacksTheShock("The compressions were good.") {
+		t.Error("a debrief that never mentions the shock passes")
+	}
+	if lacksTheShock("Never shock asystole.") {
+		t.Error("a debrief naming the shock still lacks it")
 	}
 }
