@@ -8,7 +8,8 @@
 # names file:line; flags go before or after the command; every command has its own --help; an
 # unknown command or flag is one line and exit status 2; read-only commands never create a file and
 # work while another ward writes, seeing its latest commit, while a second writer is refused in one
-# line naming the file; a `ward run` killed with SIGKILL keeps every turn it acknowledged; an
+# line naming the file; --out refuses the database and an existing file (exit 2, unchanged); a
+# `ward run` killed with SIGKILL keeps every turn it acknowledged; an
 # encrypted database shows `strings` nothing clinical and opens only with the right passphrase.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,19 @@ ward stats --json --db "$db" | grep -q '"merges"' || fail "stats --json lacks th
 ward stats --json --db "$db" | grep -q 'recent_ns' && fail "stats --json shows ring-buffer internals"
 ward export --db "$db" --patient patient_2 --out "$tmp/chat.md"
 grep -q '^\*\*You\*\* · T+' "$tmp/chat.md" && grep -q "applying oxygen" "$tmp/chat.md" || fail "export: $(cat "$tmp/chat.md")"
+# --out writes a new file, the user's alone, and never replaces the database or a file it did
+# not create: exit 2 and the file as it was.
+[ "$(stat -c %a "$tmp/chat.md")" = 600 ] || fail "the exported chat is $(stat -c %a "$tmp/chat.md"), not 600"
+sum="$(sha256sum "$db" "$tmp/chat.md")"
+for target in "$db" "$tmp/chat.md"; do
+	code=0
+	ward export --db "$db" --out "$target" >/dev/null 2>"$tmp/out.err" || code=$?
+	[ "$code" -eq 2 ] && [ "$(wc -l <"$tmp/out.err")" -eq 1 ] || fail "export --out $target: exit $code: $(cat "$tmp/out.err")"
+done
+code=0
+ward export --db "$db" --out "$db" --force >/dev/null 2>"$tmp/out.err" || code=$?
+[ "$code" -eq 2 ] && grep -q "ward is using it" "$tmp/out.err" || fail "export --out the database --force: exit $code: $(cat "$tmp/out.err")"
+[ "$(sha256sum "$db" "$tmp/chat.md")" = "$sum" ] || fail "a refused --out changed its target"
 echo clear | ward run --db "$db" --backend offline >/dev/null
 ward archive list --db "$db" | grep -q "^  1  .* 2 patient(s)" || fail "archive list after a clear: $(ward archive list --db "$db")"
 ward archive show 1 --db "$db" | grep -q '"patient_2"' || fail "archive show 1 lacks the archived patient"
@@ -153,7 +167,8 @@ if ward dump --db "$edb" --trainee bob >/dev/null 2>"$tmp/wrong.err"; then fail 
 [ "$(wc -l <"$tmp/wrong.err")" -eq 1 ] && grep -q "passphrase of trainee \"bob\" is wrong" "$tmp/wrong.err" || fail "wrong passphrase: $(cat "$tmp/wrong.err")"
 [ "$(sha256sum "$edb")" = "$sum" ] || fail "a wrong passphrase changed the file"
 ward report --db "$edb" --format csv | grep -q "^alice," || fail "the instructor's report lacks alice"
-ward audit --db "$edb" | grep -q "trainee bob .*passphrase_failed" || fail "the audit lacks the failed passphrase: $(ward audit --db "$edb")"
+ward audit --db "$edb" >"$tmp/audit.txt" # (to a file: grep -q closing a pipe early would fail it)
+grep -q "trainee bob .*passphrase_failed" "$tmp/audit.txt" || fail "the audit lacks the failed passphrase: $(cat "$tmp/audit.txt")"
 unset WARD_INSTRUCTOR_PASSPHRASE WARD_PASSPHRASE
 
 echo "cli-smoke: ok"

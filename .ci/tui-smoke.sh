@@ -154,6 +154,7 @@ fi
 
 type_line "review patient_2"
 wait_for "Admit patient_2 as a"
+sleep 1 # a person reads the question first: keys sooner go to the input, not to it
 tmux send-keys -t "$session" y
 wait_for "^patient_2 "
 wait_idle
@@ -220,6 +221,7 @@ grep -qF "checking capillary refill" <<<"$live" || fail "ward dump while the TUI
 type_line "/clear"
 wait_for "Clear the whole shift\?"
 wait_for "ward archive restore 1"
+sleep 1
 tmux send-keys -t "$session" -l "n"
 wait_for "nothing was changed"
 header | grep -q "^patient_1 " || fail "answering n still cleared the shift"

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/ward-sim/ward/persist/outfile"
 )
 
 // The audit record of a database is a file beside it (AuditPath) to which ward only appends,
@@ -58,7 +60,7 @@ func (l *AuditLog) Record(who Person, action, session, detail string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := outfile.OpenLog(l.Path)
 	if err != nil {
 		return fmt.Errorf("audit record: %w", err)
 	}

@@ -207,3 +207,14 @@ func BenchmarkSignIn(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkVerifyLatest reads the 100-patient shift whole, as a command that plays a shift does
+// before it writes (OpenAs with Play), to refuse a file `ward dump` would call damaged.
+func BenchmarkVerifyLatest(b *testing.B) {
+	s := benchStore(b)
+	for b.Loop() {
+		if err := s.VerifyLatest(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -229,6 +229,9 @@ func TestReadsNameDamagedValues(t *testing.T) {
 			_, err := s.Dump("s2")
 			return err
 		}, "memory document of patient_1: a stored value does not decode: not valid JSON"},
+		{"a document, before a write", `{"memory":"s2 live"}`, `{"memory":"s2 live"!`, func(s *Store) error {
+			return s.VerifyLatest()
+		}, "memory/patient_1: a stored value does not decode: not valid JSON"},
 		{"a session's info", `"id":"s2"`, `"id":"s3"`, func(s *Store) error {
 			_, _, err := s.LatestSession()
 			return err

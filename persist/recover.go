@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist/outfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -56,8 +57,9 @@ func (r RecoverReport) String() string {
 // Recover returns.
 func Recover(damagedPath, newPath string) (RecoverReport, error) {
 	rep := RecoverReport{Path: newPath}
-	if _, err := os.Stat(newPath); !errors.Is(err, os.ErrNotExist) { // the damaged file included
-		return rep, fmt.Errorf("recover: %s already exists; name a new file", newPath)
+	// Lstat: a symbolic link, even to nothing, is not followed. The damaged file is refused too.
+	if _, err := os.Lstat(newPath); !errors.Is(err, os.ErrNotExist) {
+		return rep, fmt.Errorf("recover: %s %w; name a new file", newPath, outfile.ErrExists)
 	}
 	src, err := openRaw(damagedPath)
 	var d *damage

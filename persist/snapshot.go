@@ -60,7 +60,7 @@ func OpenSnapshot(path string) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	return newStore(db, path), nil
 }
 
 // snapshotAttempts bounds the copies taken while commits keep landing; a ward commits a few

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ward-sim/ward/persist/outfile"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -50,9 +51,10 @@ func schemaVersion() int { return 1 + len(migrations) }
 
 // Store is an open ward database. It is safe for concurrent use.
 type Store struct {
-	db   *bolt.DB
-	path string
-	acc  access // who uses the store, and the keys they opened (access.go)
+	db      *bolt.DB
+	path    string
+	acc     access // who uses the store, and the keys they opened (access.go)
+	release func() // lets outputs name the file and its audit record again (outfile.Hold)
 }
 
 // openError gives a one-line message and matches its sentinel with errors.Is.
@@ -86,8 +88,16 @@ func Open(path string) (*Store, error) {
 			return nil, err
 		}
 	}
-	return &Store{db: db, path: path}, nil
+	return newStore(db, path), nil
 }
+
+// newStore is the Store of the file at path, which no output may replace while it is open.
+func newStore(db *bolt.DB, path string) *Store {
+	return &Store{db: db, path: path, release: outfile.Hold(path, AuditPath(path))}
+}
+
+// Path is the database's file.
+func (s *Store) Path() string { return s.path }
 
 // writeOptions keep every commit durable (bbolt fsyncs data and meta pages) but skip writing the
 // freelist on each commit: a turn's commits then write fewer pages, and the freelist is rebuilt
@@ -122,7 +132,10 @@ func decodeStored(data []byte, v any) error {
 }
 
 // Close releases the file and its lock.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.release()
+	return s.db.Close()
+}
 
 // inspect refuses an existing file that is not ward's, is damaged or is too new, without
 // writing to it, and returns its schema version. A missing or zero-length file is new (version

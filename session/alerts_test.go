@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,7 +126,9 @@ func TestRunMonitorAlarmWhileAnotherPatientIsActive(t *testing.T) {
 			t.Errorf("alarm from %s, whose limits are not crossed", a.str("patient_id"))
 		}
 	}
-	if w := r.s.Waiting(); len(w) == 0 || w[0].PatientID != "patient_2" || w[0].Level != physio.LevelAlarm {
+	// patient_1, a CO2 retainer with no target prescribed yet, is scored on Scale 1: a nurse's
+	// emergency call for her may come first.
+	if w := r.s.Waiting(); !slices.ContainsFunc(w, func(a PatientAlert) bool { return a.PatientID == "patient_2" && a.Level == physio.LevelAlarm }) {
 		t.Errorf("waiting %+v, want patient_2's alarm", w)
 	}
 }

@@ -64,7 +64,7 @@ var (
 		"08:00 12-lead ECG, oxygen 15 L via non-rebreather, aim for a MAP above 65, temperature control",
 		"09:00 chest x-ray and refer to ICU"}
 	peaLate = []string{"02:00 start CPR", "03:00 crash call, pads on", "03:30 stop CPR, rhythm check",
-		"03:35 PEA, resume CPR", "04:00 IV access", "08:00 adrenaline 1 mg IV", "09:00 consider the 4 Hs and 4 Ts",
+		"03:35 PEA, resume CPR", "04:00 IV access", "09:00 consider the 4 Hs and 4 Ts", "09:30 adrenaline 1 mg IV",
 		"12:00 needle decompression", "13:00 stop CPR, pulse check", "13:05 resume CPR", "15:00 stop CPR, pulse check",
 		"15:05 resume CPR", "17:00 stop CPR, pulse check"}
 	peaWrong = []string{"01:30 start CPR", "02:30 pads on", "02:40 stop CPR, rhythm check", "02:45 it's VT, shock 150 J",

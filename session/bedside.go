@@ -57,7 +57,7 @@ func confirm(a physio.ActionRecord) string {
 	case sc.KindMedication:
 		return "Given: " + dose(a) + "."
 	case sc.KindIVAccess:
-		return "IV access in."
+		return accessLine(a)
 	case sc.KindFluids:
 		if a.VolumeML > 0 {
 			return fmt.Sprintf("Fluids running: %g mL.", a.VolumeML)
@@ -79,6 +79,10 @@ func confirm(a physio.ActionRecord) string {
 		return "Splint on."
 	case sc.KindAttachMonitor:
 		return "Monitor on."
+	case sc.KindRefer:
+		return teamCalls[a.Team]
+	case sc.KindTargetSats:
+		return fmt.Sprintf("Target saturation %g–%g %% prescribed: NEWS2 on Scale %d.", a.Target[0], a.Target[1], targetScale(a.Target))
 	case sc.KindVagal:
 		return "Vagal manoeuvre done: a modified Valsalva, blowing into a syringe then legs up."
 	case sc.KindCardioversion:
@@ -87,6 +91,32 @@ func confirm(a physio.ActionRecord) string {
 		return "Pads on and pacing: capture confirmed."
 	}
 	return confirmArrest(a)
+}
+
+// accessLine is the nurse siting access, which takes time: IV or IO drugs wait until it is in.
+func accessLine(a physio.ActionRecord) string {
+	what := "a cannula"
+	if a.Route == "IO" {
+		what = "an IO needle"
+	}
+	if wait := a.AccessIn - a.T; wait > 0 {
+		return fmt.Sprintf("Siting %s — access in about %g s.", what, wait)
+	}
+	return "IV access in."
+}
+
+// teamCalls are the nurse's words on calling each team.
+var teamCalls = map[string]string{
+	"pci": "Calling the cath lab: primary PCI referral made.", "critical_care": "Calling critical care.",
+	"senior": "Calling for senior help.",
+}
+
+// targetScale is the NEWS2 SpO2 scale a prescribed target calls for.
+func targetScale(target [2]float64) int {
+	if target[1] <= 92 {
+		return 2
+	}
+	return 1
 }
 
 func oxygenDetail(a physio.ActionRecord) string {
@@ -122,7 +152,7 @@ func results(x *examination) []agents.Result {
 	for _, ev := range x.events {
 		switch ev.Kind {
 		case physio.EventAction:
-			if r, ok := e.ResultOf(ev.Action); ok {
+			if r, ok := e.ResultOf(ev.Action); ok && !r.Exam {
 				out = append(out, agents.Result{T: r.T - e.Admitted(), Name: r.Name, Value: r.Value})
 			}
 		case physio.EventVitals:
@@ -134,6 +164,45 @@ func results(x *examination) []agents.Result {
 			Value: "not measured: it needs waveform capnography — attach the monitor"})
 	}
 	return out
+}
+
+// refusals are the nurse's words on this turn's orders that could not be given by their route.
+func refusals(events []physio.Event) []string {
+	var out []string
+	for _, ev := range events {
+		if ev.Kind == physio.EventOrder && ev.Order.Refused && !slices.Contains(out, ev.Order.Say) {
+			out = append(out, ev.Order.Say)
+		}
+	}
+	return out
+}
+
+// examined is what this turn's bedside examinations found, region by region, from the engine's
+// findings for the patient's state now.
+func examined(x *examination) []agents.Result {
+	var out []agents.Result
+	for _, ev := range x.events {
+		if ev.Kind != physio.EventAction {
+			continue
+		}
+		if r, ok := x.engine.ResultOf(ev.Action); ok && r.Exam {
+			out = append(out, agents.Result{T: r.T - x.engine.Admitted(), Name: r.Name, Value: r.Value})
+		}
+	}
+	return out
+}
+
+// examinationLine is what the trainee finds on examining, as the nurse beside them says it: the
+// engine's findings word for word, never the patient's voice.
+func examinationLine(found []agents.Result) string {
+	if len(found) == 0 {
+		return ""
+	}
+	parts := make([]string, len(found))
+	for i, r := range found {
+		parts[i] = r.Name + ": " + r.Value
+	}
+	return "On examination — " + strings.Join(parts, "; ") + "."
 }
 
 // bystanderSource names a bystander as the chat and the notes do: "Sarah Harris, his wife".

@@ -155,11 +155,9 @@ func (s *Session) recordCall(t *turn, rec CallRecord) {
 // writeTrace appends the calls to --trace, once their entity merge is known.
 func (s *Session) writeTrace(t *turn, calls []CallRecord) {
 	for _, c := range calls {
-		if err := s.cfg.Trace.Write(c.Trace); err != nil {
-			t.emit(ErrorEvent{Code: "TRACE", Message: "could not write the trace file: " + err.Error()})
-			return
-		}
+		_ = s.cfg.Trace.Write(c.Trace)
 	}
+	s.reportTrace(t.emit)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

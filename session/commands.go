@@ -61,7 +61,7 @@ func init() {
 		{Name: "/note", Help: "draft a SOAP note from this session (DRAFT, for review)", run: (*Session).cmdNote},
 		{Name: "/handoff", Args: "[sbar|ipass|mist]", Help: "draft a handoff from this session (DRAFT, for review)", run: (*Session).cmdHandoff},
 		{Name: CmdInspect, Help: "show how the last turn's prompts were built", Screen: true, run: (*Session).cmdInspect},
-		{Name: CmdExport, Args: "[FILE]", Help: "write this chat as markdown, with times and speakers, to FILE or ward-PATIENT-TIME.md", Screen: true, run: (*Session).cmdExport},
+		{Name: CmdExport, Args: "[FILE] [--force]", Help: "write this chat as markdown, with times and speakers, to FILE (a new one unless forced) or ward-PATIENT-TIME.md", Screen: true, run: (*Session).cmdExport},
 		{Name: "/progress", Help: "your shifts so far: scores, critical errors, time to critical actions", run: (*Session).cmdProgress},
 		{Name: CmdPrefs, Args: "[NAME VALUE]", Help: "show your preferences, or set one (handoff, theme, speed, window, model)", run: (*Session).cmdPrefs},
 		{Name: CmdClear, Help: "archive the whole shift and start with no patient", run: (*Session).cmdClear},

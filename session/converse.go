@@ -36,11 +36,11 @@ func (s *Session) converse(ctx context.Context, t *turn, prior []memory.Message,
 	c := &conversation{s: s, t: t, x: x, window: prior}
 	if msg, ok := s.pharmacistSays(t, x); ok {
 		c.keep(msg)
-		if x.onlyHeld() {
-			return c.said, nil
-		}
 	}
 	c.bedside()
+	if x.onlyHeld() {
+		return c.said, nil
+	}
 	_, err := s.cfg.Team.Run(ctx, prior, t.input, c)
 	if err == nil {
 		c.reportFindings()
@@ -54,7 +54,11 @@ func (c *conversation) bedside() {
 	if c.x.engine == nil {
 		return
 	}
-	if done := confirmations(c.x.events); len(done) > 0 {
+	done := append(refusals(c.x.events), confirmations(c.x.events)...)
+	if line := examinationLine(c.x.examined); line != "" {
+		done = append(done, line)
+	}
+	if len(done) > 0 {
 		c.keep(c.s.saySpoken(c.t, nurseAgent, strings.Join(done, " ")))
 	}
 	if len(c.x.bystander) > 0 {
@@ -166,7 +170,7 @@ func (c *conversation) heldToTheRecord(ctx context.Context, a agents.Agent, p ag
 	switch {
 	case x.engine == nil:
 	case a.Name == agents.AgentPatient:
-		bounded, cut := boundSpeech(reply, x.speech, looks(x.engine.CurrentState(), x.speech))
+		bounded, cut := boundSpeech(reply, x.speech, looks(x.engine.Felt(), x.speech))
 		if cut {
 			c.held(fmt.Sprintf("the patient said more than one who %s can; the engine's description replaced it", x.speech))
 		}

@@ -57,6 +57,7 @@ func TestMorphineAllergyRecalledWhenMorphineIsOrdered(t *testing.T) {
 	if len(told) != 1 || !strings.Contains(told[0].Text, allergy) {
 		t.Fatalf("the patient did not disclose the allergy when asked: %+v", told)
 	}
+	r.turn("IV access")
 	r.turn("/wait 12m")
 
 	// A turn with no treatment at T+15 does not carry the allergy: recall is selective.
@@ -147,7 +148,7 @@ func TestLLMCallEventsCarrySectionsAndEstimates(t *testing.T) {
 		"/admit patient_1 asthma-exacerbation",
 		"how are you feeling?",
 		"/vitals",
-		"give salbutamol 5 mg nebulised",
+		"give salbutamol 5 mg nebulised with oxygen",
 		"what should I do next?",
 	)), "llm_call")
 	if len(calls) < 4 {
@@ -285,7 +286,7 @@ func TestEveryRecalledItemNamesItsRule(t *testing.T) {
 	r := newRig(t)
 	inputs := []string{
 		"/admit patient_1 fracture-morphine-allergy",
-		"/vitals", "any allergies?", "what medications do you take?", "/wait 11m",
+		"/vitals", "any allergies?", "what medications do you take?", "IV access", "/wait 11m",
 		"/vitals", "give fentanyl 50 mcg IV", "how is the pain now?", "@Pharmacist any interactions to know about?", "/aar",
 	}
 	items := 0

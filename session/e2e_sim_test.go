@@ -140,6 +140,8 @@ func TestPenicillinAllergyStopsEveryPenicillinOnceKnown(t *testing.T) {
 		t.Run(fmt.Sprintf("%s asked=%v", tt.drug, tt.askFirst), func(t *testing.T) {
 			r := newRig(t)
 			r.turn("/admit patient_2 anaphylaxis")
+			r.turn("IV access")
+			r.turn("/wait 1m")
 			if tt.askFirst {
 				r.turn("any allergies?")
 			}

@@ -22,6 +22,7 @@ type examination struct {
 	disclosures []agents.Disclosure // what the patient tells this turn
 	bystander   []agents.Disclosure // what a relative tells for a patient who cannot
 	results     []agents.Result     // what this turn's measurements beyond the vitals found
+	examined    []agents.Result     // what this turn's bedside examinations found
 	parts       []memory.Part
 	compound    memory.Compound
 	review      *physio.Report // the After Action Review the Preceptor debriefs from, on /aar
@@ -52,6 +53,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 		}
 	}
 	x.results = results(x)
+	x.examined = examined(x)
 	s.recordEvents(x.events)
 	s.sim.dirty[s.active] = true
 	for _, ev := range x.events {

@@ -15,7 +15,7 @@ import (
 func (s *Session) pharmacistSays(t *turn, x *examination) (memory.Message, bool) {
 	var lines []string
 	for _, ev := range x.events {
-		if ev.Kind == physio.EventOrder && ev.Order.Say != "" {
+		if ev.Kind == physio.EventOrder && ev.Order.Say != "" && !ev.Order.Refused {
 			lines = append(lines, ev.Order.Say)
 		}
 	}

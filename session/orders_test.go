@@ -84,7 +84,8 @@ func TestRunUndosedOrderIsAQuestion(t *testing.T) {
 // Pharmacist, who speaks first.
 func TestRunLowDoseIsGivenAndSaid(t *testing.T) {
 	r := newRig(t)
-	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 hypoglycaemia", "give 100 ml of 10% glucose IV")))
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 hypoglycaemia", "IV access", "/wait 1m", "give 100 ml of 10% glucose IV")))
+	turns = turns[2:]
 	order := onlyOne(t, ofKind(turns[1], "order"), "order")
 	if order.str("verdict") != "low" || order["given"] != true || order.num("fraction") >= 1 {
 		t.Errorf("order %v, want a low dose given", order)

@@ -66,13 +66,13 @@ func knowsBaseline(a agents.Agent) bool { return a.Name == agents.AgentPatient }
 // at the bedside sees, and the Patient what they can say at their level of consciousness.
 func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message) agents.Facts {
 	e := x.engine
-	st := e.CurrentState()
+	st := e.Felt()
 	f := agents.Facts{Turn: agents.TurnFacts{Now: memory.Clock(e.Elapsed()), Looks: looks(st, x.speech)}}
 	if knowsBaseline(a) {
 		f.Persona = persona(e.Scenario())
-		f.Turn.Look, f.Turn.Looks = lookKey(e.Scenario(), e.State()), x.speech.Response()
+		f.Turn.Look, f.Turn.Looks = lookKey(e.Scenario(), st.Name()), x.speech.Response()
 		f.Turn.Speech, f.Turn.Can = string(x.speech), canSay(x.speech)
-		f.Turn.FirstContact = e.State() == e.Scenario().InitialState &&
+		f.Turn.FirstContact = st.Name() == e.Scenario().InitialState &&
 			!slices.ContainsFunc(window, func(m memory.Message) bool { return m.Agent == agents.AgentPatient })
 		f.Turn.Tells = x.disclosures
 		f.Turn.Done = confirmations(x.events)
@@ -80,7 +80,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 	}
 	if a.SeesMemory(memory.VitalsMeasurements) {
 		f.Turn.Measured = measured(e)
-		f.Turn.Results = x.results
+		f.Turn.Results = append(slices.Clip(x.results), x.examined...)
 	}
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
 	f.Turn.Checks = orderChecks(x.events)

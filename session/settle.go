@@ -96,12 +96,18 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 	case DecisionNeedsPatientID:
 		if s.commit(t, typed, nil) {
 			s.reportDecision(t, decision, d, "")
-			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.whichPatient(d.Candidates)})
+			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.notAnID(d) + s.whichPatient(d.Candidates)})
 		}
 		return settled{}, false
 	case DecisionNewBlank, DecisionSwitchExisting:
+		// Free text and /switch may be slips for a roster patient; /admit says "new" outright.
+		slip := typed != nil || d.Action == analyzer.ActionSwitchExisting
+		if decision == DecisionNewBlank && slip && analyzer.LookAlike(id, s.roster) != "" {
+			s.askAboutLookAlike(t, typed, d, id)
+			return settled{}, false
+		}
 		if decision == DecisionNewBlank && s.asksBeforeAdmitting(typed) {
-			s.askToAdmit(t, typed, d, id)
+			s.askToAdmit(t, typed, d, id, fmt.Sprintf("%s is not on the roster (%d patients are). Admit %s as a new patient?", id, len(s.roster), id))
 			return settled{}, false
 		}
 		var ok bool
@@ -127,16 +133,42 @@ func (s *Session) asksBeforeAdmitting(typed *typedText) bool {
 	return typed != nil && s.cfg.ConfirmAdmissions && len(s.roster) > 0
 }
 
-// askToAdmit keeps what was typed where it was typed and asks; a yes sends the /admit line.
-func (s *Session) askToAdmit(t *turn, typed *typedText, d analyzer.Decision, id string) {
+// askToAdmit keeps what was typed where it was typed and asks question; a yes sends the /admit
+// line.
+func (s *Session) askToAdmit(t *turn, typed *typedText, d analyzer.Decision, id, question string) {
 	if !s.commit(t, typed, nil) {
 		return
 	}
 	s.reportDecision(t, DecisionUnchanged, d, s.active)
-	t.emit(ConfirmEvent{
-		Question: fmt.Sprintf("%s is not on the roster (%d patients are). Admit %s as a new patient?", id, len(s.roster), id),
-		Line:     CmdAdmit + " " + id,
-	})
+	t.emit(ConfirmEvent{Question: question, Line: CmdAdmit + " " + id})
+}
+
+// askAboutLookAlike stops a new ID that differs from a roster patient's only by case or by
+// leading zeros ("patient_01" beside patient_1): most likely a slip for that patient, so no one
+// is admitted without a word. A screen asks; ward run, which never asks, says how to go on.
+func (s *Session) askAboutLookAlike(t *turn, typed *typedText, d analyzer.Decision, id string) {
+	twin := analyzer.LookAlike(id, s.roster)
+	if s.cfg.ConfirmAdmissions {
+		s.askToAdmit(t, typed, d, id, fmt.Sprintf("%s is not on the roster, but %s is: the IDs differ only in case or leading zeros. Admit %s as a new patient? (To see %s, answer no and name %s.)", id, twin, id, twin, twin))
+		return
+	}
+	if s.commit(t, typed, nil) {
+		s.reportDecision(t, DecisionNeedsPatientID, d, "")
+		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: fmt.Sprintf("%s is not on the roster, but %s is: the IDs differ only in case or leading zeros. Name %s to see them, or send %s %s to admit a new patient.", id, twin, twin, CmdAdmit, id)})
+	}
+}
+
+// notAnID says why a line that asked for a patient found no one: what it meant as an ID is not
+// one the pattern takes. "" when it named no ID.
+func (s *Session) notAnID(d analyzer.Decision) string {
+	meant := d.Invalid
+	if meant == "" {
+		meant = d.PatientID // a model's proposal that the pattern refused
+	}
+	if meant == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s is not a patient ID ward can use (IDs match %s), so no one was given that line. ", meant, s.cfg.Pattern)
 }
 
 // priorTo is the active conversation as it stood before the typed text: a text typed in it is

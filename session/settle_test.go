@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +129,84 @@ func TestRouterFallbackIsNeverSilent(t *testing.T) {
 	}
 	if len(notes) != 1 || notes[0].Stop != "router" || !strings.Contains(notes[0].Text, "so the Orchestrator takes the question") {
 		t.Fatalf("notes %+v: want one saying the router gave no usable answer", notes)
+	}
+}
+
+// A line that asks for a patient by an ID ward cannot use goes to no one: the decision is
+// NEEDS_PATIENT_ID, the question names what was typed and the roster's patients, and the active
+// patient neither answers nor is acted on (issue 22).
+func TestActivationWithAnInvalidIDGoesToNoOne(t *testing.T) {
+	tests := []struct {
+		name    string
+		pattern string
+		admit   []string
+		line    string
+		meant   string
+	}{
+		{"a letter after the number", `^patient_[0-9]+$`, []string{"patient_1", "patient_2"}, "review patient_1a", "patient_1a"},
+		{"an ID the pattern refuses", `^MRN[0-9]{7}$`, []string{"MRN1234567"}, "review patient_4", "patient_4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t)
+			r.cfg.Pattern = regexp.MustCompile(tt.pattern)
+			r.restart()
+			for _, id := range tt.admit {
+				r.turn("/admit " + id)
+			}
+			active := r.s.Active()
+			before := len(r.dump().Histories[active])
+			events := r.turn(tt.line)
+			if d := decisionOf(t, events); d.Decision != string(DecisionNeedsPatientID) {
+				t.Fatalf("decision %s (%s), want NEEDS_PATIENT_ID", d.Decision, d.Reasoning)
+			}
+			asked := onlyOne(t, only[ErrorEvent](events), "error event")
+			for _, want := range append([]string{tt.meant + " is not a patient ID"}, tt.admit...) {
+				if !strings.Contains(asked.Message, want) {
+					t.Errorf("the question %q does not name %q", asked.Message, want)
+				}
+			}
+			if r.s.Active() != active || len(only[SimEvent](events)) != 0 || len(only[DeltaEvent](events)) != 0 {
+				t.Errorf("the active patient heard the line: active %s, events %+v", r.s.Active(), events)
+			}
+			h := r.dump().Histories[active]
+			if len(h) != before+1 || h[len(h)-1].Content != tt.line { // kept where it was typed, unanswered
+				t.Errorf("history of %s after the line: %+v", active, h[before:])
+			}
+		})
+	}
+}
+
+// An ID that differs from a roster patient's only by leading zeros or case is asked about before
+// anyone is admitted, typed or by /switch: a screen asks, ward run refuses and says how to go on;
+// /admit still admits.
+func TestLookAlikeIDIsAskedAboutBeforeAdmitting(t *testing.T) {
+	screen := newRigWith(t, func(c *Config) { c.ConfirmAdmissions = true })
+	screen.turn("review patient_1")
+	confirm := onlyOne(t, only[ConfirmEvent](screen.turn("review patient_01")), "confirm event")
+	if confirm.Line != "/admit patient_01" || !strings.Contains(confirm.Question, "but patient_1 is") {
+		t.Errorf("confirm %+v", confirm)
+	}
+	if _, admitted := screen.s.reg.Patients["patient_01"]; admitted || screen.s.Active() != "patient_1" {
+		t.Fatalf("the look-alike was admitted or made active: active %s", screen.s.Active())
+	}
+
+	headless := newRig(t)
+	headless.turn("review patient_1")
+	events := headless.turn("switch to patient_001")
+	asked := onlyOne(t, only[ErrorEvent](events), "error event")
+	if asked.Code != string(DecisionNeedsPatientID) || !strings.Contains(asked.Message, "/admit patient_001") {
+		t.Errorf("ward run: %+v", asked)
+	}
+	if _, admitted := headless.s.reg.Patients["patient_001"]; admitted {
+		t.Fatal("ward run admitted the look-alike")
+	}
+	headless.turn("/switch Patient_01")
+	if len(headless.s.roster) != 1 {
+		t.Fatalf("/switch admitted a look-alike: roster %v", headless.s.roster)
+	}
+	headless.turn("/admit patient_001")
+	if headless.s.Active() != "patient_001" {
+		t.Errorf("/admit did not admit the look-alike (active %s)", headless.s.Active())
 	}
 }

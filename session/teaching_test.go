@@ -41,17 +41,17 @@ func TestAnaphylaxisWalkthroughDebriefNamesBothErrors(t *testing.T) {
 		errors, misses int
 		order          []string
 	}{
-		{"stopped", "", 0, 2, []string{"Missed critical actions", "IV access — not done", "A crystalloid bolus for hypotension — not done",
+		{"stopped", "", 0, 2, []string{"Missed critical actions", "A crystalloid bolus for hypotension — not done",
 			"Near misses", "the Pharmacist stopped amoxicillin 500 mg PO", "the Pharmacist stopped adrenaline 50 mg IV", "What went well", "Score"}},
 		{"overridden", ", override", 2, 0, []string{"Critical errors", "overrode the Pharmacist's stop and gave amoxicillin",
-			"An IV adrenaline bolus outside cardiac arrest", "Missed critical actions", "IV access — not done",
+			"An IV adrenaline bolus outside cardiac arrest", "Missed critical actions",
 			"A crystalloid bolus for hypotension — not done", "What went well", "Score"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := seeded(t)
 			events := runJSON(t, r.s, lines("/admit patient_7 anaphylaxis", "what happened? any allergies?", "give amoxicillin 500 mg PO"+c.override,
-				"give adrenaline 50 mg IV"+c.override, "/wait 3m", "/vitals", "give adrenaline 0.5 mg IM and oxygen 15L", "/wait 5m", "/vitals", "/aar"))
+				"IV access", "/wait 1m", "give adrenaline 50 mg IV"+c.override, "/wait 3m", "/vitals", "give adrenaline 0.5 mg IM and oxygen 15L", "/wait 5m", "/vitals", "/aar"))
 			aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
 			if len(aar.CriticalErrors) != c.errors || len(aar.NearMisses) != c.misses {
 				t.Fatalf("the review lists %d critical errors and %d near misses, want %d and %d", len(aar.CriticalErrors), len(aar.NearMisses), c.errors, c.misses)
@@ -112,8 +112,8 @@ func TestThePatientSaysNoMoreThanTheirConsciousnessAllows(t *testing.T) {
 		limit       int
 	}{
 		{"seizing hypoglycaemia", "seizing", []string{"/admit patient_4 hypoglycaemia", "/wait 20m", "Tom, can you hear me? How are you feeling?"}, 0},
-		{"opioid toxicity", "opioid-toxicity", []string{"/admit patient_5 fracture-morphine-allergy", "any allergies?", "fentanyl 100 mcg IN", "/wait 9m",
-			"another 100 mcg fentanyl IN", "/wait 12m", "how is the pain now?"}, 0},
+		{"opioid toxicity", "opioid-toxicity", []string{"/admit patient_5 fracture-morphine-allergy", "any allergies?", "fentanyl 100 mcg IN", "/wait 4m",
+			"another 100 mcg fentanyl IN", "/wait 18m", "how is the pain now?"}, 0},
 		{"found unresponsive", "overdose", []string{"/admit patient_1 opioid-overdose", "hello? what happened?"}, 0},
 	}
 	for _, c := range cases {
@@ -217,7 +217,8 @@ func TestTheRelativeGivesTheHistory(t *testing.T) {
 }
 
 // Every measurement asked for is read out by the Monitor from the engine, whoever the turn went
-// to: vitals and glucose together, the pupils, the rhythm, and EtCO2 (or why it cannot be).
+// to: vitals and glucose together, the rhythm, and EtCO2 (or why it cannot be); the pupils are
+// an examination, which the nurse reads out from the engine's findings.
 func TestEveryMeasurementAskedForIsReported(t *testing.T) {
 	r := seeded(t)
 	events := runJSON(t, r.s, lines("/admit patient_1 opioid-overdose", "check vitals and capillary blood glucose", "check his pupils",
@@ -228,7 +229,7 @@ func TestEveryMeasurementAskedForIsReported(t *testing.T) {
 	want := [][]string{
 		nil,
 		{"Measured at T+00:00: HR ", "— NEWS2", "Capillary glucose: " + results[0].Value},
-		{"Pupils: pinpoint, barely reacting to light"},
+		nil,
 		{"12-lead ECG: sinus rhythm"},
 		{"EtCO2: not measured: it needs waveform capnography"},
 		{"Measured at"},
@@ -242,6 +243,9 @@ func TestEveryMeasurementAskedForIsReported(t *testing.T) {
 				t.Errorf("turn %q: the Monitor said %q, want %q", turns[i][0].str("input"), monitor, w)
 			}
 		}
+	}
+	if nurse := strings.Join(saidBy(turns[2], nurseAgent), "\n"); !strings.Contains(nurse, "pupils: pinpoint, barely reacting to light") {
+		t.Errorf("turn %q: the nurse said %q, want the pupils found", turns[2][0].str("input"), nurse)
 	}
 }
 
@@ -274,7 +278,7 @@ func TestTheMonitorReadsOutInTheEnginesWords(t *testing.T) {
 func TestThePatientSaysHowTheyFeelNowNotOnArrival(t *testing.T) {
 	r := seeded(t)
 	events := runJSON(t, r.s, lines("/admit patient_1 hypoglycaemia", "how are you feeling?",
-		"give glucose 10% 150 ml IV", "/wait 10m", "how are you feeling now?"))
+		"IV access and give glucose 10% 150 ml IV", "/wait 10m", "how are you feeling now?"))
 	turns := byTurn(events)
 	before := strings.Join(saidBy(turns[1], agents.AgentPatient), "\n")
 	after := strings.Join(saidBy(turns[4], agents.AgentPatient), "\n")
@@ -344,7 +348,8 @@ func TestConfirmationsComeFromTheNurseAndNoRuleTextReachesTheChat(t *testing.T) 
 	events := runJSON(t, r.s, lines("/admit patient_4 hypoglycaemia", "give oxygen 15 L via non-rebreather", "check a BM",
 		"IV access and glucose 10% 150 mL IV", "give propranolol 40 mg PO", "/wait 2m", "how are you feeling?"))
 	nurse := strings.Join(saidBy(events, nurseAgent), "\n")
-	for _, want := range []string{"Oxygen on by a non-rebreather mask at 15 L/min.", "IV access in. Given: glucose 150 mL of 10% IV.", "Given: propranolol 40 mg PO."} {
+	for _, want := range []string{"Oxygen on by a non-rebreather mask at 15 L/min.", "Siting a cannula — access in about 60 s. Given: glucose 150 mL of 10% IV.",
+		"can't swallow safely (GCS 13), so not by mouth — nothing given of the propranolol."} {
 		if !strings.Contains(nurse, want) {
 			t.Errorf("the nurse did not say %q:\n%s", want, nurse)
 		}
@@ -369,7 +374,8 @@ func TestAModelDebriefIsHeldToTheReview(t *testing.T) {
 		"You also gave amoxicillin although he is allergic to penicillin.",
 	}})
 	r := withModel(t, m)
-	for _, line := range []string{"/admit patient_7 anaphylaxis", "any allergies?", "give amoxicillin 500 mg PO, override", "give adrenaline 50 mg IV, override",
+	for _, line := range []string{"/admit patient_7 anaphylaxis", "any allergies?", "give amoxicillin 500 mg PO, override", "IO access", "/wait 30s",
+		"give adrenaline 50 mg IV, override",
 		"give adrenaline 0.5 mg IM and oxygen 15L", "IV access and a 500 mL saline bolus"} {
 		r.turn(line)
 	}
@@ -472,7 +478,7 @@ func TestUndertreatedPainIsNotCalledUntreated(t *testing.T) {
 // order and 16 minutes.
 func fractureStates(t *testing.T, order string) string {
 	r := seeded(t)
-	events := runJSON(t, r.s, lines("/admit patient_5 fracture-morphine-allergy", order, "/wait 16m", "/aar"))
+	events := runJSON(t, r.s, lines("/admit patient_5 fracture-morphine-allergy", "IV access", "/wait 1m", order, "/wait 16m", "/aar"))
 	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
 	var states []string
 	for _, e := range aar.Timeline {

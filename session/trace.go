@@ -45,7 +45,14 @@ func (s *Session) traceHeader(resumed bool) error {
 func (s *Session) begin(in llm.TraceInput, emit func(Event)) {
 	s.at = s.cfg.Now().UTC()
 	in.At = s.at
-	if err := s.cfg.Trace.WriteInput(in); err != nil {
-		emit(ErrorEvent{Code: "TRACE", Message: "could not write the trace file: " + err.Error()})
+	_ = s.cfg.Trace.WriteInput(in)
+	s.reportTrace(emit)
+}
+
+// reportTrace tells the trainee, once, that the trace stopped being written (by this write or an
+// analyzer's or router's call before it); the shift goes on.
+func (s *Session) reportTrace(emit func(Event)) {
+	if err := s.cfg.Trace.Failure(); err != nil {
+		emit(ErrorEvent{Code: "TRACE", Message: "could not write the trace file: " + err.Error() + "; the shift goes on untraced"})
 	}
 }

@@ -116,7 +116,8 @@ func TestPreferenceFromTheConversationAsksFirst(t *testing.T) {
 }
 
 // playAsthma plays one asthma patient: salbutamol given before anyone asked about allergies
-// when careless, after when not; oxygen always; the first check after a minute when slow.
+// when careless, after when not; oxygen always; then salbutamol and prednisolone; the first check
+// after a minute when slow.
 func (r *rig) playAsthma(careless bool, slow ...bool) {
 	r.t.Helper()
 	r.turn("/admit patient_1 asthma-exacerbation")
@@ -129,6 +130,7 @@ func (r *rig) playAsthma(careless bool, slow ...bool) {
 	}
 	r.turn("applying oxygen via non-rebreather at 15 L/min")
 	r.turn("give salbutamol 5 mg nebulised")
+	r.turn("prednisolone 40 mg PO") // a drug that can wait for the allergy history
 	r.turn("/wait 2m")
 	r.turn("/vitals")
 }

@@ -26,6 +26,7 @@ type chatPane struct {
 	height  int
 	history []live.ChatMessage
 	live    []*liveMessage // messages still streaming, drawn after the history
+	queued  []queuedItem   // what waits to be sent, drawn last
 	follow  bool           // stick to the newest line
 	top     linePos        // first visible line while not following
 	unseen  bool           // something arrived below while not following
@@ -163,10 +164,37 @@ func (c *chatPane) dropFinishedLive() {
 	c.live = kept
 }
 
-func (c *chatPane) count() int { return len(c.history) + len(c.live) }
+func (c *chatPane) count() int { return len(c.history) + len(c.live) + len(c.queued) }
+
+// queuedItem is a line, or a switch of patient, waiting for what runs now to end.
+type queuedItem struct {
+	line     string
+	isSwitch bool
+	held     bool // held after a line that did not go as typed, until enter sends it on
+}
+
+// SetQueued shows what waits to be sent, below everything else.
+func (c *chatPane) SetQueued(items []queuedItem) { c.queued = items }
+
+// queuedLines draws a waiting line as the trainee's, marked as queued, in the muted style: it is
+// not in the conversation yet.
+func (c *chatPane) queuedLines(q queuedItem) []string {
+	text, state := themes.Printable(q.line), "queued"
+	if q.held {
+		state = "held"
+	}
+	if q.isSwitch {
+		return padAll(c.styledLines(c.theme.Muted, "· "+state+" — "+text, c.width), c.width)
+	}
+	label := c.theme.UserLabel.Render("You") + c.theme.Muted.Render(" · "+state)
+	return padAll(c.withLabel(label, c.styledLines(c.theme.Muted, text, c.width-bodyIndent)), c.width)
+}
 
 // body returns the rendered lines of item i, without its separator.
 func (c *chatPane) body(i int) []string {
+	if i >= len(c.history)+len(c.live) {
+		return c.queuedLines(c.queued[i-len(c.history)-len(c.live)])
+	}
 	if i >= len(c.history) {
 		return c.live[i-len(c.history)].lines(c)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/aymanbagabas/go-osc52/v2"
@@ -179,9 +179,14 @@ func copyChatCmd(ctx context.Context, e Engine, w io.Writer) tea.Cmd {
 	}
 }
 
-// exportCmd writes the whole active conversation as markdown to file, or to a file named after
-// the patient and the time in dir.
-func exportCmd(ctx context.Context, e Engine, dir, file string) tea.Cmd {
+// exportCmd writes the whole active conversation as markdown to the file arg names, or to a
+// file named after the patient and the time in dir; a file that exists is replaced only when arg
+// ends in --force.
+func exportCmd(ctx context.Context, e Engine, dir, arg string) tea.Cmd {
+	file, force := strings.TrimSpace(arg), false
+	if rest, ok := strings.CutSuffix(file, "--force"); ok && (rest == "" || strings.HasSuffix(rest, " ")) {
+		file, force = strings.TrimSpace(rest), true
+	}
 	return func() tea.Msg {
 		c, err := e.Transcript(ctx)
 		if err != nil {
@@ -194,7 +199,7 @@ func exportCmd(ctx context.Context, e Engine, dir, file string) tea.Cmd {
 			}
 			file = filepath.Join(dir, fmt.Sprintf("ward-%s-%s.md", who, time.Now().Format("20060102-150405")))
 		}
-		if err := os.WriteFile(file, []byte(c.Markdown()), 0o644); err != nil {
+		if err := live.SaveText(file, force, c.Markdown()); err != nil {
 			return noticeMsg{text: "could not export the chat: " + err.Error(), level: noticeError}
 		}
 		return noticeMsg{text: fmt.Sprintf("chat exported to %s (%d message%s)", file, len(c.Messages), plural(len(c.Messages)))}
@@ -211,7 +216,7 @@ func clearPreviewCmd(ctx context.Context, e Engine, text string) tea.Cmd {
 func saveCmd(dir string, turn, call int, text string) tea.Cmd {
 	return func() tea.Msg {
 		path := filepath.Join(dir, fmt.Sprintf("ward-prompt-turn%d-call%d.txt", turn, call))
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		if err := live.SaveText(path, false, text); err != nil {
 			return noticeMsg{text: "could not save the prompt: " + err.Error(), level: noticeError}
 		}
 		return noticeMsg{text: "prompt saved to " + path}

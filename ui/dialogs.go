@@ -249,27 +249,3 @@ func (d *startDialog) View(width int) string {
 	lines = append(lines, "", t.Muted.Render(truncate(footer, inner)))
 	return t.Dialog.Width(inner + 4).Render(strings.Join(lines, "\n"))
 }
-
-// confirmDialog asks a yes/no question before something that cannot be undone.
-type confirmDialog struct {
-	theme    themes.Theme
-	title    string
-	body     []string // paragraphs
-	yesLabel string
-	onYes    func() tea.Cmd
-}
-
-func (c *confirmDialog) View(width int) string {
-	t := c.theme
-	inner := min(width-8, 70)
-	lines := []string{t.Warn.Bold(true).Render(c.title), ""}
-	for _, p := range c.body {
-		for _, l := range strings.Split(wrap(themes.Printable(p), inner), "\n") {
-			lines = append(lines, t.Text.Render(l))
-		}
-		lines = append(lines, "")
-	}
-	lines = append(lines, t.Accent.Render("y")+t.Muted.Render(" or enter: "+c.yesLabel+" · ")+
-		t.Accent.Render("n")+t.Muted.Render(" or esc: keep everything as it is"))
-	return t.Dialog.Width(inner + 4).Render(strings.Join(lines, "\n"))
-}

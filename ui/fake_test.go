@@ -37,7 +37,9 @@ type fakeEngine struct {
 	// replyErr, when set, ends every turn with this error instead, under replyCode (LLM_EMPTY
 	// when empty).
 	replyErr, replyCode string
-	// ask, when its Kind is UpdateConfirm, is what a turn answers instead of a reply.
+	// fails maps a line to the error its turn ends with, after the line is stored.
+	fails map[string]live.Update
+	// ask, when its Kind is UpdateConfirm, is what the next turn answers instead of a reply.
 	ask live.Update
 	// archives counts the clears, for the archive number ClearPreview gives.
 	archives int
@@ -228,7 +230,15 @@ func (f *fakeEngine) turn(ctx context.Context, text string) <-chan live.Update {
 		if text != "" {
 			f.appendLocked(live.ChatMessage{ID: id + "u", Role: "user", Content: text})
 		}
+		if who, ok := strings.CutPrefix(text, "review "); ok && f.patients[who].ID != "" {
+			f.decisions = append(f.decisions, "SWITCH_EXISTING "+who) // the line stays where it was typed
+			f.active = who
+		}
 		reply, replyErr, replyCode, ask, gate := f.reply, f.replyErr, f.replyCode, f.ask, f.gate
+		if failed, ok := f.fails[text]; ok {
+			replyErr, replyCode = failed.Text, failed.Code
+		}
+		f.ask = live.Update{} // asked once
 		f.mu.Unlock()
 		if !send(ctx, events, live.Update{Kind: live.UpdateChanged}) {
 			return

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -94,4 +95,11 @@ func keyMsg(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{rune(k[4])}, Alt: true}
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// later moves the model's clock on by a second and stops it there, as if the trainee paused to
+// read: a question on screen becomes answerable.
+func later(m *Model) {
+	at := m.now().Add(time.Second)
+	m.now = func() time.Time { return at }
 }

@@ -334,11 +334,22 @@ func TestClearAsksFirstAndSaysHowToRestore(t *testing.T) {
 				t.Errorf("%q: the question lacks %q:\n%s", typed, want, screen(m))
 			}
 		}
-		press(t, m, "n")
-		if _, submitted := f.recorded(); len(submitted) != 0 || m.input.Value() != typed {
-			t.Fatalf("%q: n still sent %q, or the input lost the text (%q)", typed, submitted, m.input.Value())
+		later(m)
+		press(t, m, "enter") // enter never answers a question
+		if _, submitted := f.recorded(); len(submitted) != 0 || m.overlay != overlayConfirm {
+			t.Fatalf("%q: enter answered the question: sent %q", typed, submitted)
 		}
-		press(t, m, "enter", "y")
+		later(m)
+		press(t, m, "n")
+		if _, submitted := f.recorded(); len(submitted) != 0 || m.overlay != overlayNone {
+			t.Fatalf("%q: n still sent %q", typed, submitted)
+		}
+		if press(t, m, "up"); m.input.Value() != typed {
+			t.Fatalf("%q: the declined line is not in the input's history: %q", typed, m.input.Value())
+		}
+		press(t, m, "enter")
+		later(m)
+		press(t, m, "y")
 		if _, submitted := f.recorded(); !slices.Equal(submitted, []string{typed}) || !m.input.Empty() {
 			t.Fatalf("%q: yes sent %q", typed, submitted)
 		}
@@ -367,6 +378,7 @@ func TestConfirmFromTheSessionSendsItsLineOnYes(t *testing.T) {
 			t.Fatalf("no question:\n%s", screen(m))
 		}
 		f.ask = live.Update{}
+		later(m)
 		press(t, m, answer)
 		_, submitted := f.recorded()
 		want := []string{"patient 6"}

@@ -12,7 +12,7 @@ import (
 // Outside the input only keys that type nothing are bound: a letter typed
 // while the chat or the roster has focus goes to the input.
 type keyMap struct {
-	Send, Newline               key.Binding
+	Send, Newline, Release      key.Binding
 	History                     key.Binding
 	Patient, NextPat, PrevPat   key.Binding
 	AlarmGo, AlarmAck           key.Binding
@@ -37,6 +37,7 @@ func newKeyMap() keyMap {
 	return keyMap{
 		Send:          bind("enter", "send", "enter"),
 		Newline:       bind("ctrl+j", "newline", "ctrl+j"),
+		Release:       bind("enter", "send held lines on (empty input)", "enter"),
 		History:       bind("↑/↓", "earlier/later input", "up", "down"),
 		Patient:       bind("alt+1…9", "patient N", "alt+1", "alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7", "alt+8", "alt+9"),
 		NextPat:       bind("ctrl+n", "next patient", "ctrl+n"),
@@ -58,7 +59,7 @@ func newKeyMap() keyMap {
 		PageDown:      bind("pgdn", "page down", "pgdown"),
 		Top:           bind("home", "oldest", "home"),
 		End:           bind("end", "newest, follow", "end"),
-		Cancel:        bind("esc", "cancel reply", "esc"),
+		Cancel:        bind("esc", "take back queued line / cancel reply", "esc"),
 		Retry:         bind("ctrl+r", "retry last turn", "ctrl+r"),
 		Inspector:     bind("ctrl+o", "prompt inspector", "ctrl+o"),
 		Palette:       bind("ctrl+k", "commands", "ctrl+k"),
@@ -73,7 +74,7 @@ func newKeyMap() keyMap {
 		Choose:        bind("enter", "choose", "enter"),
 		Up:            bind("↑", "up", "up", "ctrl+p"),
 		Down:          bind("↓", "down", "down", "ctrl+n"),
-		Yes:           bind("y/enter", "yes", "y", "Y", "enter"),
+		Yes:           bind("y", "yes", "y", "Y"),
 		No:            bind("n/esc", "no", "n", "N", "esc"),
 	}
 }
@@ -92,7 +93,7 @@ func (k keyMap) helpGroups() []helpGroup {
 	return []helpGroup{
 		{"Patients", []key.Binding{k.Patient, k.NextPat, k.PrevPat, k.RosterMove, k.RosterSwitch, k.RosterOrder}},
 		{"Alarms", []key.Binding{k.AlarmGo, k.AlarmAck}},
-		{"Input", []key.Binding{k.Send, k.Newline, k.History}},
+		{"Input", []key.Binding{k.Send, k.Release, k.Newline, k.History}},
 		{"Chat", []key.Binding{k.PageUp, k.PageDown, k.Top, k.End, k.SelectMessage, k.CopyMessage, k.CopyChat}},
 		{"Search", []key.Binding{k.Search, k.SearchNext, k.SearchPrev, k.Close}},
 		{"Turn", []key.Binding{k.Cancel, k.Retry}},

@@ -103,14 +103,14 @@ func (m *Model) frame() string {
 	// Every pane draws exactly its width, so the screen is joined without
 	// measuring lines again: that measuring was most of a frame's cost.
 	screen := strings.Join([]string{m.header.View(), m.bodyView(), m.input.View(),
-		m.status.View(m.state, m.notice, m.turn != nil, m.hints())}, "\n")
+		m.status.View(m.state, m.notice, m.activity(), m.hints())}, "\n")
 	top, height := m.header.Height(), m.dialogHeight()
 	switch m.overlay {
 	case overlayHelp:
 		help, _ := helpView(m.theme, m.keys, m.width-4, height, m.helpOffset)
 		screen = overlay(screen, help, m.width, top, height)
 	case overlayConfirm:
-		screen = overlay(screen, m.confirm.View(m.width), m.width, top, height)
+		screen = overlay(screen, m.confirms[0].View(m.width, !m.input.Empty()), m.width, top, height)
 	case overlayPalette:
 		screen = overlay(screen, m.palette.View(m.width, height), m.width, top, height)
 	case overlayInspector:
@@ -204,8 +204,10 @@ func (m *Model) hints() []key.Binding {
 		return []key.Binding{k.Close}
 	case m.searching:
 		return []key.Binding{k.SearchPrev, k.SearchNext, k.Close}
-	case m.turn != nil:
+	case m.turn != nil || len(m.queue) > 0:
 		return []key.Binding{k.Cancel, k.Quit}
+	case len(m.held) > 0:
+		return []key.Binding{k.Release, k.Cancel}
 	case m.lastErr:
 		return []key.Binding{k.Retry, k.Help}
 	}

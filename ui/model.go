@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -59,6 +60,7 @@ type turn struct {
 	cancel    context.CancelFunc
 	events    <-chan live.Update
 	cancelled bool
+	failed    bool // it reported an error: the lines queued after it are held
 }
 
 // Model is the one Bubble Tea model. It owns all state; the panes are
@@ -85,15 +87,22 @@ type Model struct {
 	palette   palette
 	inspector inspector
 	start     startDialog
-	confirm   confirmDialog
 
 	focus      focusArea
 	overlay    overlayKind
 	searching  bool // the chat rule is the search bar and typing goes to the query
 	helpOffset int  // first line of the help overlay, when it scrolls
 	turn       *turn
-	queued     string // a line to send once the turn running now ends (a confirmed admission)
-	quitting   bool   // ctrl+c was pressed while generating
+	queue      []request       // what the trainee asked for while ward was busy, oldest first
+	held       []request       // queued after a line that did not go as typed: enter sends them on
+	heldWhy    notice          // what did not go as typed
+	failedAt   time.Time       // when a line's turn failed, until the trainee has paused to read why
+	switching  bool            // a switch of patient is on its way
+	counting   bool            // a clear's preview is on its way; the question follows
+	confirms   []confirmDialog // the open question first, then those waiting behind it
+	now        func() time.Time
+	lastKey    time.Time // when the last key arrived, so a question is not answered by typing
+	quitting   bool      // ctrl+c was pressed while generating
 	notice     notice
 	lastErr    bool // the last turn failed in a way worth retrying: hint at ctrl+r
 	sounded    int  // the snapshot's count of alarms sounded, when last seen
@@ -132,7 +141,7 @@ func New(engine Engine, opts Options) *Model {
 	if opts.Clipboard == nil {
 		opts.Clipboard = os.Stderr
 	}
-	m := &Model{engine: engine, opts: opts, keys: newKeyMap(), ctx: context.Background()}
+	m := &Model{engine: engine, opts: opts, keys: newKeyMap(), ctx: context.Background(), now: time.Now}
 	m.buildPanes(t)
 	if opts.StartShifts != nil {
 		m.overlay = overlayStart
@@ -188,11 +197,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case streamMsg:
 		return m.handleStream(msg)
 	case switchedMsg:
+		m.switching = false
 		if msg.err != nil {
 			m.notice = notice{text: msg.err.Error(), level: noticeError}
 		}
 		m.applyState(msg.state)
-		return nil
+		return m.next()
 	case startedMsg:
 		if msg.err != nil {
 			m.start.err = msg.err.Error()
@@ -259,6 +269,7 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 			m.notice = notice{text: ev.Text, level: noticeWarn}
 		case live.UpdateError:
 			m.showError(ev)
+			m.turn.failed = true
 		case live.UpdateConfirm:
 			m.confirmLine(ev.Text, ev.Line)
 		}
@@ -271,16 +282,16 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 	if m.turn.cancelled && !m.lastErr {
 		m.notice = notice{text: "reply cancelled", level: noticeWarn}
 	}
+	failed := m.turn.failed
 	m.turn.cancel()
 	m.turn = nil
 	if m.quitting {
 		return tea.Quit
 	}
-	if line := m.queued; line != "" {
-		m.queued = ""
-		return m.sendLine(line)
+	if failed {
+		m.failed(m.notice)
 	}
-	return nil
+	return m.next()
 }
 
 // showError puts a turn's error in the status bar. Only an error that another try could mend
@@ -299,6 +310,9 @@ func retryable(code string) bool {
 }
 
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	now := m.now()
+	m.readSince(now)
+	defer func() { m.lastKey = now }()
 	if key.Matches(msg, m.keys.Quit) {
 		return m.quit()
 	}
@@ -325,7 +339,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case overlayInspector:
 		return m.inspectorKey(msg)
 	case overlayConfirm:
-		return m.confirmKey(msg)
+		// Until the question can be answered, and for keys that do not answer it, the key does
+		// what it would do without the question: nothing typed is dropped or taken as an answer.
+		if m.confirms[0].answerable(now, m.lastKey, m.input.Empty()) {
+			if cmd, ok := m.confirmKey(msg); ok {
+				return cmd
+			}
+		}
 	}
 	if m.searching {
 		if cmd, ok := m.searchKey(msg); ok {
@@ -334,7 +354,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	if typesText(msg) {
 		// Whatever has focus, typing types: the text goes to the input, which takes focus.
-		if key.Matches(msg, m.keys.Help) && m.input.Empty() {
+		if key.Matches(msg, m.keys.Help) && m.input.Empty() && m.overlay == overlayNone {
 			m.overlay, m.helpOffset = overlayHelp, 0
 			return nil
 		}
@@ -360,19 +380,18 @@ func typesText(msg tea.KeyMsg) bool {
 	return (msg.Type == tea.KeyRunes && !msg.Alt) || msg.Type == tea.KeySpace || msg.Paste
 }
 
-// scrollHelp moves the help overlay delta lines, within what it has to show.
-func (m *Model) scrollHelp(delta int) {
-	_, most := helpView(m.theme, m.keys, m.width-4, m.dialogHeight(), 0)
-	m.helpOffset = min(max(m.helpOffset+delta, 0), most)
-}
-
 func (m *Model) quit() tea.Cmd {
-	if m.turn == nil || m.quitting {
+	waiting := len(m.queue) + len(m.held)
+	if (m.turn == nil && waiting == 0) || m.quitting {
 		return tea.Quit
 	}
 	m.quitting = true
 	m.cancelTurn()
-	m.notice = notice{text: "stopping the reply — ctrl+c again quits at once", level: noticeWarn}
+	text := "stopping the reply — ctrl+c again quits at once"
+	if n := waiting; n > 0 {
+		text = fmt.Sprintf("%d queued line%s will not be sent — ctrl+c again quits", n, plural(n))
+	}
+	m.notice = notice{text: text, level: noticeWarn}
 	return nil
 }
 
@@ -388,14 +407,17 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Cancel):
-		if m.turn != nil {
+		switch {
+		case m.takeBack():
+		case m.turn != nil:
 			m.cancelTurn()
-			m.notice = notice{text: "cancelling…", level: noticeWarn}
-		} else if m.focus != focusInput {
+		case m.focus != focusInput:
 			m.setFocus(focusInput)
 		}
 	case key.Matches(msg, k.Retry):
 		return m.retry(), true
+	case m.overlay == overlayConfirm && key.Matches(msg, k.Inspector, k.Palette):
+		m.notice = notice{text: "answer the question first: y or n", level: noticeWarn, untilIdle: true}
 	case key.Matches(msg, k.Inspector):
 		return m.openInspector(), true
 	case key.Matches(msg, k.Palette):
@@ -408,15 +430,15 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return copyChatCmd(m.ctx, m.engine, m.opts.Clipboard), true
 	case key.Matches(msg, k.Patient):
 		n := int(msg.Runes[0] - '0')
-		return m.switchTo(m.roster.NthByID(n), fmt.Sprintf("there is no patient %d on the roster", n)), true
+		return m.switchTo(m.roster.NthByID(n), fmt.Sprintf("there is no patient %d on the roster", n), msg.String()), true
 	case key.Matches(msg, k.NextPat):
-		return m.switchTo(m.roster.Neighbour(1), "the roster is empty"), true
+		return m.switchTo(m.roster.Neighbour(1), "the roster is empty", msg.String()), true
 	case key.Matches(msg, k.PrevPat):
-		return m.switchTo(m.roster.Neighbour(-1), "the roster is empty"), true
+		return m.switchTo(m.roster.Neighbour(-1), "the roster is empty", msg.String()), true
 	case key.Matches(msg, k.RosterOrder):
 		m.roster.ToggleOrder()
 	case key.Matches(msg, k.AlarmGo):
-		return m.switchTo(m.alarmPatient(), "no alarm or escalation is waiting"), true
+		return m.switchTo(m.alarmPatient(), "no alarm or escalation is waiting", msg.String()), true
 	case key.Matches(msg, k.AlarmAck):
 		return m.acknowledge(), true
 	case key.Matches(msg, k.Focus):
@@ -452,248 +474,6 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// chatKey moves the message selection and copies the selected message.
-func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.SelectMessage) && upward(msg):
-		if m.chat.selected <= 0 && m.state.ChatMore {
-			return loadOlderCmd(m.ctx, m.engine) // the selection stays on its message as they arrive
-		}
-		m.chat.Select(m.chat.selected - 1)
-	case key.Matches(msg, k.SelectMessage):
-		m.chat.Select(m.chat.selected + 1)
-	case key.Matches(msg, k.CopyMessage):
-		if sel, ok := m.chat.Selected(); ok {
-			return copyCmd(m.opts.Clipboard, "message", themes.Printable(sel.Content))
-		}
-	case key.Matches(msg, k.Top):
-		m.chat.Top()
-		return m.olderAtTop()
-	case key.Matches(msg, k.End):
-		m.chat.End()
-	}
-	return nil
-}
-
-// olderAtTop asks for the page of older messages once the view reaches the oldest one loaded:
-// a switch loads only the newest page, so a long history comes in as the trainee scrolls back.
-func (m *Model) olderAtTop() tea.Cmd {
-	if !m.state.ChatMore || !m.chat.AtTop() {
-		return nil
-	}
-	return loadOlderCmd(m.ctx, m.engine)
-}
-
-func (m *Model) rosterKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.RosterMove):
-		m.roster.Move(step(msg))
-	case key.Matches(msg, k.RosterSwitch):
-		id := m.roster.Selected()
-		m.setFocus(focusInput) // the next thing is to talk to them
-		return m.switchTo(id, "the roster is empty")
-	}
-	return nil
-}
-
-// searchKey handles a key while the search is open: typing edits the query, ↑ and ↓ walk the
-// matches, esc ends it. Keys it does not use (page keys, alt+N…) keep their usual meaning.
-func (m *Model) searchKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := m.keys
-	q := m.chat.search.query
-	switch {
-	case key.Matches(msg, k.Close):
-		m.searching = false
-		m.chat.EndSearch()
-	case key.Matches(msg, k.SearchPrev):
-		return m.previousMatch(), true
-	case key.Matches(msg, k.SearchNext), key.Matches(msg, k.Search):
-		if m.chat.NextMatch(1) {
-			m.notice = notice{text: "search went round to the oldest match"}
-		}
-	case msg.Type == tea.KeyBackspace:
-		if r := []rune(q); len(r) > 0 {
-			m.chat.SetQuery(string(r[:len(r)-1]))
-		}
-	case typesText(msg):
-		m.chat.SetQuery(q + strings.ReplaceAll(lineEnds.Replace(string(msg.Runes)), "\n", " "))
-	default:
-		return nil, false
-	}
-	return nil, true
-}
-
-// previousMatch walks to an older match. At the oldest one held, older messages are loaded first,
-// so the search reaches back through the whole conversation.
-func (m *Model) previousMatch() tea.Cmd {
-	if m.chat.AtFirstMatch() && m.state.ChatMore {
-		m.notice = notice{text: "loading older messages — ↑ again searches them"}
-		return loadOlderCmd(m.ctx, m.engine)
-	}
-	if m.chat.NextMatch(-1) {
-		m.notice = notice{text: "search went round to the newest match"}
-	}
-	return nil
-}
-
-func (m *Model) paletteKey(msg tea.KeyMsg) tea.Cmd {
-	chosen, done := m.palette.Update(msg)
-	if done {
-		m.overlay = overlayNone
-	}
-	if chosen == nil {
-		return nil
-	}
-	m.setFocus(focusInput)
-	if chosen.Args != "" {
-		m.input.SetValue(chosen.Name + " ")
-		return nil
-	}
-	m.input.SetValue(chosen.Name)
-	return m.send()
-}
-
-func (m *Model) inspectorKey(msg tea.KeyMsg) tea.Cmd {
-	switch action := m.inspector.Update(msg); action {
-	case inspectClose:
-		m.overlay = overlayNone
-	case inspectOlder:
-		return m.loadTrace(m.inspector.back + 1)
-	case inspectNewer:
-		return m.loadTrace(max(m.inspector.back-1, 0))
-	case inspectCopy, inspectSave:
-		return m.inspector.export(action, m.opts)
-	}
-	return nil
-}
-
-func (m *Model) openInspector() tea.Cmd {
-	if m.overlay == overlayInspector {
-		m.overlay = overlayNone
-		return nil
-	}
-	m.overlay = overlayInspector
-	return m.loadTrace(0)
-}
-
-func (m *Model) loadTrace(back int) tea.Cmd {
-	m.inspector.Loading(back)
-	return traceCmd(m.engine, back)
-}
-
-// send starts a turn with the input's text. A clear is asked about first; /inspect and /export
-// are the screen's own.
-func (m *Model) send() tea.Cmd {
-	text := strings.TrimSpace(m.input.Value())
-	switch {
-	case text == "":
-		return nil
-	case m.turn != nil:
-		m.notice = notice{text: "a reply is still coming — esc cancels it", level: noticeWarn}
-		return nil
-	case session.IsClearRequest(text):
-		return clearPreviewCmd(m.ctx, m.engine, text) // the text stays in the input until the answer
-	}
-	m.input.Sent(text)
-	name, arg, _ := strings.Cut(text, " ")
-	switch name { // the commands the screen answers itself (session.Command.Screen)
-	case session.CmdInspect:
-		return m.openInspector()
-	case session.CmdExport:
-		return exportCmd(m.ctx, m.engine, m.opts.SaveDir, strings.TrimSpace(arg))
-	}
-	return m.sendLine(text)
-}
-
-// sendLine starts a turn for text, or queues it behind the turn running now: a confirmed line
-// can arrive while the turn that asked is still ending.
-func (m *Model) sendLine(text string) tea.Cmd {
-	if m.turn != nil {
-		m.queued = text
-		return nil
-	}
-	m.chat.End()
-	return m.startTurn(func(ctx context.Context) tea.Cmd { return submitCmd(ctx, m.engine, text) })
-}
-
-// confirmClear asks before a clear, saying what it archives and how to get it back. A shift
-// with nothing in it is cleared without asking.
-func (m *Model) confirmClear(msg clearPreviewMsg) tea.Cmd {
-	if msg.err != nil {
-		m.notice = notice{text: "could not count what a clear would archive: " + msg.err.Error(), level: noticeError}
-		return nil
-	}
-	p, text := msg.preview, msg.text
-	send := func() tea.Cmd {
-		m.input.Sent(text)
-		return m.sendLine(text)
-	}
-	if p.Patients == 0 && p.Messages == 0 {
-		return send()
-	}
-	m.confirm = confirmDialog{theme: m.theme, title: "Clear the whole shift?", yesLabel: "archive and clear", onYes: send,
-		body: []string{
-			fmt.Sprintf("%d patient%s and %d message%s will be archived as archive %d, and the shift goes on with no patient.",
-				p.Patients, plural(p.Patients), p.Messages, plural(p.Messages), p.Archive),
-			fmt.Sprintf("To bring them back, quit ward and run: ward archive restore %d", p.Archive),
-		}}
-	m.overlay = overlayConfirm
-	return nil
-}
-
-// confirmLine asks the trainee the session's question; yes sends line as a turn of its own.
-func (m *Model) confirmLine(question, line string) {
-	m.confirm = confirmDialog{theme: m.theme, title: "Are you sure?", body: []string{question},
-		yesLabel: "yes: " + line, onYes: func() tea.Cmd { return m.sendLine(line) }}
-	m.overlay = overlayConfirm
-}
-
-func (m *Model) confirmKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.Yes):
-		m.overlay = overlayNone
-		return m.confirm.onYes()
-	case key.Matches(msg, m.keys.No):
-		m.overlay = overlayNone
-		m.notice = notice{text: "nothing was changed"}
-	}
-	return nil
-}
-
-func (m *Model) retry() tea.Cmd {
-	if m.turn != nil {
-		m.notice = notice{text: "a reply is still coming — esc cancels it", level: noticeWarn}
-		return nil
-	}
-	m.chat.End()
-	return m.startTurn(func(ctx context.Context) tea.Cmd { return retryCmd(ctx, m.engine) })
-}
-
-func (m *Model) startTurn(run func(context.Context) tea.Cmd) tea.Cmd {
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.turn = &turn{cancel: cancel}
-	m.notice, m.lastErr = notice{}, false
-	return run(ctx)
-}
-
-// switchTo changes the active patient by keyboard or mouse. missing explains an empty id.
-func (m *Model) switchTo(id, missing string) tea.Cmd {
-	switch {
-	case id == "":
-		m.notice = notice{text: missing, level: noticeWarn}
-		return nil
-	case id == m.state.Patient.ID:
-		return nil
-	case m.turn != nil:
-		m.notice = notice{text: "finish or cancel (esc) the reply before switching", level: noticeWarn}
-		return nil
-	}
-	m.notice = notice{}
-	return switchCmd(m.ctx, m.engine, id)
-}
-
 // alarmPatient is the patient the alarm key goes to: the one whose alert is the most urgent, or,
 // when the trainee is already with them, the next one waiting.
 func (m *Model) alarmPatient() string {
@@ -706,19 +486,6 @@ func (m *Model) alarmPatient() string {
 		return m.state.Alerts[0].PatientID
 	}
 	return ""
-}
-
-// acknowledge acknowledges the alerts waiting on the active patient, as /ack does.
-func (m *Model) acknowledge() tea.Cmd {
-	switch {
-	case m.turn != nil:
-		m.notice = notice{text: "a reply is still coming — esc cancels it", level: noticeWarn}
-		return nil
-	case m.state.Patient.ID == "":
-		m.notice = notice{text: "no patient is active — alt+a goes to the alarm first", level: noticeWarn}
-		return nil
-	}
-	return m.sendLine(session.CmdAck)
 }
 
 func (m *Model) setFocus(f focusArea) {

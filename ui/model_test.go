@@ -340,15 +340,25 @@ func TestCtrlRRetriesTheLastTurn(t *testing.T) {
 	}
 }
 
-func TestSwitchWhileGeneratingIsRefused(t *testing.T) {
+// A switch asked for mid-reply waits for the reply, and the line typed after it goes to the
+// patient it names.
+func TestSwitchWhileGeneratingWaitsItsTurn(t *testing.T) {
 	f := newFakeWard()
 	m, readNext := gatedTurn(t, f, "hello")
 	press(t, m, "alt+2")
-	if decisions, _ := f.recorded(); len(decisions) != 0 || !strings.Contains(screen(m), "before switching") {
-		t.Fatalf("switched mid-reply: %q\n%s", decisions, screen(m))
+	typeText(m, "and you?")
+	press(t, m, "enter")
+	if decisions, _ := f.recorded(); len(decisions) != 0 || !strings.Contains(screen(m), "queued — alt+2: switch to patient_2") {
+		t.Fatalf("switched mid-reply, or the switch is not shown as queued: %q\n%s", decisions, screen(m))
 	}
-	press(t, m, "esc")
+	close(f.gate)
 	run(m, readNext)
+	if decisions, _ := f.recorded(); !slices.Equal(decisions, []string{"SWITCH_EXISTING patient_2"}) {
+		t.Fatalf("decisions %q", decisions)
+	}
+	if h := f.histories["patient_2"]; h[len(h)-2].Content != "and you?" {
+		t.Fatalf("the line after alt+2 did not reach patient_2: %+v", h)
+	}
 }
 
 func TestCtrlOInspector(t *testing.T) {

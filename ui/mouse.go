@@ -58,7 +58,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		m.setFocus(focusRoster)
 		if id := m.roster.At(x, y); id != "" {
 			m.roster.selectID(id)
-			return m.switchTo(id, "")
+			return m.switchTo(id, "", "click")
 		}
 	case where == areaInput:
 		m.setFocus(focusInput)

@@ -27,6 +27,8 @@ const (
 type notice struct {
 	text  string
 	level noticeLevel
+	// untilIdle: the notice speaks of what is running or queued, and goes when nothing is.
+	untilIdle bool
 }
 
 // statusPane is the bottom line: backend, last turn, speed or a notice on
@@ -58,10 +60,10 @@ const maxNoticeLines = 3
 
 // View draws the status bar. A notice that does not fit beside the key hints is never cut: it
 // wraps on lines of its own above the usual line.
-func (s *statusPane) View(vs live.ViewState, n notice, generating bool, hints []key.Binding) string {
+func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints []key.Binding) string {
 	t := s.theme
 	var lines []string
-	left := s.summary(vs, generating)
+	left := s.summary(vs, activity)
 	if n.text != "" {
 		note := " " + themes.Printable(n.text) + " "
 		if s.fitsBeside(n, hints) {
@@ -115,13 +117,16 @@ func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
 	return t.StatusBar
 }
 
-func (s *statusPane) summary(vs live.ViewState, generating bool) string {
+// summary is the left of the status bar: what runs and what is queued (activity), the backend,
+// the last turn's figures and the clock's speed.
+func (s *statusPane) summary(vs live.ViewState, activity string) string {
 	t := s.theme
-	var parts []string
-	if generating {
-		parts = append(parts, "generating…")
+	head := ""
+	if activity != "" {
+		// What runs and what waits comes first: a narrow terminal cuts the figures, never this.
+		head = t.StatusBar.Bold(true).Render(" " + activity + " ")
 	}
-	parts = append(parts, backendLabel(vs))
+	parts := []string{backendLabel(vs)}
 	if vs.Last.Latency > 0 && len(vs.Alerts) == 0 { // an alert takes the turn's figures' room
 		parts = append(parts, fmt.Sprintf("%s · %d→%d tok", vs.Last.Latency.Round(10*time.Millisecond),
 			vs.Last.PromptTokens, vs.Last.OutputTokens))
@@ -129,9 +134,9 @@ func (s *statusPane) summary(vs live.ViewState, generating bool) string {
 	parts = append(parts, speedLabel(vs))
 	rest := t.StatusBar.Render(" " + strings.Join(parts, " · ") + " ")
 	if len(vs.Alerts) == 0 {
-		return rest
+		return head + rest
 	}
-	return s.alertLabel(vs.Alerts, s.leftWidth()-lipgloss.Width(rest)) + rest
+	return head + s.alertLabel(vs.Alerts, s.leftWidth()-lipgloss.Width(head+rest)) + rest
 }
 
 // minAlertTextWidth is what the status bar quotes of an alert at least, however narrow the

@@ -51,6 +51,9 @@ type Decision struct {
 	// Candidates are the patients a reference could mean when it named more than one: the
 	// trainee is asked which.
 	Candidates []string
+	// Invalid is what the text meant as an ID when it is not a valid one ("patient_1a"), so the
+	// trainee can be told why no patient was found.
+	Invalid string
 }
 
 // Analyzer decides a turn's Action. It never fails: every error ends in a

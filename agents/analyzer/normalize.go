@@ -269,3 +269,24 @@ func startsWithSeparatorOrDigit(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return s != "" && (unicode.IsDigit(r) || strings.ContainsRune("#_-.", r))
 }
+
+// LookAlike returns the ID among ids that id could be mistaken for: one that differs from it only
+// in letter case or in zeros leading a number ("patient_01" and "patient_1", "MRN0012" and
+// "mrn12"). "" when none does, or when id is among them.
+func LookAlike(id string, ids []string) string {
+	key := lookKey(id)
+	for _, other := range ids {
+		if other != id && lookKey(other) == key {
+			return other
+		}
+	}
+	return ""
+}
+
+// leadingZeros finds the zeros that open a number and change nothing of its value.
+var leadingZeros = regexp.MustCompile(`(^|[^0-9])0+([0-9])`)
+
+// lookKey is id in lower case with each number's leading zeros dropped.
+func lookKey(id string) string {
+	return leadingZeros.ReplaceAllString(strings.ToLower(id), "$1$2")
+}

@@ -142,3 +142,31 @@ func FuzzNormalizeID(f *testing.F) {
 		}
 	})
 }
+
+func TestLookAlike(t *testing.T) {
+	roster := []string{"patient_1", "patient_20", "MRN0012345"}
+	for id, want := range map[string]string{
+		"patient_01": "patient_1", "patient_001": "patient_1", "Patient_1": "patient_1", "PATIENT_020": "patient_20",
+		"mrn12345": "MRN0012345", "MRN0012345": "", "patient_1": "", "patient_10": "", "patient_2": "", "patient_200": "",
+	} {
+		if got := LookAlike(id, roster); got != want {
+			t.Errorf("LookAlike(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+// Looking alike is symmetric and never holds between an ID and itself.
+func FuzzLookAlike(f *testing.F) {
+	for _, pair := range [][2]string{{"patient_01", "patient_1"}, {"MRN0012345", "mrn12345"}, {"a0b00", "A0B0"}, {"", "0"}} {
+		f.Add(pair[0], pair[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ab, ba := LookAlike(a, []string{b}) != "", LookAlike(b, []string{a}) != ""
+		if ab != ba {
+			t.Fatalf("LookAlike(%q, %q) = %v but the other way %v", a, b, ab, ba)
+		}
+		if LookAlike(a, []string{a}) != "" {
+			t.Fatalf("%q looks like itself", a)
+		}
+	})
+}

@@ -70,7 +70,7 @@ func decide(in AnalyzerInput) (Decision, bool) {
 		return decideByReference(in, ids, how)
 	}
 	if mentionsPatient(lower, shape) {
-		return decideWithoutID(in, lower)
+		return decideWithoutID(in, words.Texts(tokens), lower, shape)
 	}
 	switch {
 	case isShort(in.Text):
@@ -127,9 +127,17 @@ func (in AnalyzerInput) actionFor(id string) Action {
 // Asking for another patient is an activation with no ID, which the session
 // answers with the expected format. When the roster holds someone else,
 // "back to the first patient" may still name them, so the LLM gets a say.
-func decideWithoutID(in AnalyzerInput, words []string) (Decision, bool) {
+func decideWithoutID(in AnalyzerInput, texts, words []string, shape *idShape) (Decision, bool) {
 	activation := Decision{Action: ActionActivateNew, Reasoning: "asks for a patient without a valid ID"}
 	othersInRoster := slices.ContainsFunc(in.Roster, func(id string) bool { return id != in.ActivePatient })
+	asks := hasAnyPhrase(words, changePhrases) || hasAnyPhrase(words, reviewPhrases)
+	if attempt := idAttempt(texts, words, shape); asks && attempt != "" {
+		// "review patient_1a" asks for a patient ward cannot find: it goes to no one, least of all
+		// to the active patient as bedside talk, and the trainee is asked for a valid ID.
+		activation.Invalid = attempt
+		activation.Reasoning = "asks for " + attempt + ", which is not a valid ID (" + in.pattern().String() + ")"
+		return activation, true
+	}
 	switch {
 	case hasAnyPhrase(words, changePhrases):
 		return activation, !othersInRoster
@@ -138,6 +146,27 @@ func decideWithoutID(in AnalyzerInput, words []string) (Decision, bool) {
 	}
 	// "check on the patient" may mean the active one.
 	return in.keep("mentions a patient without an ID"), false
+}
+
+// idAttempt is what the text meant as a patient ID when no valid ID could be made of it (the
+// caller found none): an alias glued to a value ("patient_1a", "pt#x", "patient_4" under an MRN
+// pattern), or an alias word before a value with a digit in it ("patient 1a", "mrn 12"). "" when
+// the text attempts none: "review the patient" speaks of a patient, not of an ID.
+func idAttempt(texts, lower []string, shape *idShape) string {
+	for i, w := range lower {
+		w = cleanToken(w)
+		for _, a := range shape.aliases {
+			rest, ok := strings.CutPrefix(w, a.word)
+			switch {
+			case !ok:
+			case rest != "" && startsWithSeparatorOrDigit(rest):
+				return cleanToken(texts[i])
+			case rest == "" && i+1 < len(lower) && strings.ContainsAny(lower[i+1], "0123456789") && !isMeasurement(lower, i+1):
+				return cleanToken(texts[i]) + " " + cleanToken(texts[i+1])
+			}
+		}
+	}
+	return ""
 }
 
 // keep is the decision that changes nothing.

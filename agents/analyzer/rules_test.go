@@ -71,6 +71,14 @@ func TestRulesDecide(t *testing.T) {
 		{"next patient", "let's see the next patient", "patient_4", []string{"patient_4"}, nil, ActionActivateNew, "", true},
 		{"first patient", "go back to the first patient", "patient_15", roster, nil, ActionActivateNew, "", false},
 		{"invalid id", "review patient_4a", "", nil, nil, ActionActivateNew, "", true},
+		// An activation with an ID ward cannot use goes to no one, whoever is active (issue 22).
+		{"invalid id active", "review patient_1a", "patient_4", roster, nil, ActionActivateNew, "", true},
+		{"invalid id spaced", "go to patient 1a", "patient_4", roster, nil, ActionActivateNew, "", true},
+		{"invalid id glued alias", "switch to pt#x", "patient_4", roster, nil, ActionActivateNew, "", true},
+		{"mrn invalid active", "review patient_4", "MRN1234567", []string{"MRN1234567"}, mrnPattern, ActionActivateNew, "", true},
+		{"mrn invalid spaced", "see pt 4", "MRN1234567", []string{"MRN1234567"}, mrnPattern, ActionActivateNew, "", true},
+		{"invalid id not asked for", "how is patient_1a doing", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
+		{"measurement is no id", "review the patient 2 hours after the dose", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
 		{"noun only", "the patient says her chest hurts", "patient_4", roster, nil, ActionUnchanged, "patient_4", false},
 
 		// Short messages and everything else.
@@ -96,6 +104,22 @@ func TestRulesDecide(t *testing.T) {
 				t.Fatalf("source %q, reasoning %q", d.Source, d.Reasoning)
 			}
 		})
+	}
+}
+
+// The decision says what was meant as an ID, so the trainee hears why no patient was found.
+func TestInvalidIDIsNamed(t *testing.T) {
+	for text, want := range map[string]string{
+		"review patient_1a": "patient_1a", "go to Patient 1A please": "Patient 1A", "review patient_4.": "patient_4",
+		"review the patient": "",
+	} {
+		in := AnalyzerInput{Text: text, ActivePatient: "MRN1234567", Roster: []string{"MRN1234567"}, Pattern: mrnPattern}
+		if want == "patient_1a" || want == "Patient 1A" {
+			in = AnalyzerInput{Text: text, ActivePatient: "patient_4", Roster: []string{"patient_4"}}
+		}
+		if d, _ := (RulesAnalyzer{}).Decide(in); d.Invalid != want {
+			t.Errorf("Decide(%q).Invalid = %q, want %q (%s)", text, d.Invalid, want, d.Reasoning)
+		}
 	}
 }
 

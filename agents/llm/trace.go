@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/ward-sim/ward/memory"
@@ -270,98 +268,6 @@ func Version() (version, revision string) {
 	return version, revision
 }
 
-// TraceWriter appends a trace to a file or a stream as JSON lines. It is safe for concurrent use;
-// a nil *TraceWriter writes nothing, so tracing can stay off without checks at every call.
-type TraceWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	closer io.Closer
-	turn   int
-	seq    int
-}
-
-// OpenTrace opens path for appending, creating it if needed. The file holds whole prompts, so
-// only the user may read it.
-func OpenTrace(path string) (*TraceWriter, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	return &TraceWriter{w: f, closer: f}, nil
-}
-
-// NewTraceWriter writes a trace to w.
-func NewTraceWriter(w io.Writer) *TraceWriter { return &TraceWriter{w: w} }
-
-// WriteHeader opens a run; its inputs and calls are numbered from 1.
-func (w *TraceWriter) WriteHeader(h TraceHeader) error {
-	if w == nil {
-		return nil
-	}
-	h.Kind, h.Format = KindHeader, TraceFormat
-	if h.Version == "" {
-		h.Version, h.Revision = Version()
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.turn, w.seq = 0, 0
-	return w.line(h)
-}
-
-// WriteInput records one input. Every input but a clock tick starts a turn.
-func (w *TraceWriter) WriteInput(in TraceInput) error {
-	if w == nil {
-		return nil
-	}
-	in.Kind = KindInput
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if in.Op != InputTick {
-		w.turn++
-	}
-	return w.line(in)
-}
-
-// Write records one call, numbered within its run.
-func (w *TraceWriter) Write(rec TraceRecord) error {
-	if w == nil {
-		return nil
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.seq++
-	rec.Kind, rec.Turn, rec.Seq = KindCall, w.turn, w.seq
-	return w.line(rec)
-}
-
-// WriteRetrieval records what the protocol cards gave the current turn.
-func (w *TraceWriter) WriteRetrieval(r TraceRetrieval) error {
-	if w == nil {
-		return nil
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	r.Kind, r.Turn = KindRetrieval, w.turn
-	return w.line(r)
-}
-
-// line appends one line in a single write, so that lines never interleave. The caller holds mu.
-func (w *TraceWriter) line(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.w.Write(append(b, '\n'))
-	return err
-}
-
-func (w *TraceWriter) Close() error {
-	if w == nil || w.closer == nil {
-		return nil
-	}
-	return w.closer.Close()
-}
-
 // TraceRun is one run of a trace: its header, then its inputs, its calls and its retrievals,
 // each in order.
 type TraceRun struct {
@@ -381,6 +287,9 @@ func ReadTrace(r io.Reader) ([]TraceRun, error) {
 		if errors.Is(err, io.EOF) {
 			return runs, nil
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return runs, &CutError{Line: line}
+		}
 		if err == nil {
 			runs, err = addLine(runs, raw)
 		}
@@ -388,6 +297,14 @@ func ReadTrace(r io.Reader) ([]TraceRun, error) {
 			return runs, fmt.Errorf("trace line %d: %w", line, err)
 		}
 	}
+}
+
+// CutError is a trace whose last line is torn: its writing stopped part way (a full disk, a
+// killed ward). ReadTrace returns the runs read before it, every record in them whole.
+type CutError struct{ Line int }
+
+func (e *CutError) Error() string {
+	return fmt.Sprintf("trace line %d is cut short: the trace stops there", e.Line)
 }
 
 func addLine(runs []TraceRun, raw json.RawMessage) ([]TraceRun, error) {

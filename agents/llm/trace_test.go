@@ -249,7 +249,7 @@ func TestReadTraceRefusesWhatItCannotPlace(t *testing.T) {
 	tests := []struct{ name, trace, want string }{
 		{"calls only", `{"agent":"Patient","messages":[]}` + "\n", "line 1: the trace does not open with a header"},
 		{"unknown kind", `{"kind":"header","format":1}` + "\n" + `{"kind":"bogus"}` + "\n", `line 2: unknown kind "bogus"`},
-		{"cut line", `{"kind":"header","format":1}` + "\n" + `{"kind":"call","agent":"Pat`, "line 2:"},
+		{"cut line", `{"kind":"header","format":1}` + "\n" + `{"kind":"call","agent":"Pat`, "trace line 2 is cut short"},
 	}
 	for _, tt := range tests {
 		if _, err := ReadTrace(strings.NewReader(tt.trace)); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -54,7 +54,7 @@ func TestOneNEWS2WordingEverywhere(t *testing.T) {
 	}
 	readings := engine(t, r, "patient_1").Readings()
 	words := readings[len(readings)-1].Score().String()
-	if !regexp.MustCompile(`^NEWS2 \d+ (low|low-medium|medium|high)$`).MatchString(words) {
+	if !regexp.MustCompile(`^NEWS2 \d+ (low|low-medium|medium|high) \(Scale [12]\)$`).MatchString(words) {
 		t.Fatalf("the reading's NEWS2 reads %q", words)
 	}
 	chat := strings.Join(said, "\n")

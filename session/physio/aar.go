@@ -58,13 +58,16 @@ type TimelineEntry struct {
 
 // CriticalOutcome says whether a critical action was done in time.
 type CriticalOutcome struct {
-	ID          string   `json:"id"`
-	Description string   `json:"description"`
-	Rule        string   `json:"rule"`
-	Met         bool     `json:"met"`
-	Done        bool     `json:"done"`
-	At          *float64 `json:"at,omitempty"` // elapsed seconds when first done
-	Points      int      `json:"points"`       // its weight in the score
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	Rule        string `json:"rule"`
+	Met         bool   `json:"met"`
+	Done        bool   `json:"done"`
+	// Moot: an item to be done before another that never happened does not apply; it scores
+	// its points and is neither praised nor faulted.
+	Moot   bool     `json:"moot,omitempty"`
+	At     *float64 `json:"at,omitempty"` // elapsed seconds when first done
+	Points int      `json:"points"`       // its weight in the score
 
 	match sc.Match
 }
@@ -191,7 +194,8 @@ func (e *Engine) criticalOutcomes() []CriticalOutcome {
 		}
 		if ca.Before != "" {
 			o.Rule = "before " + ca.Before
-			o.Met = o.Done && (first[ca.Before] < 0 || i < first[ca.Before])
+			o.Moot = first[ca.Before] < 0
+			o.Met = o.Moot || o.Done && i < first[ca.Before]
 		} else {
 			o.Rule = "within " + SimTime(float64(ca.Within))
 			o.Met = o.Done && *o.At <= float64(ca.Within)

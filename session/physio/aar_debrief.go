@@ -84,12 +84,54 @@ func (e *Engine) at(t float64) *float64 {
 	return &at
 }
 
+// criticalErrorPoints are the critical errors, each once however often it was made, with its
+// count and times.
 func criticalErrorPoints(e *Engine, r Report) []Point {
 	var out []Point
-	for _, er := range r.CriticalErrors {
-		out = append(out, Point{Kind: PointCriticalError, At: e.at(er.T), Text: er.Description, names: e.errorNames(er)})
+	for _, g := range e.errorGroups(r.CriticalErrors) {
+		text := g.Description
+		if len(g.at) > 1 {
+			text += fmt.Sprintf(" (×%d, at %s)", len(g.at), g.times())
+		}
+		out = append(out, Point{Kind: PointCriticalError, At: e.at(g.first.T), Text: text, names: e.errorNames(g.first)})
 	}
 	return out
+}
+
+// errorGroup is one critical error and every time it was made.
+type errorGroup struct {
+	first ErrorRecord
+	at    []float64 // seconds since arrival
+	ErrorRecord
+}
+
+func (e *Engine) errorGroups(errs []ErrorRecord) []errorGroup {
+	var out []errorGroup
+	for _, er := range errs {
+		i := slices.IndexFunc(out, func(g errorGroup) bool { return g.first.ID == er.ID && g.first.Description == er.Description })
+		if i < 0 {
+			out = append(out, errorGroup{first: er, ErrorRecord: er})
+			i = len(out) - 1
+		}
+		out[i].at = append(out[i].at, e.since(er.T))
+	}
+	return out
+}
+
+// count is " (×2)" for an error made twice, and nothing for one made once.
+func (g errorGroup) count() string {
+	if len(g.at) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (×%d)", len(g.at))
+}
+
+func (g errorGroup) times() string {
+	ts := make([]string, len(g.at))
+	for i, t := range g.at {
+		ts[i] = SimTime(t)
+	}
+	return strings.Join(ts, ", ")
 }
 
 // errorNames are the words that name a critical error: its scenario match's, or the drug a
@@ -114,6 +156,11 @@ func criticalActionPoints(e *Engine, r Report) []Point {
 	for _, o := range r.CriticalActions {
 		p := Point{Kind: PointMissed, Text: fmt.Sprintf("%s — not done (%s)", o.Description, o.Rule), names: matchNames(o.match)}
 		switch {
+		case o.Moot:
+			continue
+		case !o.Done:
+			// what was missed is the first thing to change next time
+			out = append(out, Point{Kind: PointDelta, Text: fmt.Sprintf("Next time: %s (%s)", o.Description, o.Rule)})
 		case o.Met:
 			p.Kind, p.At = PointPlus, o.At
 			p.Text = fmt.Sprintf("%s — done at %s (%s)", o.Description, timeOf(o.At), o.Rule)
@@ -169,7 +216,7 @@ func allergyPoints(e *Engine, _ Report) []Point {
 			out = append(out, Point{Kind: PointDelta, At: e.at(a.T), Text: sc.DrugLabel(a.Drug) + " given before asking about allergies"})
 		}
 	}
-	if e.allergiesFirst() {
+	if met, applies := e.allergiesFirst(); met && applies {
 		out = append(out, Point{Kind: PointPlus, Text: "Asked about allergies before giving any medication that could wait"})
 	}
 	return out

@@ -37,6 +37,8 @@ func (r Report) Markdown() string {
 	for _, o := range r.CriticalActions {
 		status := "**Missed**"
 		switch {
+		case o.Moot:
+			status = "**Does not apply**"
 		case o.Met:
 			status = "**Met** at " + SimTime(*o.At)
 		case o.Done:

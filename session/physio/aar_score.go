@@ -17,6 +17,8 @@ func (e *Engine) score(r Report) Score {
 	for _, o := range r.CriticalActions {
 		l := ScoreLine{Item: o.Description, Max: o.Points, Why: "not done"}
 		switch {
+		case o.Moot:
+			l.Points, l.Why = o.Points, "does not apply: "+strings.TrimPrefix(o.Rule, "before ")+" was not done"
 		case o.Met:
 			l.Points, l.Why = o.Points, "met at "+timeOf(o.At)
 		case o.Done:
@@ -26,7 +28,10 @@ func (e *Engine) score(r Report) Score {
 	}
 	lines = append(lines, e.trajectoryLine(r, w.Trajectory))
 	first := ScoreLine{Item: "allergies asked before any medication that could wait", Max: w.AllergiesFirst, Why: "no"}
-	if e.allergiesFirst() {
+	switch met, applies := e.allergiesFirst(); {
+	case !applies:
+		first.Points, first.Why = w.AllergiesFirst, "does not apply: no medication that could wait was given"
+	case met:
 		first.Points, first.Why = w.AllergiesFirst, "yes"
 	}
 	again := ScoreLine{Item: "reassessed after treatment", Max: w.Reassessment, Why: "no"}
@@ -34,8 +39,9 @@ func (e *Engine) score(r Report) Score {
 		again.Points, again.Why = w.Reassessment, "yes"
 	}
 	lines = append(lines, first, again)
-	for _, er := range r.CriticalErrors {
-		lines = append(lines, ScoreLine{Item: "critical error: " + er.Description, Points: -e.penalty(er), Why: "at " + SimTime(e.since(er.T))})
+	for _, g := range e.errorGroups(r.CriticalErrors) {
+		lines = append(lines, ScoreLine{Item: "critical error: " + g.Description + g.count(), Points: -e.penalty(g.first) * len(g.at),
+			Why: "at " + g.times()})
 	}
 	for _, sw := range r.SafetyWarnings {
 		lines = append(lines, ScoreLine{Item: "safety warning on " + sw.Drug, Points: -w.Warning, Why: "at " + SimTime(e.since(sw.T))})
@@ -79,18 +85,16 @@ func (e *Engine) penalty(er ErrorRecord) int {
 }
 
 // allergiesFirst: every medication that could wait (all but the case's rescue treatments) came
-// after asking about allergies, and allergies were asked or such a medication given.
-func (e *Engine) allergiesFirst() bool {
-	gaveAny := false
+// after asking about allergies. It applies only when such a medication was given.
+func (e *Engine) allergiesFirst() (met, applies bool) {
+	met = true
 	for _, a := range e.s.Actions {
 		if a.Kind == sc.KindMedication && !e.isRescue(a) {
-			gaveAny = true
-			if !a.AllergiesAsked {
-				return false
-			}
+			applies = true
+			met = met && a.AllergiesAsked
 		}
 	}
-	return gaveAny || e.AllergiesAsked()
+	return met, applies
 }
 
 // reassessed: the trainee measured vitals after the first treatment; a nurse's routine

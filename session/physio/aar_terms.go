@@ -18,7 +18,7 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindAttachMonitor: {"monitor"},
 	sc.KindGlucoseCheck:  {"glucose", "sugar", "bm", "cbg"},
 	sc.KindECG:           {"ecg", "12-lead", "12 lead", "ekg"},
-	sc.KindExamine:       {"exam"},
+	sc.KindExamine:       {"exam", "neurovascular", "circulation", "auscultat", "listen"},
 	sc.KindPupils:        {"pupil"},
 	sc.KindTest:          {"test", "investigation", "blood"},
 	sc.KindOxygen:        {"oxygen", "o2"},
@@ -30,6 +30,8 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindVentilate:     {"ventilat", "bag-valve", "bag valve", "bvm", "breaths"},
 	sc.KindPosition:      {"position", "sit", "recovery"},
 	sc.KindSplint:        {"splint"},
+	sc.KindTargetSats:    {"target"},
+	sc.KindRefer:         {"refer", "call", "pci", "cath lab", "reperfusion", "escalat"},
 	sc.KindVagal:         {"vagal", "valsalva"},
 	sc.KindCardioversion: {"cardiover", "synchronised", "synchronized", "dc shock"},
 	sc.KindPacing:        {"pacing", "paced", "pace"},
@@ -48,7 +50,6 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindStopResus:   {"stop", "death"},
 	sc.KindBPTarget:    {"blood pressure", "bp", "map", "systolic"},
 	sc.KindTempControl: {"temperature", "fever"},
-	sc.KindRefer:       {"refer", "icu", "intensive care", "cath lab"},
 }
 
 // topicWords are how a debrief may name what was asked.

@@ -52,16 +52,18 @@ func TestCriticalActionsWithinAndBefore(t *testing.T) {
 	if got := scoreLine(r, "Strong analgesia"); got.Points != 20 || got.Max != 20 || got.Why != "met at 01:00" {
 		t.Errorf("analgesia scored %+v, want its weight 20/20, met at 01:00", got)
 	}
-	if got := scoreLine(r, "Splint"); got.Points != 0 || got.Max != 15 || !strings.Contains(got.Why, "the target was within 20:00") {
-		t.Errorf("a late splint scored %+v, want 0/15 with the target", got)
+	if got := scoreLine(r, "Splint"); got.Points != 0 || got.Max != 10 || !strings.Contains(got.Why, "the target was within 20:00") {
+		t.Errorf("a late splint scored %+v, want 0/10 with the target", got)
 	}
 }
 
 func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 	good, _ := play(t, "acs-sildenafil", 15*60,
 		step{20, "attach the monitor and get a 12 lead ECG"},
+		step{30, "IV access"},
 		step{60, "What medications do you take? Any allergies?"},
 		step{90, "aspirin 300 mg PO"},
+		step{100, "call the cath lab for primary PCI"},
 		step{120, "morphine 5 mg IV"},
 	)
 	bad, _ := play(t, "acs-sildenafil", 15*60, step{60, "GTN 400 mcg SL"})
@@ -79,7 +81,8 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 	for _, want := range []string{"# After Action Review — Inferior STEMI", "**Presentation:** central chest pain",
 		"## Critical errors\n\n- 01:00 — gave glyceryl trinitrate without knowing the patient's medicines: sildenafil taken",
 		"## Missed critical actions\n\n- Cardiac monitoring — not done (within 05:00)\n- A 12-lead ECG within 10 minutes — not done (within 10:00)",
-		"## Score: 0 / 100", "| Aspirin 300 mg chewed | 0 / 15 | not done |",
+		"## Score: 0 / 100", "| Aspirin 300 mg chewed | 0 / 10 | not done |",
+		"Next time: A reperfusion decision — call the cath lab for primary PCI (within 15:00)",
 		"## Timeline", "| 01:00 | medication glyceryl trinitrate 400 micrograms SL |", "### Plus", "### Delta",
 		"01:00 — glyceryl trinitrate given before asking about allergies", "## Learning objectives"} {
 		if !strings.Contains(md, want) {
@@ -128,7 +131,7 @@ func TestDebriefLeadsWithCriticalErrorsAndMissedActions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e, _ := play(t, "anaphylaxis", 8*60,
+			e, _ := playFrom(t, cannulated(t, "anaphylaxis", 42), 8*60,
 				step{0, "what happened? any allergies?"},
 				step{1, "give amoxicillin 500 mg PO" + c.override},
 				step{2, "give adrenaline 50 mg IV" + c.override},
@@ -192,13 +195,13 @@ func TestRescueIsCreditedNotFaulted(t *testing.T) {
 	}{
 		{"opioid-overdose", []step{{30, "jaw thrust and ventilate with the bag valve mask"}, {60, "naloxone 400 mcg IM"}},
 			"Naloxone for opioid toxicity — given to a patient who could not give a history (GCS 7)"},
-		{"fracture-morphine-allergy", []step{{30, "any allergies?"}, {40, "fentanyl 100 mcg IN"}, {600, "fentanyl 100 mcg IN"},
-			{1000, "naloxone 400 mcg IV"}}, "Naloxone for opioid toxicity — given to a patient who could not give a history"},
+		{"fracture-morphine-allergy", []step{{30, "any allergies?"}, {40, "fentanyl 100 mcg IN"}, {300, "fentanyl 100 mcg IN"},
+			{1300, "naloxone 400 mcg IM"}}, "Naloxone for opioid toxicity — given to a patient who could not give a history"},
 		{"anaphylaxis", []step{{20, "adrenaline 0.5 mg IM"}}, "IM adrenaline for anaphylaxis — the right emergency treatment"},
 	}
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
-			e, _ := play(t, c.scenario, 20*60, c.steps...)
+			e, _ := play(t, c.scenario, 30*60, c.steps...)
 			r := e.Report()
 			plus, delta := strings.Join(r.lines(PointPlus), "\n"), strings.Join(r.lines(PointDelta), "\n")
 			if !strings.Contains(plus, c.credit) {
@@ -209,7 +212,7 @@ func TestRescueIsCreditedNotFaulted(t *testing.T) {
 			}
 		})
 	}
-	e, _ := play(t, "fracture-morphine-allergy", 20*60, step{30, "any allergies?"}, step{40, "fentanyl 100 mcg IN"}, step{600, "fentanyl 100 mcg IN"})
+	e, _ := play(t, "fracture-morphine-allergy", 21*60, step{30, "any allergies?"}, step{40, "fentanyl 100 mcg IN"}, step{300, "fentanyl 100 mcg IN"})
 	if e.State() != "opioid-toxicity" {
 		t.Errorf("two fentanyl doses left her %s, want opioid-toxicity", e.State())
 	}

@@ -22,6 +22,11 @@ type Action struct {
 	Topic    string  `json:"topic,omitempty"`
 	Test     string  `json:"test,omitempty"` // the investigation ordered (sc.Tests)
 	Position string  `json:"position,omitempty"`
+	Region   string  `json:"region,omitempty"` // what an examination examined (sc.Regions)
+	Gas      string  `json:"gas,omitempty"`    // what drives a nebuliser: oxygen or air, when stated
+	Team     string  `json:"team,omitempty"`   // the team a referral calls (sc.Teams)
+	// Target is a prescribed SpO2 range, lowest and highest percent.
+	Target [2]float64 `json:"target,omitzero"`
 	// A cardiac arrest's actions: a shock's energy, the rhythm the trainee named, the rate and
 	// quality of compressions as stated, a reversible cause considered or treated.
 	EnergyJ float64 `json:"energy_j,omitempty"`
@@ -36,8 +41,8 @@ type Action struct {
 func (a Action) IsTreatment() bool {
 	switch a.Kind {
 	case sc.KindOxygen, sc.KindStopOxygen, sc.KindMedication, sc.KindIVAccess, sc.KindFluids,
-		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindVagal, sc.KindCardioversion, sc.KindPacing,
-		sc.KindCPR, sc.KindShock, sc.KindTreatCause:
+		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindRefer, sc.KindVagal, sc.KindCardioversion,
+		sc.KindPacing, sc.KindCPR, sc.KindShock, sc.KindTreatCause:
 		return true
 	}
 	return false

@@ -239,7 +239,7 @@ func (e *Engine) escalate(out []Event) []Event {
 	if level == LevelEmergency {
 		ask = "Emergency — please come now."
 	}
-	text := fmt.Sprintf("NEWS2 %d — %s. %s", r.NEWS2, obsText(r), ask)
+	text := fmt.Sprintf("NEWS2 %d (Scale %d) — %s. %s", r.NEWS2, max(1, r.Scale), obsText(r), ask)
 	return e.raise(AlertRecord{Kind: AlertEscalation, Level: level, NEWS2: r.NEWS2, Text: text}, out)
 }
 

@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"cmp"
 	"math"
 
 	sc "github.com/ward-sim/ward/session/scenario"
@@ -39,7 +40,24 @@ func (e *Engine) Apply(a Action) []Event {
 			return out
 		}
 	}
+	if a.Kind == sc.KindFluids && e.s.AccessAt < 0 {
+		e.reviewed()
+		return e.recordOrder(e.fluidsRefused(a), nil, out)
+	}
+	if a.Kind == sc.KindIVAccess {
+		e.siteAccess(&a)
+	}
+	if a.Kind == sc.KindTargetSats {
+		if why := e.prescribeTarget(a); why != "" {
+			e.reviewed()
+			return e.recordOrder(OrderRecord{T: float64(t), Drug: "target saturation", Verdict: sc.DoseAsk,
+				Rule: RuleRouteRefused, Refused: true, Say: why}, nil, out)
+		}
+	}
 	rec := ActionRecord{T: float64(t), Action: a, GCS: e.TrueVitals().GCS}
+	if a.Kind == sc.KindIVAccess {
+		rec.AccessIn = float64(e.s.AccessAt)
+	}
 	switch a.Kind {
 	case sc.KindMedication:
 		rec.AllergiesAsked = e.AllergiesAsked()
@@ -48,6 +66,8 @@ func (e *Engine) Apply(a Action) []Event {
 			e.s.AllergiesAskedAt = t
 		}
 		e.hear(a.Topic)
+	case sc.KindExamine, sc.KindPupils:
+		rec.Found = e.Felt().Finding(cmp.Or(a.Region, "pupils"))
 	case sc.KindGlucoseCheck:
 		raw := e.raw()
 		rec.Glucose = math.Round(raw[sc.Glucose]*10) / 10
@@ -72,14 +92,17 @@ func (e *Engine) Apply(a Action) []Event {
 		e.cancel(sourceOxygen)
 		e.s.OnOxygen = false
 	}
-	e.intervene(a, order.Fraction)
+	onset, peak, duration := e.course(a)
+	e.intervene(a, order.Fraction, onset, peak, duration)
 	errors := len(e.s.Errors)
 	out = e.scenarioErrors(a, out)
 	if a.Kind == sc.KindMedication {
 		out = e.administer(a, order, len(e.s.Errors) > errors, out)
 	}
 	out = e.arrestAction(a, out)
-	e.markSeen(a)
+	if !e.later(a, t+onset) {
+		e.consequences(a)
+	}
 	e.reviewed() // the trainee is with the patient: what sounds now, they hear
 	return e.checkTransitions(out)
 }
@@ -121,23 +144,23 @@ func (e *Engine) administer(a Action, o OrderRecord, scenarioErred bool, out []E
 		}
 		e.overdose(o)
 	}
-	if a.Drug == "epinephrine" {
-		e.cancel(sourceAllergy)
-	}
-	e.reverse(a.Drug)
 	return out
 }
 
 // intervene applies the effects of the first intervention matching a, scaled by fraction: a
 // dose below the usual one does part of its work.
-func (e *Engine) intervene(a Action, fraction float64) {
+func (e *Engine) intervene(a Action, fraction float64, onset, peak, duration int64) {
 	source := sourceTreatment
 	if a.Kind == sc.KindOxygen || a.Kind == sc.KindVentilate {
 		source = sourceOxygen
 	}
 	for _, iv := range e.sc.Interventions {
 		if matches(iv.Match, a) {
-			e.addEffects(scaled(iv.Effects, fraction), source)
+			effects := scaled(iv.Effects, fraction)
+			if a.Kind == sc.KindMedication || a.Kind == sc.KindFluids {
+				effects = onCourse(effects, onset, peak, duration)
+			}
+			e.addEffects(effects, source)
 			return
 		}
 	}
@@ -148,6 +171,9 @@ func (e *Engine) addEffects(effects []sc.Effect, source string) {
 	for _, ef := range effects {
 		v, _ := sc.ParseVital(ef.Vital)
 		ae := ActiveEffect{Vital: v, Delta: ef.Delta, From: t + int64(ef.Onset), Until: -1, Source: source}
+		if ef.Ramp > 0 {
+			ae.Full = ae.From + int64(ef.Ramp)
+		}
 		if ef.Duration > 0 {
 			ae.Until = ae.From + int64(ef.Duration)
 		}

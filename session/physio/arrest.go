@@ -159,8 +159,8 @@ func (e *Engine) beginArrest() {
 		Onset: e.s.T, Rhythm: e.cur.RhythmKind(), Called: -1, FirstCPR: -1, PauseFrom: e.s.T, Pads: -1,
 		Access: -1, CauseTreated: -1, ROSC: -1, Stopped: -1, Decided: -1,
 	}
-	if slices.ContainsFunc(e.s.Actions, func(r ActionRecord) bool { return r.Kind == sc.KindIVAccess }) {
-		e.s.Arrest.Access = e.s.T
+	if e.s.AccessAt >= 0 { // a cannula sited before the arrest, or on its way
+		e.s.Arrest.Access = e.s.AccessAt
 	}
 	e.note(StepCollapse, "", false)
 }

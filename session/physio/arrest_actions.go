@@ -59,8 +59,9 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 	case sc.KindStopResus:
 		a.Stopped, a.CPR = e.s.T, false
 		e.note(StepStop, "", true)
-	case sc.KindIVAccess:
+	case sc.KindIVAccess: // in when the cannula or needle is, which takes a moment to site
 		e.first(&a.Access, StepAccess)
+		a.Access = max(a.Access, e.s.AccessAt)
 	case sc.KindAirway, sc.KindVentilate:
 		if rank := airwayRank(act.Device); rank > airwayRank(a.Airway) {
 			a.Airway = act.Device

@@ -19,7 +19,6 @@ const (
 	catStopResus
 	catBPTarget
 	catTempControl
-	catRefer
 )
 
 // addArrestWords adds the arrest's phrases; lexicon.go's init calls it last, so "pads" and the
@@ -68,8 +67,7 @@ func addArrestWords() {
 		"decompression", "needle thoracocentesis", "needle thoracentesis", "finger thoracostomy", "thoracostomy",
 		"decompress the chest", "chest decompression")
 	add(catTreatCause, "tamponade", "pericardiocentesis")
-	add(catTreatCause, "thrombosis", "thrombolysis", "thrombolyse", "thrombolyze", "lyse", "thrombolytic",
-		"primary pci", "pci")
+	add(catTreatCause, "thrombosis", "thrombolysis", "thrombolyse", "thrombolyze", "lyse", "thrombolytic")
 	add(catTreatCause, "hypothermia", "rewarm", "rewarming", "active rewarming", "warm him up", "warm her up")
 	add(catTreatCause, "hyperkalaemia", "give potassium", "replace potassium", "potassium replacement", "treat the hyperkalaemia", "treat the potassium",
 		"treat hyperkalaemia", "treat hypokalaemia")
@@ -83,8 +81,6 @@ func addArrestWords() {
 	add(catTempControl, "", "temperature control", "targeted temperature", "targeted temperature management",
 		"ttm", "prevent fever", "avoid fever", "avoid hyperthermia", "normothermia", "keep him normothermic",
 		"keep her normothermic", "temperature management")
-	add(catRefer, "", "refer", "referral", "refer to icu", "icu", "intensive care", "critical care", "itu",
-		"cath lab", "call cardiology", "cardiology", "coronary care")
 	add(catAirway, "sga", "i gel", "igel", "supraglottic", "supraglottic airway", "lma", "laryngeal mask",
 		"laryngeal mask airway", "sga")
 	add(catAirway, "ett", "intubate", "intubation", "intubating", "tracheal tube", "endotracheal tube",
@@ -156,8 +152,6 @@ func (c clause) arrestAction(i int, lx lexeme) (Action, bool) {
 		return Action{Kind: sc.KindBPTarget}, true
 	case catTempControl:
 		return Action{Kind: sc.KindTempControl}, true
-	case catRefer:
-		return Action{Kind: sc.KindRefer}, true
 	}
 	return Action{}, false
 }

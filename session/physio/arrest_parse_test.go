@@ -34,7 +34,7 @@ func TestParseArrestActions(t *testing.T) {
 		{"is there a pulse?", "pulse_check"},
 		{"has he got a pulse? is it VF?", "pulse_check"},
 		{"don't stop compressions", "cpr"},
-		{"crackles on the chest", ""},
+		{"crackles on the chest", "examine"},
 		{"we'll stop resuscitation, time of death 14:02", "stop_resuscitation"},
 		{"aim for a MAP above 65, temperature control and refer to ICU", "bp_target temperature_control refer"},
 	}

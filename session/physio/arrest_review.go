@@ -269,7 +269,7 @@ var postROSCCare = []struct {
 	kinds []sc.ActionKind
 }{
 	{"ABCDE reassessment", []sc.ActionKind{sc.KindExamine, sc.KindCheckVitals}},
-	{"oxygen titrated to SpO2 94–98 %", []sc.ActionKind{sc.KindOxygen, sc.KindVentilate}},
+	{"oxygen titrated to SpO2 94–98 %", []sc.ActionKind{sc.KindTargetSats, sc.KindOxygen, sc.KindVentilate}},
 	{"12-lead ECG", []sc.ActionKind{sc.KindECG}},
 	{"blood pressure target (systolic above 100 mmHg)", []sc.ActionKind{sc.KindBPTarget}},
 	{"temperature control (no fever)", []sc.ActionKind{sc.KindTempControl}},

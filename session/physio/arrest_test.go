@@ -87,7 +87,7 @@ func TestShockOnANonShockableRhythmIsACriticalError(t *testing.T) {
 // Adrenaline 1 mg IV outside an arrest is stopped by the Pharmacist; given anyway, it is a
 // critical error.
 func TestAdrenalineBolusOutsideArrest(t *testing.T) {
-	e, events := play(t, "acs-sildenafil", 30, step{10, "adrenaline 1 mg IV"})
+	e, events := play(t, "acs-sildenafil", 130, step{10, "IV access"}, step{120, "adrenaline 1 mg IV"})
 	if orders := eventsOf(events, EventOrder); len(orders) != 1 || orders[0].Order.Given {
 		t.Fatalf("orders %+v, want one stopped", orders)
 	}
@@ -218,7 +218,7 @@ func TestArrestsReachedFromScenarios(t *testing.T) {
 	}{
 		{"acs-sildenafil", "vf-arrest", 35, sc.CoarseVF},
 		{"asthma-exacerbation", "hypoxic-arrest", 26, sc.PEA},
-		{"opioid-overdose", "hypoxic-arrest", 13, sc.PEA},
+		{"opioid-overdose", "hypoxic-arrest", 17, sc.PEA},
 		{"anaphylaxis", "pea-arrest", 25, sc.PEA},
 	} {
 		e, _ := play(t, c.scenario, c.minutes*60)
@@ -238,12 +238,12 @@ func TestHypoxicArrestNeedsVentilation(t *testing.T) {
 		}
 		return out
 	}
-	start := []step{{13 * 60, "crash call, start CPR"}, {13*60 + 30, "IO access, adrenaline 1 mg IO"}}
-	e, _ := play(t, "opioid-overdose", 40*60, append(start, checks(15*60, "")...)...)
+	start := []step{{17 * 60, "crash call, start CPR"}, {17*60 + 30, "IO access, adrenaline 1 mg IO"}}
+	e, _ := play(t, "opioid-overdose", 45*60, append(start, checks(19*60, "")...)...)
 	if e.Arrest().ROSC >= 0 {
 		t.Errorf("ROSC without ventilation: %+v", e.Arrest().Steps)
 	}
-	e, _ = play(t, "opioid-overdose", 40*60, append(append(start, step{14 * 60, "ventilate with the bag valve mask"}), checks(15*60, "")...)...)
+	e, _ = play(t, "opioid-overdose", 45*60, append(append(start, step{18 * 60, "ventilate with the bag valve mask"}), checks(19*60, "")...)...)
 	if e.Arrest().ROSC < 0 || e.State() != "rosc" {
 		t.Errorf("no ROSC after ventilation in six checks: %s, %+v", e.State(), e.Arrest().Steps)
 	}
@@ -309,6 +309,8 @@ chief_complaint: collapse
 presentation: collapsed in the corridor
 news2: {scale: 1}
 initial_state: vf
+findings: {airway: open, breathing: none, percussion: resonant, auscultation: silent, heart: silent, pulses: none,
+  cap_refill: none, skin: grey, abdomen: soft, pupils: dilated, gcs: E1 V1 M1, limbs: limp, focused: none}
 states:
   vf:
     rhythm: coarse VF

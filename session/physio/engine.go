@@ -33,11 +33,15 @@ func NewEngine(patientID string, s *sc.Scenario, seed uint64, now float64) *Engi
 	e.s = Snapshot{
 		PatientID: patientID, Scenario: s.ID, RNG: seed, Admitted: t, T: t,
 		State: s.InitialState, StateSince: t, AllergiesAskedAt: -1, NextReading: -1, Attended: -1,
-		Seen: make([]bool, s.NumConditions()), HeldSince: make([]int64, s.NumConditions()),
+		Seen: make([]bool, s.NumConditions()), HeldSince: make([]int64, s.NumConditions()), AccessAt: -1,
+	}
+	if s.Access != "" {
+		e.s.AccessAt = t
 	}
 	for v := range e.s.Trend {
 		e.s.Trend[v] = e.cur.Target(sc.Vital(v))
 	}
+	e.s.Entered = e.s.Trend
 	for i := range e.s.HeldSince {
 		e.s.HeldSince[i] = -1
 	}
@@ -92,13 +96,15 @@ func (e *Engine) step(out []Event) []Event {
 	e.s.T++
 	t := e.s.T
 	e.expireEffects(t)
+	e.arrive()
 	var target [sc.NumVitals]float64
+	since := float64(t - e.s.StateSince)
 	for v := range target {
-		target[v] = e.cur.Target(sc.Vital(v))
+		target[v] = e.cur.CourseTarget(sc.Vital(v), since)
 	}
 	for i := range e.s.Effects {
 		if ef := &e.s.Effects[i]; ef.From <= t {
-			target[ef.Vital] = shifted(target[ef.Vital], ef)
+			target[ef.Vital] = shifted(target[ef.Vital], ef, t)
 		}
 	}
 	for v := range target {
@@ -113,8 +119,12 @@ func (e *Engine) step(out []Event) []Event {
 
 // shifted moves a target by an effect without crossing the effect's cap; an
 // effect never pulls a target back that is already beyond its cap.
-func shifted(x float64, ef *ActiveEffect) float64 {
-	y := x + ef.Delta
+func shifted(x float64, ef *ActiveEffect, t int64) float64 {
+	delta := ef.Delta
+	if t < ef.Full {
+		delta *= float64(t-ef.From) / float64(ef.Full-ef.From)
+	}
+	y := x + delta
 	switch {
 	case !ef.HasCap:
 		return y
@@ -160,7 +170,7 @@ func (e *Engine) TrueVitals() Vitals {
 
 // TrueNEWS2 scores the true vitals.
 func (e *Engine) TrueNEWS2() NEWS2Score {
-	return NEWS2(e.TrueVitals(), e.sc.NEWS2.Scale, e.s.OnOxygen)
+	return NEWS2(e.TrueVitals(), e.Scale(), e.s.OnOxygen)
 }
 
 // Measured is what the trainee can see: live values while a monitor is
@@ -188,8 +198,8 @@ func (e *Engine) reading(source string) Reading {
 		v.EtCO2 = 0
 	}
 	e.noOutput(&v)
-	n := NEWS2(v, e.sc.NEWS2.Scale, e.s.OnOxygen)
-	return Reading{T: float64(e.s.T), Vitals: v, NEWS2: n.Total, Parts: n.Parts, Band: n.Band, Source: source}
+	n := NEWS2(v, e.Scale(), e.s.OnOxygen)
+	return Reading{T: float64(e.s.T), Vitals: v, NEWS2: n.Total, Parts: n.Parts, Band: n.Band, Scale: n.Scale, Source: source}
 }
 
 // measure takes a reading; whoever took it, the nurse's next observation is due at the interval
@@ -267,6 +277,7 @@ func (e *Engine) conditionHolds(c *sc.Condition, k int) bool {
 func (e *Engine) enter(to, reason string, out []Event) []Event {
 	ch := StateChange{T: float64(e.s.T), From: e.s.State, To: to, Reason: reason}
 	e.s.State, e.s.StateSince, e.cur = to, e.s.T, e.sc.State(to)
+	e.s.Entered = e.s.Trend
 	for i := range e.s.HeldSince {
 		e.s.HeldSince[i] = -1
 	}

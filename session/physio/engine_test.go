@@ -100,9 +100,11 @@ func TestEffectsActWithOnsetNotAtOnce(t *testing.T) {
 	if got := e.TrueVitals().SpO2; got > 89 {
 		t.Errorf("SpO2 %d five seconds after oxygen; effects must not be instant", got)
 	}
+	control := NewEngine("patient_1", scenario(t, "asthma-exacerbation"), 7, 0)
 	e.AdvanceTo(420, nil)
-	if got := e.TrueVitals().SpO2; got < 95 || got > 98 {
-		t.Errorf("SpO2 %d after seven minutes; want near the cap of 97", got)
+	control.AdvanceTo(420, nil)
+	if got, without := e.TrueVitals().SpO2, control.TrueVitals().SpO2; got < without+6 || got > 97 {
+		t.Errorf("SpO2 %d after seven minutes of oxygen, %d without; want the oxygen's 8 points, within its cap of 97", got, without)
 	}
 	e.Apply(Action{Kind: sc.KindStopOxygen})
 	e.AdvanceTo(470, nil)
@@ -130,11 +132,15 @@ func TestThresholdMustHoldForItsDuration(t *testing.T) {
 
 func TestAllModeNeedsEveryCondition(t *testing.T) {
 	// Sepsis improves only with fluids and antibiotics both given.
-	e, _ := play(t, "sepsis-urosepsis", 600, step{10, "500 mL saline bolus"})
+	e, _ := playFrom(t, cannulated(t, "sepsis-urosepsis", 42), 600, step{10, "500 mL saline bolus"})
 	if e.State() != "sepsis" {
 		t.Fatalf("fluids alone moved sepsis to %s", e.State())
 	}
 	e.Apply(Action{Kind: sc.KindMedication, Drug: "meropenem", DoseMg: 1000, Route: "IV"})
+	if e.State() != "sepsis" {
+		t.Fatalf("the antibiotic acted before its onset: state %s", e.State())
+	}
+	e.AdvanceTo(e.Clock()+5*60, nil) // meropenem IV: onset 5 minutes
 	if e.State() != "improving" {
 		t.Fatalf("fluids then antibiotics: state %s", e.State())
 	}
@@ -150,8 +156,8 @@ func TestCOPDHarmedByHighFlowOxygen(t *testing.T) {
 	if e.State() != "co2-narcosis" || v.EtCO2 <= 60 || v.GCS >= 14 {
 		t.Fatalf("state %s, EtCO2 %d, GCS %d; want rising CO2 and drowsiness", e.State(), v.EtCO2, v.GCS)
 	}
-	if n := e.TrueNEWS2(); n.Parts.SpO2 != 3 {
-		t.Errorf("Scale 2 should score SpO2 %d on oxygen as 3, got %d", v.SpO2, n.Parts.SpO2)
+	if n := e.TrueNEWS2(); n.Scale != 1 || n.Parts.SpO2 != 0 {
+		t.Errorf("no target was prescribed, so SpO2 %d scores on Scale 1 as 0: got Scale %d, %d", v.SpO2, n.Scale, n.Parts.SpO2)
 	}
 }
 
@@ -163,14 +169,18 @@ func TestScenarioCriticalErrorOnlyInItsStates(t *testing.T) {
 	}
 	late := NewEngine("patient_1", scenario(t, "hypoglycaemia"), 5, 0)
 	late.AdvanceTo(11*60, nil)
-	bad := late.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "PO", DoseMg: 15000})
+	bad := late.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "PO", DoseMg: 15000, Override: true})
 	if errs := eventsOf(bad, EventCriticalError); len(errs) != 1 || errs[0].Error.ID != "oral-when-unsafe" {
 		t.Fatalf("oral glucose when drowsy: %+v", errs)
 	}
 }
 
 func TestSnapshotRestoreGivesIdenticalFutures(t *testing.T) {
-	e, _ := play(t, "anaphylaxis", 100, step{20, "adrenaline 0.5 mg IM, oxygen 15L NRB, attach monitor"})
+	// Taken at 50 s, while the adrenaline (onset 1 minute) and the cannula are still to come.
+	e, _ := play(t, "anaphylaxis", 50, step{20, "adrenaline 0.5 mg IM, oxygen 15L NRB, attach monitor, site a cannula"})
+	if len(e.s.Pending) == 0 || e.s.AccessAt <= 50 {
+		t.Fatalf("nothing pending at 50 s: %+v, access at %d", e.s.Pending, e.s.AccessAt)
+	}
 	data, err := json.Marshal(e.Snapshot())
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +274,7 @@ func TestWardAdvancesEveryPatient(t *testing.T) {
 }
 
 func TestEventJSONMatchesTheRunContract(t *testing.T) {
-	e := NewEngine("patient_1", scenario(t, "fracture-morphine-allergy"), 1, 0)
+	e := cannulated(t, "fracture-morphine-allergy", 1)
 	var events []Event
 	events = append(events, e.Apply(Action{Kind: sc.KindCheckVitals})...)
 	events = append(events, e.Apply(Action{Kind: sc.KindMedication, Drug: "morphine", DoseMg: 5, Route: "IV"})...)
@@ -308,7 +318,7 @@ func TestEventJSONMatchesTheRunContract(t *testing.T) {
 // The log accessors show what a snapshot holds, and a caller's append to one
 // does not share the engine's spare capacity.
 func TestLogAccessorsMatchTheSnapshot(t *testing.T) {
-	e, _ := play(t, "anaphylaxis", 120, step{10, "any allergies?"}, step{20, "check vitals, amoxicillin 1 g IV"})
+	e, _ := playFrom(t, cannulated(t, "anaphylaxis", 42), 120, step{10, "any allergies?"}, step{20, "check vitals, amoxicillin 1 g IV"})
 	snap := e.Snapshot()
 	if !reflect.DeepEqual(e.Readings(), snap.Readings) || !reflect.DeepEqual(e.SafetyRecords(), snap.Safety) ||
 		!reflect.DeepEqual(e.Actions(), snap.Actions) || !reflect.DeepEqual(e.CriticalErrors(), snap.Errors) {

@@ -41,7 +41,21 @@ type step struct {
 // on until end seconds. It returns the engine and every event.
 func play(t testing.TB, id string, end float64, steps ...step) (*Engine, []Event) {
 	t.Helper()
-	e := NewEngine("patient_1", scenario(t, id), 42, 0)
+	return playFrom(t, NewEngine("patient_1", scenario(t, id), 42, 0), end, steps...)
+}
+
+// cannulated admits a patient to scenario id with IV access already in, for tests of what an
+// IV drug does rather than of the access it needs.
+func cannulated(t testing.TB, id string, seed uint64) *Engine {
+	t.Helper()
+	e := NewEngine("patient_1", scenario(t, id), seed, 0)
+	e.s.AccessAt = 0
+	return e
+}
+
+// playFrom is play from an engine the test admitted.
+func playFrom(t testing.TB, e *Engine, end float64, steps ...step) (*Engine, []Event) {
+	t.Helper()
 	var events []Event
 	for _, s := range steps {
 		events = e.AdvanceTo(s.at, events)

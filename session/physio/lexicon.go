@@ -32,18 +32,24 @@ const (
 	catTest // val: the investigation (sc.Tests)
 	catGlucoseCheck
 	catIVAccess
-	catStop     // stop, remove… (oxygen)
-	catTopic    // val: topic
-	catWeakOn   // when did, how long: onset unless a clearer topic is there
-	catAirway   // val: device or ""
-	catVentil   // bag-valve-mask ventilation
-	catPos      // val: position
-	catSplint   // splinting
-	catExamine  // examine, auscultate
-	catAsk      // interrogative opener
-	catDirect   // directive opener: can you, please
-	catFiller   // ok, right: skipped at the start of a clause
-	catOverride // override: give a stopped order anyway
+	catStop        // stop, remove… (oxygen)
+	catTopic       // val: topic
+	catWeakOn      // when did, how long: onset unless a clearer topic is there
+	catAirway      // val: device or ""
+	catVentil      // bag-valve-mask ventilation
+	catPos         // val: position
+	catSplint      // splinting
+	catExamine     // val: how (exam.go): examine, listen, look, feel, percuss
+	catBodyPart    // val: a region, or a part examined by region (exam.go)
+	catExamFinding // val: a region named by a phrase that is an examination in itself
+	catAsk         // interrogative opener
+	catDirect      // directive opener: can you, please
+	catFiller      // ok, right: skipped at the start of a clause
+	catOverride    // override: give a stopped order anyway
+	catGas         // val: what drives a nebuliser (air; oxygen is catOxygen)
+	catTarget      // a prescribed SpO2 target: "target sats 88-92"
+	catTeam        // val: a team to call (sc.Teams)
+	catCall        // call, activate, refer: what summons a team
 )
 
 type entry struct {
@@ -90,7 +96,8 @@ func init() {
 	add(catUnit, "l", "l", "litre", "litres", "liter", "liters", "ltr")
 	add(catUnit, "lpm", "lpm", "l min", "litres per minute", "liters per minute", "l per min", "litres a minute", "l per minute")
 	add(catUnit, "pct", "%", "percent", "per cent")
-	add(catOxygen, "", "oxygen", "o2", "supplemental oxygen")
+	add(catOxygen, "", "oxygen", "o2", "supplemental oxygen", "oxygen driven", "o2 driven")
+	add(catGas, "air", "air", "medical air", "air driven", "driven by air", "with air")
 	// "High-flow oxygen" in an emergency means 15 L/min through a reservoir mask (Resuscitation
 	// Council UK); high-flow nasal oxygen is named as such.
 	add(catO2Device, "nrb", "nrb", "nrm", "non rebreather", "nonrebreather", "non rebreathe", "non rebreather mask",
@@ -118,7 +125,7 @@ func init() {
 		"full set", "full set of obs")
 	add(catVitalPart, "", "bp", "blood pressure", "pulse", "heart rate", "hr", "sats", "saturations", "saturation",
 		"oxygen saturation", "oxygen saturations", "spo2", "sao2", "o2 sats", "resp rate", "respiratory rate",
-		"rr", "temperature", "temp", "gcs", "etco2", "end tidal", "cap refill", "capillary refill", "pulse ox")
+		"rr", "temperature", "temp", "etco2", "end tidal", "pulse ox")
 	add(catMonitor, "noun", "monitor", "monitoring")
 	add(catMonitor, "", "cardiac monitor", "continuous monitoring", "3 lead", "three lead", "defib pads", "pads",
 		"capnography", "waveform capnography")
@@ -137,12 +144,24 @@ func init() {
 	add(catTest, "urine_dip", "urine dip", "urine dipstick", "dipstick", "dip the urine", "urinalysis")
 	add(catTest, "peak_flow", "peak flow", "pefr", "peak expiratory flow")
 	add(catTest, "chest_xray", "chest x ray", "chest xray", "cxr", "chest film", "chest radiograph")
-	add(catIVAccess, "", "iv access", "io access", "iv line", "intravenous access", "cannulate", "cannulating",
+	add(catIVAccess, "IO", "io access", "io needle", "intraosseous access", "ez io", "ezio")
+	add(catIVAccess, "", "iv access", "iv line", "intravenous access", "cannulate", "cannulating",
 		"cannulation", "cannula", "venflon", "large bore", "wide bore", "access")
 	add(catStop, "", "stop", "stopping", "remove", "removing", "take off", "taking off", "discontinue", "off")
 	add(catTopic, "allergies", "allergy", "allergies", "allergic", "nkda", "nka", "reactions to", "reaction to")
 	add(catTopic, "medications", "medication", "medications", "meds", "medicine", "medicines", "tablets", "pills",
 		"prescriptions", "regular medication", "do you take", "take anything", "taking anything", "inhalers")
+	add(catTarget, "", "target sats", "target saturation", "target saturations", "target spo2", "sats target",
+		"saturation target", "target of", "target range", "target", "aim for sats", "aim for saturations", "aim for", "aiming for")
+	add(catTeam, "pci", "primary pci", "ppci", "pci", "cath lab", "cath lab team", "catheter lab", "cardiac catheter lab",
+		"heart attack centre", "interventional cardiology", "interventional cardiologist", "reperfusion")
+	add(catTeam, "critical_care", "icu", "itu", "intensive care", "critical care", "outreach", "critical care outreach")
+	add(catTeam, "senior", "registrar", "the reg", "consultant", "senior", "senior help", "medical emergency team",
+		"met call", "anaesthetist")
+	add(catCall, "", "call", "calling", "activate", "activating", "refer", "referring", "referral", "page", "bleep",
+		"phone", "contact", "alert", "escalate", "escalating", "arrange", "book")
+	add(catTopic, "history", "oxygen at home", "home oxygen", "oxygen alert card", "oxygen card", "alert card",
+		"a card", "your card", "use oxygen", "oxygen target", "co2 retainer", "retain co2")
 	add(catTopic, "history", "history", "medical history", "past medical history", "pmh", "medical problems",
 		"health problems", "conditions", "illnesses", "had this before", "happened before", "operations", "surgery")
 	add(catTopic, "onset", "onset", "what happened", "what were you doing", "how did this happen", "how did it happen",
@@ -175,9 +194,6 @@ func init() {
 		"legs up", "raise the legs")
 	add(catSplint, "", "splint", "splinting", "splinted", "box splint", "vacuum splint", "traction splint",
 		"immobilise", "immobilize", "immobilisation", "immobilization", "sling")
-	add(catExamine, "", "examine", "examination", "auscultate", "auscultation", "listen to chest",
-		"listen to his chest", "listen to her chest", "listen to the chest", "chest exam", "percuss", "palpate")
-	add(catExamine, "pupils", "pupils", "pupil", "pupillary response", "pupil size", "pupil reaction")
 	add(catAsk, "", "any", "do", "does", "did", "have", "has", "had", "are", "is", "was", "were", "what", "whats",
 		"what s", "when", "where", "why", "how", "who", "which", "should", "shall", "can i", "could i", "may i",
 		"can", "could", "would it", "is there", "are there")

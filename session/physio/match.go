@@ -8,6 +8,7 @@ func matches(m sc.Match, a Action) bool {
 	if !m.Kind.Has(string(a.Kind)) ||
 		!oneOf(m.Drug, a.Drug) || !oneOf(m.Route, a.Route) || !oneOf(m.Device, a.Device) ||
 		!oneOf(m.Topic, a.Topic) || !oneOf(m.Test, a.Test) || !oneOf(m.Position, a.Position) ||
+		!oneOf(m.Region, a.Region) || !oneOf(m.Team, a.Team) ||
 		!oneOf(m.Rhythm, a.Rhythm) {
 		return false
 	}
@@ -16,7 +17,7 @@ func matches(m sc.Match, a Action) bool {
 	}
 	fio2 := a.DeliveredFiO2()
 	return within(a.DoseMg, m.MinDoseMg, m.MaxDoseMg) && within(a.VolumeML, m.MinVolumeML, 0) &&
-		within(fio2, m.MinFiO2, m.MaxFiO2)
+		within(fio2, m.MinFiO2, m.MaxFiO2) && within(a.Target[1], 0, m.MaxTarget)
 }
 
 func oneOf(names sc.Names, v string) bool { return len(names) == 0 || names.Has(v) }

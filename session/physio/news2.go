@@ -31,6 +31,7 @@ type NEWS2Score struct {
 	Total int        `json:"total"`
 	Parts NEWS2Parts `json:"parts"`
 	Band  string     `json:"band"`
+	Scale int        `json:"scale"` // the SpO2 scale it was scored on
 }
 
 // NEWS2 scores v by the Royal College of Physicians' 2017 chart. scale is the
@@ -56,16 +57,19 @@ func NEWS2(v Vitals, scale int, onOxygen bool) NEWS2Score {
 	for _, s := range p.list() {
 		total += s.score
 	}
-	return NEWS2Score{Total: total, Parts: p, Band: band(total, p)}
+	return NEWS2Score{Total: total, Parts: p, Band: band(total, p), Scale: max(1, scale)}
 }
 
-// String is how every view words a score: "NEWS2 4 low-medium".
-func (s NEWS2Score) String() string { return fmt.Sprintf("NEWS2 %d %s", s.Total, s.Band) }
+// String is how every view words a score, with the SpO2 scale it was scored on: "NEWS2 4
+// low-medium (Scale 1)".
+func (s NEWS2Score) String() string {
+	return fmt.Sprintf("NEWS2 %d %s (Scale %d)", s.Total, s.Band, max(1, s.Scale))
+}
 
 // Score is the reading's NEWS2 with its band worked out afresh from its parts, so a reading
 // stored under an older band name reads like a new one.
 func (r Reading) Score() NEWS2Score {
-	return NEWS2Score{Total: r.NEWS2, Parts: r.Parts, Band: band(r.NEWS2, r.Parts)}
+	return NEWS2Score{Total: r.NEWS2, Parts: r.Parts, Band: band(r.NEWS2, r.Parts), Scale: max(1, r.Scale)}
 }
 
 func band(total int, p NEWS2Parts) string {

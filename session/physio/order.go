@@ -29,6 +29,9 @@ type OrderRecord struct {
 	Say      string `json:"say,omitempty"`
 	Given    bool   `json:"given"`
 	Override bool   `json:"override,omitempty"` // the trainee overrode a stop
+	// Refused: the nurse could not give it by that route now (routes.go); Say is then the
+	// nurse's word, not the Pharmacist's.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // Reason is what the Pharmacist said, without the prefixes and the hint on how to override.
@@ -68,6 +71,9 @@ func (e *Engine) Orders() []OrderRecord { return capped(e.s.Orders) }
 // given (the route the formulary implies, the dose in mg) and the findings: all of them when the
 // drug is given, only the known ones when it is not.
 func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
+	if _, known := sc.LookupDrug(a.Drug); !known {
+		return a, e.unknownDrug(a), nil
+	}
 	v := sc.CheckDose(sc.Order{Drug: a.Drug, Route: a.Route, Dose: a.WrittenDose(), At: sc.Seconds(e.s.T)},
 		e.doseContext(), e.givenOrders())
 	if a.Route == "" {
@@ -78,6 +84,12 @@ func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
 	}
 	o := OrderRecord{T: float64(e.s.T), Drug: a.Drug, Route: a.Route, Dose: a.WrittenDose(), Verdict: v.Kind, Rule: v.Rule,
 		Amount: v.Amount, Unit: v.Unit, Fraction: v.Fraction, Override: a.Override}
+	if a.Route != "" && !(a.Route == "PO" && a.Override) { // a tablet can be tried; a missing line cannot
+		if why := e.refusal(a.Drug, a.Route, a.Gas); why != "" {
+			o.Verdict, o.Rule, o.Say, o.Refused = sc.DoseAsk, RuleRouteRefused, why, true
+			return a, o, nil
+		}
+	}
 	findings := e.CheckMedication(a.Drug)
 	var known []Finding
 	var lines []string
@@ -199,7 +211,7 @@ func (e *Engine) Knows(topic string) bool {
 // Tells is what the patient says about topic now: the current state's own words where it has
 // them (an eased pain is no longer the pain they arrived with), else the scenario's.
 func (e *Engine) Tells(topic string) []sc.Disclosure {
-	if now := sc.About(e.cur.Disclosures, topic); len(now) > 0 {
+	if now := sc.About(e.Felt().Disclosures, topic); len(now) > 0 {
 		return now
 	}
 	return e.sc.DisclosuresAbout(topic)

@@ -52,7 +52,7 @@ func TestOrderVerdicts(t *testing.T) {
 			for i, say := range c.before {
 				steps = append(steps, step{float64(i), say})
 			}
-			e, _ := play(t, c.scenario, float64(len(c.before)), steps...)
+			e, _ := playFrom(t, cannulated(t, c.scenario, 42), float64(len(c.before)), steps...)
 			var orders []Event
 			for _, a := range ParseActions(c.order) {
 				orders = append(orders, eventsOf(e.Apply(a), EventOrder)...)
@@ -145,8 +145,8 @@ func TestOverdoseToxicityByClass(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			control, _ := play(t, c.scenario, 600, step{5, "any allergies?"})
-			e, _ := play(t, c.scenario, 600, step{5, "any allergies?"}, step{10, c.order})
+			control, _ := playFrom(t, cannulated(t, c.scenario, 42), 600, step{5, "any allergies?"})
+			e, _ := playFrom(t, cannulated(t, c.scenario, 42), 600, step{5, "any allergies?"}, step{10, c.order})
 			if o := e.Orders()[len(e.Orders())-1]; !o.Given || o.Excess <= 1 {
 				t.Fatalf("%s: %+v, want an overdose given on override", c.order, o)
 			}
@@ -170,7 +170,7 @@ func TestOverdoseToxicityByClass(t *testing.T) {
 
 // Insulin's overdose is slow: glucose falls over minutes, then consciousness.
 func TestInsulinOverdoseIsDelayedHypoglycaemia(t *testing.T) {
-	e, _ := play(t, "sepsis-urosepsis", 5*60, step{10, "insulin 100 units IV override"})
+	e, _ := playFrom(t, cannulated(t, "sepsis-urosepsis", 42), 5*60, step{10, "insulin 100 units IV override"})
 	early := e.TrueVitals()
 	e.AdvanceTo(40*60, nil)
 	late := e.TrueVitals()
@@ -185,11 +185,11 @@ func TestInsulinOverdoseIsDelayedHypoglycaemia(t *testing.T) {
 // intervention) is smaller after 1 mg than after 5 mg.
 func TestLowDoseHasPartialEffect(t *testing.T) {
 	hr := func(order string) float64 {
-		e, _ := play(t, "asthma-exacerbation", 6*60, step{10, order})
+		e, _ := play(t, "asthma-exacerbation", 20*60, step{10, order})
 		return e.s.Trend[sc.HR]
 	}
-	low, full := hr("salbutamol 1 mg nebulised"), hr("salbutamol 5 mg nebulised")
-	control, _ := play(t, "asthma-exacerbation", 6*60, step{10, "salbutamol 5 mg nebulised"})
+	low, full := hr("salbutamol 1 mg nebulised with oxygen"), hr("salbutamol 5 mg nebulised with oxygen")
+	control, _ := play(t, "asthma-exacerbation", 6*60, step{10, "salbutamol 5 mg nebulised with oxygen"})
 	if o := control.Orders()[0]; o.Fraction != 1 {
 		t.Fatalf("5 mg nebulised should be the full effect: %+v", o)
 	}
@@ -208,6 +208,7 @@ func FuzzOrders(f *testing.F) {
 	s := scenario(f, "anaphylaxis")
 	f.Fuzz(func(t *testing.T, text string) {
 		e := NewEngine("patient_1", s, 1, 0)
+		e.s.AccessAt = 0
 		e.Apply(ask(topicAllergies))
 		for _, a := range ParseActions(text) {
 			events := e.Apply(a)

@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -27,6 +28,7 @@ func ParseActions(text string) []Action {
 			ctx = cl.context(ctx)
 			found = append(found, cl.actions(ctx)...)
 		}
+		shareRoute(found[start:])
 		if overrides(sentence) {
 			for i := start; i < len(found); i++ {
 				found[i].a.Override = found[i].a.Kind == sc.KindMedication
@@ -35,6 +37,30 @@ func ParseActions(text string) []Action {
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].pos < found[j].pos })
 	return dedupe(found)
+}
+
+// shareRoute gives the medications of one sentence that name no route the route the others
+// share: "salbutamol 5 mg and ipratropium 500 micrograms nebulised" nebulises both. When the
+// others name different routes, nothing is guessed.
+func shareRoute(found []placed) {
+	route, gas := "", ""
+	for _, f := range found {
+		if f.a.Kind != sc.KindMedication || f.a.Route == "" {
+			continue
+		}
+		if route != "" && f.a.Route != route {
+			return
+		}
+		route, gas = f.a.Route, cmp.Or(gas, f.a.Gas)
+	}
+	for i := range found {
+		if a := &found[i].a; a.Kind == sc.KindMedication && a.Route == "" && route != "" {
+			a.Route = route
+		}
+		if a := &found[i].a; a.Kind == sc.KindMedication && a.Route == "NEB" && a.Gas == "" {
+			a.Gas = gas
+		}
+	}
 }
 
 // slashAsPer writes a slash with a letter (or %) beside it as "per": "mg/kg", "1 mg/mL",
@@ -89,20 +115,27 @@ type placed struct {
 type context struct {
 	give    bool
 	blocked bool
+	exam    bool   // an examination verb is in force (exam.go)
+	how     string // which: examine, listen, look, feel, percuss
 }
 
 func (c clause) context(prev context) context {
+	next := prev
+	if i := c.index(catExamine, 0); i >= 0 {
+		next.exam, next.how = true, c[i].val
+	} else if c.hasWord("check", "checking", "recheck", "rechecking", "reassess", "reassessing") {
+		next.exam, next.how = true, examAny
+	}
 	own := c.has(catGive) || c.has(catRoute) || c.has(catBolus) || c.hasAmount()
-	switch c.opener() {
-	case catAsk:
-		return context{give: own, blocked: true}
-	case catDirect:
-		return context{give: true}
+	switch {
+	case c.opener() == catAsk:
+		next.give, next.blocked = own, true
+	case c.opener() == catDirect:
+		next.give, next.blocked = true, false
+	case own:
+		next.give, next.blocked = true, false
 	}
-	if own {
-		return context{give: true}
-	}
-	return prev
+	return next
 }
 
 func (c clause) actions(ctx context) []placed {
@@ -111,14 +144,19 @@ func (c clause) actions(ctx context) []placed {
 	noOrders := ctx.blocked || c.has(catHistory) || c.hasTopic("allergies") || c.hasTopic("medications")
 	ordered := false
 	if !noOrders {
-		meds := c.medications(ctx)
+		meds := append(c.medications(ctx), c.unknownDrug(ctx)...)
 		fluids := c.fluids(ctx)
 		ordered = len(meds)+len(fluids) > 0
 		out = append(append(out, meds...), fluids...)
 		out = append(out, c.treatments()...)
 	}
 	out = append(out, c.oxygen(ctx, noOrders)...)
+	out = append(out, c.targetSats()...)
+	if !ctx.blocked {
+		out = append(out, c.referrals()...)
+	}
 	out = append(out, c.assessments(ctx.blocked)...)
+	out = append(out, c.examinations(ctx.how, ctx.exam)...)
 	out = append(out, c.arrestActions(ctx.blocked)...)
 	if !ordered {
 		out = append(out, c.asks()...)
@@ -165,7 +203,21 @@ func (c clause) medication(drug string, from, to int) Action {
 	if a.Route == "" {
 		a.Route = c.route(0, len(c))
 	}
+	if a.Route == "NEB" {
+		a.Gas = c.drivingGas()
+	}
 	return a
+}
+
+// drivingGas is what the clause says drives its nebuliser: "with oxygen", "air-driven".
+func (c clause) drivingGas() string {
+	switch {
+	case c.has(catOxygen):
+		return "oxygen"
+	case c.has(catGas):
+		return "air"
+	}
+	return ""
 }
 
 func (c clause) fluids(ctx context) []placed {
@@ -201,12 +253,12 @@ func (c clause) treatments() []placed {
 		case catSplint:
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindSplint}})
 		case catIVAccess:
-			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess}})
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: lx.val}})
 		case catPeriArrest:
 			out = append(out, placed{lx.pos, Action{Kind: sc.ActionKind(lx.val)}})
 		case catRoute:
 			if c.startsAccess(lx) {
-				out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess}})
+				out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: cmp.Or(lx.val, "IV")}})
 			}
 		}
 	}
@@ -219,13 +271,16 @@ func (c clause) startsAccess(route lexeme) bool {
 	if route.val != "IV" && route.val != "IO" {
 		return false
 	}
-	if c.has(catDrug) || c.has(catFluid) || c.has(catOxygen) {
+	if c.has(catDrug) || c.has(catFluid) || c.has(catOxygen) || c.hasAmount() {
 		return false
 	}
 	return c.has(catGive) || c.hasWord("insert", "inserting", "site", "establish", "gain", "secure", "get", "need")
 }
 
 func (c clause) oxygen(ctx context, noOrders bool) []placed {
+	if c.nebulises() && !c.has(catO2Device) {
+		return nil // "salbutamol nebulised with oxygen": the oxygen drives the nebuliser
+	}
 	i := c.index(catOxygen, 0)
 	dev := c.index(catO2Device, 0)
 	if i < 0 {
@@ -252,6 +307,16 @@ func (c clause) oxygen(ctx context, noOrders bool) []placed {
 		return nil
 	}
 	return []placed{{c[i].pos, a}}
+}
+
+// nebulises reports whether the clause orders a drug nebulised.
+func (c clause) nebulises() bool {
+	for _, lx := range c {
+		if lx.cat == catRoute && lx.val == "NEB" {
+			return c.has(catDrug)
+		}
+	}
+	return false
 }
 
 // flow reads "15 L", "15 L/min", "15lpm", or a bare number straight after a
@@ -289,8 +354,6 @@ func (c clause) assessments(question bool) []placed {
 			kind = sc.KindGlucoseCheck
 		case lx.cat == catECG: // "what's the rhythm?" asks to see it
 			kind = sc.KindECG
-		case lx.cat == catExamine && lx.val == "pupils":
-			kind = sc.KindPupils
 		case lx.cat == catTest: // "what's the lactate?" asks for it
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindTest, Test: lx.val}})
 			continue
@@ -298,8 +361,6 @@ func (c clause) assessments(question bool) []placed {
 			continue
 		case lx.cat == catMonitor && (lx.val == "" || c.monitorContext(i)):
 			kind = sc.KindAttachMonitor
-		case lx.cat == catExamine:
-			kind = sc.KindExamine
 		default:
 			continue
 		}
@@ -362,7 +423,7 @@ func dedupe(found []placed) []Action {
 		if namedAirway && a.Kind == sc.KindAirway && a.Device == "" || legsRaised && a.Position == "supine" {
 			continue
 		}
-		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position, "|", a.Cause)
+		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position, "|", a.Region, "|", a.Cause)
 		if a.Kind == sc.KindOxygen || a.Kind == sc.KindFluids {
 			key = string(a.Kind)
 		}

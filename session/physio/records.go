@@ -18,6 +18,10 @@ type ActionRecord struct {
 	// GCS is the patient's true GCS when it was done, which says whether they could have given
 	// a history; 0 in records kept before it was recorded.
 	GCS int `json:"gcs,omitempty"`
+	// AccessIn is when the vascular access this action sited is in (ward time).
+	AccessIn float64 `json:"access_in,omitempty"`
+	// Found is what an examination found: the finding of the state the body showed then.
+	Found string `json:"found,omitempty"`
 }
 
 // Reading is one set of measured vitals with its NEWS2.
@@ -27,7 +31,8 @@ type Reading struct {
 	NEWS2  int        `json:"news2"`
 	Parts  NEWS2Parts `json:"news2_parts"`
 	Band   string     `json:"news2_band"`
-	Source string     `json:"source"` // ReadByCheck, ReadByMonitor or ReadByNurse
+	Scale  int        `json:"news2_scale,omitempty"` // 0 in readings kept before the scale was recorded: Scale 1
+	Source string     `json:"source"`                // ReadByCheck, ReadByMonitor or ReadByNurse
 }
 
 // Who measured a reading: the trainee's check, the monitor, or a nurse's routine observation.
@@ -82,8 +87,9 @@ type ActiveEffect struct {
 	Delta  float64  `json:"delta"`
 	Cap    float64  `json:"cap"`
 	HasCap bool     `json:"has_cap"`
-	From   int64    `json:"from"`  // ward second it takes hold
-	Until  int64    `json:"until"` // ward second it ends; -1 until cancelled
+	From   int64    `json:"from"`           // ward second it takes hold
+	Full   int64    `json:"full,omitempty"` // ward second it reaches full strength; up to then it grows from From
+	Until  int64    `json:"until"`          // ward second it ends; -1 until cancelled
 	Source string   `json:"source"`
 }
 

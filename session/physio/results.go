@@ -14,6 +14,9 @@ type Result struct {
 	T     float64 `json:"t"`     // ward time it was taken
 	Name  string  `json:"name"`  // "capillary glucose", "12-lead ECG", "pupils"
 	Value string  `json:"value"` // "2.1 mmol/L", "sinus rhythm; ST elevation in II, III and aVF", "pinpoint"
+	// Exam marks a finding of the trainee's own examination, which the nurse reads out, not the
+	// monitor.
+	Exam bool `json:"exam,omitempty"`
 }
 
 // String is the result as one line of a note: "capillary glucose 2.1 mmol/L".
@@ -27,8 +30,9 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 		return Result{T: a.T, Name: "capillary glucose", Value: fmt.Sprintf("%g mmol/L", a.Glucose)}, true
 	case sc.KindECG:
 		return Result{T: a.T, Name: sc.Tests[testECG], Value: ecgOf(st)}, ecgOf(st) != ""
-	case sc.KindPupils:
-		return Result{T: a.T, Name: "pupils", Value: st.Pupils}, true
+	case sc.KindPupils, sc.KindExamine:
+		region := cmp.Or(a.Region, "pupils")
+		return Result{T: a.T, Name: sc.RegionNames[region], Value: cmp.Or(a.Found, st.Finding(region)), Exam: true}, true
 	case sc.KindTest:
 		return Result{T: a.T, Name: sc.Tests[a.Test], Value: cmp.Or(st.Results[a.Test], noResult)}, true
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,6 +48,7 @@ func TestScenarioReviews(t *testing.T) {
 				if len(rows) < 2 {
 					t.Fatalf("path %q has %d rows, want at least 2", name, len(rows))
 				}
+				minuteByMinute(t, name, rows)
 				e := NewEngine("patient_1", s, 42, 0)
 				for _, r := range rows {
 					e.AdvanceTo(r.at, nil)
@@ -67,6 +70,8 @@ func TestScenarioReviews(t *testing.T) {
 				if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 					t.Fatal(err)
 				}
+			} else {
+				keepsWorsening(t, pathRows(t, lines, "Untreated"), longestPlateau(t, lines))
 			}
 		})
 	}
@@ -105,4 +110,66 @@ func pathRows(t *testing.T, lines []string, name string) []pathRow {
 			state: strings.TrimSpace(cells[3]), news: strings.TrimSpace(cells[4])})
 	}
 	return rows
+}
+
+// minuteByMinute: a path shows the patient at least once a minute, from arrival to its end.
+func minuteByMinute(t *testing.T, name string, rows []pathRow) {
+	t.Helper()
+	if rows[0].at != 0 {
+		t.Errorf("%s starts at %s, want 00:00", name, SimTime(rows[0].at))
+	}
+	for i := 1; i < len(rows); i++ {
+		if gap := rows[i].at - rows[i-1].at; gap > 60 {
+			t.Errorf("%s: %s after %s, a gap of %s; want a row every minute", name, SimTime(rows[i].at), SimTime(rows[i-1].at), SimTime(gap))
+		}
+	}
+}
+
+var plateauLine = regexp.MustCompile(`^Longest plateau: (\d+) minutes?\b`)
+
+// longestPlateau is how long the review lets the untreated NEWS2 stay level, in minutes: the line
+// "Longest plateau: N minutes" under the Untreated heading, and it must say why.
+func longestPlateau(t *testing.T, lines []string) float64 {
+	t.Helper()
+	in := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "### "):
+			in = strings.TrimSpace(l) == "### Untreated"
+		case in:
+			if m := plateauLine.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				return float64(n)
+			}
+		}
+	}
+	t.Fatal(`the Untreated path does not say its "Longest plateau: N minutes" and why`)
+	return 0
+}
+
+// keepsWorsening: until the untreated patient reaches the state the path ends in, the NEWS2 rises
+// to a new height at least every plateau minutes and never falls more than a point below the
+// highest yet.
+func keepsWorsening(t *testing.T, rows []pathRow, plateau float64) {
+	t.Helper()
+	final := rows[len(rows)-1].state
+	highest, rose := -1, 0.0
+	for _, r := range rows {
+		if r.state == final {
+			return
+		}
+		var n int
+		if _, err := fmt.Sscanf(r.news, "NEWS2 %d", &n); err != nil {
+			t.Fatalf("%s: NEWS2 %q", SimTime(r.at), r.news)
+		}
+		switch {
+		case n > highest:
+			highest, rose = n, r.at
+		case n < highest-1:
+			t.Errorf("untreated at %s: NEWS2 %d fell below %d, the highest yet", SimTime(r.at), n, highest)
+		case r.at-rose > plateau*60:
+			t.Errorf("untreated at %s: NEWS2 level at %d since %s, longer than the review's %g minutes", SimTime(r.at), n, SimTime(rose), plateau)
+			return
+		}
+	}
 }

@@ -106,13 +106,16 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 		}},
 		{"hypoglycaemia", 10, "recovering", []step{
 			{30, "check his blood glucose and obs"},
-			{90, "IV access, give glucose 10% 150 mL IV"},
+			{60, "IV access"},
+			{120, "give glucose 10% 150 mL IV"},
 			{400, "repeat the obs"},
 		}},
 		{"acs-sildenafil", 15, "stabilised", []step{
 			{20, "attach the monitor and get a 12 lead ECG"},
+			{30, "IV access"},
 			{60, "What medications do you take? Any allergies?"},
 			{90, "aspirin 300 mg PO"},
+			{100, "call the cath lab for primary PCI"},
 			{120, "morphine 5 mg IV"},
 		}},
 		{"sepsis-urosepsis", 20, "improving", []step{
@@ -124,14 +127,15 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 		}},
 		{"copd-exacerbation", 20, "improving", []step{
 			{20, "sit him up, 28% venturi, check vitals"},
-			{60, "salbutamol 5 mg neb and ipratropium 500 mcg neb"},
+			{40, "do you use oxygen at home? target sats 88-92"},
+			{60, "salbutamol 5 mg neb and ipratropium 500 mcg neb with air"},
 			{120, "prednisolone 30 mg PO"},
 			{900, "repeat obs"},
 		}},
 		{"fracture-morphine-allergy", 15, "comfortable", []step{
 			{20, "check vitals, any allergies?"},
 			{40, "fentanyl 100 mcg intranasal"},
-			{60, "splint the leg"},
+			{60, "splint the leg and check the foot's circulation"},
 			{600, "recheck vitals"},
 		}},
 		// the adult curriculum's cases (issue 26)

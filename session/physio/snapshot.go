@@ -38,7 +38,8 @@ type Snapshot struct {
 	Errors    []ErrorRecord  `json:"critical_errors"`
 	// Told are the topics the patient has answered; what they told is known to the trainee.
 	Told []string `json:"told,omitempty"`
-	// Orders are every medication order checked, given or not.
+	// Orders are every medication order checked, given or not, and the fluids and SpO2 targets
+	// the nurse refused (no access sited, no hypercapnia documented).
 	Orders []OrderRecord `json:"orders,omitempty"`
 	// NextObs is when a nurse next observes an unmonitored patient; Limits the alarm limits the
 	// trainee set; Latched the limits crossed at the last monitor reading; Escalated the level a
@@ -49,6 +50,14 @@ type Snapshot struct {
 	Latched   []string        `json:"latched,omitempty"`
 	Escalated string          `json:"escalated,omitempty"`
 	Alerts    []AlertRecord   `json:"alerts,omitempty"`
+	// AccessAt is when vascular access is (or will be) in; -1: none sited.
+	AccessAt int64 `json:"access_at"`
+	// Scale2: the trainee prescribed a target of 88–92 % with hypercapnia documented (scale.go).
+	Scale2 bool `json:"scale2,omitempty"`
+	// Entered is the trend when the current state began, from which its vitals move (felt.go).
+	Entered [sc.NumVitals]float64 `json:"entered"`
+	// Pending are actions given whose consequences are still to come (course.go).
+	Pending []Pending `json:"pending,omitempty"`
 	// Arrest is the cardiac arrest, from the collapse on; Beat is how many beats the monitor
 	// has drawn, so the strip scrolls on from where it was.
 	Arrest *ArrestRecord `json:"arrest,omitempty"`
@@ -84,6 +93,7 @@ func (s Snapshot) clone() Snapshot {
 	s.Errors = slices.Clone(s.Errors)
 	s.Told = slices.Clone(s.Told)
 	s.Orders = slices.Clone(s.Orders)
+	s.Pending = slices.Clone(s.Pending)
 	s.Limits = slices.Clone(s.Limits)
 	s.Latched = slices.Clone(s.Latched)
 	s.Alerts = slices.Clone(s.Alerts)

@@ -43,7 +43,7 @@ func TestEvalsOfTheOfflineHarness(t *testing.T) {
 func TestScriptPlayerRecordsEachLine(t *testing.T) {
 	play := ScriptPlayer(session.Config{}, func(*session.Config) {})
 	p, err := play(context.Background(), eval.Script{Scenario: "opioid-overdose",
-		Lines: []string{"Can you hear me?", "/vitals", "Give flumazenil 200 micrograms IV."}})
+		Lines: []string{"Can you hear me?", "/vitals", "IO access and give flumazenil 200 micrograms IV."}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package scenario
 // The actions of a cardiac arrest, after the Resuscitation Council UK's adult ALS algorithm
 // (2021): recognise it and call for help, compress, attach pads, charge and shock, check the
 // rhythm and the pulse, name the rhythm, look for and treat the reversible causes, and after a
-// return of circulation the care that follows.
+// return of circulation the care that follows (a referral is the general KindRefer).
 const (
 	KindArrestCall  ActionKind = "arrest_call"     // recognise the arrest and call the arrest team
 	KindCPR         ActionKind = "cpr"             // start chest compressions; they go on until stopped
@@ -19,14 +19,13 @@ const (
 	KindStopResus   ActionKind = "stop_resuscitation"
 	KindBPTarget    ActionKind = "bp_target"           // after ROSC: a blood pressure target
 	KindTempControl ActionKind = "temperature_control" // after ROSC: prevent fever
-	KindRefer       ActionKind = "refer"               // after ROSC: ICU, cath lab
 )
 
 // ArrestKind reports whether k is one of the arrest's own actions.
 func (k ActionKind) ArrestKind() bool {
 	switch k {
 	case KindArrestCall, KindCPR, KindStopCPR, KindPads, KindCharge, KindShock, KindRhythmCheck, KindPulseCheck,
-		KindNameRhythm, KindCauses, KindTreatCause, KindStopResus, KindBPTarget, KindTempControl, KindRefer:
+		KindNameRhythm, KindCauses, KindTreatCause, KindStopResus, KindBPTarget, KindTempControl:
 		return true
 	}
 	return false

@@ -45,6 +45,8 @@ func (s *Scenario) compile() {
 		}
 		st.out = nil
 	}
+	s.resolveFindings()
+	s.resolveCourses()
 	n := 0
 	for i := range s.Transitions {
 		t := &s.Transitions[i]
@@ -83,4 +85,42 @@ func (s *Scenario) StateNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// resolveCourses sets where each state drifts: its own course, or else the first transition out
+// of it that fires on time alone, unless that leads into a cardiac arrest: an arrest comes
+// suddenly, and its state's vitals are what the heart leaves, not a target to drift toward.
+func (s *Scenario) resolveCourses() {
+	for _, st := range s.States {
+		st.toward, st.over = nil, 0
+		if c := st.Course; c != nil {
+			st.toward, st.over = s.States[c.To], float64(c.Over)
+		}
+	}
+	for i := range s.Transitions {
+		t := &s.Transitions[i]
+		over := t.timeAlone()
+		if over <= 0 || s.States[t.To].rhythm.Arrest() {
+			continue
+		}
+		for _, from := range t.From {
+			if st := s.States[from]; st.toward == nil && st.Course == nil {
+				st.toward, st.over = s.States[t.To], over
+			}
+		}
+	}
+}
+
+// timeAlone is the time in state after which the transition fires whatever else happens, and 0
+// when nothing but time can fire it (all of its conditions are needed, or none is a time).
+func (t *Transition) timeAlone() float64 {
+	if t.AllRequired() && len(t.When) > 1 {
+		return 0
+	}
+	for _, c := range t.When {
+		if c.TimeInState != nil && *c.TimeInState > 0 {
+			return float64(*c.TimeInState)
+		}
+	}
+	return 0
 }

@@ -38,6 +38,9 @@ type RouteDoses struct {
 	// ToEffect: the patient takes it as needed (Entonox); no amount is ordered.
 	ToEffect bool
 	Note     string
+	// Timing is when the drug begins to act by this route, when its effect is greatest, and how
+	// long it acts, each from the dose.
+	Timing Timing
 }
 
 // DoseRange is a dose or a range of doses, per kg of body weight when PerKg.
@@ -177,6 +180,9 @@ type routeYAML struct {
 	Strengths []string `yaml:"strengths"`
 	ToEffect  bool     `yaml:"to_effect"`
 	Note      string   `yaml:"note"`
+	Onset     Seconds  `yaml:"onset" required:"true"`
+	Peak      Seconds  `yaml:"peak" required:"true"`
+	Duration  Seconds  `yaml:"duration" required:"true"`
 }
 
 // parseFormulary reads and checks formulary data: every drug is in the
@@ -235,7 +241,10 @@ func (c *checker) formularyEntry(name string, r drugYAML) *DrugDoses {
 
 func (c *checker) routeDoses(ry routeYAML, base Unit, drugStrengths []Strength, p string) RouteDoses {
 	rd := RouteDoses{Route: ry.Route, Window: ry.Window, Repeat: ry.Repeat, OnlyIn: ry.OnlyIn,
-		ToEffect: ry.ToEffect, Note: ry.Note}
+		ToEffect: ry.ToEffect, Note: ry.Note, Timing: Timing{Onset: ry.Onset, Peak: ry.Peak, Duration: ry.Duration}}
+	if !rd.Timing.ordered() {
+		c.at(p, "onset, peak and duration must be positive and in that order (onset ≤ peak ≤ duration)")
+	}
 	for i, s := range c.strengths(ry.Strengths, base, p+".strengths") {
 		// a route's strength is one of the drug's, and is named as the drug names it
 		if k := slices.IndexFunc(drugStrengths, s.Same); k >= 0 {
@@ -342,4 +351,26 @@ func parseNumber(s string) (float64, error) {
 		return 0, fmt.Errorf("%q does not start with a number", s)
 	}
 	return toks[0].num, nil
+}
+
+// Timing is a drug's course by one route, each time counted from the dose.
+type Timing struct {
+	Onset, Peak, Duration Seconds
+}
+
+func (t Timing) ordered() bool {
+	return t.Onset > 0 && t.Onset <= t.Peak && t.Peak <= t.Duration
+}
+
+// TimingOf is drug's course by route, and false when the formulary has no such route.
+func TimingOf(drug, route string) (Timing, bool) {
+	d, ok := LookupDoses(drug)
+	if !ok {
+		return Timing{}, false
+	}
+	r := d.Route(route)
+	if r == nil {
+		return Timing{}, false
+	}
+	return r.Timing, true
 }

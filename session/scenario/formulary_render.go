@@ -53,11 +53,12 @@ func writeEntry(w io.Writer, e *DrugDoses) error {
 		fmt.Fprintf(w, "  strengths: %s\n", strings.Join(labels(e.Strengths), ", "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  route\tusual\tmax single\tmax in all\trepeat after")
+	fmt.Fprintln(tw, "  route\tusual\tmax single\tmax in all\trepeat after\tonset\tpeak\tduration")
 	for i := range e.Routes {
 		r := &e.Routes[i]
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Route, e.usualColumn(r), e.maxColumn(r.Max, r.ToEffect),
-			e.totalColumn(r), repeatColumn(r.Repeat))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Route, e.usualColumn(r), e.maxColumn(r.Max, r.ToEffect),
+			e.totalColumn(r), repeatColumn(r.Repeat), durationText(r.Timing.Onset), durationText(r.Timing.Peak),
+			durationText(r.Timing.Duration))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -170,7 +170,7 @@ drugs:
   aspirin:
     unit: mg
     routes:
-      - {route: PO, usual: 300 mg, max: 900 mg}
+      - {route: PO, onset: 5m, peak: 30m, duration: 4h, usual: 300 mg, max: 900 mg}
     source: BNF
 `
 	if _, err := parseFormulary([]byte(good)); err != nil {
@@ -189,7 +189,10 @@ drugs:
 		{"missing dose", "usual: 300 mg, ", "", "a dose is needed"},
 		{"window without total", "max: 900 mg}", "max: 900 mg, window: 24h}", "a window needs a total"},
 		{"total below max", "max: 900 mg}", "max: 900 mg, total: 600 mg}", "the total is below the maximum single dose"},
-		{"duplicate route", "      - {route: PO, usual: 300 mg, max: 900 mg}", "      - {route: PO, usual: 300 mg, max: 900 mg}\n      - {route: PO, usual: 300 mg, max: 900 mg}", "listed twice"},
+		{"duplicate route", "      - {route: PO, onset: 5m, peak: 30m, duration: 4h, usual: 300 mg, max: 900 mg}", "      - {route: PO, onset: 5m, peak: 30m, duration: 4h, usual: 300 mg, max: 900 mg}\n      - {route: PO, onset: 5m, peak: 30m, duration: 4h, usual: 300 mg, max: 900 mg}", "listed twice"},
+		{"missing onset", "onset: 5m, ", "", `missing required field "onset"`},
+		{"peak before onset", "peak: 30m", "peak: 1m", "onset ≤ peak ≤ duration"},
+		{"duration before peak", "duration: 4h", "duration: 10m", "onset ≤ peak ≤ duration"},
 		{"bad strength", "unit: mg", "unit: mg\n    strengths: [300 mg]", `"300 mg" is not a strength`},
 		{"route strength not the drug's", "max: 900 mg}", "max: 900 mg, strengths: [10 mg/mL]}", "not one of the drug's strengths"},
 		{"unknown situation", "max: 900 mg}", "max: 900 mg, only_in: asthma}", `only_in "asthma"`},
@@ -220,10 +223,10 @@ func TestWriteFormulary(t *testing.T) {
 	for _, want := range []string{
 		"adrenaline (epinephrine)\n",
 		"  strengths: 1 mg/mL (1 in 1000), 0.1 mg/mL (1 in 10,000)\n",
-		"  route  usual   max single  max in all  repeat after\n",
-		"  IM     0.5 mg  0.5 mg      —           5 min\n",
+		"  route  usual   max single  max in all  repeat after  onset  peak    duration\n",
+		"  IM     0.5 mg  0.5 mg      —           5 min         1 min  10 min  30 min\n",
 		"  IV: cardiac arrest only; 0.1 mg/mL (1 in 10,000); cardiac arrest: 1 mg",
-		"  source: RCUK-ANA; RCUK-ALS; BNF adrenaline/epinephrine\n",
+		"  source: RCUK-ANA; RCUK-ALS; BNF adrenaline/epinephrine; timing from RCUK-ANA",
 		"sources\n  BNF: British National Formulary",
 		"  RCUK-ANA: Resuscitation Council UK, Emergency treatment of anaphylaxis",
 	} {

@@ -23,6 +23,9 @@ func (c *checker) checkScenario(s *Scenario) {
 		c.at("demographics.sex", "sex %q must be F, M or X", sex)
 	}
 	c.checkPresentation(s)
+	if s.Access != "" && s.Access != "iv" && s.Access != "io" {
+		c.at("access", "access %q must be iv or io (or left out: none)", s.Access)
+	}
 	c.checkNEWS2(s.NEWS2)
 	for i, m := range s.Medications {
 		p := fmt.Sprintf("medications[%d]", i)
@@ -41,6 +44,8 @@ func (c *checker) checkScenario(s *Scenario) {
 		c.checkDisclosures(s.Bystander.Disclosures, "bystander.disclosures")
 	}
 	c.checkStates(s)
+	c.checkFindings(s)
+	c.checkCourses(s)
 	c.checkRhythms(s)
 	c.checkArrest(s)
 	for i, t := range s.Transitions {
@@ -149,6 +154,13 @@ func (c *checker) checkNEWS2(n NEWS2Config) {
 		c.at("news2.scale", "news2 scale must be 1 or 2, not %d", n.Scale)
 	case n.Scale == 2 && !n.HypercapnicTarget:
 		c.at("news2.scale", "scale 2 is only for hypercapnic patients: set hypercapnic_target: true")
+	case n.Scale == 2 && len(n.HypercapniaFrom) == 0:
+		c.at("news2.scale", "scale 2 needs hypercapnia_from: the tests or topics that document it")
+	}
+	for _, from := range n.HypercapniaFrom {
+		if _, test := Tests[from]; !test && !slices.Contains(Topics, from) {
+			c.at("news2.hypercapnia_from", "%q is neither a test nor a topic", from)
+		}
 	}
 }
 
@@ -304,6 +316,16 @@ func (c *checker) checkMatch(m Match, p string) {
 			c.at(p+".position", "unknown position %q (want one of %v)", pos, Positions)
 		}
 	}
+	for _, team := range m.Team {
+		if !slices.Contains(Teams, team) {
+			c.at(p+".team", "unknown team %q (want one of %v)", team, Teams)
+		}
+	}
+	for _, r := range m.Region {
+		if !slices.Contains(Regions, r) {
+			c.at(p+".region", "unknown examination region %q (want one of %v)", r, Regions)
+		}
+	}
 	if m.MaxDoseMg > 0 && m.MinDoseMg > m.MaxDoseMg {
 		c.at(p+".min_dose_mg", "min_dose_mg is above max_dose_mg")
 	}
@@ -408,4 +430,20 @@ func (c *checker) checkID(id, p string, seen map[string]bool) {
 		c.at(p, "duplicate id %q", id)
 	}
 	seen[id] = true
+}
+
+// checkCourses: a course leads to another state, over a positive time.
+func (c *checker) checkCourses(s *Scenario) {
+	for _, name := range s.StateNames() {
+		st, p := s.States[name], "states."+name+".course"
+		if st == nil || st.Course == nil {
+			continue
+		}
+		if _, ok := s.States[st.Course.To]; !ok || st.Course.To == name {
+			c.at(p+".to", "a course leads to another of the states, not %q", st.Course.To)
+		}
+		if st.Course.Over <= 0 {
+			c.at(p+".over", "a course takes a positive time")
+		}
+	}
 }

@@ -13,13 +13,18 @@ type Scenario struct {
 	// Presentation is what a triage note or a handover says of the patient on arrival, without
 	// the demographics the header already shows and without the diagnosis: the trainee sees
 	// this, never the title.
-	Presentation       string               `yaml:"presentation" required:"true"`
-	Bystander          *Bystander           `yaml:"bystander"`
-	History            []string             `yaml:"history"`
-	Medications        []Medication         `yaml:"medications"`
-	Allergies          []Allergy            `yaml:"allergies"`
-	Disclosures        []Disclosure         `yaml:"disclosures"`
-	Lines              Lines                `yaml:"lines"`
+	Presentation string       `yaml:"presentation" required:"true"`
+	Bystander    *Bystander   `yaml:"bystander"`
+	History      []string     `yaml:"history"`
+	Medications  []Medication `yaml:"medications"`
+	Allergies    []Allergy    `yaml:"allergies"`
+	Disclosures  []Disclosure `yaml:"disclosures"`
+	Lines        Lines        `yaml:"lines"`
+	// Access is the vascular access the patient arrives with: "" (none), "iv" or "io". Without
+	// it, an IV or IO drug waits for the trainee to site one.
+	Access string `yaml:"access"`
+	// NilByMouth is why nothing may be given by mouth ("for theatre"); empty: no such order.
+	NilByMouth         string               `yaml:"nil_by_mouth"`
 	NEWS2              NEWS2Config          `yaml:"news2" required:"true"`
 	InitialState       string               `yaml:"initial_state" required:"true"`
 	States             map[string]*State    `yaml:"states" required:"true"`
@@ -98,11 +103,16 @@ type Lines struct {
 	Generic []string `yaml:"generic"`
 }
 
+// NEWS2Config says which SpO2 scale suits the patient. Every patient is scored on Scale 1 until
+// the trainee prescribes a target of 88–92 %, which the engine accepts only for a patient with
+// hypercapnia (Scale 2) once the trainee has it documented: one of HypercapniaFrom, a test
+// (a blood gas) or a topic asked about (a history that tells of an oxygen alert card).
 type NEWS2Config struct {
 	Scale int `yaml:"scale" required:"true"` // 1, or 2 for hypercapnic patients
-	// HypercapnicTarget marks a prescribed SpO2 target of 88–92 %, the only
-	// case in which Scale 2 may be used.
-	HypercapnicTarget bool `yaml:"hypercapnic_target"`
+	// HypercapnicTarget marks a patient for whom a prescribed SpO2 target of 88–92 % is right,
+	// the only case in which Scale 2 may be used.
+	HypercapnicTarget bool     `yaml:"hypercapnic_target"`
+	HypercapniaFrom   []string `yaml:"hypercapnia_from"`
 }
 
 // State is one phase of the illness. Vitals approach Vitals (inheriting from
@@ -123,12 +133,25 @@ type State struct {
 	Tau     map[string]Seconds `yaml:"tau"`
 	// Findings override the scenario's Findings while the patient is in this state.
 	Findings Findings `yaml:"findings"`
+	// Course is where the state is heading if nothing is done, and how fast: the vitals move
+	// toward that state's all the while, so an untreated patient worsens minute by minute. Left
+	// out, it is the first transition out of the state on time alone, at that time.
+	Course *Course `yaml:"course"`
 
-	name   string
-	rhythm Rhythm // Rhythm as ParseRhythm reads it
-	target [NumVitals]float64
-	alpha  [NumVitals]float64 // share of the gap to target closed per sim second
-	out    []int              // indexes of transitions leaving this state
+	name     string
+	rhythm   Rhythm   // Rhythm as ParseRhythm reads it
+	findings Findings // every region, resolved against the scenario's baseline
+	toward   *State   // where the course leads; nil: the state holds
+	over     float64  // seconds the course takes
+	target   [NumVitals]float64
+	alpha    [NumVitals]float64 // share of the gap to target closed per sim second
+	out      []int              // indexes of transitions leaving this state
+}
+
+// Course is a state's drift toward another state over a time.
+type Course struct {
+	To   string  `yaml:"to" required:"true"`
+	Over Seconds `yaml:"over" required:"true"`
 }
 
 // Transition moves the patient from one of From to To when its conditions
@@ -170,12 +193,15 @@ type Match struct {
 	Topic       Names   `yaml:"topic"`
 	Test        Names   `yaml:"test"`
 	Position    Names   `yaml:"position"`
+	Region      Names   `yaml:"region"` // an examination's region (Regions)
+	Team        Names   `yaml:"team"`   // the team a referral calls (Teams)
 	Rhythm      Names   `yaml:"rhythm"` // the rhythm the trainee named (name_rhythm): Rhythms, or VF for either VF
 	MinDoseMg   float64 `yaml:"min_dose_mg"`
 	MaxDoseMg   float64 `yaml:"max_dose_mg"`
 	MinVolumeML float64 `yaml:"min_volume_ml"`
 	MinFiO2     float64 `yaml:"min_fio2"` // percent, as delivered by the device
 	MaxFiO2     float64 `yaml:"max_fio2"`
+	MaxTarget   float64 `yaml:"max_target"` // the highest SpO2 a prescribed target may aim for, percent
 }
 
 // Intervention: the first intervention whose match fits an action applies
@@ -193,6 +219,9 @@ type Effect struct {
 	Onset    Seconds  `yaml:"onset"`
 	Duration Seconds  `yaml:"duration"`
 	Cap      *float64 `yaml:"cap"`
+	// Ramp is how long after its onset the effect takes to reach full strength (the engine sets
+	// it from a drug's time to peak).
+	Ramp Seconds `yaml:"-"`
 }
 
 // Contraindication is a scenario-specific reason not to give a drug or class.
@@ -283,6 +312,16 @@ func (st *State) Target(v Vital) float64 { return st.target[v] }
 
 // Alpha is the share of the gap to target that v closes per sim second.
 func (st *State) Alpha(v Vital) float64 { return st.alpha[v] }
+
+// CourseTarget is the value v approaches secs seconds into the state: the state's own target
+// moved along its course, all the way there once the course has run.
+func (st *State) CourseTarget(v Vital, secs float64) float64 {
+	if st.toward == nil {
+		return st.target[v]
+	}
+	k := min(1, secs/st.over)
+	return st.target[v] + (st.toward.target[v]-st.target[v])*k
+}
 
 // Outgoing lists the indexes of transitions that can leave this state, in
 // file order (the first that fires wins).

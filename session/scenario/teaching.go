@@ -1,5 +1,10 @@
 package scenario
 
+import (
+	"slices"
+	"strings"
+)
+
 // Findings is what a bedside examination finds, by region. A scenario's Findings are the
 // baseline every state inherits; a state's Findings override them region by region.
 //
@@ -29,4 +34,65 @@ type DispositionKey struct {
 type ReflectiveQuestion struct {
 	Question  string   `yaml:"question" required:"true"`
 	KeyPoints []string `yaml:"key_points" required:"true"`
+}
+
+// Regions are the examination findings a scenario writes, in the order a bedside examination
+// goes (A to E), each with the words the chat gives it.
+var Regions = []string{
+	"airway", "breathing", "percussion", "auscultation", "heart", "pulses", "cap_refill", "skin",
+	"abdomen", "pupils", "gcs", "limbs", "focused",
+}
+
+// RegionNames are how the chat names each region's finding.
+var RegionNames = map[string]string{
+	"airway": "airway", "breathing": "chest on inspection", "percussion": "chest on percussion",
+	"auscultation": "breath sounds", "heart": "heart sounds", "pulses": "pulses",
+	"cap_refill": "capillary refill", "skin": "skin", "abdomen": "abdomen", "pupils": "pupils",
+	"gcs": "GCS", "limbs": "limbs (neurovascular)", "focused": "focused examination",
+}
+
+// Finding is what examining region finds in this state: the state's own finding, or the
+// scenario's baseline.
+func (st *State) Finding(region string) string { return st.findings[region] }
+
+// resolveFindings gives every state the baseline findings it does not override; the pupils
+// fall back to the state's pupils, which every state has.
+func (s *Scenario) resolveFindings() {
+	for _, st := range s.States {
+		st.findings = withDefaults(st.Findings, s.Findings)
+		if st.findings["pupils"] == "" {
+			st.findings["pupils"] = st.Pupils
+		}
+	}
+}
+
+// checkFindings reports a region that is not one of Regions, and a state that finds nothing
+// for a region: every examination must have an answer in every state.
+func (c *checker) checkFindings(s *Scenario) {
+	for region := range s.Findings {
+		if !slices.Contains(Regions, region) {
+			c.at("findings."+region, "unknown examination region %q (want one of %v)", region, Regions)
+		}
+	}
+	for _, name := range s.StateNames() {
+		st := s.States[name]
+		if st == nil {
+			continue
+		}
+		for region := range st.Findings {
+			if !slices.Contains(Regions, region) {
+				c.at("states."+name+".findings."+region, "unknown examination region %q (want one of %v)", region, Regions)
+			}
+		}
+		var missing []string
+		for _, region := range Regions {
+			if region != "pupils" && strings.TrimSpace(st.Findings[region]) == "" && strings.TrimSpace(s.Findings[region]) == "" {
+				missing = append(missing, region)
+			}
+		}
+		if len(missing) > 0 {
+			c.at("states."+name, "state %q finds nothing on examining %s: give findings (scenario-wide or in the state)",
+				name, strings.Join(missing, ", "))
+		}
+	}
 }

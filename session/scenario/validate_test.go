@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,7 +37,35 @@ critical_actions:
 learning_objectives: [learn]
 presentation: feeling unwell since this morning
 scoring: {trajectory: 20, allergies_first: 10, reassessment: 10, hard_stop: 25, warning: 5}
+findings: {airway: patent, breathing: normal, percussion: resonant, auscultation: clear, heart: normal, pulses: regular, cap_refill: 2 seconds, skin: warm, abdomen: soft, gcs: E4 V5 M6, limbs: normal, focused: nothing more}
 `
+
+func TestValidateFindingsCoverEveryRegionInEveryState(t *testing.T) {
+	noHeart := strings.Replace(minimal, " heart: normal,", "", 1)
+	ill := strings.Replace(noHeart, "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    findings: {heart: a loud murmur, elbow: sore}", 1)
+	got := fmt.Sprint(Validate([]byte(ill)))
+	for _, want := range []string{`state "well" finds nothing on examining heart`, `unknown examination region "elbow"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	if strings.Contains(got, `state "ill" finds nothing`) {
+		t.Errorf("errors %s: the ill state's own heart finding should resolve it", got)
+	}
+	s, errs := Parse([]byte(strings.Replace(minimal, "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    findings: {heart: a loud murmur}", 1)))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := s.State("ill").Finding("heart"); got != "a loud murmur" {
+		t.Errorf("ill heart = %q, want the state's override", got)
+	}
+	if got := s.State("well").Finding("heart"); got != "normal" {
+		t.Errorf("well heart = %q, want the baseline", got)
+	}
+	if got := s.State("ill").Finding("pupils"); got != NormalPupils {
+		t.Errorf("pupils = %q, want the normal pupils every state has", got)
+	}
+}
 
 func TestMinimalScenarioIsValid(t *testing.T) {
 	if errs := Validate([]byte(minimal)); len(errs) > 0 {
@@ -277,5 +306,44 @@ func TestValidatePresentationScoringRescueStatesAndBystander(t *testing.T) {
 			}
 			wantErrorIn(t, doc, c.line, c.want)
 		})
+	}
+}
+
+// A state's course leads to another state over a positive time; left out, it follows the first
+// transition out on time alone.
+func TestValidateCourses(t *testing.T) {
+	bad := strings.Replace(minimal, "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    course: {to: nowhere, over: 0}", 1)
+	got := fmt.Sprint(Validate([]byte(bad)))
+	for _, want := range []string{"a course leads to another of the states", "a course takes a positive time"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	s, errs := Parse([]byte(minimal))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	well, ill := s.State("well"), s.State("ill")
+	if well.CourseTarget(HR, 150) != 100 || well.CourseTarget(HR, 600) != 120 {
+		t.Errorf("well drifts toward ill: HR %g half way, %g after; want ill's 120 reached at 5 minutes",
+			well.CourseTarget(HR, 150), well.CourseTarget(HR, 600))
+	}
+	if ill.CourseTarget(HR, 3600) != ill.Target(HR) {
+		t.Error("ill has nowhere to go, yet drifts")
+	}
+}
+
+// Scale 2 needs the evidence of hypercapnia named, each a test or a topic; access is iv or io.
+func TestValidateScale2EvidenceAndAccess(t *testing.T) {
+	doc := strings.Replace(minimal, "news2: {scale: 1}", "news2: {scale: 2, hypercapnic_target: true}\naccess: vein", 1)
+	got := fmt.Sprint(Validate([]byte(doc)))
+	for _, want := range []string{"scale 2 needs hypercapnia_from", `access "vein" must be iv or io`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	doc = strings.Replace(minimal, "news2: {scale: 1}", "news2: {scale: 2, hypercapnic_target: true, hypercapnia_from: [blood_gas, card]}", 1)
+	if got := fmt.Sprint(Validate([]byte(doc))); !strings.Contains(got, `"card" is neither a test nor a topic`) {
+		t.Errorf("errors %s: want the unknown evidence named", got)
 	}
 }

@@ -81,6 +81,8 @@ const (
 	KindPosition      ActionKind = "position"
 	KindSplint        ActionKind = "splint"
 	KindAsk           ActionKind = "ask"
+	KindTargetSats    ActionKind = "target_sats" // a prescribed SpO2 target range
+	KindRefer         ActionKind = "refer"       // a call for a team (Teams): the cath lab for primary PCI
 
 	// Peri-arrest treatments of a tachycardia or bradycardia with a pulse (RCUK ALS 2021).
 	KindVagal         ActionKind = "vagal_manoeuvre" // modified Valsalva, carotid sinus massage
@@ -88,14 +90,17 @@ const (
 	KindPacing        ActionKind = "pacing"          // transcutaneous (external) pacing
 )
 
+// Teams a trainee can call: the cath lab for primary PCI, critical care, a senior doctor.
+var Teams = []string{"pci", "critical_care", "senior"}
+
 // ActionKinds lists every kind, in a stable order.
 var ActionKinds = []ActionKind{
 	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
 	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
-	KindVagal, KindCardioversion, KindPacing,
+	KindTargetSats, KindRefer, KindVagal, KindCardioversion, KindPacing,
 	// the cardiac arrest (arrest_kinds.go)
 	KindArrestCall, KindCPR, KindStopCPR, KindPads, KindCharge, KindShock, KindRhythmCheck, KindPulseCheck,
-	KindNameRhythm, KindCauses, KindTreatCause, KindStopResus, KindBPTarget, KindTempControl, KindRefer,
+	KindNameRhythm, KindCauses, KindTreatCause, KindStopResus, KindBPTarget, KindTempControl,
 }
 
 // Tests are the investigations a trainee can order, by the id a scenario's results use, with

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/records"
+)
+
+func dump(_ context.Context, c *call) error {
+	lib, err := session.LoadLibrary(c.o.scenarios)
+	if err != nil {
+		return err
+	}
+	return readStore(c, persist.AuditExport, "dump", func(st *persist.Store) error {
+		doc, err := records.Dump(st, lib)
+		if err == nil {
+			err = writeJSON(c.stdout, doc)
+		}
+		return err
+	})
+}
+
+func aar(_ context.Context, c *call) error {
+	lib, err := session.LoadLibrary(c.o.scenarios)
+	if err != nil {
+		return err
+	}
+	return readStore(c, persist.AuditExport, "review of "+orActive(c.o.patient)+" as "+c.o.format, func(st *persist.Store) error {
+		report, err := records.AAR(st, lib, c.o.patient)
+		if err != nil {
+			return err
+		}
+		return writeOut(c, report, "", report.Markdown())
+	})
+}
+
+func export(_ context.Context, c *call) error {
+	return readStore(c, persist.AuditExport, "chat of "+orEvery(c.o.patient)+" as "+c.o.format, func(st *persist.Store) error {
+		tr, err := records.Export(st, c.o.patient)
+		if err != nil {
+			return err
+		}
+		return writeOut(c, tr, "", tr.Markdown())
+	})
+}
+
+func orActive(patient string) string {
+	if patient == "" {
+		return "the active patient"
+	}
+	return patient
+}
+
+func orEvery(patient string) string {
+	if patient == "" {
+		return "every patient"
+	}
+	return patient
+}
+
+// progress prints a trainee's shifts as a table and charts.
+func progress(_ context.Context, c *call) error {
+	lib, err := session.LoadLibrary(c.o.scenarios)
+	if err != nil {
+		return err
+	}
+	return readStore(c, persist.AuditReport, "progress", func(st *persist.Store) error {
+		p, err := records.ReadProgress(st, lib)
+		if err != nil {
+			return err
+		}
+		return writeTable(c, p)
+	})
+}
+
+// report writes the class report, as the instructor: every trainee's shifts.
+func report(_ context.Context, c *call) error {
+	lib, err := session.LoadLibrary(c.o.scenarios)
+	if err != nil {
+		return err
+	}
+	c.o.instructor = true
+	return readStore(c, persist.AuditReport, "class report as "+c.o.format, func(st *persist.Store) error {
+		r, err := records.ReadClassReport(st, lib)
+		if err != nil {
+			return err
+		}
+		return toOut(c, func(out io.Writer) error {
+			switch c.o.format {
+			case "csv":
+				return r.CSV(out)
+			case "json":
+				return writeJSON(out, r)
+			}
+			_, err := io.WriteString(out, r.Markdown())
+			return err
+		})
+	})
+}
+
+func stats(_ context.Context, c *call) error {
+	return readStore(c, persist.AuditOpen, "stats", func(st *persist.Store) error {
+		report, err := records.ReadStats(st)
+		if err != nil {
+			return err
+		}
+		return writeTable(c, report)
+	})
+}
+
+// auditList prints the audit record, oldest first.
+func auditList(_ context.Context, c *call) error {
+	path := persist.AuditPath(c.o.db)
+	entries, err := persist.ReadAudit(path)
+	switch {
+	case err != nil:
+		return err
+	case c.o.json:
+		return writeJSON(c.stdout, entries)
+	case len(entries) == 0:
+		_, err := fmt.Fprintf(c.stdout, "no audit record yet (%s)\n", path)
+		return err
+	}
+	for _, e := range entries {
+		fmt.Fprintf(c.stdout, "%s  %-10s  %-28s  %-17s  %-26s  %s\n", e.At.Local().Format("2006-01-02 15:04:05"),
+			e.User, e.As, e.Action, e.Session, e.Detail)
+	}
+	return nil
+}
+
+func archiveList(_ context.Context, c *call) error {
+	return readStore(c, persist.AuditOpen, "archive list", func(st *persist.Store) error { return records.ArchiveList(st, c.stdout) })
+}
+
+func archiveShow(_ context.Context, c *call) error {
+	n := c.args[0]
+	return readStore(c, persist.AuditExport, "archive "+n, func(st *persist.Store) error { return records.ArchiveShow(st, n, c.stdout) })
+}
+
+// archiveRestore writes, so it takes the file like any writer; it still never creates one.
+func archiveRestore(_ context.Context, c *call) error {
+	store, err := persist.OpenAs(c.o.db, persist.Access{Person: person(c), Existing: true})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := records.ArchiveRestore(store, c.args[0], c.stdout); err != nil {
+		return err
+	}
+	info, _, err := store.LatestSession()
+	if err != nil {
+		return err
+	}
+	return store.Audit().Record(store.Person(), persist.AuditRestore, info.ID, "archive "+c.args[0])
+}

@@ -1,0 +1,275 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/agents/offline"
+	"github.com/ward-sim/ward/agents/ollama"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/memory/knowledge"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
+	"github.com/ward-sim/ward/session/scenario"
+)
+
+// Flags are the command line's choices for a shift. Given names the flags that were typed: a
+// trainee's preferences fill in the theme, window and model of the others.
+type Flags struct {
+	Backend, Model       string
+	Stall                time.Duration
+	NumCtx, OutputBudget int
+	Window, Theme        string
+	Shift                string
+	Seed                 int64
+	Fresh                bool // --new: start a shift instead of resuming the latest
+	Scenarios, Agents    string
+	Trace                string
+	Knowledge            string
+	EmbedModel           string
+	ConfirmAdmissions    bool     // a person at the TUI
+	Themes               []string // the names /prefs accepts
+	Given                map[string]bool
+}
+
+// Setup wires shifts on one store: it loads what every shift shares (the scenarios, the team,
+// the cards, the trace) and chooses the backend, once; each trainee signed in gets their own
+// preferences on top (Config).
+type Setup struct {
+	flags Flags
+	base  Config
+	// theme is the TUI theme of the trainee Config last applied.
+	theme string
+}
+
+// NewSetup wires shifts for flags on store, which is signed in. notices hears one-line notes for
+// the user, such as why the offline backend is in use, or that the trace stopped being written.
+func NewSetup(ctx context.Context, store *persist.Store, f Flags, notices func(string)) (*Setup, error) {
+	s := &Setup{flags: f}
+	if err := s.wire(ctx, store, notices); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Setup) wire(ctx context.Context, store *persist.Store, notices func(string)) error {
+	f := s.flags
+	cfg := Config{Store: store, NumCtx: f.NumCtx, OutputBudget: f.OutputBudget, Shift: f.Shift, Seed: f.Seed,
+		ConfirmAdmissions: f.ConfirmAdmissions, Themes: f.Themes, Audit: store.Audit()}
+	var err error
+	if cfg.Pattern, err = PatientPattern(); err != nil {
+		return err
+	}
+	if cfg.Scenarios, err = LoadLibrary(f.Scenarios); err != nil {
+		return err
+	}
+	if cfg.Team, err = agents.LoadTeam(f.Agents); err != nil {
+		return err
+	}
+	if f.Trace != "" {
+		if cfg.Trace, err = llm.OpenTrace(f.Trace); err != nil {
+			return err
+		}
+		s.base.Trace = cfg.Trace
+	}
+	if cfg.Knowledge, err = KnowledgeBase(f.Knowledge, f.EmbedModel, store); err != nil {
+		return err
+	}
+	prefs, err := LoadPrefs(store, store.Person().Trainee)
+	if err != nil {
+		return err
+	}
+	if cfg.Backend, cfg.Tools, err = ChooseBackend(ctx, f.Backend, s.preferred(prefs).model, f.Stall, notices); err != nil {
+		return err
+	}
+	AskModel(&cfg)
+	s.base = cfg
+	return nil
+}
+
+// Open resumes the signed-in trainee's latest shift, or starts one (--new and --shift always
+// start); resumed says which.
+func (s *Setup) Open(ctx context.Context) (sess *Session, resumed bool, err error) {
+	cfg, err := s.Config(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if !s.flags.Fresh && s.flags.Shift == "" {
+		sess, err := Resume(cfg)
+		if !errors.Is(err, records.ErrNoSession) {
+			return sess, err == nil, err
+		}
+	}
+	sess, err = Start(cfg)
+	return sess, false, err
+}
+
+// Start starts a shift of the given roster for whoever the store is signed in as now (the start
+// dialog may have signed another trainee in): their preferences, the backend chosen once.
+func (s *Setup) Start(ctx context.Context, shift string) (*Session, error) {
+	cfg, err := s.Config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Shift = shift
+	return Start(cfg)
+}
+
+// Config is the configuration of a shift for whoever the store is signed in as: their window
+// and, on Ollama, their model, unless the command line chose them. A model other than the one
+// chosen at start must be one Ollama has: Ollama answered at start, so one it lacks is an error,
+// not a fall back to offline.
+func (s *Setup) Config(ctx context.Context) (Config, error) {
+	cfg := s.base
+	prefs, err := LoadPrefs(cfg.Store, cfg.Store.Person().Trainee)
+	if err != nil {
+		return cfg, err
+	}
+	chosen := s.preferred(prefs)
+	s.theme = chosen.theme
+	if cfg.Window, err = WindowMode(chosen.window); err != nil {
+		return cfg, err
+	}
+	if cfg.Backend.Name() != "ollama" || chosen.model == cfg.Backend.Model() {
+		return cfg, nil
+	}
+	team := *cfg.Team // the router follows the model; a shift already running keeps its own
+	cfg.Team = &team
+	if cfg.Backend, cfg.Tools, err = ChooseBackend(ctx, "ollama", chosen.model, s.flags.Stall, func(string) {}); err != nil {
+		return cfg, err
+	}
+	AskModel(&cfg)
+	return cfg, nil
+}
+
+// choices are the flags with a trainee's preferences where the command line left them unset.
+type choices struct{ theme, window, model string }
+
+func (s *Setup) preferred(prefs Prefs) choices {
+	f := s.flags
+	take := func(name string, flag, pref string) string {
+		if pref != "" && !f.Given[name] {
+			return pref
+		}
+		return flag
+	}
+	c := choices{theme: take("theme", f.Theme, prefs.Theme), window: take("window", f.Window, prefs.Window), model: f.Model}
+	if os.Getenv("WARD_MODEL") == "" { // the environment chose the model as a flag would
+		c.model = take("model", f.Model, prefs.Model)
+	}
+	return c
+}
+
+// Theme is the TUI theme of the trainee Config last configured: theirs, unless --theme.
+func (s *Setup) Theme() string { return s.theme }
+
+// Store is the database the shifts are played on.
+func (s *Setup) Store() *persist.Store { return s.base.Store }
+
+// Library is the scenarios and shifts every shift may use.
+func (s *Setup) Library() *scenario.Library { return s.base.Scenarios }
+
+// Trace is the trace being written, nil for none.
+func (s *Setup) Trace() *llm.TraceWriter { return s.base.Trace }
+
+// Close releases the trace file.
+func (s *Setup) Close() error { return s.base.Trace.Close() }
+
+// AskModel lets a model decide what the rules leave open: with Ollama, the analyzer asks it when
+// the rules are unsure and the router places questions for the team. Their calls go to the trace.
+func AskModel(cfg *Config) {
+	cfg.Analyzer = analyzer.NewAnalyzer(nil)
+	if cfg.Backend.Name() == "ollama" {
+		cfg.Observer = &llm.Observer{}
+		traced := llm.Traced(cfg.Backend, cfg.Trace, cfg.Observer)
+		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: cfg.NumCtx}))
+		cfg.Team.Router = traced
+	}
+}
+
+// ChooseBackend honours --backend and reports whether the model can call tools. auto prefers
+// Ollama and falls back to offline with a one-line notice that says why.
+func ChooseBackend(ctx context.Context, backend, model string, stall time.Duration, notices func(string)) (llm.Backend, bool, error) {
+	switch backend {
+	case "offline":
+		return offline.New(), false, nil
+	case "auto", "ollama":
+	default:
+		return nil, false, fmt.Errorf("--backend must be auto, offline or ollama, not %q", backend)
+	}
+	m, err := ollama.FromEnvironment(model, ollama.Options{StallTimeout: stall})
+	if err != nil {
+		return nil, false, err
+	}
+	probeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	caps, err := m.Probe(probeCtx)
+	if err != nil {
+		if backend == "ollama" {
+			return nil, false, err
+		}
+		notices("using the offline backend: " + err.Error())
+		return offline.New(), false, nil
+	}
+	return m, caps.Tools, nil
+}
+
+// KnowledgeBase is the protocol cards, with the user's own from dir and semantic search on
+// embedModel; store keeps the embeddings between runs (nil: for this process only). Nothing is
+// read until first use.
+func KnowledgeBase(dir, embedModel string, store knowledge.VectorStore) (*knowledge.KB, error) {
+	if dir != "" {
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("--knowledge %s: not a directory of cards", dir)
+		}
+	}
+	opts := knowledge.Options{Dir: dir, Model: embedModel, Store: store}
+	if embedModel != "" {
+		m, err := ollama.FromEnvironment(embedModel, ollama.Options{})
+		if err != nil {
+			return nil, err
+		}
+		opts.Embedder = m
+	}
+	return knowledge.New(opts), nil
+}
+
+// LoadLibrary is the built-in scenarios, with those in dir ("" for none).
+func LoadLibrary(dir string) (*scenario.Library, error) {
+	if dir == "" {
+		return scenario.Load()
+	}
+	return scenario.Load(dir)
+}
+
+// PatientPattern is PATIENT_ID_PATTERN, or the default.
+func PatientPattern() (*regexp.Regexp, error) {
+	expr := os.Getenv("PATIENT_ID_PATTERN")
+	if expr == "" {
+		return analyzer.DefaultPatientIDPattern, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("PATIENT_ID_PATTERN %q is not a valid regular expression: %w", expr, err)
+	}
+	return re, nil
+}
+
+// WindowMode is the message window --window names.
+func WindowMode(name string) (memory.Window, error) {
+	switch memory.WindowMode(name) {
+	case memory.WindowBlock:
+		return memory.DefaultWindow(), nil
+	case memory.WindowSliding:
+		return memory.SlidingWindow(), nil
+	}
+	return memory.Window{}, fmt.Errorf("--window must be block or sliding, not %q", name)
+}
