@@ -69,9 +69,32 @@ func recoverDB(_ context.Context, c *call) error {
 		return usageError{"usage: ward recover --db DAMAGED --out NEW — see ward recover --help"}
 	}
 	report, err := persist.Recover(c.o.db, c.o.out)
+	if err == nil && c.o.instructor && report.Unchecked > 0 {
+		err = checkRecovered(&report)
+	}
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprint(c.stdout, report)
 	return err
+}
+
+// checkRecovered opens every encrypted value of a recovered file with the instructor's key.
+func checkRecovered(report *persist.RecoverReport) error {
+	pass, err := persist.AskPassphrase(persist.EnvInstructorPassphrase, "The instructor's passphrase, to check the recovered values", false)
+	if err == nil {
+		err = report.CheckSealed(pass)
+	}
+	return err
+}
+
+// secretsShown reports whether the engine's secrets show (session.Config.Instructor): to the
+// instructor, or with --debug on a database that is not encrypted, where no one's records are
+// kept from anyone.
+func secretsShown(o *options, store *persist.Store) bool {
+	if o.instructor {
+		return true
+	}
+	encrypted, err := store.Encrypted()
+	return o.debug && err == nil && !encrypted
 }

@@ -25,6 +25,7 @@ type options struct {
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
 	knowledge, embedModel           string
+	from                            string // ward scenarios new: the scenario to start from
 	stall, timeout                  time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
@@ -32,7 +33,7 @@ type options struct {
 	newSession, json, bell, exact   bool
 	force                           bool
 	trainee                         string
-	instructor, encrypt             bool
+	instructor, encrypt, debug      bool
 }
 
 // call is one invocation of a command.
@@ -126,11 +127,11 @@ func count(lo, hi int) func(int) bool {
 }
 
 // sessionFlags are what a command that runs a shift accepts.
-var sessionFlags = []string{"db", "trainee", "instructor", "encrypt", "backend", "model", "new", "shift", "seed",
+var sessionFlags = []string{"db", "trainee", "instructor", "debug", "encrypt", "backend", "model", "new", "shift", "seed",
 	"scenarios", "agents", "trace", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
 
 // readFlags are what a command that reads a trainee's shifts accepts.
-var readFlags = []string{"db", "trainee", "instructor"}
+var readFlags = []string{"db", "trainee", "instructor", "debug"}
 
 // outFlags are what a command that may write a file accepts.
 var outFlags = []string{"format", "out", "force"}
@@ -158,6 +159,9 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	"trainee": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.trainee, "trainee", persist.LoginName(), "the trainee whose shifts ward opens, by `name` (encrypt: who gets the shifts that name no one)")
 	},
+	"debug": func(fs *pflag.FlagSet, o *options) {
+		fs.BoolVar(&o.debug, "debug", false, "a developer's view of a plaintext database: the inspector, dump and decisions show the engine's secrets (the case, its states, the true vitals)")
+	},
 	"instructor": func(fs *pflag.FlagSet, o *options) {
 		fs.BoolVar(&o.instructor, "instructor", false, "act as the instructor, whose passphrase opens every trainee's shifts (env "+persist.EnvInstructorPassphrase+")")
 	},
@@ -175,6 +179,9 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	},
 	"scenarios": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.scenarios, "scenarios", "", "`dir`ectory of extra scenario YAML files")
+	},
+	"from": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.from, "from", "", "the `scenario` a new one starts as a copy of")
 	},
 	"agents": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.agents, "agents", "", "YAML `file` overriding the built-in agent team")

@@ -430,11 +430,11 @@ const (
 
 func TestEncryptedDatabaseHoldsNoPlaintextAndSeparatesTrainees(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "ward.db")
-	passphrases(t, "alice pass", "instructor pass")
+	passphrases(t, "alice on the night shift", "the night sister holds the keys")
 	if _, err := ward(t, playAsthma, "run", "--db", db, "--encrypt", "--trainee", "alice", "--backend", "offline"); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(persist.EnvPassphrase, "bob pass")
+	t.Setenv(persist.EnvPassphrase, "bob on the night shift")
 	if _, err := ward(t, "/admit patient_7 anaphylaxis\n", "run", "--db", db, "--trainee", "bob", "--backend", "offline"); err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +445,7 @@ func TestEncryptedDatabaseHoldsNoPlaintextAndSeparatesTrainees(t *testing.T) {
 			t.Errorf("the encrypted file holds %q in plain text", secret)
 		}
 	}
-	t.Setenv(persist.EnvPassphrase, "alice pass")
+	t.Setenv(persist.EnvPassphrase, "alice on the night shift")
 	dump, err := ward(t, "", "dump", "--db", db, "--trainee", "alice")
 	if err != nil || !strings.Contains(dump, disclosure) || !strings.Contains(dump, patientName) {
 		t.Fatalf("alice's dump lacks her patient's disclosure: %v\n%.300s", err, dump)
@@ -498,11 +498,15 @@ func TestEncryptConvertsWithoutLoss(t *testing.T) {
 	if _, err := ward(t, playAsthma+"/clear\n/admit patient_2 sepsis-urosepsis\n", "run", "--db", db, "--trainee", "alice", "--backend", "offline"); err != nil {
 		t.Fatal(err)
 	}
-	before, err := ward(t, "", "dump", "--db", db, "--trainee", "alice")
+	before, err := ward(t, "", "dump", "--db", db, "--trainee", "alice", "--debug") // a developer's view: the engine's secrets too
 	if err != nil || !strings.Contains(before, disclosure) {
 		t.Fatalf("dump before: %v", err)
 	}
-	passphrases(t, "", "instructor pass")
+	beforeMine, err := ward(t, "", "dump", "--db", db, "--trainee", "alice") // alice's view: the secrets masked
+	if err != nil || beforeMine == before || !strings.Contains(beforeMine, disclosure) {
+		t.Fatalf("alice's dump before: %v", err)
+	}
+	passphrases(t, "", "the night sister holds the keys")
 	out, err := ward(t, "", "encrypt", "--db", db)
 	if err != nil || !strings.Contains(out, "ward passwd --instructor --trainee alice") {
 		t.Fatalf("encrypt: %v\n%s", err, out)
@@ -514,12 +518,12 @@ func TestEncryptConvertsWithoutLoss(t *testing.T) {
 	if err != nil || after != before {
 		t.Fatalf("dump after the conversion differs (%v):\nbefore %.200s\nafter  %.200s", err, before, after)
 	}
-	t.Setenv(persist.EnvNewPassphrase, "alice pass")
+	t.Setenv(persist.EnvNewPassphrase, "alice on the night shift")
 	if _, err := ward(t, "", "passwd", "--db", db, "--instructor", "--trainee", "alice"); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(persist.EnvPassphrase, "alice pass")
-	if mine, err := ward(t, "", "dump", "--db", db, "--trainee", "alice"); err != nil || mine != before {
+	t.Setenv(persist.EnvPassphrase, "alice on the night shift")
+	if mine, err := ward(t, "", "dump", "--db", db, "--trainee", "alice"); err != nil || mine != beforeMine {
 		t.Fatalf("alice's own dump after the conversion differs: %v", err)
 	}
 }
@@ -531,11 +535,11 @@ func TestInstructorChangesTheirOwnPassphrase(t *testing.T) {
 	if _, err := ward(t, playAsthma, "run", "--db", db, "--trainee", "alice", "--backend", "offline"); err != nil {
 		t.Fatal(err)
 	}
-	passphrases(t, "", "instructor pass")
+	passphrases(t, "", "the night sister holds the keys")
 	if _, err := ward(t, "", "encrypt", "--db", db); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(persist.EnvNewPassphrase, "new instructor pass")
+	t.Setenv(persist.EnvNewPassphrase, "the day sister holds the keys now")
 	out, err := ward(t, "", "passwd", "--db", db, "--instructor")
 	if err != nil || !strings.Contains(out, "the instructor has a new passphrase") {
 		t.Fatalf("passwd --instructor: %v\n%s", err, out)
@@ -543,7 +547,7 @@ func TestInstructorChangesTheirOwnPassphrase(t *testing.T) {
 	if _, err := ward(t, "", "dump", "--db", db, "--instructor", "--trainee", "alice"); !errors.Is(err, persist.ErrWrongPassphrase) {
 		t.Errorf("the old instructor passphrase still opens the file: %v", err)
 	}
-	passphrases(t, "", "new instructor pass")
+	passphrases(t, "", "the day sister holds the keys now")
 	if out, err := ward(t, "", "dump", "--db", db, "--instructor", "--trainee", "alice"); err != nil || !strings.Contains(out, disclosure) {
 		t.Errorf("the new instructor passphrase does not open alice's shift: %v", err)
 	}
@@ -575,8 +579,8 @@ func TestEveryAuditedActionAppearsOnce(t *testing.T) {
 		{[]string{"encrypt", "--trainee", "alice"}, ""},                // encrypt
 		{[]string{"passwd", "--instructor", "--trainee", "alice"}, ""}, // passphrase_set
 	}
-	passphrases(t, "alice pass", "instructor pass")
-	t.Setenv(persist.EnvNewPassphrase, "alice pass")
+	passphrases(t, "alice on the night shift", "the night sister holds the keys")
+	t.Setenv(persist.EnvNewPassphrase, "alice on the night shift")
 	for _, s := range steps {
 		if _, err := ward(t, s.stdin, append(s.args, "--db", db)...); err != nil {
 			t.Fatalf("%q: %v", s.args, err)
@@ -696,6 +700,38 @@ func TestStderrCarriesNothingATerminalObeys(t *testing.T) {
 		stderr, code := wardCLI(t, tt.args...)
 		if strings.ContainsAny(stderr, "\x1b\x07\u009b") || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%s: exit %d; stderr holds raw controls, or does not say %q:\n%q", tt.name, code, tt.want, stderr)
+		}
+	}
+}
+
+// The engine's secrets show in `ward dump` to the instructor, and with --debug only on a
+// plaintext database: on an encrypted one a trainee's --debug changes nothing.
+func TestDumpShowsTheEnginesSecretsOnlyToThoseWhoMaySeeThem(t *testing.T) {
+	plain := filepath.Join(t.TempDir(), "plain.db")
+	if _, err := ward(t, playAsthma, "run", "--db", plain, "--trainee", "alice", "--backend", "offline"); err != nil {
+		t.Fatal(err)
+	}
+	encrypted := filepath.Join(t.TempDir(), "encrypted.db")
+	passphrases(t, "alice on the night shift", "the night sister holds the keys")
+	if _, err := ward(t, playAsthma, "run", "--db", encrypted, "--encrypt", "--trainee", "alice", "--backend", "offline"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		db     string
+		flags  []string
+		secret bool
+	}{
+		{plain, nil, false},
+		{plain, []string{"--debug"}, true},
+		{encrypted, []string{"--debug"}, false},
+		{encrypted, []string{"--instructor"}, true},
+	} {
+		out, err := ward(t, "", append([]string{"dump", "--db", tc.db, "--trainee", "alice"}, tc.flags...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shown := strings.Contains(out, `"asthma-exacerbation"`) && strings.Contains(out, `"true_vitals"`); shown != tc.secret || shown == strings.Contains(out, "masked in a trainee's view") {
+			t.Errorf("dump %s %v: the scenario and true vitals shown %v, want %v", filepath.Base(tc.db), tc.flags, shown, tc.secret)
 		}
 	}
 }

@@ -17,6 +17,9 @@ func dump(_ context.Context, c *call) error {
 	}
 	return readStore(c, persist.AuditExport, "dump", func(st *persist.Store) error {
 		doc, err := records.Dump(st, lib)
+		if err == nil && !secretsShown(c.o, st) {
+			doc = doc.ForTrainee()
+		}
 		if err == nil {
 			err = writeJSON(c.stdout, doc)
 		}

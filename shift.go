@@ -32,6 +32,9 @@ func openShift(ctx context.Context, c *call, screen bool, notices func(string)) 
 	if err != nil {
 		return nil, nil, err
 	}
+	if backup := store.BindingBackup(); backup != "" {
+		fmt.Fprintf(c.stderr, "ward: the encrypted values of %s are now bound to their places in the file; the file as it was is at %s (delete it once ward opens the file)\n", store.Person(), backup)
+	}
 	given := map[string]bool{}
 	for _, name := range []string{"theme", "window", "model"} {
 		given[name] = c.cmd.Flags().Lookup(name) != nil && c.given(name)
@@ -40,7 +43,7 @@ func openShift(ctx context.Context, c *call, screen bool, notices func(string)) 
 		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
 		Window: o.window, Theme: o.theme, Shift: o.shift, Seed: o.seed, Fresh: o.newSession,
 		Scenarios: o.scenarios, Agents: o.agents, Trace: o.trace, Knowledge: o.knowledge, EmbedModel: o.embedModel,
-		ConfirmAdmissions: screen, Themes: themes.Names, Given: given,
+		ConfirmAdmissions: screen, Themes: themes.Names, Given: given, Instructor: secretsShown(o, store),
 	}, notices)
 	if err != nil {
 		store.Close()

@@ -29,7 +29,10 @@ grep -qv '^{"event":"[a-z_]*",.*}$' "$tmp/run.jsonl" && fail "ward run printed a
 
 # A shift read back: dump, the AAR to a file, stats, archives after a clear.
 printf '/admit patient_2 asthma-exacerbation\napplying oxygen 15 L NRB\n/wait 2m\n' | ward run --db "$db" --backend offline >/dev/null
-ward dump --db "$db" | grep -q '"asthma-exacerbation"' || fail "dump lacks the admitted scenario"
+ward dump --db "$db" --debug | grep -q '"asthma-exacerbation"' || fail "a developer's dump lacks the admitted scenario"
+ward dump --db "$db" >"$tmp/trainee.json"
+grep -q '"asthma-exacerbation"' "$tmp/trainee.json" && fail "a trainee's dump names the scenario"
+grep -q "masked in a trainee's view" "$tmp/trainee.json" || fail "a trainee's dump does not say what it masks"
 ward aar --db "$db" --out "$tmp/aar.md"
 grep -qi "oxygen" "$tmp/aar.md" || fail "the AAR file does not list the oxygen given"
 ward stats --db "$db" >"$tmp/stats.txt"
@@ -154,10 +157,10 @@ done
 # and changes nothing, a trainee's passphrase opens no one else's shift, the instructor's opens
 # every one, and the audit record says who did what.
 edb="$tmp/encrypted.db"
-export WARD_INSTRUCTOR_PASSPHRASE="the instructor's" WARD_PASSPHRASE="alice's"
+export WARD_INSTRUCTOR_PASSPHRASE="the night sister holds the keys" WARD_PASSPHRASE="alice on the night shift"
 printf '/admit patient_1 asthma-exacerbation\nany past medical history?\n' |
 	ward run --db "$edb" --encrypt --trainee alice --backend offline >/dev/null
-WARD_PASSPHRASE="bob's" ward run --db "$edb" --trainee bob --backend offline </dev/null >/dev/null
+WARD_PASSPHRASE="bob on the night shift" ward run --db "$edb" --trainee bob --backend offline </dev/null >/dev/null
 ward dump --db "$edb" --trainee alice | grep -q "Asthma since I was eight" || fail "alice's dump lacks her patient's history"
 command -v strings >/dev/null || fail "strings (binutils) is needed to read the file as an intruder would"
 strings "$edb" | grep -q "Asthma since I was eight" && fail "strings finds a disclosure in the encrypted file"
@@ -169,6 +172,9 @@ if ward dump --db "$edb" --trainee bob >/dev/null 2>"$tmp/wrong.err"; then fail 
 ward report --db "$edb" --format csv | grep -q "^alice," || fail "the instructor's report lacks alice"
 ward audit --db "$edb" >"$tmp/audit.txt" # (to a file: grep -q closing a pipe early would fail it)
 grep -q "trainee bob .*passphrase_failed" "$tmp/audit.txt" || fail "the audit lacks the failed passphrase: $(cat "$tmp/audit.txt")"
+# A weak passphrase is refused in one plain line, and nothing is written.
+WARD_NEW_PASSPHRASE=x2 ward passwd --db "$edb" --instructor 2>"$tmp/weak.err" && fail "a two-character instructor's passphrase was accepted"
+grep -q "at least 16 characters" "$tmp/weak.err" || fail "weak passphrase: $(cat "$tmp/weak.err")"
 unset WARD_INSTRUCTOR_PASSPHRASE WARD_PASSPHRASE
 
 echo "cli-smoke: ok"

@@ -5,8 +5,8 @@
 #   .ci/tui-smoke.sh              # build, run, assert
 #   CAPTURE_OUT=shot.txt .ci/tui-smoke.sh   # also keep the 120×40 screen
 #
-# Steps: start `ward --db TMP --backend offline --new` at 120×40; admit
-# patient_1, ask a question, give oxygen, /wait 3m and /vitals; admit patient_2 (y confirms);
+# Steps: start `ward --db TMP --backend offline --new --shift` (patient_1, an opioid overdose) at
+# 120×40; review patient_1, ask a question, give oxygen, /wait 3m and /vitals; admit patient_2 (y confirms);
 # switch with alt+1/alt+2; from the focused roster reorder (alt+o), pick a patient
 # and type /wait (nothing typed is lost); scroll the chat with the mouse wheel and
 # click a roster row (SGR mouse sequences); search the chat; copy a message (OSC 52);
@@ -110,9 +110,18 @@ wheel_up() { mouse_event 64 "$1" "$2" M; }
 # No match prints nothing, and the caller's check names what is missing.
 row_of() { screen | { grep -m1 -nE -- "$1" || true; } | cut -d: -f1; }
 
+# The shift's one patient is the opioid overdose the checks below (and the README's capture) read:
+# a patient admitted with no case is drawn from the whole library, so their case changes as it grows.
+cat >"$tmp/smoke-shift.yaml" <<'EOF'
+id: smoke
+title: One patient for the smoke test
+patients:
+  - {id: patient_1, scenario: opioid-overdose}
+EOF
+
 # The pane stays open after ward exits, so a crash can still be read.
 tmux new-session -d -s "$session" -x 120 -y 40 \
-	"cd '$tmp' && ./ward --db '$db' --backend offline --new --trace tui.jsonl 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
+	"cd '$tmp' && ./ward --db '$db' --backend offline --new --shift '$tmp/smoke-shift.yaml' --trace tui.jsonl 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
 
 wait_for "review patient_1" # the first screen says how to begin
 no_panic "start"

@@ -23,22 +23,29 @@ type Facts struct {
 }
 
 // Persona is a scenario patient as an agent plays them. It never names the diagnosis or the
-// engine's states.
+// engine's states, and it marks what the patient tells only when asked (Known).
 type Persona struct {
-	Name           string       `json:"name"`
-	Age            int          `json:"age"`
-	Sex            string       `json:"sex"`
-	ChiefComplaint string       `json:"chief_complaint"`
-	History        []string     `json:"history,omitempty"`
-	Medications    []string     `json:"medications,omitempty"`
-	Allergies      []string     `json:"allergies,omitempty"`
-	Opening        string       `json:"opening,omitempty"` // said on first contact, when the turn says it is one
-	Lines          []string     `json:"lines,omitempty"`   // in-character answers when nothing more specific applies
-	Disclosures    []Disclosure `json:"disclosures,omitempty"`
+	Name           string   `json:"name"`
+	Age            int      `json:"age"`
+	Sex            string   `json:"sex"`
+	ChiefComplaint string   `json:"chief_complaint"`
+	Opening        string   `json:"opening,omitempty"` // said on first contact, when the turn says it is one
+	Lines          []string `json:"lines,omitempty"`   // in-character answers when nothing more specific applies
+	// Known is what the patient knows and tells only when the trainee asks about its topic, so
+	// marked in the key a model reads; the turn's "tells" says what is asked now.
+	Known Known `json:"tell_only_when_asked"`
 	// Looks are how the patient can look and sound, under keys that mean nothing: the turn
 	// names the current one, so the fewer bytes change from turn to turn, the less a model
 	// evaluates again.
 	Looks map[string]Look `json:"looks,omitempty"`
+}
+
+// Known is what a patient knows of themselves, told only when asked.
+type Known struct {
+	History     []string     `json:"history,omitempty"`
+	Medications []string     `json:"medications,omitempty"`
+	Allergies   []string     `json:"allergies,omitempty"`
+	Answers     []Disclosure `json:"answers,omitempty"`
 }
 
 // Look is how the patient looks and sounds at one point of their illness.
@@ -146,17 +153,19 @@ type Verdict struct {
 // heading is short because it is evaluated again on every turn; FactsInstructions, in the static
 // prefix, say what the facts are.
 const (
-	personaHeading = "Patient facts: "
+	// PersonaHeading opens the Patient's persona line in its static text.
+	PersonaHeading = "Patient facts: "
 	turnHeading    = "Engine facts: "
 )
 
 // FactsInstructions tell every agent what the facts lines are and how to use them.
 const FactsInstructions = `The lines "Patient facts:" and "Engine facts:" hold JSON from the simulation engine. ` +
 	`They are the only numbers, verdicts and disclosures you may use: never state a number they do not give. ` +
-	`Play the patient they describe without naming a diagnosis, and let the patient say no more than "can" allows. ` +
+	`Play the patient they describe without naming a diagnosis, and let the patient say no more than "can" allows; ` +
+	`what "tell_only_when_asked" holds the patient says only when the trainee asks about it ("tells" is what is asked now). ` +
 	`"knowledge" holds protocol passages, each with its number n: when a fact in your reply comes from one, cite it as [n]; cite nothing else. ` +
-	`"arrest" is a cardiac arrest as the team knows it: never name the rhythm on the monitor (reading it is the trainee's job), ` +
-	`and never report a pulse, a shock or a drug the facts do not give.`
+	`"arrest" is the resuscitation as the team knows it: never name the heart's rhythm on the monitor (reading it is the trainee's job), ` +
+	`and never report a pulse, a defibrillation or a drug the facts do not give.`
 
 // PersonaSection renders the persona for the static prefix, "" for none. The same persona
 // always renders the same bytes (encoding/json sorts map keys).
@@ -164,7 +173,7 @@ func PersonaSection(p *Persona) string {
 	if p == nil {
 		return ""
 	}
-	return personaHeading + mustJSON(p)
+	return PersonaHeading + mustJSON(p)
 }
 
 // TurnSection renders the turn's facts for the dynamic context, "" when there are none.
@@ -185,9 +194,9 @@ func ReadFacts(msgs []memory.Message) Facts {
 		}
 		for _, line := range strings.Split(m.Content, "\n") {
 			switch {
-			case strings.HasPrefix(line, personaHeading):
+			case strings.HasPrefix(line, PersonaHeading):
 				p := &Persona{}
-				if json.Unmarshal([]byte(line[len(personaHeading):]), p) == nil {
+				if json.Unmarshal([]byte(line[len(PersonaHeading):]), p) == nil {
 					f.Persona = p
 				}
 			case strings.HasPrefix(line, turnHeading):

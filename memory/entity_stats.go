@@ -24,6 +24,10 @@ type EntityStats struct {
 	// FormatFailures counts, per agent, replies that broke the output format where the call could
 	// not hold the model to it (tools offered), and were asked again under it.
 	FormatFailures map[string]int64 `json:"format_failures,omitempty"`
+	// Held counts, by why, replies ward did not show as written: a number the engine did not
+	// give, a diagnosis named too early, a disclosure before its question, and the replies the
+	// engine's own line replaced when the second answer failed too.
+	Held map[string]int64 `json:"held,omitempty"`
 }
 
 // ObserveParse counts what ParseAgentOutput had to tolerate.
@@ -50,6 +54,7 @@ func (s EntityStats) Plus(o EntityStats) EntityStats {
 
 		CitationsRemoved: s.CitationsRemoved + o.CitationsRemoved,
 		FormatFailures:   plusCounts(s.FormatFailures, o.FormatFailures),
+		Held:             plusCounts(s.Held, o.Held),
 	}
 }
 

@@ -59,6 +59,8 @@ type access struct {
 	instructor *ecdh.PrivateKey   // once the instructor's passphrase opened it
 	dataKeys   map[string]*sealer // trainee → their opened data key
 	owners     map[string]string  // session → its trainee, read from its info once
+
+	bindingBackup string // the copy made when signing in bound the person's values (bind.go)
 }
 
 const (
@@ -129,12 +131,30 @@ func (s *Store) SignIn(p Person, passphrase []byte) error {
 		return err
 	}
 	s.acc.mu.Lock()
-	defer s.acc.mu.Unlock()
 	s.acc.person, s.acc.instructor, s.acc.dataKeys = p, instructor, map[string]*sealer{}
 	if own != nil {
 		s.acc.dataKeys[p.Trainee] = own
 	}
-	return nil
+	s.acc.mu.Unlock()
+	backup, err := s.bindOpened(p, own)
+	if err == nil && own != nil && backup != "" {
+		own, err = newSealer(own.trainee, own.key, false)
+		s.acc.mu.Lock()
+		s.acc.dataKeys[p.Trainee] = own
+		s.acc.mu.Unlock()
+	}
+	s.acc.mu.Lock()
+	defer s.acc.mu.Unlock()
+	s.acc.bindingBackup = backup
+	return err
+}
+
+// BindingBackup is the copy of the file ward made before it bound the sealed values of the
+// person who signed in last to their place: "" when their values were bound already.
+func (s *Store) BindingBackup() string {
+	s.acc.mu.Lock()
+	defer s.acc.mu.Unlock()
+	return s.acc.bindingBackup
 }
 
 func openInstructor(tx *bolt.Tx, passphrase []byte) (*ecdh.PrivateKey, error) {
@@ -167,7 +187,7 @@ func openOwnKey(tx *bolt.Tx, trainee string, passphrase []byte) (*sealer, error)
 	if err != nil {
 		return nil, err
 	}
-	return newSealer(dataKey)
+	return newSealer(trainee, dataKey, !k.Bound)
 }
 
 func readInstructorKey(tx *bolt.Tx) (instructorKey, error) {
@@ -221,8 +241,8 @@ func (s *Store) Enrolled(trainee string) (found bool, err error) {
 // wrapped by passphrase. A database that holds shifts is converted by Encrypt instead, which
 // leaves no plaintext behind in the file's free pages.
 func (s *Store) Protect(instructorPassphrase []byte) error {
-	if len(instructorPassphrase) == 0 {
-		return errors.New("the instructor's passphrase is empty")
+	if err := CheckPassphrase(instructorPassphrase, "", true); err != nil {
+		return err
 	}
 	k, _, err := newInstructorKey(instructorPassphrase)
 	if err != nil {
@@ -261,8 +281,8 @@ func (s *Store) Enrol(trainee string, passphrase []byte) error {
 	if err := checkTraineeName(trainee, true); err != nil {
 		return err
 	}
-	if len(passphrase) == 0 {
-		return errors.New("the passphrase is empty")
+	if err := CheckPassphrase(passphrase, trainee, false); err != nil {
+		return err
 	}
 	dataKey := newDataKey()
 	err := s.update(func(tx *bolt.Tx) error {
@@ -275,12 +295,12 @@ func (s *Store) Enrol(trainee string, passphrase []byte) error {
 			}
 			return err
 		}
-		return putTraineeKey(tx, trainee, dataKey, passphrase)
+		return putTraineeKey(tx, trainee, dataKey, passphrase, true)
 	})
 	if err != nil {
 		return err
 	}
-	own, err := newSealer(dataKey)
+	own, err := newSealer(trainee, dataKey, false)
 	if err != nil {
 		return err
 	}
@@ -290,7 +310,7 @@ func (s *Store) Enrol(trainee string, passphrase []byte) error {
 	return nil
 }
 
-func putTraineeKey(tx *bolt.Tx, trainee string, dataKey, passphrase []byte) error {
+func putTraineeKey(tx *bolt.Tx, trainee string, dataKey, passphrase []byte, bound bool) error {
 	ik, err := readInstructorKey(tx)
 	if err != nil {
 		return err
@@ -299,7 +319,7 @@ func putTraineeKey(tx *bolt.Tx, trainee string, dataKey, passphrase []byte) erro
 	if err != nil {
 		return fmt.Errorf("the instructor's public key is damaged: %w", err)
 	}
-	k, err := newTraineeKey(trainee, dataKey, pub, passphrase)
+	k, err := newTraineeKey(trainee, dataKey, pub, passphrase, bound)
 	if err != nil {
 		return err
 	}
@@ -317,8 +337,8 @@ func (s *Store) SetPassphrase(trainee string, passphrase []byte) error {
 	if err := checkTraineeName(trainee, true); err != nil {
 		return err
 	}
-	if len(passphrase) == 0 {
-		return errors.New("the passphrase is empty")
+	if err := CheckPassphrase(passphrase, trainee, false); err != nil {
+		return err
 	}
 	return s.update(func(tx *bolt.Tx) error {
 		if !s.encrypted(tx) {
@@ -328,7 +348,7 @@ func (s *Store) SetPassphrase(trainee string, passphrase []byte) error {
 		if err != nil {
 			return err
 		}
-		return putTraineeKey(tx, trainee, c.key, passphrase)
+		return putTraineeKey(tx, trainee, c.key, passphrase, c.unbound == nil)
 	})
 }
 
@@ -336,8 +356,8 @@ func (s *Store) SetPassphrase(trainee string, passphrase []byte) error {
 // must be signed in as the instructor, whose old passphrase opened the key. The trainees' keys
 // are sealed to the public half, which does not change, so nothing else is rewritten.
 func (s *Store) SetInstructorPassphrase(passphrase []byte) error {
-	if len(passphrase) == 0 {
-		return errors.New("the instructor's passphrase is empty")
+	if err := CheckPassphrase(passphrase, "", true); err != nil {
+		return err
 	}
 	s.acc.mu.Lock()
 	priv, person := s.acc.instructor, s.acc.person
@@ -378,7 +398,7 @@ func (s *Store) dataKey(tx *bolt.Tx, trainee string) (*sealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the key of trainee %q does not open with the instructor's: it is damaged", trainee)
 	}
-	c, err := newSealer(dataKey)
+	c, err := newSealer(trainee, dataKey, !k.Bound)
 	if err == nil {
 		s.acc.dataKeys[trainee] = c
 	}

@@ -53,11 +53,11 @@ func fillShift(t *testing.T, s *Store, sid, trainee string) {
 func encryptedStore(t *testing.T) (*Store, string) {
 	t.Helper()
 	s, path := openTemp(t)
-	if err := s.Protect([]byte("instructor pass")); err != nil {
+	if err := s.Protect([]byte("the night sister holds the keys")); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"alice", "bob"} {
-		if err := s.Enrol(name, []byte(name+" pass")); err != nil {
+		if err := s.Enrol(name, []byte(name+" on the night shift")); err != nil {
 			t.Fatal(err)
 		}
 		fillShift(t, s, "s-"+name, name)
@@ -67,7 +67,7 @@ func encryptedStore(t *testing.T) (*Store, string) {
 
 func TestEncryptedFileHoldsNoPlaintext(t *testing.T) {
 	s, path := encryptedStore(t)
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 		t.Fatal(err)
 	}
 	d, err := s.Dump("s-alice")
@@ -106,7 +106,7 @@ func TestPlainFileKeepsPlainJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(data, []byte("anaphylaxis to penicillin")) || bytes.Contains(data, sealedMagic) {
+	if !bytes.Contains(data, []byte("anaphylaxis to penicillin")) || bytes.Contains(data, boundMagic) {
 		t.Error("a plain database should store its values as they are")
 	}
 }
@@ -131,7 +131,7 @@ func TestWrongPassphraseChangesNothing(t *testing.T) {
 
 func TestTraineeOpensOnlyTheirOwnShifts(t *testing.T) {
 	s, _ := encryptedStore(t)
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Dump("s-alice"); err != nil {
@@ -150,14 +150,14 @@ func TestTraineeOpensOnlyTheirOwnShifts(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].ID != "s-alice" {
 		t.Errorf("alice's sessions = %v, %v; want hers only", list, err)
 	}
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("bob pass")); !errors.Is(err, ErrWrongPassphrase) {
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("bob on the night shift")); !errors.Is(err, ErrWrongPassphrase) {
 		t.Errorf("bob's passphrase signed alice in: err = %v", err)
 	}
 }
 
 func TestInstructorOpensEveryShift(t *testing.T) {
 	s, _ := encryptedStore(t)
-	if err := s.SignIn(Person{Instructor: true}, []byte("instructor pass")); err != nil {
+	if err := s.SignIn(Person{Instructor: true}, []byte("the night sister holds the keys")); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"alice", "bob"} {
@@ -175,7 +175,7 @@ func TestInstructorOpensEveryShift(t *testing.T) {
 	if list, _ := s.Sessions(); len(list) != 2 {
 		t.Errorf("the instructor lists %d sessions, want 2", len(list))
 	}
-	if err := s.SignIn(Person{Instructor: true, Trainee: "bob"}, []byte("instructor pass")); err != nil {
+	if err := s.SignIn(Person{Instructor: true, Trainee: "bob"}, []byte("the night sister holds the keys")); err != nil {
 		t.Fatal(err)
 	}
 	if info, ok, _ := s.LatestSession(); !ok || info.ID != "s-bob" {
@@ -185,22 +185,22 @@ func TestInstructorOpensEveryShift(t *testing.T) {
 
 func TestInstructorGivesAPassphrase(t *testing.T) {
 	s, _ := encryptedStore(t)
-	if err := s.SignIn(Person{Instructor: true}, []byte("instructor pass")); err != nil {
+	if err := s.SignIn(Person{Instructor: true}, []byte("the night sister holds the keys")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetPassphrase("alice", []byte("new alice pass")); err != nil {
+	if err := s.SetPassphrase("alice", []byte("alice on the day shift now")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); !errors.Is(err, ErrWrongPassphrase) {
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); !errors.Is(err, ErrWrongPassphrase) {
 		t.Errorf("the old passphrase still works: %v", err)
 	}
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("new alice pass")); err != nil {
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the day shift now")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Dump("s-alice"); err != nil {
 		t.Errorf("the new passphrase does not open alice's shift: %v", err)
 	}
-	if err := s.SetPassphrase("bob", []byte("x")); !errors.Is(err, ErrNoAccess) {
+	if err := s.SetPassphrase("bob", []byte("alice chose this one for bob")); !errors.Is(err, ErrNoAccess) {
 		t.Errorf("alice set bob's passphrase: err = %v", err)
 	}
 }
@@ -209,22 +209,22 @@ func TestInstructorGivesAPassphrase(t *testing.T) {
 // cannot change it.
 func TestInstructorChangesTheirPassphrase(t *testing.T) {
 	s, _ := encryptedStore(t)
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetInstructorPassphrase([]byte("alice's idea")); !errors.Is(err, ErrNoAccess) {
+	if err := s.SetInstructorPassphrase([]byte("alice's idea of a good phrase")); !errors.Is(err, ErrNoAccess) {
 		t.Errorf("alice changed the instructor's passphrase: err = %v", err)
 	}
-	if err := s.SignIn(Person{Instructor: true}, []byte("instructor pass")); err != nil {
+	if err := s.SignIn(Person{Instructor: true}, []byte("the night sister holds the keys")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetInstructorPassphrase([]byte("new instructor pass")); err != nil {
+	if err := s.SetInstructorPassphrase([]byte("the day sister holds the keys now")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SignIn(Person{Instructor: true}, []byte("instructor pass")); !errors.Is(err, ErrWrongPassphrase) {
+	if err := s.SignIn(Person{Instructor: true}, []byte("the night sister holds the keys")); !errors.Is(err, ErrWrongPassphrase) {
 		t.Errorf("the old passphrase still works: %v", err)
 	}
-	if err := s.SignIn(Person{Instructor: true}, []byte("new instructor pass")); err != nil {
+	if err := s.SignIn(Person{Instructor: true}, []byte("the day sister holds the keys now")); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"alice", "bob"} {
@@ -232,7 +232,7 @@ func TestInstructorChangesTheirPassphrase(t *testing.T) {
 			t.Errorf("the new passphrase does not open %s's shift: %v", name, err)
 		}
 	}
-	if err := s.SignIn(Person{Trainee: "bob"}, []byte("bob pass")); err != nil {
+	if err := s.SignIn(Person{Trainee: "bob"}, []byte("bob on the night shift")); err != nil {
 		t.Errorf("bob's own passphrase stopped working: %v", err)
 	}
 }
@@ -277,10 +277,10 @@ func TestTamperedValueIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Dump("s-alice"); err == nil || !strings.Contains(err.Error(), "changed after ward wrote it") {
+	if _, err := s.Dump("s-alice"); err == nil || !strings.Contains(err.Error(), "after ward wrote it") {
 		t.Errorf("a changed value read back without an error: %v", err)
 	}
 }
@@ -302,7 +302,7 @@ func TestEncryptConvertsWithoutLoss(t *testing.T) {
 	}
 	plain.Close()
 
-	trainees, err := Encrypt(path, []byte("instructor pass"), "owner")
+	trainees, err := Encrypt(path, []byte("the night sister holds the keys"), "owner")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestEncryptConvertsWithoutLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.SignIn(Person{Instructor: true}, []byte("instructor pass")); err != nil {
+	if err := s.SignIn(Person{Instructor: true}, []byte("the night sister holds the keys")); err != nil {
 		t.Fatal(err)
 	}
 	for id, want := range before {
@@ -352,7 +352,7 @@ func TestEncryptRefusesAnEncryptedFile(t *testing.T) {
 	s, path := encryptedStore(t)
 	s.Close()
 	before := fileHash(t, path)
-	if _, err := Encrypt(path, []byte("again"), "owner"); err == nil {
+	if _, err := Encrypt(path, []byte("another instructor, another phrase"), "owner"); err == nil {
 		t.Fatal("an encrypted file was encrypted again")
 	}
 	if fileHash(t, path) != before {
@@ -363,10 +363,10 @@ func TestEncryptRefusesAnEncryptedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.SignIn(Person{Instructor: true}, []byte("again")); !errors.Is(err, ErrWrongPassphrase) {
+	if err := s.SignIn(Person{Instructor: true}, []byte("another instructor, another phrase")); !errors.Is(err, ErrWrongPassphrase) {
 		t.Errorf("the refused conversion replaced the instructor's key: %v", err)
 	}
-	if err := s.SignIn(Person{Instructor: true}, []byte("instructor pass")); err != nil {
+	if err := s.SignIn(Person{Instructor: true}, []byte("the night sister holds the keys")); err != nil {
 		t.Error(err)
 	}
 }
@@ -415,13 +415,13 @@ func TestSnapshotOfAnEncryptedFileOpensWithAPassphrase(t *testing.T) {
 	if _, err := snap.Dump("s-alice"); !errors.Is(err, ErrNoAccess) {
 		t.Errorf("a snapshot opened a shift with no passphrase: %v", err)
 	}
-	if err := snap.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+	if err := snap.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 		t.Fatal(err)
 	}
 	if d, err := snap.Dump("s-alice"); err != nil || len(d.Histories["patient_1"]) != 2 {
 		t.Errorf("alice's shift from a snapshot: %v", err)
 	}
-	if err := snap.Enrol("carol", []byte("c")); err == nil {
+	if err := snap.Enrol("carol", []byte("carol on the night shift")); err == nil {
 		t.Error("a read-only snapshot enrolled a trainee")
 	}
 }
@@ -429,22 +429,27 @@ func TestSnapshotOfAnEncryptedFileOpensWithAPassphrase(t *testing.T) {
 // Whatever bytes a file holds where a sealed value should be, opening them is an error or the
 // value that was sealed there: never a panic, and a changed value never opens.
 func FuzzOpenSealed(f *testing.F) {
-	c, err := newSealer(bytes.Repeat([]byte{7}, dataKeySize))
+	c, err := newSealer("alice", bytes.Repeat([]byte{7}, dataKeySize), false)
 	if err != nil {
 		f.Fatal(err)
 	}
-	nonce := make([]byte, c.aead.NonceSize()) // fixed, so the corpus holds one genuine value however often it runs
-	genuine := c.aead.Seal(append(bytes.Clone(sealedMagic), nonce...), nonce, []byte(`{"role":"user","content":"any allergies?"}`), nil)
+	at := place{shift: "s1", path: []string{"sessions", "s1", "histories", "patient_1"}, key: seqKey(1)}
+	nonce := make([]byte, c.bound.NonceSize()) // fixed, so the corpus holds one genuine value however often it runs
+	genuine := c.bound.Seal(append(bytes.Clone(boundMagic), nonce...), nonce, []byte(`{"role":"user","content":"any allergies?"}`), c.aad(at))
 	f.Add(genuine)
 	f.Add([]byte(`{"plain":"json"}`))
-	f.Add(append(bytes.Clone(sealedMagic), make([]byte, 50)...))
+	f.Add(append(bytes.Clone(boundMagic), make([]byte, 50)...))
+	f.Add(append(bytes.Clone(unboundMagic), make([]byte, 50)...))
 	f.Fuzz(func(t *testing.T, stored []byte) {
 		var plain *sealer
-		_, _ = plain.open(stored)
-		if _, err := c.open(stored); err == nil && isSealed(stored) && !bytes.Equal(stored, genuine) {
+		_, _ = plain.open(stored, at)
+		if _, err := c.open(stored, at); err == nil && isSealed(stored) && !bytes.Equal(stored, genuine) {
 			t.Fatal("a value that was not sealed with the key opened")
 		}
-		if again, err := c.open(c.seal(stored)); err != nil || !bytes.Equal(again, stored) {
+		if _, err := c.open(stored, at.at(seqKey(2))); err == nil && isSealed(stored) {
+			t.Fatal("a sealed value opened in another place")
+		}
+		if again, err := c.open(c.seal(stored, at), at); err != nil || !bytes.Equal(again, stored) {
 			t.Fatalf("seal then open: %q, %v", again, err)
 		}
 	})

@@ -46,8 +46,7 @@ var contentBuckets = [][]byte{
 // snapshot's id; ReadArchive reads a snapshot back.
 func (s *Store) Archive(sessionID string, at time.Time) (string, error) {
 	err := s.Update(sessionID, func(t *Tx) error {
-		_, err := archiveContent(t.b.Tx(), sessionID, t.b, at)
-		return err
+		return archiveContent(t.b.Tx(), &t.shelf, at)
 	})
 	if err != nil {
 		return "", err
@@ -72,13 +71,13 @@ func (s *Store) ArchiveSummaries(sessionID string) ([]ArchiveSummary, error) {
 			return nil
 		}
 		return perSession.ForEachBucket(func(id []byte) error {
-			snap := perSession.Bucket(id)
-			reg, err := t.c.registry(snap.Get(keyRegistry))
+			snap := archiveShelf(perSession.Bucket(id), t.c, sessionID, string(id))
+			reg, err := snap.registry()
 			if err != nil {
 				return fmt.Errorf("archive %s: registry: %w", id, err)
 			}
 			sum := ArchiveSummary{ID: string(id), Patients: len(reg.Patients)}
-			if h := snap.Bucket(bucketSessionHistory); h != nil {
+			if h := snap.b.Bucket(bucketSessionHistory); h != nil {
 				sum.SessionMessages = h.Stats().KeyN
 			}
 			list = append(list, sum)
@@ -97,7 +96,7 @@ func (s *Store) ReadArchive(sessionID, archiveID string) (Archive, error) {
 			return fmt.Errorf("archive %q of session %q: %w", archiveID, sessionID, ErrNotFound)
 		}
 		var err error
-		a, err = readArchive(t.c, snap, archiveID)
+		a, err = readArchive(archiveShelf(snap, t.c, sessionID, archiveID), archiveID)
 		return err
 	})
 	return a, err
@@ -108,20 +107,21 @@ func (s *Store) ReadArchive(sessionID, archiveID string) (Archive, error) {
 // in the same transaction. The restored archive is kept.
 func (s *Store) RestoreArchive(sessionID, archiveID string) error {
 	return s.Update(sessionID, func(t *Tx) error {
-		tx, b := t.b.Tx(), t.b
+		tx := t.b.Tx()
 		snap := archiveBucket(tx, sessionID, archiveID)
 		if snap == nil {
 			return fmt.Errorf("archive %q of session %q: %w", archiveID, sessionID, ErrNotFound)
 		}
-		if !isEmpty(t.c, b) {
-			if _, err := archiveContent(tx, sessionID, b, time.Now()); err != nil {
+		if !isEmpty(&t.shelf) {
+			if err := archiveContent(tx, &t.shelf, time.Now()); err != nil {
 				return err
 			}
 		}
-		if err := deleteContent(b); err != nil {
+		if err := deleteContent(&t.shelf); err != nil {
 			return err
 		}
-		return copyContent(b, snap)
+		from := archiveShelf(snap, t.c, sessionID, archiveID)
+		return copyShelf(&t.shelf, &from)
 	})
 }
 
@@ -135,92 +135,69 @@ func archiveBucket(tx *bolt.Tx, sessionID, archiveID string) *bolt.Bucket {
 
 func archiveID(at time.Time) string { return at.UTC().Format(archiveIDLayout) }
 
-// archiveContent copies the session's content into a new snapshot bucket and deletes it from
-// the session.
-func archiveContent(tx *bolt.Tx, sessionID string, b *bolt.Bucket, at time.Time) (*bolt.Bucket, error) {
+// archiveContent copies a session's content into a new snapshot and deletes it from the
+// session.
+func archiveContent(tx *bolt.Tx, session *shelf, at time.Time) error {
+	sessionID := session.where.shift
 	perSession, err := tx.Bucket(bucketArchive).CreateBucketIfNotExists([]byte(sessionID))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	snap, err := perSession.CreateBucket([]byte(archiveID(at)))
+	b, err := perSession.CreateBucket([]byte(archiveID(at)))
 	if errors.Is(err, berrors.ErrBucketExists) {
-		return nil, fmt.Errorf("archive %s of session %q already exists", archiveID(at), sessionID)
+		return fmt.Errorf("archive %s of session %q already exists", archiveID(at), sessionID)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := copyContent(snap, b); err != nil {
-		return nil, err
+	snap := archiveShelf(b, session.c, sessionID, archiveID(at))
+	if err := copyShelf(&snap, session); err != nil {
+		return err
 	}
-	return snap, deleteContent(b)
+	return deleteContent(session)
 }
 
-func copyContent(dst, src *bolt.Bucket) error {
-	if v := src.Get(keyRegistry); v != nil {
-		if err := dst.Put(keyRegistry, bytes.Clone(v)); err != nil {
-			return err
-		}
-	}
-	for _, name := range contentBuckets {
-		from := src.Bucket(name)
-		if from == nil {
-			continue
-		}
-		to, err := dst.CreateBucket(name)
-		if err != nil {
-			return err
-		}
-		if err := copyBucket(to, from, nil); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// copyBucket copies a bucket tree, sequences included, so appends after a restore continue
-// after the restored keys instead of overwriting them. seal seals each value on the way (nil
-// copies them as they are).
-func copyBucket(dst, src *bolt.Bucket, seal *sealer) error {
-	dst.FillPercent = historyFill // keys arrive in order, as on append
+// copyBucket copies a bucket tree of plain values as it is, sequences included.
+func copyBucket(dst, src *bolt.Bucket) error {
 	if err := dst.SetSequence(src.Sequence()); err != nil {
 		return err
 	}
 	return src.ForEach(func(k, v []byte) error {
 		if v != nil {
-			return dst.Put(bytes.Clone(k), bytes.Clone(seal.seal(v)))
+			return dst.Put(bytes.Clone(k), bytes.Clone(v))
 		}
 		child, err := dst.CreateBucket(bytes.Clone(k))
 		if err != nil {
 			return err
 		}
-		return copyBucket(child, src.Bucket(k), seal)
+		return copyBucket(child, src.Bucket(k))
 	})
 }
 
-func deleteContent(b *bolt.Bucket) error {
-	if err := b.Delete(keyRegistry); err != nil {
+func deleteContent(s *shelf) error {
+	if err := s.b.Delete(keyRegistry); err != nil {
 		return err
 	}
 	for _, name := range contentBuckets {
-		if b.Bucket(name) == nil {
+		if s.b.Bucket(name) == nil {
 			continue
 		}
-		if err := b.DeleteBucket(name); err != nil {
+		if err := s.b.DeleteBucket(name); err != nil {
 			return err
 		}
 	}
-	return nil
+	return s.clearPins()
 }
 
 // isEmpty reports whether a session holds no content worth keeping: an empty registry and no
 // stored message or document.
-func isEmpty(c *sealer, b *bolt.Bucket) bool {
-	reg, err := c.registry(b.Get(keyRegistry))
+func isEmpty(s *shelf) bool {
+	reg, err := s.registry()
 	if err != nil || reg.ActivePatientID != "" || len(reg.Patients) > 0 {
 		return false
 	}
 	for _, name := range contentBuckets {
-		if !emptyTree(b.Bucket(name)) {
+		if !emptyTree(s.b.Bucket(name)) {
 			return false
 		}
 	}
@@ -240,34 +217,45 @@ func emptyTree(b *bolt.Bucket) bool {
 	return true
 }
 
-// readContent decodes a session or snapshot bucket, opening its values with s.
-func readContent(s *sealer, b *bolt.Bucket) (Content, error) {
+// readContent decodes a session or snapshot shelf.
+func readContent(s *shelf) (Content, error) {
 	var c Content
 	var err error
-	if c.Registry, err = s.registry(b.Get(keyRegistry)); err != nil {
+	if c.Registry, err = s.registry(); err != nil {
 		return c, fmt.Errorf("registry: %w", err)
 	}
-	if c.SessionHistory, err = readHistory(s, b.Bucket(bucketSessionHistory)); err != nil {
+	if c.SessionHistory, err = readHistory(s, historyRel(""), s.b.Bucket(bucketSessionHistory)); err != nil {
 		return c, fmt.Errorf("session history: %w", err)
 	}
-	if c.Histories, err = readHistories(s, b.Bucket(bucketHistories)); err != nil {
+	if c.Histories, err = readHistories(s); err != nil {
 		return c, err
 	}
 	for kind, docs := range map[string]*map[string]json.RawMessage{KindMemory: &c.Memory, KindEntities: &c.Entities, KindSim: &c.Sim} {
-		if *docs, err = readDocs[json.RawMessage](s, kind, b.Bucket([]byte(kind))); err != nil {
+		if *docs, err = readDocs[json.RawMessage](s, kind, s.b.Bucket([]byte(kind))); err != nil {
 			return c, err
 		}
 	}
 	return c, nil
 }
 
-func readHistories(c *sealer, h *bolt.Bucket) (map[string][]memory.Message, error) {
+// readHistories decodes every patient's history in s; none that ward wrote may be missing.
+func readHistories(s *shelf) (map[string][]memory.Message, error) {
 	all := map[string][]memory.Message{}
+	lengths, err := s.pinnedLengths(string(bucketHistories) + "/")
+	if err != nil {
+		return all, err
+	}
+	for pid, n := range lengths {
+		if n > 0 && (s.b.Bucket(bucketHistories) == nil || s.b.Bucket(bucketHistories).Bucket([]byte(pid)) == nil) {
+			return all, fmt.Errorf("history of %s: %w", pid, &corruptValue{errMissing})
+		}
+	}
+	h := s.b.Bucket(bucketHistories)
 	if h == nil {
 		return all, nil
 	}
-	err := h.ForEachBucket(func(pid []byte) error {
-		msgs, err := readHistory(c, h.Bucket(pid))
+	err = h.ForEachBucket(func(pid []byte) error {
+		msgs, err := readHistory(s, historyRel(string(pid)), h.Bucket(pid))
 		if err != nil {
 			return fmt.Errorf("history of %s: %w", pid, err)
 		}
@@ -277,12 +265,12 @@ func readHistories(c *sealer, h *bolt.Bucket) (map[string][]memory.Message, erro
 	return all, err
 }
 
-func readArchive(s *sealer, snap *bolt.Bucket, id string) (Archive, error) {
+func readArchive(snap shelf, id string) (Archive, error) {
 	at, err := time.Parse(time.RFC3339Nano, id)
 	if err != nil {
 		return Archive{}, fmt.Errorf("archive %q: bad id: %w", id, &corruptValue{err})
 	}
-	c, err := readContent(s, snap)
+	c, err := readContent(&snap)
 	if err != nil {
 		return Archive{}, fmt.Errorf("archive %s: %w", id, err)
 	}
@@ -296,7 +284,7 @@ func readArchives(c *sealer, tx *bolt.Tx, sessionID string) ([]Archive, error) {
 		return list, nil
 	}
 	err := perSession.ForEachBucket(func(id []byte) error {
-		a, err := readArchive(c, perSession.Bucket(id), string(id))
+		a, err := readArchive(archiveShelf(perSession.Bucket(id), c, sessionID, string(id)), string(id))
 		list = append(list, a)
 		return err
 	})

@@ -195,14 +195,14 @@ func BenchmarkSignIn(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Protect([]byte("instructor")); err != nil {
+	if err := s.Protect([]byte("the night sister holds the keys")); err != nil {
 		b.Fatal(err)
 	}
-	if err := s.Enrol("alice", []byte("alice")); err != nil {
+	if err := s.Enrol("alice", []byte("alice on the night shift")); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice")); err != nil {
+		if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 			b.Fatal(err)
 		}
 	}

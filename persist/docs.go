@@ -25,9 +25,10 @@ func (t *Tx) PatientDoc(kind, patientID string) ([]byte, error) {
 	}
 	b := t.b.Bucket([]byte(kind))
 	if b == nil {
-		return nil, nil
+		_, err := t.get([]string{kind}, []byte(patientID), nil) // a document ward wrote is not gone
+		return nil, err
 	}
-	return storedDoc(t.c, kind, []byte(patientID), b.Get([]byte(patientID)))
+	return storedDoc(&t.shelf, kind, []byte(patientID), b.Get([]byte(patientID)))
 }
 
 // PutPatientDoc replaces the patient's document of the given kind. Documents must be JSON, so
@@ -46,7 +47,7 @@ func (t *Tx) PutPatientDoc(kind, patientID string, doc []byte) error {
 	if err != nil {
 		return err
 	}
-	return b.Put([]byte(patientID), bytes.Clone(t.c.seal(doc)))
+	return t.put(b, []string{kind}, []byte(patientID), doc)
 }
 
 // PatientDocs returns every patient's document of the given kind.
@@ -54,27 +55,36 @@ func (t *Tx) PatientDocs(kind string) (map[string][]byte, error) {
 	if err := checkKind(kind); err != nil {
 		return nil, err
 	}
-	return readDocs[[]byte](t.c, kind, t.b.Bucket([]byte(kind)))
+	return readDocs[[]byte](&t.shelf, kind, t.b.Bucket([]byte(kind)))
 }
 
-// readDocs copies a document bucket (nil = empty) out of the transaction, opening each with c.
-func readDocs[T ~[]byte](c *sealer, kind string, b *bolt.Bucket) (map[string]T, error) {
+// readDocs copies a document bucket of s (nil = empty) out of the transaction, opening each in
+// its place; none that ward wrote may be missing.
+func readDocs[T ~[]byte](s *shelf, kind string, b *bolt.Bucket) (map[string]T, error) {
 	docs := map[string]T{}
-	if b == nil {
-		return docs, nil
+	if b != nil {
+		err := b.ForEach(func(k, v []byte) error {
+			doc, err := storedDoc(s, kind, k, v)
+			docs[string(k)] = doc
+			return err
+		})
+		if err != nil {
+			return docs, err
+		}
 	}
-	err := b.ForEach(func(k, v []byte) error {
-		doc, err := storedDoc(c, kind, k, v)
-		docs[string(k)] = doc
-		return err
-	})
-	return docs, err
+	if n, err := s.pinnedIn([]string{kind}); err != nil || (s.pinned() && n != len(docs)) {
+		if err == nil {
+			err = &corruptValue{errMissing}
+		}
+		return docs, fmt.Errorf("%s documents: %w", kind, err)
+	}
+	return docs, nil
 }
 
 // storedDoc opens a stored document and copies it out of the transaction. PutPatientDoc stores
 // only JSON, so one that is not JSON was damaged after it was written.
-func storedDoc(c *sealer, kind string, patientID, stored []byte) ([]byte, error) {
-	doc, err := c.open(stored)
+func storedDoc(s *shelf, kind string, patientID, stored []byte) ([]byte, error) {
+	doc, err := s.get([]string{kind}, patientID, stored)
 	if err == nil && doc != nil && !json.Valid(doc) {
 		err = &corruptValue{errors.New("not valid JSON")}
 	}

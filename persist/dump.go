@@ -14,7 +14,7 @@ type Dump struct {
 func (s *Store) Dump(sessionID string) (Dump, error) {
 	d := Dump{SchemaVersion: schemaVersion(), SessionID: sessionID}
 	err := s.View(sessionID, func(t *Tx) (err error) {
-		if d.Content, err = readContent(t.c, t.b); err != nil {
+		if d.Content, err = readContent(&t.shelf); err != nil {
 			return err
 		}
 		d.Archives, err = readArchives(t.c, t.b.Tx(), sessionID)

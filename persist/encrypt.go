@@ -22,8 +22,8 @@ import (
 // instructor only: Encrypt returns their names, and the instructor gives each a passphrase
 // (SetPassphrase). The file must not be in use.
 func Encrypt(path string, instructorPassphrase []byte, owner string) (trainees []string, err error) {
-	if len(instructorPassphrase) == 0 {
-		return nil, errors.New("the instructor's passphrase is empty")
+	if err := CheckPassphrase(instructorPassphrase, "", true); err != nil {
+		return nil, err
 	}
 	if err := checkTraineeName(owner, true); err != nil {
 		return nil, err
@@ -76,10 +76,10 @@ func writeEncrypted(tx *bolt.Tx, dst string, passphrase []byte, owner string) ([
 				return c, nil
 			}
 			dataKey := newDataKey()
-			if err := putTraineeKey(out, trainee, dataKey, nil); err != nil {
+			if err := putTraineeKey(out, trainee, dataKey, nil, true); err != nil {
 				return nil, err
 			}
-			c, err := newSealer(dataKey)
+			c, err := newSealer(trainee, dataKey, false)
 			seals[trainee] = c
 			return c, err
 		}
@@ -90,7 +90,7 @@ func writeEncrypted(tx *bolt.Tx, dst string, passphrase []byte, owner string) ([
 			}
 			switch string(name) {
 			case string(bucketMeta), string(bucketEmbeddings): // nothing about a trainee
-				return copyBucket(to, b, nil)
+				return copyBucket(to, b)
 			case string(bucketSessions):
 				return encryptSessions(to, b, owners, sealFor)
 			case string(bucketArchive):
@@ -139,7 +139,8 @@ func encryptSessions(dst, src *bolt.Bucket, owners map[string]string, sealFor fu
 		if err != nil {
 			return err
 		}
-		if err := copyBucket(to, src.Bucket(id), c); err != nil {
+		from, into := sessionShelf(src.Bucket(id), nil, string(id)), sessionShelf(to, c, string(id))
+		if err := copyShelf(&into, &from); err != nil {
 			return err
 		}
 		var info SessionInfo
@@ -147,7 +148,7 @@ func encryptSessions(dst, src *bolt.Bucket, owners map[string]string, sealFor fu
 			return err
 		}
 		info.Trainee = owners[string(id)]
-		return putJSON(to, keyInfo, info, nil)
+		return putJSON(to, keyInfo, info, nil, place{})
 	})
 }
 
@@ -166,7 +167,14 @@ func encryptArchives(dst, src *bolt.Bucket, owners map[string]string, owner stri
 		if err != nil {
 			return err
 		}
-		return copyBucket(to, src.Bucket(id), c)
+		return src.Bucket(id).ForEachBucket(func(at []byte) error {
+			b, err := to.CreateBucket(bytes.Clone(at))
+			if err != nil {
+				return err
+			}
+			from, into := archiveShelf(src.Bucket(id).Bucket(at), nil, string(id), string(at)), archiveShelf(b, c, string(id), string(at))
+			return copyShelf(&into, &from)
+		})
 	})
 }
 
@@ -181,7 +189,7 @@ func encryptPrefs(dst, src *bolt.Bucket, sealFor func(string) (*sealer, error)) 
 		if err != nil {
 			return err
 		}
-		return dst.Bucket(name).Put(keyPrefs, c.seal(prefs))
+		return dst.Bucket(name).Put(keyPrefs, c.seal(prefs, prefsPlace(string(name))))
 	})
 }
 

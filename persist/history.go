@@ -39,11 +39,11 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Put(seqKey(seq), t.c.seal(v)); err != nil {
+		if err := b.Put(seqKey(seq), t.sealMessage(historyRel(patientID), seqKey(seq), v)); err != nil {
 			return err
 		}
 	}
-	return nil
+	return t.setLength(historyRel(patientID), b.Sequence())
 }
 
 // MoveLast moves the newest message of from's history to the end of to's: a line stored before
@@ -58,7 +58,10 @@ func (t *Tx) MoveLast(from, to string) error {
 		return fmt.Errorf("%s's history does not end with its newest message", from)
 	}
 	var m memory.Message
-	if err := t.c.decode(v, &m); err != nil {
+	if err := t.decode(historyRel(from), k, v, &m); err != nil {
+		return err
+	}
+	if err := t.checkLength(historyRel(from), b.Sequence()); err != nil {
 		return err
 	}
 	if err := b.Delete(k); err != nil {
@@ -67,28 +70,39 @@ func (t *Tx) MoveLast(from, to string) error {
 	if err := b.SetSequence(b.Sequence() - 1); err != nil {
 		return err
 	}
+	if err := t.setLength(historyRel(from), b.Sequence()); err != nil {
+		return err
+	}
 	return t.Append(to, m)
 }
 
 // History returns the patient's whole history ("" = the session history), oldest first.
 func (t *Tx) History(patientID string) ([]memory.Message, error) {
-	return readHistory(t.c, t.history(patientID))
+	return readHistory(&t.shelf, historyRel(patientID), t.history(patientID))
 }
 
-// Recent returns the last n messages of the patient's history, oldest first.
+// Recent returns the last n messages of the patient's history, oldest first. The history must
+// end with the last message ward appended to it.
 func (t *Tx) Recent(patientID string, n int) ([]memory.Message, error) {
-	b := t.history(patientID)
+	b, rel := t.history(patientID), historyRel(patientID)
 	if b == nil || n <= 0 {
-		return []memory.Message{}, nil
+		return []memory.Message{}, t.checkLength(rel, 0)
 	}
-	var raw [][]byte
+	var keys, raw [][]byte
 	c := b.Cursor()
 	for k, v := c.Last(); k != nil && len(raw) < n; k, v = c.Prev() {
-		raw = append(raw, v)
+		keys, raw = append(keys, k), append(raw, v)
+	}
+	last := uint64(0)
+	if len(keys) > 0 {
+		last = binary.BigEndian.Uint64(keys[0])
+	}
+	if err := t.checkLength(rel, last); err != nil {
+		return nil, err
 	}
 	msgs := make([]memory.Message, len(raw))
 	for i, v := range raw {
-		if err := t.c.decode(v, &msgs[len(raw)-1-i]); err != nil {
+		if err := t.decode(rel, keys[i], v, &msgs[len(raw)-1-i]); err != nil {
 			return nil, err
 		}
 	}
@@ -127,21 +141,24 @@ func (t *Tx) historyForWrite(patientID string) (*bolt.Bucket, error) {
 	return h.CreateBucketIfNotExists([]byte(patientID))
 }
 
-// readHistory decodes a history bucket (nil = empty), oldest first.
-func readHistory(c *sealer, b *bolt.Bucket) ([]memory.Message, error) {
+// readHistory decodes the history bucket at rel in s (nil = empty), oldest first.
+func readHistory(s *shelf, rel []string, b *bolt.Bucket) ([]memory.Message, error) {
 	msgs := []memory.Message{}
 	if b == nil {
-		return msgs, nil
+		return msgs, s.checkLength(rel, 0)
 	}
-	err := b.ForEach(func(_, v []byte) error {
+	err := b.ForEach(func(k, v []byte) error {
 		var m memory.Message
-		if err := c.decode(v, &m); err != nil {
+		if err := s.decode(rel, k, v, &m); err != nil {
 			return err
 		}
 		msgs = append(msgs, m)
 		return nil
 	})
-	return msgs, err
+	if err != nil {
+		return nil, err
+	}
+	return msgs, s.checkLength(rel, uint64(len(msgs)))
 }
 
 // seqKey is a big-endian sequence number, so byte order is append order.

@@ -229,7 +229,7 @@ func TestMoveLastMovesTheNewestMessage(t *testing.T) {
 // In an encrypted database the moved message is sealed again where it lands and reads back.
 func TestMoveLastInAnEncryptedDatabase(t *testing.T) {
 	s, _ := encryptedStore(t)
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil {
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
 		t.Fatal(err)
 	}
 	mustUpdate(t, s, "s-alice", func(tx *Tx) error { return tx.MoveLast("patient_1", "patient_2") })

@@ -24,8 +24,8 @@ import (
 //	trainees/<name>/key     traineeKey
 //	trainees/<name>/prefs   the trainee's preferences, sealed with their data key
 //
-// Every value is JSON and none depends on where it sits in the file, so the buckets can be
-// copied as they are, like the sealed values they open.
+// Every value is JSON and none depends on where it sits in the file, so recover copies these
+// buckets as they are; the values the data keys seal are bound to their places (seal.go).
 
 // instructorKey is the instructor's key pair, the private half wrapped.
 type instructorKey struct {
@@ -36,9 +36,14 @@ type instructorKey struct {
 // traineeKey is one trainee's data key, wrapped twice. Own is nil until the trainee has a
 // passphrase: a database converted by the instructor holds each trainee's key for the
 // instructor only, until the instructor gives the trainee a passphrase.
+//
+// Bound says the trainee's values are all sealed bound to their place (seal.go); a key written
+// before ward bound them lacks it, and the trainee's values are bound when their key is next
+// opened by a writer (bind.go).
 type traineeKey struct {
 	Own        *passWrap `json:"own,omitempty"`
 	Instructor []byte    `json:"instructor"` // ephemeral public key ‖ nonce ‖ ciphertext
+	Bound      bool      `json:"bound,omitempty"`
 }
 
 // passWrap is a secret encrypted under a key derived from a passphrase, with the parameters
@@ -89,16 +94,29 @@ func (w passWrap) key(passphrase []byte) []byte {
 	return argon2.IDKey(passphrase, w.Salt, w.Time, w.MemoryKiB, w.Threads, chacha20poly1305.KeySize)
 }
 
-// unwrap returns the secret, or ErrWrongPassphrase.
+// unwrap returns the secret, or ErrWrongPassphrase. Parameters outside what ward writes are
+// refused before argon2id runs: an edited file must not make ward spend gigabytes or minutes.
 func (w passWrap) unwrap(passphrase []byte, aad string) ([]byte, error) {
-	if w.Time == 0 || w.MemoryKiB == 0 || w.Threads == 0 || w.MemoryKiB > 4<<20 || w.Time > 64 {
-		return nil, errors.New("the key's parameters are damaged")
+	if err := w.checkParams(); err != nil {
+		return nil, err
 	}
 	secret, err := boxOpen(w.key(passphrase), w.Box, aad)
 	if err != nil {
 		return nil, ErrWrongPassphrase
 	}
 	return secret, nil
+}
+
+// checkParams refuses argon2id parameters ward would not write: above recommendedKDF (the
+// cost of every wrap ward makes), below argon2's own minimum, or a salt of another size.
+func (w passWrap) checkParams() error {
+	most := recommendedKDF
+	if w.Time < 1 || w.Time > most.time || w.Threads < 1 || w.Threads > most.threads ||
+		w.MemoryKiB < 8*uint32(w.Threads) || w.MemoryKiB > most.memoryKiB || len(w.Salt) != 16 {
+		return fmt.Errorf("a wrapped key's argon2id parameters (%d passes, %d KiB, %d lanes, a %d-byte salt) are outside what ward writes (at most %d passes over %d MiB in %d lanes, a 16-byte salt): the key was changed after ward wrote it",
+			w.Time, w.MemoryKiB, w.Threads, len(w.Salt), most.time, most.memoryKiB/1024, most.threads)
+	}
+	return nil
 }
 
 // sealTo encrypts secret for the holder of pub's private key: an ephemeral X25519 exchange,
@@ -188,12 +206,12 @@ func (k instructorKey) open(passphrase []byte) (*ecdh.PrivateKey, error) {
 
 // newTraineeKey wraps a trainee's data key for the instructor and, when the trainee has a
 // passphrase already, for the trainee.
-func newTraineeKey(name string, dataKey []byte, instructor *ecdh.PublicKey, passphrase []byte) (traineeKey, error) {
+func newTraineeKey(name string, dataKey []byte, instructor *ecdh.PublicKey, passphrase []byte, bound bool) (traineeKey, error) {
 	sealed, err := sealTo(instructor, dataKey, traineeAAD(name))
 	if err != nil {
 		return traineeKey{}, err
 	}
-	k := traineeKey{Instructor: sealed}
+	k := traineeKey{Instructor: sealed, Bound: bound}
 	if passphrase != nil {
 		own := wrapWithPassphrase(passphrase, dataKey, traineeAAD(name))
 		k.Own = &own

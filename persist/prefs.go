@@ -16,7 +16,7 @@ func (s *Store) Prefs(trainee string) (doc []byte, err error) {
 		if err != nil {
 			return err
 		}
-		doc, err = c.open(traineeValue(tx, trainee, keyPrefs))
+		doc, err = c.open(traineeValue(tx, trainee, keyPrefs), prefsPlace(trainee))
 		doc = bytes.Clone(doc)
 		return err
 	})
@@ -36,7 +36,7 @@ func (s *Store) PutPrefs(trainee string, doc []byte) error {
 		if err != nil {
 			return err
 		}
-		return putTraineeValue(tx, trainee, keyPrefs, bytes.Clone(c.seal(doc)))
+		return putTraineeValue(tx, trainee, keyPrefs, bytes.Clone(c.seal(doc, prefsPlace(trainee))))
 	})
 }
 
@@ -46,4 +46,9 @@ func (s *Store) traineeSealer(tx *bolt.Tx, trainee string) (*sealer, error) {
 		return nil, nil
 	}
 	return s.dataKey(tx, trainee)
+}
+
+// prefsPlace is where a trainee's preferences are stored, which their seal is bound to.
+func prefsPlace(trainee string) place {
+	return place{path: []string{string(bucketTrainees), trainee}, key: keyPrefs}
 }

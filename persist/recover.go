@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,9 @@ type RecoverReport struct {
 	Messages  int
 	Documents int    // registries and per-patient documents
 	Lost      []Loss // in the order met
+	// Unchecked counts the encrypted values copied without being authenticated: recover reads
+	// the damaged file without keys, so until CheckSealed opens them, none is known good.
+	Unchecked int
 }
 
 // Loss is what could not be read in one bucket of the damaged file.
@@ -39,8 +43,11 @@ func (r RecoverReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "recovered %d session(s), %d archive(s), %d message(s) and %d document(s) into %s\n",
 		r.Sessions, r.Archives, r.Messages, r.Documents, r.Path)
-	if len(r.Lost) == 0 {
+	switch {
+	case len(r.Lost) == 0 && r.Unchecked == 0:
 		b.WriteString("nothing was lost\n")
+	case r.Unchecked > 0:
+		fmt.Fprintf(&b, "%d encrypted value(s) were copied but not checked: they open only with a key, so any of them may have been changed (ward recover --instructor opens each one and leaves out what does not authenticate)\n", r.Unchecked)
 	}
 	for _, l := range r.Lost {
 		fmt.Fprintf(&b, "lost in %s: %d value(s), %d unreadable page(s) or entries (%s)\n", l.Where, l.Values, l.Unreadable, l.Why)
@@ -195,6 +202,7 @@ func (c *copier) all(src *rawFile, tx *bolt.Tx) error {
 func (c *copier) tree(dst *bolt.Bucket, ref bucketRef, where string) error {
 	for _, e := range c.entries(ref, where) {
 		if !e.isBucket {
+			c.sealed(e.value)
 			if err := dst.Put(e.key, e.value); err != nil {
 				return err
 			}
@@ -364,12 +372,18 @@ func (c *copier) content(dst *bolt.Bucket, ents []entry, where string) error {
 			c.loss(where, 0, 1, fmt.Sprintf("bucket %s: %v", name(e.key), refErr))
 		case key == string(keyInfo) && !e.isBucket:
 			// the session's info, copied by session
+		case key == string(bucketPins) && e.isBucket:
+			var pins *bolt.Bucket
+			if pins, err = dst.CreateBucket(bucketPins); err == nil {
+				err = c.tree(pins, ref, where+"/"+key)
+			}
 		case key == string(keyRegistry) && !e.isBucket:
 			if _, derr := decodeRegistry(e.value); derr != nil && !isSealed(e.value) {
 				c.loss(where, 1, 0, "the registry does not decode")
 				continue
 			}
 			c.rep.Documents++
+			c.sealed(e.value)
 			err = dst.Put(keyRegistry, e.value)
 		case key == string(bucketSessionHistory) && e.isBucket:
 			err = c.history(dst, bucketSessionHistory, ref, where+"/"+key)
@@ -401,15 +415,15 @@ func (c *copier) histories(dst *bolt.Bucket, ref bucketRef, where string) error 
 }
 
 // history copies the messages that decode, numbered again from 1 so that the history's
-// sequence is its length, as Append keeps it. The damaged history's sequence says how many
-// messages it held.
+// sequence is its length, as Append keeps it. An encrypted message keeps its number, which its
+// seal is bound to. The damaged history's sequence says how many messages it held.
 func (c *copier) history(dst *bolt.Bucket, key []byte, ref bucketRef, where string) error {
 	h, err := dst.CreateBucket(key)
 	if err != nil {
 		return err
 	}
 	h.FillPercent = historyFill
-	n := 0
+	n, last := 0, uint64(0)
 	for _, e := range c.entries(ref, where) {
 		var m memory.Message
 		if e.isBucket || (!isSealed(e.value) && decodeStored(e.value, &m) != nil) {
@@ -417,7 +431,13 @@ func (c *copier) history(dst *bolt.Bucket, key []byte, ref bucketRef, where stri
 			continue
 		}
 		n++
-		if err := h.Put(seqKey(uint64(n)), e.value); err != nil {
+		at := seqKey(uint64(n))
+		if isSealed(e.value) && len(e.key) == 8 {
+			at = e.key
+		}
+		last = max(last, binary.BigEndian.Uint64(at))
+		c.sealed(e.value)
+		if err := h.Put(at, e.value); err != nil {
 			return err
 		}
 	}
@@ -425,7 +445,7 @@ func (c *copier) history(dst *bolt.Bucket, key []byte, ref bucketRef, where stri
 		c.loss(where, missing, 0, fmt.Sprintf("%d of its %d messages are missing", missing, ref.sequence))
 	}
 	c.rep.Messages += n
-	return h.SetSequence(uint64(n))
+	return h.SetSequence(last)
 }
 
 func (c *copier) docs(dst *bolt.Bucket, kind []byte, ref bucketRef, where string) error {
@@ -439,11 +459,19 @@ func (c *copier) docs(dst *bolt.Bucket, kind []byte, ref bucketRef, where string
 			continue
 		}
 		c.rep.Documents++
+		c.sealed(e.value)
 		if err := b.Put(e.key, e.value); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sealed counts a value copied as it is that only a key can authenticate.
+func (c *copier) sealed(v []byte) {
+	if isSealed(v) {
+		c.rep.Unchecked++
+	}
 }
 
 // loss adds to the report's entry for where, keeping the first reason.

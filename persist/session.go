@@ -28,9 +28,8 @@ var (
 
 // Tx is one transaction on one session, valid only inside the Update or View callback.
 type Tx struct {
-	id string
-	b  *bolt.Bucket // sessions/<id>
-	c  *sealer      // the data key of the session's trainee; nil in a plain database
+	id    string
+	shelf // sessions/<id>, sealed with the data key of the session's trainee (nil in a plain database)
 }
 
 // CreateSession adds a new, empty session. Its ID must be new. In an encrypted database it must
@@ -52,7 +51,7 @@ func (s *Store) CreateSession(info SessionInfo) error {
 		if err != nil {
 			return err
 		}
-		return putJSON(b, keyInfo, info, nil) // an info is never sealed: it names the trainee whose key opens the rest
+		return putJSON(b, keyInfo, info, nil, place{}) // an info is never sealed: it names the trainee whose key opens the rest
 	})
 }
 
@@ -106,7 +105,7 @@ func later(a, b SessionInfo) bool {
 // written to it. Any other session is left exactly as it is.
 func (s *Store) DiscardUnused(sessionID string) error {
 	return s.Update(sessionID, func(t *Tx) error {
-		if !isEmpty(t.c, t.b) || t.b.Tx().Bucket(bucketArchive).Bucket([]byte(sessionID)) != nil {
+		if !isEmpty(&t.shelf) || t.b.Tx().Bucket(bucketArchive).Bucket([]byte(sessionID)) != nil {
 			return nil
 		}
 		return t.b.Tx().Bucket(bucketSessions).DeleteBucket([]byte(sessionID))
@@ -137,7 +136,12 @@ func (s *Store) inSession(tx *bolt.Tx, sessionID string, fn func(*Tx) error) err
 	if err != nil {
 		return err
 	}
-	return fn(&Tx{id: sessionID, b: b, c: c})
+	t := &Tx{id: sessionID, shelf: sessionShelf(b, c, sessionID)}
+	t.cache = &s.pins
+	if err := fn(t); err != nil {
+		return err
+	}
+	return t.flush()
 }
 
 func sessionBucket(tx *bolt.Tx, sessionID string) (*bolt.Bucket, error) {
@@ -160,14 +164,20 @@ func (t *Tx) PutInfo(info SessionInfo) error {
 	if old, err := t.Info(); err == nil && old.Trainee != "" && old.Trainee != info.Trainee {
 		return fmt.Errorf("put info: session %q belongs to trainee %q, not %q", t.id, old.Trainee, info.Trainee)
 	}
-	return putJSON(t.b, keyInfo, info, nil)
+	return putJSON(t.b, keyInfo, info, nil, place{})
 }
 
 // Registry returns the session's registry; an empty one when none was stored.
-func (t *Tx) Registry() (Registry, error) { return t.c.registry(t.b.Get(keyRegistry)) }
+func (t *Tx) Registry() (Registry, error) { return t.registry() }
 
 // PutRegistry replaces the session's registry.
-func (t *Tx) PutRegistry(r Registry) error { return putJSON(t.b, keyRegistry, r.stored(), t.c) }
+func (t *Tx) PutRegistry(r Registry) error {
+	data, err := json.Marshal(r.stored())
+	if err != nil {
+		return err
+	}
+	return t.put(t.b, nil, keyRegistry, data)
+}
 
 func readInfo(b *bolt.Bucket) (SessionInfo, error) {
 	var info SessionInfo
@@ -175,27 +185,18 @@ func readInfo(b *bolt.Bucket) (SessionInfo, error) {
 	return info, err
 }
 
-// putJSON stores v as JSON, sealed by c (nil: as it is).
-func putJSON(b *bolt.Bucket, key []byte, v any, c *sealer) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return b.Put(key, c.seal(data))
-}
-
-// decode opens a stored value and decodes its JSON into v.
-func (c *sealer) decode(stored []byte, v any) error {
-	plain, err := c.open(stored)
+// decode opens a stored message at key of the history at rel and decodes its JSON into v.
+func (s *shelf) decode(rel []string, key, stored []byte, v any) error {
+	plain, err := s.openMessage(rel, key, stored)
 	if err != nil {
 		return err
 	}
 	return decodeStored(plain, v)
 }
 
-// registry opens and decodes a stored registry; a missing one is empty.
-func (c *sealer) registry(stored []byte) (Registry, error) {
-	plain, err := c.open(stored)
+// registry opens and decodes the shelf's registry; a missing one is empty.
+func (s *shelf) registry() (Registry, error) {
+	plain, err := s.get(nil, keyRegistry, s.b.Get(keyRegistry))
 	if err != nil {
 		return Registry{}, err
 	}

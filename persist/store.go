@@ -44,6 +44,10 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 2: a file may hold keys and encrypted values (keys.go). Nothing in the file changes; the
 	// version keeps a ward that cannot open encrypted values from reading them as empty ones.
 	func(*bolt.Tx) error { return nil },
+	// 3: sealed values are bound to their place and pinned (seal.go, shelf.go). Binding needs
+	// the trainees' keys, so it is done when a writer opens them (bind.go); the version keeps
+	// a ward that reads only the old kind from taking the new for damage.
+	func(*bolt.Tx) error { return nil },
 }
 
 // schemaVersion is the version this binary writes.
@@ -53,8 +57,9 @@ func schemaVersion() int { return 1 + len(migrations) }
 type Store struct {
 	db      *bolt.DB
 	path    string
-	acc     access // who uses the store, and the keys they opened (access.go)
-	release func() // lets outputs name the file and its audit record again (outfile.Hold)
+	acc     access   // who uses the store, and the keys they opened (access.go)
+	pins    pinCache // the pins its transactions decoded (pins.go)
+	release func()   // lets outputs name the file and its audit record again (outfile.Hold)
 }
 
 // openError gives a one-line message and matches its sentinel with errors.Is.

@@ -21,30 +21,82 @@ func (s *Store) VerifyLatest() error {
 		return err
 	}
 	return s.View(info.ID, func(t *Tx) error {
-		if _, err := t.c.registry(t.b.Get(keyRegistry)); err != nil {
-			return fmt.Errorf("registry: %w", err)
-		}
-		if err := wellFormed(t.c, t.b, "shift "+info.ID); err != nil {
+		if err := wellFormed(&t.shelf, "shift "+info.ID); err != nil {
 			return err
 		}
-		return wellFormed(t.c, t.b.Tx().Bucket(bucketArchive).Bucket([]byte(info.ID)), "archives of "+info.ID)
+		perSession := t.b.Tx().Bucket(bucketArchive).Bucket([]byte(info.ID))
+		if perSession == nil {
+			return nil
+		}
+		return perSession.ForEachBucket(func(at []byte) error {
+			snap := archiveShelf(perSession.Bucket(at), t.c, info.ID, string(at))
+			return wellFormed(&snap, "archives of "+info.ID+"/"+printableKey(at))
+		})
 	})
 }
 
-// wellFormed checks that every value under b, in nested buckets too, opens with c and is JSON.
-// A session's info is stored plain and read by LatestSession, so it is left out.
-func wellFormed(c *sealer, b *bolt.Bucket, where string) error {
-	if b == nil {
+// wellFormed checks that every value of a shelf opens in its place, is the one ward wrote last
+// there (its pins), and is JSON; and that its histories hold the messages ward wrote.
+func wellFormed(sh *shelf, where string) error {
+	if _, err := sh.registry(); err != nil {
+		return fmt.Errorf("%s: registry: %w", where, err)
+	}
+	if _, err := sh.allPins(); err != nil {
+		return fmt.Errorf("%s: pins: %w", where, err)
+	}
+	for _, name := range contentBuckets {
+		if b := sh.b.Bucket(name); b != nil {
+			if err := wellFormedTree(sh, []string{string(name)}, b, where+"/"+string(name)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := noneMissing(sh); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	return nil
+}
+
+// noneMissing refuses a shelf from which a pinned document or a whole history was taken.
+func noneMissing(sh *shelf) error {
+	if !sh.pinned() {
 		return nil
 	}
-	return b.ForEach(func(k, v []byte) error {
-		switch {
-		case v == nil:
-			return wellFormed(c, b.Bucket(k), where+"/"+printableKey(k))
-		case string(k) == string(keyInfo):
-			return nil
+	for _, kind := range docKinds {
+		stored := 0
+		if b := sh.b.Bucket([]byte(kind)); b != nil {
+			stored = b.Stats().KeyN
 		}
-		plain, err := c.open(v)
+		if pinned, err := sh.pinnedIn([]string{kind}); err != nil || pinned != stored {
+			if err == nil {
+				err = &corruptValue{errMissing}
+			}
+			return fmt.Errorf("%s documents: %w", kind, err)
+		}
+	}
+	lengths, err := sh.pinnedLengths(string(bucketHistories) + "/")
+	for pid, n := range lengths {
+		if h := sh.b.Bucket(bucketHistories); n > 0 && (h == nil || h.Bucket([]byte(pid)) == nil) {
+			return fmt.Errorf("history of %s: %w", pid, &corruptValue{errMissing})
+		}
+	}
+	return err
+}
+
+func wellFormedTree(sh *shelf, rel []string, b *bolt.Bucket, where string) error {
+	var messages uint64
+	err := b.ForEach(func(k, v []byte) error {
+		if v == nil {
+			return wellFormedTree(sh, append(rel[:len(rel):len(rel)], string(k)), b.Bucket(k), where+"/"+printableKey(k))
+		}
+		var plain []byte
+		var err error
+		if isHistory(rel) {
+			messages++
+			plain, err = sh.openMessage(rel, k, v)
+		} else {
+			plain, err = sh.get(rel, k, v)
+		}
 		if err == nil && !json.Valid(plain) {
 			err = &corruptValue{errNotJSON}
 		}
@@ -53,6 +105,12 @@ func wellFormed(c *sealer, b *bolt.Bucket, where string) error {
 		}
 		return nil
 	})
+	if err == nil && isHistory(rel) {
+		if err = sh.checkLength(rel, messages); err != nil {
+			err = fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	return err
 }
 
 // printableKey is a key as a message names it: a name as it is, a sequence number as a number.

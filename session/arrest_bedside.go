@@ -12,7 +12,7 @@ import (
 func confirmArrest(a physio.ActionRecord) string {
 	switch a.Kind {
 	case sc.KindArrestCall:
-		return "Arrest call out: 2222, adult cardiac arrest. The team is on its way."
+		return "Arrest call out on 2222; the team is on its way."
 	case sc.KindCPR:
 		if a.Rate > 0 {
 			return fmt.Sprintf("Compressions going, %d a minute.", a.Rate)

@@ -35,7 +35,7 @@ func arrestFacts(e *physio.Engine) *agents.ArrestFacts {
 }
 
 // doses says how many of a drug were given and how long ago the last: "" for none.
-func doses(steps []physio.Step, ago func(int64) string) string {
+func doses(steps []physio.ArrestStep, ago func(int64) string) string {
 	if len(steps) == 0 {
 		return ""
 	}

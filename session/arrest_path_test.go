@@ -62,7 +62,7 @@ func TestArrestRunPaths(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			events, aar := arrestRun(t, c.scenario, c.script...)
-			if got := course(events); strings.Join(got, "|") != strings.Join(c.course, "|") {
+			if got := runCourse(events); strings.Join(got, "|") != strings.Join(c.course, "|") {
 				t.Errorf("course:\n%q\nwant\n%q", got, c.course)
 			}
 			if got := cycles(aar); strings.Join(got, "|") != strings.Join(c.cycles, "|") {

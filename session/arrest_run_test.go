@@ -46,7 +46,7 @@ var (
 		"02:50 charge to 200 J", "03:00 stop compressions, rhythm check", "03:03 shock 200 J, resume CPR",
 		"04:00 stop compressions, pulse check", "04:10 check vitals, examine him",
 		"04:30 12-lead ECG, oxygen 15 L via non-rebreather, aim for a MAP above 65, temperature control, refer to the cath lab",
-		"10:00 check vitals"}
+		"10:00 check vitals", "10:30 /diagnosis VF arrest", "10:40 /dispo cath-lab"}
 	vfLate = []string{"02:30 start CPR", "03:30 crash call", "05:00 pads on", "05:30 stop CPR, rhythm check",
 		"05:35 VF, shock 150 J, resume CPR", "07:35 stop CPR, rhythm check", "07:38 shock 200 J, resume CPR",
 		"09:38 stop CPR, rhythm check", "09:41 shock 200 J, resume CPR", "10:00 IV access",
@@ -62,7 +62,7 @@ var (
 		"03:15 resume CPR", "05:10 stop compressions, rhythm check and pulse check", "05:15 resume CPR, adrenaline 1 mg IO",
 		"07:10 stop compressions, rhythm check and pulse check", "07:30 check vitals, examine him",
 		"08:00 12-lead ECG, oxygen 15 L via non-rebreather, aim for a MAP above 65, temperature control",
-		"09:00 chest x-ray and refer to ICU"}
+		"09:00 chest x-ray and refer to ICU", "09:30 /diagnosis tension pneumothorax", "09:40 /dispo icu"}
 	peaLate = []string{"02:00 start CPR", "03:00 crash call, pads on", "03:30 stop CPR, rhythm check",
 		"03:35 PEA, resume CPR", "04:00 IV access", "09:00 consider the 4 Hs and 4 Ts", "09:30 adrenaline 1 mg IV",
 		"12:00 needle decompression", "13:00 stop CPR, pulse check", "13:05 resume CPR", "15:00 stop CPR, pulse check",
@@ -72,8 +72,8 @@ var (
 		"10:00 stop CPR, pulse check"}
 )
 
-// course is what the run did: each state change and critical error, as "t state" and "t !id".
-func course(events []jsonEvent) []string {
+// runCourse is what the run did: each state change and critical error, as "t state" and "t !id".
+func runCourse(events []jsonEvent) []string {
 	var out []string
 	for _, e := range events {
 		switch e.kind() {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
@@ -24,10 +25,10 @@ func bigShift(b *testing.B, patients, perPatient int, encrypted bool) (*persist.
 	}
 	b.Cleanup(func() { store.Close() })
 	if encrypted {
-		if err := store.Protect([]byte("instructor")); err != nil {
+		if err := store.Protect([]byte("the night sister holds the keys")); err != nil {
 			b.Fatal(err)
 		}
-		if err := store.Enrol("bench", []byte("trainee")); err != nil {
+		if err := store.Enrol("bench", []byte("bench on the night shift")); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -145,8 +146,34 @@ func BenchmarkReplyStream2000Tokens(b *testing.B) {
 		for _, c := range chunks {
 			r.add(c)
 		}
+		r.flush()
 	}
 	if got == 0 {
 		b.Fatal("nothing streamed")
+	}
+}
+
+// BenchmarkVetReply is what holding one reply to the record costs a call: collecting the numbers
+// the Monitor's prompt gave (a shift's facts, window and memory) and checking a reply against
+// them, the diagnosis and what is not yet told.
+func BenchmarkVetReply(b *testing.B) {
+	store, err := persist.Open(filepath.Join(b.TempDir(), "ward.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	s, err := Start(Config{Store: store, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range []string{"/admit patient_1 anaphylaxis", "check vitals", "/wait 10m", "any allergies?", "/vitals"} {
+		s.Turn(context.Background(), line, func(Event) {})
+	}
+	x := s.examine(newTurn("@Monitor how are the numbers?", func(Event) {}), settled{})
+	monitor, _ := s.cfg.Team.Agent(agents.AgentMonitor)
+	p := s.prompt(monitor, x, nil, "@Monitor how are the numbers?")
+	reply := "Heart rate 118, SpO2 91 % on 15 L/min, BP 92/58, RR 28, temperature 37.1 degrees. NEWS2 is 9: escalate now."
+	for b.Loop() {
+		_ = s.vetter(agents.AgentMonitor, x, p).why(reply)
 	}
 }

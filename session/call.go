@@ -10,6 +10,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
+	"github.com/ward-sim/ward/themes"
 )
 
 // CallRecord is one LLM call as the inspector shows it: the trace, plus what memory recalled
@@ -28,11 +29,10 @@ type CallRecord struct {
 // call that offers tools cannot also hold the model to the output format (the grammar would
 // forbid the tool call), so a reply that broke it is counted and asked again under the format.
 // Every call of an agent offers the same tools, so the prompt's start stays in the server's cache
-// from one to the next; the calls after the first are held to the format.
+// from one to the next; the calls after the first are held to the format. Speak writes the calls
+// to the trace once the reply is held to the record.
 func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt, retry string) (string, error) {
 	s, t := c.s, c.t
-	first := len(t.calls)
-	defer func() { s.writeTrace(t, t.calls[first:]) }()
 	q := ask{agent: a.Name, prompt: p, budget: s.cfg.NumCtx, x: c.x, tools: s.toolsFor(a, c.x), retry: retry}
 	free := q.tools != nil // the first call may call a tool instead of answering in the format
 	q.held = !free
@@ -106,9 +106,14 @@ func (s *Session) send(ctx context.Context, t *turn, q ask) (llm.Response, error
 	if q.held {
 		req.Format = agents.AgentOutputSchema
 	}
-	stream := replyStream{emit: func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: q.agent, Text: text}) }}
+	v := s.vetter(q.agent, q.x, q.prompt)
+	stream := replyStream{
+		emit:  func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: q.agent, Text: text}) },
+		clean: func(text string) bool { return v.why(text) == "" },
+	}
 	s.noticeModelLoad(t)
 	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
+	stream.flush()
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
 		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
 	}
@@ -164,25 +169,59 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // replyStream turns the streamed JSON of an agent's output into the reply's own words, so the UI
 // shows text as it arrives rather than braces and keys. An answer that is not JSON (a call that
-// offered tools answers in plain text) streams as it is.
+// offered tools answers in plain text) streams as it is. Text is shown a sentence at a time,
+// cleaned, and only while each sentence passes the check every reply is held to (vet.go): the
+// first that does not stops the stream, and the reply as checked replaces what was shown.
 type replyStream struct {
-	dec   memory.ReplyDecoder
-	plain int // bytes of a plain-text answer sent so far
-	emit  func(string)
+	dec     memory.ReplyDecoder
+	plain   int // bytes of a plain-text answer sent so far
+	emit    func(string)
+	clean   func(string) bool
+	pending []byte // the sentence in progress
+	stopped bool
 }
 
 func (r *replyStream) add(chunk string) {
 	text, begun := r.dec.Add(chunk)
 	raw := r.dec.Raw()
 	if r.plain == 0 && (begun || !startsPlain(raw)) {
-		if text != "" {
-			r.emit(text)
-		}
+		r.show(text)
 		return
 	}
 	if len(raw) > r.plain {
-		r.emit(raw[r.plain:])
+		r.show(raw[r.plain:])
 		r.plain = len(raw)
+	}
+}
+
+// show passes on the sentences text completes, once each is checked.
+func (r *replyStream) show(text string) {
+	if r.stopped || text == "" {
+		return
+	}
+	r.pending = append(r.pending, text...)
+	if end := strings.LastIndexAny(text, ".!?\n"); end >= 0 { // only the new text can end a sentence
+		r.pass(len(r.pending) - len(text) + end + 1)
+	}
+}
+
+// flush passes on the last sentence, which ends with the reply rather than a full stop.
+func (r *replyStream) flush() {
+	if !r.stopped {
+		r.pass(len(r.pending))
+	}
+}
+
+// pass checks the first n bytes of the pending text and shows them, or stops the stream.
+func (r *replyStream) pass(n int) {
+	ready := string(r.pending[:n])
+	if r.clean != nil && !r.clean(ready) {
+		r.stopped = true
+		return
+	}
+	r.pending = append(r.pending[:0], r.pending[n:]...)
+	if ready = themes.Printable(ready); ready != "" {
+		r.emit(ready)
 	}
 }
 

@@ -36,10 +36,25 @@ func TestReplyStreamShowsOnlyTheWords(t *testing.T) {
 			for _, c := range tt.chunks {
 				r.add(c)
 			}
+			r.flush()
 			if got.String() != tt.want {
 				t.Fatalf("streamed %q, want %q", got.String(), tt.want)
 			}
 		})
+	}
+}
+
+// A streamed sentence is shown only once it passes the check the whole reply is held to, and
+// cleaned: the first that fails stops the stream, so nothing after it shows either.
+func TestReplyStreamHoldsBackWhatFailsTheCheck(t *testing.T) {
+	var got strings.Builder
+	r := replyStream{emit: func(s string) { got.WriteString(s) }, clean: func(s string) bool { return !strings.Contains(s, "212") }}
+	for _, c := range []string{`{"reply": "I feel \u202eodd. My heart`, ` rate is 212. And`, ` more."}`} {
+		r.add(c)
+	}
+	r.flush()
+	if got.String() != "I feel odd." {
+		t.Errorf("streamed %q, want only the first sentence, cleaned", got.String())
 	}
 }
 

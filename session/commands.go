@@ -56,6 +56,8 @@ func init() {
 		{Name: "/speed", Args: "N", Help: "run the sim clock N times real time, 1–10 (TUI)", run: (*Session).cmdSpeed},
 		{Name: CmdAck, Args: "[ID]", Help: "acknowledge the alarms waiting on a patient (the active one by default)", run: (*Session).cmdAck},
 		{Name: "/alarms", Args: "[ID] [LIMIT…]", Help: "show or set a patient's alarm limits, e.g. /alarms patient_2 spo2<88", run: (*Session).cmdAlarms},
+		{Name: "/diagnosis", Args: "TEXT", Help: "commit to a working diagnosis for the active patient (revise it any time)", run: (*Session).cmdDiagnosis},
+		{Name: "/dispo", Args: "PLACE", Help: "send the active patient to resus|icu|hdu|ward|cath-lab|theatre|home: ends their case", run: (*Session).cmdDispo},
 		{Name: "/aar", Help: "After Action Review of the active patient; the Preceptor debriefs", run: (*Session).cmdAAR},
 		{Name: agents.AskCommand, Args: "QUESTION", Help: "ask the Preceptor what the protocols say; the answer cites its sources", run: (*Session).cmdAsk},
 		{Name: "/note", Help: "draft a SOAP note from this session (DRAFT, for review)", run: (*Session).cmdNote},
@@ -139,11 +141,20 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 
 // cmdScenarios numbers the scenarios and gives each by its presentation, as a triage list
 // would: a scenario's id and title name the diagnosis, which the trainee is there to find, so
-// /admit takes the number (`ward scenarios list` shows ids and titles).
+// /admit takes the number (`ward scenarios list` shows ids and titles). Each says how hard it is,
+// and whether a patient of the shift has it already (no two may).
 func (s *Session) cmdScenarios(_ context.Context, t *turn, _ string) {
 	var b strings.Builder
+	taken := s.onRoster(factScenario)
 	for i, sc := range s.cfg.Scenarios.List() {
-		fmt.Fprintf(&b, "%2d  %s\n", i+1, sc.Presentation)
+		fmt.Fprintf(&b, "%2d  %s", i+1, sc.Presentation)
+		if sc.Difficulty != "" {
+			b.WriteString(" · " + sc.Difficulty)
+		}
+		if taken[sc.ID] {
+			b.WriteString(" · on the roster")
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n/admit ID N admits a patient with case N.")
 	s.say(t, strings.TrimRight(b.String(), "\n"))
@@ -160,7 +171,10 @@ func (s *Session) activeEngine(t *turn) *physio.Engine {
 
 // cmdVitals checks vitals through the engine, then lets the Monitor read them out.
 func (s *Session) cmdVitals(ctx context.Context, t *turn, _ string) {
-	if s.activeEngine(t) != nil {
+	switch e := s.activeEngine(t); {
+	case e != nil && e.Closed():
+		s.caseRefused(t, e, physio.ErrClosed)
+	case e != nil:
 		s.agentCommand(ctx, t, effectVitals)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/themes"
 )
 
 // conversation is the converse stage: the team speaks through it (it is the team's Speaker), and
@@ -91,18 +92,20 @@ func (c *conversation) spokeThisTurn(agent string) bool {
 // Speak makes one agent answer: its prompt, a backend call, a second call for the missing parts
 // of a compound answer, and the reply shown to the trainee.
 func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route) (string, error) {
-	c.t.emit(RouteEvent{Agent: a.Name, Source: r.Source, Reasoning: r.Reasoning})
+	reasoning := c.s.maskCase(r.Reasoning) // a model's words, which may guess at the case
+	c.t.emit(RouteEvent{Agent: a.Name, Source: r.Source, Reasoning: reasoning})
 	if r.Source == agents.RouteRouterFailed { // never silently, as with the analyzer
-		c.t.emit(NoteEvent{PatientID: c.s.active, Stop: "router", Text: "The router model gave no usable answer (" + r.Reasoning + "), so the " + a.Name + " takes the question."})
+		c.t.emit(NoteEvent{PatientID: c.s.active, Stop: "router", Text: "The router model gave no usable answer (" + reasoning + "), so the " + a.Name + " takes the question."})
 	}
 	checklist := c.spoken == 0 && c.x.compound.IsCompound()
 	c.spoken++
 	c.retrieve(ctx, a)
 	first := len(c.t.calls)
-	defer func() {
+	defer func() { // once the reply is held to the record, so the trace says how it was
 		for i := range c.t.calls[first:] {
 			c.t.calls[first+i].Retrieved = c.s.passagesFor(a, c.x)
 		}
+		c.s.writeTrace(c.t, c.t.calls[first:])
 	}()
 	p := c.s.prompt(a, c.x, c.window, c.s.heardBy(a, c.t))
 	if checklist {
@@ -113,7 +116,7 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 		reply, err = c.completeChecklist(ctx, a, p, reply)
 	}
 	if err == nil {
-		reply = c.heldToTheRecord(ctx, a, p, reply)
+		reply = c.heldToTheRecord(ctx, a, p, c.heldToTheFacts(ctx, a, p, reply))
 	}
 	if err == nil && strings.TrimSpace(reply) == "" {
 		err = llm.ErrEmpty // the JSON arrived but said nothing
@@ -197,8 +200,9 @@ func (c *conversation) completeDebrief(ctx context.Context, a agents.Agent, p ag
 	}
 	p.Window = append(slices.Clone(p.Window), memory.Message{Role: memory.RoleUser, Content: p.User}, memory.Message{Role: memory.RoleAssistant, Content: reply})
 	p.User, p.Instruction = debriefFollowUp(missing), ""
-	if more, err := c.call(ctx, a, p, "debrief: missing critical points"); err == nil && strings.TrimSpace(more) != "" {
-		reply += "\n\n" + more
+	more, err := c.call(ctx, a, p, "debrief: missing critical points")
+	if more = themes.Printable(more); err == nil && strings.TrimSpace(more) != "" && c.s.vetter(a.Name, c.x, p).why(more) == "" {
+		reply += "\n\n" + more // held to the record as the first answer was; the review's lines below fill any gap
 	}
 	if missing = c.x.review.Unnamed(reply); len(missing) == 0 {
 		return reply
@@ -207,10 +211,10 @@ func (c *conversation) completeDebrief(ctx context.Context, a agents.Agent, p ag
 	return "**From the record** (the debrief below leaves these out):\n- " + strings.Join(pointLines(missing), "\n- ") + "\n\n" + reply
 }
 
-// held notes on the turn's last call how ward changed its reply, for the inspector.
+// held notes on the turn's last call how ward changed its reply, for the inspector and the trace.
 func (c *conversation) held(why string) {
 	if n := len(c.t.calls); n > 0 {
-		c.t.calls[n-1].Held = why
+		c.t.calls[n-1].Held, c.t.calls[n-1].Trace.Held = why, why
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // callsOf returns the LLM calls of the latest turn whose input was input.
 func callsOf(t *testing.T, r *rig, input string) []CallRecord {
 	t.Helper()
-	turns := r.s.Turns()
+	turns := r.s.turns
 	for i := len(turns) - 1; i >= 0; i-- {
 		if turns[i].Input == input {
 			if len(turns[i].Calls) == 0 {
@@ -417,7 +417,7 @@ func TestVisibleToFiltersRecalledAndLeftOutItems(t *testing.T) {
 	finding := memory.Selected{Category: memory.Assessments, Rule: memory.RuleEarly}
 	action := memory.Selected{Category: memory.CriticalActions, Rule: memory.RuleCore}
 	vitals := memory.Selected{Category: memory.VitalsMeasurements, Rule: memory.RuleCore}
-	sel := visibleTo(patient, memory.Selection{Items: []memory.Selected{allergy, vitals, finding}, Shown: []memory.Selected{action, finding}})
+	sel := visibleTo(patient, memory.Selection{Items: []memory.Selected{allergy, vitals, finding}, Shown: []memory.Selected{action, finding}}, false)
 	if !slices.Equal(categories(sel.Items), []memory.Category{memory.PatientDisclosures}) ||
 		!slices.Equal(categories(sel.Shown), []memory.Category{memory.CriticalActions}) {
 		t.Fatalf("the Patient keeps items %v and left-out %v", categories(sel.Items), categories(sel.Shown))

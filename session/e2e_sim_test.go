@@ -192,7 +192,10 @@ func TestNewBlankPatientGetsAnnouncedScenario(t *testing.T) {
 		t.Run(input, func(t *testing.T) {
 			r := newRig(t)
 			id := "patient_" + input[strings.LastIndex(input, "_")+1:]
-			want := r.s.cfg.Scenarios.PickScenario(id)
+			want, err := r.s.cfg.Scenarios.PickScenario(id, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			events := r.turn(input)
 			if d := decisionOf(t, events); d.Decision != "NEW_BLANK" || d.PatientID != id {
 				t.Fatalf("decision %s %s, want NEW_BLANK %s", d.Decision, d.PatientID, id)
@@ -314,7 +317,7 @@ func TestRestartKeepsSimClockAndEngineState(t *testing.T) {
 			t.Errorf("%q: engine events differ after the restart:\nsteady    %s\nrestarted %s", in, a, b)
 		}
 	}
-	if steady.dump().Sim["patient_1"].TrueVitals != restarted.dump().Sim["patient_1"].TrueVitals {
+	if *steady.dump().Sim["patient_1"].TrueVitals != *restarted.dump().Sim["patient_1"].TrueVitals {
 		t.Errorf("true vitals diverged after the restart")
 	}
 }

@@ -68,7 +68,7 @@ func growth(t *testing.T, w memory.Window) (tokens, window []int) {
 	for i := range 40 {
 		in := bedside[i%len(bedside)]
 		r.turn(in)
-		calls := r.s.Turns()[len(r.s.Turns())-1].Calls
+		calls := r.s.turns[len(r.s.turns)-1].Calls
 		if len(calls) == 0 {
 			t.Fatalf("exchange %d (%q) made no call", i+1, in)
 		}

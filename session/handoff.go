@@ -144,9 +144,19 @@ func soapNote(e *physio.Engine, mem *memory.Memory) string {
 		"## SOAP note — " + r.who, draftMark,
 		"**S:** " + joinLines(r.complaint, r.situation(), r.background()),
 		"**O:** " + r.vitals() + ". Observed: " + r.observed() + ".",
-		"**A:** [clinician to complete] Safety: " + r.safety() + ".",
+		"**A:** " + assessment(e) + " Safety: " + r.safety() + ".",
 		"**P:** Done so far: " + r.done() + ". [plan to be confirmed]",
 	}, "\n\n")
+}
+
+// assessment is the trainee's working diagnosis, as they last committed to it, or a gap for the
+// clinician to fill.
+func assessment(e *physio.Engine) string {
+	d := e.Diagnoses()
+	if len(d) == 0 {
+		return "[clinician to complete]"
+	}
+	return fmt.Sprintf("Working diagnosis: %s (at %s).", d[len(d)-1].Text, physio.SimTime(d[len(d)-1].T-e.Admitted()))
 }
 
 // handoff drafts a handoff in one of the three formats; sbar is the default.

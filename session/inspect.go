@@ -17,8 +17,7 @@ type TurnRecord struct {
 	Calls    []CallRecord
 	Counters *memory.EntityStats // the active patient's entity and team counters after the turn
 	// Engine is the engine's truth about the active patient after the turn: the scenario, its
-	// title, the state and the true GCS. The inspector is a developer's tool; the trainee's
-	// screen never shows these.
+	// title, the state and the true GCS, masked in a trainee's view (views.go).
 	Engine string
 }
 
@@ -44,7 +43,14 @@ func (s *Session) keepTurnRecord(t *turn) {
 }
 
 // Turns returns a copy of the inspector's records, oldest first.
-func (s *Session) Turns() []TurnRecord { return append([]TurnRecord(nil), s.turns...) }
+// In a trainee's view the engine's secrets are masked (views.go).
+func (s *Session) Turns() []TurnRecord {
+	out := make([]TurnRecord, len(s.turns))
+	for i, rec := range s.turns {
+		out[i] = s.forTrainee(rec)
+	}
+	return out
+}
 
 // cmdInspect summarises the previous turn in text, for `ward run` and the chat. The TUI's
 // inspector (ctrl+o) shows the same records in full.
@@ -53,7 +59,7 @@ func (s *Session) cmdInspect(_ context.Context, t *turn, _ string) {
 		s.say(t, "Nothing to inspect yet: no turn has finished.")
 		return
 	}
-	s.say(t, describeTurn(s.turns[len(s.turns)-1]))
+	s.say(t, describeTurn(s.forTrainee(s.turns[len(s.turns)-1])))
 }
 
 func describeTurn(rec TurnRecord) string {

@@ -101,7 +101,7 @@ func TestAnalyzerAndRouterCallsAreCounted(t *testing.T) {
 		if want == "router" && loadNotes != 0 {
 			t.Errorf("%q: %d load notes once the model has answered, want none", line, loadNotes)
 		}
-		turns := r.s.Turns()
+		turns := r.s.turns
 		var inspected []string
 		for _, c := range turns[len(turns)-1].Calls {
 			inspected = append(inspected, c.Trace.Agent)

@@ -146,7 +146,7 @@ func playAgents(t *testing.T, slots int, run cacheRun) map[string][]float64 {
 			r.mustTurn("/wait 1m")
 		}
 		r.mustTurn(line)
-		turns := r.s.Turns()
+		turns := r.s.turns
 		for _, c := range turns[len(turns)-1].Calls {
 			m := c.Trace.Metrics
 			if m.PromptEvalCount == 0 {

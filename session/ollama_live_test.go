@@ -97,7 +97,7 @@ func (r *rig) playScript() []CallRecord {
 func (r *rig) playLine(line string) CallRecord {
 	r.t.Helper()
 	r.mustTurn(line)
-	turns := r.s.Turns()
+	turns := r.s.turns
 	rec := turns[len(turns)-1]
 	if d := rec.Decision; d == nil || d.Source != analyzer.SourceRules {
 		r.t.Fatalf("%q: decision %+v, want one from the rules", line, d)

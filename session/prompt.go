@@ -36,15 +36,22 @@ func (s *Session) prompt(a agents.Agent, x *examination, window []memory.Message
 		if len(shown) > 0 { // the window is the end of the conversation, message for message
 			turn.WindowFrom = &shown[0].Sim
 		}
-		p.Memory = visibleTo(a, mem.Recall(turn))
+		p.Memory = visibleTo(a, mem.Recall(turn), x.review != nil)
 	}
 	return p
 }
 
 // visibleTo keeps the recalled items of the categories the agent sees. Safety items are kept for
-// every agent: a treatment turn must carry every disclosed allergy, whoever answers it.
-func visibleTo(a agents.Agent, sel memory.Selection) memory.Selection {
-	hidden := func(it memory.Selected) bool { return !it.Protected() && !a.SeesMemory(it.Category) }
+// every agent: a treatment turn must carry every disclosed allergy, whoever answers it. The
+// engine's state history names its states and why they changed, which say the diagnosis: only
+// the Preceptor's debrief reads it.
+func visibleTo(a agents.Agent, sel memory.Selection, debrief bool) memory.Selection {
+	secret := func(c memory.Category) bool {
+		return c == memory.StateHistory && !(debrief && a.Name == agents.AgentPreceptor)
+	}
+	hidden := func(it memory.Selected) bool {
+		return secret(it.Category) || !it.Protected() && !a.SeesMemory(it.Category)
+	}
 	sel.Items = slices.DeleteFunc(slices.Clone(sel.Items), hidden)
 	sel.Shown = slices.DeleteFunc(slices.Clone(sel.Shown), hidden)
 	return sel
@@ -94,25 +101,37 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 }
 
 // persona is the scenario's patient as an agent plays them: byte-identical on every turn, so it
-// can sit in the static prefix that Ollama caches.
+// can sit in the static prefix that Ollama caches. It holds what the patient knows and would
+// say, told or not yet (the persona marks what is told only when asked), in the patient's words:
+// a word that names the case's diagnosis is left out, as a patient would describe it instead.
 func persona(s *sc.Scenario) *agents.Persona {
-	d := s.Demographics
-	p := &agents.Persona{Name: d.Name, Age: d.Age, Sex: d.Sex, ChiefComplaint: s.ChiefComplaint,
-		History: s.History, Opening: s.Lines.Opening, Lines: s.Lines.Generic}
-	for _, m := range s.Medications {
-		p.Medications = append(p.Medications, strings.TrimSpace(m.Name+" "+m.Dose))
+	d, terms := s.Demographics, diagnosisTerms(s)
+	say := func(text string) string { return withoutTerms(text, terms) }
+	sayAll := func(list []string) []string {
+		var out []string
+		for _, text := range list {
+			out = append(out, say(text))
+		}
+		return out
 	}
-	p.Allergies = []string{"none known"}
+	p := &agents.Persona{Name: d.Name, Age: d.Age, Sex: d.Sex, ChiefComplaint: say(s.ChiefComplaint),
+		Opening: say(s.Lines.Opening), Lines: sayAll(s.Lines.Generic)}
+	known := &p.Known
+	known.History = sayAll(s.History)
+	for _, m := range s.Medications {
+		known.Medications = append(known.Medications, strings.TrimSpace(m.Name+" "+m.Dose))
+	}
+	known.Allergies = []string{"none known"}
 	if len(s.Allergies) > 0 {
-		p.Allergies = strings.Split(allergySummary(s), "; ")
+		known.Allergies = sayAll(strings.Split(allergySummary(s), "; "))
 	}
 	for _, dis := range s.Disclosures {
-		p.Disclosures = append(p.Disclosures, agents.Disclosure{Topic: dis.Topic, Text: dis.Text})
+		known.Answers = append(known.Answers, agents.Disclosure{Topic: dis.Topic, Text: say(dis.Text)})
 	}
 	p.Looks = map[string]agents.Look{}
 	for _, name := range s.StateNames() {
 		st := s.States[name]
-		p.Looks[lookKey(s, name)] = agents.Look{Signs: strings.Join(st.Signs, "; "), Lines: st.Lines}
+		p.Looks[lookKey(s, name)] = agents.Look{Signs: say(strings.Join(st.Signs, "; ")), Lines: sayAll(st.Lines)}
 	}
 	return p
 }

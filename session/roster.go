@@ -15,6 +15,10 @@ func (s *Session) rosterAnswer() string {
 	var named []string
 	active := "None is active."
 	for _, p := range s.namedPatients() {
+		if place := summaryFrom(s.reg.Patients[p.ID].Facts).Disposition; place != "" {
+			named = append(named, patientLabel(p)+" (gone to "+place+")")
+			continue
+		}
 		named = append(named, patientLabel(p))
 		if p.ID == s.active {
 			active = patientLabel(p) + " is active."

@@ -356,7 +356,7 @@ func TestRunLinesStopsWhenOutputFails(t *testing.T) {
 		t.Fatalf("RunLines = %v, want the write error", err)
 	}
 	inputs := []string{}
-	for _, rec := range r.s.Turns() {
+	for _, rec := range r.s.turns {
 		inputs = append(inputs, rec.Input)
 	}
 	if !slices.Equal(inputs, []string{"review patient_1"}) {

@@ -5,6 +5,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -63,6 +64,10 @@ type Config struct {
 	// earlier shifts; when it ranked protocol cards with an embedding model, its retrievals
 	// answer in order, since a replay asks no model.
 	Replaying *llm.TraceRun
+	// Instructor shows the engine's secrets (the case, its states, the true vitals, what the
+	// patient has not said) in the inspector, /inspect and the decision's reasoning: the
+	// instructor's view, or a developer's on a plaintext database. Off, they are masked.
+	Instructor bool
 }
 
 // Session is one shift. It is not safe for concurrent use: the UI and the runner call it from one
@@ -218,8 +223,17 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Scenarios == nil && err == nil {
 		cfg.Scenarios, err = scenario.Load()
 	}
+	if err == nil && cfg.Trace != nil && cfg.Store != nil {
+		if encrypted, _ := cfg.Store.Encrypted(); encrypted {
+			err = ErrTraceOfEncrypted
+		}
+	}
 	return cfg, err
 }
+
+// ErrTraceOfEncrypted refuses --trace on an encrypted database: a trace holds every prompt and
+// reply in plain text, which would undo the encryption of the shift it records.
+var ErrTraceOfEncrypted = errors.New("--trace writes every prompt and reply in plain text, so ward does not trace a shift of an encrypted database; trace a shift of a plaintext database instead")
 
 func newSessionID(now time.Time) string {
 	return fmt.Sprintf("s%s", now.UTC().Format("20060102T150405.000000000"))
@@ -290,13 +304,17 @@ func (s *Session) admitShift(nameOrFile string) error {
 	if err != nil {
 		return err
 	}
+	roster, err := s.cfg.Scenarios.Roster(sh, s.info.Seed)
+	if err != nil {
+		return err
+	}
 	t := newTurn("", func(Event) {})
-	for _, p := range sh.Patients {
+	for _, p := range roster {
 		id, ok := analyzer.NormalizeID(p.ID, s.cfg.Pattern)
 		if !ok {
 			return fmt.Errorf("shift %s: patient id %q does not match PATIENT_ID_PATTERN %s", sh.ID, p.ID, s.cfg.Pattern)
 		}
-		e, err := s.sim.admit(id, p.Scenario)
+		e, err := s.sim.admit(id, p.Scenario, s.onRoster(factScenario))
 		if err != nil {
 			return fmt.Errorf("shift %s: %w", sh.ID, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // settled is what the settle stage hands on: the conversation the turn continues as it stood
@@ -121,7 +122,7 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 	}
 	s.reportDecision(t, decision, d, s.active)
 	if admitted != nil {
-		s.say(t, admissionNote(admitted))
+		s.say(t, admissionNote(admitted, s.bedOf(admitted.PatientID())))
 	}
 	return settled{prior: s.priorTo(typed)}, true
 }
@@ -280,7 +281,8 @@ func (s *Session) analyzerInput(text string) analyzer.AnalyzerInput {
 }
 
 // namedPatients are the roster's patients as a trainee may call them, in order of arrival: the
-// registry's name, sex and bed, and the scenario's name and complaint.
+// registry's name, sex and bed, and the patient's complaint. A model reads them, so nothing here
+// names the case: not its identifier, title or diagnosis.
 func (s *Session) namedPatients() []analyzer.Patient {
 	ids := slices.Clone(s.roster)
 	slices.SortStableFunc(ids, func(a, b string) int {
@@ -293,11 +295,9 @@ func (s *Session) namedPatients() []analyzer.Patient {
 		p.Name, _ = f["name"].(string)
 		p.Sex, _ = f["sex"].(string)
 		p.Bed, _ = f["bed"].(string)
-		if scID, _ := f["scenario"].(string); scID != "" {
-			p.Condition = strings.ReplaceAll(scID, "-", " ")
-			if sc, ok := s.cfg.Scenarios.Get(scID); ok {
-				p.Condition += ", " + sc.ChiefComplaint
-			}
+		if sc, ok := s.cfg.Scenarios.Get(scenarioOf(f)); ok {
+			p.Condition = sc.ChiefComplaint // what the patient says: a model reads it
+			p.Case = strings.ReplaceAll(sc.ID, "-", " ")
 		}
 		out[i] = p
 	}
@@ -355,7 +355,7 @@ func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision
 	t.timing.ServiceMS = msSince(t.started)
 	t.decisionEvent = &DecisionEvent{
 		Input: t.input, Decision: string(decision), AnalyzerAction: string(d.Action),
-		PatientID: patientID, Source: d.Source, Reasoning: d.Reasoning, Timing: t.timing,
+		PatientID: patientID, Source: d.Source, Reasoning: s.maskCase(d.Reasoning), Timing: t.timing,
 	}
 	t.emit(*t.decisionEvent)
 }
@@ -368,7 +368,7 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 	var admitted *physio.Engine
 	if isNew && s.engine(t, id) == nil {
 		var err error
-		if admitted, err = s.sim.admit(id, scenario); err != nil {
+		if admitted, err = s.sim.admit(id, scenario, s.onRoster(factScenario)); err != nil {
 			t.emit(ErrorEvent{Code: "ADMIT", Message: err.Error()})
 			s.commit(t, typed, nil) // the line is kept even when the admission fails
 			return nil, false
@@ -377,7 +377,11 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 	if typed != nil && typed.to != id && !s.onlyMovesTo(id, typed.msg.Content) {
 		typed.moveTo(id) // said to the patient named, so it belongs to their conversation
 	}
-	next := s.registryWith(id, id, admitted, "")
+	bed := ""
+	if admitted != nil {
+		bed = sc.FreeBed(admitted.Scenario().Demographics.Bed, s.onRoster(factBed))
+	}
+	next := s.registryWith(id, id, admitted, bed)
 	if !s.commit(t, typed, &next) {
 		return nil, false
 	}
@@ -409,8 +413,37 @@ func (s *Session) registryWith(id, active string, admitted *physio.Engine, bed s
 	return next
 }
 
-func admissionNote(e *physio.Engine) string {
+func admissionNote(e *physio.Engine, bed string) string {
 	sc := e.Scenario()
 	d := sc.Demographics
-	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, d.Bed, sc.Presentation)
+	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, bed, sc.Presentation)
+}
+
+// Keys of a registry entry's facts that a shift keeps unique among its patients.
+const (
+	factScenario = "scenario"
+	factBed      = "bed"
+)
+
+// onRoster is the set of values the roster's patients have for a fact: the scenarios or beds
+// already taken on this shift.
+func (s *Session) onRoster(fact string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range s.reg.Patients {
+		if v, ok := p.Facts[fact].(string); ok && v != "" {
+			out[v] = true
+		}
+	}
+	return out
+}
+
+// bedOf is the bed the registry gives a patient.
+func (s *Session) bedOf(id string) string {
+	bed, _ := s.reg.Patients[id].Facts[factBed].(string)
+	return bed
+}
+
+func scenarioOf(facts map[string]any) string {
+	id, _ := facts["scenario"].(string)
+	return id
 }

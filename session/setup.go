@@ -35,6 +35,7 @@ type Flags struct {
 	Knowledge            string
 	EmbedModel           string
 	ConfirmAdmissions    bool     // a person at the TUI
+	Instructor           bool     // the engine's secrets show (Config.Instructor)
 	Themes               []string // the names /prefs accepts
 	Given                map[string]bool
 }
@@ -63,7 +64,7 @@ func NewSetup(ctx context.Context, store *persist.Store, f Flags, notices func(s
 func (s *Setup) wire(ctx context.Context, store *persist.Store, notices func(string)) error {
 	f := s.flags
 	cfg := Config{Store: store, NumCtx: f.NumCtx, OutputBudget: f.OutputBudget, Shift: f.Shift, Seed: f.Seed,
-		ConfirmAdmissions: f.ConfirmAdmissions, Themes: f.Themes, Audit: store.Audit()}
+		ConfirmAdmissions: f.ConfirmAdmissions, Themes: f.Themes, Audit: store.Audit(), Instructor: f.Instructor}
 	var err error
 	if cfg.Pattern, err = PatientPattern(); err != nil {
 		return err

@@ -107,16 +107,23 @@ func (m *sim) restoreEngine(id string, doc []byte) error {
 	return err
 }
 
-// admit starts a patient on a scenario: the named one, or a deterministic pick.
-func (m *sim) admit(patientID, scenarioID string) (*physio.Engine, error) {
-	sc, ok := m.scenario(scenarioID)
-	switch {
-	case scenarioID == "":
-		if sc = m.lib.PickScenario(patientID); sc == nil {
-			return nil, fmt.Errorf("no scenario to pick for %s: name one — /scenarios numbers the cases", patientID)
+// admit starts a patient on a scenario: the named one, or a deterministic pick of one no patient
+// of the shift has (used). Two patients of a shift never share a case.
+func (m *sim) admit(patientID, scenarioID string, used map[string]bool) (*physio.Engine, error) {
+	var sc *scenario.Scenario
+	var err error
+	if scenarioID == "" {
+		if sc, err = m.lib.PickScenario(patientID, used); err != nil {
+			return nil, err
 		}
-	case !ok:
-		return nil, fmt.Errorf("no scenario %q — /scenarios numbers the cases", scenarioID)
+	} else {
+		var ok bool
+		if sc, ok = m.scenario(scenarioID); !ok {
+			return nil, fmt.Errorf("no scenario %q — /scenarios numbers the cases", scenarioID)
+		}
+		if used[sc.ID] {
+			return nil, fmt.Errorf("another patient of this shift has that case already; /scenarios lists the others")
+		}
 	}
 	e, err := m.ward.Admit(patientID, sc)
 	if err != nil {

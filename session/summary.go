@@ -19,6 +19,8 @@ type summary struct {
 	Alert     string
 	AlertText string
 	AlertAt   float64
+	// Disposition is where the patient went when the case ended ("" while it goes on).
+	Disposition string
 }
 
 // Keys of the summary in a registry entry's facts.
@@ -31,6 +33,7 @@ const (
 	factAlert     = "alert"
 	factAlertText = "alert_text"
 	factAlertAt   = "alert_at"
+	factDispo     = "disposition"
 )
 
 func summaryOf(e *physio.Engine) summary {
@@ -42,6 +45,10 @@ func summaryOf(e *physio.Engine) summary {
 		if n > 1 {
 			sm.HasPrev, sm.Prev = true, readings[n-2].NEWS2
 		}
+	}
+	if d, ok := e.Disposition(); ok {
+		sm.Disposition = d.Place
+		return sm // a patient who has left the ward has no alarm waiting on the trainee
 	}
 	if a, ok := e.Waiting(); ok {
 		sm.Alert, sm.AlertText, sm.AlertAt = a.Level, a.Text, a.Raised
@@ -64,6 +71,7 @@ func summaryFrom(facts map[string]any) summary {
 	sm.Alert, _ = facts[factAlert].(string)
 	sm.AlertText, _ = facts[factAlertText].(string)
 	sm.AlertAt, _ = number(facts[factAlertAt])
+	sm.Disposition, _ = facts[factDispo].(string)
 	return sm
 }
 
@@ -90,6 +98,9 @@ func (sm summary) put(facts map[string]any) {
 	}
 	if sm.Alert != "" {
 		facts[factAlert], facts[factAlertText], facts[factAlertAt] = sm.Alert, sm.AlertText, sm.AlertAt
+	}
+	if sm.Disposition != "" {
+		facts[factDispo] = sm.Disposition
 	}
 }
 

@@ -190,7 +190,7 @@ func TestAModelPatientIsHeldToTheEnginesConsciousness(t *testing.T) {
 	if facts.Turn.Speech != agents.SpeechNone || !strings.Contains(facts.Turn.Can, "says nothing") {
 		t.Errorf("the Patient's facts do not say what the patient can do now: %+v", facts.Turn)
 	}
-	turns := r.s.Turns()
+	turns := r.s.turns
 	if held := turns[len(turns)-1].Calls[0].Held; held == "" {
 		t.Error("the call's record does not say the reply was replaced")
 	}

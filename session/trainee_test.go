@@ -207,7 +207,7 @@ func TestProgressOverSeveralShifts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rows := strings.Split(strings.TrimSpace(csv.String()), "\n"); len(rows) != 4 || !strings.HasPrefix(rows[1], "alice,") || !strings.HasPrefix(rows[3], "bob,") ||
-		!strings.HasSuffix(rows[3], ",asthma-exacerbation") {
+		!strings.HasSuffix(rows[3], ",asthma-exacerbation,0,0") {
 		t.Errorf("CSV rows:\n%s", csv.String())
 	}
 }

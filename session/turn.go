@@ -73,6 +73,10 @@ func (s *Session) respond(ctx context.Context, t *turn, st settled) {
 		s.record(t, []memory.Message{s.wardSays(t, s.rosterAnswer())}, nil)
 		return
 	}
+	if e := s.engine(t, s.active); e != nil && e.Closed() && st.effect == "" {
+		s.afterCase(t, e)
+		return
+	}
 	exam := s.examine(t, st)
 	said, err := s.converse(ctx, t, st.prior, exam)
 	s.record(t, said, err)

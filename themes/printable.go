@@ -2,15 +2,17 @@ package themes
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 )
 
 // Printable makes text that came from an LLM or a file safe to print to a terminal, where only
-// ward's own styling may reach: the screen and the command line both clean with it. It removes escape sequences (CSI, OSC — clipboard writes and title
-// changes included — DCS, APC and the rest), C0 controls other than newline
-// and tab, DEL and C1 controls, and replaces invalid UTF-8. Only ward's own
-// styling may reach the terminal.
+// ward's own styling may reach: the screen and the command line both clean with it, and the
+// session cleans every model reply with it before the reply is checked, shown or stored. It
+// removes escape sequences (CSI, OSC — clipboard writes and title changes included — DCS, APC
+// and the rest), C0 controls other than newline and tab, DEL and C1 controls, and the format
+// characters that reorder or hide text (bidi controls among them), and replaces invalid UTF-8.
 //
 // Streaming text must be sanitised as a whole, not delta by delta: an
 // escape sequence may be split across two deltas.
@@ -67,12 +69,16 @@ func isPlain(s string) bool {
 
 // dropControl removes what ansi.Strip keeps on purpose: the C0 controls it
 // executes (BEL, BS, CR…), DEL, and C1 controls written as UTF-8, which
-// some terminals still obey.
+// some terminals still obey; and every format character (Unicode's Cf): the
+// bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069), the direction marks (U+200E, U+200F, U+061C), and the
+// invisible joiners and spaces, which can make text read in another order
+// than it is stored, or hide a word or a number from a check.
 func dropControl(r rune) rune {
 	if r == '\n' || r == '\t' {
 		return r
 	}
-	if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+	if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || unicode.Is(unicode.Cf, r) {
 		return -1
 	}
 	return r

@@ -2,6 +2,7 @@ package themes
 
 import (
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,6 +25,14 @@ var hostile = map[string]struct{ in, want string }{
 	"bel, backspace, cr":    {"a\x07\x08\rb", "ab"},
 	"del":                   {"a\x7fb", "ab"},
 	"unterminated osc":      {"ab\x1b]52;c;AAAA", "ab"},
+	// Text that reads in another order than it is stored: a right-to-left override makes
+	// "SpO2 16 %" of "SpO2 61 %", and marks, isolates and invisible characters hide words.
+	"bidi override":      {"SpO2 \u202e61\u202c %", "SpO2 61 %"},
+	"bidi embeddings":    {"a\u202a\u202b\u202db", "ab"},
+	"bidi isolates":      {"a\u2066\u2067\u2068b\u2069", "ab"},
+	"direction marks":    {"a\u200e\u200f\u061cb", "ab"},
+	"zero-width and bom": {"ana\u200bphy\u200dlaxis\ufeff", "anaphylaxis"},
+	"soft hyphen, tags":  {"s\u00adepsis\U000E0041", "sepsis"},
 }
 
 func TestPrintableRemovesControlSequences(t *testing.T) {
@@ -76,7 +85,7 @@ func assertSafe(t *testing.T, s string) {
 		if r == '\n' || r == '\t' {
 			continue
 		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || unicode.Is(unicode.Cf, r) {
 			t.Fatalf("control %U survived in %q", r, s)
 		}
 	}

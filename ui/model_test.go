@@ -661,3 +661,16 @@ func TestStartDialogTakesTheStartedTraineesTheme(t *testing.T) {
 		}
 	}
 }
+
+// A patient whose case has ended shows where they went in place of their score and its age.
+func TestRosterShowsWhereAPatientWent(t *testing.T) {
+	f := newFakeWard()
+	f.roster[1].Disposition = "cath-lab"
+	for _, width := range []int{120, 70} { // the sidebar, and the strip of a narrow terminal
+		m := newTestModel(t, f, width, 40)
+		out := screen(m)
+		if !strings.Contains(out, "patient_2") || !strings.Contains(out, "→ cath-lab") {
+			t.Errorf("at %d columns the roster does not show where patient_2 went:\n%s", width, out)
+		}
+	}
+}

@@ -293,7 +293,7 @@ func moreLabel(arrow string, n int) string {
 
 // row is one sidebar line: marker, shortcut, ID, NEWS2 and trend, time since the last reading
 // (in the warning colour when it is older than its NEWS2 calls for), and "!" for an alarm or
-// escalation waiting.
+// escalation waiting; or, once the case has ended, where the patient went.
 func (r *rosterPane) row(e live.RosterEntry, selected bool) string {
 	t := r.theme
 	marker, idStyle := " ", t.RosterItem
@@ -306,6 +306,9 @@ func (r *rosterPane) row(e live.RosterEntry, selected bool) string {
 	}
 	right := scoreCell(t, e.NEWS2) + trendArrow(t, e.Trend) + " " +
 		age.Render(fmt.Sprintf("%4s", sinceLabel(r.clock, e.LastChecked))) + " " + alertMark(t, e.Alert.Level)
+	if e.Disposition != "" { // the case has ended: where the patient went is all there is to know
+		right = t.Muted.Render("→ " + themes.Printable(e.Disposition))
+	}
 	left := marker + r.shortcut(e.ID) + " "
 	idWidth := r.width - lipgloss.Width(left) - lipgloss.Width(right) - 1
 	line := left + idStyle.Render(fit(themes.Printable(e.ID), max(idWidth, 1))) + " " + right
@@ -366,6 +369,9 @@ func moreMarker(n int) string { return fmt.Sprintf(" +%d›", n) }
 func (r *rosterPane) stripItem(e live.RosterEntry, i int) string {
 	t := r.theme
 	item := r.shortcut(e.ID) + " " + themes.Printable(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
+	if e.Disposition != "" {
+		item = r.shortcut(e.ID) + " " + themes.Printable(e.ID) + " → " + themes.Printable(e.Disposition)
+	}
 	if e.Alert.Level != live.AlertNone {
 		item += "!"
 	}

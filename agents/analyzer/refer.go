@@ -15,9 +15,12 @@ type Patient struct {
 	Name string // "Eleanor Price"
 	Sex  string // M or F, for the title the question uses
 	Bed  string // "Resus 3"
-	// Condition is what the patient presents with, in words a trainee may use: the scenario's
-	// name and the complaint ("opioid overdose", "central chest pain").
+	// Condition is what the patient presents with, in the patient's words: the complaint
+	// ("central chest pain"). A model's prompt lists it.
 	Condition string
+	// Case names the case ("opioid overdose") for the rules to match "the overdose" against. It
+	// says the diagnosis, so it stays in code: no prompt carries it.
+	Case string
 }
 
 // Title is how ward names the patient in a question: "Ms Price in Majors 2".
@@ -171,7 +174,7 @@ func byCondition(_ []words.Token, lower []string, in AnalyzerInput) ([]string, s
 	for _, p := range in.Patients {
 		score := 0
 		for _, w := range conditionWordsAfterThe(lower) {
-			for _, c := range words.Lower(words.Split(p.Condition)) {
+			for _, c := range words.Lower(words.Split(p.Case + " " + p.Condition)) {
 				if len(c) >= 4 && !slices.Contains(conditionFiller, c) && (strings.HasPrefix(w, c) || strings.HasPrefix(c, w)) {
 					score++
 					break

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -86,7 +85,7 @@ func givenNumbers(calls []llm.TraceRecord, agent string) map[string]bool {
 	allowed := map[string]bool{}
 	add := func(text string) {
 		for _, n := range number.FindAllString(text, -1) {
-			allowed[canonical(n)] = true
+			allowed[agents.Canonical(n)] = true
 		}
 	}
 	for _, c := range calls {
@@ -111,7 +110,7 @@ func givenNumbers(calls []llm.TraceRecord, agent string) map[string]bool {
 func unsourcedNumbers(reply string, allowed map[string]bool) []string {
 	var invented []string
 	for _, n := range number.FindAllString(reply, -1) {
-		if !allowed[canonical(n)] && !slices.Contains(invented, n) {
+		if !allowed[agents.Canonical(n)] && !slices.Contains(invented, n) {
 			invented = append(invented, n)
 		}
 	}
@@ -119,15 +118,6 @@ func unsourcedNumbers(reply string, allowed map[string]bool) []string {
 		return nil
 	}
 	return []string{"quotes numbers no fact gives: " + strings.Join(invented, ", ")}
-}
-
-// canonical writes a number one way, so "02", "2" and "2.0" are the same number.
-func canonical(n string) string {
-	v, err := strconv.ParseFloat(n, 64)
-	if err != nil {
-		return n
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // maxWordsAtVoice bounds what a patient who responds only to voice says: a few confused words

@@ -114,6 +114,7 @@ type TraceRecord struct {
 	Shrunk       []string            `json:"shrunk,omitempty"`       // what the budget cut to fit num_ctx
 	Retry        string              `json:"retry,omitempty"`        // why the call repeated an earlier one
 	Merge        *memory.MergeResult `json:"merge,omitempty"`        // the reply's entity merge, set by the session
+	Held         string              `json:"held,omitempty"`         // how the session held the reply to its record, "" when it stood
 	// Chunks are the reply's text as it streamed; Reply is the whole message, tool calls included.
 	Chunks     []string       `json:"chunks,omitempty"`
 	Reply      memory.Message `json:"reply"`

@@ -254,6 +254,9 @@ var debriefSections = []struct {
 	{"Critical error: ", "Critical errors", true},
 	{"Missed critical action: ", "Missed critical actions", true},
 	{"Near miss: ", "Near misses", true},
+	{"Diagnosis: ", "Your diagnosis", true},
+	{"Disposition: ", "Your disposition", true},
+	{"Reflection: ", "Your reflections, against the key points", true},
 	{"Plus: ", "What went well", false},
 	{"Delta: ", "What to change", false},
 }

@@ -78,6 +78,7 @@ type RosterEntry struct {
 	LastChecked time.Duration // sim clock of the last reading; negative if never
 	Overdue     bool          // the last reading is older than its NEWS2 calls for
 	Alert       Alert         // the most urgent alarm or escalation waiting; Level AlertNone if none
+	Disposition string        // where the patient went when their case ended; "" while it goes on
 }
 
 // Alert is an alarm or a nurse's escalation waiting for the trainee to acknowledge it and review

@@ -76,16 +76,20 @@ func TestOneNEWS2WordingEverywhere(t *testing.T) {
 	}
 }
 
-// The developer's inspector is where the engine's truth shows: the scenario, its title, the
-// state and the true GCS.
+// The instructor's (or a developer's) inspector is where the engine's truth shows: the scenario,
+// its title, the state and the true GCS. A trainee's shows a note that it is masked.
 func TestTheInspectorShowsTheEnginesTruth(t *testing.T) {
-	r := sessiontest.Seeded(t)
-	l := NewLive(r.S, nil)
-	drain(l.Submit(context.Background(), "/admit patient_1 copd-exacerbation"))
-	drain(l.Submit(context.Background(), "how are you?"))
-	tr, ok := l.Trace(0)
-	if !ok || tr.Engine != "copd-exacerbation (COPD exacerbation in a CO2 retainer) · state exacerbation · true GCS 15" {
-		t.Errorf("the inspector's engine line is %q", tr.Engine)
+	for instructor, want := range map[bool]string{
+		true:  "copd-exacerbation (COPD exacerbation in a CO2 retainer) · state exacerbation · true GCS 15",
+		false: "[masked in a trainee's view: the case, its state and the true vitals; ward --instructor shows it]",
+	} {
+		r := sessiontest.New(t, func(c *session.Config) { c.Seed, c.Instructor = 1, instructor })
+		l := NewLive(r.S, nil)
+		drain(l.Submit(context.Background(), "/admit patient_1 copd-exacerbation"))
+		drain(l.Submit(context.Background(), "how are you?"))
+		if tr, ok := l.Trace(0); !ok || tr.Engine != want {
+			t.Errorf("instructor %v: the inspector's engine line is %q", instructor, tr.Engine)
+		}
 	}
 }
 

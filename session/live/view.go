@@ -10,7 +10,7 @@ import (
 // The parts of a ViewState, built from what the session reports: every number a measured one.
 
 func rosterEntry(p session.PatientSummary, clock float64) RosterEntry {
-	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.Overdue(clock)}
+	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.Overdue(clock) && p.Disposition == "", Disposition: p.Disposition}
 	if p.Known {
 		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band})
 		r.LastChecked = seconds(p.At)

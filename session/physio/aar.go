@@ -34,9 +34,19 @@ type Report struct {
 	OutOfRange []OrderRecord  `json:"doses_out_of_range"`
 	// Debrief is every teaching point, most serious first: critical errors, missed critical
 	// actions, near misses, then what went well and what to change.
-	Debrief    []Point  `json:"debrief"`
-	Score      Score    `json:"score"`
-	Objectives []string `json:"learning_objectives"`
+	Debrief []Point `json:"debrief"`
+	// The case's end: the working diagnoses the trainee committed to (the last stands), the key's
+	// diagnosis and what the findings pointed to it by; the disposition and the key's places and
+	// reason; the reflective answers compared with their key points.
+	Diagnoses         []DiagnosisRecord   `json:"diagnoses"`
+	CaseDiagnosis     string              `json:"case_diagnosis,omitempty"`
+	Pointers          []string            `json:"pointers,omitempty"`
+	Disposition       *DispositionRecord  `json:"disposition,omitempty"`
+	CaseDisposition   []string            `json:"case_disposition,omitempty"`
+	DispositionReason string              `json:"disposition_reason,omitempty"`
+	Reflections       []ReflectionOutcome `json:"reflections"`
+	Score             Score               `json:"score"`
+	Objectives        []string            `json:"learning_objectives"`
 	// Arrest reviews a cardiac arrest against the ALS algorithm, cycle by cycle; nil if none.
 	Arrest *ArrestReview `json:"arrest,omitempty"`
 }
@@ -72,11 +82,21 @@ type CriticalOutcome struct {
 	match sc.Match
 }
 
-// Score is out of Max, with the lines that make it up.
+// Score is out of Max: the sum of its parts (the actions, the diagnosis, the disposition, each
+// weighted as the scenario says), with the items that make up the actions' part.
 type Score struct {
 	Total     int         `json:"total"`
 	Max       int         `json:"max"`
-	Breakdown []ScoreLine `json:"breakdown"`
+	Parts     []ScorePart `json:"parts"`
+	Breakdown []ScoreLine `json:"breakdown"` // the actions' items, out of ScoreMax before weighting
+}
+
+// ScorePart is one weighted part of the score and why it scored what it did.
+type ScorePart struct {
+	Name   string `json:"name"`
+	Points int    `json:"points"`
+	Max    int    `json:"max"`
+	Why    string `json:"why"`
 }
 
 // ScoreLine is one component of the score and why it scored what it did; penalties are
@@ -111,6 +131,7 @@ func (e *Engine) Report() Report {
 	r.Timeline = e.timeline()
 	r.CriticalActions = e.criticalOutcomes()
 	r.Arrest = e.arrestReview()
+	e.caseEnd(&r)
 	r.Score = e.score(r)
 	r.Debrief = e.debrief(r)
 	return r

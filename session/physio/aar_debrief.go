@@ -25,13 +25,17 @@ type Point struct {
 // (matchNames, drugNames): the check cannot find a point by words it was never given.
 const (
 	PointCriticalError = "critical_error"
-	PointMissed        = "missed"    // a critical action never done
-	PointNearMiss      = "near_miss" // an order the Pharmacist stopped
+	PointMissed        = "missed"      // a critical action never done
+	PointNearMiss      = "near_miss"   // an order the Pharmacist stopped
+	PointDiagnosis     = "diagnosis"   // the working diagnosis, and what pointed to the case's
+	PointDisposition   = "disposition" // where the patient went, and where the case called for
+	PointReflection    = "reflection"  // a reflective answer against its key points
 	PointPlus          = "plus"
 	PointDelta         = "delta"
 )
 
-var pointRank = map[string]int{PointCriticalError: 0, PointMissed: 1, PointNearMiss: 2, PointPlus: 3, PointDelta: 4}
+var pointRank = map[string]int{PointCriticalError: 0, PointMissed: 1, PointNearMiss: 2, PointDiagnosis: 3,
+	PointDisposition: 4, PointReflection: 5, PointPlus: 6, PointDelta: 7}
 
 // mustName are the kinds no debrief may leave out, however it is written.
 var mustName = map[string]bool{PointCriticalError: true, PointMissed: true, PointNearMiss: true}
@@ -39,7 +43,7 @@ var mustName = map[string]bool{PointCriticalError: true, PointMissed: true, Poin
 // debriefSources turn the engine's record into points, each for one part of it.
 var debriefSources = []func(*Engine, Report) []Point{
 	criticalErrorPoints, criticalActionPoints, rescuePoints, allergyPoints, reassessmentPoints,
-	warningPoints, responsePoints, trajectoryPoints, arrestPoints,
+	warningPoints, responsePoints, trajectoryPoints, diagnosisPoints, dispositionPoints, reflectionPoints, arrestPoints,
 }
 
 func (e *Engine) debrief(r Report) []Point {
@@ -66,7 +70,8 @@ func (r Report) Unnamed(text string) []Point {
 
 // pointLabel is how a digest line names each kind of point; a debrief's reader parses them.
 var pointLabel = map[string]string{PointCriticalError: "Critical error", PointMissed: "Missed critical action",
-	PointNearMiss: "Near miss", PointPlus: "Plus", PointDelta: "Delta"}
+	PointNearMiss: "Near miss", PointDiagnosis: "Diagnosis", PointDisposition: "Disposition", PointReflection: "Reflection",
+	PointPlus: "Plus", PointDelta: "Delta"}
 
 // Labelled is the point as one line of the review's digest: "Near miss: 00:01 — …".
 func (p Point) Labelled() string { return pointLabel[p.Kind] + ": " + p.Line() }

@@ -21,11 +21,23 @@ func (r Report) Markdown() string {
 		p("\n## Near misses\n\n")
 		list(&b, near, "")
 	}
+	if end := append(r.lines(PointDiagnosis), r.lines(PointDisposition)...); len(end) > 0 {
+		p("\n## Diagnosis and disposition\n\n")
+		list(&b, end, "")
+	}
+	if refl := r.lines(PointReflection); len(refl) > 0 {
+		p("\n## Reflection\n\n")
+		list(&b, refl, "")
+	}
 	p("\n## Debrief\n\n### Plus\n\n")
 	list(&b, r.lines(PointPlus), "(none)")
 	p("\n### Delta\n\n")
 	list(&b, r.lines(PointDelta), "(none)")
-	p("\n## Score: %d / %d\n\n| Item | Points | Why |\n|---|---|---|\n", r.Score.Total, r.Score.Max)
+	p("\n## Score: %d / %d\n\n| Part | Points | Why |\n|---|---|---|\n", r.Score.Total, r.Score.Max)
+	for _, sp := range r.Score.Parts {
+		p("| %s | %d / %d | %s |\n", sp.Name, sp.Points, sp.Max, cell(sp.Why))
+	}
+	p("\nThe actions' part, item by item:\n\n| Item | Points | Why |\n|---|---|---|\n")
 	for _, l := range r.Score.Breakdown {
 		points := fmt.Sprint(l.Points)
 		if l.Max > 0 {

@@ -48,11 +48,64 @@ func (e *Engine) score(r Report) Score {
 	}
 	lines = append(lines, e.responseLines(r)...)
 	lines = append(lines, e.arrestLines(r)...)
-	total := 0
+	actions := 0
 	for _, l := range lines {
-		total += l.Points
+		actions += l.Points
 	}
-	return Score{Total: min(max(total, 0), sc.ScoreMax), Max: sc.ScoreMax, Breakdown: lines}
+	actions = min(max(actions, 0), sc.ScoreMax)
+	split := e.sc.Weights()
+	parts := []ScorePart{{Name: PartActions, Points: (actions*split.Actions + sc.ScoreMax/2) / sc.ScoreMax, Max: split.Actions,
+		Why: fmt.Sprintf("%d of %d for the actions below", actions, sc.ScoreMax)}}
+	if split.Diagnosis > 0 {
+		parts = append(parts, diagnosisPart(r, split.Diagnosis))
+	}
+	if split.Disposition > 0 {
+		parts = append(parts, dispositionPart(r, split.Disposition))
+	}
+	total := 0
+	for _, p := range parts {
+		total += p.Points
+	}
+	return Score{Total: total, Max: sc.ScoreMax, Parts: parts, Breakdown: lines}
+}
+
+// Parts of the score.
+const (
+	PartActions     = "actions"
+	PartDiagnosis   = "diagnosis"
+	PartDisposition = "disposition"
+)
+
+// diagnosisPart gives the whole weight when the last working diagnosis is the case's.
+func diagnosisPart(r Report, weight int) ScorePart {
+	p := ScorePart{Name: PartDiagnosis, Max: weight, Why: "no working diagnosis given"}
+	n := len(r.Diagnoses)
+	if n == 0 {
+		return p
+	}
+	last := r.Diagnoses[n-1]
+	switch last.Verdict {
+	case sc.VerdictAccepted:
+		p.Points, p.Why = weight, fmt.Sprintf("%q is %s", last.Text, r.CaseDiagnosis)
+	case sc.VerdictDifferential:
+		p.Why = fmt.Sprintf("%q is a differential (%s); the case was %s", last.Text, last.Term, r.CaseDiagnosis)
+	default:
+		p.Why = fmt.Sprintf("%q is not %s", last.Text, r.CaseDiagnosis)
+	}
+	return p
+}
+
+// dispositionPart gives the whole weight when the patient went where the key says.
+func dispositionPart(r Report, weight int) ScorePart {
+	p := ScorePart{Name: PartDisposition, Max: weight, Why: "no disposition given"}
+	switch d := r.Disposition; {
+	case d == nil:
+	case d.Accepted:
+		p.Points, p.Why = weight, d.Place
+	default:
+		p.Why = fmt.Sprintf("%s; the case called for %s", d.Place, strings.Join(r.CaseDisposition, " or "))
+	}
+	return p
 }
 
 // trajectoryLine gives the full weight when the last measured NEWS2 is below the first, half
@@ -113,16 +166,19 @@ func (e *Engine) reassessed() bool {
 	return false
 }
 
-// HowScored is the score with how it was reached, one line per component.
+// HowScored is the score with how it was reached: each part, then each item of the actions.
 func (s Score) HowScored() string {
-	var parts []string
+	var parts, items []string
+	for _, p := range s.Parts {
+		parts = append(parts, fmt.Sprintf("%s %d/%d (%s)", p.Name, p.Points, p.Max, p.Why))
+	}
 	for _, l := range s.Breakdown {
 		switch {
 		case l.Max > 0:
-			parts = append(parts, fmt.Sprintf("%s %d/%d (%s)", l.Item, l.Points, l.Max, l.Why))
+			items = append(items, fmt.Sprintf("%s %d/%d (%s)", l.Item, l.Points, l.Max, l.Why))
 		case l.Points != 0:
-			parts = append(parts, fmt.Sprintf("%s %d (%s)", l.Item, l.Points, l.Why))
+			items = append(items, fmt.Sprintf("%s %d (%s)", l.Item, l.Points, l.Why))
 		}
 	}
-	return fmt.Sprintf("Score %d / %d: %s.", s.Total, s.Max, strings.Join(parts, "; "))
+	return fmt.Sprintf("Score %d / %d: %s. Actions: %s.", s.Total, s.Max, strings.Join(parts, "; "), strings.Join(items, "; "))
 }

@@ -67,6 +67,11 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 		step{120, "morphine 5 mg IV"},
 	)
 	bad, _ := play(t, "acs-sildenafil", 15*60, step{60, "GTN 400 mcg SL"})
+	if gr := good.Report(); gr.Score.Total != 45 {
+		t.Errorf("good actions alone scored %d, want the actions' 45", gr.Score.Total)
+	}
+	mustDo(t, errOf(good.Diagnose("inferior stemi")))
+	mustDo(t, errOf(good.Dispose("cath lab")))
 	gr, br := good.Report(), bad.Report()
 	if gr.Score.Total != 100 {
 		t.Errorf("good run scored %d: %+v", gr.Score.Total, gr.Score.Breakdown)

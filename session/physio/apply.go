@@ -28,6 +28,9 @@ const (
 // and nothing is given. An allergy nobody asked about does not stop the order: the drug is given
 // and the reaction plays out, and that is the lesson.
 func (e *Engine) Apply(a Action) []Event {
+	if e.Closed() {
+		return nil // the patient has left the ward
+	}
 	a = e.asDoneNow(a)
 	t := e.s.T
 	var out []Event

@@ -20,25 +20,25 @@ type ArrestRecord struct {
 	// FirstCPR is the first compression; Compressing and HandsOff the seconds since then with
 	// and without; PauseFrom the start of the pause now (-1 while compressing); LongestPause
 	// the longest pause.
-	FirstCPR     int64   `json:"first_cpr"`
-	Compressing  int64   `json:"compressing"`
-	HandsOff     int64   `json:"hands_off"`
-	PauseFrom    int64   `json:"pause_from"`
-	LongestPause int64   `json:"longest_pause"`
-	NoFlow       float64 `json:"no_flow"` // weighted seconds without flow, for the rhythm's decay
-	Pads         int64   `json:"pads"`
-	Charged      float64 `json:"charged,omitempty"` // joules charged and not yet delivered
-	Access       int64   `json:"access"`            // IV or IO access in
-	Airway       string  `json:"airway,omitempty"`  // the most advanced airway in: bvm, sga, ett
-	CauseTreated int64   `json:"cause_treated"`
-	ROSC         int64   `json:"rosc"`
-	Stopped      int64   `json:"stopped"` // resuscitation stopped: the patient has died
-	Decided      int64   `json:"decided"` // the last check at which the heart could have restarted
-	Steps        []Step  `json:"steps"`
+	FirstCPR     int64        `json:"first_cpr"`
+	Compressing  int64        `json:"compressing"`
+	HandsOff     int64        `json:"hands_off"`
+	PauseFrom    int64        `json:"pause_from"`
+	LongestPause int64        `json:"longest_pause"`
+	NoFlow       float64      `json:"no_flow"` // weighted seconds without flow, for the rhythm's decay
+	Pads         int64        `json:"pads"`
+	Charged      float64      `json:"charged,omitempty"` // joules charged and not yet delivered
+	Access       int64        `json:"access"`            // IV or IO access in
+	Airway       string       `json:"airway,omitempty"`  // the most advanced airway in: bvm, sga, ett
+	CauseTreated int64        `json:"cause_treated"`
+	ROSC         int64        `json:"rosc"`
+	Stopped      int64        `json:"stopped"` // resuscitation stopped: the patient has died
+	Decided      int64        `json:"decided"` // the last check at which the heart could have restarted
+	Steps        []ArrestStep `json:"steps"`
 }
 
-// Step is one thing the algorithm did or found, at ward time T, with the true rhythm then.
-type Step struct {
+// ArrestStep is one thing the algorithm did or found, at ward time T, with the true rhythm then.
+type ArrestStep struct {
 	T      int64     `json:"t"`
 	What   string    `json:"what"` // one of the Step* kinds
 	Rhythm sc.Rhythm `json:"rhythm"`
@@ -47,7 +47,7 @@ type Step struct {
 	DoseMg float64   `json:"dose_mg,omitempty"` // a drug's dose, as the formulary reads it
 }
 
-// Kinds of Step.
+// Kinds of ArrestStep.
 const (
 	StepCollapse   = "collapse"
 	StepCall       = "arrest call"
@@ -102,7 +102,7 @@ func (e *Engine) CPRGoing() bool { return e.s.Arrest.Active() && e.s.Arrest.CPR 
 // note adds a step to the arrest's record, with the true rhythm now.
 func (e *Engine) note(s string, detail string, ok bool) {
 	a := e.s.Arrest
-	a.Steps = append(a.Steps, Step{T: e.s.T, What: s, Rhythm: e.Rhythm(), Detail: detail, OK: ok})
+	a.Steps = append(a.Steps, ArrestStep{T: e.s.T, What: s, Rhythm: e.Rhythm(), Detail: detail, OK: ok})
 }
 
 // arrestTick keeps a second of the arrest: it starts one when the state's rhythm has no output,
@@ -210,8 +210,8 @@ func (e *Engine) noOutput(v *Vitals) {
 }
 
 // StepsOf returns the arrest's steps of one kind, oldest first.
-func (a *ArrestRecord) StepsOf(what string) []Step {
-	var out []Step
+func (a *ArrestRecord) StepsOf(what string) []ArrestStep {
+	var out []ArrestStep
 	for _, s := range a.Steps {
 		if s.What == what {
 			out = append(out, s)

@@ -20,7 +20,7 @@ type ArrestReview struct {
 	Shocks       int           `json:"shocks"`
 	Outcome      string        `json:"outcome"`
 	Drugs        []DrugTiming  `json:"drugs"`
-	Named        []Step        `json:"rhythms_named"`
+	Named        []ArrestStep  `json:"rhythms_named"`
 	Causes       string        `json:"causes"`    // how the reversible causes were dealt with
 	CausesOK     bool          `json:"causes_ok"` // considered, and the cause treated if the heart did not restart
 	PostROSC     []CareItem    `json:"post_rosc,omitempty"`
@@ -152,7 +152,7 @@ const (
 
 // checkDose holds a drug to the algorithm's dose: adrenaline 1 mg each time, amiodarone 300 mg
 // and then 150 mg (the nth amiodarone is n). A dose not stated in mg is not judged.
-func checkDose(d *DrugTiming, s Step, n int) {
+func checkDose(d *DrugTiming, s ArrestStep, n int) {
 	if d.Verdict == WrongRhythm {
 		return
 	}
@@ -211,7 +211,7 @@ func repeatVerdict(gap int64) (string, string) {
 
 // afterShock: due after shock n, and within the cycle that follows it.
 func (a *ArrestRecord) afterShock(t int64, n int) (string, string) {
-	var shocks []Step
+	var shocks []ArrestStep
 	for _, s := range a.StepsOf(StepShock) {
 		if s.T <= t {
 			shocks = append(shocks, s)

@@ -67,10 +67,10 @@ func (a *ArrestRecord) rhythmAt(t int64) (r sc.Rhythm) {
 
 // shown: a cycle lists what was done in it, not the compressions starting and stopping, which its
 // compression seconds already say.
-func (s Step) shown() bool { return s.What != StepCPR && s.What != StepCPRStop }
+func (s ArrestStep) shown() bool { return s.What != StepCPR && s.What != StepCPRStop }
 
 // line is the step as the debrief's cycle writes it: "01:05 shock 150 J — worked".
-func (s Step) line(onset int64) string {
+func (s ArrestStep) line(onset int64) string {
 	text := SimTime(float64(s.T-onset)) + " " + s.What
 	if s.Detail != "" {
 		text += " " + s.Detail

@@ -83,10 +83,10 @@ func (e *Engine) CriticalErrors() []ErrorRecord { return capped(e.s.Errors) }
 func capped[T any](s []T) []T { return s[:len(s):len(s)] }
 
 // AdvanceTo steps the engine in whole seconds up to ward time clock and
-// appends what happened to out.
+// appends what happened to out. A closed case has left the ward: its time stands still.
 func (e *Engine) AdvanceTo(clock float64, out []Event) []Event {
 	end := int64(math.Floor(clock))
-	for e.s.T < end {
+	for e.s.T < end && !e.Closed() {
 		out = e.step(out)
 	}
 	return out

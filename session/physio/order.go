@@ -146,7 +146,8 @@ func (a Action) WrittenDose() sc.Dose {
 }
 
 func (e *Engine) doseContext() sc.DoseContext {
-	return sc.DoseContext{WeightKg: e.sc.Demographics.WeightKg, Arrest: e.inArrest()}
+	d := e.sc.Demographics
+	return sc.DoseContext{WeightKg: d.WeightKg, AgeYears: float64(d.Age), Arrest: e.inArrest()}
 }
 
 // givenOrders are the orders that went in, for cumulative doses and repeat intervals.

@@ -3,7 +3,6 @@ package physio
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -19,17 +18,13 @@ func TestScenarioReviewPathsTeach(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines := strings.Split(string(data), "\n")
+			paths, errs := ParseReview(string(data))
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
 			played := map[string]*Engine{}
-			for _, name := range reviewPaths {
-				e := NewEngine("patient_1", s, 42, 0)
-				for _, r := range pathRows(t, lines, name) {
-					e.AdvanceTo(r.at, nil)
-					for _, a := range ParseActions(r.say) {
-						e.Apply(a)
-					}
-				}
-				played[name] = e
+			for _, p := range paths {
+				_, played[p.Name] = PlayPath(s, p, false)
 			}
 			well := played["Treated well"].Report()
 			for _, o := range well.CriticalActions {

@@ -33,6 +33,8 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"upper-gi-bleed", 23, "peri-arrest"},
 		{"paracetamol-overdose", 30, "vomiting"},
 		{"diabetic-ketoacidosis", 40, "peri-arrest"},
+		// the paediatric case (issue 26)
+		{"paediatric-asthma", 20, "near-fatal"},
 		{"arrest-vf-ward", 10, "vf-arrest"},
 		{"arrest-pea-tension", 10, "pea-arrest"},
 		{"arrest-asystole-stop", 10, "asystole"},
@@ -231,6 +233,14 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{210, "what medications do you take?"},
 			{300, "start a fixed rate insulin infusion at 0.1 units/kg/hr IV"},
 			{1480, "recheck vitals"},
+		}},
+		// the paediatric case (issue 26)
+		{"paediatric-asthma", 20, "improving", []step{
+			{30, "Sit him up, oxygen 15 L via non-rebreather, check vitals. Any allergies?"},
+			{60, "Salbutamol 2.5 mg nebulised"},
+			{120, "ipratropium 250 mcg neb"},
+			{180, "prednisolone 40 mg PO"},
+			{600, "recheck obs"},
 		}},
 	}
 	var ids []string

@@ -58,6 +58,11 @@ type Snapshot struct {
 	Entered [sc.NumVitals]float64 `json:"entered"`
 	// Pending are actions given whose consequences are still to come (course.go).
 	Pending []Pending `json:"pending,omitempty"`
+	// Diagnoses are the working diagnoses committed to, the last standing; Disposition where the
+	// patient went, which closed the case; Reflections the answers to the reflective questions.
+	Diagnoses   []DiagnosisRecord  `json:"diagnoses,omitempty"`
+	Disposition *DispositionRecord `json:"disposition,omitempty"`
+	Reflections []ReflectionAnswer `json:"reflections,omitempty"`
 	// Arrest is the cardiac arrest, from the collapse on; Beat is how many beats the monitor
 	// has drawn, so the strip scrolls on from where it was.
 	Arrest *ArrestRecord `json:"arrest,omitempty"`
@@ -97,6 +102,12 @@ func (s Snapshot) clone() Snapshot {
 	s.Limits = slices.Clone(s.Limits)
 	s.Latched = slices.Clone(s.Latched)
 	s.Alerts = slices.Clone(s.Alerts)
+	s.Diagnoses = slices.Clone(s.Diagnoses)
+	for i, d := range s.Diagnoses {
+		s.Diagnoses[i].SecondOpinion = clonePtr(d.SecondOpinion)
+	}
+	s.Disposition = clonePtr(s.Disposition)
+	s.Reflections = slices.Clone(s.Reflections)
 	s.Arrest = s.Arrest.clone()
 	for i, a := range s.Alerts { // the times acknowledged and reviewed are shared pointers
 		s.Alerts[i].Acknowledged, s.Alerts[i].Reviewed = clonePtr(a.Acknowledged), clonePtr(a.Reviewed)

@@ -17,20 +17,22 @@ import (
 // DumpDoc is the `ward dump` document: the store's content, with each patient's engine state
 // summarised as the engine sees it now.
 type DumpDoc struct {
+	Masked string `json:"masked,omitempty"` // what a trainee's view leaves out (view.go)
 	persist.Dump
 	Sim map[string]SimSummary `json:"sim"`
 }
 
 // SimSummary is one patient's engine in the dump.
 type SimSummary struct {
-	Scenario       string                `json:"scenario"`
-	Title          string                `json:"title"`
-	State          string                `json:"state"`
+	Scenario       string                `json:"scenario,omitempty"`
+	Title          string                `json:"title,omitempty"`
+	State          string                `json:"state,omitempty"`
 	T              float64               `json:"t"`
-	TrueVitals     physio.Vitals         `json:"true_vitals"`
-	NEWS2          int                   `json:"news2"`
+	TrueVitals     *physio.Vitals        `json:"true_vitals,omitempty"`
+	NEWS2          *int                  `json:"news2,omitempty"`
 	Actions        []physio.ActionRecord `json:"actions"`
 	CriticalErrors []physio.ErrorRecord  `json:"critical_errors"`
+	Masked         string                `json:"masked,omitempty"` // what a trainee's view leaves out
 }
 
 // Dump returns the stored state of the latest shift. lib resolves the scenarios the engines run.
@@ -111,9 +113,10 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.
 }
 
 func summarise(e *physio.Engine) SimSummary {
+	vitals, news2 := e.TrueVitals(), e.TrueNEWS2().Total
 	return SimSummary{
-		Scenario: e.Scenario().ID, Title: e.Scenario().Title, State: e.State(), T: e.Elapsed(), TrueVitals: e.TrueVitals(),
-		NEWS2: e.TrueNEWS2().Total, Actions: nonNil(e.Actions()), CriticalErrors: nonNil(e.CriticalErrors()),
+		Scenario: e.Scenario().ID, Title: e.Scenario().Title, State: e.State(), T: e.Elapsed(), TrueVitals: &vitals,
+		NEWS2: &news2, Actions: nonNil(e.Actions()), CriticalErrors: nonNil(e.CriticalErrors()),
 	}
 }
 

@@ -35,6 +35,14 @@ type PatientResult struct {
 	ToCritical []float64 `json:"seconds_to_critical_actions"`
 	// Findings are what cost points, in words that compare across shifts (recurring.go).
 	Findings []string `json:"findings"`
+	// The case's end: the last working diagnosis and its verdict ("" when none was given), where
+	// the patient went and whether that was right, and the reflective answers against their
+	// key points.
+	Diagnosis        string                     `json:"diagnosis"`
+	DiagnosisVerdict string                     `json:"diagnosis_verdict"`
+	Disposition      string                     `json:"disposition"`
+	DispositionRight bool                       `json:"disposition_right"`
+	Reflections      []physio.ReflectionOutcome `json:"reflections"`
 }
 
 // ScorePercent is the patients' mean score as a percentage of the most they could score.
@@ -173,6 +181,13 @@ func patientResult(rep physio.Report) PatientResult {
 	for _, er := range rep.CriticalErrors {
 		p.CriticalErrors = append(p.CriticalErrors, er.Description)
 	}
+	if n := len(rep.Diagnoses); n > 0 {
+		p.Diagnosis, p.DiagnosisVerdict = rep.Diagnoses[n-1].Text, rep.Diagnoses[n-1].Verdict
+	}
+	if d := rep.Disposition; d != nil {
+		p.Disposition, p.DispositionRight = d.Place, d.Accepted
+	}
+	p.Reflections = rep.Reflections
 	for _, o := range rep.CriticalActions {
 		if o.Met {
 			p.Met++
@@ -207,6 +222,7 @@ func (p Progress) Table(w io.Writer) error {
 	}
 	b.WriteString("errors: critical errors · critical: critical actions met of those asked for ·\n" +
 		"to critical: mean time from a patient's arrival to a critical action\n")
+	p.caseEnds(&b)
 	b.WriteString("\nScore, 0–100%\n")
 	for i, s := range p.Shifts {
 		fmt.Fprintf(&b, "%3d  %-*s %4d%%\n", i+1, chartWidth, bar(float64(s.ScorePercent()), 100), s.ScorePercent())

@@ -42,6 +42,11 @@ func findings(r physio.Report) []string {
 			add("points lost for: " + l.Item)
 		}
 	}
+	for _, p := range r.Score.Parts {
+		if p.Name != physio.PartActions && p.Points < p.Max {
+			add("points lost for: the " + p.Name)
+		}
+	}
 	return out
 }
 

@@ -81,6 +81,7 @@ func (c ClassReport) Markdown() string {
 				mdCell(shiftName(s.Shift)), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), met, total, toCritical(s),
 				mdCell(strings.Join(s.Scenarios(), ", ")))
 		}
+		caseEndsMarkdown(&b, t.Shifts)
 		if len(t.Recurring) > 0 {
 			b.WriteString("\nRecurring across the last shifts:\n\n")
 			for _, f := range t.Recurring {
@@ -97,7 +98,7 @@ func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 func (c ClassReport) CSV(w io.Writer) error {
 	out := csv.NewWriter(w)
 	_ = out.Write([]string{"trainee", "session", "started", "shift", "patients", "score_percent", "critical_errors",
-		"critical_actions_met", "critical_actions", "mean_seconds_to_critical", "scenarios"})
+		"critical_actions_met", "critical_actions", "mean_seconds_to_critical", "scenarios", "diagnoses_right", "dispositions_right"})
 	for _, t := range c.Trainees {
 		for _, s := range t.Shifts {
 			met, total := s.CriticalActions()
@@ -107,7 +108,8 @@ func (c ClassReport) CSV(w io.Writer) error {
 			}
 			_ = out.Write([]string{csvCell(t.Trainee), s.Session, s.Started.UTC().Format("2006-01-02T15:04:05Z"), csvCell(s.Shift),
 				strconv.Itoa(len(s.Patients)), strconv.Itoa(s.ScorePercent()), strconv.Itoa(s.CriticalErrors()),
-				strconv.Itoa(met), strconv.Itoa(total), mean, csvCell(strings.Join(s.Scenarios(), ", "))})
+				strconv.Itoa(met), strconv.Itoa(total), mean, csvCell(strings.Join(s.Scenarios(), ", ")),
+				strconv.Itoa(s.DiagnosesRight()), strconv.Itoa(s.DispositionsRight())})
 		}
 	}
 	out.Flush()

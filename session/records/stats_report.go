@@ -36,7 +36,9 @@ type PatientStats struct {
 	CitationsRemoved int64 `json:"citations_removed"`
 	// FormatFailures are, per agent, replies that broke the output format with tools offered.
 	FormatFailures map[string]int64 `json:"format_failures,omitempty"`
-	MergeP95US     float64          `json:"merge_p95_us"`
+	// Held are, by why, replies ward did not show as the model wrote them (session/vet.go).
+	Held       map[string]int64 `json:"held,omitempty"`
+	MergeP95US float64          `json:"merge_p95_us"`
 }
 
 // ReadStats reads the latest shift's counters.
@@ -56,7 +58,7 @@ func ReadStats(store *persist.Store) (StatsReport, error) {
 func patientStats(id string, st memory.EntityStats) PatientStats {
 	return PatientStats{PatientID: id, Merges: st.Merges, Refused: st.Refused, ParseErrors: st.ParseErrors,
 		FormatFallbacks: st.FormatFallbacks, Evictions: st.Evictions, CapStops: st.CapStops, LoopStops: st.LoopStops,
-		CitationsRemoved: st.CitationsRemoved, FormatFailures: st.FormatFailures, MergeP95US: float64(st.MergeLatency.P95().Nanoseconds()) / 1e3}
+		CitationsRemoved: st.CitationsRemoved, FormatFailures: st.FormatFailures, Held: st.Held, MergeP95US: float64(st.MergeLatency.P95().Nanoseconds()) / 1e3}
 }
 
 // byAgent writes per-agent counts as "Monitor 1, Patient 2", or 0 when there are none.
@@ -75,10 +77,10 @@ func byAgent(counts map[string]int64) string {
 func (r StatsReport) Table(w io.Writer) error {
 	fmt.Fprintf(w, "shift %s\n\n", r.SessionID)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "patient\tmerges\trefused\tparse errors\tfallbacks\tevictions\tcap stops\tloop stops\tcitations removed\tformat failures\tmerge p95\t")
+	fmt.Fprintln(tw, "patient\tmerges\trefused\tparse errors\tfallbacks\tevictions\tcap stops\tloop stops\tcitations removed\tformat failures\treplies held\tmerge p95\t")
 	row := func(name string, p PatientStats) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.0f µs\t\n", name, p.Merges, p.Refused, p.ParseErrors,
-			p.FormatFallbacks, p.Evictions, p.CapStops, p.LoopStops, p.CitationsRemoved, byAgent(p.FormatFailures), p.MergeP95US)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.0f µs\t\n", name, p.Merges, p.Refused, p.ParseErrors,
+			p.FormatFallbacks, p.Evictions, p.CapStops, p.LoopStops, p.CitationsRemoved, byAgent(p.FormatFailures), byAgent(p.Held), p.MergeP95US)
 	}
 	for _, p := range r.Patients {
 		row(p.PatientID, p)

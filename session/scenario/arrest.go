@@ -13,8 +13,8 @@ import (
 // circulation leads to, and whether it can be survived at all. A scenario reaches an arrest by
 // entering a state whose rhythm has no output (Rhythm.Arrest).
 type Arrest struct {
-	Cause string `yaml:"cause"`                // one of the ALS model's causes; empty for a primary cardiac arrest
-	ROSC  string `yaml:"rosc" required:"true"` // the state a return of spontaneous circulation enters
+	Cause string `yaml:"cause"` // one of the ALS model's causes; empty for a primary cardiac arrest
+	ROSC  string `yaml:"rosc"`  // the state a return of spontaneous circulation enters; none if not survivable
 	// Survivable false: nothing brings the heart back, and deciding to stop is the lesson.
 	Survivable *bool `yaml:"survivable"`
 }
@@ -157,6 +157,9 @@ func (c *checker) checkArrestBlock(s *Scenario) {
 	a := s.Arrest
 	if a == nil {
 		return
+	}
+	if a.ROSC == "" && a.CanSurvive() {
+		c.at("arrest.rosc", "rosc names the state a return of circulation enters (leave it out only with survivable: false)")
 	}
 	if st, ok := s.States[a.ROSC]; a.ROSC != "" && (!ok || st == nil) {
 		c.at("arrest.rosc", "rosc %q is not one of the states", a.ROSC)

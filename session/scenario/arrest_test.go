@@ -97,8 +97,8 @@ func TestALSModel(t *testing.T) {
 func TestPickScenarioNeverPicksAnArrest(t *testing.T) {
 	lib := mustLoad(t)
 	for i := range 200 {
-		s := lib.PickScenario(fmt.Sprintf("patient_%d", i))
-		if s == nil || slices.Contains(s.Tags, TagCardiacArrest) {
+		s, err := lib.PickScenario(fmt.Sprintf("patient_%d", i), nil)
+		if err != nil || slices.Contains(s.Tags, TagCardiacArrest) {
 			t.Fatalf("patient_%d: picked %v", i, s)
 		}
 	}

@@ -19,19 +19,6 @@ type Order struct {
 	At    Seconds // sim time
 }
 
-// DoseContext is what a dose check needs to know about the patient.
-type DoseContext struct {
-	WeightKg float64 // 0 when not recorded: doses per kg use ReferenceWeightKg
-	Arrest   bool    // in cardiac arrest, so routes kept for arrest are open
-}
-
-func (c DoseContext) weight() float64 {
-	if c.WeightKg > 0 {
-		return c.WeightKg
-	}
-	return ReferenceWeightKg
-}
-
 // VerdictKind is the outcome of a dose check, least to most serious; an
 // ask means the order cannot be dosed as written.
 type VerdictKind string
@@ -113,6 +100,7 @@ func CheckDose(o Order, ctx DoseContext, given []Order) Verdict {
 		v.Kind, v.Say = DoseOK, fmt.Sprintf("%s %s is taken as needed, to effect.", capital(e.Name), v.Route)
 		return v
 	}
+	r = e.forChild(&v, r, ctx)
 	amount, rule, question := e.amount(r, o.Dose, ctx)
 	switch {
 	case question != "" && v.Kind == DoseStop:
@@ -410,6 +398,8 @@ func (e *DrugDoses) unitFor(v float64) (float64, string) {
 		return 1, "mg"
 	case e.Unit == "mg" && v >= 1000:
 		return 0.001, "g"
+	case e.Unit == "g" && v < 1000: // a child's dose, or a dose per kg
+		return 1, "mg"
 	}
 	return displayUnits[e.Unit].scale, e.Unit
 }

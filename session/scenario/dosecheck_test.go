@@ -245,11 +245,12 @@ func TestEarlierOrdersOfOtherDrugsOrUnreadableDosesDoNotCount(t *testing.T) {
 // known kind, a finite non-negative amount, a share of the effect in (0, 1],
 // and something to say for anything but a plain ok.
 func FuzzCheckDose(f *testing.F) {
-	f.Add("0.5 ml of 1:1000", 0, 0, 70.0, false)
-	f.Add("2 puffs", 1, 10, 0.0, false)
-	f.Add("100 ml of 10% glucose", 20, 7, 58.0, true)
-	f.Add("1.5 mcg/kg", 55, 5, 0.0, false)
-	f.Fuzz(func(t *testing.T, phrase string, drug, route int, weight float64, arrest bool) {
+	f.Add("0.5 ml of 1:1000", 0, 0, 70.0, false, 0.0)
+	f.Add("2 puffs", 1, 10, 0.0, false, 6.0)
+	f.Add("100 ml of 10% glucose", 20, 7, 58.0, true, 40.0)
+	f.Add("1.5 mcg/kg", 55, 5, 0.0, false, 0.3)
+	f.Add("40 mg/kg", 3, 2, 20.0, false, 6.0)
+	f.Fuzz(func(t *testing.T, phrase string, drug, route int, weight float64, arrest bool, age float64) {
 		d, _ := ParseDose(phrase)
 		all := Drugs()
 		o := Order{Drug: all[uint(drug)%uint(len(all))].Name, Dose: d}
@@ -259,7 +260,10 @@ func FuzzCheckDose(f *testing.F) {
 		if math.IsNaN(weight) || math.IsInf(weight, 0) || weight < 0 || weight > 350 {
 			weight = 0
 		}
-		v := CheckDose(o, DoseContext{WeightKg: weight, Arrest: arrest}, []Order{o, o})
+		if math.IsNaN(age) || math.IsInf(age, 0) || age < 0 || age > 120 {
+			age = 0
+		}
+		v := CheckDose(o, DoseContext{WeightKg: weight, AgeYears: age, Arrest: arrest}, []Order{o, o})
 		if _, known := severity[v.Kind]; !known && v.Kind != DoseAsk {
 			t.Fatalf("unknown kind %q", v.Kind)
 		}

@@ -22,6 +22,8 @@ type DrugDoses struct {
 	Source    string
 	// Partial says what the entry leaves out; empty for a complete entry.
 	Partial string
+	// ChildSource is where the children's doses come from, when the entry has any.
+	ChildSource string
 }
 
 // RouteDoses are an adult's doses by one route, in the drug's base unit
@@ -41,6 +43,8 @@ type RouteDoses struct {
 	// Timing is when the drug begins to act by this route, when its effect is greatest, and how
 	// long it acts, each from the dose.
 	Timing Timing
+	// Children are the doses by age band for patients under AdultYears (BNF for Children).
+	Children []ChildDoses
 }
 
 // DoseRange is a dose or a range of doses, per kg of body weight when PerKg.
@@ -116,6 +120,9 @@ var formulary = sync.OnceValue(func() *formularyTable {
 	f, err := parseFormulary(formularyData)
 	if err != nil {
 		panic("formulary.yaml: " + err.Error())
+	}
+	if err := f.addChildren(childrenData); err != nil {
+		panic("formulary_children.yaml: " + err.Error())
 	}
 	return f
 })

@@ -23,7 +23,7 @@ func WriteFormulary(w io.Writer, entries []*DrugDoses) error {
 	sources := formulary().sources
 	var cited []string
 	for abbr := range sources {
-		if slices.ContainsFunc(entries, func(e *DrugDoses) bool { return citesSource(e.Source, abbr) }) {
+		if slices.ContainsFunc(entries, func(e *DrugDoses) bool { return e.cites(abbr) }) {
 			cited = append(cited, abbr)
 		}
 	}
@@ -36,6 +36,11 @@ func WriteFormulary(w io.Writer, entries []*DrugDoses) error {
 		fmt.Fprintf(w, "  %s: %s\n", abbr, sources[abbr])
 	}
 	return nil
+}
+
+// cites reports whether the entry's sources, its children's included, cite abbr.
+func (e *DrugDoses) cites(abbr string) bool {
+	return citesSource(e.Source, abbr) || citesSource(e.ChildSource, abbr)
 }
 
 // citesSource reports whether a source line cites abbr as a word.
@@ -61,6 +66,9 @@ func writeEntry(w io.Writer, e *DrugDoses) error {
 			durationText(r.Timing.Duration))
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := e.writeChildren(w); err != nil {
 		return err
 	}
 	for _, r := range e.Routes {
@@ -96,6 +104,39 @@ func (e *DrugDoses) maxColumn(d DoseRange, toEffect bool) string {
 	text := e.show(d.High)
 	if d.PerKg {
 		text += "/kg"
+	}
+	return text
+}
+
+// writeChildren is a second table, of the children's doses by route and age band, when the entry
+// has any.
+func (e *DrugDoses) writeChildren(w io.Writer) error {
+	if !slices.ContainsFunc(e.Routes, func(r RouteDoses) bool { return len(r.Children) > 0 }) {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  children\tages\tusual\tmax single\tmax in all")
+	for _, r := range e.Routes {
+		for _, b := range r.Children {
+			fmt.Fprintf(tw, "  %s\t%s–%s y\t%s\t%s\t%s\n", r.Route, num(b.FromYears), num(b.ToYears),
+				e.usualColumn(&RouteDoses{Usual: b.Usual}), e.capped(b.Max, b.Cap), e.capped(b.Total, b.Cap))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "  children's source: %s\n", e.ChildSource)
+	return err
+}
+
+// capped is a child's maximum with the cap no weight goes past: "40 mg/kg, ≤ 2 g".
+func (e *DrugDoses) capped(d DoseRange, limit float64) string {
+	if d.High == 0 {
+		return "—"
+	}
+	text := e.maxColumn(d, false)
+	if limit > 0 {
+		text += ", ≤ " + e.show(limit)
 	}
 	return text
 }

@@ -13,7 +13,7 @@ func (c *checker) checkDoses(s *Scenario) {
 	if w := s.Demographics.WeightKg; w != 0 && (w < 0.5 || w > 350) {
 		c.at("demographics.weight_kg", "weight_kg %g is outside 0.5–350", w)
 	}
-	ctx := DoseContext{WeightKg: s.Demographics.WeightKg}
+	ctx := DoseContext{WeightKg: s.Demographics.WeightKg, AgeYears: float64(s.Demographics.Age)}
 	for i, iv := range s.Interventions {
 		c.checkMatchDoses(iv.Match, ctx, fmt.Sprintf("interventions[%d].match", i))
 	}
@@ -91,7 +91,7 @@ func (c *checker) checkDoseText(drug string, routes Names, text string, ctx Dose
 	}
 	resolved := false
 	for i := range e.Routes {
-		r := &e.Routes[i]
+		r, _ := e.Routes[i].forPatient(ctx)
 		if r.ToEffect || (len(routes) > 0 && !slices.Contains(routes, r.Route)) {
 			continue
 		}
@@ -114,7 +114,8 @@ func (c *checker) checkDoseText(drug string, routes Names, text string, ctx Dose
 // are given), and its route.
 func (e *DrugDoses) largestMax(routes Names, ctx DoseContext) (float64, string) {
 	most, route := 0.0, ""
-	for _, r := range e.Routes {
+	for i := range e.Routes {
+		r, _ := e.Routes[i].forPatient(ctx)
 		if r.ToEffect || (len(routes) > 0 && !slices.Contains(routes, r.Route)) {
 			continue
 		}

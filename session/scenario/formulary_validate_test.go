@@ -66,7 +66,10 @@ func TestBuiltinScenariosHaveAWeight(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range lib.List() {
-		if w := s.Demographics.WeightKg; w < 40 || w > 150 {
+		d := s.Demographics
+		if apls := aplsWeight(float64(d.Age)); d.Age < AdultYears && (d.WeightKg < apls/2 || d.WeightKg > apls*2) {
+			t.Errorf("%s: weight_kg %g is far from the APLS estimate for %d years (%g kg)", s.ID, d.WeightKg, d.Age, apls)
+		} else if w := d.WeightKg; d.Age >= AdultYears && (w < 40 || w > 150) {
 			t.Errorf("%s: weight_kg %g is not a plausible adult weight", s.ID, w)
 		}
 	}

@@ -20,6 +20,9 @@ var builtinFS embed.FS
 //go:embed shifts/*.yaml
 var shiftsFS embed.FS
 
+//go:embed builtin/*.review.md
+var reviewsFS embed.FS
+
 // Library is the set of scenarios and shifts a session can use. It is read-only once loaded and
 // safe to share. A built-in scenario is parsed when first used, so start-up does not pay for
 // scenarios the shift never meets; their files are named by their ids.
@@ -185,23 +188,38 @@ func (l *Library) Check() error {
 	return errors.Join(errs...)
 }
 
-// PickScenario chooses a scenario for a patient who arrived without one. The choice depends only
-// on the id and the library, so replays agree. A cardiac arrest is never picked: a shift or the
-// trainee admits one on purpose.
-func (l *Library) PickScenario(patientID string) *Scenario {
-	var ids []string
+// PickScenario chooses a scenario for a patient who arrived without one, among those no patient
+// of the shift has (used). The choice depends only on the id, the library and used, so replays
+// agree. A cardiac arrest is never picked: a shift or the trainee admits one on purpose.
+func (l *Library) PickScenario(patientID string, used map[string]bool) (*Scenario, error) {
+	var free []string
 	for _, id := range l.ids {
-		if s, ok := l.Get(id); ok && !slices.Contains(s.Tags, TagCardiacArrest) {
-			ids = append(ids, id)
+		if s, ok := l.Get(id); ok && !used[id] && !slices.Contains(s.Tags, TagCardiacArrest) {
+			free = append(free, id)
 		}
 	}
-	if len(ids) == 0 {
-		return nil
+	if len(free) == 0 {
+		return nil, fmt.Errorf("every scenario of the library's %d that a patient can be given unasked is on the roster already", len(l.ids))
 	}
 	h := fnv.New64a()
 	h.Write([]byte(patientID))
-	s, _ := l.Get(ids[h.Sum64()%uint64(len(ids))])
-	return s
+	s, _ := l.Get(free[h.Sum64()%uint64(len(free))])
+	return s, nil
+}
+
+// Source is a scenario's file as written, comments included, and its review beside it when the
+// library has one (a built-in always does).
+func (l *Library) Source(id string) (yaml, review []byte, ok bool) {
+	e, ok := l.entries[id]
+	if !ok {
+		return nil, nil, false
+	}
+	if e.builtin {
+		review, _ = fs.ReadFile(reviewsFS, "builtin/"+id+".review.md")
+	} else {
+		review, _ = os.ReadFile(strings.TrimSuffix(strings.TrimSuffix(e.file, ".yaml"), ".yml") + ".review.md")
+	}
+	return e.data, review, true
 }
 
 // TagCardiacArrest marks a scenario that is a cardiac arrest from the start or within a minute.

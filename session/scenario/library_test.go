@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func mustLoad(t *testing.T, dirs ...string) *Library {
+func mustLoad(t testing.TB, dirs ...string) *Library {
 	t.Helper()
 	lib, err := Load(dirs...)
 	if err != nil {
@@ -25,6 +25,7 @@ func TestBuiltinScenarios(t *testing.T) {
 		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "sepsis-urosepsis",
 		// the adult curriculum's cases (issue 26)
 		"svt", "bradycardia", "hyperkalaemia-aki", "pulmonary-embolism", "stroke-thrombolysis", "pulmonary-oedema", "status-epilepticus", "bacterial-meningitis", "head-injury-anticoagulated", "upper-gi-bleed", "paracetamol-overdose", "diabetic-ketoacidosis",
+		"paediatric-asthma",
 	}
 	slices.Sort(want) // List is sorted by id
 	var got []string
@@ -131,8 +132,9 @@ func TestPickScenarioIsDeterministic(t *testing.T) {
 	lib := mustLoad(t)
 	seen := map[string]bool{}
 	for _, id := range []string{"patient_1", "patient_2", "patient_3", "patient_4", "patient_5", "patient_6", "patient_7", "patient_8", "patient_9"} {
-		a, b := lib.PickScenario(id), mustLoad(t).PickScenario(id)
-		if a.ID != b.ID {
+		a, errA := lib.PickScenario(id, nil)
+		b, errB := mustLoad(t).PickScenario(id, nil)
+		if errA != nil || errB != nil || a.ID != b.ID {
 			t.Fatalf("%s: %s then %s", id, a.ID, b.ID)
 		}
 		seen[a.ID] = true

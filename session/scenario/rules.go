@@ -77,6 +77,7 @@ func (c *checker) checkScenario(s *Scenario) {
 		c.checkStateNames(s, r.States, p+".states")
 	}
 	c.checkScoring(s)
+	c.checkTeaching(s)
 	if len(s.LearningObjectives) == 0 {
 		c.at("learning_objectives", "at least one learning objective is needed")
 	}

@@ -269,6 +269,11 @@ type Scoring struct {
 	Reassessment   int `yaml:"reassessment"`    // observations repeated after a treatment
 	HardStop       int `yaml:"hard_stop"`       // taken off for a drug given against a hard stop
 	Warning        int `yaml:"warning"`         // taken off for each safety warning raised
+	// Diagnosis, Disposition and Actions split the whole score in three parts that add up to
+	// ScoreMax; all unset means DefaultWeights. The items above make up the actions' part.
+	Diagnosis   int `yaml:"diagnosis"`
+	Disposition int `yaml:"disposition"`
+	Actions     int `yaml:"actions"`
 }
 
 // ScoreMax is what a perfect run scores.

@@ -1,0 +1,109 @@
+package authoring
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// Every built-in scenario passes the check, read from the library as ward scenarios check reads
+// it with no file named.
+func TestBuiltinsPassTheCheck(t *testing.T) {
+	lib, err := sc.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := CheckLibrary(lib)
+	if len(reports) < 9 {
+		t.Fatalf("%d built-in scenarios checked", len(reports))
+	}
+	for _, r := range reports {
+		if len(r.Problems) > 0 {
+			t.Errorf("%s:\n%s", r.File, problemsOf(r))
+		}
+		if len(r.Paths) != 3 || !strings.Contains(r.Text(), "01:00") {
+			t.Errorf("%s: paths not played minute by minute:\n%s", r.File, r.Text())
+		}
+	}
+}
+
+// The good file passes; each broken file fails the check it is named for, saying why.
+func TestBrokenFilesFailWithTheirReason(t *testing.T) {
+	good, err := Check(filepath.Join("testdata", "good", "dehydration.yaml"))
+	if err != nil || len(good.Problems) > 0 {
+		t.Fatalf("the good file: %v\n%s", err, good.Text())
+	}
+	for file, want := range map[string]string{
+		"parse":           "parse: line 13: did not find expected",
+		"no-review":       "review: no review beside the scenario",
+		"review-mismatch": `review: Treated well, 02:00 "500 mL Hartmann's bolus": the engine is in better with NEWS2 4 low (Scale 1); the review says dry`,
+		"unreached":       "unreached: state collapsed: no transition that can fire reaches it from dry",
+		"never-fires":     "never-fires: transition 2 (dry → worse): spo2 above 100, which is at or over the highest the body shows (100)",
+		"unmet":           "unmet: critical action ecg (A 12-lead ECG) is not met on the treated-well path (within 10:00)",
+		"unfound":         "unfound: the scenario lists medications, but no disclosure answers a question about medications",
+		"no-findings":     `no-findings: line 30: state "dry" finds nothing on examining focused`,
+		"not-formulary":   `not-formulary: line 53: unknown drug "cyclizine"`,
+	} {
+		t.Run(file, func(t *testing.T) {
+			r, err := Check(filepath.Join("testdata", "broken", file+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(r.Text(), want) {
+				t.Errorf("want %q in:\n%s", want, problemsOf(r))
+			}
+		})
+	}
+	entries, _ := filepath.Glob(filepath.Join("testdata", "broken", "*.yaml"))
+	if len(entries) != 9 {
+		t.Errorf("%d broken files, want one per check (9)", len(entries))
+	}
+}
+
+func problemsOf(r Report) string {
+	var b strings.Builder
+	for _, p := range r.Problems {
+		b.WriteString(p.String() + "\n")
+	}
+	return b.String()
+}
+
+// Checking one built-in file: parse, three review paths played minute by minute, every check.
+func BenchmarkCheck(b *testing.B) {
+	file := filepath.Join("..", "scenario", "builtin", "paediatric-asthma.yaml")
+	for b.Loop() {
+		if _, err := Check(file); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A transition that needs longer in a state than an earlier one takes to move the patient on,
+// on time alone, never fires.
+func TestShadowedTransitionNeverFires(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join("testdata", "good", "dehydration")
+	data, _ := os.ReadFile(good + ".yaml")
+	review, _ := os.ReadFile(good + ".review.md")
+	late := strings.Replace(string(data), "critical_actions:", `  - from: dry
+    to: better
+    when:
+      - time_in_state: 20m
+    reason: she drinks
+critical_actions:`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "late.yaml"), []byte(late), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "late.review.md"), review, 0o644)
+	r, err := Check(filepath.Join(dir, "late.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "never-fires: transition 3 (dry → better): an earlier transition always takes the patient out of dry first, on time alone"
+	if !strings.Contains(problemsOf(r), want) || len(r.Problems) != 1 {
+		t.Errorf("want only %q, got:\n%s", want, problemsOf(r))
+	}
+}

@@ -1,0 +1,82 @@
+package physio
+
+import (
+	"fmt"
+	"strings"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// diagnosisPoints say what the trainee diagnosed and when, each revision included, and what
+// the findings pointed to.
+func diagnosisPoints(e *Engine, r Report) []Point {
+	if r.CaseDiagnosis == "" {
+		return nil
+	}
+	var chose []string
+	for i, d := range r.Diagnoses {
+		verb := "working diagnosis"
+		if i > 0 {
+			verb = "revised to"
+		}
+		chose = append(chose, fmt.Sprintf("%s %q at %s (%s)", verb, d.Text, SimTime(e.since(d.T)), verdictWords(d)))
+	}
+	text := "No working diagnosis was given"
+	if len(chose) > 0 {
+		text = strings.Join(chose, ", ")
+	}
+	text += "; the case was " + r.CaseDiagnosis
+	if len(r.Pointers) > 0 {
+		text += ", and the findings pointed to it: " + strings.Join(r.Pointers, "; ")
+	}
+	return []Point{{Kind: PointDiagnosis, Text: text}}
+}
+
+// verdictWords says how a working diagnosis compares with the case, and what a model said.
+func verdictWords(d DiagnosisRecord) string {
+	w := map[string]string{sc.VerdictAccepted: "right", sc.VerdictDifferential: "a differential worth holding, not this case",
+		sc.VerdictWrong: "not this case"}[d.Verdict]
+	if op := d.SecondOpinion; op != nil && op.Verdict != "" {
+		w += fmt.Sprintf("; %s's second opinion: %s", op.Model, op.Verdict)
+	}
+	return w
+}
+
+// dispositionPoints say where the patient went and where the case called for.
+func dispositionPoints(e *Engine, r Report) []Point {
+	if len(r.CaseDisposition) == 0 {
+		return nil
+	}
+	called := fmt.Sprintf("the case called for %s: %s", strings.Join(r.CaseDisposition, " or "), r.DispositionReason)
+	d := r.Disposition
+	switch {
+	case d == nil:
+		return []Point{{Kind: PointDisposition, Text: "No disposition was given; " + called}}
+	case d.Accepted:
+		return []Point{{Kind: PointDisposition, At: e.at(d.T), Text: fmt.Sprintf("Sent to %s, rightly: %s", d.Place, r.DispositionReason)}}
+	}
+	return []Point{{Kind: PointDisposition, At: e.at(d.T), Text: fmt.Sprintf("Sent to %s; %s", d.Place, called)}}
+}
+
+// reflectionPoints compare each reflective answer with the question's key points; a question
+// left unanswered says so, with what a good answer names.
+func reflectionPoints(e *Engine, r Report) []Point {
+	var out []Point
+	for _, o := range r.Reflections {
+		text := fmt.Sprintf("%q — answered %q", o.Question, o.Answer)
+		if len(o.Named) > 0 {
+			text += "; it named " + strings.Join(o.Named, ", ")
+		}
+		if len(o.Missed) > 0 {
+			text += "; it did not name " + strings.Join(o.Missed, ", ")
+		}
+		out = append(out, Point{Kind: PointReflection, Text: text})
+	}
+	if !e.Closed() {
+		return out // the questions come after the case; their key points would give the answers away
+	}
+	for _, q := range e.sc.Reflection[len(r.Reflections):] {
+		out = append(out, Point{Kind: PointReflection, Text: fmt.Sprintf("%q — not answered; a good answer names %s", q.Question, strings.Join(q.KeyPoints, ", "))})
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package records
+
+import (
+	"encoding/json"
+	"maps"
+
+	"github.com/ward-sim/ward/persist"
+)
+
+// What the engine knows and the trainee must find out — the case's scenario, title and states,
+// the true vitals and its state history — a dump shows only to the
+// instructor (or a developer on a plaintext database). ForTrainee masks it, and says so.
+
+// maskedInDump is the note a trainee's dump carries where the engine's secrets were.
+const maskedInDump = "masked in a trainee's view: the case's scenario, title and state, the true vitals and the state history; ward dump --instructor shows them"
+
+// Registry facts and memory keys that name the case or its states.
+var (
+	secretFacts  = []string{"scenario", "state"}
+	secretMemory = []string{"stateHistory"}
+)
+
+// ForTrainee is the dump as a trainee may read it.
+func (d DumpDoc) ForTrainee() DumpDoc {
+	d.Masked = maskedInDump
+	sims := map[string]SimSummary{}
+	for id, s := range d.Sim {
+		sims[id] = SimSummary{T: s.T, Actions: s.Actions, CriticalErrors: s.CriticalErrors, Masked: maskedInDump}
+	}
+	d.Sim = sims
+	d.Content = maskContent(d.Content)
+	d.Archives = append([]persist.Archive(nil), d.Archives...)
+	for i := range d.Archives {
+		d.Archives[i].Content = maskContent(d.Archives[i].Content)
+	}
+	return d
+}
+
+func maskContent(c persist.Content) persist.Content {
+	reg := c.Registry
+	reg.Patients = map[string]persist.PatientEntry{}
+	for id, p := range c.Registry.Patients {
+		p.Facts = maps.Clone(p.Facts)
+		for _, k := range secretFacts {
+			delete(p.Facts, k)
+		}
+		reg.Patients[id] = p
+	}
+	c.Registry = reg
+	c.Sim = nil // the engines' own snapshots: ForTrainee's SimSummary says what a trainee sees
+	mem := map[string]json.RawMessage{}
+	for id, raw := range c.Memory {
+		mem[id] = withoutKeys(raw, secretMemory)
+	}
+	c.Memory = mem
+	return c
+}
+
+// withoutKeys drops keys from a JSON object; anything else is kept as it is.
+func withoutKeys(raw json.RawMessage, keys []string) json.RawMessage {
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(raw, &doc) != nil {
+		return raw
+	}
+	for _, k := range keys {
+		delete(doc, k)
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return raw
+	}
+	return out
+}
