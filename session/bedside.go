@@ -40,6 +40,7 @@ var deviceWords = map[string]string{
 	"simple_mask": "a simple face mask", "high_flow": "high-flow nasal oxygen", "bvm": "a bag-valve mask",
 	"opa": "an oropharyngeal airway", "npa": "a nasopharyngeal airway", "jaw_thrust": "a jaw thrust",
 	"head_tilt": "a head tilt and chin lift", "suction": "suction",
+	"sga": "a supraglottic airway (i-gel)", "ett": "a tracheal tube",
 }
 
 var positionWords = map[string]string{
@@ -89,7 +90,7 @@ func confirm(a physio.ActionRecord) string {
 	case sc.KindPacing:
 		return "Pads on and pacing: capture confirmed."
 	}
-	return ""
+	return confirmArrest(a)
 }
 
 // accessLine is the nurse siting access, which takes time: IV or IO drugs wait until it is in.

@@ -91,6 +91,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 	}
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
 	f.Turn.Checks = orderChecks(x.events)
+	f.Turn.Arrest = arrestFacts(e)
 	f.Turn.Knowledge = s.passagesFor(a, x)
 	if x.review != nil {
 		f.Turn.Review = x.review.Digest()
@@ -173,7 +174,7 @@ func measured(e *physio.Engine) *[]agents.Reading {
 	for _, r := range latestTwo(e.Readings()) {
 		n := r.Score()
 		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), AVPU: r.AVPU, EtCO2: r.EtCO2, OnOxygen: r.OnOxygen,
-			NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
+			NoOutput: r.NoOutput, NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
 	}
 	return &out
 }

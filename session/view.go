@@ -32,6 +32,7 @@ type PatientView struct {
 	Readings       []physio.Reading // measured vitals, oldest first
 	Found          []string         // the newest glucose, ECG and pupils result of each kind taken
 	Monitored      bool
+	Trace          physio.Trace // what the monitor draws now
 }
 
 // PatientSummary is one roster row's facts: the registry's, so drawing the roster wakes no
@@ -71,6 +72,7 @@ func (s *Session) ActivePatient() (v PatientView, ok bool) {
 		v.Bed = bed
 	}
 	v.Readings, v.Found, v.Monitored, v.AllergiesAsked = e.Readings(), latestResults(e.Results()), e.Monitored(), e.AllergiesAsked()
+	v.Trace = e.Trace()
 	if mem := s.sim.memory(id); mem != nil {
 		for _, it := range mem.Items(memory.PatientDisclosures) {
 			if it.Topic == memory.TopicAllergies {

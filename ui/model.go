@@ -79,6 +79,8 @@ type Model struct {
 	header    headerPane
 	roster    rosterPane
 	vitals    vitalsPane
+	ecg       ecgPane
+	sweep     sweep // the strip's motion between snapshots
 	chat      chatPane
 	input     inputPane
 	status    statusPane
@@ -112,6 +114,7 @@ type Model struct {
 func (m *Model) buildPanes(t themes.Theme) {
 	m.theme = t
 	m.header, m.roster, m.vitals = headerPane{theme: t}, rosterPane{theme: t}, vitalsPane{theme: t}
+	m.ecg = ecgPane{theme: t}
 	m.chat, m.input, m.status = newChatPane(t), newInputPane(t), newStatusPane(t)
 	m.palette = palette{theme: t, keys: m.keys, commands: session.Commands()}
 	m.inspector = inspector{theme: t, keys: m.keys}
@@ -164,6 +167,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.ring {
 		m.ring = false
 		cmd = tea.Batch(cmd, bellCmd(m.opts.Bell))
+	}
+	if m.state.ECG != nil && !m.sweep.running {
+		m.sweep.running = true
+		cmd = tea.Batch(cmd, sweepLater())
 	}
 	return m, cmd
 }
@@ -218,6 +225,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case noticeMsg:
 		m.notice = notice(msg)
 		return nil
+	case sweepMsg:
+		return m.sweepStrip()
 	}
 	return nil
 }
@@ -228,6 +237,7 @@ func (m *Model) applyState(s live.ViewState) {
 	m.ring = m.ring || s.Sounded > m.sounded
 	m.sounded = max(m.sounded, s.Sounded)
 	m.state = s
+	m.sweep.offset = 0
 	m.roster.SetState(s)
 	m.chat.hint = firstScreenHint(s)
 	m.chat.SetHistory(s.Chat, newPatient)
