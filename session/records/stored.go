@@ -39,15 +39,15 @@ func RestoreEngine(w *physio.Ward, lib *scenario.Library, id string, doc []byte)
 	return w.Restore(snap, sc)
 }
 
-// ErrNoSession is what Resume and every read of the latest shift return when the store holds
+// ErrNoShift is what Resume and every read of the latest shift return when the store holds
 // no shift yet.
-var ErrNoSession = errors.New("no session in this database yet")
+var ErrNoShift = errors.New("no session in this database yet")
 
 // latest is the newest shift of the person the store acts for.
 func latest(store *persist.Store) (persist.SessionInfo, error) {
 	info, ok, err := store.LatestSession()
 	if err == nil && !ok {
-		err = ErrNoSession
+		err = ErrNoShift
 		if who := store.Person(); who.Trainee != "" {
 			err = noShiftOf(who.Trainee)
 		}
@@ -55,11 +55,11 @@ func latest(store *persist.Store) (persist.SessionInfo, error) {
 	return info, err
 }
 
-// noShiftOf says that a trainee has no shift yet; it matches ErrNoSession.
+// noShiftOf says that a trainee has no shift yet; it matches ErrNoShift.
 type noShiftOf string
 
 func (t noShiftOf) Error() string {
 	return fmt.Sprintf("trainee %s has no shift in this database yet (--trainee names another)", string(t))
 }
 
-func (noShiftOf) Unwrap() error { return ErrNoSession }
+func (noShiftOf) Unwrap() error { return ErrNoShift }
