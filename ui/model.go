@@ -19,8 +19,8 @@ import (
 // Options configure the UI. main fills them from flags and from session.
 type Options struct {
 	Theme       themes.Theme
-	StartShifts []Shift // when not nil, open with the start dialog offering these
-	Trainee     string  // whose shift the start dialog starts
+	StartShifts []ShiftChoice // when not nil, open with the start dialog offering these
+	Trainee     string        // whose shift the start dialog starts
 	// TraineeFixed: the start dialog may not change the trainee (their passphrase opened ward).
 	TraineeFixed bool
 	SaveDir      string    // where the inspector saves prompts; "" is the working directory
@@ -66,11 +66,11 @@ type turn struct {
 // Model is the one Bubble Tea model. It owns all state; the panes are
 // plain structs it sizes, feeds and draws.
 type Model struct {
-	engine Engine
-	opts   Options
-	theme  themes.Theme
-	keys   keyMap
-	ctx    context.Context
+	shift Shift
+	opts  Options
+	theme themes.Theme
+	keys  keyMap
+	ctx   context.Context
 
 	width, height int
 	lay           layout
@@ -133,7 +133,7 @@ func (m *Model) retheme(t themes.Theme) {
 
 // New builds the model. It does not touch the engine: the first snapshot
 // arrives through Init's Cmd.
-func New(engine Engine, opts Options) *Model {
+func New(shift Shift, opts Options) *Model {
 	t := opts.Theme
 	if t.Name == "" {
 		t, _ = themes.New("", false)
@@ -141,7 +141,7 @@ func New(engine Engine, opts Options) *Model {
 	if opts.Clipboard == nil {
 		opts.Clipboard = os.Stderr
 	}
-	m := &Model{engine: engine, opts: opts, keys: newKeyMap(), ctx: context.Background(), now: time.Now}
+	m := &Model{shift: shift, opts: opts, keys: newKeyMap(), ctx: context.Background(), now: time.Now}
 	m.buildPanes(t)
 	if opts.StartShifts != nil {
 		m.overlay = overlayStart
@@ -155,7 +155,7 @@ func New(engine Engine, opts Options) *Model {
 }
 
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(fetchSnapshot(m.engine), refreshLater(m.engine))
+	return tea.Batch(fetchSnapshot(m.shift), refreshLater(m.shift))
 }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -188,12 +188,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case snapshotMsg:
 		m.applyState(msg.state)
 		if msg.periodic {
-			return refreshLater(m.engine)
+			return refreshLater(m.shift)
 		}
 		return nil
 	case turnStartedMsg:
 		m.turn.events = msg.events
-		return readStream(m.engine, msg.events, streamWindow)
+		return readStream(m.shift, msg.events, streamWindow)
 	case streamMsg:
 		return m.handleStream(msg)
 	case switchedMsg:
@@ -276,7 +276,7 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 	}
 	m.chat.dropFinishedLive()
 	if !msg.done {
-		return readStream(m.engine, m.turn.events, streamWindow)
+		return readStream(m.shift, m.turn.events, streamWindow)
 	}
 	m.chat.EndTurn()
 	if m.turn.cancelled && !m.lastErr {
@@ -318,8 +318,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch m.overlay {
 	case overlayStart:
-		if shift := m.start.Update(msg); shift != nil {
-			return startCmd(m.ctx, m.engine, shift.ID, m.start.trainee, m.opts.StartedTheme)
+		if chosen := m.start.Update(msg); chosen != nil {
+			return startCmd(m.ctx, m.shift, chosen.ID, m.start.trainee, m.opts.StartedTheme)
 		}
 		return nil
 	case overlayHelp:
@@ -427,7 +427,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.searching = true
 		m.chat.SetQuery("")
 	case key.Matches(msg, k.CopyChat):
-		return copyChatCmd(m.ctx, m.engine, m.opts.Clipboard), true
+		return copyChatCmd(m.ctx, m.shift, m.opts.Clipboard), true
 	case key.Matches(msg, k.Patient):
 		n := int(msg.Runes[0] - '0')
 		return m.switchTo(m.roster.NthByID(n), fmt.Sprintf("there is no patient %d on the roster", n), msg.String()), true
