@@ -487,20 +487,3 @@ func (m *Model) alarmPatient() string {
 	}
 	return ""
 }
-
-func (m *Model) setFocus(f focusArea) {
-	if f == m.focus {
-		return
-	}
-	m.focus = f
-	m.roster.SetFocused(f == focusRoster)
-	m.chat.showSel = f == focusChat
-	if f == focusChat {
-		m.chat.SelectVisible()
-	}
-	if f == focusInput {
-		m.input.Focus()
-	} else {
-		m.input.Blur()
-	}
-}

@@ -147,3 +147,21 @@ func (m *Model) scrollHelp(delta int) {
 	_, most := helpView(m.theme, m.keys, m.width-4, m.dialogHeight(), 0)
 	m.helpOffset = min(max(m.helpOffset+delta, 0), most)
 }
+
+// setFocus moves the keyboard to pane f: the roster shows it is focused, the chat its selection.
+func (m *Model) setFocus(f focusArea) {
+	if f == m.focus {
+		return
+	}
+	m.focus = f
+	m.roster.SetFocused(f == focusRoster)
+	m.chat.showSel = f == focusChat
+	if f == focusChat {
+		m.chat.SelectVisible()
+	}
+	if f == focusInput {
+		m.input.Focus()
+	} else {
+		m.input.Blur()
+	}
+}
