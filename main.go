@@ -141,12 +141,13 @@ func evalCommands(cl *cli) *cobra.Command {
 		return spec{use: name, summary: summary, formats: reportFormats,
 			run: func(ctx context.Context, c *call) error { return evalSuite(ctx, c, name) }}
 	}
-	return cl.group("eval delta | analyzer | patient | debrief | knowledge",
+	return cl.group("eval delta | analyzer | patient | debrief | arrest | knowledge",
 		"how well a model (or the offline backend) does what ward asks, or the cards' retrieval; exit 1 below --min",
 		append([]string{"backend", "model", "num-ctx", "num-predict", "min", "timeout", "knowledge", "embed-model"}, outFlags...),
 		suite("delta", "the entity deltas a model extracts from a patient's replies"),
 		suite("analyzer", "how a line is read: which patient, which intent (the model alone on Ollama, the rules offline)"),
 		suite("patient", "the patient's replies: in character, and inventing nothing the scenario does not hold"),
 		suite("debrief", "the debrief: names the critical errors and what went well"),
+		suite("arrest", "the team in a cardiac arrest: never naming the rhythm, nor a pulse, shock or drug the engine did not give"),
 		suite("knowledge", "the protocol cards' retrieval: recall@3 over the question set"))
 }

@@ -372,7 +372,7 @@ func TestLiveEvalReports(t *testing.T) {
 	srv := ollamatest.StartForTest(t, 1)
 	t.Setenv("OLLAMA_HOST", srv.URL.String())
 	var reports strings.Builder
-	for _, suite := range []string{"delta", "analyzer", "patient", "debrief", "knowledge"} {
+	for _, suite := range []string{"delta", "analyzer", "patient", "debrief", "arrest", "knowledge"} {
 		// knowledge ranks the cards with the tiny model's embeddings beside full-text search.
 		var out, notes strings.Builder
 		err := run([]string{"eval", suite, "--backend", "ollama", "--model", ollamatest.ModelName, "--min", "0", "--num-predict", "48", "--format", "md",

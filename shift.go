@@ -104,7 +104,7 @@ func tui(ctx context.Context, c *call) error {
 	}
 	if !resumed && !o.newSession && o.shift == "" {
 		for _, sh := range setup.Library().Shifts() {
-			opts.StartShifts = append(opts.StartShifts, ui.Shift{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})
+			opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})
 		}
 	}
 	restart := func(shift, trainee string) (*session.Session, error) {

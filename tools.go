@@ -130,13 +130,14 @@ func evalSuite(ctx context.Context, c *call, suite string) error {
 		switch {
 		case suite == "delta":
 			report = eval.EvalDelta(ctx, backend)
-		case suite == "patient", suite == "debrief":
+		case suite == "patient", suite == "debrief", suite == "arrest":
 			team, err := agents.LoadTeam("")
 			if err != nil {
 				return err
 			}
 			play := playback.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, session.AskModel)
-			run := map[string]func(context.Context, llm.Backend, eval.Player) eval.Report{"patient": eval.EvalPatient, "debrief": eval.EvalDebrief}
+			run := map[string]func(context.Context, llm.Backend, eval.Player) eval.Report{"patient": eval.EvalPatient,
+				"debrief": eval.EvalDebrief, "arrest": eval.EvalArrest}
 			report = run[suite](ctx, backend, play)
 		case backend.Name() == "ollama": // score the model alone, not the rules in front of it
 			report = eval.EvalAnalyzer(ctx, analyzer.NewLLMAnalyzer(backend, analyzer.LLMAnalyzerConfig{NumCtx: o.numCtx}))

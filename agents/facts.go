@@ -85,9 +85,11 @@ type TurnFacts struct {
 	// the monitor, and pointing at an empty list when nothing was measured yet.
 	Measured *[]Reading `json:"measured,omitempty"`
 	// Results are what this turn's other measurements found: a glucose, an ECG, the pupils.
-	Results  []Result  `json:"results,omitempty"`
-	Orders   []Order   `json:"orders,omitempty"`
-	Verdicts []Verdict `json:"verdicts,omitempty"`
+	Results []Result `json:"results,omitempty"`
+	Orders  []Order  `json:"orders,omitempty"`
+	// Arrest is the cardiac arrest, for the team: nil when there is none.
+	Arrest   *ArrestFacts `json:"arrest,omitempty"`
+	Verdicts []Verdict    `json:"verdicts,omitempty"`
 	// Checks are this turn's medication orders as the engine checked them: the dose against the
 	// formulary and the drug against what is known of the patient. A stopped order was not given.
 	Checks []OrderCheck `json:"checks,omitempty"`
@@ -114,7 +116,10 @@ type Reading struct {
 	AVPU     string `json:"avpu,omitempty"`  // the level of consciousness the GCS maps to
 	EtCO2    int    `json:"etco2,omitempty"` // mmHg, from capnography on the monitor
 	OnOxygen bool   `json:"on_oxygen,omitempty"`
-	NEWS2    *int   `json:"news2,omitempty"` // nil when the reading was not scored
+	// NoOutput: a cardiac arrest — no pulse, no blood pressure, no saturation trace; the zero HR,
+	// BP and SpO2 are those, not unmeasured.
+	NoOutput bool `json:"no_output,omitempty"`
+	NEWS2    *int `json:"news2,omitempty"` // nil when the reading was not scored
 	// Score is the NEWS2 in the words every view uses ("NEWS2 4 low-medium"); ScoringThree names
 	// the parameters that score 3 on their own.
 	Score        string   `json:"score,omitempty"`
@@ -158,7 +163,9 @@ const FactsInstructions = `The lines "Patient facts:" and "Engine facts:" hold J
 	`They are the only numbers, verdicts and disclosures you may use: never state a number they do not give. ` +
 	`Play the patient they describe without naming a diagnosis, and let the patient say no more than "can" allows; ` +
 	`what "tell_only_when_asked" holds the patient says only when the trainee asks about it ("tells" is what is asked now). ` +
-	`"knowledge" holds protocol passages, each with its number n: when a fact in your reply comes from one, cite it as [n]; cite nothing else.`
+	`"knowledge" holds protocol passages, each with its number n: when a fact in your reply comes from one, cite it as [n]; cite nothing else. ` +
+	`"arrest" is the resuscitation as the team knows it: never name the heart's rhythm on the monitor (reading it is the trainee's job), ` +
+	`and never report a pulse, a defibrillation or a drug the facts do not give.`
 
 // PersonaSection renders the persona for the static prefix, "" for none. The same persona
 // always renders the same bytes (encoding/json sorts map keys).

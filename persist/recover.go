@@ -103,35 +103,6 @@ func copyReadable(src *rawFile, newPath string, rep *RecoverReport) error {
 	return errors.Join(err, db.Close())
 }
 
-// verifyRecovered opens the new file as ward does and reads every session back.
-func verifyRecovered(path string) error {
-	s, err := Open(path)
-	if err != nil {
-		return fmt.Errorf("the recovered file does not open: %w", err)
-	}
-	defer s.Close()
-	var ids []string
-	err = s.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSessions).ForEachBucket(func(id []byte) error {
-			ids = append(ids, string(id))
-			return nil
-		})
-	})
-	if err == nil {
-		_, _, err = s.LatestSession()
-	}
-	encrypted, _ := s.Encrypted() // its records open only with a passphrase, which recover does not ask for
-	for _, id := range ids {
-		if err == nil && !encrypted {
-			_, err = s.Dump(id)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("the recovered file does not read back: %w", err)
-	}
-	return nil
-}
-
 // copier copies the readable part of a damaged file's layout, which is described in store.go
 // (meta, sessions, archive), session.go and archive.go.
 type copier struct {

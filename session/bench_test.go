@@ -3,8 +3,10 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,4 +178,129 @@ func BenchmarkVetReply(b *testing.B) {
 	for b.Loop() {
 		_ = s.vetter(agents.AgentMonitor, x, p).why(reply)
 	}
+}
+
+// bedside is a realistic mix of what a trainee says to an asthma patient over a shift: questions,
+// checks and treatments, so memory and the window fill as they would.
+var bedside = []string{
+	"hello, I'm the nurse looking after you. How are you feeling?",
+	"checking vitals",
+	"any allergies to medicines?",
+	"what medications do you take?",
+	"applying oxygen via non-rebreather at 15 L/min",
+	"when did this start?",
+	"give salbutamol 5 mg nebulised",
+	"is the tightness any better?",
+	"checking vitals again",
+	"give prednisolone 40 mg PO",
+	"have you been admitted with asthma before?",
+	"try to slow your breathing down with me",
+}
+
+// TestBoundedGrowth plays 40 exchanges in 20 sim minutes through the real pipeline, once per
+// window mode, and compares ward's own prompt estimates (what llm_call reports) with full
+// history. Run with -v to see the table that BENCHMARKS.md records.
+func TestBoundedGrowth(t *testing.T) {
+	modes := []struct {
+		name   string
+		window memory.Window
+	}{
+		{"block (default)", memory.DefaultWindow()},
+		{"sliding", memory.SlidingWindow()},
+		{"full history", memory.Window{Mode: memory.WindowSliding, Early: 1 << 20, Late: 1 << 20}},
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-16s %6s %6s %6s %6s %8s\n", "mode", "ex 1", "ex 10", "ex 20", "ex 40", "40 / 10")
+	for _, m := range modes {
+		tokens, window := growth(t, m.window)
+		ratio := float64(tokens[39]) / float64(tokens[9])
+		fmt.Fprintf(&table, "%-16s %6d %6d %6d %6d %8.2f\n", m.name, tokens[0], tokens[9], tokens[19], tokens[39], ratio)
+		switch {
+		case m.window.Early < 1<<20 && ratio > 1.15:
+			t.Errorf("%s: exchange 40 is %.2f × exchange 10, want at most 1.15", m.name, ratio)
+		case m.window.Early < 1<<20 && tokens[39] >= 6400:
+			t.Errorf("%s: %d tokens at exchange 40, want under the 6,400 BENCHMARKS.md compares with", m.name, tokens[39])
+		case m.window.Early == 1<<20 && window[39] < window[19]*9/5:
+			// Memory stops including everything at 10 sim minutes, so the total bends there; the
+			// conversation itself must double from exchange 20 to 40.
+			t.Errorf("full history's window should grow linearly: %d tokens at exchange 20, %d at 40", window[19], window[39])
+		}
+	}
+	t.Log("\n" + table.String())
+}
+
+// growth returns the estimated prompt tokens of the Patient's call at each of 40 exchanges,
+// thirty sim seconds apart, in all and for the window alone.
+func growth(t *testing.T, w memory.Window) (tokens, window []int) {
+	t.Helper()
+	r := newRig(t)
+	r.cfg.Window = w
+	r.restart()
+	r.turn("/admit patient_1 asthma-exacerbation")
+	for i := range 40 {
+		in := bedside[i%len(bedside)]
+		r.turn(in)
+		calls := r.s.turns[len(r.s.turns)-1].Calls
+		if len(calls) == 0 {
+			t.Fatalf("exchange %d (%q) made no call", i+1, in)
+		}
+		total := 0
+		for _, n := range calls[0].Trace.Sections {
+			total += n
+		}
+		tokens = append(tokens, total)
+		window = append(window, calls[0].Trace.Sections["window"])
+		r.turn("/wait 30s")
+	}
+	return tokens, window
+}
+
+// TestWriteShiftFixture writes a shift of WARD_FIXTURE_PATIENTS patients (default 100), each
+// admitted through the session and holding WARD_FIXTURE_MESSAGES stored messages (default 1,000),
+// to the file WARD_FIXTURE_DB. It is how .ci/first-frame.sh builds the database it starts the
+// real binary on; without WARD_FIXTURE_DB it is skipped.
+func TestWriteShiftFixture(t *testing.T) {
+	path := os.Getenv("WARD_FIXTURE_DB")
+	if path == "" {
+		t.Skip("set WARD_FIXTURE_DB to write the fixture")
+	}
+	patients, messages := envInt(t, "WARD_FIXTURE_PATIENTS", 100), envInt(t, "WARD_FIXTURE_MESSAGES", 1000)
+	store, err := persist.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	s, err := Start(Config{Store: store, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := 1; p <= patients; p++ {
+		s.Turn(context.Background(), fmt.Sprintf("/admit patient_%d", p), func(Event) {})
+	}
+	s.Turn(context.Background(), "/wait 10m", func(Event) {})
+	at := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	for p := 1; p <= patients; p++ {
+		msgs := make([]memory.Message, messages)
+		for i := range msgs {
+			msgs[i] = memory.Message{Role: "user", Content: fmt.Sprintf("checking airway and breathing (%d)", i), At: at.Add(time.Duration(i) * time.Second)}
+			if i%2 == 1 {
+				msgs[i].Role, msgs[i].Agent, msgs[i].Content = "assistant", "Patient", fmt.Sprintf("It's *hard* to breathe (%d).", i)
+			}
+		}
+		if err := store.Update(s.ID(), func(tx *persist.Tx) error { return tx.Append(fmt.Sprintf("patient_%d", p), msgs...) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func envInt(t *testing.T, name string, fallback int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return fallback
+	}
+	var n int
+	if _, err := fmt.Sscan(v, &n); err != nil || n < 0 {
+		t.Fatalf("%s=%q is not a count", name, v)
+	}
+	return n
 }

@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -10,6 +12,8 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
+	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -240,4 +244,198 @@ func (s *Session) noticeModelLoad(t *turn) {
 	}
 	t.loadNoticed = true
 	t.emit(ProgressEvent{Stage: "load", Text: "waiting for " + b.Model() + " to load and answer its first call — a minute or more on a CPU"})
+}
+
+// The trace (--trace) holds what a replay needs: a header for each session the process runs,
+// every input the session handles, and every call it makes. A session given the same inputs at
+// the same wall times, on the same settings and definitions, with a backend that answers each
+// call as the trace recorded, builds the same prompts byte for byte: the physiology's noise comes
+// from the seed, and the only wall time a prompt carries is its input's (s.at).
+
+// traceHeader opens this session's run in the trace.
+func (s *Session) traceHeader(resumed bool) error {
+	c := s.cfg
+	if c.Trace == nil {
+		return nil // hashing the definitions is for the trace alone
+	}
+	prefs, err := json.Marshal(s.prefs)
+	if err != nil || s.prefs == (Prefs{}) {
+		prefs = nil
+	}
+	var knowledgeHash, embedModel string
+	if c.Knowledge != nil {
+		var err error
+		if knowledgeHash, err = c.Knowledge.Hash(); err != nil {
+			return err
+		}
+		embedModel = c.Knowledge.EmbedModel()
+	}
+	return c.Trace.WriteHeader(llm.TraceHeader{
+		SessionID: s.info.ID, StartedAt: s.info.CreatedAt, Resumed: resumed, Shift: c.Shift, Seed: s.info.Seed,
+		Backend: c.Backend.Name(), Model: c.Backend.Model(), Tools: c.Tools,
+		NumCtx: c.NumCtx, OutputBudget: c.OutputBudget, KeepAlive: llm.DefaultKeepAlive.String(),
+		Window: c.Window, PatientIDPattern: c.Pattern.String(), ConfirmAdmissions: c.ConfirmAdmissions,
+		ScenariosHash: c.Scenarios.Hash(), AgentsHash: c.Team.Hash(), KnowledgeHash: knowledgeHash, EmbedModel: embedModel,
+		Trainee: s.info.Trainee, Prefs: prefs, Recurring: s.recurring,
+	})
+}
+
+// begin starts handling one input: it takes the wall time the input's prompts carry and records
+// the input in the trace.
+func (s *Session) begin(in llm.TraceInput, emit func(Event)) {
+	s.at = s.cfg.Now().UTC()
+	in.At = s.at
+	_ = s.cfg.Trace.WriteInput(in)
+	s.reportTrace(emit)
+}
+
+// reportTrace tells the trainee, once, that the trace stopped being written (by this write or an
+// analyzer's or router's call before it); the shift goes on.
+func (s *Session) reportTrace(emit func(Event)) {
+	if err := s.cfg.Trace.Failure(); err != nil {
+		emit(ErrorEvent{Code: "TRACE", Message: "could not write the trace file: " + err.Error() + "; the shift goes on untraced"})
+	}
+}
+
+// TurnRecord is one finished turn as the inspector shows it: the analyzer's decision and every
+// LLM call with its prompt, sections, recall rules and metrics.
+type TurnRecord struct {
+	Number   int
+	Input    string
+	Decision *DecisionEvent // nil for commands that made no decision
+	Calls    []CallRecord
+	Counters *memory.EntityStats // the active patient's entity and team counters after the turn
+	// Engine is the engine's truth about the active patient after the turn: the scenario, its
+	// title, the state and the true GCS, masked in a trainee's view (views.go).
+	Engine string
+}
+
+// maxTurnRecords bounds what the inspector keeps in memory; --trace keeps everything on disk.
+const maxTurnRecords = 200
+
+func (s *Session) keepTurnRecord(t *turn) {
+	rec := TurnRecord{Input: t.input, Decision: t.decisionEvent, Calls: t.calls, Number: 1}
+	if e := s.sim.ward.Engine(s.active); e != nil {
+		rec.Engine = fmt.Sprintf("%s (%s) · state %s · true GCS %d", e.Scenario().ID, e.Scenario().Title, e.State(), e.TrueVitals().GCS)
+	}
+	if ents := s.sim.ents[s.active]; ents != nil {
+		stats := ents.Stats
+		rec.Counters = &stats
+	}
+	if n := len(s.turns); n > 0 {
+		rec.Number = s.turns[n-1].Number + 1
+	}
+	s.turns = append(s.turns, rec)
+	if extra := len(s.turns) - maxTurnRecords; extra > 0 {
+		s.turns = append(s.turns[:0:0], s.turns[extra:]...)
+	}
+}
+
+// Turns returns a copy of the inspector's records, oldest first.
+// In a trainee's view the engine's secrets are masked (views.go).
+func (s *Session) Turns() []TurnRecord {
+	out := make([]TurnRecord, len(s.turns))
+	for i, rec := range s.turns {
+		out[i] = s.forTrainee(rec)
+	}
+	return out
+}
+
+// cmdInspect summarises the previous turn in text, for `ward run` and the chat. The TUI's
+// inspector (ctrl+o) shows the same records in full.
+func (s *Session) cmdInspect(_ context.Context, t *turn, _ string) {
+	if len(s.turns) == 0 {
+		s.say(t, "Nothing to inspect yet: no turn has finished.")
+		return
+	}
+	s.say(t, describeTurn(s.forTrainee(s.turns[len(s.turns)-1])))
+}
+
+func describeTurn(rec TurnRecord) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Turn %d: %q\n", rec.Number, rec.Input)
+	if d := rec.Decision; d != nil {
+		fmt.Fprintf(&b, "analyzer: %s → %s (%s, %.3f ms) %s\n", d.AnalyzerAction, d.Decision, d.Source, d.Timing.AnalyzerMS, d.Reasoning)
+	}
+	for _, c := range rec.Calls {
+		tr := c.Trace
+		fmt.Fprintf(&b, "call %s on %s: num_predict %d, window %d messages, sections %v, recall %v",
+			tr.Agent, tr.Backend, tr.Options.NumPredict, tr.WindowLen, tr.Sections, tr.RecallRules)
+		if m := tr.Metrics; m.PromptEvalCount > 0 {
+			fmt.Fprintf(&b, ", prompt_eval %d tokens in %s", m.PromptEvalCount, m.PromptEvalDuration)
+		}
+		if tr.Retry != "" {
+			fmt.Fprintf(&b, ", retry: %s", tr.Retry)
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// toolsFor is what agent a may call: its tools from the team file, when the model can call tools
+// at all. Without tool support the engine's results are already in the dynamic context.
+func (s *Session) toolsFor(a agents.Agent, x *examination) []llm.Tool {
+	if !s.cfg.Tools || x.engine == nil {
+		return nil
+	}
+	return agents.Tools(a.Tools)
+}
+
+// runTools executes the model's tool calls against the engine and memory, and returns the
+// exchange (the call, then each result) for the second call and the patient's interaction log.
+func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Message) []memory.Message {
+	now := s.cfg.Now().UTC()
+	asked := memory.Message{Role: memory.RoleAssistant, Agent: agent, Content: call.Content, At: now}
+	var results []memory.Message
+	for _, tc := range call.ToolCalls {
+		// The ID reaches the next prompt, so it is made from the input's time, as the prompt's
+		// other stamps are, and numbered within the turn, whose agents may each call tools.
+		id := fmt.Sprintf("call_%d_%d", s.at.UnixNano(), t.toolCalls)
+		t.toolCalls++
+		asked.ToolCalls = append(asked.ToolCalls, memory.ToolCall{ID: id, Name: tc.Name, Args: tc.Args})
+		content := s.runTool(t, x, tc.Name, tc.Args)
+		results = append(results, memory.Message{Role: memory.RoleTool, ToolCallID: id, ToolName: tc.Name, Content: content, At: now})
+	}
+	return append([]memory.Message{asked}, results...)
+}
+
+// runTool answers one call. Whatever the model sent, the answer is the engine's or a validation
+// error the model can read; it never reaches the trainee as fact.
+func (s *Session) runTool(t *turn, x *examination, name string, args map[string]any) string {
+	mem := s.sim.memory(s.active)
+	clock := s.sim.ward.Clock()
+	var err error
+	switch name {
+	case agents.ToolCheckVitals:
+		return s.checkVitalsTool(t, x.engine)
+	case agents.ToolRecordQuote:
+		err = mem.AddQuote(clock, stringArg(args, "speaker"), stringArg(args, "quote"))
+	case agents.ToolRecordAssessment:
+		err = mem.AddAssessment(clock, stringArg(args, "finding"))
+	default:
+		err = fmt.Errorf("no tool named %q", name)
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	s.sim.dirty[s.active] = true
+	return "recorded"
+}
+
+// checkVitalsTool measures the patient as a trainee's check would, so the reading is logged,
+// scored and remembered like any other.
+func (s *Session) checkVitalsTool(t *turn, e *physio.Engine) string {
+	events := e.Apply(physio.Action{Kind: scenario.KindCheckVitals})
+	s.recordEvents(events)
+	for _, ev := range events {
+		t.emit(SimEvent{ev})
+	}
+	r, _ := e.Measured()
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func stringArg(args map[string]any, key string) string {
+	v, _ := args[key].(string)
+	return v
 }

@@ -67,3 +67,17 @@ func (s *Session) ClearPreview() (patients, messages, archive int, err error) {
 	archives, err := records.ArchiveEntries(s.cfg.Store, s.ID())
 	return len(s.roster), messages, len(archives) + 1, err
 }
+
+// IsClearRequest reports whether text would clear the shift: /clear, or wording the rules read as
+// a clear without doubt. A screen asks before sending it.
+func IsClearRequest(text string) bool {
+	text = strings.TrimSpace(text)
+	if name, _, _ := strings.Cut(text, " "); strings.EqualFold(name, CmdClear) {
+		return true
+	}
+	if strings.HasPrefix(text, "/") {
+		return false
+	}
+	d, sure := analyzer.RulesAnalyzer{}.Decide(analyzer.AnalyzerInput{Text: text})
+	return sure && d.Action == analyzer.ActionClear
+}

@@ -161,3 +161,13 @@ type ProgressEvent struct {
 	Done  int    `json:"done"`
 	Total int    `json:"total"`
 }
+
+// ConfirmEvent asks the trainee before the turn does something that cannot be undone, such as
+// admitting a new patient named in free text when the shift already has patients. Line is the
+// exact input that does it if the trainee says yes; the turn itself changes nothing.
+type ConfirmEvent struct {
+	Question string `json:"question"`
+	Line     string `json:"line"`
+}
+
+func (ConfirmEvent) Kind() string { return "confirm" }

@@ -1,9 +1,12 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
@@ -91,6 +94,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 	}
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
 	f.Turn.Checks = orderChecks(x.events)
+	f.Turn.Arrest = arrestFacts(e)
 	f.Turn.Knowledge = s.passagesFor(a, x)
 	if x.review != nil {
 		f.Turn.Review = x.review.Digest()
@@ -173,7 +177,7 @@ func measured(e *physio.Engine) *[]agents.Reading {
 	for _, r := range latestTwo(e.Readings()) {
 		n := r.Score()
 		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), AVPU: r.AVPU, EtCO2: r.EtCO2, OnOxygen: r.OnOxygen,
-			NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
+			NoOutput: r.NoOutput, NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
 	}
 	return &out
 }
@@ -227,4 +231,132 @@ func drugsNamed(text string) []string {
 		}
 	}
 	return out
+}
+
+// arrivalCue is what the Patient hears when the trainee's line only took them to the patient:
+// someone comes to the bedside, and nothing was said to the patient yet.
+const arrivalCue = "(The trainee comes to your bedside.)"
+
+// movingWords are what a line that only goes to a patient is made of, besides the patient's ID,
+// name and bed: "review patient_1", "go back to the first one", "switch to Mr Chen in bed 4".
+var movingWords = []string{
+	"review", "reviewing", "see", "seeing", "switch", "switching", "go", "going", "back", "over", "to", "onto",
+	"visit", "attend", "admit", "admitting", "move", "moving", "on", "let's", "lets", "let", "us", "now", "next",
+	"then", "and", "ok", "okay", "right", "please", "i", "i'll", "ill", "will", "the", "a", "an", "patient", "pt",
+	"bed", "one", "other", "first", "second", "third", "last", "new", "mr", "mrs", "ms", "miss", "dr", "in", "with",
+}
+
+// heardBy is the trainee's line as agent a hears it. The Patient of a line that only moved the
+// trainee to them hears the arrival, not the command: a model would answer "review patient_1"
+// in character.
+func (s *Session) heardBy(a agents.Agent, t *turn) string {
+	moved := t.decision == DecisionNewBlank || t.decision == DecisionSwitchExisting
+	if a.Name != agents.AgentPatient || !moved || !s.onlyMovesTo(s.active, t.input) {
+		return t.input
+	}
+	return arrivalCue
+}
+
+// onlyMovesTo reports whether text holds nothing but the way to patient id: moving words,
+// numbers, the patient's ID and the words of their name and bed.
+func (s *Session) onlyMovesTo(id, text string) bool {
+	facts := s.reg.Patients[id].Facts
+	name, _ := facts["name"].(string)
+	bed, _ := facts["bed"].(string)
+	theirs := words.Lower(words.Split(name + " " + bed))
+	for _, w := range words.Lower(words.Split(text)) {
+		w = strings.Trim(w, ".,;:!?'\"")
+		switch {
+		case w == "", slices.Contains(movingWords, w), slices.Contains(theirs, w), isNumber(w), s.cfg.Pattern.MatchString(w):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isNumber(w string) bool {
+	return strings.Trim(w, "0123456789") == ""
+}
+
+// SnapshotPrefix marks the ephemeral context message. Only a system message with this prefix is a
+// snapshot: a user who types it is storing ordinary text.
+const SnapshotPrefix = "PATIENT_CONTEXT_JSON"
+
+type snapshot struct {
+	ConversationID string   `json:"conversation_id"`
+	PatientID      *string  `json:"patient_id"`
+	AllPatientIDs  []string `json:"all_patient_ids"`
+	GeneratedAt    string   `json:"generated_at"`
+}
+
+// snapshotMessage renders the one system message that grounds agents in who is active.
+func snapshotMessage(conversationID, active string, roster []string, at time.Time) memory.Message {
+	ids := append([]string{}, roster...)
+	sort.Strings(ids)
+	body, _ := json.Marshal(snapshot{
+		ConversationID: conversationID,
+		PatientID:      nullable(active),
+		AllPatientIDs:  ids,
+		GeneratedAt:    at.UTC().Format("2006-01-02T15:04:05.000Z"),
+	})
+	return memory.Message{Role: "system", Content: SnapshotPrefix + ": " + string(body), At: at}
+}
+
+func isSnapshot(m memory.Message) bool {
+	return m.Role == "system" && strings.HasPrefix(m.Content, SnapshotPrefix)
+}
+
+// withSnapshot drops every earlier snapshot and puts a fresh one at index 0, so exactly one exists.
+func withSnapshot(history []memory.Message, snap memory.Message) []memory.Message {
+	out := make([]memory.Message, 0, len(history)+1)
+	out = append(out, snap)
+	for _, m := range history {
+		if !isSnapshot(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// arrestFacts are the patient's cardiac arrest as the team may speak of it, or nil: the engine's
+// record of times, compressions, shocks, drugs and pulse, and never the rhythm.
+func arrestFacts(e *physio.Engine) *agents.ArrestFacts {
+	a := e.Arrest()
+	if a == nil {
+		return nil
+	}
+	now := int64(e.Clock())
+	ago := func(t int64) string { return physio.SimTime(float64(now - t)) }
+	f := &agents.ArrestFacts{Since: ago(a.Onset), Compressions: "stopped", Shocks: len(a.StepsOf(physio.StepShock)),
+		Access: a.Access >= 0, Airway: a.Airway, Pulse: "none"}
+	if a.CPR {
+		f.Compressions = "going"
+	}
+	if checks := a.StepsOf(physio.StepCheck); len(checks) > 0 && a.Active() {
+		f.SinceCheck = ago(checks[len(checks)-1].T)
+	}
+	f.Adrenaline, f.Amiodarone = doses(a.StepsOf(physio.StepAdrenaline), ago), doses(a.StepsOf(physio.StepAmiodarone), ago)
+	switch {
+	case a.ROSC >= 0:
+		f.Pulse = "present"
+	case a.Stopped >= 0:
+		f.Pulse = "resuscitation stopped"
+	}
+	return f
+}
+
+// doses says how many of a drug were given and how long ago the last: "" for none.
+func doses(steps []physio.ArrestStep, ago func(int64) string) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d given, the last %s ago", len(steps), ago(steps[len(steps)-1].T))
 }

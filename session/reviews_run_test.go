@@ -30,6 +30,10 @@ func TestRunEveryReviewPath(t *testing.T) {
 		}
 		for _, p := range paths {
 			t.Run(s.ID+"/"+p.Name, func(t *testing.T) {
+				if s.Arrest != nil && slices.ContainsFunc(p.Rows, func(r physio.ReviewRow) bool { return r.State == s.Arrest.ROSC }) {
+					t.Skip("a return of circulation is drawn from the patient's seed, which ward derives from the shift's; " +
+						"TestArrestRunPaths plays the arrests in ward run under a seed of its own")
+				}
 				r := newRig(t)
 				r.turn("/admit patient_1 " + s.ID)
 				clock := 0.0

@@ -142,7 +142,7 @@ func Resume(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, records.ErrNoSession
+		return nil, records.ErrNoShift
 	}
 	who := cfg.Store.Person()
 	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}

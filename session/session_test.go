@@ -377,3 +377,15 @@ func TestResumeDecodesOnlyWhatTheScreenShows(t *testing.T) {
 		t.Errorf("time passed with %v still asleep", r.s.sim.asleep)
 	}
 }
+
+func TestIsClearRequest(t *testing.T) {
+	for text, want := range map[string]bool{
+		"/clear": true, "/CLEAR": true, "clear": true, "Clear patient context": true, "clear context": true,
+		"reset all patients": true, "clear the patient's airway": false, "/clearly": false, "/help": false,
+		"how are you?": false, "": false,
+	} {
+		if got := IsClearRequest(text); got != want {
+			t.Errorf("IsClearRequest(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func (s *Setup) Open(ctx context.Context) (sess *Session, resumed bool, err erro
 	}
 	if !s.flags.Fresh && s.flags.Shift == "" {
 		sess, err := Resume(cfg)
-		if !errors.Is(err, records.ErrNoSession) {
+		if !errors.Is(err, records.ErrNoShift) {
 			return sess, err == nil, err
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
-	"github.com/ward-sim/ward/session/records"
 )
 
 // traineeRig is a rig whose store acts for trainee.
@@ -133,83 +132,6 @@ func (r *rig) playAsthma(careless bool, slow ...bool) {
 	r.turn("prednisolone 40 mg PO") // a drug that can wait for the allergy history
 	r.turn("/wait 2m")
 	r.turn("/vitals")
-}
-
-func TestProgressOverSeveralShifts(t *testing.T) {
-	r := traineeRig(t, "alice")
-	r.playAsthma(true)
-	r.newShift()
-	r.playAsthma(false, true)
-	r.newShift() // a shift with no patient is not one played
-	bob := *r
-	if err := r.store.SignIn(persist.Person{Trainee: "bob"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	bob.newShift()
-	bob.playAsthma(true)
-	if err := r.store.SignIn(persist.Person{Trainee: "alice"}, nil); err != nil {
-		t.Fatal(err)
-	}
-
-	p, err := records.ReadProgress(r.store, r.s.cfg.Scenarios)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Trainee != "alice" || len(p.Shifts) != 2 {
-		t.Fatalf("alice's progress: %s with %d shifts, want 2 (bob's and the empty one left out)", p.Trainee, len(p.Shifts))
-	}
-	first, second := p.Shifts[0], p.Shifts[1]
-	if !first.Started.Before(second.Started) {
-		t.Error("shifts are not oldest first")
-	}
-	if second.ScorePercent() <= first.ScorePercent() {
-		t.Errorf("asking about allergies first did not raise the score: %d%% then %d%%", first.ScorePercent(), second.ScorePercent())
-	}
-	if met, total := first.CriticalActions(); total == 0 || met == 0 {
-		t.Errorf("critical actions %d/%d, want some met", met, total)
-	}
-	if at, ok := first.ToCritical(); !ok || at != 0 {
-		t.Errorf("time to a critical action = %v, %v; want 0 (vitals and oxygen at once)", at, ok)
-	}
-	if at, ok := second.ToCritical(); !ok || at < 60 {
-		t.Errorf("time to a critical action after a minute's wait = %v, %v; want at least 60 s", at, ok)
-	}
-	var table strings.Builder
-	if err := p.Table(&table); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Progress of alice: 2 shift(s), 2 patient(s)", "to critical  scenarios", "Score, 0–100%", "asthma-exacerbation\n",
-		"Mean time to a critical action", "\n  2  ████████████████████████████████████████ 01:"} {
-		if !strings.Contains(table.String(), want) {
-			t.Errorf("the table lacks %q:\n%s", want, table.String())
-		}
-	}
-	if got := saidText(r.turn("/progress")); !strings.Contains(got, "Progress of alice: 2 shift(s)") {
-		t.Errorf("/progress said:\n%s", got)
-	}
-
-	// The instructor's class report has both trainees, one CSV row per shift played.
-	if err := r.store.SignIn(persist.Person{Instructor: true}, nil); err != nil {
-		t.Fatal(err)
-	}
-	report, err := records.ReadClassReport(r.store, r.s.cfg.Scenarios)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := report.Markdown()
-	for _, want := range []string{"| alice | 2 | 2 |", "| bob | 1 | 1 |", "## alice", "## bob", "| asthma-exacerbation |\n"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("the class report lacks %q:\n%s", want, md)
-		}
-	}
-	var csv strings.Builder
-	if err := report.CSV(&csv); err != nil {
-		t.Fatal(err)
-	}
-	if rows := strings.Split(strings.TrimSpace(csv.String()), "\n"); len(rows) != 4 || !strings.HasPrefix(rows[1], "alice,") || !strings.HasPrefix(rows[3], "bob,") ||
-		!strings.HasSuffix(rows[3], ",asthma-exacerbation,0,0") {
-		t.Errorf("CSV rows:\n%s", csv.String())
-	}
 }
 
 // The Preceptor names what came back across the trainee's earlier shifts, and only then.

@@ -1,11 +1,12 @@
 package session
 
 import (
-	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
@@ -32,6 +33,7 @@ type PatientView struct {
 	Readings       []physio.Reading // measured vitals, oldest first
 	Found          []string         // the newest glucose, ECG and pupils result of each kind taken
 	Monitored      bool
+	Trace          physio.Trace // what the monitor draws now
 }
 
 // PatientSummary is one roster row's facts: the registry's, so drawing the roster wakes no
@@ -71,6 +73,7 @@ func (s *Session) ActivePatient() (v PatientView, ok bool) {
 		v.Bed = bed
 	}
 	v.Readings, v.Found, v.Monitored, v.AllergiesAsked = e.Readings(), latestResults(e.Results()), e.Monitored(), e.AllergiesAsked()
+	v.Trace = e.Trace()
 	if mem := s.sim.memory(id); mem != nil {
 		for _, it := range mem.Items(memory.PatientDisclosures) {
 			if it.Topic == memory.TopicAllergies {
@@ -100,30 +103,6 @@ func (s *Session) Recent(patientID string, n int) (msgs []memory.Message, more b
 		return err
 	})
 	return msgs, more, err
-}
-
-// Retry answers the last thing the trainee said to the active conversation again, without
-// storing it twice: the path for a failed, stalled or empty answer.
-func (s *Session) Retry(ctx context.Context, emit func(Event)) {
-	s.begin(llm.TraceInput{Op: llm.InputRetry}, emit)
-	i := lastUserMessage(s.history)
-	if i < 0 {
-		emit(ErrorEvent{Code: "NOTHING_TO_RETRY", Message: "nothing to retry yet"})
-		return
-	}
-	t := newTurn(s.history[i].Content, emit)
-	defer s.endTurn(t)
-	defer s.observeCalls(t)()
-	s.respond(ctx, t, settled{prior: slices.Delete(slices.Clone(s.history), i, i+1), retry: true})
-}
-
-func lastUserMessage(h []memory.Message) int {
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role == memory.RoleUser {
-			return i
-		}
-	}
-	return -1
 }
 
 // Restore makes the registry's active patient active in memory now, as the first turn after a
@@ -185,3 +164,75 @@ func conversationName(patientID string) string {
 // without a body. Tools that judge the truth read it (the evals); a screen reads ActivePatient,
 // whose numbers are the measured ones.
 func (s *Session) Engine(patientID string) (*physio.Engine, error) { return s.sim.engine(patientID) }
+
+// What the engine knows and the trainee must find out — the case, its states, the true vitals
+// and what the patient has not yet said — shows only in the instructor's (or a developer's)
+// view: Config.Instructor. In a trainee's view the inspector, /inspect and the decision event
+// show it masked, with a note that it is. (The decision's and the route's reasoning, a model's
+// words, are masked as they are made.)
+
+const maskNote = "[masked in a trainee's view: %s; ward --instructor shows it]"
+
+// masked says in place what a trainee's view leaves out.
+func masked(what string) string { return fmt.Sprintf(maskNote, what) }
+
+// forTrainee is a turn record as a trainee may see it.
+func (s *Session) forTrainee(rec TurnRecord) TurnRecord {
+	if s.cfg.Instructor {
+		return rec
+	}
+	if rec.Engine != "" {
+		rec.Engine = masked("the case, its state and the true vitals")
+	}
+	rec.Calls = slices.Clone(rec.Calls)
+	for i, c := range rec.Calls {
+		rec.Calls[i].Trace = maskTrace(c.Trace, c.Held != "")
+	}
+	return rec
+}
+
+// maskTrace masks what a call's prompt holds of the patient the trainee has not found out (the
+// persona's line), and a reply ward held back.
+func maskTrace(tr llm.TraceRecord, held bool) llm.TraceRecord {
+	tr.Messages = slices.Clone(tr.Messages)
+	for i, m := range tr.Messages {
+		tr.Messages[i].Content = maskPersona(m.Content)
+	}
+	if static, ok := tr.SectionTexts[agents.SectionStatic]; ok {
+		texts := make(map[string]string, len(tr.SectionTexts))
+		for k, v := range tr.SectionTexts {
+			texts[k] = v
+		}
+		texts[agents.SectionStatic] = maskPersona(static)
+		tr.SectionTexts = texts
+	}
+	if held {
+		tr.Reply.Content, tr.Chunks = masked("the reply ward did not show"), nil
+	}
+	return tr
+}
+
+// maskPersona replaces the Patient's persona line, which holds what the patient may not have
+// said yet and how they look at every stage of the case.
+func maskPersona(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if strings.HasPrefix(line, agents.PersonaHeading) {
+			lines[i] = agents.PersonaHeading + masked("what the patient knows and has not said yet, and how they look at each stage")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// maskCase masks in text the words that name the diagnosis of any patient on the roster.
+func (s *Session) maskCase(text string) string {
+	if s.cfg.Instructor {
+		return text
+	}
+	for _, id := range s.roster {
+		if sc, ok := s.cfg.Scenarios.Get(scenarioOf(s.reg.Patients[id].Facts)); ok {
+			text = replaceTerms(text, append(diagnosisTerms(sc), strings.ToLower(sc.ID)), "[masked]")
+		}
+	}
+	return text
+}

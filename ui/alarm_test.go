@@ -12,7 +12,7 @@ import (
 )
 
 // raise puts an alert on a fake patient and counts it as sounded, as the session would.
-func (f *fakeEngine) raise(id string, level live.AlertLevel, text string) {
+func (f *fakeShift) raise(id string, level live.AlertLevel, text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range f.roster {

@@ -58,7 +58,7 @@ func BenchmarkChatView10k(b *testing.B) {
 }
 
 // BenchmarkKeyboardSwitch is one alt+N press to the next View(), through
-// Engine.Switch and Snapshot, with 1,000 messages per patient. Target:
+// Shift.Switch and Snapshot, with 1,000 messages per patient. Target:
 // under 16 ms. "cold" renders the new patient's visible messages with
 // glamour; "warm" has seen them before at this width.
 func BenchmarkKeyboardSwitch(b *testing.B) {

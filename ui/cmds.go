@@ -56,28 +56,28 @@ const (
 	refreshPeriod = time.Second           // the sim clock and vitals move on their own
 )
 
-func fetchSnapshot(e Engine) tea.Cmd {
+func fetchSnapshot(e Shift) tea.Cmd {
 	return func() tea.Msg { return snapshotMsg{state: e.Snapshot()} }
 }
 
-func refreshLater(e Engine) tea.Cmd {
+func refreshLater(e Shift) tea.Cmd {
 	return tea.Tick(refreshPeriod, func(time.Time) tea.Msg {
 		return snapshotMsg{state: e.Snapshot(), periodic: true}
 	})
 }
 
-func submitCmd(ctx context.Context, e Engine, text string) tea.Cmd {
+func submitCmd(ctx context.Context, e Shift, text string) tea.Cmd {
 	return func() tea.Msg { return turnStartedMsg{events: e.Submit(ctx, text)} }
 }
 
-func retryCmd(ctx context.Context, e Engine) tea.Cmd {
+func retryCmd(ctx context.Context, e Shift) tea.Cmd {
 	return func() tea.Msg { return turnStartedMsg{events: e.Retry(ctx)} }
 }
 
 // readStream delivers the next batch of a turn's events: the first event
 // and everything that follows within window. One batch is one re-render,
 // so however fast tokens come, the screen repaints at most once per window.
-func readStream(e Engine, events <-chan live.Update, window time.Duration) tea.Cmd {
+func readStream(e Shift, events <-chan live.Update, window time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		batch, done := collect(events, window)
 		msg := streamMsg{events: batch, done: done}
@@ -119,14 +119,14 @@ func changesSession(batch []live.Update) bool {
 	return false
 }
 
-func switchCmd(ctx context.Context, e Engine, id string) tea.Cmd {
+func switchCmd(ctx context.Context, e Shift, id string) tea.Cmd {
 	return func() tea.Msg {
 		err := e.Switch(ctx, id)
 		return switchedMsg{state: e.Snapshot(), err: err}
 	}
 }
 
-func loadOlderCmd(ctx context.Context, e Engine) tea.Cmd {
+func loadOlderCmd(ctx context.Context, e Shift) tea.Cmd {
 	return func() tea.Msg {
 		if err := e.LoadOlder(ctx); err != nil {
 			return noticeMsg{text: "could not load older messages: " + err.Error(), level: noticeError}
@@ -136,7 +136,7 @@ func loadOlderCmd(ctx context.Context, e Engine) tea.Cmd {
 }
 
 // startCmd starts the shift, then asks themeOf (when set) for the started trainee's theme.
-func startCmd(ctx context.Context, e Engine, shift, trainee string, themeOf func() (themes.Theme, error)) tea.Cmd {
+func startCmd(ctx context.Context, e Shift, shift, trainee string, themeOf func() (themes.Theme, error)) tea.Cmd {
 	return func() tea.Msg {
 		msg := startedMsg{err: e.Start(ctx, shift, trainee)}
 		if msg.err == nil && themeOf != nil {
@@ -169,7 +169,7 @@ func copied(w io.Writer, what, text string) noticeMsg {
 }
 
 // copyChatCmd copies the whole active conversation, older pages included, as markdown.
-func copyChatCmd(ctx context.Context, e Engine, w io.Writer) tea.Cmd {
+func copyChatCmd(ctx context.Context, e Shift, w io.Writer) tea.Cmd {
 	return func() tea.Msg {
 		c, err := e.Transcript(ctx)
 		if err != nil {
@@ -182,7 +182,7 @@ func copyChatCmd(ctx context.Context, e Engine, w io.Writer) tea.Cmd {
 // exportCmd writes the whole active conversation as markdown to the file arg names, or to a
 // file named after the patient and the time in dir; a file that exists is replaced only when arg
 // ends in --force.
-func exportCmd(ctx context.Context, e Engine, dir, arg string) tea.Cmd {
+func exportCmd(ctx context.Context, e Shift, dir, arg string) tea.Cmd {
 	file, force := strings.TrimSpace(arg), false
 	if rest, ok := strings.CutSuffix(file, "--force"); ok && (rest == "" || strings.HasSuffix(rest, " ")) {
 		file, force = strings.TrimSpace(rest), true
@@ -206,7 +206,7 @@ func exportCmd(ctx context.Context, e Engine, dir, arg string) tea.Cmd {
 	}
 }
 
-func clearPreviewCmd(ctx context.Context, e Engine, text string) tea.Cmd {
+func clearPreviewCmd(ctx context.Context, e Shift, text string) tea.Cmd {
 	return func() tea.Msg {
 		p, err := e.ClearPreview(ctx)
 		return clearPreviewMsg{text: text, preview: p, err: err}

@@ -11,9 +11,9 @@ import (
 	"github.com/ward-sim/ward/themes"
 )
 
-// Shift is a choice in the start dialog.
-type Shift struct {
-	ID      string // what Engine.Start receives
+// ShiftChoice is a choice in the start dialog.
+type ShiftChoice struct {
+	ID      string // what Shift.Start receives
 	Title   string
 	Summary string // e.g. "2 patients"
 }
@@ -180,19 +180,19 @@ func (p *palette) View(width, height int) string {
 type startDialog struct {
 	theme   themes.Theme
 	keys    keyMap
-	shifts  []Shift
+	shifts  []ShiftChoice
 	cursor  int
 	trainee string
 	fixed   bool   // the trainee cannot change here
 	err     string // why the last start failed
 }
 
-func (d *startDialog) choices() []Shift {
-	return append(append([]Shift(nil), d.shifts...), Shift{ID: "", Title: "Empty roster", Summary: "admit patients as you go"})
+func (d *startDialog) choices() []ShiftChoice {
+	return append(append([]ShiftChoice(nil), d.shifts...), ShiftChoice{ID: "", Title: "Empty roster", Summary: "admit patients as you go"})
 }
 
 // Update returns the chosen shift once the user picks one.
-func (d *startDialog) Update(msg tea.KeyMsg) (chosen *Shift) {
+func (d *startDialog) Update(msg tea.KeyMsg) (chosen *ShiftChoice) {
 	switch {
 	case key.Matches(msg, d.keys.Up):
 		d.Move(-1)

@@ -12,10 +12,10 @@ import (
 	"github.com/ward-sim/ward/session/records"
 )
 
-// fakeEngine is a small in-memory ward: a few patients with histories, a
+// fakeShift is a small in-memory ward: a few patients with histories, a
 // clock that only moves when a test says so, and turns whose events a
 // test scripts.
-type fakeEngine struct {
+type fakeShift struct {
 	mu        sync.Mutex
 	active    string
 	roster    []live.RosterEntry
@@ -54,8 +54,8 @@ type fakeEngine struct {
 }
 
 // newFakeWard returns three patients; patient_1 is active.
-func newFakeWard() *fakeEngine {
-	f := &fakeEngine{
+func newFakeWard() *fakeShift {
+	f := &fakeShift{
 		active:    "patient_1",
 		patients:  map[string]live.Patient{},
 		histories: map[string][]live.ChatMessage{},
@@ -104,7 +104,7 @@ func series(name, unit string, values []float64) live.VitalSeries {
 	return s
 }
 
-func (f *fakeEngine) Snapshot() live.ViewState {
+func (f *fakeShift) Snapshot() live.ViewState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return live.ViewState{
@@ -124,7 +124,7 @@ func (f *fakeEngine) Snapshot() live.ViewState {
 }
 
 // alerts are the roster's waiting alerts, the most urgent first, as the session lists them.
-func (f *fakeEngine) alerts() []live.Alert {
+func (f *fakeShift) alerts() []live.Alert {
 	var out []live.Alert
 	for _, e := range f.roster {
 		if e.Alert.Level != live.AlertNone {
@@ -135,7 +135,7 @@ func (f *fakeEngine) alerts() []live.Alert {
 	return out
 }
 
-func (f *fakeEngine) Switch(_ context.Context, id string) error {
+func (f *fakeShift) Switch(_ context.Context, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.patients[id]; !ok {
@@ -147,7 +147,7 @@ func (f *fakeEngine) Switch(_ context.Context, id string) error {
 }
 
 // chat is the active history as paged: the newest f.shown messages when paging is on.
-func (f *fakeEngine) chat() []live.ChatMessage {
+func (f *fakeShift) chat() []live.ChatMessage {
 	h := f.histories[f.active]
 	if f.page == 0 {
 		return h
@@ -155,14 +155,14 @@ func (f *fakeEngine) chat() []live.ChatMessage {
 	return h[max(len(h)-max(f.shown, f.page), 0):]
 }
 
-func (f *fakeEngine) LoadOlder(context.Context) error {
+func (f *fakeShift) LoadOlder(context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.shown = max(f.shown, f.page) + f.page
 	return nil
 }
 
-func (f *fakeEngine) ClearPreview(context.Context) (live.ClearPreview, error) {
+func (f *fakeShift) ClearPreview(context.Context) (live.ClearPreview, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := live.ClearPreview{Patients: len(f.roster), Archive: f.archives + 1}
@@ -173,7 +173,7 @@ func (f *fakeEngine) ClearPreview(context.Context) (live.ClearPreview, error) {
 }
 
 // Transcript is the active history with a fixed time per message, as the session's would be.
-func (f *fakeEngine) Transcript(context.Context) (records.Conversation, error) {
+func (f *fakeShift) Transcript(context.Context) (records.Conversation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c := records.Conversation{PatientID: f.active, Name: f.patients[f.active].Name}
@@ -189,14 +189,14 @@ func (f *fakeEngine) Transcript(context.Context) (records.Conversation, error) {
 	return c, nil
 }
 
-func (f *fakeEngine) Start(_ context.Context, shift, trainee string) error {
+func (f *fakeShift) Start(_ context.Context, shift, trainee string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.started = append(f.started, shift+" for "+trainee)
 	return nil
 }
 
-func (f *fakeEngine) Trace(back int) (live.TurnTrace, bool) {
+func (f *fakeShift) Trace(back int) (live.TurnTrace, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if back < 0 || back >= len(f.traces) {
@@ -205,14 +205,14 @@ func (f *fakeEngine) Trace(back int) (live.TurnTrace, bool) {
 	return f.traces[len(f.traces)-1-back], true
 }
 
-func (f *fakeEngine) Submit(ctx context.Context, text string) <-chan live.Update {
+func (f *fakeShift) Submit(ctx context.Context, text string) <-chan live.Update {
 	f.mu.Lock()
 	f.submitted = append(f.submitted, text)
 	f.mu.Unlock()
 	return f.turn(ctx, text)
 }
 
-func (f *fakeEngine) Retry(ctx context.Context) <-chan live.Update {
+func (f *fakeShift) Retry(ctx context.Context) <-chan live.Update {
 	f.mu.Lock()
 	f.retries++
 	f.mu.Unlock()
@@ -221,7 +221,7 @@ func (f *fakeEngine) Retry(ctx context.Context) <-chan live.Update {
 
 // turn stores the user's text, streams the reply word by word and stores
 // it, stopping early when ctx is cancelled.
-func (f *fakeEngine) turn(ctx context.Context, text string) <-chan live.Update {
+func (f *fakeShift) turn(ctx context.Context, text string) <-chan live.Update {
 	events := make(chan live.Update)
 	go func() {
 		defer close(events)
@@ -276,7 +276,7 @@ func (f *fakeEngine) turn(ctx context.Context, text string) <-chan live.Update {
 	return events
 }
 
-func (f *fakeEngine) appendLocked(msg live.ChatMessage) {
+func (f *fakeShift) appendLocked(msg live.ChatMessage) {
 	// A new slice each time, as the UI may still hold the old one.
 	h := f.histories[f.active]
 	f.histories[f.active] = append(h[:len(h):len(h)], msg)
@@ -305,7 +305,7 @@ func tokens(text string) []string {
 	return out
 }
 
-func (f *fakeEngine) recorded() (decisions, submitted []string) {
+func (f *fakeShift) recorded() (decisions, submitted []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.decisions...), append([]string(nil), f.submitted...)

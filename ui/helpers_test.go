@@ -19,12 +19,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func newTestModel(t testing.TB, f *fakeEngine, width, height int) *Model {
+func newTestModel(t testing.TB, f *fakeShift, width, height int) *Model {
 	t.Helper()
 	return newThemedModel(t, f, "dark", width, height)
 }
 
-func newThemedModel(t testing.TB, f *fakeEngine, theme string, width, height int) *Model {
+func newThemedModel(t testing.TB, f *fakeShift, theme string, width, height int) *Model {
 	t.Helper()
 	th, err := themes.New(theme, false)
 	if err != nil {

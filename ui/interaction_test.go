@@ -66,7 +66,7 @@ func osc52Payload(t *testing.T, written string) string {
 }
 
 // rosterOf is a ward of n patients, patient_1 active.
-func rosterOf(n int) *fakeEngine {
+func rosterOf(n int) *fakeShift {
 	f := newFakeWard()
 	for i := 4; i <= n; i++ {
 		id := fmt.Sprintf("patient_%d", i)
@@ -435,7 +435,7 @@ func TestPaletteWrapsLongSummaries(t *testing.T) {
 
 func TestStartDialogIsOpaqueAndShowsWholeTitles(t *testing.T) {
 	title := "Multi-casualty incident: minibus rollover on the ring road"
-	m := New(newFakeWard(), Options{StartShifts: []Shift{{ID: "mc", Title: title, Summary: "8 patients"}}})
+	m := New(newFakeWard(), Options{StartShifts: []ShiftChoice{{ID: "mc", Title: title, Summary: "8 patients"}}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(snapshotMsg{state: newFakeWard().Snapshot()})
 	out := screen(m)

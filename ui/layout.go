@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -23,6 +24,7 @@ type layout struct {
 	bodyHeight   int
 	rosterHeight int
 	vitalsHeight int
+	ecgHeight    int // the monitor's strip, under the vitals
 	chatHeight   int
 	inputHeight  int
 	statusHeight int
@@ -64,10 +66,14 @@ func (m *Model) relayout() {
 	m.header.Render(m.state)
 	m.status.SetSize(m.width)
 	m.lay = computeLayout(m.width, m.height, m.header.Height(), m.status.Height(m.notice, m.hints()))
+	m.lay.ecgHeight = ecgRows(m.lay.chatHeight, m.state.ECG != nil)
+	m.lay.chatHeight = max(m.lay.chatHeight-m.lay.ecgHeight, 1)
 	l := m.lay
 	m.roster.SetSize(m.rosterWidth(), l.rosterHeight, l.collapsed)
 	m.vitals.SetSize(l.mainWidth, l.vitalsHeight)
 	m.vitals.Render(m.state)
+	m.ecg.SetSize(l.mainWidth, l.ecgHeight)
+	m.ecg.Render(m.state.ECG, m.state.Clock)
 	m.chat.SetSize(l.mainWidth, l.chatHeight)
 	m.input.SetSize(m.width, l.inputHeight)
 	m.inspector.SetSize(m.width-4, m.dialogHeight()+1) // its box is one line shorter than its size
@@ -117,7 +123,11 @@ func (m *Model) frame() string {
 func (m *Model) dialogHeight() int { return m.height - m.header.Height() - m.lay.statusHeight }
 
 func (m *Model) bodyView() string {
-	main := strings.Join([]string{m.vitals.View(), m.chatRule(), m.chat.View()}, "\n")
+	parts := []string{m.vitals.View(), m.chatRule(), m.chat.View()}
+	if strip := m.ecg.View(); strip != "" {
+		parts = slices.Insert(parts, 1, strip)
+	}
+	main := strings.Join(parts, "\n")
 	if m.lay.collapsed {
 		return m.roster.View() + "\n" + main
 	}

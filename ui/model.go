@@ -19,8 +19,8 @@ import (
 // Options configure the UI. main fills them from flags and from session.
 type Options struct {
 	Theme       themes.Theme
-	StartShifts []Shift // when not nil, open with the start dialog offering these
-	Trainee     string  // whose shift the start dialog starts
+	StartShifts []ShiftChoice // when not nil, open with the start dialog offering these
+	Trainee     string        // whose shift the start dialog starts
 	// TraineeFixed: the start dialog may not change the trainee (their passphrase opened ward).
 	TraineeFixed bool
 	SaveDir      string    // where the inspector saves prompts; "" is the working directory
@@ -66,11 +66,11 @@ type turn struct {
 // Model is the one Bubble Tea model. It owns all state; the panes are
 // plain structs it sizes, feeds and draws.
 type Model struct {
-	engine Engine
-	opts   Options
-	theme  themes.Theme
-	keys   keyMap
-	ctx    context.Context
+	shift Shift
+	opts  Options
+	theme themes.Theme
+	keys  keyMap
+	ctx   context.Context
 
 	width, height int
 	lay           layout
@@ -79,6 +79,8 @@ type Model struct {
 	header    headerPane
 	roster    rosterPane
 	vitals    vitalsPane
+	ecg       ecgPane
+	sweep     sweep // the strip's motion between snapshots
 	chat      chatPane
 	input     inputPane
 	status    statusPane
@@ -112,6 +114,7 @@ type Model struct {
 func (m *Model) buildPanes(t themes.Theme) {
 	m.theme = t
 	m.header, m.roster, m.vitals = headerPane{theme: t}, rosterPane{theme: t}, vitalsPane{theme: t}
+	m.ecg = ecgPane{theme: t}
 	m.chat, m.input, m.status = newChatPane(t), newInputPane(t), newStatusPane(t)
 	m.palette = palette{theme: t, keys: m.keys, commands: session.Commands()}
 	m.inspector = inspector{theme: t, keys: m.keys}
@@ -130,7 +133,7 @@ func (m *Model) retheme(t themes.Theme) {
 
 // New builds the model. It does not touch the engine: the first snapshot
 // arrives through Init's Cmd.
-func New(engine Engine, opts Options) *Model {
+func New(shift Shift, opts Options) *Model {
 	t := opts.Theme
 	if t.Name == "" {
 		t, _ = themes.New("", false)
@@ -138,7 +141,7 @@ func New(engine Engine, opts Options) *Model {
 	if opts.Clipboard == nil {
 		opts.Clipboard = os.Stderr
 	}
-	m := &Model{engine: engine, opts: opts, keys: newKeyMap(), ctx: context.Background(), now: time.Now}
+	m := &Model{shift: shift, opts: opts, keys: newKeyMap(), ctx: context.Background(), now: time.Now}
 	m.buildPanes(t)
 	if opts.StartShifts != nil {
 		m.overlay = overlayStart
@@ -152,7 +155,7 @@ func New(engine Engine, opts Options) *Model {
 }
 
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(fetchSnapshot(m.engine), refreshLater(m.engine))
+	return tea.Batch(fetchSnapshot(m.shift), refreshLater(m.shift))
 }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -164,6 +167,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.ring {
 		m.ring = false
 		cmd = tea.Batch(cmd, bellCmd(m.opts.Bell))
+	}
+	if m.state.ECG != nil && !m.sweep.running {
+		m.sweep.running = true
+		cmd = tea.Batch(cmd, sweepLater())
 	}
 	return m, cmd
 }
@@ -181,12 +188,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case snapshotMsg:
 		m.applyState(msg.state)
 		if msg.periodic {
-			return refreshLater(m.engine)
+			return refreshLater(m.shift)
 		}
 		return nil
 	case turnStartedMsg:
 		m.turn.events = msg.events
-		return readStream(m.engine, msg.events, streamWindow)
+		return readStream(m.shift, msg.events, streamWindow)
 	case streamMsg:
 		return m.handleStream(msg)
 	case switchedMsg:
@@ -218,6 +225,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case noticeMsg:
 		m.notice = notice(msg)
 		return nil
+	case sweepMsg:
+		return m.sweepStrip()
 	}
 	return nil
 }
@@ -228,6 +237,7 @@ func (m *Model) applyState(s live.ViewState) {
 	m.ring = m.ring || s.Sounded > m.sounded
 	m.sounded = max(m.sounded, s.Sounded)
 	m.state = s
+	m.sweep.offset = 0
 	m.roster.SetState(s)
 	m.chat.hint = firstScreenHint(s)
 	m.chat.SetHistory(s.Chat, newPatient)
@@ -266,7 +276,7 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 	}
 	m.chat.dropFinishedLive()
 	if !msg.done {
-		return readStream(m.engine, m.turn.events, streamWindow)
+		return readStream(m.shift, m.turn.events, streamWindow)
 	}
 	m.chat.EndTurn()
 	if m.turn.cancelled && !m.lastErr {
@@ -308,8 +318,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch m.overlay {
 	case overlayStart:
-		if shift := m.start.Update(msg); shift != nil {
-			return startCmd(m.ctx, m.engine, shift.ID, m.start.trainee, m.opts.StartedTheme)
+		if chosen := m.start.Update(msg); chosen != nil {
+			return startCmd(m.ctx, m.shift, chosen.ID, m.start.trainee, m.opts.StartedTheme)
 		}
 		return nil
 	case overlayHelp:
@@ -417,7 +427,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.searching = true
 		m.chat.SetQuery("")
 	case key.Matches(msg, k.CopyChat):
-		return copyChatCmd(m.ctx, m.engine, m.opts.Clipboard), true
+		return copyChatCmd(m.ctx, m.shift, m.opts.Clipboard), true
 	case key.Matches(msg, k.Patient):
 		n := int(msg.Runes[0] - '0')
 		return m.switchTo(m.roster.NthByID(n), fmt.Sprintf("there is no patient %d on the roster", n), msg.String()), true
@@ -476,21 +486,4 @@ func (m *Model) alarmPatient() string {
 		return m.state.Alerts[0].PatientID
 	}
 	return ""
-}
-
-func (m *Model) setFocus(f focusArea) {
-	if f == m.focus {
-		return
-	}
-	m.focus = f
-	m.roster.SetFocused(f == focusRoster)
-	m.chat.showSel = f == focusChat
-	if f == focusChat {
-		m.chat.SelectVisible()
-	}
-	if f == focusInput {
-		m.input.Focus()
-	} else {
-		m.input.Blur()
-	}
 }

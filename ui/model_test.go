@@ -267,7 +267,7 @@ func TestStreamingWhileScrolledUpShowsMarker(t *testing.T) {
 // gatedTurn shows f, whose turns hold after storing the user's text until
 // the test ends them, and sends text. It returns the command reading the
 // turn's first events, without running it, so the test controls the stream.
-func gatedTurn(t *testing.T, f *fakeEngine, text string) (*Model, tea.Cmd) {
+func gatedTurn(t *testing.T, f *fakeShift, text string) (*Model, tea.Cmd) {
 	t.Helper()
 	f.gate = make(chan struct{})
 	m := newTestModel(t, f, 120, 40)
@@ -454,7 +454,7 @@ func TestQuestionMarkHelp(t *testing.T) {
 
 func TestStartDialog(t *testing.T) {
 	f := newFakeWard()
-	m := New(f, Options{StartShifts: []Shift{
+	m := New(f, Options{StartShifts: []ShiftChoice{
 		{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"},
 		{ID: "busy-ed", Title: "Busy ED", Summary: "4 patients"},
 	}})
@@ -474,7 +474,7 @@ func TestStartDialog(t *testing.T) {
 // The start dialog names the trainee: the login name by default, changed by typing, fixed when
 // the trainee's passphrase opened an encrypted database.
 func TestStartDialogNamesTheTrainee(t *testing.T) {
-	shifts := []Shift{{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"}}
+	shifts := []ShiftChoice{{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"}}
 	f := newFakeWard()
 	m := New(f, Options{StartShifts: shifts, Trainee: "sam"})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -640,7 +640,7 @@ func TestChatShowsSourcesUnderAMessage(t *testing.T) {
 // A trainee started from the dialog gets the theme they prefer; one that cannot be made keeps
 // the theme ward opened with, and says so, with the shift started.
 func TestStartDialogTakesTheStartedTraineesTheme(t *testing.T) {
-	shifts := []Shift{{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"}}
+	shifts := []ShiftChoice{{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"}}
 	dark, _ := themes.New("dark", false)
 	light, _ := themes.New("light", false)
 	for _, tc := range []struct {

@@ -17,7 +17,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.SelectMessage) && upward(msg):
 		if m.chat.selected <= 0 && m.state.ChatMore {
-			return loadOlderCmd(m.ctx, m.engine) // the selection stays on its message as they arrive
+			return loadOlderCmd(m.ctx, m.shift) // the selection stays on its message as they arrive
 		}
 		m.chat.Select(m.chat.selected - 1)
 	case key.Matches(msg, k.SelectMessage):
@@ -41,7 +41,7 @@ func (m *Model) olderAtTop() tea.Cmd {
 	if !m.state.ChatMore || !m.chat.AtTop() {
 		return nil
 	}
-	return loadOlderCmd(m.ctx, m.engine)
+	return loadOlderCmd(m.ctx, m.shift)
 }
 
 func (m *Model) rosterKey(msg tea.KeyMsg) tea.Cmd {
@@ -89,7 +89,7 @@ func (m *Model) searchKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 func (m *Model) previousMatch() tea.Cmd {
 	if m.chat.AtFirstMatch() && m.state.ChatMore {
 		m.notice = notice{text: "loading older messages — ↑ again searches them"}
-		return loadOlderCmd(m.ctx, m.engine)
+		return loadOlderCmd(m.ctx, m.shift)
 	}
 	if m.chat.NextMatch(-1) {
 		m.notice = notice{text: "search went round to the newest match"}
@@ -139,11 +139,29 @@ func (m *Model) openInspector() tea.Cmd {
 
 func (m *Model) loadTrace(back int) tea.Cmd {
 	m.inspector.Loading(back)
-	return traceCmd(m.engine, back)
+	return traceCmd(m.shift, back)
 }
 
 // scrollHelp moves the help overlay delta lines, within what it has to show.
 func (m *Model) scrollHelp(delta int) {
 	_, most := helpView(m.theme, m.keys, m.width-4, m.dialogHeight(), 0)
 	m.helpOffset = min(max(m.helpOffset+delta, 0), most)
+}
+
+// setFocus moves the keyboard to pane f: the roster shows it is focused, the chat its selection.
+func (m *Model) setFocus(f focusArea) {
+	if f == m.focus {
+		return
+	}
+	m.focus = f
+	m.roster.SetFocused(f == focusRoster)
+	m.chat.showSel = f == focusChat
+	if f == focusChat {
+		m.chat.SelectVisible()
+	}
+	if f == focusInput {
+		m.input.Focus()
+	} else {
+		m.input.Blur()
+	}
 }

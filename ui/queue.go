@@ -81,16 +81,16 @@ func (m *Model) run(r request) tea.Cmd {
 	line := r.line
 	if !r.confirmed && session.IsClearRequest(line) {
 		m.counting = true
-		return clearPreviewCmd(m.ctx, m.engine, line)
+		return clearPreviewCmd(m.ctx, m.shift, line)
 	}
 	name, arg, _ := strings.Cut(line, " ")
 	switch name { // the commands the screen answers itself (session.Command.Screen)
 	case session.CmdInspect:
 		return tea.Batch(m.openInspector(), m.next())
 	case session.CmdExport:
-		return tea.Batch(exportCmd(m.ctx, m.engine, m.opts.SaveDir, strings.TrimSpace(arg)), m.next())
+		return tea.Batch(exportCmd(m.ctx, m.shift, m.opts.SaveDir, strings.TrimSpace(arg)), m.next())
 	}
-	return m.startTurn(func(ctx context.Context) tea.Cmd { return submitCmd(ctx, m.engine, line) })
+	return m.startTurn(func(ctx context.Context) tea.Cmd { return submitCmd(ctx, m.shift, line) })
 }
 
 // hold stops the lines queued after one that did not go as typed (its turn failed, or the
@@ -204,7 +204,7 @@ func (m *Model) switchNow(id string) tea.Cmd {
 		return m.next()
 	}
 	m.switching = true
-	return switchCmd(m.ctx, m.engine, id)
+	return switchCmd(m.ctx, m.shift, id)
 }
 
 // acknowledge acknowledges the alerts waiting on the active patient, as /ack does.
@@ -222,7 +222,7 @@ func (m *Model) retry() tea.Cmd {
 		return nil
 	}
 	m.chat.End()
-	return m.startTurn(func(ctx context.Context) tea.Cmd { return retryCmd(ctx, m.engine) })
+	return m.startTurn(func(ctx context.Context) tea.Cmd { return retryCmd(ctx, m.shift) })
 }
 
 func (m *Model) startTurn(run func(context.Context) tea.Cmd) tea.Cmd {

@@ -9,7 +9,7 @@ import (
 )
 
 // userLines is what the trainee said in a patient's conversation, oldest first.
-func userLines(f *fakeEngine, patient string) []string {
+func userLines(f *fakeShift, patient string) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string

@@ -10,11 +10,11 @@ import (
 
 // Run shows the UI on the terminal until the user quits or ctx ends. A
 // generation still running when it returns is cancelled.
-func Run(ctx context.Context, engine Engine, opts Options) error {
+func Run(ctx context.Context, shift Shift, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	themes.Use(opts.Theme) // before any style renders: never query the terminal's background
-	m := New(engine, opts)
+	m := New(shift, opts)
 	m.ctx = ctx
 	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

@@ -50,7 +50,7 @@ func TestEveryRenderedPathIsSanitised(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		m := newTestModel(t, f, size[0], size[1])
 		m.palette.commands = []session.Command{{Name: "/x" + evil, Args: evil, Help: evil}}
-		m.start.shifts = []Shift{{ID: "s", Title: evil, Summary: evil}}
+		m.start.shifts = []ShiftChoice{{ID: "s", Title: evil, Summary: evil}}
 
 		assertOnlyOwnSequences(t, "main screen", m.View())
 		// A stream that splits a sequence across deltas.

@@ -13,7 +13,7 @@ import (
 )
 
 // Traces is what the inspector reads: turns counted back from the latest. A running session
-// (Engine) and a recorded trace (live.Recorded) both have them.
+// (Shift) and a recorded trace (live.Recorded) both have them.
 type Traces interface {
 	Trace(back int) (trace live.TurnTrace, ok bool)
 }

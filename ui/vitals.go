@@ -69,7 +69,7 @@ func (v *vitalsPane) cell(s live.VitalSeries, points []live.VitalPoint, cellWidt
 		unit = t.Muted.Render(" " + themes.Printable(s.Unit))
 	}
 	last := points[len(points)-1].Value
-	label := name + t.Text.Bold(true).Render(formatValue(last)) + unit + " " + directionArrow(t, points)
+	label := name + t.Text.Bold(true).Render(vitalValue(last)) + unit + " " + directionArrow(t, points)
 	if v.height >= 2 {
 		return fit(label, cellWidth-1) + " ", fit(spark(t, points, cellWidth-2), cellWidth)
 	}
@@ -93,6 +93,15 @@ func formatValue(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// vitalValue is a vital as the monitor shows it: a zero is no pulse, no pressure or no saturation
+// trace (a cardiac arrest), which a monitor shows as dashes.
+func vitalValue(v float64) string {
+	if v == 0 {
+		return "---"
+	}
+	return formatValue(v)
 }
 
 // directionArrow compares the last two observations; changes under 2% are

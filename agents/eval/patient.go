@@ -50,7 +50,7 @@ func judgePatient(t PlayedTurn, said []string) string {
 	if len(said) == 0 {
 		return "the Patient did not answer"
 	}
-	allowed := givenNumbers(t.Calls)
+	allowed := givenNumbers(t.Calls, agents.AgentPatient)
 	var reasons []string
 	for _, reply := range said {
 		reasons = append(reasons, inCharacter(reply)...)
@@ -78,10 +78,10 @@ func inCharacter(reply string) []string {
 
 var number = regexp.MustCompile(`\d+(?:\.\d+)?`)
 
-// givenNumbers are the numbers the Patient could have taken from somewhere: the facts lines the
-// engine wrote into the prompt, the engine's tool results, and the conversation (what the
-// trainee said, and what was said before).
-func givenNumbers(calls []llm.TraceRecord) map[string]bool {
+// givenNumbers are the numbers an agent (any agent, for "") could have taken from somewhere: the
+// facts lines the engine wrote into its prompt, the engine's tool results, and the conversation
+// (what the trainee said, and what was said before).
+func givenNumbers(calls []llm.TraceRecord, agent string) map[string]bool {
 	allowed := map[string]bool{}
 	add := func(text string) {
 		for _, n := range number.FindAllString(text, -1) {
@@ -89,7 +89,7 @@ func givenNumbers(calls []llm.TraceRecord) map[string]bool {
 		}
 	}
 	for _, c := range calls {
-		if c.Agent != agents.AgentPatient {
+		if agent != "" && c.Agent != agent {
 			continue
 		}
 		for _, m := range c.Messages {

@@ -30,6 +30,10 @@ type PlayedTurn struct {
 	Calls []llm.TraceRecord
 	GCS   int
 	AVPU  string // A, C, V, P or U
+	// Pulse is whether the heart had output after the line; Done the actions the engine took
+	// for it, by kind, and the drugs given ("shock", "epinephrine").
+	Pulse bool
+	Done  []string
 }
 
 // CriticalError is one critical error on the engine's record.

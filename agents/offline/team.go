@@ -97,6 +97,9 @@ func monitor(given *[]agents.Reading) string {
 	}
 	last := readings[len(readings)-1]
 	line, missing := readout(last)
+	if last.NoOutput { // an arrest: the zeros are findings
+		line, missing = "no pulse, no recordable blood pressure, no SpO2 trace, "+breathing(last.RR)+line, nil
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured at %s: %s.", memory.Clock(last.T), line)
 	if len(missing) > 0 {
@@ -311,4 +314,13 @@ func earlierShifts(recurring []string) string {
 	}
 	return "\n\nAcross your earlier shifts, the same again:\n- " + strings.Join(recurring, "\n- ") +
 		"\nThat is a pattern now, not a slip: make it the first thing you change."
+}
+
+// breathing is what a patient in cardiac arrest is doing for breath: gasping or ventilated (a
+// rate), or nothing; readout names the rate itself when there is one.
+func breathing(rr float64) string {
+	if rr == 0 {
+		return "not breathing, "
+	}
+	return ""
 }

@@ -158,6 +158,11 @@ func reachable(s *sc.Scenario) reached {
 	g := reached{s.InitialState: true}
 	for grew := true; grew; {
 		grew = false
+		if a := s.Arrest; a != nil && a.CanSurvive() && !g[a.ROSC] && slices.ContainsFunc(s.StateNames(), func(n string) bool {
+			return g[n] && s.States[n].RhythmKind().Arrest()
+		}) {
+			g[a.ROSC], grew = true, true // the engine's return of circulation, drawn at a shock or a check
+		}
 		for _, t := range s.Transitions {
 			if g[t.To] || impossible(t) != "" || !slices.ContainsFunc(t.From, func(f string) bool { return g[f] }) {
 				continue

@@ -297,7 +297,7 @@ func (e *Live) refresh() {
 	v := ViewState{Clock: seconds(clock), Paused: paused, Speed: speed, Backend: backend, Model: model, Last: e.last,
 		Sounded: e.sounded}
 	if p, ok := e.s.ActivePatient(); ok {
-		v.Patient, v.Vitals, v.Monitor = header(p), vitalSeries(p.Readings), p.Monitored
+		v.Patient, v.Vitals, v.Monitor, v.ECG = header(p), vitalSeries(p.Readings), p.Monitored, ecgTrace(p)
 	}
 	for _, p := range summaries {
 		v.Roster = append(v.Roster, rosterEntry(p, clock))

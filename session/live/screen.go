@@ -11,6 +11,7 @@ type ViewState struct {
 	Roster   []RosterEntry // every patient in the registry, in ID order
 	Vitals   []VitalSeries // the active patient's HR, RR, SpO2 and SBP
 	Monitor  bool          // a monitor is attached, so Vitals are continuous
+	ECG      ECGTrace      // the monitor's trace; nil without a monitor
 	Chat     []ChatMessage // the newest messages of the active conversation (the session's when none); read-only
 	ChatMore bool          // older messages are stored; LoadOlder shows the next page
 	Clock    time.Duration // sim time since the shift began

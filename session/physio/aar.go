@@ -47,6 +47,8 @@ type Report struct {
 	Reflections       []ReflectionOutcome `json:"reflections"`
 	Score             Score               `json:"score"`
 	Objectives        []string            `json:"learning_objectives"`
+	// Arrest reviews a cardiac arrest against the ALS algorithm, cycle by cycle; nil if none.
+	Arrest *ArrestReview `json:"arrest,omitempty"`
 }
 
 // ScoreAt is a measured NEWS2 and when it was measured.
@@ -128,6 +130,7 @@ func (e *Engine) Report() Report {
 	r.NearMisses, r.OutOfRange = e.nearMissesAndOutOfRange()
 	r.Timeline = e.timeline()
 	r.CriticalActions = e.criticalOutcomes()
+	r.Arrest = e.arrestReview()
 	e.caseEnd(&r)
 	r.Score = e.score(r)
 	r.Debrief = e.debrief(r)
@@ -253,6 +256,11 @@ func (a ActionRecord) String() string {
 	add(a.Test != "", "%s", sc.Tests[a.Test])
 	add(a.Position != "", "%s", a.Position)
 	add(a.Kind == sc.KindGlucoseCheck, "→ %g mmol/L", a.Glucose)
+	add(a.EnergyJ > 0, "%g J", a.EnergyJ)
+	add(a.Rate > 0, "at %d/min", a.Rate)
+	add(a.Quality != "", "(%s)", a.Quality)
+	add(a.Rhythm != "", "%q", a.Rhythm)
+	add(a.Cause != "", "%s", strings.ReplaceAll(a.Cause, "_", " "))
 	return strings.Join(parts, " ")
 }
 
@@ -264,6 +272,9 @@ func (r Reading) String() string {
 	}
 	s := fmt.Sprintf("HR %d, RR %d, SpO2 %d%% (%s), BP %d/%d, T %.1f, GCS %d (%s)",
 		r.HR, r.RR, r.SpO2, air, r.SBP, r.DBP, r.TempC, r.GCS, r.AVPU)
+	if r.NoOutput {
+		s = fmt.Sprintf("no pulse, BP unrecordable, no SpO2 trace (%s), RR %d, T %.1f, GCS %d (%s)", air, r.RR, r.TempC, r.GCS, r.AVPU)
+	}
 	if r.EtCO2 > 0 {
 		s += fmt.Sprintf(", EtCO2 %d", r.EtCO2)
 	}

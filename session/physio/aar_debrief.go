@@ -43,7 +43,7 @@ var mustName = map[string]bool{PointCriticalError: true, PointMissed: true, Poin
 // debriefSources turn the engine's record into points, each for one part of it.
 var debriefSources = []func(*Engine, Report) []Point{
 	criticalErrorPoints, criticalActionPoints, rescuePoints, allergyPoints, reassessmentPoints,
-	warningPoints, responsePoints, trajectoryPoints, diagnosisPoints, dispositionPoints, reflectionPoints,
+	warningPoints, responsePoints, trajectoryPoints, diagnosisPoints, dispositionPoints, reflectionPoints, arrestPoints,
 }
 
 func (e *Engine) debrief(r Report) []Point {
@@ -150,6 +150,9 @@ func (e *Engine) errorNames(er ErrorRecord) [][]string {
 	if _, drug, ok := strings.Cut(er.ID, ":"); ok {
 		return [][]string{drugNames(drug)}
 	}
+	if er.ID == errShockNotShockable {
+		return [][]string{kindWords[sc.KindShock]}
+	}
 	return nil
 }
 
@@ -202,10 +205,11 @@ func (e *Engine) rescues(rs sc.Rescue, a ActionRecord) bool {
 	return matches(rs.Match, a.Action) && rs.States.Has(e.stateAt(a.T).Name())
 }
 
-// isRescue reports whether a was any of the case's rescue treatments, which do not wait for an
-// allergy history.
+// isRescue reports whether a was any of the case's rescue treatments, or anything given in a
+// cardiac arrest, which do not wait for an allergy history.
 func (e *Engine) isRescue(a ActionRecord) bool {
-	return slices.ContainsFunc(e.sc.Rescue, func(rs sc.Rescue) bool { return e.rescues(rs, a) })
+	return slices.ContainsFunc(e.sc.Rescue, func(rs sc.Rescue) bool { return e.rescues(rs, a) }) ||
+		e.arrestedAt(int64(a.T))
 }
 
 // allergyPoints fault each medication given before anyone asked about allergies, unless it was

@@ -64,6 +64,7 @@ func (r Report) Markdown() string {
 			p("- %s — %s: %s\n", SimTime(w.T-r.Arrived), w.Drug, w.Reason)
 		}
 	}
+	r.arrestMarkdown(&b)
 	p("\n## Timeline\n\n| Time | Event |\n|---|---|\n")
 	for _, t := range r.Timeline {
 		p("| %s | %s |\n", SimTime(t.Elapsed), cell(t.Text))
@@ -80,6 +81,7 @@ func (r Report) Digest() string {
 	for _, pt := range r.Debrief {
 		lines = append(lines, pt.Labelled())
 	}
+	lines = append(lines, r.arrestDigest()...)
 	return strings.Join(append(lines, r.Score.HowScored()), "\n")
 }
 

@@ -47,6 +47,7 @@ func (e *Engine) score(r Report) Score {
 		lines = append(lines, ScoreLine{Item: "safety warning on " + sw.Drug, Points: -w.Warning, Why: "at " + SimTime(e.since(sw.T))})
 	}
 	lines = append(lines, e.responseLines(r)...)
+	lines = append(lines, e.arrestLines(r)...)
 	actions := 0
 	for _, l := range lines {
 		actions += l.Points

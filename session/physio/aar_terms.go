@@ -35,6 +35,21 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindVagal:         {"vagal", "valsalva"},
 	sc.KindCardioversion: {"cardiover", "synchronised", "synchronized", "dc shock"},
 	sc.KindPacing:        {"pacing", "paced", "pace"},
+	// the cardiac arrest
+	sc.KindArrestCall:  {"arrest", "help", "2222", "crash"},
+	sc.KindCPR:         {"compression", "cpr"},
+	sc.KindStopCPR:     {"compression", "cpr", "pause"},
+	sc.KindPads:        {"pads", "defib"},
+	sc.KindCharge:      {"charg"},
+	sc.KindShock:       {"shock", "defib"},
+	sc.KindRhythmCheck: {"rhythm"},
+	sc.KindPulseCheck:  {"pulse"},
+	sc.KindNameRhythm:  {"rhythm", "vf", "pea", "asystole"},
+	sc.KindCauses:      {"cause", "hs and", "4 h"},
+	sc.KindTreatCause:  {"cause", "decompress", "thrombolys", "thoracostomy"},
+	sc.KindStopResus:   {"stop", "death"},
+	sc.KindBPTarget:    {"blood pressure", "bp", "map", "systolic"},
+	sc.KindTempControl: {"temperature", "fever"},
 }
 
 // topicWords are how a debrief may name what was asked.

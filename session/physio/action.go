@@ -27,6 +27,13 @@ type Action struct {
 	Team     string  `json:"team,omitempty"`   // the team a referral calls (sc.Teams)
 	// Target is a prescribed SpO2 range, lowest and highest percent.
 	Target [2]float64 `json:"target,omitzero"`
+	// A cardiac arrest's actions: a shock's energy, the rhythm the trainee named, the rate and
+	// quality of compressions as stated, a reversible cause considered or treated.
+	EnergyJ float64 `json:"energy_j,omitempty"`
+	Rhythm  string  `json:"rhythm,omitempty"`
+	Rate    int     `json:"rate,omitempty"`
+	Quality string  `json:"quality,omitempty"` // QualityPoor, or empty
+	Cause   string  `json:"cause,omitempty"`
 }
 
 // IsTreatment reports whether the action does something to the patient, as
@@ -35,7 +42,7 @@ func (a Action) IsTreatment() bool {
 	switch a.Kind {
 	case sc.KindOxygen, sc.KindStopOxygen, sc.KindMedication, sc.KindIVAccess, sc.KindFluids,
 		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindRefer, sc.KindVagal, sc.KindCardioversion,
-		sc.KindPacing:
+		sc.KindPacing, sc.KindCPR, sc.KindShock, sc.KindTreatCause:
 		return true
 	}
 	return false
@@ -45,7 +52,7 @@ func (a Action) IsTreatment() bool {
 func (a Action) IsAssessment() bool {
 	switch a.Kind {
 	case sc.KindCheckVitals, sc.KindAttachMonitor, sc.KindGlucoseCheck, sc.KindECG, sc.KindExamine, sc.KindPupils,
-		sc.KindTest:
+		sc.KindTest, sc.KindRhythmCheck, sc.KindPulseCheck:
 		return true
 	}
 	return false

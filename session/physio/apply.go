@@ -31,6 +31,7 @@ func (e *Engine) Apply(a Action) []Event {
 	if e.Closed() {
 		return nil // the patient has left the ward
 	}
+	a = e.asDoneNow(a)
 	t := e.s.T
 	var out []Event
 	order := OrderRecord{Fraction: 1}
@@ -56,7 +57,7 @@ func (e *Engine) Apply(a Action) []Event {
 				Rule: RuleRouteRefused, Refused: true, Say: why}, nil, out)
 		}
 	}
-	rec := ActionRecord{T: float64(t), Action: a, GCS: roundInt(e.raw()[sc.GCS])}
+	rec := ActionRecord{T: float64(t), Action: a, GCS: e.TrueVitals().GCS}
 	if a.Kind == sc.KindIVAccess {
 		rec.AccessIn = float64(e.s.AccessAt)
 	}
@@ -101,6 +102,7 @@ func (e *Engine) Apply(a Action) []Event {
 	if a.Kind == sc.KindMedication {
 		out = e.administer(a, order, len(e.s.Errors) > errors, out)
 	}
+	out = e.arrestAction(a, out)
 	if !e.later(a, t+onset) {
 		e.consequences(a)
 	}

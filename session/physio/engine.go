@@ -111,7 +111,9 @@ func (e *Engine) step(out []Event) []Event {
 		e.s.Trend[v] += (target[v] - e.s.Trend[v]) * e.cur.Alpha(sc.Vital(v))
 		e.s.Jitter[v] = 0.8*e.s.Jitter[v] + 0.2*jitterAmp[v]*uniform(&e.s.RNG)
 	}
+	rhythm := e.Rhythm()
 	out = e.checkTransitions(out)
+	out = e.arrestTick(rhythm, out)
 	return e.watch(out)
 }
 
@@ -162,6 +164,7 @@ func (e *Engine) TrueVitals() Vitals {
 	v.Rhythm = e.cur.Rhythm
 	v.Glucose = math.Round(raw[sc.Glucose]*10) / 10
 	v.EtCO2 = roundInt(raw[sc.EtCO2])
+	e.noOutput(&v)
 	return v
 }
 
@@ -194,6 +197,7 @@ func (e *Engine) reading(source string) Reading {
 	} else {
 		v.EtCO2 = 0
 	}
+	e.noOutput(&v)
 	n := NEWS2(v, e.Scale(), e.s.OnOxygen)
 	return Reading{T: float64(e.s.T), Vitals: v, NEWS2: n.Total, Parts: n.Parts, Band: n.Band, Scale: n.Scale, Source: source}
 }

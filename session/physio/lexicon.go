@@ -202,6 +202,7 @@ func init() {
 	addCurriculum()
 	add(catFiller, "", "ok", "okay", "right", "so", "alright", "now", "hi", "hello", "um", "er", "erm", "well",
 		"great", "good", "thanks", "thank you", "sir", "madam", "mate")
+	addArrestWords()
 }
 
 // lookup finds the longest phrase starting at words[0].

@@ -8,7 +8,8 @@ func matches(m sc.Match, a Action) bool {
 	if !m.Kind.Has(string(a.Kind)) ||
 		!oneOf(m.Drug, a.Drug) || !oneOf(m.Route, a.Route) || !oneOf(m.Device, a.Device) ||
 		!oneOf(m.Topic, a.Topic) || !oneOf(m.Test, a.Test) || !oneOf(m.Position, a.Position) ||
-		!oneOf(m.Region, a.Region) || !oneOf(m.Team, a.Team) {
+		!oneOf(m.Region, a.Region) || !oneOf(m.Team, a.Team) ||
+		!oneOf(m.Rhythm, a.Rhythm) {
 		return false
 	}
 	if len(m.Class) > 0 && !inClass(a.Drug, m.Class) {

@@ -167,19 +167,6 @@ const (
 	topicMedications = "medications"
 )
 
-// arrestRhythms name a cardiac arrest; a scenario marks an arrest state by its rhythm.
-var arrestRhythms = []string{"ventricular fibrillation", "pulseless", "asystole", "cardiac arrest"}
-
-func (e *Engine) inArrest() bool {
-	r := strings.ToLower(e.cur.Rhythm)
-	for _, w := range arrestRhythms {
-		if strings.Contains(r, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // knows reports whether the trainee could know of a finding: an allergy once the patient told
 // it (or it is documented), a PDE5 inhibitor once their medicines were told, a low blood pressure
 // once it was measured. A contraindication written into the scenario is the presenting condition

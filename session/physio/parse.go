@@ -157,6 +157,7 @@ func (c clause) actions(ctx context) []placed {
 	}
 	out = append(out, c.assessments(ctx.blocked)...)
 	out = append(out, c.examinations(ctx.how, ctx.exam)...)
+	out = append(out, c.arrestActions(ctx.blocked)...)
 	if !ordered {
 		out = append(out, c.asks()...)
 	}
@@ -422,7 +423,7 @@ func dedupe(found []placed) []Action {
 		if namedAirway && a.Kind == sc.KindAirway && a.Device == "" || legsRaised && a.Position == "supine" {
 			continue
 		}
-		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position, "|", a.Region)
+		key := fmt.Sprint(a.Kind, "|", a.Drug, "|", a.Topic, "|", a.Test, "|", a.Device, "|", a.Position, "|", a.Region, "|", a.Cause)
 		if a.Kind == sc.KindOxygen || a.Kind == sc.KindFluids {
 			key = string(a.Kind)
 		}

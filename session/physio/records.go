@@ -103,6 +103,7 @@ const (
 	EventOrder         = "order"         // a medication order as the Pharmacist checked it
 	EventAlarm         = AlertAlarm      // a monitor alarm sounded, or sounded again
 	EventEscalation    = AlertEscalation // a nurse called for a review, or called again
+	EventECG           = "ecg"           // the monitor's trace, sampled, when someone looks at it
 )
 
 // Event is something the engine reports. Exactly one payload is set, as
@@ -117,6 +118,7 @@ type Event struct {
 	Error     ErrorRecord
 	Order     OrderRecord
 	Alert     AlertRecord
+	Strip     Strip
 }
 
 // T is the ward time of the event in seconds.
@@ -134,6 +136,8 @@ func (e Event) T() float64 {
 		return e.Order.T
 	case EventAlarm, EventEscalation:
 		return e.Alert.T
+	case EventECG:
+		return e.Strip.T
 	}
 	return e.Error.T
 }
@@ -175,6 +179,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			head
 			AlertRecord
 		}{h, e.Alert})
+	case EventECG:
+		return json.Marshal(struct {
+			head
+			Strip
+		}{h, e.Strip})
 	}
 	return json.Marshal(struct {
 		head

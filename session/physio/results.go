@@ -36,7 +36,7 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 	case sc.KindTest:
 		return Result{T: a.T, Name: sc.Tests[a.Test], Value: cmp.Or(st.Results[a.Test], noResult)}, true
 	}
-	return Result{}, false
+	return e.arrestResult(a)
 }
 
 // testECG is the result a state gives for its 12-lead ECG beyond the rhythm.

@@ -63,6 +63,10 @@ type Snapshot struct {
 	Diagnoses   []DiagnosisRecord  `json:"diagnoses,omitempty"`
 	Disposition *DispositionRecord `json:"disposition,omitempty"`
 	Reflections []ReflectionAnswer `json:"reflections,omitempty"`
+	// Arrest is the cardiac arrest, from the collapse on; Beat is how many beats the monitor
+	// has drawn, so the strip scrolls on from where it was.
+	Arrest *ArrestRecord `json:"arrest,omitempty"`
+	Beat   float64       `json:"beat,omitempty"`
 }
 
 // Snapshot returns a copy of the engine's state that shares nothing with it.
@@ -104,6 +108,7 @@ func (s Snapshot) clone() Snapshot {
 	}
 	s.Disposition = clonePtr(s.Disposition)
 	s.Reflections = slices.Clone(s.Reflections)
+	s.Arrest = s.Arrest.clone()
 	for i, a := range s.Alerts { // the times acknowledged and reviewed are shared pointers
 		s.Alerts[i].Acknowledged, s.Alerts[i].Reviewed = clonePtr(a.Acknowledged), clonePtr(a.Reviewed)
 	}

@@ -27,6 +27,9 @@ type Vitals struct {
 	Wheeze   int     `json:"wheeze,omitempty"`
 	Pain     int     `json:"pain,omitempty"`
 	Rhythm   string  `json:"rhythm,omitempty"`
+	// NoOutput: the heart has none (a cardiac arrest), so the zero pulse, blood pressure and
+	// saturation are measured, not missing.
+	NoOutput bool `json:"no_output,omitempty"`
 }
 
 // vitalsFrom rounds raw values into Vitals. EtCO2, wheeze and pain are

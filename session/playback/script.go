@@ -11,6 +11,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // scriptPatient is the patient an eval script plays with.
@@ -55,11 +56,11 @@ func playScript(ctx context.Context, cfg session.Config, s eval.Script, trace *b
 		return played, failure
 	}
 	for _, line := range s.Lines {
-		sess.Turn(ctx, line, func(session.Event) {})
 		t := eval.PlayedTurn{Line: line}
+		sess.Turn(ctx, line, func(ev session.Event) { t.Done = appendDone(t.Done, ev) })
 		if e, _ := sess.Engine(scriptPatient); e != nil {
 			v := e.TrueVitals()
-			t.GCS, t.AVPU = v.GCS, v.AVPU
+			t.GCS, t.AVPU, t.Pulse = v.GCS, v.AVPU, !e.Rhythm().Arrest()
 		}
 		played.Turns = append(played.Turns, t)
 	}
@@ -78,4 +79,19 @@ func playScript(ctx context.Context, cfg session.Config, s eval.Script, trace *b
 		}
 	}
 	return played, nil
+}
+
+// appendDone adds what an engine event did to a turn's list: the action's kind, and the drug of
+// a medication given.
+func appendDone(done []string, ev session.Event) []string {
+	sim, ok := ev.(session.SimEvent)
+	if !ok || sim.Event.Kind != physio.EventAction {
+		return done
+	}
+	a := sim.Event.Action
+	done = append(done, string(a.Kind))
+	if a.Drug != "" {
+		done = append(done, a.Drug)
+	}
+	return done
 }

@@ -16,7 +16,8 @@ func TestEvalsOfTheOfflineHarness(t *testing.T) {
 	play := ScriptPlayer(session.Config{}, func(*session.Config) {})
 	patient := eval.EvalPatient(context.Background(), offline.New(), play)
 	debrief := eval.EvalDebrief(context.Background(), offline.New(), play)
-	for _, r := range []eval.Report{patient, debrief} {
+	arrest := eval.EvalArrest(context.Background(), offline.New(), play)
+	for _, r := range []eval.Report{patient, debrief, arrest} {
 		r.Min = eval.DefaultMin
 		if err := r.Gate(); err != nil {
 			t.Errorf("%v\n%s", err, r)
@@ -31,6 +32,9 @@ func TestEvalsOfTheOfflineHarness(t *testing.T) {
 	}
 	if debrief.Total < 5 {
 		t.Errorf("%d debrief cases", debrief.Total)
+	}
+	if arrest.Total < 20 || len(arrest.Categories) != 2 {
+		t.Errorf("%d arrest cases in %v: the scripts must be played in arrest and with a pulse", arrest.Total, arrest.Categories)
 	}
 }
 

@@ -39,6 +39,7 @@ func TestKnowledgeCardDosesAgreeWithTheFormulary(t *testing.T) {
 					t.Errorf("card %s: %g %s does not read as a dose", c.ID, amount, d.Unit)
 					continue
 				}
+				ctx.Arrest = strings.Contains(d.Note, "cardiac arrest") // a dose given for an arrest is checked as one
 				v := CheckDose(Order{Drug: d.Drug, Route: d.Route, Dose: dose}, ctx, nil)
 				if v.Kind != DoseOK {
 					t.Errorf("card %s states %s %s %g %s; the formulary says %s: %s", c.ID, d.Drug, d.Route, amount, d.Unit, v.Kind, v.Say)

@@ -88,7 +88,8 @@ func (s *Scenario) StateNames() []string {
 }
 
 // resolveCourses sets where each state drifts: its own course, or else the first transition out
-// of it that fires on time alone.
+// of it that fires on time alone, unless that leads into a cardiac arrest: an arrest comes
+// suddenly, and its state's vitals are what the heart leaves, not a target to drift toward.
 func (s *Scenario) resolveCourses() {
 	for _, st := range s.States {
 		st.toward, st.over = nil, 0
@@ -99,7 +100,7 @@ func (s *Scenario) resolveCourses() {
 	for i := range s.Transitions {
 		t := &s.Transitions[i]
 		over := t.timeAlone()
-		if over <= 0 {
+		if over <= 0 || s.States[t.To].rhythm.Arrest() {
 			continue
 		}
 		for _, from := range t.From {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -189,16 +190,16 @@ func (l *Library) Check() error {
 
 // PickScenario chooses a scenario for a patient who arrived without one, among those no patient
 // of the shift has (used). The choice depends only on the id, the library and used, so replays
-// agree.
+// agree. A cardiac arrest is never picked: a shift or the trainee admits one on purpose.
 func (l *Library) PickScenario(patientID string, used map[string]bool) (*Scenario, error) {
 	var free []string
 	for _, id := range l.ids {
-		if !used[id] {
+		if s, ok := l.Get(id); ok && !used[id] && !slices.Contains(s.Tags, TagCardiacArrest) {
 			free = append(free, id)
 		}
 	}
 	if len(free) == 0 {
-		return nil, fmt.Errorf("every one of the library's %d scenarios is on the roster already", len(l.ids))
+		return nil, fmt.Errorf("every scenario of the library's %d that a patient can be given unasked is on the roster already", len(l.ids))
 	}
 	h := fnv.New64a()
 	h.Write([]byte(patientID))
@@ -220,3 +221,6 @@ func (l *Library) Source(id string) (yaml, review []byte, ok bool) {
 	}
 	return e.data, review, true
 }
+
+// TagCardiacArrest marks a scenario that is a cardiac arrest from the start or within a minute.
+const TagCardiacArrest = "cardiac-arrest"

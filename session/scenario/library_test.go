@@ -21,7 +21,7 @@ func mustLoad(t testing.TB, dirs ...string) *Library {
 func TestBuiltinScenarios(t *testing.T) {
 	lib := mustLoad(t)
 	want := []string{
-		"acs-sildenafil", "anaphylaxis", "asthma-exacerbation", "copd-exacerbation",
+		"acs-sildenafil", "anaphylaxis", "arrest-asystole-stop", "arrest-pea-tension", "arrest-vf-ward", "asthma-exacerbation", "copd-exacerbation",
 		"fracture-morphine-allergy", "hypoglycaemia", "opioid-overdose", "sepsis-urosepsis",
 		// the adult curriculum's cases (issue 26)
 		"svt", "bradycardia", "hyperkalaemia-aki", "pulmonary-embolism", "stroke-thrombolysis", "pulmonary-oedema", "status-epilepticus", "bacterial-meningitis", "head-injury-anticoagulated", "upper-gi-bleed", "paracetamol-overdose", "diabetic-ketoacidosis",

@@ -46,6 +46,8 @@ func (c *checker) checkScenario(s *Scenario) {
 	c.checkStates(s)
 	c.checkFindings(s)
 	c.checkCourses(s)
+	c.checkRhythms(s)
+	c.checkArrest(s)
 	for i, t := range s.Transitions {
 		c.checkTransition(s, t, fmt.Sprintf("transitions[%d]", i))
 	}
@@ -309,6 +311,7 @@ func (c *checker) checkMatch(m Match, p string) {
 			c.at(p+".test", "unknown test %q (want one of %v)", t, slices.Sorted(maps.Keys(Tests)))
 		}
 	}
+	c.checkRhythmNames(m.Rhythm, p+".rhythm")
 	for _, pos := range m.Position {
 		if !slices.Contains(Positions, pos) {
 			c.at(p+".position", "unknown position %q (want one of %v)", pos, Positions)

@@ -43,6 +43,7 @@ type Scenario struct {
 	Diagnosis          *DiagnosisKey        `yaml:"diagnosis"`
 	Disposition        *DispositionKey      `yaml:"disposition"`
 	Reflection         []ReflectiveQuestion `yaml:"reflection"`
+	Arrest             *Arrest              `yaml:"arrest"` // how a cardiac arrest in the case plays
 
 	// Source is "builtin" or the file the scenario was loaded from.
 	Source string `yaml:"-"`
@@ -138,6 +139,7 @@ type State struct {
 	Course *Course `yaml:"course"`
 
 	name     string
+	rhythm   Rhythm   // Rhythm as ParseRhythm reads it
 	findings Findings // every region, resolved against the scenario's baseline
 	toward   *State   // where the course leads; nil: the state holds
 	over     float64  // seconds the course takes
@@ -193,6 +195,7 @@ type Match struct {
 	Position    Names   `yaml:"position"`
 	Region      Names   `yaml:"region"` // an examination's region (Regions)
 	Team        Names   `yaml:"team"`   // the team a referral calls (Teams)
+	Rhythm      Names   `yaml:"rhythm"` // the rhythm the trainee named (name_rhythm): Rhythms, or VF for either VF
 	MinDoseMg   float64 `yaml:"min_dose_mg"`
 	MaxDoseMg   float64 `yaml:"max_dose_mg"`
 	MinVolumeML float64 `yaml:"min_volume_ml"`

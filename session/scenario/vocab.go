@@ -98,6 +98,9 @@ var ActionKinds = []ActionKind{
 	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
 	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
 	KindTargetSats, KindRefer, KindVagal, KindCardioversion, KindPacing,
+	// the cardiac arrest (arrest_kinds.go)
+	KindArrestCall, KindCPR, KindStopCPR, KindPads, KindCharge, KindShock, KindRhythmCheck, KindPulseCheck,
+	KindNameRhythm, KindCauses, KindTreatCause, KindStopResus, KindBPTarget, KindTempControl,
 }
 
 // Tests are the investigations a trainee can order, by the id a scenario's results use, with
@@ -134,6 +137,7 @@ var Routes = []string{"IM", "IV", "IO", "PO", "SL", "IN", "NEB", "SC", "PR", "BU
 var Devices = []string{
 	"nrb", "nasal_cannula", "venturi", "simple_mask", "high_flow",
 	"bvm", "opa", "npa", "jaw_thrust", "head_tilt", "suction",
+	"sga", "ett", // a supraglottic airway (i-gel), a tracheal tube
 }
 
 // Positions a patient can be placed in.

@@ -7,10 +7,10 @@ import (
 	"github.com/ward-sim/ward/session/records"
 )
 
-// Engine is all the UI needs from a simulation session. The UI calls it only
+// Shift is all the UI needs from the shift it shows (live.Live). The UI calls it only
 // from tea.Cmds, never from Update, so an implementation must be safe for
 // concurrent use.
-type Engine interface {
+type Shift interface {
 	// Snapshot returns what to draw now. The UI calls it after turn events
 	// and once a second, so it must be cheap: no LLM call, ideally no disk.
 	Snapshot() live.ViewState
