@@ -32,13 +32,12 @@ func closestDrugs(name string, n int) []string {
 	}
 	var all []near
 	for _, d := range sc.Drugs() {
-		best := -1
+		limit := max(2, len([]rune(name))/2)
+		best := limit + 1
 		for _, alias := range append([]string{d.Name}, d.Aliases...) {
-			if dist := editDistance(name, strings.ToLower(alias)); best < 0 || dist < best {
-				best = dist
-			}
+			best = min(best, sc.EditDistance(name, strings.ToLower(alias), limit))
 		}
-		if best <= max(2, len([]rune(name))/2) {
+		if best <= limit {
 			all = append(all, near{sc.DrugLabel(d.Name), best})
 		}
 	}
@@ -50,28 +49,6 @@ func closestDrugs(name string, n int) []string {
 		}
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // notDrugNames are words that stand where a drug's name would and are not one: "give her 5 mg".

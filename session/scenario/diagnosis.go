@@ -132,12 +132,12 @@ func sameWord(a, b string) bool {
 	case n > 4:
 		allowed = 1
 	}
-	return editDistance(a, b, allowed) <= allowed
+	return EditDistance(a, b, allowed) <= allowed
 }
 
-// editDistance is the restricted Damerau-Levenshtein distance between a and b, or limit+1 as
+// EditDistance is the restricted Damerau-Levenshtein distance between a and b, or limit+1 as
 // soon as it must exceed limit.
-func editDistance(a, b string, limit int) int {
+func EditDistance(a, b string, limit int) int {
 	ra, rb := []rune(a), []rune(b)
 	if d := len(ra) - len(rb); d > limit || -d > limit {
 		return limit + 1

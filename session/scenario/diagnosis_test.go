@@ -56,11 +56,11 @@ func TestEditDistance(t *testing.T) {
 		{"asthma", "asthma", 0}, {"asthma", "astmha", 1}, {"asthma", "asthm", 1}, {"sepsis", "sepssi", 1},
 		{"hypoglycaemia", "hypoglycemia", 1}, {"pneumonia", "pnuemonia", 1}, {"abc", "xyz", 3},
 	} {
-		if got := editDistance(tc.a, tc.b, 5); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		if got := EditDistance(tc.a, tc.b, 5); got != tc.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
 	}
-	if got := editDistance("a", "abcdefgh", 2); got != 3 {
+	if got := EditDistance("a", "abcdefgh", 2); got != 3 {
 		t.Errorf("beyond the limit: got %d, want 3", got)
 	}
 }
