@@ -169,6 +169,12 @@ func TestScale2IsTheTraineesDecision(t *testing.T) {
 	if last := onlyOne(t, ofKind(turns[5], "vitals"), "vitals"); last.num("news2_scale") != 2 {
 		t.Errorf("after the target: %v, want Scale 2", last)
 	}
+	// The roster, drawn from the registry's summaries, says the scale too.
+	for _, p := range r.s.Summaries() {
+		if p.ID == "patient_5" && p.Scale != 2 {
+			t.Errorf("the roster's summary of patient_5 is on Scale %d, want 2", p.Scale)
+		}
+	}
 }
 
 // The score and the debrief come from one record: naloxone praised as a rescue costs no

@@ -18,6 +18,7 @@ type summary struct {
 	Known   bool // a reading was scored
 	NEWS2   int
 	Band    string
+	Scale   int     // the SpO2 scale it was scored on; 0 in a summary stored before scales
 	At      float64 // sim seconds of the last reading
 	HasPrev bool
 	Prev    int // the reading's before it
@@ -37,6 +38,7 @@ const (
 	factBand      = "news2_band"
 	factNEWS2At   = "news2_at"
 	factNEWS2Prev = "news2_prev"
+	factScale     = "news2_scale"
 	factAlert     = "alert"
 	factAlertText = "alert_text"
 	factAlertAt   = "alert_at"
@@ -48,7 +50,7 @@ func summaryOf(e *physio.Engine) summary {
 	readings := e.Readings()
 	if n := len(readings); n > 0 {
 		last := readings[n-1]
-		sm.Known, sm.NEWS2, sm.Band, sm.At = true, last.NEWS2, last.Score().Band, last.T
+		sm.Known, sm.NEWS2, sm.Band, sm.Scale, sm.At = true, last.NEWS2, last.Score().Band, last.Score().Scale, last.T
 		if n > 1 {
 			sm.HasPrev, sm.Prev = true, readings[n-2].NEWS2
 		}
@@ -71,6 +73,9 @@ func summaryFrom(facts map[string]any) summary {
 		sm.Known, sm.NEWS2 = true, int(v)
 	}
 	sm.Band, _ = facts[factBand].(string)
+	if v, ok := number(facts[factScale]); ok {
+		sm.Scale = int(v)
+	}
 	sm.At, _ = number(facts[factNEWS2At])
 	if v, ok := number(facts[factNEWS2Prev]); ok {
 		sm.HasPrev, sm.Prev = true, int(v)
@@ -94,11 +99,11 @@ func number(v any) (float64, bool) {
 
 func (sm summary) put(facts map[string]any) {
 	facts[factState] = sm.State
-	for _, k := range []string{factNEWS2, factBand, factNEWS2At, factNEWS2Prev, factAlert, factAlertText, factAlertAt} {
+	for _, k := range []string{factNEWS2, factBand, factScale, factNEWS2At, factNEWS2Prev, factAlert, factAlertText, factAlertAt} {
 		delete(facts, k)
 	}
 	if sm.Known {
-		facts[factNEWS2], facts[factBand], facts[factNEWS2At] = sm.NEWS2, sm.Band, sm.At
+		facts[factNEWS2], facts[factBand], facts[factScale], facts[factNEWS2At] = sm.NEWS2, sm.Band, sm.Scale, sm.At
 	}
 	if sm.HasPrev {
 		facts[factNEWS2Prev] = sm.Prev

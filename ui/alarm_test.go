@@ -122,3 +122,15 @@ func TestStatusBarQuotesTheAlertAsWidthAllows(t *testing.T) {
 		}
 	}
 }
+
+// The roster marks a score on Scale 2, the exception a prescription makes, and leaves Scale 1
+// as it is.
+func TestRosterMarksAScoreOnScale2(t *testing.T) {
+	th, _ := themes.New("dark", true)
+	for scale, want := range map[int]string{1: " 6", 2: " 6²"} {
+		got := stripStyles(scoreCell(th, live.Score{Known: true, Value: 6, Band: live.BandMedium, Scale: scale}))
+		if got != want {
+			t.Errorf("Scale %d: the roster shows %q, want %q", scale, got, want)
+		}
+	}
+}

@@ -426,7 +426,11 @@ func scoreCell(t themes.Theme, s live.Score) string {
 	if !s.Known {
 		return t.Muted.Render(" —")
 	}
-	return bandStyle(t, s.Band).UnsetPadding().Render(fmt.Sprintf("%2d", s.Value))
+	cell := fmt.Sprintf("%2d", s.Value)
+	if s.Scale == 2 { // Scale 1 is the rule; the exception is marked where the score is shown
+		cell += "²"
+	}
+	return bandStyle(t, s.Band).UnsetPadding().Render(cell)
 }
 
 func trendArrow(t themes.Theme, tr live.Trend) string {

@@ -47,7 +47,8 @@ type Score struct {
 	Known bool // false until a full set of observations exists
 	Value int  // 0–20
 	Band  Band
-	Text  string // "NEWS2 4 low-medium", worded as every view words it
+	Scale int    // the SpO2 scale it was scored on: 1, or 2 once a target of 88–92 % is prescribed
+	Text  string // "NEWS2 4 low-medium (Scale 1)", worded as every view words it
 }
 
 // Band is the NEWS2 clinical-risk band (RCP 2017).

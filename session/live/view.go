@@ -12,7 +12,7 @@ import (
 func rosterEntry(p session.PatientSummary, clock float64) RosterEntry {
 	r := RosterEntry{ID: p.ID, Name: p.Name, LastChecked: -1, Overdue: p.Overdue(clock) && p.Disposition == "", Disposition: p.Disposition}
 	if p.Known {
-		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band})
+		r.NEWS2 = score(physio.NEWS2Score{Total: p.NEWS2, Band: p.Band, Scale: p.Scale})
 		r.LastChecked = seconds(p.At)
 	}
 	switch {
@@ -54,7 +54,7 @@ func latestScore(readings []physio.Reading) Score {
 }
 
 func score(n physio.NEWS2Score) Score {
-	return Score{Known: true, Value: n.Total, Band: band(n.Band), Text: n.String()}
+	return Score{Known: true, Value: n.Total, Band: band(n.Band), Scale: max(1, n.Scale), Text: n.String()}
 }
 
 func band(name string) Band {
