@@ -38,6 +38,9 @@ type typedText struct {
 // moveTo makes the line patient id's: one not stored yet is stored there; one stored already,
 // while a model decided, is moved there by the next commit.
 func (typed *typedText) moveTo(id string) {
+	if typed.to == id {
+		return // already where it belongs, stored or not
+	}
 	if typed.stored {
 		typed.from, typed.stored = typed.to, false
 	}
@@ -95,6 +98,11 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		s.clear(t, typed, d)
 		return settled{}, false
 	case DecisionNeedsPatientID:
+		// A line meant for a patient ward cannot find is no one's: it is kept in the shift's own
+		// history, where no patient's conversation (and so no model) will read it.
+		if typed != nil {
+			typed.moveTo("")
+		}
 		if s.commit(t, typed, nil) {
 			s.reportDecision(t, decision, d, "")
 			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.notAnID(d) + s.whichPatient(d.Candidates)})

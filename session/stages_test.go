@@ -108,6 +108,35 @@ func TestALineAModelSendsElsewhereMovesWithTheSwitch(t *testing.T) {
 	}
 }
 
+// A line the analyzer's model names a patient for with an ID that is not one was stored, before
+// the model was asked, in the conversation it was typed in; it leaves it for the shift's own
+// history, so the active patient never hears it.
+func TestALineAModelCannotPlaceLeavesTheActiveConversation(t *testing.T) {
+	model := &scripted{Backend: offline.New(), errs: []error{nil}, replies: []llm.Response{{Message: memory.Message{
+		Content: `{"action":"SWITCH_EXISTING","patient_id":"bed four","reasoning":"the trainee means bed four"}`}}}}
+	r := newRigWith(t, func(c *Config) {
+		c.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(model, analyzer.LLMAnalyzerConfig{}))
+	})
+	r.turn("/admit patient_1 asthma-exacerbation")
+	left := contents(r.dump().Histories["patient_1"])
+	line := "check on the patient — is the tightness any better?"
+
+	events := r.turn(line)
+	if model.calls != 1 {
+		t.Fatalf("the model was asked %d times, want once", model.calls)
+	}
+	if d := decisionOf(t, events); d.Decision != string(DecisionNeedsPatientID) {
+		t.Fatalf("decision %s (%s), want NEEDS_PATIENT_ID", d.Decision, d.Reasoning)
+	}
+	d := r.dump()
+	if got := contents(d.Histories["patient_1"]); !slices.Equal(got, left) {
+		t.Errorf("patient_1's conversation is %q, want it as it was: %q", got, left)
+	}
+	if got := contents(d.SessionHistory); len(got) == 0 || got[len(got)-1] != "user:"+line {
+		t.Errorf("the shift's own history is %q, want it to end with the line", got)
+	}
+}
+
 // examine alone: an order changes the engine once; the same line examined again as a retry
 // answers from the engine as it is and applies nothing twice.
 func TestExamineAppliesAnOrderOnceAndNotOnRetry(t *testing.T) {
@@ -356,9 +385,12 @@ func TestActivationWithAnInvalidIDGoesToNoOne(t *testing.T) {
 			if r.s.Active() != active || len(only[SimEvent](events)) != 0 || len(only[DeltaEvent](events)) != 0 {
 				t.Errorf("the active patient heard the line: active %s, events %+v", r.s.Active(), events)
 			}
-			h := r.dump().Histories[active]
-			if len(h) != before+1 || h[len(h)-1].Content != tt.line { // kept where it was typed, unanswered
-				t.Errorf("history of %s after the line: %+v", active, h[before:])
+			d := r.dump()
+			if h := d.Histories[active]; len(h) != before {
+				t.Errorf("the line reached %s's conversation: %+v", active, h[before:])
+			}
+			if h := d.SessionHistory; len(h) == 0 || h[len(h)-1].Content != tt.line { // kept, as no one's
+				t.Errorf("the shift's own history does not end with the line: %+v", h)
 			}
 		})
 	}
