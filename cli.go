@@ -187,7 +187,7 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 		fs.StringVar(&o.agents, "agents", "", "YAML `file` overriding the built-in agent team")
 	},
 	"shift": func(fs *pflag.FlagSet, o *options) {
-		fs.StringVar(&o.shift, "shift", "", "start a new shift with this `roster`: quiet-night, busy-ed, multi-casualty or a file")
+		fs.StringVar(&o.shift, "shift", "", "start a new shift with this `roster`: quiet-night, busy-ed, multi-casualty, medical-take or a file")
 	},
 	"theme": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.theme, "theme", "dark", "colour `theme`: dark, light or high-contrast")

@@ -50,7 +50,8 @@ func summaryOf(e *physio.Engine) summary {
 	readings := e.Readings()
 	if n := len(readings); n > 0 {
 		last := readings[n-1]
-		sm.Known, sm.NEWS2, sm.Band, sm.Scale, sm.At = true, last.NEWS2, last.Score().Band, last.Score().Scale, last.T
+		score := last.Score()
+		sm.Known, sm.NEWS2, sm.Band, sm.Scale, sm.At = true, last.NEWS2, score.Band, score.Scale, last.T
 		if n > 1 {
 			sm.HasPrev, sm.Prev = true, readings[n-2].NEWS2
 		}
