@@ -132,12 +132,15 @@ func (s *Store) inSession(tx *bolt.Tx, sessionID string, fn func(*Tx) error) err
 	if err != nil {
 		return err
 	}
+	if err := s.viewMayOpen(b, sessionID); err != nil {
+		return err
+	}
 	c, err := s.sessionSealer(tx, sessionID)
 	if err != nil {
 		return err
 	}
 	t := &Tx{id: sessionID, shelf: sessionShelf(b, c, sessionID)}
-	t.cache = &s.pins
+	t.cache = s.pins
 	if err := fn(t); err != nil {
 		return err
 	}
