@@ -94,4 +94,3 @@ func (e *Live) changedByInstructor() {
 	st := e.readStanding()
 	e.standing.Store(&st)
 }
-
