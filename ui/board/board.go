@@ -5,6 +5,7 @@
 package board
 
 import (
+	"context"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -36,20 +37,42 @@ func tick() tea.Cmd {
 	return tea.Tick(boardEvery, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
+// doneMsg is how an injection or an end came out: what the status line says.
+type doneMsg struct {
+	trainee, what string
+	err           error
+}
+
+// mode is what the instructor is doing.
+type mode int
+
+const (
+	modeBoard  mode = iota
+	modeWatch       // watching the chosen trainee's screen (watch.go)
+	modeInject      // the inject dialog (inject.go)
+	modeEnd         // asking before ending the chosen trainee's shift
+)
+
 // model is the instructor's program.
 type model struct {
 	class         Class
 	theme         themes.Theme
 	width, height int
+	mode          mode
 	rows          []row  // the class as last read, one per connected trainee
 	chosen        string // the trainee the cursor is on, by name, so it stays put as others come and go
+	status        string // what the last injection or end did, or why it did not
+	watch         watch
+	inject        *dialog
 }
 
 // row is one trainee as the board shows them.
 type row struct {
-	name  string
-	since time.Time
-	view  live.ViewState
+	name     string
+	since    time.Time
+	live     *live.Live
+	view     live.ViewState
+	standing live.Standing
 }
 
 // New is the instructor's program model. theme is the server's theme.
@@ -68,41 +91,98 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		m.read()
 		return m, tick()
+	case watchTickMsg:
+		return m, m.watchTick(msg)
+	case doneMsg:
+		m.status = msg.report()
+		m.read()
 	case tea.KeyMsg:
-		return m, m.key(msg)
+		if msg.String() == "ctrl+c" {
+			return m, tea.Quit
+		}
+		switch m.mode {
+		case modeWatch:
+			return m, m.watchKey(msg)
+		case modeInject:
+			return m, m.injectKey(msg)
+		case modeEnd:
+			return m, m.endKey(msg)
+		}
+		return m, m.boardKey(msg)
 	}
 	return m, nil
 }
 
-func (m *model) key(msg tea.KeyMsg) tea.Cmd {
+func (m *model) boardKey(msg tea.KeyMsg) tea.Cmd {
+	r, ok := m.current()
 	switch msg.String() {
-	case "q", "ctrl+c":
+	case "q":
 		return tea.Quit
 	case "up", "k":
 		m.move(-1)
 	case "down", "j":
 		m.move(1)
+	case "enter":
+		if ok {
+			return m.startWatch(r.name)
+		}
+	case "i":
+		if ok && r.live != nil && !r.standing.Ended {
+			m.mode, m.inject = modeInject, newDialog(r)
+		}
+	case "e":
+		if ok && r.live != nil && !r.standing.Ended {
+			m.mode = modeEnd
+		}
 	}
 	return nil
 }
 
-// read takes every connected trainee's latest view. Snapshot never waits for a running turn.
+// endKey asks before ending the chosen trainee's shift: y ends it, anything else does not.
+func (m *model) endKey(msg tea.KeyMsg) tea.Cmd {
+	m.mode = modeBoard
+	r, ok := m.current()
+	if msg.String() != "y" || !ok {
+		return nil
+	}
+	m.status = "ending " + r.name + "'s shift…"
+	return func() tea.Msg {
+		return doneMsg{trainee: r.name, what: "ended the shift for debrief", err: r.live.End(context.Background())}
+	}
+}
+
+func (d doneMsg) report() string {
+	if d.err != nil {
+		return d.trainee + ": not done — " + d.err.Error()
+	}
+	return d.trainee + ": " + d.what
+}
+
+// read takes every connected trainee's latest view and standing; neither waits for a running turn.
 func (m *model) read() {
 	trainees := m.class.Trainees()
 	m.rows = m.rows[:0]
 	for _, t := range trainees {
-		r := row{name: t.Name, since: t.Since}
+		r := row{name: t.Name, since: t.Since, live: t.Live}
 		if t.Live != nil {
-			r.view = t.Live.Snapshot()
+			r.view, r.standing = t.Live.Snapshot(), t.Live.Standing()
 		}
 		m.rows = append(m.rows, r)
 	}
-	if m.cursor() < 0 && len(m.rows) > 0 {
+	if _, ok := m.current(); !ok && len(m.rows) > 0 {
 		m.chosen = m.rows[0].name
 	}
 }
 
-// cursor is the chosen trainee's row, -1 when they are gone.
+// current is the chosen trainee's row; false when nobody is connected.
+func (m *model) current() (row, bool) {
+	if i := m.cursor(); i >= 0 {
+		return m.rows[i], true
+	}
+	return row{}, false
+}
+
+// cursor is the chosen trainee's index, -1 when they are gone.
 func (m *model) cursor() int {
 	for i, r := range m.rows {
 		if r.name == m.chosen {
@@ -120,4 +200,12 @@ func (m *model) move(by int) {
 	m.chosen = m.rows[i].name
 }
 
-func (m *model) View() string { return m.boardView() }
+func (m *model) View() string {
+	switch m.mode {
+	case modeWatch:
+		return m.watchView()
+	case modeInject:
+		return m.injectView()
+	}
+	return m.boardView()
+}

@@ -10,73 +10,143 @@ import (
 	"github.com/ward-sim/ward/session/live"
 )
 
-// boardView is every connected trainee, one block each: a line for the trainee, then one line
-// per patient with NEWS2 and the alarm waiting, if any.
+// boardView is every connected trainee, one block each: a line for the trainee and their score
+// so far, then a line per patient with NEWS2, the alarm waiting and for how long, and the case's
+// state and score. The chosen trainee's block is kept in sight; the help line is always last.
 func (m *model) boardView() string {
 	t := m.theme
-	var b strings.Builder
-	b.WriteString(t.Title.Render(fmt.Sprintf("ward · the class · %d connected", len(m.rows))) + "\n")
-	if len(m.rows) == 0 {
-		b.WriteString("\n" + t.Muted.Render("No trainee is connected. The board fills in as trainees sign in.") + "\n")
-	}
+	title := fmt.Sprintf("ward · the class · %d connected · alarms wait in sim time", len(m.rows))
+	top := []string{t.Title.Render(title)}
+	var body []string
+	chosenAt, chosenLen := 0, 0
 	for i, r := range m.rows {
-		b.WriteString(m.traineeLines(r, i == m.cursor()))
+		block := m.traineeLines(r, i == m.cursor())
+		if i == m.cursor() {
+			chosenAt, chosenLen = len(body), len(block)
+		}
+		body = append(body, block...)
 	}
-	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	if keep := m.height - 1; keep > 0 && len(lines) > keep {
-		lines = lines[:keep]
+	if len(m.rows) == 0 {
+		body = []string{"", t.Muted.Render("No trainee is connected. The board fills in as trainees sign in.")}
 	}
+	bottom := []string{m.statusLine(), m.help()}
+	body = scrolled(body, chosenAt, chosenLen, max(m.height-len(top)-len(bottom), 1))
+	return m.fit(append(append(top, body...), bottom...))
+}
+
+// scrolled is the part of lines that fits in height, from the top if the block at [at, at+n)
+// fits there, else ending with it (or starting with it when it is taller than height).
+func scrolled(lines []string, at, n, height int) []string {
+	if len(lines) <= height {
+		return lines
+	}
+	start := 0
+	if at+n > height {
+		start = min(at, at+n-height)
+	}
+	return lines[start:min(start+height, len(lines))]
+}
+
+// fit cuts every line to the terminal's width, ANSI-aware.
+func (m *model) fit(lines []string) string {
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, m.width, "…")
 	}
-	return strings.Join(lines, "\n") + "\n" + m.help()
+	return strings.Join(lines, "\n")
 }
 
-func (m *model) traineeLines(r row, chosen bool) string {
+func (m *model) traineeLines(r row, chosen bool) []string {
 	t := m.theme
-	mark, name := "  ", t.Text.Render(r.name)
+	mark, name := "  ", t.Text.Bold(true).Render(r.name)
 	if chosen {
 		mark, name = t.Accent.Render("▸ "), t.Selected.Render(r.name)
 	}
-	v := r.view
+	v, st := r.view, r.standing
 	head := fmt.Sprintf("%s%s  %s  sim %s", mark, name, t.Muted.Render("since "+r.since.Format("15:04")), clock(v.Clock))
-	if v.Paused {
-		head += t.Muted.Render(" (paused)")
+	switch {
+	case r.live == nil:
+		return []string{head + t.Muted.Render("  no shift running")}
+	case st.Ended:
+		head += "  " + t.Warn.Render("ended for debrief")
+	case v.Paused:
+		head += t.Muted.Render("  (paused)")
+	}
+	if st.Max > 0 {
+		head += "  " + fmt.Sprintf("score so far %d/%d", st.Score, st.Max)
+	}
+	if n := criticalErrors(st); n > 0 {
+		head += "  " + t.Danger.Render(fmt.Sprintf("%d critical error%s", n, plural(n)))
 	}
 	lines := []string{head}
 	if len(v.Roster) == 0 {
 		lines = append(lines, "    "+t.Muted.Render("no patients yet"))
 	}
 	for _, p := range v.Roster {
-		lines = append(lines, "    "+m.patientLine(p, v.Clock))
+		lines = append(lines, "    "+m.patientLine(p, standingOf(st, p.ID), v.Clock))
 	}
-	return strings.Join(lines, "\n") + "\n"
+	return lines
 }
 
-func (m *model) patientLine(p live.RosterEntry, now time.Duration) string {
+func criticalErrors(st live.Standing) int {
+	n := 0
+	for _, p := range st.Patients {
+		n += p.CriticalErrors
+	}
+	return n
+}
+
+func standingOf(st live.Standing, id string) live.PatientStanding {
+	for _, p := range st.Patients {
+		if p.ID == id {
+			return p
+		}
+	}
+	return live.PatientStanding{}
+}
+
+// patientLine is one patient: ID, name, NEWS2, the alarm waiting and for how long in sim time
+// (or where they went), then the engine's state and the case's score, which only the instructor
+// sees.
+func (m *model) patientLine(p live.RosterEntry, ps live.PatientStanding, now time.Duration) string {
 	t := m.theme
 	news := t.Muted.Render("NEWS2 –")
 	if p.NEWS2.Known {
 		news = m.bandStyle(p.NEWS2.Band).Render(fmt.Sprintf("NEWS2 %d %s", p.NEWS2.Value, bandName(p.NEWS2.Band)))
 	}
-	line := fmt.Sprintf("%-11s %-18s %s", p.ID, ansi.Truncate(p.Name, 18, "…"), news)
-	if p.Disposition != "" {
-		return line + "  " + t.Muted.Render(p.Disposition)
-	}
-	if p.Alert.Level != live.AlertNone {
+	line := fmt.Sprintf("%-10s %-14s %s", p.ID, ansi.Truncate(p.Name, 14, "…"), news)
+	switch {
+	case p.Disposition != "":
+		line += "  " + t.Muted.Render(p.Disposition)
+	case p.Alert.Level != live.AlertNone:
 		line += "  " + m.alertStyle(p.Alert.Level).Render(fmt.Sprintf("%s waiting %s", alertName(p.Alert.Level), clock(now-p.Alert.Raised)))
+	}
+	if ps.Max > 0 {
+		line += t.Muted.Render(fmt.Sprintf("  %s · %d/%d", ps.State, ps.Score, ps.Max))
 	}
 	return line
 }
 
+// statusLine is the question being asked, or what the last action did.
+func (m *model) statusLine() string {
+	if m.mode == modeEnd {
+		r, _ := m.current()
+		return m.theme.Warn.Render(fmt.Sprintf("End %s's shift for debrief? Every open case closes. y ends it, any other key does not.", r.name))
+	}
+	return m.theme.Muted.Render(m.status)
+}
+
 func (m *model) help() string {
+	return m.keys([][2]string{{"↑/↓ j/k", "choose"}, {"enter", "watch"}, {"i", "inject"}, {"e", "end shift"}, {"q", "quit"}})
+}
+
+// keys is a help line: each key and what it does.
+func (m *model) keys(keys [][2]string) string {
 	t := m.theme
-	keys := [][2]string{{"↑/↓", "choose"}, {"q", "quit"}}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = t.StatusKey.Render(k[0]) + " " + t.StatusDesc.Render(k[1])
 	}
-	return ansi.Truncate(strings.Join(parts, "  "), m.width, "…")
+	return strings.Join(parts, "  ")
 }
 
 func (m *model) bandStyle(b live.Band) lipgloss.Style {
@@ -104,6 +174,13 @@ func (m *model) alertStyle(l live.AlertLevel) lipgloss.Style {
 
 func alertName(l live.AlertLevel) string {
 	return [...]string{"", "urgent review", "alarm", "emergency"}[l]
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // clock writes a sim duration as h:mm:ss, or m:ss under an hour.
