@@ -19,6 +19,8 @@ type SessionInfo struct {
 	Trainee      string    `json:"trainee"`
 	ClockSeconds float64   `json:"clock_seconds"`
 	Seed         int64     `json:"seed"`
+	// Ended is when the instructor ended the shift for debrief; zero while it runs.
+	Ended time.Time `json:"ended,omitzero"`
 }
 
 var (

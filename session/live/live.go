@@ -25,6 +25,7 @@ type Live struct {
 	s         *session.Session
 	restart   func(shift, trainee string) (*session.Session, error)
 	view      atomic.Pointer[ViewState]
+	standing  atomic.Pointer[Standing] // the instructor's board's reading (class.go)
 	lastTick  time.Time
 	lastFlush time.Time
 
