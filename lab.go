@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
@@ -52,9 +53,13 @@ func serve(ctx context.Context, c *call) error {
 		return err
 	}
 	defer setup.Close()
+	if o.slots < 1 {
+		return usageError{fmt.Sprintf("--slots %d: the model serves at least one call at a time", o.slots)}
+	}
+	queue := llm.NewQueue(setup.Backend(), o.slots) // one model server, shared fairly
 	keys := lab.KeysPath(o.db)
 	srv, err := lab.New(lab.Config{Setup: setup, HostKey: hostKey, Keys: keys, Idle: o.idle, Theme: theme,
-		Shift: o.shift, Log: c.stderr})
+		Shift: o.shift, Log: c.stderr, Backend: queue.For})
 	if err != nil {
 		return err
 	}

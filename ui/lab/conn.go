@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/ui/board"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -103,15 +104,18 @@ func (s *Server) refuse(c *conn, who persist.Person, err error) {
 	c.farewell()
 }
 
-// instruct shows the instructor the board.
+// instruct shows the instructor the board of the class, until they quit or the server closes
+// the connection.
 func (s *Server) instruct(c *conn, next ssh.Handler) {
-	s.audit(persist.Person{Instructor: true}, persist.AuditSignIn, describe(c.sess))
-	names := ""
-	for _, st := range s.class.seated() {
-		names += " " + st.name
-	}
-	c.close(fmt.Sprintf("ward: the instructor's board is not in this build yet; connected now:%s", names))
+	who := persist.Person{Instructor: true}
+	s.audit(who, persist.AuditSignIn, describe(c.sess))
+	c.model = board.New(s.class, s.cfg.Theme)
+	c.sess.Context().SetValue(connKey{}, c)
+	stopIdle := c.watchIdle(s.cfg.Idle)
+	next(c.sess)
+	stopIdle()
 	c.farewell()
+	s.audit(who, persist.AuditDisconnect, c.why())
 }
 
 // program is the Bubble Tea program of a connection that admit let through.
@@ -174,7 +178,7 @@ func (c *conn) why() string {
 	if c.line != "" {
 		return c.line
 	}
-	return "the trainee quit, or the connection dropped"
+	return "they quit, or the connection dropped"
 }
 
 // say writes one line to the client's terminal.

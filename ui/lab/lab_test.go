@@ -301,3 +301,18 @@ func TestEncryptedDatabaseAsksThePassphraseOverSSH(t *testing.T) {
 		}
 	}
 }
+
+// The instructor's key opens the board, which shows the trainees connected now.
+func TestTheInstructorsKeyOpensTheBoard(t *testing.T) {
+	l := newLab(t, nil, nil)
+	alice := l.dial("alice", l.enrol("alice", false))
+	alice.waitFor("patient_1")
+	teacher := l.dial("jones", l.enrol("jones", true))
+	teacher.waitFor("alice")
+	if trainees := l.srv.Class().Trainees(); len(trainees) != 1 || trainees[0].Name != "alice" || trainees[0].Live == nil {
+		t.Errorf("the class is %+v; want alice with her shift", trainees)
+	}
+	if !l.hasAudit(persist.AuditSignIn, "the instructor") {
+		t.Errorf("the instructor's sign-in is not audited: %+v", l.audited())
+	}
+}
