@@ -9,7 +9,9 @@
 #   - only the Ollama backend and its test helper import github.com/ollama/ollama (tests included);
 #   - agents, memory and persist never import session or ui; memory's code imports only memory
 #     (its tests may use the real store);
-#   - nothing imports main.
+#   - nothing imports main; nothing but main imports ui/lab (the SSH server), which imports of
+#     ward's packages only ui, ui/board, session, session/live, persist (and persist/outfile),
+#     agents/llm and themes;
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/ward-sim/ward
@@ -25,6 +27,13 @@ for dep in $(go list -f '{{join .Imports "\n"}}' ./ui | grep "^$mod" || true); d
 	case "$dep" in "$mod/session" | "$mod/session/live" | "$mod/session/records" | "$mod/themes") ;; *) bad "ui imports $dep" ;; esac
 done
 code_imports() { go list -f '{{join .Imports "\n"}}' "$1" | grep "^$mod" || true; }
+for dep in $(code_imports ./ui/lab); do
+	case "$dep" in "$mod/ui" | "$mod/ui/board" | "$mod/session" | "$mod/session/live" | "$mod/persist" | "$mod/persist/outfile" | "$mod/agents/llm" | "$mod/themes") ;;
+	*) bad "ui/lab imports $dep" ;; esac
+done
+for pkg in $(go list ./...); do
+	[ "$pkg" = "$mod" ] || [ "$pkg" = "$mod/ui/lab" ] || ! code_imports "$pkg" | grep -qx "$mod/ui/lab" || bad "$pkg imports ui/lab (only main may)"
+done
 for dep in $(code_imports ./session); do
 	case "$dep" in "$mod/session/live" | "$mod/session/playback" | "$mod/agents/eval" | "$mod/agents/replay") bad "the turn (session) imports $dep" ;; esac
 done
