@@ -150,7 +150,7 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 	if err != nil {
 		return nil, ui.Options{}, err
 	}
-	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Clipboard: c.sess,
+	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Clipboard: c.sess, Confined: true,
 		SaveDir: filepath.Join(s.store.Path()+".exports", name)}
 	if err := os.MkdirAll(opts.SaveDir, 0o700); err != nil {
 		return nil, opts, err
