@@ -23,17 +23,17 @@ type Options struct {
 	Trainee     string        // whose shift the start dialog starts
 	// TraineeFixed: the start dialog may not change the trainee (their passphrase opened ward).
 	TraineeFixed bool
-	SaveDir      string // where the inspector saves prompts; "" is the working directory
-	// Confined: the files the screen writes (/export FILE) go into SaveDir alone, by name: the
-	// trainee is at a server's screen (ward serve), not at a shell of the machine that writes.
-	Confined  bool
-	Clipboard io.Writer // where OSC 52 is written; nil is stderr
-	Notice    string    // shown in the status bar at start, e.g. why the offline backend is in use
+	SaveDir      string    // where the inspector saves prompts; "" is the working directory
+	Clipboard    io.Writer // where OSC 52 is written; nil is stderr
+	Notice       string    // shown in the status bar at start, e.g. why the offline backend is in use
 	// Bell is where the terminal bell is rung when an alarm or escalation sounds; nil rings none.
 	Bell io.Writer
 	// StartedTheme is the theme of the trainee the start dialog has just started a shift for, who
 	// may prefer another than the person ward opened as; nil keeps the theme.
 	StartedTheme func() (themes.Theme, error)
+	// Confined: the files the screen writes (/export FILE) go into SaveDir alone, by name: the
+	// trainee is at a server's screen (ward serve), not at a shell of the machine that writes.
+	Confined bool
 }
 
 type focusArea int
