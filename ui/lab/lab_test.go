@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
@@ -314,5 +315,58 @@ func TestTheInstructorsKeyOpensTheBoard(t *testing.T) {
 	}
 	if !l.hasAudit(persist.AuditSignIn, "the instructor") {
 		t.Errorf("the instructor's sign-in is not audited: %+v", l.audited())
+	}
+}
+
+// Shutting down while a turn waits for the model waits for it: the reply is committed before
+// the store is closed.
+func TestShutdownWaitsForARunningTurn(t *testing.T) {
+	gate := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	l := newLab(t, nil, func(c *Config) {
+		gate.Backend = c.Setup.Backend()
+		c.Backend = func(string) llm.Backend { return gate }
+	})
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("patient_1")
+	c.typeLine("review patient_1")
+	for len(l.latestChat("alice", "", "patient_1")) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	gate.armed.Store(true)
+	c.typeLine("any chest pain?")
+	<-gate.entered
+	stopped := make(chan struct{})
+	go func() { l.stop(); close(stopped) }()
+	c.waitFor("the server is shutting down")
+	select {
+	case <-stopped:
+		t.Fatal("the server stopped before the running turn finished")
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(gate.release)
+	<-stopped
+	l.reopen()
+	waitForReply(t, l, "alice", "", "any chest pain?")
+}
+
+// The program follows the client's window: a resize redraws the screen at the new size.
+func TestTheScreenFollowsTheWindowSize(t *testing.T) {
+	l := newLab(t, nil, nil)
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("patient_1")
+	if err := c.sess.WindowChange(30, 90); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		frame, _ := l.srv.Class().Frame("alice")
+		lines := strings.Split(ansi.Strip(frame), "\n")
+		if len(lines) == 30 && ansi.StringWidth(lines[0]) <= 90 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the frame is %d lines after a resize to 90×30:\n%s", len(lines), frame)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
