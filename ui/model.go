@@ -21,7 +21,8 @@ type Options struct {
 	Theme       themes.Theme
 	StartShifts []ShiftChoice // when not nil, open with the start dialog offering these
 	Trainee     string        // whose shift the start dialog starts
-	// TraineeFixed: the start dialog may not change the trainee (their passphrase opened ward).
+	// TraineeFixed: the start dialog may not change the trainee (their passphrase, or their key at
+	// ward serve, opened ward).
 	TraineeFixed bool
 	SaveDir      string    // where the inspector saves prompts; "" is the working directory
 	Clipboard    io.Writer // where OSC 52 is written; nil is stderr

@@ -370,3 +370,17 @@ func TestTheScreenFollowsTheWindowSize(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Only keys log in: a password, or keyboard-interactive answers, are not asked for.
+func TestNoPasswordLogin(t *testing.T) {
+	l := newLab(t, nil, nil)
+	l.enrol("alice", false)
+	answer := func(string, string, []string, []bool) ([]string, error) { return nil, nil }
+	for _, auth := range []gossh.AuthMethod{gossh.Password("alice"), gossh.KeyboardInteractive(answer)} {
+		_, err := gossh.Dial("tcp", l.addr, &gossh.ClientConfig{User: "alice", Auth: []gossh.AuthMethod{auth},
+			HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+		if err == nil || !strings.Contains(err.Error(), "no supported methods remain") {
+			t.Errorf("a login without a key: %v; want the server to offer no such method", err)
+		}
+	}
+}
