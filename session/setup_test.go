@@ -105,9 +105,15 @@ func TestForTraineeGivesEachTheirStoreAndBackend(t *testing.T) {
 	}
 	defer view.Close()
 	alice := server.ForTrainee(view, named{server.Backend(), "alice's share"})
+	if s, resumed, err := alice.Resume(context.Background()); s != nil || resumed || err != nil {
+		t.Fatalf("alice, who has no shift, resumed %v (%v)", resumed, err)
+	}
 	s, resumed, err := alice.Open(context.Background())
 	if err != nil || resumed {
 		t.Fatalf("open: resumed %v, %v", resumed, err)
+	}
+	if again, resumed, err := alice.Resume(context.Background()); err != nil || !resumed || again.ID() != s.ID() {
+		t.Errorf("alice's resume: %v (%v); want the shift she opened", resumed, err)
 	}
 	if _, model := s.Backend(); model != "alice's share" {
 		t.Errorf("alice's shift asks %q; want her share of the backend", model)

@@ -40,15 +40,13 @@ func (r refusal) Error() string { return r.line }
 // instructor's board, run by the middleware after it (next) as a Bubble Tea program.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		if !s.enter() {
+		c := &conn{sess: sess, in: &activity{r: sess}}
+		c.in.touch()
+		if !s.enter(c) {
 			say(sess, "ward: the server is shutting down")
 			return
 		}
-		defer s.conns.Done()
-		c := &conn{sess: sess, in: &activity{r: sess}}
-		c.in.touch()
-		s.track(c, true)
-		defer s.track(c, false)
+		defer s.leave(c)
 		s.audit(persist.Person{}, persist.AuditConnect, describe(sess))
 		who, err := s.identify(sess)
 		if err == nil {
@@ -114,8 +112,8 @@ func (s *Server) instruct(c *conn, next ssh.Handler) {
 	stopIdle := c.watchIdle(s.cfg.Idle)
 	next(c.sess)
 	stopIdle()
-	c.farewell()
 	s.audit(who, persist.AuditDisconnect, c.why())
+	c.farewell()
 }
 
 // program is the Bubble Tea program of a connection that admit let through.
@@ -200,17 +198,6 @@ func describe(sess ssh.Session) string {
 func (s *Server) audit(who persist.Person, action, detail string) {
 	if err := s.store.Audit().Record(who, action, "", detail); err != nil {
 		s.logf("audit record: %v", err)
-	}
-}
-
-// track adds c to the connections the server closes on shutdown, or removes it.
-func (s *Server) track(c *conn, open bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if open {
-		s.open[c] = true
-	} else {
-		delete(s.open, c)
 	}
 }
 
