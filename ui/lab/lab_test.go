@@ -384,3 +384,18 @@ func TestNoPasswordLogin(t *testing.T) {
 		}
 	}
 }
+
+// With no --shift, a trainee with nothing to resume chooses in the start dialog, and one who
+// left it without choosing is offered it again.
+func TestTheStartDialogIsOfferedUntilAShiftStarts(t *testing.T) {
+	l := newLab(t, nil, func(c *Config) { c.Shift = "" })
+	key := l.enrol("alice", false)
+	first := l.dial("alice", key)
+	first.waitFor("Start a shift")
+	first.typeLine("\x03")
+	first.waitExit()
+	again := l.dial("alice", key)
+	again.waitFor("Start a shift")
+	again.typeLine("") // the first shift offered
+	again.waitFor("on the roster")
+}

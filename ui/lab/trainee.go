@@ -140,8 +140,8 @@ func (s *Server) choosePassphrase(t *term.Terminal, trainee string) (*persist.St
 	}
 }
 
-// openShift resumes the trainee's latest shift on their view, or starts --shift, or an empty
-// roster under the start dialog; the trainee is fixed: the dialog cannot start a shift for anyone else.
+// openShift resumes the trainee's latest shift on their view; with none, or one left with no
+// patient, it starts --shift, or offers the start dialog; the trainee is fixed: the dialog cannot start a shift for anyone else.
 func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, error) {
 	name := c.who.Name
 	ctx := context.Background() // a turn outlives its connection, to commit
@@ -166,12 +166,17 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 		return setup.Start(ctx, shiftID)
 	}
 	sh.Live = live.NewLive(sess, restart)
-	if !resumed && s.cfg.Shift == "" {
-		for _, r := range setup.Library().Shifts() {
-			opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{ID: r.ID, Title: r.Title, Summary: fmt.Sprintf("%d patients", len(r.Patients))})
+	if len(sess.Summaries()) == 0 { // nothing on the roster yet: --shift, or the trainee chooses
+		if resumed && s.cfg.Shift != "" {
+			err = sh.Live.Start(ctx, s.cfg.Shift, name) // the empty shift left is discarded
+		}
+		if s.cfg.Shift == "" {
+			for _, r := range setup.Library().Shifts() {
+				opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{ID: r.ID, Title: r.Title, Summary: fmt.Sprintf("%d patients", len(r.Patients))})
+			}
 		}
 	}
-	return sh, opts, nil
+	return sh, opts, err
 }
 
 // shift is a trainee's Live as their screen uses it. A turn runs on when the connection ends:
