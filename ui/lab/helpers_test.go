@@ -160,7 +160,13 @@ func (l *testLab) dial(user string, key gossh.Signer) *client {
 // typeLine types text and enter.
 func (c *client) typeLine(text string) {
 	c.t.Helper()
-	if _, err := io.WriteString(c.in, text+"\r"); err != nil {
+	c.typeKeys(text + "\r")
+}
+
+// typeKeys types keys as they are.
+func (c *client) typeKeys(keys string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, keys); err != nil {
 		c.t.Fatal(err)
 	}
 }

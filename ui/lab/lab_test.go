@@ -278,7 +278,7 @@ func TestEncryptedDatabaseAsksThePassphraseOverSSH(t *testing.T) {
 	first.typeLine("any pain?")
 	msgs := waitForReply(t, l, "alice", pass, "any pain?")
 	first.waitFor(firstWords(msgs[len(msgs)-1].Content))
-	first.typeLine("\x03") // ctrl+c quits
+	first.typeKeys("\x03") // ctrl+c quits
 	first.waitExit()
 
 	wrong := l.dial("alice", key)
@@ -392,7 +392,7 @@ func TestTheStartDialogIsOfferedUntilAShiftStarts(t *testing.T) {
 	key := l.enrol("alice", false)
 	first := l.dial("alice", key)
 	first.waitFor("Start a shift")
-	first.typeLine("\x03")
+	first.typeKeys("\x03") // ctrl+c quits, no shift chosen
 	first.waitExit()
 	again := l.dial("alice", key)
 	again.waitFor("Start a shift")
