@@ -3,10 +3,12 @@ package lab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -398,4 +400,44 @@ func TestTheStartDialogIsOfferedUntilAShiftStarts(t *testing.T) {
 	again.waitFor("Start a shift")
 	again.typeLine("") // the first shift offered
 	again.waitFor("on the roster")
+}
+
+// BenchmarkLoginToFirstFrame is one trainee's way in: the SSH handshake with their key, the
+// enrolments read, a view signed in, their shift resumed and its first frame on their screen.
+func BenchmarkLoginToFirstFrame(b *testing.B) {
+	l := newLab(b, nil, nil)
+	key := l.enrol("alice", false)
+	for b.Loop() {
+		c := l.dial("alice", key)
+		c.waitFor("patient_1")
+		c.conn.Close()
+	}
+}
+
+// BenchmarkKeystrokeToFrame is a key the trainee types until the screen shows it; cpu-ms/op is
+// the process's CPU time for it, the server's and the client's together.
+func BenchmarkKeystrokeToFrame(b *testing.B) {
+	l := newLab(b, nil, func(c *Config) { c.Idle = 0 })
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("patient_1")
+	n := 0
+	defer reportCPU(b)()
+	for b.Loop() {
+		n++
+		mark, from := fmt.Sprintf("k%dz", n), c.out.len()
+		c.typeKeys(mark)
+		c.waitAfter(from, mark)
+		c.typeKeys(strings.Repeat("\x7f", len(mark))) // backspace it away
+	}
+}
+
+// reportCPU reports, when the returned func runs, the process's CPU time per op.
+func reportCPU(b *testing.B) func() {
+	cpu := func() time.Duration {
+		var u syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+		return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	}
+	start := cpu()
+	return func() { b.ReportMetric(float64(cpu()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op") }
 }
