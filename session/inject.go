@@ -24,12 +24,20 @@ import (
 
 // Injection is one event the instructor puts into a trainee's shift.
 type Injection struct {
-	Kind      string // physio.InjectDeterioration, InjectResult, InjectCall or InjectAdmission
+	Kind      string // InjectDeterioration, InjectAdmission, InjectResult or InjectCall
 	PatientID string // whom it concerns; for an admission, the new patient's ID ("": the next free one)
 	State     string // a deterioration's state, one of the patient's scenario's (InjectChoices)
 	Scenario  string // an admission's scenario, by ID
 	Text      string // a result's words ("K+ 6.8"), or what the relative says on the phone
 }
+
+// Kinds of Injection, as the engine records them.
+const (
+	InjectDeterioration = physio.InjectDeterioration
+	InjectAdmission     = physio.InjectAdmission
+	InjectResult        = physio.InjectResult
+	InjectCall          = physio.InjectCall
+)
 
 // Voices the trainee hears an injected event in.
 const (
