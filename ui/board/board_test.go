@@ -123,8 +123,8 @@ func TestBoardListsTraineesWithNEWS2AndAlarmWaits(t *testing.T) {
 	c.join(t, "ben", "/admit patient_1 hypoglycaemia", "/admit patient_2", "/vitals", "/wait 2m")
 	m := newBoard(t, c)
 	v := view(m)
-	for _, want := range []string{"2 connected", "alarms wait in sim time", "ana", "ben", "Daniel Reyes", "Tom Harris",
-		"Graham Foster", "NEWS2 15 high", "emergency waiting 8:00", "score so far"} {
+	for _, want := range []string{"2 connected", "alarms: time waited, in sim time", "ana", "ben", "Daniel Reyes", "Tom Harris",
+		"Graham Foster", "NEWS2 15 high", "emergency 8:00", "score so far"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the board lacks %q:\n%s", want, v)
 		}
@@ -175,7 +175,7 @@ func TestWatchShowsTheFrameAndForwardsNoKey(t *testing.T) {
 	m := newBoard(t, c)
 	press(m, "j", "enter")
 	v := view(m)
-	if !strings.Contains(v, "Watching ben's screen · read-only") || !strings.Contains(v, "ben's chat") {
+	if !strings.Contains(v, "Watching ben's screen, read-only") || !strings.Contains(v, "ben's chat") {
 		t.Fatalf("watch shows:\n%s", v)
 	}
 	assertFits(t, v, 80, 24)
@@ -310,7 +310,7 @@ func TestEndFromTheBoard(t *testing.T) {
 		t.Fatal("a key other than y ended the shift")
 	}
 	press(m, "e")
-	if !strings.Contains(view(m), "End ana's shift for debrief?") {
+	if !strings.Contains(view(m), "End ana's shift for debrief (every open case closes)?") {
 		t.Errorf("e does not ask first:\n%s", view(m))
 	}
 	finish(t, m, press(m, "y"))

@@ -64,8 +64,8 @@ func (m *model) watchKey(msg tea.KeyMsg) tea.Cmd {
 // watchView is a banner line, then the trainee's frame cut to the instructor's terminal.
 func (m *model) watchView() string {
 	t := m.theme
-	banner := t.Accent.Render("Watching "+m.watch.trainee+"'s screen · read-only: nothing you type reaches them") +
-		"  " + m.keys([][2]string{{"esc", "back to the board"}})
+	banner := t.Accent.Render("Watching "+m.watch.trainee+"'s screen, read-only: your keys never reach it") +
+		"  " + m.keys([][2]string{{"esc", "back"}})
 	if m.watch.gone {
 		banner = t.Warn.Render(m.watch.trainee+" is not connected; the last frame they drew") + "  " + m.keys([][2]string{{"esc", "back"}})
 	}
