@@ -243,6 +243,9 @@ func TestEndClosesEveryCase(t *testing.T) {
 	if !strings.Contains(rep.Markdown(), "The instructor ended the case before a disposition") {
 		t.Error("the review does not say the instructor ended the case")
 	}
+	if refused := errorsOf(r.turn("/admit patient_3")); !strings.Contains(refused, "no new patient comes in") || len(r.s.roster) != 2 {
+		t.Errorf("an admission after the end: %q, roster %v", refused, r.s.roster)
+	}
 	if err := r.s.End(func(Event) {}); !errors.Is(err, ErrShiftEnded) {
 		t.Errorf("a second end: %v", err)
 	}
