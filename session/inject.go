@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
@@ -53,6 +55,8 @@ var ErrShiftEnded = errors.New("the instructor ended this shift for debrief")
 // injection (an unknown patient, state or scenario, a closed case, an ended shift) returns an
 // error and changes nothing. emit hears what a turn's would: the messages and the engine's events.
 func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) error {
+	asJSON, _ := json.Marshal(in) // strings only: it cannot fail
+	s.begin(llm.TraceInput{Op: llm.InputInject, Text: string(asJSON)}, emit)
 	if !s.info.Ended.IsZero() {
 		return ErrShiftEnded
 	}
@@ -226,6 +230,7 @@ func (s *Session) storeInstructor(lines []line, emit func(Event), also func(*per
 // say so, the clock stops, and the shift is marked ended, in one commit. The trainee can still
 // read each review (/aar) and answer the reflective questions.
 func (s *Session) End(emit func(Event)) error {
+	s.begin(llm.TraceInput{Op: llm.InputEnd}, emit)
 	if !s.info.Ended.IsZero() {
 		return ErrShiftEnded
 	}
