@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ward-sim/ward/agents/analyzer"
@@ -15,6 +16,7 @@ import (
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
+	"github.com/ward-sim/ward/themes"
 )
 
 // The instructor steers a trainee's running shift from the class's board (ui/board): an event
@@ -47,6 +49,9 @@ const (
 	phoneVoice = "a relative of %s (on the phone)" // when the scenario names no relative
 )
 
+// maxInjectedText bounds a result's or a call's words: a line or two, as a lab or a relative says it.
+const maxInjectedText = 500
+
 // ErrShiftEnded refuses what an ended shift can no longer take.
 var ErrShiftEnded = errors.New("the instructor ended this shift for debrief")
 
@@ -60,8 +65,17 @@ func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) erro
 	if !s.info.Ended.IsZero() {
 		return ErrShiftEnded
 	}
-	if in.Kind == physio.InjectAdmission {
+	switch in.Kind {
+	case InjectAdmission:
 		return s.injectAdmission(in, emit)
+	case InjectResult, InjectCall:
+		in.Text = strings.TrimSpace(themes.Printable(in.Text)) // shown to the trainee and stored as it is
+		if in.Text == "" || len(in.Text) > maxInjectedText {
+			return fmt.Errorf("a %s needs some words, at most %d characters", in.Kind, maxInjectedText)
+		}
+	case InjectDeterioration:
+	default:
+		return fmt.Errorf("no injection %q: one of %s, %s, %s, %s", in.Kind, InjectDeterioration, InjectAdmission, InjectResult, InjectCall)
 	}
 	e, err := s.injectable(in.PatientID)
 	if err != nil {
@@ -69,28 +83,20 @@ func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) erro
 	}
 	var events []physio.Event
 	var msg memory.Message
-	switch in.Kind {
-	case physio.InjectDeterioration:
+	if in.Kind == InjectDeterioration {
 		ev, err := e.Deteriorate(in.State)
 		if err != nil {
 			return err
 		}
 		events, msg = []physio.Event{ev}, s.message(memory.RoleAssistant, nurseAgent, worried(e))
-	case physio.InjectResult, physio.InjectCall:
-		if in.Text == "" {
-			return fmt.Errorf("a %s needs some words", in.Kind)
-		}
+	} else {
 		if err := e.Record(in.Kind, in.Text); err != nil {
 			return err
 		}
 		msg = s.heard(e, in)
-	default:
-		return fmt.Errorf("no injection %q: one of %s, %s, %s, %s", in.Kind, physio.InjectDeterioration,
-			physio.InjectAdmission, physio.InjectResult, physio.InjectCall)
 	}
 	s.sim.dirty[e.PatientID()] = true
-	s.recordEvents(events)
-	s.noteSummary(e.PatientID(), summaryOf(e))
+	s.recordEvents(events) // a new state: the roster's summary too
 	for _, ev := range events {
 		emit(SimEvent{ev})
 	}
@@ -124,7 +130,7 @@ func worried(e *physio.Engine) string {
 // heard is the line the trainee hears of a result or a call, in its own voice.
 func (s *Session) heard(e *physio.Engine, in Injection) memory.Message {
 	name := e.Scenario().Demographics.Name
-	if in.Kind == physio.InjectResult {
+	if in.Kind == InjectResult {
 		return s.message(memory.RoleAssistant, labAgent, fmt.Sprintf("Result for %s (%s): %s", name, e.PatientID(), in.Text))
 	}
 	voice := fmt.Sprintf(phoneVoice, name)

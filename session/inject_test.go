@@ -194,6 +194,8 @@ func TestInjectRefusalsChangeNothing(t *testing.T) {
 		{Injection{Kind: physio.InjectDeterioration, PatientID: "patient_1", State: "worse"}, `no state "worse": one of pea-arrest, peri-arrest, reaction, recovered, responding, rosc, shock`},
 		{Injection{Kind: physio.InjectDeterioration, PatientID: "patient_1", State: "reaction"}, "in state reaction already"},
 		{Injection{Kind: physio.InjectResult, PatientID: "patient_1"}, "needs some words"},
+		{Injection{Kind: physio.InjectCall, PatientID: "patient_1", Text: " \x1b[2J "}, "needs some words"},
+		{Injection{Kind: physio.InjectCall, PatientID: "patient_1", Text: strings.Repeat("so worried ", 50)}, "at most 500 characters"},
 		{Injection{Kind: "flood", PatientID: "patient_1"}, `no injection "flood"`},
 		{Injection{Kind: physio.InjectAdmission, Scenario: "no-such-case"}, `no scenario "no-such-case"`},
 		{Injection{Kind: physio.InjectAdmission, Scenario: "anaphylaxis"}, "another patient of this shift has that case"},
