@@ -100,6 +100,15 @@ func TestInjectDeteriorationMovesThePatient(t *testing.T) {
 	if !strings.Contains(rep.Digest(), "Instructor: ") {
 		t.Errorf("the debrief's digest does not name the instructor's injection:\n%s", rep.Digest())
 	}
+	var debrief string
+	for _, ev := range r.turn("/aar") {
+		if m, ok := ev.(MessageEvent); ok && m.Agent == "Preceptor" {
+			debrief = m.Text
+		}
+	}
+	if !strings.Contains(debrief, "**What the instructor injected**") || !strings.Contains(debrief, "a deterioration to shock") {
+		t.Errorf("the Preceptor's debrief does not name the instructor's injection:\n%s", debrief)
+	}
 	dump, err := json.Marshal(r.dump())
 	if err != nil {
 		t.Fatal(err)
