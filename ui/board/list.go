@@ -113,7 +113,7 @@ func (m *model) patientLine(p live.RosterEntry, ps live.PatientStanding, now tim
 	if p.NEWS2.Known {
 		news = m.bandStyle(p.NEWS2.Band).Render(fmt.Sprintf("%-19s", fmt.Sprintf("NEWS2 %d %s", p.NEWS2.Value, bandName(p.NEWS2.Band))))
 	}
-	line := fmt.Sprintf("%-10s %-14s %s", p.ID, ansi.Truncate(p.Name, 14, "…"), news)
+	line := fmt.Sprintf("%-10s %-13s %s", p.ID, ansi.Truncate(p.Name, 13, "…"), news)
 	switch {
 	case p.Disposition != "":
 		line += "  " + t.Muted.Render(p.Disposition)
@@ -149,16 +149,19 @@ func (m *model) keys(keys [][2]string) string {
 	return strings.Join(parts, "  ")
 }
 
+// bandStyle is the theme's colour for a NEWS2 band, without the badge's padding: the board
+// lines its columns up.
 func (m *model) bandStyle(b live.Band) lipgloss.Style {
+	style := m.theme.News2Low
 	switch b {
 	case live.BandLowMedium:
-		return m.theme.News2Single3
+		style = m.theme.News2Single3
 	case live.BandMedium:
-		return m.theme.News2Medium
+		style = m.theme.News2Medium
 	case live.BandHigh:
-		return m.theme.News2High
+		style = m.theme.News2High
 	}
-	return m.theme.News2Low
+	return style.UnsetPadding()
 }
 
 func bandName(b live.Band) string {
