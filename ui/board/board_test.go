@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -327,5 +328,31 @@ func TestEndFromTheBoard(t *testing.T) {
 	}
 	if press(m, "i"); m.mode != modeBoard {
 		t.Error("the board offers an injection into an ended shift")
+	}
+}
+
+// BenchmarkBoardTick is one tick of the board with a class of 30 trainees, 5 patients each half
+// an hour in: every trainee's snapshot read and the frame drawn from them. Their standings are
+// read again at most once a second, which BenchmarkStanding (session/live) measures apart.
+func BenchmarkBoardTick(b *testing.B) {
+	c := &fakeClass{}
+	lines := []string{"/admit patient_1", "/admit patient_2", "/admit patient_3", "/admit patient_4", "/admit patient_5", "/wait 30m"}
+	for i := range 30 {
+		r := sessiontest.Seeded(b)
+		for _, l := range lines {
+			r.Turn(l)
+		}
+		c.trainees = append(c.trainees, Trainee{Name: fmt.Sprintf("trainee%02d", i), Since: time.Now(), Live: live.NewLive(r.S, nil)})
+	}
+	th, err := themes.New("dark", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New(c, th).(*model)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(tickMsg{})
+		_ = m.View()
 	}
 }
