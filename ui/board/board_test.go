@@ -356,3 +356,27 @@ func BenchmarkBoardTick(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// A frame taller than the instructor's terminal keeps the trainee's header and the bottom of
+// their screen (the newest chat, what they type), saying how much was left out between.
+func TestWatchCutsATallFrame(t *testing.T) {
+	c := &fakeClass{}
+	c.join(t, "ana", "/admit patient_1")
+	var frame []string
+	for i := range 40 {
+		frame = append(frame, fmt.Sprintf("line %02d", i))
+	}
+	c.frames["ana"] = strings.Join(frame, "\n")
+	m := newBoard(t, c)
+	press(m, "enter")
+	v := view(m)
+	assertFits(t, v, 80, 24)
+	for _, want := range []string{"line 00", "line 02", "┄ 18 lines of ana's screen left out", "line 21", "line 39"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the watched frame lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "line 03") || strings.Contains(v, "line 20") {
+		t.Errorf("the cut kept a line it said it left out:\n%s", v)
+	}
+}
