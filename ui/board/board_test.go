@@ -274,7 +274,15 @@ func TestInjectAdmissionResultAndCallFromTheBoard(t *testing.T) {
 	c := &fakeClass{}
 	ana := c.join(t, "ana", "/admit patient_1 anaphylaxis")
 	m := newBoard(t, c)
-	finish(t, m, press(m, "i", "down", "enter", "enter")) // an admission, the first scenario offered
+	press(m, "i", "down", "enter") // an admission: the library's scenarios, more than the terminal holds
+	for range 30 {
+		press(m, "down")
+		assertFits(t, view(m), 80, 24)
+	}
+	if v := view(m); !strings.Contains(v, "▸ ") {
+		t.Fatalf("the cursor went out of sight:\n%s", v)
+	}
+	finish(t, m, press(m, "esc", "i", "down", "enter", "enter")) // the first scenario offered
 	roster := ana.live.Snapshot().Roster
 	if len(roster) != 2 || roster[1].ID != "patient_2" {
 		t.Fatalf("roster after the admission: %+v", roster)
@@ -326,8 +334,8 @@ func TestEndFromTheBoard(t *testing.T) {
 	if !strings.Contains(v, "ended for debrief") || !strings.Contains(v, "ended by the instructor") {
 		t.Errorf("the board does not show the end:\n%s", v)
 	}
-	if press(m, "i"); m.mode != modeBoard {
-		t.Error("the board offers an injection into an ended shift")
+	if press(m, "i"); m.mode != modeBoard || !strings.Contains(view(m), "ana's shift is not running") {
+		t.Errorf("the board offers an injection into an ended shift:\n%s", view(m))
 	}
 }
 
