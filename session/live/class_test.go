@@ -65,3 +65,50 @@ func BenchmarkStanding(b *testing.B) {
 		})
 	}
 }
+
+// A trainee's turns and the instructor's injections and readings, all at once, never run
+// together: each turn and each injection is whole in the stored conversation (-race checks the rest).
+func TestInjectBesideRunningTurns(t *testing.T) {
+	_, s := liveShift(t, 1, 0)
+	e := NewLive(s, nil)
+	if err := e.Switch(context.Background(), "patient_1"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() {
+		for i := range 5 {
+			if err := e.Inject(context.Background(), session.Injection{Kind: session.InjectResult, PatientID: "patient_1", Text: fmt.Sprintf("CRP %d", 100+i)}); err != nil {
+				done <- err
+				return
+			}
+			_ = e.Standing()
+		}
+		done <- nil
+	}()
+	for range 5 {
+		drain(e.Submit(context.Background(), "how are you feeling?"))
+		_ = e.Snapshot()
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := s.Recent("patient_1", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, asked := 0, 0
+	for i, m := range msgs {
+		switch {
+		case m.Agent == "Lab":
+			results++
+		case m.Role == "user":
+			asked++
+			if i+1 >= len(msgs) || msgs[i+1].Agent != "Patient" {
+				t.Errorf("a turn was split: %q is followed by %+v", m.Content, msgs[min(i+1, len(msgs)-1)])
+			}
+		}
+	}
+	if results != 5 || asked != 5 {
+		t.Errorf("stored %d results and %d questions, want 5 and 5", results, asked)
+	}
+}
