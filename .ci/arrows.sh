@@ -2,6 +2,7 @@
 # arrows.sh — check that imports point the way ARCHITECTURE.md draws them, from `go list`:
 #   - ui imports only session (the slash commands, error codes), session/live (the screen's
 #     adapter and view types), session/records (a transcript) and themes of ward's packages;
+#     ui/board (the instructor's views) only session, session/live and themes;
 #   - session's rooms: the turn (session) imports neither its adapter (session/live), its tools
 #     (session/playback) nor agents/eval or agents/replay; the read side (session/records) imports
 #     no session package but the engine's (physio, scenario); only session/playback, of session's
@@ -39,6 +40,9 @@ for dep in $(code_imports ./session); do
 done
 for dep in $(code_imports ./session/records); do
 	case "$dep" in "$mod/session/physio" | "$mod/session/scenario") ;; "$mod/session"*) bad "the read side (session/records) imports $dep" ;; esac
+done
+for dep in $(code_imports ./ui/board); do
+	case "$dep" in "$mod/session" | "$mod/session/live" | "$mod/themes") ;; *) bad "ui/board imports $dep" ;; esac
 done
 while read -r pkg; do
 	if go list -f '{{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' "$pkg" | grep -q 'github.com/ollama/ollama'; then

@@ -75,6 +75,8 @@ const (
 	InputSwitch  = "switch"  // Text is the patient the screen switched to
 	InputRestore = "restore" // the screen opened on the registry's active patient
 	InputTick    = "tick"    // Wall passed on the screen's real-time clock
+	InputInject  = "inject"  // Text is the instructor's injection, as JSON (session.Injection)
+	InputEnd     = "end"     // the instructor ended the shift for debrief
 )
 
 // TraceInput is one thing the session was asked to do.
