@@ -286,6 +286,35 @@ func TestWithTimeoutRunsOutWithoutAQueue(t *testing.T) {
 	}
 }
 
+// The trace tells the model's time from the class's: a call's wait in the queue is its own figure.
+func TestCallTracesTheWaitInTheQueueApart(t *testing.T) {
+	g := newGate()
+	q := NewQueue(g, 1)
+	first := call(t.Context(), q, "amy")
+	<-g.arrived
+	traced := make(chan TraceRecord, 1)
+	started := time.Now()
+	go func() {
+		_, rec, _ := Call(t.Context(), q.For("ben"), Request{Agent: "ben"}, nil)
+		traced <- rec
+	}()
+	waitQueued(t, q, 1)
+	const held = 300 * time.Millisecond
+	time.Sleep(held)
+	g.finish <- struct{}{}
+	<-g.arrived
+	g.finish <- struct{}{}
+	rec := <-traced
+	total := float64(time.Since(started).Microseconds()) / 1000
+	if rec.QueuedMS < float64(held.Milliseconds()) || rec.ElapsedMS+rec.QueuedMS > total {
+		t.Errorf("queued %.1f ms, at the model %.1f ms, of %.1f ms in all; want at least %s queued, and the two within the whole",
+			rec.QueuedMS, rec.ElapsedMS, total, held)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // BenchmarkQueueUncontended is what the queue adds to a call that finds a slot free.
 func BenchmarkQueueUncontended(b *testing.B) {
 	q := NewQueue(instant{}, 4)
