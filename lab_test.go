@@ -144,3 +144,17 @@ func TestServeListensAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatal("ward serve did not stop on SIGTERM")
 	}
 }
+
+// ward serve checks its flags before it opens anything.
+func TestServeChecksItsFlags(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "class.db")
+	for _, args := range [][]string{{"--slots", "0"}, {"--theme", "sepia"}, {"--listen", "nowhere"}} {
+		_, err := ward(t, "", append([]string{"serve", "--db", db, "--backend", "offline"}, args...)...)
+		if err == nil {
+			t.Errorf("ward serve %q started", args)
+		}
+	}
+	if _, err := ward(t, "", "serve", "--db", db, "--slots", "0"); exitCode(err) != 2 {
+		t.Errorf("--slots 0: %v; want a usage error", err)
+	}
+}
