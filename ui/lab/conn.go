@@ -47,6 +47,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer s.leave(c)
+		defer c.watchIdle(s.cfg.Idle)() // at the passphrase's prompt too
 		s.audit(persist.Person{}, persist.AuditConnect, describe(sess))
 		who, err := s.identify(sess)
 		if err == nil {
@@ -109,9 +110,7 @@ func (s *Server) instruct(c *conn, next ssh.Handler) {
 	s.audit(who, persist.AuditSignIn, describe(c.sess))
 	c.model = board.New(s.class, s.cfg.Theme)
 	c.sess.Context().SetValue(connKey{}, c)
-	stopIdle := c.watchIdle(s.cfg.Idle)
 	next(c.sess)
-	stopIdle()
 	s.audit(who, persist.AuditDisconnect, c.why())
 	c.farewell()
 }

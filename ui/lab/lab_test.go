@@ -441,3 +441,16 @@ func reportCPU(b *testing.B) func() {
 	start := cpu()
 	return func() { b.ReportMetric(float64(cpu()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op") }
 }
+
+// A connection left at the passphrase's prompt is closed when idle too.
+func TestIdleAtThePassphrasePrompt(t *testing.T) {
+	l := newLab(t, func(s *persist.Store) {
+		if err := s.Protect([]byte("the instructor's long passphrase 42")); err != nil {
+			t.Fatal(err)
+		}
+	}, func(c *Config) { c.Idle = 400 * time.Millisecond })
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("choose a passphrase")
+	c.waitExit()
+	c.waitFor("closed after 400ms without a keystroke")
+}

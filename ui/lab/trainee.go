@@ -44,9 +44,7 @@ func (s *Server) train(c *conn, next ssh.Handler) {
 	s.class.seat(st, sh.Live)
 	c.model = framed{Model: ui.New(sh, opts), frame: &st.frame}
 	c.sess.Context().SetValue(connKey{}, c)
-	stopIdle := c.watchIdle(s.cfg.Idle)
 	next(c.sess)
-	stopIdle()
 	s.audit(who, persist.AuditDisconnect, c.why())
 	c.farewell()
 	sh.stop()
