@@ -40,6 +40,7 @@ func (r refusal) Error() string { return r.line }
 // instructor's board, run by the middleware after it (next) as a Bubble Tea program.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		sess = followSize(sess)
 		c := &conn{sess: sess, in: &activity{r: sess}}
 		c.in.touch()
 		if !s.enter(c) {
@@ -240,4 +241,35 @@ func (c *conn) watchIdle(idle time.Duration) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
+}
+
+// sized is a session whose window changes are read from the start and kept, the latest only,
+// for the program once it runs: a change nobody read would hold up the client's requests (the
+// SSH library passes them on one at a time) while the passphrase is asked or a takeover waits.
+type sized struct {
+	ssh.Session
+	winch chan ssh.Window
+}
+
+func (s sized) Pty() (ssh.Pty, <-chan ssh.Window, bool) {
+	pty, _, ok := s.Session.Pty()
+	return pty, s.winch, ok
+}
+
+func followSize(sess ssh.Session) ssh.Session {
+	_, in, ok := sess.Pty()
+	if !ok {
+		return sess
+	}
+	latest := make(chan ssh.Window, 1)
+	go func() {
+		for w := range in { // closed when the session's requests end
+			select {
+			case <-latest: // a size the program has not read is stale now
+			default:
+			}
+			latest <- w
+		}
+	}()
+	return sized{sess, latest}
 }

@@ -454,3 +454,36 @@ func TestIdleAtThePassphrasePrompt(t *testing.T) {
 	c.waitExit()
 	c.waitFor("closed after 400ms without a keystroke")
 }
+
+// Window changes while the passphrase is asked reach the program as the latest size.
+func TestTheSizeChosenAtThePromptIsTheScreens(t *testing.T) {
+	const pass = "alice's own passphrase 7"
+	l := newLab(t, func(s *persist.Store) {
+		if err := s.Protect([]byte("the instructor's long passphrase 42")); err != nil {
+			t.Fatal(err)
+		}
+	}, nil)
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("choose a passphrase")
+	for _, w := range []int{100, 80, 96} {
+		if err := c.sess.WindowChange(32, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.typeLine(pass)
+	c.waitFor("The same again")
+	c.typeLine(pass)
+	c.waitFor("patient_1")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		frame, _ := l.srv.Class().Frame("alice")
+		lines := strings.Split(ansi.Strip(frame), "\n")
+		if len(lines) == 32 && ansi.StringWidth(lines[0]) == 96 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the screen is %d lines, the first %d wide; want 96×32:\n%s", len(lines), ansi.StringWidth(lines[0]), frame)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
