@@ -246,18 +246,17 @@ func (c *conn) watchIdle(idle time.Duration) (stop func()) {
 // sized is a session whose window changes are read from the start and kept, the latest only,
 // for the program once it runs: a change nobody read would hold up the client's requests (the
 // SSH library passes them on one at a time) while the passphrase is asked or a takeover waits.
+// Its terminal is read once: the library writes the size into it as it changes, unguarded.
 type sized struct {
 	ssh.Session
+	pty   ssh.Pty
 	winch chan ssh.Window
 }
 
-func (s sized) Pty() (ssh.Pty, <-chan ssh.Window, bool) {
-	pty, _, ok := s.Session.Pty()
-	return pty, s.winch, ok
-}
+func (s sized) Pty() (ssh.Pty, <-chan ssh.Window, bool) { return s.pty, s.winch, true }
 
 func followSize(sess ssh.Session) ssh.Session {
-	_, in, ok := sess.Pty()
+	pty, in, ok := sess.Pty()
 	if !ok {
 		return sess
 	}
@@ -271,5 +270,5 @@ func followSize(sess ssh.Session) ssh.Session {
 			latest <- w
 		}
 	}()
-	return sized{sess, latest}
+	return sized{sess, pty, latest}
 }
