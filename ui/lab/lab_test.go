@@ -487,3 +487,23 @@ func TestTheSizeChosenAtThePromptIsTheScreens(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A connection with no terminal (ssh HOST COMMAND) is refused with one line saying what to do.
+func TestNoTerminalIsRefused(t *testing.T) {
+	l := newLab(t, nil, nil)
+	key := l.enrol("alice", false)
+	conn, err := gossh.Dial("tcp", l.addr, &gossh.ClientConfig{User: "alice", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sess, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sess.CombinedOutput("ward")
+	if err == nil || strings.TrimSpace(string(out)) != "ward: a class needs a terminal: ssh -t" {
+		t.Errorf("no terminal: %v, %q", err, out)
+	}
+}
