@@ -107,7 +107,13 @@ func (s *Server) refuse(c *conn, who persist.Person, err error) {
 // instruct shows the instructor the board of the class, until they quit or the server closes
 // the connection.
 func (s *Server) instruct(c *conn, next ssh.Handler) {
-	who := persist.Person{Instructor: true}
+	who := c.who.person()
+	view, err := s.signIn(c)
+	if err != nil {
+		s.refuse(c, who, err)
+		return
+	}
+	view.Close() // the passphrase is proven; the board reads the trainees' running shifts only
 	s.audit(who, persist.AuditSignIn, describe(c.sess))
 	c.model = board.New(s.class, s.cfg.Theme)
 	c.sess.Context().SetValue(connKey{}, c)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/persist/outfile"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -28,6 +29,14 @@ type Enrolment struct {
 	Name       string
 	Instructor bool
 	Key        gossh.PublicKey
+}
+
+// person is whom ward acts for on the enrolment's connection.
+func (e Enrolment) person() persist.Person {
+	if e.Instructor {
+		return persist.Person{Instructor: true}
+	}
+	return persist.Person{Trainee: e.Name}
 }
 
 func (e Enrolment) role() string {

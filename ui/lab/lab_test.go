@@ -507,3 +507,29 @@ func TestNoTerminalIsRefused(t *testing.T) {
 		t.Errorf("no terminal: %v, %q", err, out)
 	}
 }
+
+// In an encrypted database the instructor's key opens the board only with the instructor's
+// passphrase.
+func TestTheInstructorsPassphraseOpensTheBoard(t *testing.T) {
+	const instructorPass = "the instructor's long passphrase 42"
+	l := newLab(t, func(s *persist.Store) {
+		if err := s.Protect([]byte(instructorPass)); err != nil {
+			t.Fatal(err)
+		}
+	}, nil)
+	key := l.enrol("jones", true)
+	wrong := l.dial("jones", key)
+	for range 3 {
+		wrong.waitFor("Passphrase of the instructor")
+		wrong.typeLine("a guess at it")
+	}
+	wrong.waitExit()
+	wrong.waitFor("wrong passphrase, three times")
+	right := l.dial("jones", key)
+	right.waitFor("Passphrase of the instructor")
+	right.typeLine(instructorPass)
+	right.waitFor("0 connected")
+	if strings.Contains(right.out.raw(), instructorPass) {
+		t.Error("the instructor's passphrase was echoed")
+	}
+}

@@ -2,9 +2,7 @@ package lab
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,7 +13,6 @@ import (
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/ui"
-	"golang.org/x/term"
 )
 
 // train runs a trainee's connection: signed in (their passphrase in an encrypted database),
@@ -23,7 +20,7 @@ import (
 // resumed, their program run by next; then their shift saved, once any turn running has
 // committed, even when the connection dropped mid-turn.
 func (s *Server) train(c *conn, next ssh.Handler) {
-	who := persist.Person{Trainee: c.who.Name}
+	who := c.who.person()
 	view, err := s.signIn(c)
 	if err != nil {
 		s.refuse(c, who, err)
@@ -64,77 +61,6 @@ func (s *Server) takeOver(c *conn, st *seat) {
 	case <-time.After(500 * time.Millisecond):
 		say(c.sess, "ward: your other connection is finishing its turn; you will be in once it is saved")
 		<-old.done
-	}
-}
-
-// signIn is a view of the store signed in as the trainee. In an encrypted database their
-// passphrase is asked on their terminal, without echo (three tries, each wrong one audited),
-// and a trainee new to it chooses one, asked twice.
-func (s *Server) signIn(c *conn) (*persist.Store, error) {
-	who := persist.Person{Trainee: c.who.Name}
-	encrypted, err := s.store.Encrypted()
-	if err != nil || !encrypted {
-		if err != nil {
-			return nil, err
-		}
-		return s.store.As(who, nil)
-	}
-	known, err := s.store.Enrolled(who.Trainee)
-	if err != nil {
-		return nil, err
-	}
-	t := term.NewTerminal(struct {
-		io.Reader
-		io.Writer
-	}{c.in, c.sess}, "")
-	if !known {
-		return s.choosePassphrase(t, who.Trainee)
-	}
-	for try := 1; ; try++ {
-		pass, err := t.ReadPassword(fmt.Sprintf("Passphrase of trainee %s: ", who.Trainee))
-		if err != nil {
-			return nil, refusal{"ward: no passphrase was given", "no passphrase: " + err.Error()}
-		}
-		view, err := s.store.As(who, []byte(pass))
-		switch {
-		case err == nil:
-			return view, nil
-		case !errors.Is(err, persist.ErrWrongPassphrase):
-			return nil, err
-		case try == 3:
-			return nil, refusal{"ward: wrong passphrase, three times", "wrong passphrase"}
-		}
-		fmt.Fprintln(t, "That passphrase is wrong; try again.")
-	}
-}
-
-// choosePassphrase enrols a trainee new to an encrypted database with the passphrase they type,
-// twice alike.
-func (s *Server) choosePassphrase(t *term.Terminal, trainee string) (*persist.Store, error) {
-	fmt.Fprintf(t, "Trainee %s is new to this database: choose a passphrase.\n", trainee)
-	for try := 1; ; try++ {
-		pass, err := t.ReadPassword("Passphrase: ")
-		var again string
-		if err == nil {
-			again, err = t.ReadPassword("The same again: ")
-		}
-		if err != nil {
-			return nil, refusal{"ward: no passphrase was chosen", "no passphrase: " + err.Error()}
-		}
-		if pass != again {
-			err = errors.New("the two passphrases differ")
-		}
-		var view *persist.Store
-		if err == nil {
-			view, err = s.store.EnrolAs(trainee, []byte(pass))
-		}
-		if err == nil {
-			return view, nil
-		}
-		if try == 3 {
-			return nil, refusal{"ward: " + err.Error(), "no passphrase chosen: " + err.Error()}
-		}
-		fmt.Fprintf(t, "%v; try again.\n", err)
 	}
 }
 
