@@ -93,7 +93,7 @@ func (s *Server) identify(sess ssh.Session) (Enrolment, error) {
 	return e, nil
 }
 
-// refuse ends a connection with its one line, and audits it.
+// refuse ends a connection that has no program yet with its one line, and audits it.
 func (s *Server) refuse(c *conn, who persist.Person, err error) {
 	r, ok := err.(refusal)
 	if !ok {
@@ -101,7 +101,6 @@ func (s *Server) refuse(c *conn, who persist.Person, err error) {
 	}
 	s.audit(who, persist.AuditRefused, r.detail+"; "+describe(c.sess))
 	c.close(r.line)
-	c.farewell()
 }
 
 // instruct shows the instructor the board of the class, until they quit or the server closes
