@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,14 +105,19 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 }
 
 // shift is a trainee's Live as their screen uses it. A turn runs on when the connection ends:
-// what it streams then is read and dropped, so it finishes and commits; stop waits for it.
+// what it streams then is read and dropped, so it finishes and commits; stop waits for it. What
+// the screen asks once it is gone (a start or a switch it sent as the connection dropped) is not
+// done: the trainee's view of the store closes after stop.
 type shift struct {
 	*live.Live
 	mu    sync.Mutex
 	ended bool
 	gone  chan struct{}
-	turns sync.WaitGroup
+	busy  sync.WaitGroup // turns, starts and switches under way
 }
+
+// errGone is what the screen hears when it asks after its connection ended.
+var errGone = errors.New("the connection has ended")
 
 // Submit runs a turn, as Live does.
 func (sh *shift) Submit(ctx context.Context, text string) <-chan live.Update {
@@ -123,18 +129,43 @@ func (sh *shift) Retry(ctx context.Context) <-chan live.Update {
 	return sh.turn(func() <-chan live.Update { return sh.Live.Retry(ctx) })
 }
 
-func (sh *shift) turn(run func() <-chan live.Update) <-chan live.Update {
-	out := make(chan live.Update)
+// Start starts a shift, as Live does.
+func (sh *shift) Start(ctx context.Context, shiftID, trainee string) error {
+	if !sh.enter() {
+		return errGone
+	}
+	defer sh.busy.Done()
+	return sh.Live.Start(ctx, shiftID, trainee)
+}
+
+// Switch makes a patient active, as Live does.
+func (sh *shift) Switch(ctx context.Context, patientID string) error {
+	if !sh.enter() {
+		return errGone
+	}
+	defer sh.busy.Done()
+	return sh.Live.Switch(ctx, patientID)
+}
+
+// enter counts a call in; false once the screen is gone.
+func (sh *shift) enter() bool {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.ended { // the screen is gone: start nothing
+	if !sh.ended {
+		sh.busy.Add(1)
+	}
+	return !sh.ended
+}
+
+func (sh *shift) turn(run func() <-chan live.Update) <-chan live.Update {
+	out := make(chan live.Update)
+	if !sh.enter() {
 		close(out)
 		return out
 	}
 	in := run()
-	sh.turns.Add(1)
 	go func() {
-		defer sh.turns.Done()
+		defer sh.busy.Done()
 		defer close(out)
 		for u := range in {
 			select {
@@ -146,11 +177,11 @@ func (sh *shift) turn(run func() <-chan live.Update) <-chan live.Update {
 	return out
 }
 
-// stop ends the screen's use of the shift and waits for a turn still running to commit.
+// stop ends the screen's use of the shift and waits for what it started to finish.
 func (sh *shift) stop() {
 	sh.mu.Lock()
 	sh.ended = true
 	close(sh.gone)
 	sh.mu.Unlock()
-	sh.turns.Wait()
+	sh.busy.Wait()
 }
