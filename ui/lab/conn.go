@@ -178,10 +178,13 @@ func (c *conn) farewell() {
 func (c *conn) why() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.line != "" {
+	switch {
+	case c.line != "":
 		return c.line
+	case c.sess.Context().Err() != nil:
+		return "the connection dropped"
 	}
-	return "they quit, or the connection dropped"
+	return "they quit"
 }
 
 // say writes one line to the client's terminal.

@@ -227,6 +227,13 @@ func TestADroppedConnectionLosesNothing(t *testing.T) {
 	again := l.dial("alice", key)
 	msgs := waitForReply(t, l, "alice", "", "where does it hurt?")
 	again.waitFor(firstWords(msgs[len(msgs)-1].Content))
+	dropped := false
+	for _, e := range l.audited() {
+		dropped = dropped || (e.Action == persist.AuditDisconnect && e.Detail == "the connection dropped")
+	}
+	if !dropped {
+		t.Errorf("the drop is not audited as one: %+v", l.audited())
+	}
 }
 
 // gated is a backend whose calls, once armed, wait for release: a model busy while the
@@ -282,6 +289,9 @@ func TestEncryptedDatabaseAsksThePassphraseOverSSH(t *testing.T) {
 	first.waitFor(firstWords(msgs[len(msgs)-1].Content))
 	first.typeKeys("\x03") // ctrl+c quits
 	first.waitExit()
+	if last := l.audited()[len(l.audited())-1]; last.Action != persist.AuditDisconnect || last.Detail != "they quit" {
+		t.Errorf("alice's quitting is audited as %+v", last)
+	}
 
 	wrong := l.dial("alice", key)
 	for range 3 {
