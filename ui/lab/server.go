@@ -54,6 +54,7 @@ type Server struct {
 	mu      sync.Mutex
 	closing bool
 	open    map[*conn]bool // every connection, for Shutdown to close
+	serving chan struct{}  // closed once Serve is taking connections; nil before Serve
 	conns   sync.WaitGroup // handlers running: each saves its shift before it ends
 }
 
@@ -118,13 +119,34 @@ func (s *Server) Class() *Class { return s.class }
 
 // Serve answers connections on l until Shutdown.
 func (s *Server) Serve(l net.Listener) error {
+	a := &accepting{Listener: l, ready: make(chan struct{})}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return l.Close()
+	}
+	s.serving = a.ready
+	s.mu.Unlock()
 	release := outfile.Hold(s.cfg.HostKey, s.cfg.Keys) // no /export may write over them
 	defer release()
-	err := s.ssh.Serve(l)
+	err := s.ssh.Serve(a)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
 	}
 	return err
+}
+
+// accepting is a listener that says when it is first asked for a connection: the SSH library
+// counts its listener in only then, and a Shutdown before that would wait for it forever.
+type accepting struct {
+	net.Listener
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (a *accepting) Accept() (net.Conn, error) {
+	a.once.Do(func() { close(a.ready) })
+	return a.Listener.Accept()
 }
 
 // Shutdown closes every connection with its shift saved: a turn running finishes and commits
@@ -132,10 +154,16 @@ func (s *Server) Serve(l net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
-	open := slices.Collect(maps.Keys(s.open))
+	open, serving := slices.Collect(maps.Keys(s.open)), s.serving
 	s.mu.Unlock()
 	for _, c := range open {
 		c.close("ward: the server is shutting down; your shift is saved")
+	}
+	if serving != nil {
+		select {
+		case <-serving:
+		case <-ctx.Done():
+		}
 	}
 	err := s.ssh.Shutdown(ctx)
 	if err != nil {
