@@ -543,3 +543,37 @@ func TestTheInstructorsPassphraseOpensTheBoard(t *testing.T) {
 		t.Error("the instructor's passphrase was echoed")
 	}
 }
+
+// A shutdown right as the server starts (a SIGTERM at start-up) neither waits forever nor lets
+// the server serve after it.
+func TestShutdownAtStartUp(t *testing.T) {
+	for range 20 {
+		l := newLab(t, nil, nil)
+		l.stop() // newLab's Serve may not have taken its first connection yet
+	}
+	l := newLab(t, nil, nil)
+	srv, err := New(l.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("a Serve after Shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a server shut down before it served is serving")
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Error("a server shut down before it served took a connection")
+	}
+}
