@@ -47,12 +47,7 @@ func serve(ctx context.Context, c *call) error {
 		return err
 	}
 	defer store.Close()
-	setup, err := session.NewSetup(ctx, store, session.Flags{
-		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
-		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents,
-		Knowledge: o.knowledge, EmbedModel: o.embedModel, ConfirmAdmissions: true, Themes: themes.Names,
-		Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
-	}, toStderr(c.stderr))
+	setup, notice, err := classSetup(ctx, c, store)
 	if err != nil {
 		return err
 	}
@@ -60,11 +55,24 @@ func serve(ctx context.Context, c *call) error {
 	queue := llm.NewQueue(setup.Backend(), o.slots) // one model server, shared fairly
 	keys := lab.KeysPath(o.db)
 	srv, err := lab.New(lab.Config{Setup: setup, HostKey: hostKey, Keys: keys, Idle: o.idle, Theme: theme,
-		Shift: o.shift, Log: c.stderr, Backend: queue.For})
+		Shift: o.shift, Notice: notice, Log: c.stderr, Backend: queue.For})
 	if err != nil {
 		return err
 	}
 	return listen(ctx, c, srv, keys)
+}
+
+// classSetup wires what every trainee's shift shares, once; notice is why the offline backend
+// answers, if it does, for the server's stderr and every trainee's status bar.
+func classSetup(ctx context.Context, c *call, store *persist.Store) (setup *session.Setup, notice string, err error) {
+	o := c.o
+	setup, err = session.NewSetup(ctx, store, session.Flags{
+		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
+		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents,
+		Knowledge: o.knowledge, EmbedModel: o.embedModel, ConfirmAdmissions: true, Themes: themes.Names,
+		Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
+	}, func(note string) { notice = note; toStderr(c.stderr)(note) })
+	return setup, notice, err
 }
 
 // listen serves on --listen until ctx ends, then shuts the server down.

@@ -577,3 +577,10 @@ func TestShutdownAtStartUp(t *testing.T) {
 		t.Error("a server shut down before it served took a connection")
 	}
 }
+
+// The server's notice (why the offline backend answers) is on every trainee's status bar.
+func TestTheServersNoticeReachesTrainees(t *testing.T) {
+	l := newLab(t, nil, func(c *Config) { c.Notice = "using the offline backend: no model server" })
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("using the offline backend: no model server")
+}

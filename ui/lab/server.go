@@ -38,6 +38,7 @@ type Config struct {
 	Idle    time.Duration  // a connection with no keystroke for this long is closed; 0: never
 	Theme   themes.Theme   // one theme for everyone: lipgloss's styles are global
 	Shift   string         // the roster a trainee with no shift starts (--shift); "": they choose
+	Notice  string         // shown on every trainee's status bar at start (why the backend is offline)
 	Log     io.Writer      // hears what the server cannot tell a connection (a failed audit)
 	// Backend is a trainee's share of the model (the fair queue's For); nil gives each the
 	// Setup's backend as it is.

@@ -70,7 +70,7 @@ func (s *Server) takeOver(c *conn, st *seat) {
 func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, error) {
 	name := c.who.Name
 	ctx := context.Background() // a turn outlives its connection, to commit
-	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Clipboard: c.sess, Confined: true,
+	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Clipboard: c.sess, Confined: true, Notice: s.cfg.Notice,
 		SaveDir: filepath.Join(s.store.Path()+".exports", name)}
 	if err := os.MkdirAll(opts.SaveDir, 0o700); err != nil {
 		return nil, opts, err
