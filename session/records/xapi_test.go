@@ -101,7 +101,7 @@ func TestXAPIStatementsOfAClass(t *testing.T) {
 		for si, shift := range trainee.Shifts {
 			p := shift.Patients[0]
 			closed := p.Disposition != ""
-			got := ofCase(statements, trainee.Trainee, si, statements)
+			got := ofCase(statements, trainee.Trainee, si)
 			completed, events := split(got, caseIRI)
 			switch {
 			case closed && len(completed) != 1:
@@ -143,6 +143,35 @@ func TestXAPIStatementsOfAClass(t *testing.T) {
 	}
 }
 
+// A statement, once exported, never changes: playing on and closing alice's open case adds
+// statements and changes none of the first export's, so an LRS that keeps the first of each id
+// keeps the right one.
+func TestXAPIStatementsOnceExportedNeverChange(t *testing.T) {
+	r, lib := classStore(t)
+	_, before := exportJSON(t, r, lib)
+	signIn(t, r, persist.Person{Trainee: "alice"})
+	r.Restart() // her open shift
+	r.Turn("applying oxygen via non-rebreather at 15 L/min")
+	r.Turn("/wait 10m")
+	r.Turn("give salbutamol 5 mg nebulised")
+	r.Turn("/diagnosis pneumonia")
+	r.Turn("/dispo ward")
+	signIn(t, r, persist.Person{Instructor: true})
+	_, after := exportJSON(t, r, lib)
+	byID := map[string]string{}
+	for _, s := range after {
+		byID[s["id"].(string)] = pretty(s)
+	}
+	for _, s := range before {
+		if now, ok := byID[s["id"].(string)]; !ok || now != pretty(s) {
+			t.Errorf("statement %s changed when the case went on:\n%s\nnow:\n%s", s["id"], pretty(s), now)
+		}
+	}
+	if len(after) <= len(before) {
+		t.Errorf("%d statements after the case closed, %d before: closing it added none", len(after), len(before))
+	}
+}
+
 // The statements' times are wall times of the shift, and within a case a later ward time is
 // never an earlier wall time.
 func TestXAPITimestampsFollowTheWardClock(t *testing.T) {
@@ -176,7 +205,7 @@ func TestXAPITimestampsFollowTheWardClock(t *testing.T) {
 
 // ofCase are the statements of the trainee's shift number si (0-based, in the order of their
 // registrations).
-func ofCase(all []map[string]any, trainee string, si int, _ []map[string]any) []map[string]any {
+func ofCase(all []map[string]any, trainee string, si int) []map[string]any {
 	var regs []string
 	byReg := map[string][]map[string]any{}
 	for _, s := range all {
