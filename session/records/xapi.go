@@ -122,11 +122,11 @@ func XAPIBase(s string) (string, error) {
 		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, " \t\r\n") {
 		return "", fmt.Errorf("the xAPI base %q must be an http or https IRI with a host and no query, e.g. https://lrs.example.org/ward/", s)
 	}
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-		u.RawPath = ""
+	base := u.String()
+	if !strings.HasSuffix(base, "/") { // with no query or fragment, the end of the path
+		base += "/"
 	}
-	return u.String(), nil
+	return base, nil
 }
 
 // xapiShift is what the export reads of one shift: its patients' reviews as the shift ended,
@@ -226,7 +226,7 @@ func (c *caseWriter) criticalActions() {
 func (c *caseWriter) criticalErrors() {
 	for i, er := range c.r.CriticalErrors {
 		c.add("critical-errors/"+strconv.Itoa(i+1), er.T, verbFailed,
-			c.event("critical-errors/"+er.ID, "Critical error: "+er.Description, "", "objective"), &Result{Success: ptr(false)})
+			c.event("critical-errors/"+er.ID, "Critical error to avoid: "+er.Description, "", "objective"), &Result{Success: ptr(false)})
 	}
 }
 
