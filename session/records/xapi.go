@@ -267,7 +267,7 @@ func (c *caseWriter) completed() {
 	res := &Result{Score: scoreOf(c.r.Score.Total, c.r.Score.Max), Completion: ptr(true), Duration: isoDuration(left.Sub(arrived)),
 		Extensions: map[string]any{c.base + "extensions/ward-seconds": c.r.Duration}}
 	s := c.statement("completed", c.r.Disposition.T, verbCompleted, c.caseActivity, res)
-	s.Context.ContextActivities = ContextActivities{Parent: []Activity{bare(c.shift)}}
+	s.Context.ContextActivities = ContextActivities{Parent: []Activity{c.shift}}
 	c.out = append(c.out, timed{c.r.Disposition.T, s})
 }
 
@@ -285,7 +285,7 @@ func (c *caseWriter) event(key, name, description, kind string) Activity {
 func (c *caseWriter) add(key string, at float64, verb Verb, object Activity, res *Result) {
 	res.Extensions = map[string]any{c.base + "extensions/ward-seconds": at - c.r.Arrived}
 	s := c.statement(key, at, verb, object, res)
-	s.Context.ContextActivities = ContextActivities{Parent: []Activity{bare(c.caseActivity)}, Grouping: []Activity{bare(c.shift)}}
+	s.Context.ContextActivities = ContextActivities{Parent: []Activity{c.caseActivity}, Grouping: []Activity{c.shift}}
 	c.out = append(c.out, timed{at, s})
 }
 
@@ -335,9 +335,6 @@ func scoreOf(raw, most int) *ResultScore {
 	scaled := min(max(float64(raw)/float64(most), -1), 1)
 	return &ResultScore{Scaled: scaled, Raw: min(max(raw, 0), most), Min: 0, Max: most}
 }
-
-// bare is an activity as a context names it: by its id alone.
-func bare(a Activity) Activity { return Activity{ObjectType: a.ObjectType, ID: a.ID} }
 
 func en(s string) LangMap { return LangMap{xapiLanguage: s} }
 
