@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // The ids are RFC 4122 version 5 UUIDs in the URL namespace, as any implementation derives them
@@ -73,4 +75,52 @@ func FuzzXAPIBase(f *testing.F) {
 			t.Fatalf("XAPIBase(%q) = %q: a name under it is not an IRI (%v)", s, base, err)
 		}
 	})
+}
+
+// A closed case of a shift no trainee signed in to: a moot critical action is left out, one not
+// done fails when the patient left, each critical error is its own statement, a diagnosis never
+// given fails its part, and the case completes last.
+func TestShiftStatementsOfAClosedCase(t *testing.T) {
+	start := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	done := 30.0
+	r := physio.Report{PatientID: "patient_1", Scenario: "sepsis", Title: "Sepsis", Arrived: 100, Duration: 600,
+		CriticalActions: []physio.CriticalOutcome{
+			{ID: "fluids", Description: "Fluids", Done: true, Met: true, At: &done, Points: 10},
+			{ID: "allergies", Description: "Allergies first", Moot: true, Met: true, Points: 10},
+			{ID: "antibiotics", Description: "Antibiotics", Points: 20},
+		},
+		CriticalErrors: []physio.ErrorRecord{{T: 200, ID: "x"}, {T: 300, ID: "x"}},
+		Disposition:    &physio.DispositionRecord{T: 700, Place: "icu", Accepted: true},
+		Score: physio.Score{Total: 40, Max: 100, Parts: []physio.ScorePart{
+			{Name: physio.PartDiagnosis, Max: 35}, {Name: physio.PartDisposition, Points: 20, Max: 20}}},
+	}
+	chat := []memory.Message{{At: start.Add(time.Minute), Sim: 100}, {At: start.Add(2 * time.Minute), Sim: 400}, {At: start.Add(5 * time.Minute), Sim: 700}}
+	got := shiftStatements(DefaultXAPIBase, xapiShift{info: persist.SessionInfo{ID: "s1", CreatedAt: start}, reports: []physio.Report{r}, chat: chat})
+	var lines []string
+	ids := map[string]bool{}
+	for _, s := range got {
+		lines = append(lines, s.Verb.Display[xapiLanguage]+" "+strings.TrimPrefix(s.Object.ID, DefaultXAPIBase+"scenarios/sepsis")+" "+s.Timestamp[11:19])
+		ids[s.ID] = true
+		if s.Actor.Account.Name != unnamedTrainee {
+			t.Errorf("actor %+v, want the unnamed trainee's account", s.Actor)
+		}
+	}
+	want := []string{
+		"passed /critical-actions/fluids 08:02:00", // ward second 130: the clock reached it in the turn at 08:02
+		"failed /critical-errors/x 08:02:00",
+		"failed /critical-errors/x 08:02:00",
+		"failed /critical-actions/antibiotics 08:05:00",
+		"failed /diagnosis 08:05:00",
+		"passed /disposition 08:05:00",
+		"completed  08:05:00",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("statements:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if len(ids) != len(got) {
+		t.Errorf("%d ids for %d statements", len(ids), len(got))
+	}
+	if c := got[len(got)-1].Result; c.Duration != "PT0H4M0S" || c.Score.Scaled != 0.4 {
+		t.Errorf("the case's result %+v: want 4 minutes of wall time, scaled 0.4", c)
+	}
 }
