@@ -327,13 +327,14 @@ func scorePart(s physio.Score, name string) (physio.ScorePart, bool) {
 	return physio.ScorePart{}, false
 }
 
-// scoreOf is raw points out of most; nil when there were none to score.
+// scoreOf is raw points out of most, held to 0..most as the review holds its score; nil when
+// there were none to score.
 func scoreOf(raw, most int) *ResultScore {
 	if most <= 0 {
 		return nil
 	}
-	scaled := min(max(float64(raw)/float64(most), -1), 1)
-	return &ResultScore{Scaled: scaled, Raw: min(max(raw, 0), most), Min: 0, Max: most}
+	raw = min(max(raw, 0), most)
+	return &ResultScore{Scaled: float64(raw) / float64(most), Raw: raw, Min: 0, Max: most}
 }
 
 func en(s string) LangMap { return LangMap{xapiLanguage: s} }
