@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -21,8 +22,18 @@ import (
 // serveFlags are what `ward serve` accepts: where it listens, and the shift flags every
 // trainee's shift shares. No --trace: one file would interleave the class's turns, which no
 // replay could follow.
-var serveFlags = []string{"db", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift",
+var serveFlags = []string{"db", "encrypt", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift",
 	"scenarios", "agents", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
+
+// serveCommand declares `ward serve`; its --encrypt asks the instructor's passphrase alone, for
+// each trainee chooses theirs over SSH.
+func serveCommand(cl *cli) *cobra.Command {
+	cmd := cl.build(spec{use: "serve", summary: "the sim lab: serve ward's TUI over SSH to a class, on one database, to enrolled keys only",
+		flags: serveFlags, run: serve})
+	cmd.Flags().Lookup("encrypt").Usage = "create the database encrypted: the instructor's passphrase (env " +
+		persist.EnvInstructorPassphrase + "); each trainee chooses theirs when they first connect"
+	return cmd
+}
 
 // serve runs the sim lab's SSH server on the database until SIGINT or SIGTERM, which close
 // every connection with its shift saved.
@@ -47,6 +58,11 @@ func serve(ctx context.Context, c *call) error {
 		return err
 	}
 	defer store.Close()
+	if o.encrypt {
+		if err := encryptNew(store); err != nil {
+			return err
+		}
+	}
 	setup, notice, err := classSetup(ctx, c, store)
 	if err != nil {
 		return err
@@ -60,6 +76,26 @@ func serve(ctx context.Context, c *call) error {
 		return err
 	}
 	return listen(ctx, c, srv, keys)
+}
+
+// encryptNew makes a new class database encrypted under the instructor's passphrase, asked twice
+// (or from the environment); one encrypted already is left as it is, and one that holds shifts is
+// refused (ward encrypt converts it). The server stays signed in as no one.
+func encryptNew(store *persist.Store) error {
+	if on, err := store.Encrypted(); err != nil || on {
+		return err
+	}
+	if shifts, err := store.Sessions(); err != nil || len(shifts) > 0 {
+		if err == nil {
+			err = errors.New("--encrypt creates an encrypted database, and this one holds shifts already: `ward encrypt` converts it")
+		}
+		return err
+	}
+	pass, err := persist.AskPassphrase(persist.EnvInstructorPassphrase, "The instructor's passphrase for this new encrypted database", true)
+	if err == nil {
+		err = store.Protect(pass)
+	}
+	return err
 }
 
 // classSetup wires what every trainee's shift shares, once; notice is why the offline backend
