@@ -78,6 +78,7 @@ func (s *Server) identify(sess ssh.Session) (Enrolment, error) {
 	}
 	all, err := ReadEnrolments(s.cfg.Keys)
 	if err != nil {
+		s.logf("every connection is refused: %v", err)
 		return Enrolment{}, refusal{"ward: the server cannot read its enrolments; tell the instructor", err.Error()}
 	}
 	fp := gossh.FingerprintSHA256(key)

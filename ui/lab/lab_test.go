@@ -584,3 +584,20 @@ func TestTheServersNoticeReachesTrainees(t *testing.T) {
 	c := l.dial("alice", l.enrol("alice", false))
 	c.waitFor("using the offline backend: no model server")
 }
+
+// Enrolments that do not read refuse every connection with one line, and tell the server's
+// console why.
+func TestUnreadableEnrolmentsRefuseAndSayWhy(t *testing.T) {
+	var console screen
+	l := newLab(t, nil, func(c *Config) { c.Log = &console })
+	key := l.enrol("alice", false)
+	if err := os.WriteFile(l.cfg.Keys, []byte("trainee alice not-a-key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := l.dial("alice", key)
+	c.waitExit()
+	c.waitFor("ward: the server cannot read its enrolments; tell the instructor")
+	if !strings.Contains(console.raw(), "ward.db.keys:1: not a public key") {
+		t.Errorf("the console says %q", console.raw())
+	}
+}
