@@ -40,6 +40,9 @@ func (r refusal) Error() string { return r.line }
 // instructor's board, run by the middleware after it (next) as a Bubble Tea program.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		if t, ok := sess.Context().Value(loginTimer{}).(*time.Timer); ok {
+			t.Stop() // logged in
+		}
 		sess = followSize(sess)
 		c := &conn{sess: sess, in: &activity{r: sess}}
 		c.in.touch()

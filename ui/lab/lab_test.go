@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -600,4 +601,25 @@ func TestUnreadableEnrolmentsRefuseAndSayWhy(t *testing.T) {
 	if !strings.Contains(console.raw(), "ward.db.keys:1: not a public key") {
 		t.Errorf("the console says %q", console.raw())
 	}
+}
+
+// A connection that never logs in (it stalls in the handshake) is dropped after Config.Login;
+// one that logs in is not.
+func TestAConnectionThatNeverLogsInIsDropped(t *testing.T) {
+	l := newLab(t, nil, func(c *Config) { c.Login = 300 * time.Millisecond })
+	alice := l.dial("alice", l.enrol("alice", false))
+	stalled, err := net.Dial("tcp", l.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	if err := stalled.SetReadDeadline(time.Now().Add(20 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, stalled); err != nil { // the server's greeting, then its close
+		t.Fatalf("the stalled connection was not closed: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	alice.typeLine("review patient_1")
+	alice.waitFor("Frank Walsh")
 }

@@ -36,6 +36,7 @@ type Config struct {
 	HostKey string         // the host key's file, created (0600) on first start and kept
 	Keys    string         // the enrolments (KeysPath of the database)
 	Idle    time.Duration  // a connection with no keystroke for this long is closed; 0: never
+	Login   time.Duration  // a connection not logged in (its session open) by then is dropped; 0: 30 s
 	Theme   themes.Theme   // one theme for everyone: lipgloss's styles are global
 	Shift   string         // the roster a trainee with no shift starts (--shift); "": they choose
 	Notice  string         // shown on every trainee's status bar at start (why the backend is offline)
@@ -79,6 +80,9 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.Log == nil {
 		s.cfg.Log = io.Discard
 	}
+	if s.cfg.Login <= 0 {
+		s.cfg.Login = 30 * time.Second
+	}
 	if s.cfg.Backend == nil {
 		backend := cfg.Setup.Backend()
 		s.cfg.Backend = func(string) llm.Backend { return backend }
@@ -94,8 +98,19 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	srv.ConnCallback = s.loginWithin
 	s.ssh = srv
 	return s, nil
+}
+
+// loginTimer is the context key of a connection's time to log in.
+type loginTimer struct{}
+
+// loginWithin drops a connection that has not opened its session within Config.Login: one that
+// stalls in the handshake would otherwise hold its goroutines for good. admit stops the clock.
+func (s *Server) loginWithin(ctx ssh.Context, conn net.Conn) net.Conn {
+	ctx.SetValue(loginTimer{}, time.AfterFunc(s.cfg.Login, func() { _ = conn.Close() }))
+	return conn
 }
 
 // private refuses a host key others may read, once it cannot be made private.
