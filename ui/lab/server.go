@@ -1,8 +1,8 @@
 // Package lab is the sim lab's server (ward serve): ward's TUI over SSH to a class, one program
 // per connection, on one database the server holds. A connection's key says who it is (the
-// enrolments, enrol.go); a trainee gets a view of the store signed in as them and their own
-// shift (conn.go), the instructor the board (ui/board) over the class of connected trainees
-// (class.go).
+// enrolments, enrol.go; each connection's life in conn.go); a trainee gets a view of the store
+// signed in as them (passphrase.go) and their own shift (trainee.go), the instructor the board
+// (ui/board) over the class of connected trainees (class.go).
 package lab
 
 import (
