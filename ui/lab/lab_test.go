@@ -623,3 +623,37 @@ func TestAConnectionThatNeverLogsInIsDropped(t *testing.T) {
 	alice.typeLine("review patient_1")
 	alice.waitFor("Frank Walsh")
 }
+
+// Lines typed while a turn ran, not yet sent when the connection dropped, come back held on the
+// next connection, and the input's text with them.
+func TestLinesNotYetSentComeBackAfterADrop(t *testing.T) {
+	gate := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	l := newLab(t, nil, func(c *Config) {
+		gate.Backend = c.Setup.Backend()
+		c.Backend = func(string) llm.Backend { return gate }
+	})
+	key := l.enrol("alice", false)
+	c := l.dial("alice", key)
+	c.waitFor("patient_1")
+	c.typeLine("review patient_1")
+	for len(l.latestChat("alice", "", "patient_1")) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	gate.armed.Store(true)
+	c.typeLine("where does it hurt?")
+	<-gate.entered
+	c.typeLine("any allergies?") // queued behind the turn
+	c.typeKeys("and her medic")  // not sent
+	c.waitFor("and her medic")
+	c.conn.Close()
+	close(gate.release)
+	again := l.dial("alice", key)
+	again.waitFor("your connection dropped before these were sent")
+	again.waitFor("and her medic")
+	waitForReply(t, l, "alice", "", "where does it hurt?")
+	for _, m := range l.latestChat("alice", "", "patient_1") {
+		if m.Content == "any allergies?" {
+			t.Error("a line held after the drop was sent without the trainee's enter")
+		}
+	}
+}

@@ -40,9 +40,14 @@ func (s *Server) train(c *conn, next ssh.Handler) {
 	}
 	defer sh.Live.Close() // after the turns: saves the clock
 	s.class.seat(st, sh.Live)
-	c.model = framed{Model: ui.New(sh, opts), frame: &st.frame}
+	d := s.class.draft(st.name)
+	opts.Unsent, opts.Typed = d.lines, d.typed
+	screen := ui.New(sh, opts)
+	c.model = framed{Model: screen, frame: &st.frame}
 	c.sess.Context().SetValue(connKey{}, c)
 	next(c.sess)
+	d.lines, d.typed = screen.Unsent() // nothing typed is lost with the connection
+	s.class.keep(st.name, d)
 	s.audit(who, persist.AuditDisconnect, c.why())
 	c.farewell()
 	sh.stop()
