@@ -137,7 +137,9 @@ func listen(ctx context.Context, c *call, srv *lab.Server, keys string) error {
 
 // enrolCommand declares `ward enrol`; its --instructor enrols the instructor's key.
 func enrolCommand(cl *cli) *cobra.Command {
-	cmd := cl.build(spec{use: "enrol [NAME]", summary: "enrol an SSH public key for ward serve: a trainee's (NAME --key FILE), the instructor's (--instructor), or each line of --authorized-keys FILE",
+	cmd := cl.build(spec{use: "enrol [NAME]",
+		summary: "enrol an SSH public key for ward serve: a trainee's (NAME --key FILE), the instructor's (--instructor), " +
+			"or each line of --authorized-keys FILE",
 		flags: []string{"db", "key", "instructor", "authorized-keys"}, args: count(0, 1), run: enrol})
 	cmd.Flags().Lookup("instructor").Usage = "the key is the instructor's: it opens the board"
 	return cmd

@@ -88,11 +88,11 @@ func (s *Server) identify(sess ssh.Session) (Enrolment, error) {
 	e, ok := all.Of(key)
 	switch {
 	case !ok:
-		return Enrolment{}, refusal{fmt.Sprintf("ward: your key %s is not enrolled here: ask the instructor to enrol it (ward enrol NAME --key FILE), or offer your enrolled one (ssh -i FILE -o IdentitiesOnly=yes)", fp),
-			"unknown key"}
+		return Enrolment{}, refusal{"ward: your key " + fp + " is not enrolled here: ask the instructor to enrol it " +
+			"(ward enrol NAME --key FILE), or offer your enrolled one (ssh -i FILE -o IdentitiesOnly=yes)", "unknown key"}
 	case e.Name != sess.User():
-		return Enrolment{}, refusal{fmt.Sprintf("ward: this key is enrolled as %s, not %q: log in as ssh %s@HOST", e.Name, sess.User(), e.Name),
-			"the key of " + e.Name + ", not this user's"}
+		return Enrolment{}, refusal{fmt.Sprintf("ward: this key is enrolled as %s, not %q: log in as ssh %s@HOST",
+			e.Name, sess.User(), e.Name), "the key of " + e.Name + ", not this user's"}
 	}
 	return e, nil
 }
