@@ -151,12 +151,14 @@ func readShiftResult(store *persist.Store, lib *scenario.Library, info persist.S
 	if err != nil {
 		return r, err
 	}
+	restore := currentWard
 	if len(docs) == 0 {
 		if docs, err = lastArchivedSims(store, info.ID); err != nil {
 			return r, err
 		}
+		restore = storedWard
 	}
-	w, err := storedWard(lib, info, docs)
+	w, err := restore(lib, info, docs)
 	if err != nil {
 		return r, err
 	}
