@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
@@ -218,8 +219,7 @@ func untold(e *physio.Engine, now []agents.Disclosure, trainee string) []string 
 // "peanuts (anaphylaxis — throat swelling)" says "peanuts (throat swelling)".
 func withoutTerms(text string, terms []string) string {
 	for _, term := range terms {
-		re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(term) + `\b[\s—–:;,-]*`)
-		text = re.ReplaceAllString(text, "")
+		text = termPattern(`(?i)\b`+regexp.QuoteMeta(term)+`\b[\s—–:;,-]*`).ReplaceAllString(text, "")
 	}
 	return text
 }
@@ -227,9 +227,22 @@ func withoutTerms(text string, terms []string) string {
 // replaceTerms puts with in place of each term (lower case) in text, as whole words.
 func replaceTerms(text string, terms []string, with string) string {
 	for _, term := range terms {
-		text = regexp.MustCompile(`(?i)\b`+regexp.QuoteMeta(term)+`\b`).ReplaceAllLiteralString(text, with)
+		text = termPattern(`(?i)\b`+regexp.QuoteMeta(term)+`\b`).ReplaceAllLiteralString(text, with)
 	}
 	return text
+}
+
+// termPatterns are the compiled patterns of the terms masked so far, by expression: every turn
+// masks every patient's terms, and compiling them anew each time made a turn's cost grow with
+// the roster. The terms come from the scenario library, so the cache stays small.
+var termPatterns sync.Map // expression → *regexp.Regexp
+
+func termPattern(expr string) *regexp.Regexp {
+	if re, ok := termPatterns.Load(expr); ok {
+		return re.(*regexp.Regexp)
+	}
+	re, _ := termPatterns.LoadOrStore(expr, regexp.MustCompile(expr))
+	return re.(*regexp.Regexp)
 }
 
 // containsWord reports whether term occurs in text (both lower case) as whole words.
