@@ -340,8 +340,14 @@ func (s *Session) Tick(wall time.Duration, emit func(Event)) {
 // and on exit, so a crash loses at most that much sim time and never a message. With nothing to
 // save it makes no commit.
 func (s *Session) Flush() error {
-	if len(s.sim.dirty) == 0 && s.sim.ward.Clock() == s.info.ClockSeconds {
+	if !s.simUnsaved() {
 		return nil
 	}
 	return s.cfg.Store.Update(s.info.ID, s.saveSim)
+}
+
+// simUnsaved reports whether saveSim has anything to write: a dirty patient, a roster summary
+// or the clock.
+func (s *Session) simUnsaved() bool {
+	return len(s.sim.dirty) > 0 || s.summariesChanged || s.sim.ward.Clock() != s.info.ClockSeconds
 }

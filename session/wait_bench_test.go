@@ -1,0 +1,30 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// BenchmarkWaitPatients is /wait 1m on a shift of 1 and of 100 admitted patients: every engine
+// steps sixty seconds, its events are remembered and the patients they changed are stored. Every
+// thirty sim minutes the shift is admitted afresh, outside the timer, so the patients stay in
+// their first half hour.
+func BenchmarkWaitPatients(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run(fmt.Sprintf("patients=%d", n), func(b *testing.B) {
+			s := admittedShift(b, n)
+			ctx, discard := context.Background(), func(Event) {}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i > 0 && i%30 == 0 {
+					b.StopTimer()
+					s = admittedShift(b, n)
+					b.StartTimer()
+				}
+				s.Turn(ctx, "/wait 1m", discard)
+			}
+		})
+	}
+}
