@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 )
 
 // BenchmarkWaitPatients is /wait 1m on a shift of 1 and of 100 admitted patients: every engine
@@ -24,6 +25,33 @@ func BenchmarkWaitPatients(b *testing.B) {
 					b.StartTimer()
 				}
 				s.Turn(ctx, "/wait 1m", discard)
+			}
+		})
+	}
+}
+
+// BenchmarkTickFlushPatients is the TUI's clock on a shift of 1 and of 100 patients: five
+// one-second ticks, then the flush that saves what they changed, as a trainee's screen does
+// every few seconds while they read or type.
+func BenchmarkTickFlushPatients(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run(fmt.Sprintf("patients=%d", n), func(b *testing.B) {
+			s := admittedShift(b, n)
+			discard := func(Event) {}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i > 0 && i%360 == 0 { // thirty sim minutes
+					b.StopTimer()
+					s = admittedShift(b, n)
+					b.StartTimer()
+				}
+				for range 5 {
+					s.Tick(time.Second, discard)
+				}
+				if err := s.Flush(); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
