@@ -214,8 +214,7 @@ func (e *Engine) measure(source string, out []Event) []Event {
 // checkTransitions updates how long each vital threshold has held, then
 // fires the first transition out of the current state whose conditions hold.
 func (e *Engine) checkTransitions(out []Event) []Event {
-	var raw [sc.NumVitals]float64
-	measured := false // most states' ways out wait for an action or a time, not a vital
+	raw := e.raw()
 	t := e.s.T
 	for _, ti := range e.cur.Outgoing() {
 		tr := &e.sc.Transitions[ti]
@@ -223,9 +222,6 @@ func (e *Engine) checkTransitions(out []Event) []Event {
 			c, k := &tr.When[i], tr.ConditionIndex(i)
 			if c.Vital == "" {
 				continue
-			}
-			if !measured {
-				raw, measured = e.raw(), true
 			}
 			if !thresholdMet(c, raw[c.VitalIndex()]) {
 				e.s.HeldSince[k] = -1
