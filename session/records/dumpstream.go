@@ -2,6 +2,7 @@ package records
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -150,9 +151,10 @@ func writeHistory(out *jsonStream, r persist.ContentReader, patientID string) er
 // MarshalIndent with no prefix and a two-space indent lays out the whole: each value is
 // MarshalIndent's own, indented to its depth, and the containers around them are written here.
 type jsonStream struct {
-	w     *bufio.Writer
-	empty []bool // for each open container, innermost last: nothing written in it yet
-	err   error
+	w        *bufio.Writer
+	empty    []bool       // for each open container, innermost last: nothing written in it yet
+	indented bytes.Buffer // the value being written, reused: a dump writes one per message
+	err      error
 }
 
 func (j *jsonStream) write(s string) {
@@ -204,10 +206,13 @@ func (j *jsonStream) value(v any) {
 	if j.err != nil {
 		return
 	}
-	b, err := json.MarshalIndent(v, strings.Repeat("  ", len(j.empty)), "  ")
+	b, err := json.Marshal(v)
 	if err != nil {
 		j.err = err
 		return
 	}
-	j.write(string(b))
+	j.indented.Reset()
+	if j.err = json.Indent(&j.indented, b, strings.Repeat("  ", len(j.empty)), "  "); j.err == nil {
+		_, j.err = j.w.Write(j.indented.Bytes())
+	}
 }
