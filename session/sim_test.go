@@ -7,6 +7,7 @@ import (
 
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // storedT is the ward second of a patient's engine as the store holds it.
@@ -42,11 +43,12 @@ func TestTimeAloneWritesNoPatient(t *testing.T) {
 	r.turn("/wait 5s")
 	clock := int64(r.s.sim.ward.Clock())
 	want := map[string]physio.Snapshot{}
+	reviews := map[string]physio.Report{}
 	for _, e := range r.s.sim.ward.Engines() {
 		if e.Clock() != float64(clock) {
 			t.Fatalf("%s's engine is at %v, the ward at %d", e.PatientID(), e.Clock(), clock)
 		}
-		want[e.PatientID()] = e.Snapshot()
+		want[e.PatientID()], reviews[e.PatientID()] = e.Snapshot(), e.Report()
 	}
 	lagging := 0
 	for id := range want {
@@ -65,6 +67,12 @@ func TestTimeAloneWritesNoPatient(t *testing.T) {
 	for id, w := range want {
 		if got := r.engine(id).Snapshot(); !reflect.DeepEqual(got, w) {
 			t.Errorf("%s resumed at second %d in state %s, want second %d in state %s, identical", id, got.T, got.State, w.T, w.State)
+		}
+	}
+	for id, review := range reviews {
+		got, err := records.AAR(r.store, r.s.cfg.Scenarios, id)
+		if err != nil || !reflect.DeepEqual(got, review) {
+			t.Errorf("ward aar of %s read from the store differs from the running engine's (%v)", id, err)
 		}
 	}
 	for id, sum := range r.dump().Sim {
