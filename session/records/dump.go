@@ -30,7 +30,9 @@ type SimSummary struct {
 	Masked         string                `json:"masked,omitempty"` // what a trainee's view leaves out
 }
 
-// Dump returns the stored state of the latest shift. lib resolves the scenarios the engines run.
+// Dump returns the stored state of the latest shift whole, as a value: the document WriteDump
+// prints a part at a time (`ward dump` prints with WriteDump; tests read this). lib resolves the
+// scenarios the engines run.
 func Dump(store *persist.Store, lib *scenario.Library) (DumpDoc, error) {
 	info, err := latest(store)
 	if err != nil {
