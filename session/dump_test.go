@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -12,17 +13,30 @@ import (
 
 // TestWriteDumpPrintsWhatDumpPrints: the streamed dump is byte for byte the document Dump reads
 // whole, encoded as `ward dump` encoded it, for the instructor and for a trainee, on a real
-// store with histories, memory, entities, engines, an archive and text JSON must escape.
+// store (plain and encrypted) with histories, memory, entities, engines, an archive and text JSON
+// must escape.
 func TestWriteDumpPrintsWhatDumpPrints(t *testing.T) {
 	shift := []string{
 		"/admit patient_2", "/admit patient_3 asthma-exacerbation", `is the pain <worse> & "sharp"?`,
 		"give salbutamol 5 mg nebulised", "/wait 5m", "switch to patient_2", "how are you feeling?",
 	}
 	cleared := []string{"/admit patient_1 anaphylaxis", "checking vitals", "any allergies?", "/wait 2m", "/clear"}
-	for name, lines := range map[string][]string{"no archive": shift, "an archive": append(cleared, shift...)} {
+	encrypted := func(c *Config) {
+		if err := errors.Join(c.Store.Protect([]byte("the night sister holds the keys")), c.Store.Enrol("alice", []byte("alice on the night shift"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, tc := range map[string]struct {
+		lines []string
+		store func(*Config)
+	}{
+		"no archive":            {shift, func(*Config) {}},
+		"an archive":            {append(cleared, shift...), func(*Config) {}},
+		"an archive, encrypted": {append(cleared, shift...), encrypted},
+	} {
 		t.Run(name, func(t *testing.T) {
-			r := newRig(t)
-			for _, line := range lines {
+			r := newRigWith(t, tc.store)
+			for _, line := range tc.lines {
 				r.turn(line)
 			}
 			compareDumps(t, r)
