@@ -123,7 +123,8 @@ type TraceRecord struct {
 	Error       string  `json:"error,omitempty"`
 	ErrorKind   string  `json:"error_kind,omitempty"`
 	ErrorDetail string  `json:"error_detail,omitempty"`
-	ElapsedMS   float64 `json:"elapsed_ms"`
+	ElapsedMS   float64 `json:"elapsed_ms"`          // at the model: a wait in the class's queue is not counted
+	QueuedMS    float64 `json:"queued_ms,omitempty"` // how long the call waited in the class's queue (Queue)
 	// Metrics all zero means nothing was measured (the offline backend, or a failed call).
 	Metrics Metrics `json:"metrics"`
 }
