@@ -17,14 +17,7 @@ func dump(_ context.Context, c *call) error {
 		return err
 	}
 	return readStore(c, persist.AuditExport, "dump", func(st *persist.Store) error {
-		doc, err := records.Dump(st, lib)
-		if err == nil && !secretsShown(c.o, st) {
-			doc = doc.ForTrainee()
-		}
-		if err == nil {
-			err = writeJSON(c.stdout, doc)
-		}
-		return err
+		return records.WriteDump(c.stdout, st, lib, !secretsShown(c.o, st))
 	})
 }
 

@@ -29,7 +29,7 @@ grep -qv '^{"event":"[a-z_]*",.*}$' "$tmp/run.jsonl" && fail "ward run printed a
 
 # A shift read back: dump, the AAR to a file, stats, archives after a clear.
 printf '/admit patient_2 asthma-exacerbation\napplying oxygen 15 L NRB\n/wait 2m\n' | ward run --db "$db" --backend offline >/dev/null
-ward dump --db "$db" --debug | grep -q '"asthma-exacerbation"' || fail "a developer's dump lacks the admitted scenario"
+ward dump --db "$db" --debug >"$tmp/dump.json" && grep -q '"asthma-exacerbation"' "$tmp/dump.json" || fail "a developer's dump lacks the admitted scenario"
 ward dump --db "$db" >"$tmp/trainee.json"
 grep -q '"asthma-exacerbation"' "$tmp/trainee.json" && fail "a trainee's dump names the scenario"
 grep -q "masked in a trainee's view" "$tmp/trainee.json" || fail "a trainee's dump does not say what it masks"
@@ -60,7 +60,7 @@ ward archive show 1 --db "$db" | grep -q '"patient_2"' || fail "archive show 1 l
 if ward archive show nope --db "$db" >/dev/null 2>"$tmp/show.err"; then fail "showing a missing archive succeeded"; fi
 grep -q 'no archive "nope" in this shift' "$tmp/show.err" || fail "missing archive: $(cat "$tmp/show.err")"
 ward archive restore 1 --db "$db" | grep -q "restored archive 1" || fail "archive restore 1"
-ward dump --db "$db" | grep -q '"patient_2"' || fail "the restored shift lacks patient_2"
+ward dump --db "$db" >"$tmp/dump.json" && grep -q '"patient_2"' "$tmp/dump.json" || fail "the restored shift lacks patient_2"
 
 # Orders and alarms, as a trainee meets them: an overdose stopped by the Pharmacist, the same
 # overdose given on an explicit override (a critical error), and an unseen patient whose nurse
@@ -161,7 +161,7 @@ export WARD_INSTRUCTOR_PASSPHRASE="the night sister holds the keys" WARD_PASSPHR
 printf '/admit patient_1 asthma-exacerbation\nany past medical history?\n' |
 	ward run --db "$edb" --encrypt --trainee alice --backend offline >/dev/null
 WARD_PASSPHRASE="bob on the night shift" ward run --db "$edb" --trainee bob --backend offline </dev/null >/dev/null
-ward dump --db "$edb" --trainee alice | grep -q "Asthma since I was eight" || fail "alice's dump lacks her patient's history"
+ward dump --db "$edb" --trainee alice >"$tmp/dump.json" && grep -q "Asthma since I was eight" "$tmp/dump.json" || fail "alice's dump lacks her patient's history"
 command -v strings >/dev/null || fail "strings (binutils) is needed to read the file as an intruder would"
 strings "$edb" | grep -q "Asthma since I was eight" && fail "strings finds a disclosure in the encrypted file"
 strings "$edb" | grep -q "Maya Okafor" && fail "strings finds a patient's name in the encrypted file"

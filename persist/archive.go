@@ -217,64 +217,55 @@ func emptyTree(b *bolt.Bucket) bool {
 	return true
 }
 
-// readContent decodes a session or snapshot shelf.
+// readContent decodes a session or snapshot shelf whole.
 func readContent(s *shelf) (Content, error) {
-	var c Content
+	r := ContentReader{s}
+	c := Content{SessionHistory: []memory.Message{}, Histories: map[string][]memory.Message{}}
 	var err error
-	if c.Registry, err = s.registry(); err != nil {
-		return c, fmt.Errorf("registry: %w", err)
-	}
-	if c.SessionHistory, err = readHistory(s, historyRel(""), s.b.Bucket(bucketSessionHistory)); err != nil {
-		return c, fmt.Errorf("session history: %w", err)
-	}
-	if c.Histories, err = readHistories(s); err != nil {
+	if c.Registry, err = r.Registry(); err != nil {
 		return c, err
 	}
+	if err := r.History("", func(m memory.Message) error { c.SessionHistory = append(c.SessionHistory, m); return nil }); err != nil {
+		return c, err
+	}
+	ids, err := r.Patients()
+	if err != nil {
+		return c, err
+	}
+	for _, id := range ids {
+		msgs := []memory.Message{}
+		if err := r.History(id, func(m memory.Message) error { msgs = append(msgs, m); return nil }); err != nil {
+			return c, err
+		}
+		c.Histories[id] = msgs
+	}
 	for kind, docs := range map[string]*map[string]json.RawMessage{KindMemory: &c.Memory, KindEntities: &c.Entities, KindSim: &c.Sim} {
-		if *docs, err = readDocs[json.RawMessage](s, kind, s.b.Bucket([]byte(kind))); err != nil {
+		if *docs, err = r.Docs(kind); err != nil {
 			return c, err
 		}
 	}
 	return c, nil
 }
 
-// readHistories decodes every patient's history in s; none that ward wrote may be missing.
-func readHistories(s *shelf) (map[string][]memory.Message, error) {
-	all := map[string][]memory.Message{}
-	lengths, err := s.pinnedLengths(string(bucketHistories) + "/")
+// archiveReader reads the archive snap, whose id is its time.
+func archiveReader(snap shelf, id string) (ArchiveReader, error) {
+	at, err := time.Parse(time.RFC3339Nano, id)
 	if err != nil {
-		return all, err
+		return ArchiveReader{}, fmt.Errorf("archive %q: bad id: %w", id, &corruptValue{err})
 	}
-	for pid, n := range lengths {
-		if n > 0 && (s.b.Bucket(bucketHistories) == nil || s.b.Bucket(bucketHistories).Bucket([]byte(pid)) == nil) {
-			return all, fmt.Errorf("history of %s: %w", pid, &corruptValue{errMissing})
-		}
-	}
-	h := s.b.Bucket(bucketHistories)
-	if h == nil {
-		return all, nil
-	}
-	err = h.ForEachBucket(func(pid []byte) error {
-		msgs, err := readHistory(s, historyRel(string(pid)), h.Bucket(pid))
-		if err != nil {
-			return fmt.Errorf("history of %s: %w", pid, err)
-		}
-		all[string(pid)] = msgs
-		return nil
-	})
-	return all, err
+	return ArchiveReader{ID: id, CreatedAt: at, ContentReader: ContentReader{&snap}}, nil
 }
 
 func readArchive(snap shelf, id string) (Archive, error) {
-	at, err := time.Parse(time.RFC3339Nano, id)
+	r, err := archiveReader(snap, id)
 	if err != nil {
-		return Archive{}, fmt.Errorf("archive %q: bad id: %w", id, &corruptValue{err})
+		return Archive{}, err
 	}
-	c, err := readContent(&snap)
+	c, err := readContent(r.s)
 	if err != nil {
 		return Archive{}, fmt.Errorf("archive %s: %w", id, err)
 	}
-	return Archive{ID: id, CreatedAt: at, Content: c}, nil
+	return Archive{ID: id, CreatedAt: r.CreatedAt, Content: c}, nil
 }
 
 func readArchives(c *sealer, tx *bolt.Tx, sessionID string) ([]Archive, error) {
@@ -286,6 +277,21 @@ func readArchives(c *sealer, tx *bolt.Tx, sessionID string) ([]Archive, error) {
 	err := perSession.ForEachBucket(func(id []byte) error {
 		a, err := readArchive(archiveShelf(perSession.Bucket(id), c, sessionID, string(id)), string(id))
 		list = append(list, a)
+		return err
+	})
+	return list, err
+}
+
+// archiveReaders are the session's archives, oldest first, each to be read in tx.
+func archiveReaders(c *sealer, tx *bolt.Tx, sessionID string) ([]ArchiveReader, error) {
+	list := []ArchiveReader{}
+	perSession := tx.Bucket(bucketArchive).Bucket([]byte(sessionID))
+	if perSession == nil {
+		return list, nil
+	}
+	err := perSession.ForEachBucket(func(id []byte) error {
+		r, err := archiveReader(archiveShelf(perSession.Bucket(id), c, sessionID, string(id)), string(id))
+		list = append(list, r)
 		return err
 	})
 	return list, err

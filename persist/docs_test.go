@@ -59,3 +59,35 @@ func TestPutPatientDocRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestPutPatientJSON: a value is stored as encoding/json writes it, in the same place as
+// PutPatientDoc's, and a wrong place or a value JSON cannot hold is refused with nothing stored.
+func TestPutPatientJSON(t *testing.T) {
+	s, _ := openTemp(t)
+	newSession(t, s, "s1")
+	mustUpdate(t, s, "s1", func(tx *Tx) error {
+		return tx.PutPatientJSON(KindSim, "patient_1", map[string]any{"scenario": "anaphylaxis", "t": 60})
+	})
+	mustView(t, s, "s1", func(tx *Tx) error {
+		got, err := tx.PatientDoc(KindSim, "patient_1")
+		if want := `{"scenario":"anaphylaxis","t":60}`; string(got) != want {
+			t.Errorf("stored %s, want %s", got, want)
+		}
+		return err
+	})
+	for name, put := range map[string]func(*Tx) error{
+		"unknown kind":  func(tx *Tx) error { return tx.PutPatientJSON("diary", "patient_2", 1) },
+		"empty patient": func(tx *Tx) error { return tx.PutPatientJSON(KindSim, "", 1) },
+		"not encodable": func(tx *Tx) error { return tx.PutPatientJSON(KindSim, "patient_2", make(chan int)) },
+	} {
+		if err := s.Update("s1", put); err == nil {
+			t.Errorf("%s: stored, want refused", name)
+		}
+	}
+	mustView(t, s, "s1", func(tx *Tx) error {
+		if got, _ := tx.PatientDoc(KindSim, "patient_2"); got != nil {
+			t.Errorf("patient_2's refused document was stored: %s", got)
+		}
+		return nil
+	})
+}

@@ -144,21 +144,31 @@ func (t *Tx) historyForWrite(patientID string) (*bolt.Bucket, error) {
 // readHistory decodes the history bucket at rel in s (nil = empty), oldest first.
 func readHistory(s *shelf, rel []string, b *bolt.Bucket) ([]memory.Message, error) {
 	msgs := []memory.Message{}
-	if b == nil {
-		return msgs, s.checkLength(rel, 0)
-	}
-	err := b.ForEach(func(k, v []byte) error {
-		var m memory.Message
-		if err := s.decode(rel, k, v, &m); err != nil {
-			return err
-		}
+	err := eachMessage(s, rel, b, func(m memory.Message) error {
 		msgs = append(msgs, m)
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	return msgs, err
+}
+
+// eachMessage decodes a history's messages one at a time, oldest first, hands each to fn, and
+// checks the history's length against its pin once all are read.
+func eachMessage(s *shelf, rel []string, b *bolt.Bucket, fn func(memory.Message) error) error {
+	var n uint64
+	if b != nil {
+		err := b.ForEach(func(k, v []byte) error {
+			var m memory.Message
+			if err := s.decode(rel, k, v, &m); err != nil {
+				return err
+			}
+			n++
+			return fn(m)
+		})
+		if err != nil {
+			return err
+		}
 	}
-	return msgs, s.checkLength(rel, uint64(len(msgs)))
+	return s.checkLength(rel, n)
 }
 
 // seqKey is a big-endian sequence number, so byte order is append order.

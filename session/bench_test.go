@@ -304,3 +304,50 @@ func envInt(t *testing.T, name string, fallback int) int {
 	}
 	return n
 }
+
+// BenchmarkOfflineTurnPatients is a shift's turn as a class plays it, with 1 and with 100
+// admitted patients: the trainee speaks to one patient three times, then lets a minute pass
+// (/wait 1m), on the offline backend with durable commits. A turn's cost should not grow with
+// the patients the trainee is not talking to.
+func BenchmarkOfflineTurnPatients(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run(fmt.Sprintf("patients=%d", n), func(b *testing.B) {
+			s := admittedShift(b, n)
+			inputs := []string{"how is your breathing now?", "checking vitals", "any pain anywhere?", "/wait 1m"}
+			ctx := context.Background()
+			discard := func(Event) {}
+			durations := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				s.Turn(ctx, inputs[i%len(inputs)], discard)
+				durations = append(durations, time.Since(t0))
+			}
+			b.StopTimer()
+			reportPercentiles(b, durations)
+		})
+	}
+}
+
+// admittedShift is a new shift on a real store with patients admitted through the session,
+// each on the engine, the first one active.
+func admittedShift(b *testing.B, patients int) *Session {
+	b.Helper()
+	store, err := persist.Open(filepath.Join(b.TempDir(), "ward.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	s, err := Start(Config{Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil), Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for p := 1; p <= patients; p++ {
+		s.Turn(context.Background(), fmt.Sprintf("/admit patient_%d", p), func(Event) {})
+	}
+	s.Turn(context.Background(), "switch to patient_1", func(Event) {})
+	if s.active != "patient_1" {
+		b.Fatalf("active patient is %q, want patient_1", s.active)
+	}
+	return s
+}

@@ -14,12 +14,18 @@ import (
 // entities and sim) as one snapshot, deletes the originals and wipes what memory holds, so no
 // later write can resurrect a cleared patient.
 func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
+	if err := s.sim.keepAll(); err != nil { // the archive holds every engine as it is now
+		t.emit(ErrorEvent{Code: "STORAGE", Message: "some patients could not be read, and are archived as they were stored: " + err.Error()})
+	}
 	if !s.commit(t, typed, nil) { // the clear itself is archived with everything else
 		return
 	}
 	roster := s.roster
 	var number int
 	err := t.storage(func() error {
+		if err := s.Flush(); err != nil { // when the commit had no typed text to store
+			return err
+		}
 		if _, err := s.cfg.Store.Archive(s.info.ID, s.cfg.Now().UTC()); err != nil {
 			return err
 		}

@@ -232,10 +232,15 @@ func pointLines(points []physio.Point) []string {
 }
 
 // record is the last stage: it stores what the turn said with the active conversation, with the
-// engine's changes, in one commit, then reports the error that stopped the turn.
+// engine's changes, in one commit, then reports the error that stopped the turn. A turn with
+// nothing left to store (its alarms' commit took the sim's changes) makes no commit.
 func (s *Session) record(t *turn, said []memory.Message, failure error) {
 	for i := range said {
 		said[i].Sim = s.sim.ward.Clock()
+	}
+	if len(said) == 0 && !s.simUnsaved() {
+		s.reportFailure(t, failure)
+		return
 	}
 	err := t.storage(func() error {
 		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
@@ -250,6 +255,10 @@ func (s *Session) record(t *turn, said []memory.Message, failure error) {
 	} else {
 		s.remember(said...)
 	}
+	s.reportFailure(t, failure)
+}
+
+func (s *Session) reportFailure(t *turn, failure error) {
 	if failure != nil {
 		s.reportLLMError(t, failure)
 	}

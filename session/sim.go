@@ -18,8 +18,11 @@ import (
 )
 
 // sim is the shift's bodies: one engine per patient on the shared clock, and each patient's
-// structured memory and entities, which engine events and agents feed. Patients whose state
-// changed are dirty and saved with the next commit.
+// structured memory and entities, which engine events and agents feed. Patients to whom
+// something happened (an action, an engine event, an agent's update) are dirty and saved with
+// the next commit. Time alone makes no patient dirty: the engine is deterministic, so a patient
+// stored at an earlier second lives the seconds since again when woken, exactly as they passed,
+// and a turn's write does not grow with the patients nobody touched.
 //
 // A resumed shift decodes nothing per patient until it is needed: the patients stay asleep in
 // the store (the roster is drawn from the registry) until a turn, a tick or the header wakes
@@ -63,8 +66,9 @@ func (m *sim) entities(id string) *memory.Entities {
 	return e
 }
 
-// wake decodes a sleeping patient's engine, memory and entities. A patient is woken once, even
-// when their documents are unreadable, so a broken record is reported once, not on every tick.
+// wake decodes a sleeping patient's engine, memory and entities, and brings the engine up to the
+// shift's clock. A patient is woken once, even when their documents are unreadable, so a broken
+// record is reported once, not on every tick.
 func (m *sim) wake(id string) error {
 	i := slices.Index(m.asleep, id)
 	if i < 0 {
@@ -75,10 +79,15 @@ func (m *sim) wake(id string) error {
 	if err != nil || doc == nil {
 		return err // no document: on the roster without a body
 	}
-	if err := m.restoreEngine(id, doc); err != nil {
+	e, err := records.RestoreEngine(m.ward, m.lib, id, doc)
+	if err != nil {
 		return err
 	}
-	return errors.Join(decodeDoc(m.read, persist.KindMemory, id, m.mems), decodeDoc(m.read, persist.KindEntities, id, m.ents))
+	err = errors.Join(decodeDoc(m.read, persist.KindMemory, id, m.mems), decodeDoc(m.read, persist.KindEntities, id, m.ents))
+	// Seconds in which nothing happened were not stored, and give no events now; an engine
+	// brought back from an archive after time passed may have some, which memory keeps.
+	m.record(e.AdvanceTo(m.ward.Clock(), nil))
+	return err
 }
 
 // wakeAll wakes every sleeping patient, in roster order, so time passes for all of them alike.
@@ -102,11 +111,6 @@ func decodeDoc[T any](read func(kind, id string) ([]byte, error), kind, id strin
 	}
 	into[id] = v
 	return nil
-}
-
-func (m *sim) restoreEngine(id string, doc []byte) error {
-	_, err := records.RestoreEngine(m.ward, m.lib, id, doc)
-	return err
 }
 
 // admit starts a patient on a scenario: the named one, or a deterministic pick of one no patient
@@ -211,35 +215,37 @@ func memoryItem(ev physio.Event) (memory.Category, memory.Item, bool) {
 	return "", memory.Item{}, false
 }
 
+// keepAll wakes every patient and marks them all dirty, so the next commit stores every engine
+// as it is now: what a clear's archive must hold.
+func (m *sim) keepAll() error {
+	err := m.wakeAll()
+	for _, e := range m.ward.Engines() {
+		m.dirty[e.PatientID()] = true
+	}
+	return err
+}
+
 // save writes every dirty patient's engine and memory in the caller's transaction.
 func (m *sim) save(tx *persist.Tx) error {
 	for id := range m.dirty {
 		if e := m.ward.Engine(id); e != nil {
-			if err := putJSON(tx, persist.KindSim, id, e.Snapshot()); err != nil {
+			if err := tx.PutPatientJSON(persist.KindSim, id, e.Snapshot()); err != nil {
 				return err
 			}
 		}
 		if mem := m.mems[id]; mem != nil {
-			if err := putJSON(tx, persist.KindMemory, id, mem); err != nil {
+			if err := tx.PutPatientJSON(persist.KindMemory, id, mem); err != nil {
 				return err
 			}
 		}
 		if ents := m.ents[id]; ents != nil {
-			if err := putJSON(tx, persist.KindEntities, id, ents); err != nil {
+			if err := tx.PutPatientJSON(persist.KindEntities, id, ents); err != nil {
 				return err
 			}
 		}
 	}
 	clear(m.dirty)
 	return nil
-}
-
-func putJSON(tx *persist.Tx, kind, patientID string, v any) error {
-	doc, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return tx.PutPatientDoc(kind, patientID, doc)
 }
 
 // saveSim writes the sim's changes since the last commit, the roster summaries they changed and
@@ -305,16 +311,14 @@ func (s *Session) engine(t *turn, id string) *physio.Engine {
 }
 
 // advance lets seconds of sim time pass for every patient on the ward. The engine steps one sim
-// second at a time, so a long wait and many short ticks end in the same state.
+// second at a time, so a long wait and many short ticks end in the same state; that is also why
+// only the patients with events are dirty (see sim).
 func (s *Session) advance(t *turn, seconds float64) {
 	if err := s.sim.wakeAll(); err != nil {
 		t.emit(ErrorEvent{Code: "STORAGE", Message: "some patients could not be read, and time passes without them: " + err.Error()})
 	}
 	events := s.sim.ward.Advance(seconds)
 	s.recordEvents(events)
-	for _, e := range s.sim.ward.Engines() {
-		s.sim.dirty[e.PatientID()] = true
-	}
 	for _, ev := range events {
 		t.emit(SimEvent{ev})
 	}
@@ -336,8 +340,14 @@ func (s *Session) Tick(wall time.Duration, emit func(Event)) {
 // and on exit, so a crash loses at most that much sim time and never a message. With nothing to
 // save it makes no commit.
 func (s *Session) Flush() error {
-	if len(s.sim.dirty) == 0 && s.sim.ward.Clock() == s.info.ClockSeconds {
+	if !s.simUnsaved() {
 		return nil
 	}
 	return s.cfg.Store.Update(s.info.ID, s.saveSim)
+}
+
+// simUnsaved reports whether saveSim has anything to write: a dirty patient, a roster summary
+// or the clock.
+func (s *Session) simUnsaved() bool {
+	return len(s.sim.dirty) > 0 || s.summariesChanged || s.sim.ward.Clock() != s.info.ClockSeconds
 }

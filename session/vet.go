@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
@@ -174,6 +175,26 @@ func diagnosisTerms(s *sc.Scenario) []string {
 	return out
 }
 
+// caseTerms are the words that name a case, lower case: its diagnosis terms and its id. They
+// are worked out once a scenario: a trainee's every turn masks those of every patient.
+func caseTerms(s *sc.Scenario) []string {
+	caseTermsOf.RLock()
+	terms, ok := caseTermsOf.m[s]
+	caseTermsOf.RUnlock()
+	if !ok {
+		terms = append(diagnosisTerms(s), strings.ToLower(s.ID))
+		caseTermsOf.Lock()
+		caseTermsOf.m[s] = terms
+		caseTermsOf.Unlock()
+	}
+	return terms
+}
+
+var caseTermsOf = struct {
+	sync.RWMutex
+	m map[*sc.Scenario][]string
+}{m: map[*sc.Scenario][]string{}}
+
 // severities are state names that grade an illness without naming it.
 var severities = []string{"mild", "moderate", "severe", "acute", "critical"}
 
@@ -218,8 +239,9 @@ func untold(e *physio.Engine, now []agents.Disclosure, trainee string) []string 
 // "peanuts (anaphylaxis — throat swelling)" says "peanuts (throat swelling)".
 func withoutTerms(text string, terms []string) string {
 	for _, term := range terms {
-		re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(term) + `\b[\s—–:;,-]*`)
-		text = re.ReplaceAllString(text, "")
+		if re := termPattern(term, true); re.MatchString(text) {
+			text = re.ReplaceAllString(text, "")
+		}
 	}
 	return text
 }
@@ -227,9 +249,44 @@ func withoutTerms(text string, terms []string) string {
 // replaceTerms puts with in place of each term (lower case) in text, as whole words.
 func replaceTerms(text string, terms []string, with string) string {
 	for _, term := range terms {
-		text = regexp.MustCompile(`(?i)\b`+regexp.QuoteMeta(term)+`\b`).ReplaceAllLiteralString(text, with)
+		if re := termPattern(term, false); re.MatchString(text) {
+			text = re.ReplaceAllLiteralString(text, with)
+		}
 	}
 	return text
+}
+
+// termPatterns are the compiled patterns of the terms masked so far: every turn masks every
+// patient's terms, and compiling them anew each time made a turn's cost grow with the roster.
+// The terms come from the scenario library, so the cache stays small; the lock is for a server's
+// many shifts.
+var termPatterns = struct {
+	sync.RWMutex
+	m map[termKey]*regexp.Regexp
+}{m: map[termKey]*regexp.Regexp{}}
+
+type termKey struct {
+	term     string
+	trailing bool // with the punctuation that joined it to what follows
+}
+
+func termPattern(term string, trailing bool) *regexp.Regexp {
+	k := termKey{term, trailing}
+	termPatterns.RLock()
+	re := termPatterns.m[k]
+	termPatterns.RUnlock()
+	if re != nil {
+		return re
+	}
+	expr := `(?i)\b` + regexp.QuoteMeta(term) + `\b`
+	if trailing {
+		expr += `[\s—–:;,-]*`
+	}
+	re = regexp.MustCompile(expr)
+	termPatterns.Lock()
+	termPatterns.m[k] = re
+	termPatterns.Unlock()
+	return re
 }
 
 // containsWord reports whether term occurs in text (both lower case) as whole words.

@@ -231,7 +231,7 @@ func (s *Session) maskCase(text string) string {
 	}
 	for _, id := range s.roster {
 		if sc, ok := s.cfg.Scenarios.Get(scenarioOf(s.reg.Patients[id].Facts)); ok {
-			text = replaceTerms(text, append(diagnosisTerms(sc), strings.ToLower(sc.ID)), "[masked]")
+			text = replaceTerms(text, caseTerms(sc), "[masked]")
 		}
 	}
 	return text

@@ -182,7 +182,8 @@ func (s *idShape) candidates(tokens []string, i int, tok string) []string {
 			found = append(found, c)
 		}
 	}
-	for _, c := range caseVariants(tok) {
+	typed, n := caseVariants(tok)
+	for _, c := range typed[:n] {
 		try(c)
 	}
 	lower := strings.ToLower(tok)
@@ -194,14 +195,16 @@ func (s *idShape) candidates(tokens []string, i int, tok string) []string {
 		if len(lower) == len(tok) {
 			rest = tok[len(a.word):] // keep the typed case when byte offsets agree
 		}
-		for _, core := range caseVariants(trimSeparator(rest)) {
+		cores, n := caseVariants(trimSeparator(rest))
+		for _, core := range cores[:n] {
 			for _, p := range a.prefixes {
 				try(p + core)
 			}
 		}
 	}
 	if a, ok := s.aliasBefore(tokens, i); ok && !isMeasurement(tokens, i) {
-		for _, core := range caseVariants(trimSeparator(tok)) {
+		cores, n := caseVariants(trimSeparator(tok))
+		for _, core := range cores[:n] {
 			for _, p := range a.prefixes {
 				try(p + core)
 			}
@@ -246,14 +249,17 @@ func cleanToken(tok string) string {
 	return strings.TrimRight(tok, ".")
 }
 
-func caseVariants(s string) []string {
-	variants := []string{s}
-	for _, v := range []string{strings.ToLower(s), strings.ToUpper(s)} {
-		if !slices.Contains(variants, v) {
-			variants = append(variants, v)
+// caseVariants are s as typed, lowered and raised, each once: the first n of v. An array, not a
+// slice, because every token of every line the trainee types has its variants tried.
+func caseVariants(s string) (v [3]string, n int) {
+	v[0], n = s, 1
+	for _, c := range [2]string{strings.ToLower(s), strings.ToUpper(s)} {
+		if !slices.Contains(v[:n], c) {
+			v[n] = c
+			n++
 		}
 	}
-	return variants
+	return v, n
 }
 
 // trimSeparator drops the one separator between an alias and its value ("pt#6", "patient-6").

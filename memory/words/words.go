@@ -7,6 +7,7 @@ package words
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Kind says whether a token is a word or a break between parts of the text.
@@ -28,25 +29,26 @@ type Token struct {
 	Lower string
 }
 
-// Split cuts text into words and breaks, in order.
+// Split cuts text into words and breaks, in order. A word's Text is a slice of text, not a copy:
+// every turn splits what the trainee typed, several times.
 func Split(text string) []Token {
-	rs := []rune(text)
-	at := func(i int) rune {
-		if i < 0 || i >= len(rs) {
-			return ' '
-		}
-		return rs[i]
+	if !utf8.ValidString(text) {
+		text = string([]rune(text)) // each invalid byte is read as U+FFFD
 	}
-	var out []Token
+	out := make([]Token, 0, len(text)/4+1) // about one token in four bytes of what a trainee types
 	start := -1
 	flush := func(end int) {
 		if start >= 0 {
-			out = append(out, word(string(rs[start:end])))
+			out = append(out, word(text[start:end]))
 			start = -1
 		}
 	}
-	for i, r := range rs {
-		prev, next := at(i-1), at(i+1)
+	prev := ' '
+	for i, r := range text {
+		next := ' '
+		if j := i + utf8.RuneLen(r); j < len(text) {
+			next, _ = utf8.DecodeRuneInString(text[j:])
+		}
 		switch {
 		case isWordRune(r), start >= 0 && joins(r, prev, next), start < 0 && r == '.' && unicode.IsDigit(next):
 			if start < 0 {
@@ -61,8 +63,12 @@ func Split(text string) []Token {
 				out = append(out, Token{Kind: k})
 			}
 		}
+		prev = r
 	}
-	flush(len(rs))
+	flush(len(text))
+	if len(out) == 0 {
+		return nil // as ever: no words is no slice
+	}
 	return out
 }
 

@@ -79,6 +79,18 @@ func TestPhrases(t *testing.T) {
 }
 
 // Every word is a non-empty part of the text, and nothing is read twice.
+// TestSplitCopiesNoWord: a split makes one slice of tokens and copies no word out of the text
+// (a word in capitals or with a typographic apostrophe has its own Lower, which is a copy).
+func TestSplitCopiesNoWord(t *testing.T) {
+	text := "applying oxygen via non-rebreather at 15 litres, checking vitals; switch to pt #15"
+	if n := testing.AllocsPerRun(100, func() { Split(text) }); n > 1 {
+		t.Errorf("Split allocates %.0f times, want 1", n)
+	}
+	if got := render(Split("a\xffb \xff1,000")); got != "a b 1,000" {
+		t.Errorf("an invalid byte is %q, want a break between words", got)
+	}
+}
+
 func FuzzSplit(f *testing.F) {
 	for _, s := range []string{"pt#6, then 0.5mg; 1:1000 — non-rebreather’s", "patient_-1", "..5", "-_#'", "ﬁ ß İ"} {
 		f.Add(s)

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/ward-sim/ward/persist"
@@ -29,7 +30,9 @@ type SimSummary struct {
 	Masked         string                `json:"masked,omitempty"` // what a trainee's view leaves out
 }
 
-// Dump returns the stored state of the latest shift. lib resolves the scenarios the engines run.
+// Dump returns the stored state of the latest shift whole, as a value: the document WriteDump
+// prints a part at a time (`ward dump` prints with WriteDump; tests read this). lib resolves the
+// scenarios the engines run.
 func Dump(store *persist.Store, lib *scenario.Library) (DumpDoc, error) {
 	info, err := latest(store)
 	if err != nil {
@@ -40,7 +43,7 @@ func Dump(store *persist.Store, lib *scenario.Library) (DumpDoc, error) {
 		return DumpDoc{}, err
 	}
 	doc := DumpDoc{Dump: d, Sim: map[string]SimSummary{}}
-	w, err := storedWard(lib, info, d.Sim)
+	w, err := currentWard(lib, info, d.Sim)
 	if err != nil {
 		return DumpDoc{}, err
 	}
@@ -74,11 +77,11 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.
 	if doc == nil {
 		return physio.Report{}, fmt.Errorf("no simulated patient %q in this shift (roster: %v) — pass --patient ID", patientID, reg.IDs())
 	}
-	e, err := RestoreEngine(physio.NewWard(info.Seed, info.ClockSeconds), lib, patientID, doc)
+	w, err := currentWard(lib, info, map[string]json.RawMessage{patientID: doc})
 	if err != nil {
 		return physio.Report{}, err
 	}
-	return e.Report(), nil
+	return w.Engine(patientID).Report(), nil
 }
 
 func summarise(e *physio.Engine) SimSummary {

@@ -160,13 +160,15 @@ func endedWard(store *persist.Store, lib *scenario.Library, info persist.Session
 		}
 		return err
 	})
+	restore := currentWard // the patients now, brought up to the shift's clock
 	if err == nil && len(docs) == 0 {
 		docs, err = lastArchivedSims(store, info.ID)
+		restore = storedWard // an archive's, as its clear stored them
 	}
 	if err != nil {
 		return nil, err
 	}
-	return storedWard(lib, info, docs)
+	return restore(lib, info, docs)
 }
 
 func lastArchivedSims(store *persist.Store, sessionID string) (map[string]json.RawMessage, error) {

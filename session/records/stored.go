@@ -14,7 +14,8 @@ import (
 	"github.com/ward-sim/ward/session/scenario"
 )
 
-// storedWard puts a stored shift's engines back on a ward of the shift's seed and clock.
+// storedWard puts a stored shift's engines back on a ward of the shift's seed and clock, each as
+// it was stored.
 func storedWard(lib *scenario.Library, info persist.SessionInfo, docs map[string]json.RawMessage) (*physio.Ward, error) {
 	w := physio.NewWard(info.Seed, info.ClockSeconds)
 	for id, raw := range docs {
@@ -23,6 +24,18 @@ func storedWard(lib *scenario.Library, info persist.SessionInfo, docs map[string
 		}
 	}
 	return w, nil
+}
+
+// currentWard is storedWard for the shift's current patients, each brought up to the shift's
+// clock. A shift stores an engine when something happens to it, not each time its clock moves;
+// the engine is deterministic, so the seconds since pass again here exactly as they did. (An
+// archive's engines are as its clear stored them, every one at the clock of the clear.)
+func currentWard(lib *scenario.Library, info persist.SessionInfo, docs map[string]json.RawMessage) (*physio.Ward, error) {
+	w, err := storedWard(lib, info, docs)
+	if err == nil {
+		w.Advance(0)
+	}
+	return w, err
 }
 
 // RestoreEngine puts one patient's stored engine (its snapshot, doc) back on w, running its

@@ -25,7 +25,7 @@ func (d DumpDoc) ForTrainee() DumpDoc {
 	d.Masked = maskedInDump
 	sims := map[string]SimSummary{}
 	for id, s := range d.Sim {
-		sims[id] = SimSummary{T: s.T, Actions: s.Actions, CriticalErrors: s.CriticalErrors, Masked: maskedInDump}
+		sims[id] = s.forTrainee()
 	}
 	d.Sim = sims
 	d.Content = maskContent(d.Content)
@@ -36,24 +36,36 @@ func (d DumpDoc) ForTrainee() DumpDoc {
 	return d
 }
 
+func (s SimSummary) forTrainee() SimSummary {
+	return SimSummary{T: s.T, Actions: s.Actions, CriticalErrors: s.CriticalErrors, Masked: maskedInDump}
+}
+
 func maskContent(c persist.Content) persist.Content {
-	reg := c.Registry
+	c.Registry = maskRegistry(c.Registry)
+	c.Sim = nil // the engines' own snapshots: ForTrainee's SimSummary says what a trainee sees
+	c.Memory = maskMemory(c.Memory)
+	return c
+}
+
+func maskRegistry(r persist.Registry) persist.Registry {
+	reg := r
 	reg.Patients = map[string]persist.PatientEntry{}
-	for id, p := range c.Registry.Patients {
+	for id, p := range r.Patients {
 		p.Facts = maps.Clone(p.Facts)
 		for _, k := range secretFacts {
 			delete(p.Facts, k)
 		}
 		reg.Patients[id] = p
 	}
-	c.Registry = reg
-	c.Sim = nil // the engines' own snapshots: ForTrainee's SimSummary says what a trainee sees
+	return reg
+}
+
+func maskMemory(docs map[string]json.RawMessage) map[string]json.RawMessage {
 	mem := map[string]json.RawMessage{}
-	for id, raw := range c.Memory {
+	for id, raw := range docs {
 		mem[id] = withoutKeys(raw, secretMemory)
 	}
-	c.Memory = mem
-	return c
+	return mem
 }
 
 // withoutKeys drops keys from a JSON object; anything else is kept as it is.

@@ -1,0 +1,218 @@
+package records
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/scenario"
+)
+
+// WriteDump prints the latest shift's dump to w: the document Dump returns (ForTrainee's when
+// forTrainee), as encoding/json's Encoder indenting by two spaces prints it, byte for byte. It
+// reads and writes a message at a time, so its memory grows with the patients, not with what
+// they said: a class's shift of a hundred patients × a thousand messages prints in a few MiB.
+func WriteDump(w io.Writer, store *persist.Store, lib *scenario.Library, forTrainee bool) error {
+	info, err := latest(store)
+	if err != nil {
+		return err
+	}
+	out := &jsonStream{w: bufio.NewWriter(w)}
+	err = store.ReadDump(info.ID, func(schema int, content persist.ContentReader, archives []persist.ArchiveReader) error {
+		out.open('{')
+		if forTrainee {
+			out.field("masked", maskedInDump)
+		}
+		out.field("schema_version", schema)
+		out.field("session_id", info.ID)
+		sims, err := writeContent(out, content, forTrainee, false)
+		if err != nil {
+			return err
+		}
+		if err := writeArchives(out, archives, forTrainee); err != nil {
+			return err
+		}
+		w, err := currentWard(lib, info, sims)
+		if err != nil {
+			return err
+		}
+		summaries := map[string]SimSummary{}
+		for _, e := range w.Engines() {
+			s := summarise(e)
+			if forTrainee {
+				s = s.forTrainee()
+			}
+			summaries[e.PatientID()] = s
+		}
+		out.field("sim", summaries)
+		out.close('}')
+		return out.err
+	})
+	if err != nil {
+		return err
+	}
+	out.write("\n")
+	if out.err != nil {
+		return out.err
+	}
+	return out.w.Flush()
+}
+
+func writeArchives(out *jsonStream, archives []persist.ArchiveReader, forTrainee bool) error {
+	if forTrainee && len(archives) == 0 {
+		out.field("archives", nil) // ForTrainee's copy of no archives is nil
+		return nil
+	}
+	out.key("archives")
+	out.open('[')
+	for _, a := range archives {
+		if err := writeArchive(out, a, forTrainee); err != nil {
+			return err
+		}
+	}
+	out.close(']')
+	return nil
+}
+
+func writeArchive(out *jsonStream, a persist.ArchiveReader, forTrainee bool) error {
+	out.next()
+	out.open('{')
+	out.field("id", a.ID)
+	out.field("created_at", a.CreatedAt)
+	if _, err := writeContent(out, a.ContentReader, forTrainee, !forTrainee); err != nil {
+		return fmt.Errorf("archive %s: %w", a.ID, err)
+	}
+	out.close('}')
+	return nil
+}
+
+// writeContent writes the fields of persist.Content, in its order, and returns its engines'
+// documents: written too when withSim (an archive's, for the instructor), else only returned.
+func writeContent(out *jsonStream, r persist.ContentReader, forTrainee, withSim bool) (map[string]json.RawMessage, error) {
+	reg, err := r.Registry()
+	if err != nil {
+		return nil, err
+	}
+	if forTrainee {
+		reg = maskRegistry(reg)
+	}
+	out.field("registry", reg)
+	out.key("session_history")
+	if err := writeHistory(out, r, ""); err != nil {
+		return nil, err
+	}
+	ids, err := r.Patients()
+	if err != nil {
+		return nil, err
+	}
+	out.key("histories")
+	out.open('{')
+	for _, id := range ids {
+		out.key(id)
+		if err := writeHistory(out, r, id); err != nil {
+			return nil, err
+		}
+	}
+	out.close('}')
+	docs := map[string]map[string]json.RawMessage{}
+	for _, kind := range []string{persist.KindMemory, persist.KindEntities, persist.KindSim} {
+		if docs[kind], err = r.Docs(kind); err != nil {
+			return nil, err
+		}
+	}
+	if forTrainee {
+		docs[persist.KindMemory] = maskMemory(docs[persist.KindMemory])
+	}
+	for _, kind := range []string{persist.KindMemory, persist.KindEntities, persist.KindSim} {
+		if len(docs[kind]) > 0 && (kind != persist.KindSim || withSim) { // omitempty
+			out.field(kind, docs[kind])
+		}
+	}
+	return docs[persist.KindSim], out.err
+}
+
+func writeHistory(out *jsonStream, r persist.ContentReader, patientID string) error {
+	out.open('[')
+	err := r.History(patientID, func(m memory.Message) error {
+		out.next()
+		out.value(m)
+		return out.err
+	})
+	out.close(']')
+	return err
+}
+
+// jsonStream writes one JSON document a value at a time, laid out as encoding/json's
+// MarshalIndent with no prefix and a two-space indent lays out the whole: each value is
+// MarshalIndent's own, indented to its depth, and the containers around them are written here.
+type jsonStream struct {
+	w        *bufio.Writer
+	empty    []bool       // for each open container, innermost last: nothing written in it yet
+	indented bytes.Buffer // the value being written, reused: a dump writes one per message
+	err      error
+}
+
+func (j *jsonStream) write(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+func (j *jsonStream) open(bracket byte) {
+	j.write(string(bracket))
+	j.empty = append(j.empty, true)
+}
+
+// close ends the innermost container; an empty one stays on its line, as "[]" or "{}".
+func (j *jsonStream) close(bracket byte) {
+	n := len(j.empty) - 1
+	if !j.empty[n] {
+		j.newline(n)
+	}
+	j.empty = j.empty[:n]
+	j.write(string(bracket))
+}
+
+// next begins the innermost container's next member on a line of its own.
+func (j *jsonStream) next() {
+	n := len(j.empty) - 1
+	if !j.empty[n] {
+		j.write(",")
+	}
+	j.empty[n] = false
+	j.newline(n + 1)
+}
+
+func (j *jsonStream) newline(depth int) { j.write("\n" + strings.Repeat("  ", depth)) }
+
+func (j *jsonStream) key(k string) {
+	j.next()
+	j.value(k)
+	j.write(": ")
+}
+
+func (j *jsonStream) field(k string, v any) {
+	j.key(k)
+	j.value(v)
+}
+
+// value writes v at the innermost container's depth.
+func (j *jsonStream) value(v any) {
+	if j.err != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		j.err = err
+		return
+	}
+	j.indented.Reset()
+	if j.err = json.Indent(&j.indented, b, strings.Repeat("  ", len(j.empty)), "  "); j.err == nil {
+		_, j.err = j.w.Write(j.indented.Bytes())
+	}
+}

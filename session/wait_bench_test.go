@@ -1,0 +1,58 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// BenchmarkWaitPatients is /wait 1m on a shift of 1 and of 100 admitted patients: every engine
+// steps sixty seconds, its events are remembered and the patients they changed are stored. Every
+// thirty sim minutes the shift is admitted afresh, outside the timer, so the patients stay in
+// their first half hour.
+func BenchmarkWaitPatients(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run(fmt.Sprintf("patients=%d", n), func(b *testing.B) {
+			s := admittedShift(b, n)
+			ctx, discard := context.Background(), func(Event) {}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i > 0 && i%30 == 0 {
+					b.StopTimer()
+					s = admittedShift(b, n)
+					b.StartTimer()
+				}
+				s.Turn(ctx, "/wait 1m", discard)
+			}
+		})
+	}
+}
+
+// BenchmarkTickFlushPatients is the TUI's clock on a shift of 1 and of 100 patients: five
+// one-second ticks, then the flush that saves what they changed, as a trainee's screen does
+// every few seconds while they read or type.
+func BenchmarkTickFlushPatients(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run(fmt.Sprintf("patients=%d", n), func(b *testing.B) {
+			s := admittedShift(b, n)
+			discard := func(Event) {}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i > 0 && i%360 == 0 { // thirty sim minutes
+					b.StopTimer()
+					s = admittedShift(b, n)
+					b.StartTimer()
+				}
+				for range 5 {
+					s.Tick(time.Second, discard)
+				}
+				if err := s.Flush(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
