@@ -16,7 +16,8 @@ import (
 
 // The class's results as Experience API (xAPI 1.0.3) statements, for any learning record store:
 // one statement per scored event of a case (a critical action, a critical error, the working
-// diagnosis, the disposition) and one per case completed. Every id is derived from what it
+// diagnosis, the disposition) and one per case completed (scored, when the instructor ended it
+// first). Every id is derived from what it
 // names, so exporting the same database again gives the same statements, which a store ignores.
 
 // DefaultXAPIBase is under .invalid, a top-level domain reserved never to resolve (RFC 6761):
@@ -177,8 +178,8 @@ type timed struct {
 	Statement
 }
 
-// statements are the patient's scored events as they stand, then the case completed once the
-// patient has gone. An event is written only when what it says can no longer change, so its id
+// statements are the patient's scored events as they stand, then the case's once the patient
+// has gone. An event is written only when what it says can no longer change, so its id
 // always names the same statement: a critical action once done (or, when the case closed, not
 // done), a critical error when made, the diagnosis and the disposition when the case closed.
 func (c *caseWriter) statements(r physio.Report) []Statement {
@@ -190,7 +191,7 @@ func (c *caseWriter) statements(r physio.Report) []Statement {
 	if r.Disposition != nil {
 		c.diagnosis()
 		c.disposition()
-		c.completed()
+		c.caseEnd()
 	}
 	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].ward < c.out[j].ward })
 	out := make([]Statement, len(c.out))
@@ -249,24 +250,41 @@ func (c *caseWriter) diagnosis() {
 	c.add("diagnosis", at, verb, c.event("diagnosis", "Working diagnosis", "The last diagnosis committed to", "question"), res)
 }
 
-// disposition is where the patient went, scored against the case's key.
+// disposition is where the patient went, scored against the case's key. A case the instructor
+// ended had none, which fails where the case called for one, as the review scores it.
 func (c *caseWriter) disposition() {
 	d := c.r.Disposition
+	part, scored := scorePart(c.r.Score, physio.PartDisposition)
 	res, verb := &Result{Response: d.Place}, verbAnswered
-	if part, scored := scorePart(c.r.Score, physio.PartDisposition); scored {
+	if c.endedByInstructor() {
+		if !scored {
+			return
+		}
+		res.Response = ""
+	}
+	if scored {
 		verb, res.Success, res.Score = passedOr(d.Accepted), &d.Accepted, scoreOf(part.Points, part.Max)
 	}
 	c.add("disposition", d.T, verb, c.event("disposition", "Disposition", "Where the patient was sent", "question"), res)
 }
 
-// completed is the case as its review scores it. ward sets no pass mark, so it says nothing of
-// success; its duration is the wall time from arrival to leaving, and the ward clock's seconds
-// go in an extension.
-func (c *caseWriter) completed() {
+// endedByInstructor: the instructor closed the case from the board before the trainee sent the
+// patient anywhere.
+func (c *caseWriter) endedByInstructor() bool { return c.r.Disposition.Place == physio.PlaceEnded }
+
+// caseEnd is the case as its review scores it: completed when the trainee sent the patient
+// on; scored, and not completed, when the instructor ended it first. ward sets no pass mark, so
+// it says nothing of success; its duration is the wall time from arrival to leaving, and the
+// ward clock's seconds go in an extension.
+func (c *caseWriter) caseEnd() {
 	arrived, left := c.clock.at(c.r.Arrived), c.clock.at(c.r.Disposition.T)
-	res := &Result{Score: scoreOf(c.r.Score.Total, c.r.Score.Max), Completion: ptr(true), Duration: isoDuration(left.Sub(arrived)),
+	finished, verb := !c.endedByInstructor(), verbCompleted
+	if !finished {
+		verb = verbScored
+	}
+	res := &Result{Score: scoreOf(c.r.Score.Total, c.r.Score.Max), Completion: &finished, Duration: isoDuration(left.Sub(arrived)),
 		Extensions: map[string]any{c.base + "extensions/ward-seconds": c.r.Duration}}
-	s := c.statement("completed", c.r.Disposition.T, verbCompleted, c.caseActivity, res)
+	s := c.statement("case", c.r.Disposition.T, verb, c.caseActivity, res)
 	s.Context.ContextActivities = ContextActivities{Parent: []Activity{c.shift}}
 	c.out = append(c.out, timed{c.r.Disposition.T, s})
 }
@@ -307,6 +325,7 @@ var (
 	verbPassed    = adlVerb("passed")
 	verbFailed    = adlVerb("failed")
 	verbAnswered  = adlVerb("answered")
+	verbScored    = adlVerb("scored")
 )
 
 func adlVerb(name string) Verb { return Verb{ID: adlVerbs + name, Display: en(name)} }

@@ -172,6 +172,52 @@ func TestXAPIStatementsOnceExportedNeverChange(t *testing.T) {
 	}
 }
 
+// A case the instructor ended from the board is scored, not completed, and its disposition,
+// never given, fails.
+func TestXAPICaseEndedByTheInstructor(t *testing.T) {
+	lib, err := scenario.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sessiontest.Trainee(t, "carol")
+	r.Turn("/admit patient_1 asthma-exacerbation")
+	r.Turn("/vitals")
+	if err := r.S.End(func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	signIn(t, r, persist.Person{Instructor: true})
+	_, statements := exportJSON(t, r, lib)
+	var verbs []string
+	for i, s := range statements {
+		for _, problem := range xapiProblems(s) {
+			t.Errorf("statement %d: %s", i, problem)
+		}
+		verb := s["verb"].(map[string]any)["display"].(map[string]any)["en-GB"].(string)
+		object := strings.TrimPrefix(s["object"].(map[string]any)["id"].(string), records.DefaultXAPIBase+"scenarios/asthma-exacerbation")
+		verbs = append(verbs, verb+" "+object)
+		result := s["result"].(map[string]any)
+		switch object {
+		case "":
+			if result["completion"] != false || result["score"] == nil {
+				t.Errorf("the ended case's result %v: want scored, not completed", result)
+			}
+		case "/disposition":
+			if result["response"] != nil || result["success"] != false {
+				t.Errorf("the ended case's disposition %v: want failed, with no place given", result)
+			}
+		}
+	}
+	got := strings.Join(verbs, "\n")
+	for _, want := range []string{"passed /critical-actions/vitals", "failed /critical-actions/oxygen", "failed /diagnosis", "failed /disposition", "scored "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("statements lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "completed") || !strings.HasSuffix(got, "scored ") {
+		t.Errorf("the ended case is completed, or its statement is not last:\n%s", got)
+	}
+}
+
 // The statements' times are wall times of the shift, and within a case a later ward time is
 // never an earlier wall time.
 func TestXAPITimestampsFollowTheWardClock(t *testing.T) {
