@@ -220,7 +220,7 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 		fs.StringVar(&o.format, "format", "md", "output `format`: md or json")
 	},
 	"xapi-base": func(fs *pflag.FlagSet, o *options) {
-		fs.StringVar(&o.xapiBase, "xapi-base", records.DefaultXAPIBase, "with --format xapi: the `IRI` of your learning record store's site, under which ward names trainees' accounts and the cases (the default's .invalid never resolves)")
+		fs.StringVar(&o.xapiBase, "xapi-base", records.DefaultXAPIBase, "with --format xapi: the `IRI` ward names trainees' accounts and cases under (set yours: .invalid never resolves)")
 	},
 	"min": func(fs *pflag.FlagSet, o *options) {
 		fs.Float64Var(&o.min, "min", eval.DefaultMin, "the `share` of cases that must pass, or ward exits 1; 0 makes a report that cannot fail")
