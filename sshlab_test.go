@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ward-sim/ward/session/records"
+)
+
+// Issue 28's class over SSH, as its people use it: `ward serve` in a terminal, two trainees and
+// an instructor each at their own terminal running the real OpenSSH client, each identified by
+// their key. .ci/sshlab.sh builds ward and runs this with WARD_BIN.
+func TestSSHLab(t *testing.T) {
+	lab := startLab(t)
+
+	alice := lab.ssh("alice", "alice")
+	bob := lab.ssh("bob", "bob")
+	alice.playTurn("how are you feeling ALICE1")
+	bob.playTurn("any pain at all BOB1")
+
+	// Neither sees the other's shift: alice's screen never shows bob's line, and each one's
+	// store holds only their own lines.
+	if strings.Contains(alice.screen(), "BOB1") || strings.Contains(bob.screen(), "ALICE1") {
+		t.Fatalf("a trainee's screen shows the other's line:\nalice:\n%s\nbob:\n%s", alice.screen(), bob.screen())
+	}
+	lab.holdsOnly("alice", "ALICE1", "BOB1")
+	lab.holdsOnly("bob", "BOB1", "ALICE1")
+
+	// alice's key as user bob, and a key no one enrolled, are refused with one line each.
+	lab.refused("alice", "bob")
+	lab.refused("stranger", "alice")
+	lab.refused("stranger", "stranger")
+	if strings.Contains(alice.screen(), "BOB1") {
+		t.Fatalf("alice's screen shows bob's line:\n%s", alice.screen())
+	}
+}
+
+// lab is a running `ward serve` with its enrolled keys, each terminal in its own tmux server.
+type lab struct {
+	t         *testing.T
+	bin, dir  string
+	db, port  string
+	knownHost string
+	serve     *tmuxWard
+}
+
+// The people: the first three are enrolled (the instructor as the instructor), the stranger not.
+var labPeople = []string{"alice", "bob", "instructor", "stranger"}
+
+func startLab(t *testing.T) *lab {
+	bin := os.Getenv("WARD_BIN")
+	if bin == "" {
+		t.Skip("WARD_BIN unset: .ci/sshlab.sh builds ward and runs this test in tmux")
+	}
+	for _, tool := range []string{"tmux", "ssh", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s: .ci/run installs tmux and openssh-client", tool)
+		}
+	}
+	dir := t.TempDir()
+	l := &lab{t: t, bin: bin, dir: dir, db: filepath.Join(dir, "ward.db"), port: freePort(t), knownHost: filepath.Join(dir, "known_hosts")}
+	for _, who := range labPeople {
+		l.run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", who, "-f", l.key(who))
+	}
+	l.run(bin, "enrol", "alice", "--key", l.key("alice")+".pub", "--db", l.db)
+	l.run(bin, "enrol", "bob", "--key", l.key("bob")+".pub", "--db", l.db)
+	l.run(bin, "enrol", "instructor", "--key", l.key("instructor")+".pub", "--instructor", "--db", l.db)
+
+	l.serve = l.terminal("serve", fmt.Sprintf("%s serve --db %s --listen 127.0.0.1:%s --backend offline", bin, l.db, l.port))
+	l.serve.waitFor("ward: serving .* on 127.0.0.1:" + l.port)
+	t.Cleanup(l.stop)
+	return l
+}
+
+// stop ends the server as its operator would, with ctrl+c, and checks that it exits cleanly.
+func (l *lab) stop() {
+	l.serve.tmux("send-keys", "-t", tmuxSession, "C-c")
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		s := l.serve.screen()
+		if m := regexp.MustCompile(`WARD_EXIT=([0-9]+)`).FindStringSubmatch(s); m != nil {
+			if m[1] != "0" && m[1] != "130" {
+				l.t.Errorf("ward serve exited %s on ctrl+c:\n%s", m[1], s)
+			}
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	l.t.Errorf("ward serve did not exit on ctrl+c:\n%s", l.serve.screen())
+}
+
+func (l *lab) key(who string) string { return filepath.Join(l.dir, who) }
+
+// run runs a command that must succeed.
+func (l *lab) run(name string, args ...string) string {
+	l.t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		l.t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+	}
+	return string(out)
+}
+
+// terminal runs command in a new 120×40 tmux terminal of its own; WARD_EXIT= marks its end.
+func (l *lab) terminal(name, command string) *tmuxWard {
+	w := &tmuxWard{t: l.t, bin: l.bin, db: l.db, socket: fmt.Sprintf("e2e-%d-%s", os.Getpid(), name)}
+	w.tmux("new-session", "-d", "-s", tmuxSession, "-x", "120", "-y", "40", command+"; echo WARD_EXIT=$?; sleep 600")
+	l.t.Cleanup(func() { _ = exec.Command("tmux", "-L", w.socket, "kill-server").Run() })
+	return w
+}
+
+// sshCommand is the OpenSSH client as a trainee runs it, with who's key, as user; no agent, no
+// config of the machine's, the server's key learnt on first use.
+func (l *lab) sshCommand(who, user string) string {
+	return strings.Join([]string{"ssh", "-F", "/dev/null", "-o", "StrictHostKeyChecking=accept-new",
+		"-o", "UserKnownHostsFile=" + l.knownHost, "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none",
+		"-i", l.key(who), "-p", l.port, user + "@127.0.0.1"}, " ")
+}
+
+// ssh opens who's terminal signed in as user, and waits for ward's first screen.
+func (l *lab) ssh(who, user string) *labTerminal {
+	w := l.terminal(who+"-as-"+user, l.sshCommand(who, user))
+	w.waitFor("review patient_1")
+	return &labTerminal{w}
+}
+
+// refused checks that who's key as user gets one line saying why, and no ward screen.
+func (l *lab) refused(who, user string) {
+	l.t.Helper()
+	w := l.terminal(who+"-as-"+user, l.sshCommand(who, user))
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		s := w.screen()
+		if m := regexp.MustCompile(`WARD_EXIT=([0-9]+)`).FindStringSubmatch(s); m != nil {
+			said := nonEmptyLines(s[:strings.Index(s, "WARD_EXIT=")])
+			if m[1] == "0" || len(said) != 1 || strings.Contains(s, "review patient_1") {
+				l.t.Fatalf("%s's key as %s: want one line and a failed exit, got exit %s:\n%s", who, user, m[1], s)
+			}
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	l.t.Fatalf("%s's key as %s was not refused:\n%s", who, user, w.screen())
+}
+
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if strings.TrimSpace(line) != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// dump is `ward dump` of trainee's latest shift, read while the server holds the database.
+func (l *lab) dump(trainee string) records.DumpDoc {
+	l.t.Helper()
+	out, err := exec.Command(l.bin, "dump", "--db", l.db, "--trainee", trainee).Output()
+	if err != nil {
+		l.t.Fatalf("ward dump --trainee %s: %v", trainee, err)
+	}
+	var d records.DumpDoc
+	if err := json.Unmarshal(out, &d); err != nil {
+		l.t.Fatalf("ward dump --trainee %s: %v\n%s", trainee, err, out)
+	}
+	return d
+}
+
+// holdsOnly checks that trainee's stored lines include mine and never theirs.
+func (l *lab) holdsOnly(trainee, mine, theirs string) {
+	l.t.Helper()
+	all := userLines(l.dump(trainee).SessionHistory)
+	for _, h := range l.dump(trainee).Histories {
+		all = append(all, userLines(h)...)
+	}
+	if !slices.ContainsFunc(all, func(s string) bool { return strings.Contains(s, mine) }) ||
+		slices.ContainsFunc(all, func(s string) bool { return strings.Contains(s, theirs) }) {
+		l.t.Fatalf("%s's store should hold %s and not %s: %q", trainee, mine, theirs, all)
+	}
+}
+
+// labTerminal is a trainee's terminal running ssh.
+type labTerminal struct{ *tmuxWard }
+
+// playTurn admits the first patient and asks them question: the patient's reply appears
+// under it.
+func (w *labTerminal) playTurn(question string) {
+	w.send(line("review patient_1"))
+	w.waitFor("^patient_1 ")
+	w.waitIdle()
+	w.send(line(question))
+	w.waitFor(regexp.QuoteMeta(question) + `\s*\n.*\n.*Patient\s*\n.*│\s+\S`)
+	w.waitIdle()
+}
+
+// freePort is a loopback port free now.
+func freePort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
