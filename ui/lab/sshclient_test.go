@@ -1,0 +1,149 @@
+package lab
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// sshTerminal is one person's SSH session with a pty, as a terminal shows it: what the server
+// draws lands on a screen of the pty's size.
+type sshTerminal struct {
+	name   string
+	client *ssh.Client
+	sess   *ssh.Session
+	keys   io.Writer
+
+	mu      sync.Mutex
+	scr     *screen
+	want    func(lines []string) bool // what await waits to see
+	seen    chan time.Time            // when it was first on the screen
+	readErr error
+}
+
+const termRows, termCols = 40, 120
+
+// newKey is a fresh ed25519 key: its signer and its authorized_keys line with name as comment.
+func newKey(t testing.TB, name string) (ssh.Signer, string) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := ssh.MarshalAuthorizedKey(signer.PublicKey())
+	return signer, fmt.Sprintf("%s %s", line[:len(line)-1], name)
+}
+
+// dialTerminal signs in to addr as user with signer and opens a 120×40 pty running the user's
+// program.
+func dialTerminal(addr, user string, signer ssh.Signer) (*sshTerminal, error) {
+	client, err := ssh.Dial("tcp", addr, &ssh.ClientConfig{
+		User:            user,
+		Auth:            []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), // loopback, a server the test started
+		Timeout:         30 * time.Second,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sess, err := client.NewSession()
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	term := &sshTerminal{name: user, client: client, sess: sess, scr: newScreen(termRows, termCols)}
+	if term.keys, err = sess.StdinPipe(); err != nil {
+		term.Close()
+		return nil, err
+	}
+	out, err := sess.StdoutPipe()
+	if err == nil {
+		err = sess.RequestPty("xterm-256color", termRows, termCols, ssh.TerminalModes{ssh.ECHO: 0})
+	}
+	if err == nil {
+		err = sess.Shell()
+	}
+	if err != nil {
+		term.Close()
+		return nil, err
+	}
+	go term.draw(out)
+	return term, nil
+}
+
+// draw puts what the server sends on the screen, and tells await the moment its want appears.
+func (c *sshTerminal) draw(out io.Reader) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := out.Read(buf)
+		at := time.Now()
+		c.mu.Lock()
+		_, _ = c.scr.Write(buf[:n])
+		c.check(at)
+		if err != nil {
+			c.readErr = err
+			if c.want != nil { // an await still waiting: it learns the connection ended
+				c.want = nil
+				close(c.seen)
+			}
+		}
+		c.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// check reports at on seen when the screen now shows what is wanted. The caller holds mu.
+func (c *sshTerminal) check(at time.Time) {
+	if c.want != nil && c.want(c.scr.Lines()) {
+		c.want = nil
+		c.seen <- at
+	}
+}
+
+// await waits until the screen shows what ok looks for and returns when it first did.
+func (c *sshTerminal) await(what string, limit time.Duration, ok func(lines []string) bool) (time.Time, error) {
+	c.mu.Lock()
+	if c.readErr != nil {
+		c.mu.Unlock()
+		return time.Time{}, fmt.Errorf("%s: the connection ended (%v) before %s:\n%s", c.name, c.readErr, what, c.scr)
+	}
+	seen := make(chan time.Time, 1)
+	c.want, c.seen = ok, seen
+	c.check(time.Now())
+	c.mu.Unlock()
+	select {
+	case at, open := <-seen:
+		if open {
+			return at, nil
+		}
+	case <-time.After(limit):
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.want = nil
+	return time.Time{}, fmt.Errorf("%s: no %s within %s:\n%s", c.name, what, limit, c.scr)
+}
+
+// typeKeys sends keys as typed.
+func (c *sshTerminal) typeKeys(keys string) error {
+	_, err := io.WriteString(c.keys, keys)
+	return err
+}
+
+func (c *sshTerminal) Close() error {
+	if c.sess != nil {
+		c.sess.Close()
+	}
+	return c.client.Close()
+}
