@@ -22,8 +22,8 @@ import (
 func TestSSHLab(t *testing.T) {
 	lab := startLab(t)
 
-	alice := lab.ssh("alice", "alice")
-	bob := lab.ssh("bob", "bob")
+	alice := lab.ssh("alice", "alice", "review patient_1")
+	bob := lab.ssh("bob", "bob", "review patient_1")
 	alice.playTurn("how are you feeling ALICE1")
 	bob.playTurn("any pain at all BOB1")
 
@@ -42,6 +42,10 @@ func TestSSHLab(t *testing.T) {
 	if strings.Contains(alice.screen(), "BOB1") {
 		t.Fatalf("alice's screen shows bob's line:\n%s", alice.screen())
 	}
+
+	// The instructor's key opens the board: both trainees, each with their patient.
+	board := lab.ssh("instructor", "instructor", "2 connected")
+	board.waitFor(`alice(.|\n)*patient_1(.|\n)*bob(.|\n)*patient_1`)
 }
 
 // lab is a running `ward serve` with its enrolled keys, each terminal in its own tmux server.
@@ -126,10 +130,10 @@ func (l *lab) sshCommand(who, user string) string {
 		"-i", l.key(who), "-p", l.port, user + "@127.0.0.1"}, " ")
 }
 
-// ssh opens who's terminal signed in as user, and waits for ward's first screen.
-func (l *lab) ssh(who, user string) *labTerminal {
+// ssh opens who's terminal signed in as user, and waits for its first screen to show first.
+func (l *lab) ssh(who, user, first string) *labTerminal {
 	w := l.terminal(who+"-as-"+user, l.sshCommand(who, user))
-	w.waitFor("review patient_1")
+	w.waitFor(first)
 	return &labTerminal{w}
 }
 

@@ -31,14 +31,14 @@ import (
 // WARD_LOAD=30x50. .ci/sshlab.sh builds ward and runs this with WARD_BIN at 5×5.
 func TestLoadOverSSH(t *testing.T) {
 	trainees, turns := loadSize(t)
-	srv := startServer(t, trainees, "--backend", "offline")
+	srv := startServer(t, trainees, nil, "--backend", "offline")
 	runs := make([]traineeRun, trainees)
 	var wg sync.WaitGroup
 	for i := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runs[i] = srv.play(fmt.Sprintf("t%02d", i), turns)
+			runs[i] = srv.play(fmt.Sprintf("t%02d", i), turns, nil)
 		}()
 	}
 	wg.Wait()
@@ -92,8 +92,8 @@ type server struct {
 }
 
 // startServer enrols trainees t00, t01, … from one authorized_keys file and starts `ward
-// serve` with args, returning once it says it is listening.
-func startServer(t *testing.T, trainees int, args ...string) *server {
+// serve` with args and env added to the test's, returning once it says it is listening.
+func startServer(t *testing.T, trainees int, env []string, args ...string) *server {
 	bin := os.Getenv("WARD_BIN")
 	if bin == "" {
 		t.Skip("WARD_BIN unset: .ci/sshlab.sh builds ward and runs this test against it")
@@ -116,6 +116,7 @@ func startServer(t *testing.T, trainees int, args ...string) *server {
 	}
 
 	s.cmd = exec.Command(bin, append([]string{"serve", "--db", s.db, "--listen", freeAddr(t)}, args...)...)
+	s.cmd.Env = append(os.Environ(), env...)
 	s.cmd.Stderr = os.Stderr
 	out, err := s.cmd.StdoutPipe()
 	if err != nil {
@@ -208,8 +209,9 @@ type traineeRun struct {
 	err         error
 }
 
-// play signs in as name, admits the first patient and asks them turns questions.
-func (s *server) play(name string, turns int) (run traineeRun) {
+// play signs in as name, admits the first patient and asks them turns questions. No screen
+// may ever show what notice matches (nil: anything goes).
+func (s *server) play(name string, turns int, notice *regexp.Regexp) (run traineeRun) {
 	run.name = name
 	term, err := dialTerminal(s.addr, name, s.keys[name])
 	if err != nil {
@@ -217,6 +219,12 @@ func (s *server) play(name string, turns int) (run traineeRun) {
 		return run
 	}
 	defer term.Close()
+	term.never(notice)
+	defer func() {
+		if run.err == nil {
+			run.err = term.sawNever()
+		}
+	}()
 	if _, run.err = term.await("the first screen", time.Minute, contains("review patient_1")); run.err != nil {
 		return run
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -25,6 +26,8 @@ type sshTerminal struct {
 	want    func(lines []string) bool // what await waits to see
 	seen    chan time.Time            // when it was first on the screen
 	readErr error
+	notice  *regexp.Regexp // what the screen must never show
+	noticed string         // the first screen that showed it
 }
 
 const termRows, termCols = 40, 120
@@ -89,6 +92,9 @@ func (c *sshTerminal) draw(out io.Reader) {
 		c.mu.Lock()
 		_, _ = c.scr.Write(buf[:n])
 		c.check(at)
+		if c.notice != nil && c.noticed == "" && c.notice.MatchString(c.scr.String()) {
+			c.noticed = c.scr.String()
+		}
 		if err != nil {
 			c.readErr = err
 			if c.want != nil { // an await still waiting: it learns the connection ended
@@ -133,6 +139,23 @@ func (c *sshTerminal) await(what string, limit time.Duration, ok func(lines []st
 	defer c.mu.Unlock()
 	c.want = nil
 	return time.Time{}, fmt.Errorf("%s: no %s within %s:\n%s", c.name, what, limit, c.scr)
+}
+
+// never makes the terminal watch every frame for notice (nil: nothing).
+func (c *sshTerminal) never(notice *regexp.Regexp) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.notice = notice
+}
+
+// sawNever is an error when a frame showed what never watches for.
+func (c *sshTerminal) sawNever() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.noticed != "" {
+		return fmt.Errorf("%s: the screen showed %q:\n%s", c.name, c.notice, c.noticed)
+	}
+	return nil
 }
 
 // typeKeys sends keys as typed.

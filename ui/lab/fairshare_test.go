@@ -1,0 +1,117 @@
+package lab
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ward-sim/ward/agents/ollamatest"
+)
+
+// A class sharing one model over SSH: 30 trainees against an httptest Ollama that has 4 slots
+// and takes 1 s a call, with `ward serve --slots 4`. Fairness: every turn is answered within
+// the trainee's share of the slots (each of its calls waits behind at most one call of every
+// other trainee); the model is never asked more than 4 calls at once; and no screen ever shows
+// a stall notice, though each call waits many seconds in the queue, longer than --stall.
+func TestLoadSharesTheModelFairly(t *testing.T) {
+	const trainees, turns, slots, perCall = 30, 2, 4, time.Second
+	reply := ollamatest.Answer(`{"reply":"It still hurts.","entities_to_update":{},"derived_entities_to_update":{}}`)
+	fake := ollamatest.NewFake(t, reply)
+	model := &slotted{slots: slots, perCall: perCall}
+	srv := startServer(t, trainees, []string{"OLLAMA_HOST=" + model.serve(t, fake.URL())},
+		"--backend", "ollama", "--model", ollamatest.TestModel, "--slots", fmt.Sprint(slots), "--stall", "3s")
+
+	runs := make([]traineeRun, trainees)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i] = srv.play(fmt.Sprintf("t%02d", i), turns, stallNotice)
+		}()
+	}
+	wg.Wait()
+	srv.stop()
+
+	calls := len(fake.Requests())
+	// A turn's calls each wait behind at most one call of every other trainee, slots at a time:
+	// its share of the model. A second of slack a call for the server's own work.
+	callsPerTurn := (calls + trainees*(turns+1) - 1) / (trainees * (turns + 1)) // the admission is a turn too
+	share := time.Duration(callsPerTurn) * (time.Duration((trainees+slots-1)/slots)*perCall + 2*time.Second)
+	var all []time.Duration
+	for _, r := range runs {
+		if r.err != nil {
+			t.Error(r.err)
+			continue
+		}
+		if worst := slices.Max(r.turns); worst > share {
+			t.Errorf("%s waited %s for a turn, more than its share of the model (%s)", r.name, worst, share)
+		}
+		if lost := srv.lost(r.name, turns); len(lost) > 0 {
+			t.Errorf("%s: turns not stored once: %q", r.name, lost)
+		}
+		all = append(all, r.turns...)
+	}
+	if most := model.most.Load(); most > slots {
+		t.Errorf("the model was asked %d calls at once, more than its %d slots", most, slots)
+	}
+	if t.Failed() {
+		return
+	}
+	t.Logf("%d trainees × %d turns, %d slots, %s a call: %d calls (%d a turn); turn p50 %s p99 %s max %s (share %s); at most %d calls at once; no stall notice",
+		trainees, turns, slots, perCall, calls, callsPerTurn, percentile(all, 50), percentile(all, 99), slices.Max(all), share, model.most.Load())
+}
+
+// stallNotice is what ward says when it takes the model for stalled.
+var stallNotice = regexp.MustCompile(`sent nothing for|model stalled`)
+
+// slotted is a model server with a few parallel slots, each call taking perCall: calls beyond
+// the slots wait for one, as Ollama's OLLAMA_NUM_PARALLEL does. It counts the most in flight.
+type slotted struct {
+	slots    int
+	perCall  time.Duration
+	inFlight atomic.Int64
+	most     atomic.Int64
+}
+
+// serve forwards to next through the slots and returns the address to use as OLLAMA_HOST.
+func (m *slotted) serve(t *testing.T, next string) string {
+	target, err := url.Parse(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	free := make(chan struct{}, m.slots)
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/chat" {
+			proxy.ServeHTTP(rw, r)
+			return
+		}
+		n := m.inFlight.Add(1)
+		defer m.inFlight.Add(-1)
+		for most := m.most.Load(); n > most && !m.most.CompareAndSwap(most, n); most = m.most.Load() {
+		}
+		select {
+		case free <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-free }()
+		select {
+		case <-time.After(m.perCall):
+		case <-r.Context().Done():
+			return
+		}
+		proxy.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
