@@ -40,7 +40,7 @@ const maxDiagnosisLen = 300
 // (accepted), one of its differentials, or neither. The rules decide the score; this verdict is
 // only recorded beside theirs, for the educator to see where the rules may have been too strict.
 func SecondOpinion(ctx context.Context, b llm.Backend, accepted, differentials []string, said string) (verdict, reason string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, secondOpinionTimeout)
+	ctx, cancel := llm.WithTimeout(ctx, secondOpinionTimeout)
 	defer cancel()
 	prompt := "You check a trainee's working diagnosis in a clinical simulation against the case's key.\n" +
 		"The case's diagnosis, with its synonyms: " + strings.Join(accepted, "; ") + ".\n" +

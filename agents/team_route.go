@@ -151,7 +151,7 @@ func (t *Team) askRouter(ctx context.Context, history []memory.Message, text str
 	}
 	req := t.routerRequest(history, text)
 	timeout := llm.PaceOf(t.Router).Expect(llm.PromptBytes(req), req.Options.NumPredict, routerTimeout, routerFirstCall)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := llm.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := t.Router.Chat(ctx, req, nil)
 	if err != nil {

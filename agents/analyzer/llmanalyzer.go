@@ -89,7 +89,7 @@ func (a *LLMAnalyzer) Analyze(ctx context.Context, in AnalyzerInput) Decision {
 func (a *LLMAnalyzer) ask(ctx context.Context, in AnalyzerInput) (Decision, error) {
 	req := a.request(in)
 	timeout := a.timeout(req)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := llm.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := a.backend.Chat(ctx, req, nil)
 	if err == nil && llm.Unfinished(resp.DoneReason) != "" {

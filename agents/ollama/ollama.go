@@ -134,7 +134,7 @@ func (o *Backend) Chat(ctx context.Context, req llm.Request, onDelta func(string
 	case errors.Is(context.Cause(ctx), errStalled):
 		return llm.Response{}, &llm.StallError{After: wait}
 	case ctx.Err() != nil:
-		return llm.Response{}, ctx.Err()
+		return llm.Response{}, context.Cause(ctx) // a call's time limit (llm.WithTimeout) is its cause
 	case err != nil:
 		return llm.Response{}, ollamaError(err, o.model)
 	}

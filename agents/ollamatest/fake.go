@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 )
@@ -27,6 +28,9 @@ type Fake struct {
 	replies  []Reply
 	requests []api.ChatRequest
 	show     api.ShowResponse
+	slots    chan struct{} // one token per call running; nil for no limit
+	asked    int           // chat calls the server holds now, running or waiting for a slot
+	most     int           // the most it held at once
 }
 
 // Reply is one scripted answer to /api/chat.
@@ -36,6 +40,61 @@ type Reply struct {
 	Chunks []api.ChatResponse
 	Stall  bool   // after the chunks, send nothing until the client gives up
 	Raw    string // sent as the whole body instead of chunks, as a broken server might
+	// Delay is how long the reply takes, spread evenly before its chunks, as a model takes time
+	// to evaluate the prompt and then to write.
+	Delay time.Duration
+}
+
+// Slow is r taking d to answer.
+func Slow(r Reply, d time.Duration) Reply {
+	r.Delay = d
+	return r
+}
+
+// Limit lets at most slots chat calls run at once, as a server with that many parallel slots
+// (OLLAMA_NUM_PARALLEL) does: the calls beyond them wait for one to end.
+func (f *Fake) Limit(slots int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.slots = make(chan struct{}, slots)
+}
+
+// MostAtOnce is the most chat calls the server held at once, running or waiting for a slot.
+func (f *Fake) MostAtOnce() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.most
+}
+
+// arrive counts a chat call in, and returns the slots it must take one of (nil for no limit).
+func (f *Fake) arrive() chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked++
+	f.most = max(f.most, f.asked)
+	return f.slots
+}
+
+func (f *Fake) depart() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked--
+}
+
+// pause waits d, or until the client or the test gives up; false when they did.
+func (f *Fake) pause(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-f.release:
+	}
+	return false
 }
 
 func NewFake(t testing.TB, replies ...Reply) *Fake {
@@ -99,6 +158,18 @@ func (f *Fake) chat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":"bad request"}`, http.StatusBadRequest)
 		return
 	}
+	slots := f.arrive()
+	defer f.depart()
+	if slots != nil {
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		case <-r.Context().Done():
+			return
+		case <-f.release:
+			return
+		}
+	}
 	reply := f.next(req)
 	if reply.Status >= 400 {
 		w.Header().Set("Content-Type", "application/json")
@@ -113,6 +184,9 @@ func (f *Fake) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	enc := json.NewEncoder(w)
 	for _, chunk := range reply.Chunks {
+		if !f.pause(r, reply.Delay/time.Duration(len(reply.Chunks))) {
+			return
+		}
 		_ = enc.Encode(chunk)
 		w.(http.Flusher).Flush()
 	}
