@@ -2,14 +2,9 @@ package lab
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"regexp"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,9 +19,9 @@ import (
 func TestLoadSharesTheModelFairly(t *testing.T) {
 	const trainees, turns, slots, perCall = 30, 2, 4, time.Second
 	reply := ollamatest.Answer(`{"reply":"It still hurts.","entities_to_update":{},"derived_entities_to_update":{}}`)
-	fake := ollamatest.NewFake(t, reply)
-	model := &slotted{slots: slots, perCall: perCall}
-	srv := startServer(t, trainees, []string{"OLLAMA_HOST=" + model.serve(t, fake.URL())},
+	fake := ollamatest.NewFake(t, ollamatest.Slow(reply, perCall))
+	fake.Limit(slots)
+	srv := startServer(t, trainees, []string{"OLLAMA_HOST=" + fake.URL()},
 		"--backend", "ollama", "--model", ollamatest.TestModel, "--slots", fmt.Sprint(slots), "--stall", "3s")
 
 	runs := make([]traineeRun, trainees)
@@ -60,58 +55,15 @@ func TestLoadSharesTheModelFairly(t *testing.T) {
 		}
 		all = append(all, r.turns...)
 	}
-	if most := model.most.Load(); most > slots {
+	if most := fake.MostAtOnce(); most > slots {
 		t.Errorf("the model was asked %d calls at once, more than its %d slots", most, slots)
 	}
 	if t.Failed() {
 		return
 	}
 	t.Logf("%d trainees × %d turns, %d slots, %s a call: %d calls (%d a turn); turn p50 %s p99 %s max %s (share %s); at most %d calls at once; no stall notice",
-		trainees, turns, slots, perCall, calls, callsPerTurn, percentile(all, 50), percentile(all, 99), slices.Max(all), share, model.most.Load())
+		trainees, turns, slots, perCall, calls, callsPerTurn, percentile(all, 50), percentile(all, 99), slices.Max(all), share, fake.MostAtOnce())
 }
 
 // stallNotice is what ward says when it takes the model for stalled.
 var stallNotice = regexp.MustCompile(`sent nothing for|model stalled`)
-
-// slotted is a model server with a few parallel slots, each call taking perCall: calls beyond
-// the slots wait for one, as Ollama's OLLAMA_NUM_PARALLEL does. It counts the most in flight.
-type slotted struct {
-	slots    int
-	perCall  time.Duration
-	inFlight atomic.Int64
-	most     atomic.Int64
-}
-
-// serve forwards to next through the slots and returns the address to use as OLLAMA_HOST.
-func (m *slotted) serve(t *testing.T, next string) string {
-	target, err := url.Parse(next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	free := make(chan struct{}, m.slots)
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/chat" {
-			proxy.ServeHTTP(rw, r)
-			return
-		}
-		n := m.inFlight.Add(1)
-		defer m.inFlight.Add(-1)
-		for most := m.most.Load(); n > most && !m.most.CompareAndSwap(most, n); most = m.most.Load() {
-		}
-		select {
-		case free <- struct{}{}:
-		case <-r.Context().Done():
-			return
-		}
-		defer func() { <-free }()
-		select {
-		case <-time.After(m.perCall):
-		case <-r.Context().Done():
-			return
-		}
-		proxy.ServeHTTP(rw, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
