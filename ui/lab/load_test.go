@@ -285,16 +285,9 @@ func (s *server) typeLine(term *sshTerminal, text string) ([]time.Duration, erro
 // The bottom rows hold the input box and the status bar.
 const inputRows = 6
 
-// inputShows is true when the input's line ends with typed.
+// inputShows is true when the input's first line holds typed and nothing more.
 func inputShows(typed string) func([]string) bool {
-	return func(lines []string) bool {
-		for _, l := range lines[len(lines)-inputRows:] {
-			if strings.HasSuffix(l, typed) {
-				return true
-			}
-		}
-		return false
-	}
+	return func(lines []string) bool { return slices.Contains(lines[len(lines)-inputRows:], "│ "+typed) }
 }
 
 func contains(text string) func([]string) bool {

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,12 +13,21 @@ import (
 // screen is what an SSH client's terminal shows: the text of each cell, drawn from the bytes
 // the server sends. It knows what Bubble Tea's renderer uses (text, CR, LF, cursor moves, erase
 // line and display) and ignores colours, modes and titles; a sequence split across reads waits
-// for its end.
+// for its end. It answers the two questions a program asks its terminal at start (the
+// background colour, the cursor's place) as a dark terminal does: unanswered, the program waits.
 type screen struct {
 	rows, cols int
 	cells      [][]rune
 	row, col   int
 	pending    []byte // the start of a sequence or rune not yet complete
+	answers    []byte // what the terminal says back, not yet sent
+}
+
+// Answers takes what the terminal has to say back to the program.
+func (s *screen) Answers() []byte {
+	a := s.answers
+	s.answers = nil
+	return a
 }
 
 func newScreen(rows, cols int) *screen {
@@ -125,11 +135,17 @@ func (s *screen) escape(b []byte) int {
 		return 0
 	case ']', 'P', '_', '^': // strings: a title, a clipboard write, a query
 		for i := 2; i < len(b); i++ {
+			end := 0
 			if b[i] == '\a' {
-				return i + 1
+				end = i + 1
+			} else if b[i] == '\x1b' && i+1 < len(b) && b[i+1] == '\\' {
+				end = i + 2
 			}
-			if b[i] == '\x1b' && i+1 < len(b) && b[i+1] == '\\' {
-				return i + 2
+			if end > 0 {
+				if b[1] == ']' && string(b[2:i]) == "11;?" {
+					s.answers = append(s.answers, "\x1b]11;rgb:0000/0000/0000\x1b\\"...)
+				}
+				return end
 			}
 		}
 		return 0
@@ -168,6 +184,10 @@ func (s *screen) csi(params string, final byte) {
 		s.eraseLine(arg(0, 0))
 	case 'J':
 		s.eraseDisplay(arg(0, 0))
+	case 'n':
+		if params == "6" {
+			s.answers = fmt.Appendf(s.answers, "\x1b[%d;%dR", s.row+1, s.col+1)
+		}
 	}
 }
 
@@ -224,5 +244,9 @@ func TestScreenDrawsWhatTheRendererSends(t *testing.T) {
 	_, _ = s.Write([]byte("abcdefg\nxy"))
 	if got := s.String(); got != "fg\n  xy" {
 		t.Errorf("wrapping and scrolling: %q", got)
+	}
+	_, _ = s.Write([]byte("\x1b]11;?\x1b\\\x1b[6n"))
+	if got := string(s.Answers()); got != "\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[2;5R" {
+		t.Errorf("the terminal answered %q", got)
 	}
 }

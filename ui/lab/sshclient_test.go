@@ -91,6 +91,9 @@ func (c *sshTerminal) draw(out io.Reader) {
 		at := time.Now()
 		c.mu.Lock()
 		_, _ = c.scr.Write(buf[:n])
+		if answers := c.scr.Answers(); len(answers) > 0 {
+			_, _ = c.keys.Write(answers)
+		}
 		c.check(at)
 		if c.notice != nil && c.noticed == "" && c.notice.MatchString(c.scr.String()) {
 			c.noticed = c.scr.String()
