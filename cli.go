@@ -34,6 +34,10 @@ type options struct {
 	force                           bool
 	trainee                         string
 	instructor, encrypt, debug      bool
+	listen, hostKey                 string // ward serve
+	key, authorizedKeys             string // ward enrol
+	slots                           int
+	idle                            time.Duration
 }
 
 // call is one invocation of a command.
@@ -227,6 +231,24 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	},
 	"bell": func(fs *pflag.FlagSet, o *options) {
 		fs.BoolVar(&o.bell, "bell", os.Getenv("WARD_BELL") != "off", "ring the terminal bell when an alarm or escalation sounds (env WARD_BELL=off)")
+	},
+	"listen": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.listen, "listen", "127.0.0.1:2222", "the `address` (HOST:PORT) the SSH server listens on")
+	},
+	"host-key": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.hostKey, "host-key", "", "the server's SSH host key `file`, made on first start (default: beside the database, DB.hostkey)")
+	},
+	"slots": func(fs *pflag.FlagSet, o *options) {
+		fs.IntVar(&o.slots, "slots", 4, "model calls in flight at once across the class: the model server's parallel `slots`")
+	},
+	"idle": func(fs *pflag.FlagSet, o *options) {
+		fs.DurationVar(&o.idle, "idle", 30*time.Minute, "close a connection after this `duration` without a keystroke, its shift saved (0: never)")
+	},
+	"key": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.key, "key", "", "the public key `file` to enrol (one authorized_keys line, e.g. id_ed25519.pub)")
+	},
+	"authorized-keys": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.authorizedKeys, "authorized-keys", "", "enrol every key of this authorized_keys `file` as a trainee, its comment the name")
 	},
 	"json": func(fs *pflag.FlagSet, o *options) {
 		fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")

@@ -21,7 +21,14 @@ type Message struct {
 	// Sources are the protocol passages an assistant message cites, as the chat shows them under
 	// it: "[1] Title › Section — Source".
 	Sources []string `json:"sources,omitempty"`
+	// By is who put the message into the shift when it was not the trainee, the team or ward's
+	// own rules: ByInstructor for an event injected from the class's board. The voice the trainee
+	// hears it in is Agent's; Spoken leaves By out, so no model is told.
+	By string `json:"by,omitempty"`
 }
+
+// ByInstructor marks a message the instructor injected.
+const ByInstructor = "instructor"
 
 // ToolCall is a tool invocation requested by an assistant message.
 type ToolCall struct {

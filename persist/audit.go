@@ -29,6 +29,13 @@ const (
 	AuditEnrol      = "enrol" // a trainee got their key
 	AuditPassphrase = "passphrase_set"
 	AuditEncrypt    = "encrypt" // the database was converted
+	// A server's connections (ward serve): each one, who signed in, who was refused and why,
+	// a trainee's newer connection taking over their older one, and how each ended.
+	AuditConnect    = "connect"
+	AuditSignIn     = "sign_in"
+	AuditRefused    = "refused"
+	AuditTakeover   = "takeover"
+	AuditDisconnect = "disconnect"
 )
 
 // AuditEntry is one line of the audit record.

@@ -19,6 +19,8 @@ type SessionInfo struct {
 	Trainee      string    `json:"trainee"`
 	ClockSeconds float64   `json:"clock_seconds"`
 	Seed         int64     `json:"seed"`
+	// Ended is when the instructor ended the shift for debrief; zero while it runs.
+	Ended time.Time `json:"ended,omitzero"`
 }
 
 var (
@@ -132,12 +134,15 @@ func (s *Store) inSession(tx *bolt.Tx, sessionID string, fn func(*Tx) error) err
 	if err != nil {
 		return err
 	}
+	if err := s.viewMayOpen(b, sessionID); err != nil {
+		return err
+	}
 	c, err := s.sessionSealer(tx, sessionID)
 	if err != nil {
 		return err
 	}
 	t := &Tx{id: sessionID, shelf: sessionShelf(b, c, sessionID)}
-	t.cache = &s.pins
+	t.cache = s.pins
 	if err := fn(t); err != nil {
 		return err
 	}

@@ -57,9 +57,10 @@ func schemaVersion() int { return 1 + len(migrations) }
 type Store struct {
 	db      *bolt.DB
 	path    string
-	acc     access   // who uses the store, and the keys they opened (access.go)
-	pins    pinCache // the pins its transactions decoded (pins.go)
-	release func()   // lets outputs name the file and its audit record again (outfile.Hold)
+	acc     access    // who uses the store, and the keys they opened (access.go)
+	pins    *pinCache // the pins its transactions decoded (pins.go), shared with its views
+	release func()    // lets outputs name the file and its audit record again (outfile.Hold)
+	shared  bool      // a view of another Store's file (view.go): Close leaves the file open
 }
 
 // openError gives a one-line message and matches its sentinel with errors.Is.
@@ -98,7 +99,7 @@ func Open(path string) (*Store, error) {
 
 // newStore is the Store of the file at path, which no output may replace while it is open.
 func newStore(db *bolt.DB, path string) *Store {
-	return &Store{db: db, path: path, release: outfile.Hold(path, AuditPath(path))}
+	return &Store{db: db, path: path, pins: &pinCache{}, release: outfile.Hold(path, AuditPath(path))}
 }
 
 // Path is the database's file.
@@ -136,8 +137,12 @@ func decodeStored(data []byte, v any) error {
 	return nil
 }
 
-// Close releases the file and its lock.
+// Close releases the file and its lock; a view's Close forgets its keys only (view.go).
 func (s *Store) Close() error {
+	if s.shared {
+		s.forget()
+		return nil
+	}
 	s.release()
 	return s.db.Close()
 }

@@ -84,8 +84,16 @@ func (s *Session) afterCase(t *turn, e *physio.Engine) {
 		s.record(t, []memory.Message{s.wardSays(t, "Answer kept with the shift. "+nextQuestion(e))}, nil)
 		return
 	}
+	s.record(t, []memory.Message{s.wardSays(t, closedWords(s.active, e)+". /aar reviews it; /switch ID attends another patient.")}, nil)
+}
+
+// closedWords say why a case is closed: where the patient went, or that the instructor ended it.
+func closedWords(id string, e *physio.Engine) string {
 	d, _ := e.Disposition()
-	s.record(t, []memory.Message{s.wardSays(t, fmt.Sprintf("%s has gone to %s; the case is closed. /aar reviews it; /switch ID attends another patient.", s.active, d.Place))}, nil)
+	if d.Place == physio.PlaceEnded {
+		return "The instructor ended " + id + "'s case for debrief; the case is closed"
+	}
+	return fmt.Sprintf("%s has gone to %s; the case is closed", id, d.Place)
 }
 
 // nextQuestion asks the next reflective question, or says the reflection is done.
@@ -103,8 +111,7 @@ func nextQuestion(e *physio.Engine) string {
 // caseRefused says why a diagnosis or disposition was not taken.
 func (s *Session) caseRefused(t *turn, e *physio.Engine, err error) {
 	if errors.Is(err, physio.ErrClosed) {
-		d, _ := e.Disposition()
-		err = fmt.Errorf("%s has gone to %s; the case is closed", s.active, d.Place)
+		err = errors.New(closedWords(s.active, e))
 	}
 	t.emit(ErrorEvent{Code: "CASE", Message: err.Error()})
 }

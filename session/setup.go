@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"time"
@@ -96,6 +97,23 @@ func (s *Setup) wire(ctx context.Context, store *persist.Store, notices func(str
 	return nil
 }
 
+// ForTrainee is s for one trainee of a server: the same scenarios, team, cards and trace, with
+// store (a view signed in as them) and backend (the server's, as they share it). The model stays
+// the one the server chose, whatever the trainee prefers. The trace is s's: close s, not this.
+func (s *Setup) ForTrainee(store *persist.Store, backend llm.Backend) *Setup {
+	t := &Setup{flags: s.flags, base: s.base}
+	t.flags.Given = maps.Clone(s.flags.Given)
+	if t.flags.Given == nil {
+		t.flags.Given = map[string]bool{}
+	}
+	t.flags.Given["model"] = true
+	team := *s.base.Team // the router follows the backend
+	t.base.Team, t.base.Store, t.base.Audit, t.base.Backend = &team, store, store.Audit(), backend
+	t.base.Observer = nil
+	AskModel(&t.base)
+	return t
+}
+
 // Open resumes the signed-in trainee's latest shift, or starts one (--new and --shift always
 // start); resumed says which.
 func (s *Setup) Open(ctx context.Context) (sess *Session, resumed bool, err error) {
@@ -174,6 +192,9 @@ func (s *Setup) Theme() string { return s.theme }
 
 // Store is the database the shifts are played on.
 func (s *Setup) Store() *persist.Store { return s.base.Store }
+
+// Backend is the backend chosen once.
+func (s *Setup) Backend() llm.Backend { return s.base.Backend }
 
 // Library is the scenarios and shifts every shift may use.
 func (s *Setup) Library() *scenario.Library { return s.base.Scenarios }

@@ -61,6 +61,7 @@ type turn struct {
 	events    <-chan live.Update
 	cancelled bool
 	failed    bool // it reported an error: the lines queued after it are held
+	ahead     int  // calls ahead of its model call in the class's queue for the model; 0 when not waiting
 }
 
 // Model is the one Bubble Tea model. It owns all state; the panes are
@@ -272,6 +273,8 @@ func (m *Model) handleStream(msg streamMsg) tea.Cmd {
 			m.turn.failed = true
 		case live.UpdateConfirm:
 			m.confirmLine(ev.Text, ev.Line)
+		case live.UpdateWaiting:
+			m.turn.ahead = ev.Ahead
 		}
 	}
 	m.chat.dropFinishedLive()

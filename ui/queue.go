@@ -254,6 +254,8 @@ func (m *Model) activity() string {
 	switch {
 	case m.turn != nil && m.turn.cancelled:
 		now = "cancelling…"
+	case m.turn != nil && m.turn.ahead > 0:
+		now = fmt.Sprintf("waiting for the model · %d ahead", m.turn.ahead)
 	case m.turn != nil:
 		now = "generating…"
 	case m.switching:

@@ -259,6 +259,7 @@ var debriefSections = []struct {
 	{"Reflection: ", "Your reflections, against the key points", true},
 	{"Plus: ", "What went well", false},
 	{"Delta: ", "What to change", false},
+	{"Instructor: ", "What the instructor injected", true},
 }
 
 // debriefShown bounds the plus and delta lines to what a trainee reads at once; the full review

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/physio"
@@ -25,6 +26,7 @@ type Live struct {
 	s         *session.Session
 	restart   func(shift, trainee string) (*session.Session, error)
 	view      atomic.Pointer[ViewState]
+	standing  atomic.Pointer[Standing] // the instructor's board's reading (class.go)
 	lastTick  time.Time
 	lastFlush time.Time
 
@@ -103,16 +105,25 @@ func (e *Live) tick() {
 
 // Submit runs one turn on its own goroutine and streams what happens.
 func (e *Live) Submit(ctx context.Context, text string) <-chan Update {
-	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Turn(ctx, text, emit) })
+	return e.runTurn(ctx, func(ctx context.Context, emit func(session.Event)) { e.s.Turn(ctx, text, emit) })
 }
 
 // Retry answers the last message again without storing it twice.
 func (e *Live) Retry(ctx context.Context) <-chan Update {
-	return e.runTurn(ctx, func(emit func(session.Event)) { e.s.Retry(ctx, emit) })
+	return e.runTurn(ctx, func(ctx context.Context, emit func(session.Event)) { e.s.Retry(ctx, emit) })
 }
 
-func (e *Live) runTurn(ctx context.Context, run func(func(session.Event))) <-chan Update {
+// runTurn runs a turn with ctx. While a model call of the turn waits its turn in a class's queue
+// (llm.Queue), the screen hears how many calls are ahead.
+func (e *Live) runTurn(ctx context.Context, run func(context.Context, func(session.Event))) <-chan Update {
 	out := make(chan Update, 64)
+	send := func(u Update) {
+		select {
+		case out <- u:
+		case <-ctx.Done():
+		}
+	}
+	waiting := llm.WithWaiting(ctx, func(ahead int) { send(Update{Kind: UpdateWaiting, Ahead: ahead}) })
 	go func() {
 		defer close(out)
 		e.mu.Lock()
@@ -120,21 +131,15 @@ func (e *Live) runTurn(ctx context.Context, run func(func(session.Event))) <-cha
 		e.tick()
 		started := time.Now()
 		e.last = TurnStats{}
-		run(func(ev session.Event) {
+		run(waiting, func(ev session.Event) {
 			for _, u := range e.translate(ev) {
-				select {
-				case out <- u:
-				case <-ctx.Done():
-				}
+				send(u)
 			}
 		})
 		e.last.Latency = time.Since(started)
 		clear(e.live)
 		e.refresh()
-		select {
-		case out <- Update{Kind: UpdateChanged}:
-		case <-ctx.Done():
-		}
+		send(Update{Kind: UpdateChanged})
 	}()
 	return out
 }

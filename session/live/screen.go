@@ -151,6 +151,9 @@ const (
 	// UpdateConfirm: Text is a yes/no question; if the trainee says yes, the screen sends Line
 	// as a new turn. The turn that asked changed nothing.
 	UpdateConfirm
+	// UpdateWaiting: the turn's model call waits in the class's queue for the model server, with
+	// Ahead calls before it; Ahead 0 when it leaves the queue and goes to the model.
+	UpdateWaiting
 )
 
 // Update is one thing a screen hears during a turn.
@@ -161,6 +164,7 @@ type Update struct {
 	Text      string
 	Code      string // UpdateError's code
 	Line      string // UpdateConfirm's line to send on yes
+	Ahead     int    // UpdateWaiting's count of calls ahead
 }
 
 // TurnTrace is everything the inspector shows about one turn.

@@ -52,6 +52,8 @@ func dispositionPoints(e *Engine, r Report) []Point {
 	switch {
 	case d == nil:
 		return []Point{{Kind: PointDisposition, Text: "No disposition was given; " + called}}
+	case d.Place == PlaceEnded:
+		return []Point{{Kind: PointDisposition, At: e.at(d.T), Text: "The instructor ended the case before a disposition; " + called}}
 	case d.Accepted:
 		return []Point{{Kind: PointDisposition, At: e.at(d.T), Text: fmt.Sprintf("Sent to %s, rightly: %s", d.Place, r.DispositionReason)}}
 	}

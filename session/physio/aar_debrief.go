@@ -32,10 +32,11 @@ const (
 	PointReflection    = "reflection"  // a reflective answer against its key points
 	PointPlus          = "plus"
 	PointDelta         = "delta"
+	PointInstructor    = "instructor" // an event the instructor injected (injected.go)
 )
 
 var pointRank = map[string]int{PointCriticalError: 0, PointMissed: 1, PointNearMiss: 2, PointDiagnosis: 3,
-	PointDisposition: 4, PointReflection: 5, PointPlus: 6, PointDelta: 7}
+	PointDisposition: 4, PointReflection: 5, PointPlus: 6, PointDelta: 7, PointInstructor: 8}
 
 // mustName are the kinds no debrief may leave out, however it is written.
 var mustName = map[string]bool{PointCriticalError: true, PointMissed: true, PointNearMiss: true}
@@ -44,6 +45,7 @@ var mustName = map[string]bool{PointCriticalError: true, PointMissed: true, Poin
 var debriefSources = []func(*Engine, Report) []Point{
 	criticalErrorPoints, criticalActionPoints, rescuePoints, allergyPoints, reassessmentPoints,
 	warningPoints, responsePoints, trajectoryPoints, diagnosisPoints, dispositionPoints, reflectionPoints, arrestPoints,
+	instructorPoints,
 }
 
 func (e *Engine) debrief(r Report) []Point {
@@ -71,7 +73,7 @@ func (r Report) Unnamed(text string) []Point {
 // pointLabel is how a digest line names each kind of point; a debrief's reader parses them.
 var pointLabel = map[string]string{PointCriticalError: "Critical error", PointMissed: "Missed critical action",
 	PointNearMiss: "Near miss", PointDiagnosis: "Diagnosis", PointDisposition: "Disposition", PointReflection: "Reflection",
-	PointPlus: "Plus", PointDelta: "Delta"}
+	PointPlus: "Plus", PointDelta: "Delta", PointInstructor: "Instructor"}
 
 // Labelled is the point as one line of the review's digest: "Near miss: 00:01 — …".
 func (p Point) Labelled() string { return pointLabel[p.Kind] + ": " + p.Line() }

@@ -29,6 +29,10 @@ func (r Report) Markdown() string {
 		p("\n## Reflection\n\n")
 		list(&b, refl, "")
 	}
+	if injected := r.lines(PointInstructor); len(injected) > 0 {
+		p("\n## What the instructor injected\n\n")
+		list(&b, injected, "")
+	}
 	p("\n## Debrief\n\n### Plus\n\n")
 	list(&b, r.lines(PointPlus), "(none)")
 	p("\n### Delta\n\n")

@@ -3,6 +3,7 @@ package physio
 import (
 	"cmp"
 	"fmt"
+	"slices"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -51,13 +52,18 @@ func ecgOf(st *sc.State) string { return cmp.Or(st.Results[testECG], st.Rhythm) 
 // changes the case.
 const noResult = "done; nothing in it changes what to do now"
 
-// Results are every result so far, oldest first.
+// Results are every result so far, oldest first: those of the trainee's actions, and any the
+// instructor sent (injected.go).
 func (e *Engine) Results() []Result {
 	var out []Result
 	for _, a := range e.s.Actions {
 		if r, ok := e.ResultOf(a); ok {
 			out = append(out, r)
 		}
+	}
+	if sent := e.injectedResults(); len(sent) > 0 {
+		out = append(out, sent...)
+		slices.SortStableFunc(out, func(a, b Result) int { return cmp.Compare(a.T, b.T) })
 	}
 	return out
 }

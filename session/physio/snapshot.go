@@ -67,6 +67,8 @@ type Snapshot struct {
 	// has drawn, so the strip scrolls on from where it was.
 	Arrest *ArrestRecord `json:"arrest,omitempty"`
 	Beat   float64       `json:"beat,omitempty"`
+	// Injected are the events the instructor put into the case from the class's board (injected.go).
+	Injected []Injected `json:"injected,omitempty"`
 }
 
 // Snapshot returns a copy of the engine's state that shares nothing with it.
@@ -108,6 +110,7 @@ func (s Snapshot) clone() Snapshot {
 	}
 	s.Disposition = clonePtr(s.Disposition)
 	s.Reflections = slices.Clone(s.Reflections)
+	s.Injected = slices.Clone(s.Injected)
 	s.Arrest = s.Arrest.clone()
 	for i, a := range s.Alerts { // the times acknowledged and reviewed are shared pointers
 		s.Alerts[i].Acknowledged, s.Alerts[i].Reviewed = clonePtr(a.Acknowledged), clonePtr(a.Reviewed)

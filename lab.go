@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/themes"
+	"github.com/ward-sim/ward/ui/lab"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// serveFlags are what `ward serve` accepts: where it listens, and the shift flags every
+// trainee's shift shares.
+var serveFlags = []string{"db", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift",
+	"scenarios", "agents", "trace", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
+
+// serve runs the sim lab's SSH server on the database until SIGINT or SIGTERM, which close
+// every connection with its shift saved.
+func serve(ctx context.Context, c *call) error {
+	o := c.o
+	theme, err := themes.New(o.theme, themes.NoColorRequested())
+	if err != nil {
+		return err
+	}
+	hostKey := o.hostKey
+	if hostKey == "" {
+		hostKey = o.db + ".hostkey"
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
+	// The server acts for no one: each connection signs in on a view of its own (persist.Store.As).
+	store, err := persist.Open(o.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	setup, err := session.NewSetup(ctx, store, session.Flags{
+		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
+		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents, Trace: o.trace,
+		Knowledge: o.knowledge, EmbedModel: o.embedModel, ConfirmAdmissions: true, Themes: themes.Names,
+		Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
+	}, toStderr(c.stderr))
+	if err != nil {
+		return err
+	}
+	defer setup.Close()
+	keys := lab.KeysPath(o.db)
+	srv, err := lab.New(lab.Config{Setup: setup, HostKey: hostKey, Keys: keys, Idle: o.idle, Theme: theme,
+		Shift: o.shift, Log: c.stderr})
+	if err != nil {
+		return err
+	}
+	return listen(ctx, c, srv, keys)
+}
+
+// listen serves on --listen until ctx ends, then shuts the server down.
+func listen(ctx context.Context, c *call, srv *lab.Server, keys string) error {
+	l, err := net.Listen("tcp", c.o.listen)
+	if err != nil {
+		return err
+	}
+	enrolled, err := lab.ReadEnrolments(keys)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	fmt.Fprintf(c.stdout, "ward: serving %s on %s (%d trainees enrolled)\n", c.o.db, l.Addr(), enrolled.Count())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
+}
+
+// enrolCommand declares `ward enrol`; its --instructor enrols the instructor's key.
+func enrolCommand(cl *cli) *cobra.Command {
+	cmd := cl.build(spec{use: "enrol [NAME]", summary: "enrol an SSH public key for ward serve: a trainee's (NAME --key FILE), the instructor's (--instructor), or each line of --authorized-keys FILE",
+		flags: []string{"db", "key", "instructor", "authorized-keys"}, args: count(0, 1), run: enrol})
+	cmd.Flags().Lookup("instructor").Usage = "the key is the instructor's: it opens the board"
+	return cmd
+}
+
+// enrol enrols a key (NAME --key FILE, the instructor's with --instructor) or every key of an
+// authorized_keys file (--authorized-keys), in the enrolments beside the database; a running
+// server reads them at its next connection.
+func enrol(_ context.Context, c *call) error {
+	o := c.o
+	var es lab.Enrolments
+	switch {
+	case o.authorizedKeys != "" && (len(c.args) > 0 || o.key != "" || o.instructor):
+		return usageError{"ward enrol --authorized-keys FILE takes no NAME, --key or --instructor: each line's comment names its trainee"}
+	case o.authorizedKeys != "":
+		var err error
+		if es, err = lab.AuthorizedKeys(o.authorizedKeys); err != nil {
+			return err
+		}
+	case len(c.args) != 1 || o.key == "":
+		return usageError{"usage: ward enrol NAME --key FILE [--instructor], or ward enrol --authorized-keys FILE — see ward enrol --help"}
+	default:
+		e, err := enrolment(c.args[0], o.key, o.instructor)
+		if err != nil {
+			return err
+		}
+		es = lab.Enrolments{e}
+	}
+	added, err := lab.Enrol(lab.KeysPath(o.db), es...)
+	if err != nil {
+		return err
+	}
+	for _, e := range added {
+		role := "trainee"
+		if e.Instructor {
+			role = "instructor"
+		}
+		fmt.Fprintf(c.stdout, "enrolled %s %s (%s)\n", role, e.Name, gossh.FingerprintSHA256(e.Key))
+	}
+	if len(added) < len(es) {
+		fmt.Fprintf(c.stdout, "%d key(s) were enrolled already\n", len(es)-len(added))
+	}
+	return nil
+}
+
+// enrolment reads --key FILE: one public key in authorized_keys form.
+func enrolment(name, file string, instructor bool) (lab.Enrolment, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return lab.Enrolment{}, err
+	}
+	key, _, err := lab.ParseKey(data)
+	if err != nil {
+		return lab.Enrolment{}, fmt.Errorf("--key %s: %w", file, err)
+	}
+	return lab.Enrolment{Name: name, Instructor: instructor, Key: key}, nil
+}

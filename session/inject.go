@@ -1,0 +1,278 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// The instructor steers a trainee's running shift from the class's board (ui/board): an event
+// injected into a patient's case, or the whole shift ended for debrief. Each goes through the
+// stages a turn does: the engine applies it, the line the trainee hears is stored, attributed to
+// the instructor (memory.ByInstructor), and both are committed together, so an injection is
+// never half-made and `ward dump`, the After Action Review and the debrief all show it as the
+// instructor's (physio/injected.go keeps it in the case's own record).
+
+// Injection is one event the instructor puts into a trainee's shift.
+type Injection struct {
+	Kind      string // physio.InjectDeterioration, InjectResult, InjectCall or InjectAdmission
+	PatientID string // whom it concerns; for an admission, the new patient's ID ("": the next free one)
+	State     string // a deterioration's state, one of the patient's scenario's (InjectChoices)
+	Scenario  string // an admission's scenario, by ID
+	Text      string // a result's words ("K+ 6.8"), or what the relative says on the phone
+}
+
+// Voices the trainee hears an injected event in.
+const (
+	labAgent   = "Lab"
+	phoneVoice = "a relative of %s (on the phone)" // when the scenario names no relative
+)
+
+// ErrShiftEnded refuses what an ended shift can no longer take.
+var ErrShiftEnded = errors.New("the instructor ended this shift for debrief")
+
+// Inject applies an injection: the engine's effect, the line the trainee hears in the patient's
+// conversation, and a word in the active one when that is another, in one commit. A refused
+// injection (an unknown patient, state or scenario, a closed case, an ended shift) returns an
+// error and changes nothing. emit hears what a turn's would: the messages and the engine's events.
+func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) error {
+	if !s.info.Ended.IsZero() {
+		return ErrShiftEnded
+	}
+	if in.Kind == physio.InjectAdmission {
+		return s.injectAdmission(in, emit)
+	}
+	e, err := s.injectable(in.PatientID)
+	if err != nil {
+		return err
+	}
+	var events []physio.Event
+	var msg memory.Message
+	switch in.Kind {
+	case physio.InjectDeterioration:
+		ev, err := e.Deteriorate(in.State)
+		if err != nil {
+			return err
+		}
+		events, msg = []physio.Event{ev}, s.message(memory.RoleAssistant, nurseAgent, worried(e))
+	case physio.InjectResult, physio.InjectCall:
+		if in.Text == "" {
+			return fmt.Errorf("a %s needs some words", in.Kind)
+		}
+		if err := e.Record(in.Kind, in.Text); err != nil {
+			return err
+		}
+		msg = s.heard(e, in)
+	default:
+		return fmt.Errorf("no injection %q: one of %s, %s, %s, %s", in.Kind, physio.InjectDeterioration,
+			physio.InjectAdmission, physio.InjectResult, physio.InjectCall)
+	}
+	s.sim.dirty[e.PatientID()] = true
+	s.recordEvents(events)
+	s.noteSummary(e.PatientID(), summaryOf(e))
+	for _, ev := range events {
+		emit(SimEvent{ev})
+	}
+	return s.storeInjected(e.PatientID(), msg, nil, emit)
+}
+
+// injectable is the engine of a patient an event may be injected into.
+func (s *Session) injectable(id string) (*physio.Engine, error) {
+	if _, ok := s.reg.Patients[id]; !ok {
+		return nil, fmt.Errorf("no patient %q on this shift (roster: %v)", id, s.roster)
+	}
+	e, err := s.sim.engine(id)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("could not read %s: %w", id, err)
+	case e == nil:
+		return nil, fmt.Errorf("%s has no simulated body to inject into", id)
+	case e.Closed():
+		return nil, errors.New(closedWords(id, e))
+	}
+	return e, nil
+}
+
+// worried is the nurse's call for a review of a patient the instructor made worse: the trainee
+// hears that the patient is worse, never the state's name, which they must find out.
+func worried(e *physio.Engine) string {
+	return fmt.Sprintf("I'm worried about %s (%s): they look worse than they did. Could you come and review them?",
+		e.Scenario().Demographics.Name, e.PatientID())
+}
+
+// heard is the line the trainee hears of a result or a call, in its own voice.
+func (s *Session) heard(e *physio.Engine, in Injection) memory.Message {
+	name := e.Scenario().Demographics.Name
+	if in.Kind == physio.InjectResult {
+		return s.message(memory.RoleAssistant, labAgent, fmt.Sprintf("Result for %s (%s): %s", name, e.PatientID(), in.Text))
+	}
+	voice := fmt.Sprintf(phoneVoice, name)
+	if b := e.Scenario().Bystander; b != nil {
+		voice = bystanderSource(b) + " (on the phone)"
+	}
+	return s.message(memory.RoleAssistant, voice, in.Text)
+}
+
+// injectAdmission admits a patient with the scenario named, as the roster's own admissions are:
+// on the roster, not made active, with a bed of their own.
+func (s *Session) injectAdmission(in Injection, emit func(Event)) error {
+	id := in.PatientID
+	if id == "" {
+		id = s.nextPatientID()
+	}
+	id, ok := analyzer.NormalizeID(id, s.cfg.Pattern)
+	switch {
+	case !ok:
+		return fmt.Errorf("%q is not a patient ID ward can use (IDs match %s)", in.PatientID, s.cfg.Pattern)
+	case s.reg.Patients[id].PatientID != "":
+		return fmt.Errorf("%s is on the roster already", id)
+	}
+	if _, known := s.cfg.Scenarios.Get(in.Scenario); !known {
+		return fmt.Errorf("no scenario %q in the library", in.Scenario)
+	}
+	e, err := s.sim.admit(id, in.Scenario, s.onRoster(factScenario))
+	if err != nil {
+		return err
+	}
+	_ = e.Record(physio.InjectAdmission, in.Scenario) // a new case is open
+	bed := sc.FreeBed(e.Scenario().Demographics.Bed, s.onRoster(factBed))
+	reg := s.registryWith(id, s.reg.ActivePatientID, e, bed)
+	msg := s.message(memory.RoleAssistant, memory.SystemAgent, admissionNote(e, bed))
+	return s.storeInjected(id, msg, &reg, emit)
+}
+
+// nextPatientID is the first patient_N not on the roster.
+func (s *Session) nextPatientID() string {
+	for n := len(s.roster) + 1; ; n++ {
+		if id := fmt.Sprintf("patient_%d", n); !slices.Contains(s.roster, id) {
+			return id
+		}
+	}
+}
+
+// line is a message for one conversation ("" for the shift's own).
+type line struct {
+	conv string
+	msg  memory.Message
+}
+
+// storeInjected commits the line the trainee hears in the patient's conversation, a word in the
+// active one when that is another, and the registry when it changed, with the sim's changes.
+func (s *Session) storeInjected(id string, msg memory.Message, reg *persist.Registry, emit func(Event)) error {
+	lines := []line{{id, msg}}
+	if s.active != id {
+		lines = append(lines, line{s.active, s.message(memory.RoleAssistant, memory.SystemAgent, fmt.Sprintf("News of %s: /switch %s to see it.", id, id))})
+	}
+	err := s.storeInstructor(lines, emit, func(tx *persist.Tx) error {
+		if reg == nil {
+			return nil
+		}
+		return tx.PutRegistry(*reg)
+	})
+	if err == nil && reg != nil {
+		s.mirror(*reg)
+	}
+	return err
+}
+
+// storeInstructor commits lines attributed to the instructor with what also writes and the sim's
+// changes, in one commit, then tells the screen.
+func (s *Session) storeInstructor(lines []line, emit func(Event), also func(*persist.Tx) error) error {
+	for i := range lines {
+		lines[i].msg.By, lines[i].msg.Sim = memory.ByInstructor, s.sim.ward.Clock()
+	}
+	err := s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
+		for _, l := range lines {
+			if err := tx.Append(l.conv, l.msg); err != nil {
+				return err
+			}
+		}
+		if err := also(tx); err != nil {
+			return err
+		}
+		return s.saveSim(tx)
+	})
+	if err != nil {
+		return fmt.Errorf("could not save what the instructor did: %w", err)
+	}
+	for _, l := range lines {
+		if l.conv == s.active {
+			s.remember(l.msg)
+		}
+		emit(MessageEvent{PatientID: l.conv, Role: l.msg.Role, Agent: l.msg.Agent, Text: l.msg.Content, At: l.msg.At})
+	}
+	return nil
+}
+
+// End ends the shift for debrief, as the instructor does from the board: every open case closes
+// as the instructor ended it (physio.PlaceEnded), each patient's conversation and the shift's own
+// say so, the clock stops, and the shift is marked ended, in one commit. The trainee can still
+// read each review (/aar) and answer the reflective questions.
+func (s *Session) End(emit func(Event)) error {
+	if !s.info.Ended.IsZero() {
+		return ErrShiftEnded
+	}
+	if err := s.sim.wakeAll(); err != nil {
+		return fmt.Errorf("some patients could not be read, so the shift was not ended: %w", err)
+	}
+	var lines []line
+	for _, e := range s.sim.ward.Engines() {
+		id := e.PatientID()
+		if e.End() != nil {
+			continue // closed already: the patient has gone
+		}
+		s.sim.dirty[id] = true
+		s.noteSummary(id, summaryOf(e))
+		lines = append(lines, line{id, s.message(memory.RoleAssistant, memory.SystemAgent,
+			fmt.Sprintf("The instructor ended the shift for debrief: %s's case is closed. /aar reviews it.", id))})
+	}
+	lines = append(lines, line{"", s.message(memory.RoleAssistant, memory.SystemAgent,
+		"The instructor ended the shift for debrief. /switch ID, then /aar, reviews each patient.")})
+	s.info.Ended = s.cfg.Now().UTC()
+	err := s.storeInstructor(lines, emit, func(tx *persist.Tx) error { return tx.PutInfo(s.info) })
+	if err != nil {
+		s.info.Ended = time.Time{}
+		return err
+	}
+	s.paused = true
+	return nil
+}
+
+// Ended reports whether the instructor ended the shift.
+func (s *Session) Ended() bool { return !s.info.Ended.IsZero() }
+
+// Choices are what the instructor may inject into the shift now, read from the registry and the
+// library without waking a patient.
+type Choices struct {
+	States    map[string][]string // each open patient's scenario states, sorted, by patient ID
+	Scenarios []string            // the scenario IDs an admission may take: none a patient of the shift has
+}
+
+// InjectChoices lists what the instructor may inject now; nothing once the shift has ended.
+func (s *Session) InjectChoices() Choices {
+	c := Choices{States: map[string][]string{}}
+	if s.Ended() {
+		return c
+	}
+	for _, p := range s.Summaries() {
+		if sc, ok := s.cfg.Scenarios.Get(scenarioOf(s.reg.Patients[p.ID].Facts)); ok && p.Disposition == "" {
+			c.States[p.ID] = slices.Sorted(maps.Keys(sc.States))
+		}
+	}
+	taken := s.onRoster(factScenario)
+	for _, sc := range s.cfg.Scenarios.List() {
+		if !taken[sc.ID] {
+			c.Scenarios = append(c.Scenarios, sc.ID)
+		}
+	}
+	return c
+}

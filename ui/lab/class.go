@@ -1,0 +1,104 @@
+package lab
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/ward-sim/ward/session/live"
+)
+
+// Class is the trainees connected now, each with their running shift and the frame their
+// screen last drew: what the instructor's board reads.
+type Class struct {
+	mu    sync.Mutex
+	seats map[string]*seat
+}
+
+// seat is one trainee's connection.
+type seat struct {
+	name  string
+	since time.Time
+	live  *live.Live
+	frame atomic.Pointer[string]
+	close func(line string) // ends the connection, the line its last words
+	done  chan struct{}     // closed once its shift is saved and its view closed
+}
+
+func newClass() *Class { return &Class{seats: map[string]*seat{}} }
+
+// take seats st, and returns the seat it takes over from (nil for none), which the caller closes
+// and waits for: one trainee has one connection, and the newest wins, so a connection that
+// dropped without the server knowing never locks its trainee out.
+func (c *Class) take(st *seat) (old *seat) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old = c.seats[st.name]
+	c.seats[st.name] = st
+	return old
+}
+
+// leave unseats st, unless a newer connection of the same trainee has taken over.
+func (c *Class) leave(st *seat) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seats[st.name] == st {
+		delete(c.seats, st.name)
+	}
+}
+
+// seated is the trainees whose shift is running, sorted by name.
+func (c *Class) seated() []*seat {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*seat
+	for _, st := range c.seats {
+		if st.live != nil {
+			out = append(out, st)
+		}
+	}
+	slices.SortFunc(out, func(a, b *seat) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// Frame is the trainee's screen as it was last drawn; false when they are not connected.
+func (c *Class) Frame(trainee string) (string, bool) {
+	c.mu.Lock()
+	st := c.seats[trainee]
+	c.mu.Unlock()
+	if st == nil {
+		return "", false
+	}
+	if f := st.frame.Load(); f != nil {
+		return *f, true
+	}
+	return "", true
+}
+
+// seat shows st's running shift to the board.
+func (c *Class) seat(st *seat, l *live.Live) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st.live = l
+}
+
+// framed is a program's model that keeps every frame it draws where the board can read it.
+type framed struct {
+	tea.Model
+	frame *atomic.Pointer[string]
+}
+
+func (f framed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := f.Model.Update(msg)
+	f.Model = m
+	return f, cmd
+}
+
+func (f framed) View() string {
+	v := f.Model.View()
+	f.frame.Store(&v)
+	return v
+}

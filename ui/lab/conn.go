@@ -1,0 +1,253 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+	"github.com/ward-sim/ward/persist"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// conn is one SSH connection: who it is, the program it shows once running, and the line it
+// ends with when the server ends it.
+type conn struct {
+	sess  ssh.Session
+	who   Enrolment
+	in    *activity
+	model tea.Model // what the program shows; nil for none
+
+	mu      sync.Mutex
+	program *tea.Program
+	line    string // the last words, once the server is closing it
+	said    bool   // the line was written
+}
+
+type connKey struct{}
+
+// refusal is a connection turned away: the one line the client reads, and what the audit
+// records.
+type refusal struct{ line, detail string }
+
+func (r refusal) Error() string { return r.line }
+
+// admit is the handler of every connection: who it is, then the trainee's shift or the
+// instructor's board, run by the middleware after it (next) as a Bubble Tea program.
+func (s *Server) admit(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if !s.enter() {
+			say(sess, "ward: the server is shutting down")
+			return
+		}
+		defer s.conns.Done()
+		c := &conn{sess: sess, in: &activity{r: sess}}
+		c.in.touch()
+		s.track(c, true)
+		defer s.track(c, false)
+		s.audit(persist.Person{}, persist.AuditConnect, describe(sess))
+		who, err := s.identify(sess)
+		if err == nil {
+			if _, _, pty := sess.Pty(); !pty {
+				err = refusal{"ward: a class needs a terminal: ssh -t", "no terminal"}
+			}
+		}
+		if err != nil {
+			s.refuse(c, persist.Person{}, err)
+			return
+		}
+		c.who = who
+		if who.Instructor {
+			s.instruct(c, next)
+			return
+		}
+		s.train(c, next)
+	}
+}
+
+// identify is who the connection's key is enrolled as, read afresh from the enrolments: an
+// unknown key, or a user name that is not the key's, is refused.
+func (s *Server) identify(sess ssh.Session) (Enrolment, error) {
+	key := sess.PublicKey()
+	if key == nil {
+		return Enrolment{}, refusal{"ward: log in with your enrolled SSH key", "no key"}
+	}
+	all, err := ReadEnrolments(s.cfg.Keys)
+	if err != nil {
+		return Enrolment{}, refusal{"ward: the server cannot read its enrolments; tell the instructor", err.Error()}
+	}
+	fp := gossh.FingerprintSHA256(key)
+	e, ok := all.Of(key)
+	switch {
+	case !ok:
+		return Enrolment{}, refusal{fmt.Sprintf("ward: your key %s is not enrolled here: ask the instructor to enrol it (ward enrol NAME --key FILE), or offer your enrolled one (ssh -i FILE -o IdentitiesOnly=yes)", fp),
+			"unknown key"}
+	case e.Name != sess.User():
+		return Enrolment{}, refusal{fmt.Sprintf("ward: this key is enrolled as %s, not %q: log in as ssh %s@HOST", e.Name, sess.User(), e.Name),
+			"the key of " + e.Name + ", not this user's"}
+	}
+	return e, nil
+}
+
+// refuse ends a connection with its one line, and audits it.
+func (s *Server) refuse(c *conn, who persist.Person, err error) {
+	r, ok := err.(refusal)
+	if !ok {
+		r = refusal{"ward: " + err.Error(), err.Error()}
+	}
+	s.audit(who, persist.AuditRefused, r.detail+"; "+describe(c.sess))
+	c.close(r.line)
+	c.farewell()
+}
+
+// instruct shows the instructor the board.
+func (s *Server) instruct(c *conn, next ssh.Handler) {
+	s.audit(persist.Person{Instructor: true}, persist.AuditSignIn, describe(c.sess))
+	names := ""
+	for _, st := range s.class.seated() {
+		names += " " + st.name
+	}
+	c.close(fmt.Sprintf("ward: the instructor's board is not in this build yet; connected now:%s", names))
+	c.farewell()
+}
+
+// program is the Bubble Tea program of a connection that admit let through.
+func (s *Server) program(sess ssh.Session) *tea.Program {
+	c, _ := sess.Context().Value(connKey{}).(*conn)
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.line != "" || c.model == nil { // closed before it could start
+		return nil
+	}
+	c.program = tea.NewProgram(c.model, programOptions(c.sess, c.in)...)
+	return c.program
+}
+
+// close ends the connection with line: its program quits, and a connection that does not end
+// within closeGrace (a client gone without a word) is cut.
+func (c *conn) close(line string) {
+	c.mu.Lock()
+	if c.line == "" {
+		c.line = line
+	}
+	p := c.program
+	c.mu.Unlock()
+	if p != nil {
+		p.Quit()
+	} else {
+		c.farewell() // the connection is being asked a passphrase, or waits: no screen to leave
+	}
+	time.AfterFunc(closeGrace, func() {
+		if conn, ok := c.sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn); ok {
+			_ = conn.Close()
+		}
+	})
+}
+
+// farewell writes the closing line, once, and ends the session.
+func (c *conn) farewell() {
+	c.mu.Lock()
+	line, said := c.line, c.said
+	c.said = true
+	c.mu.Unlock()
+	if said {
+		return
+	}
+	status := 0
+	if line != "" {
+		say(c.sess, line)
+		status = 1
+	}
+	_ = c.sess.Exit(status)
+}
+
+// why is how the connection ended, for the audit.
+func (c *conn) why() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.line != "" {
+		return c.line
+	}
+	return "the trainee quit, or the connection dropped"
+}
+
+// say writes one line to the client's terminal.
+func say(sess ssh.Session, line string) {
+	fmt.Fprint(sess.Stderr(), line+"\r\n")
+}
+
+// describe is a connection in the audit: whence, as whom, with which key.
+func describe(sess ssh.Session) string {
+	d := fmt.Sprintf("ssh from %s as user %q", sess.RemoteAddr(), sess.User())
+	if k := sess.PublicKey(); k != nil {
+		d += " with key " + gossh.FingerprintSHA256(k)
+	}
+	return d
+}
+
+// audit records a server's event; a failure to record is reported on the server's stderr, for
+// the connection goes on.
+func (s *Server) audit(who persist.Person, action, detail string) {
+	if err := s.store.Audit().Record(who, action, "", detail); err != nil {
+		s.logf("audit record: %v", err)
+	}
+}
+
+// track adds c to the connections the server closes on shutdown, or removes it.
+func (s *Server) track(c *conn, open bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if open {
+		s.open[c] = true
+	} else {
+		delete(s.open, c)
+	}
+}
+
+// activity is a connection's input, noting when the trainee last typed.
+type activity struct {
+	r    io.Reader
+	last atomic.Int64 // unix nanoseconds
+}
+
+func (a *activity) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if n > 0 {
+		a.touch()
+	}
+	return n, err
+}
+
+func (a *activity) touch() { a.last.Store(time.Now().UnixNano()) }
+
+func (a *activity) idle() time.Duration { return time.Since(time.Unix(0, a.last.Load())) }
+
+// watchIdle closes c once no key has come for idle; stop ends the watch.
+func (c *conn) watchIdle(idle time.Duration) (stop func()) {
+	done := make(chan struct{})
+	if idle <= 0 {
+		return func() {}
+	}
+	go func() {
+		tick := time.NewTicker(min(idle/4, time.Minute))
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if c.in.idle() >= idle {
+					c.close(fmt.Sprintf("ward: closed after %s without a keystroke; your shift is saved", idle))
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}

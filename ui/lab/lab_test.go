@@ -1,0 +1,303 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// A trainee's key logs in, opens their shift and plays a turn: the patient's reply reaches the
+// client's screen and the store, and the audit records the connection and the sign-in.
+func TestTraineeLogsInAndPlaysATurn(t *testing.T) {
+	l := newLab(t, nil, nil)
+	alice := l.dial("alice", l.enrol("alice", false))
+	alice.waitFor("patient_1")
+	alice.typeLine("review patient_1")
+	alice.waitFor("Frank Walsh")
+	alice.typeLine("how is your breathing?")
+	alice.waitFor("how is your breathing?")
+	msgs := waitForReply(t, l, "alice", "", "how is your breathing?")
+	alice.waitFor(firstWords(msgs[len(msgs)-1].Content))
+	if !l.hasAudit(persist.AuditConnect, "no one in particular") || !l.hasAudit(persist.AuditSignIn, "trainee alice") {
+		t.Errorf("the audit lacks the connection or the sign-in: %+v", l.audited())
+	}
+	if frame, ok := l.srv.Class().Frame("alice"); !ok || !strings.Contains(frame, "Frank Walsh") {
+		t.Errorf("the class holds no frame of alice's screen (%v):\n%s", ok, frame)
+	}
+}
+
+// waitForReply waits until the trainee's latest shift stores a reply to line with patient_1,
+// and returns the conversation up to that reply.
+func waitForReply(t *testing.T, l *testLab, trainee, pass, line string) []memory.Message {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		msgs := l.latestChat(trainee, pass, "patient_1")
+		for i, m := range msgs {
+			if m.Role == "user" && m.Content == line && i+1 < len(msgs) && msgs[i+1].Role == "assistant" {
+				return msgs[:i+2]
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no reply to %q is stored: %+v", line, msgs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// firstWords is how a reply begins: what the screen shows of it on one line.
+func firstWords(reply string) string {
+	words := strings.Fields(reply)
+	return strings.Join(words[:min(2, len(words))], " ")
+}
+
+// An unknown key is refused with one line that says why, and the refusal is audited.
+func TestUnknownKeyIsRefusedWithOneLine(t *testing.T) {
+	l := newLab(t, nil, nil)
+	l.enrol("alice", false)
+	c := l.dial("alice", newKey(t))
+	if status := c.waitExit(); status != 1 {
+		t.Errorf("exit status %d, want 1", status)
+	}
+	out := strings.TrimSpace(c.out.plain())
+	if strings.Count(out, "\n") != 0 || !strings.Contains(out, "is not enrolled here") {
+		t.Errorf("want one line saying the key is not enrolled, got:\n%s", out)
+	}
+	if !l.hasAudit(persist.AuditRefused, "no one in particular") {
+		t.Errorf("the refusal is not audited: %+v", l.audited())
+	}
+}
+
+// A key used with a user name that is not its own is refused with one line naming whose it is.
+func TestAnotherUsersNameIsRefused(t *testing.T) {
+	l := newLab(t, nil, nil)
+	key := l.enrol("alice", false)
+	c := l.dial("bob", key)
+	c.waitExit()
+	out := strings.TrimSpace(c.out.plain())
+	if strings.Count(out, "\n") != 0 || !strings.Contains(out, `enrolled as alice, not "bob"`) {
+		t.Errorf("want one line naming the key's owner, got:\n%s", out)
+	}
+}
+
+// A trainee sees and resumes only their own shifts: bob's connection opens his own shift, and
+// his view of the store neither lists nor opens alice's, in a plain file.
+func TestTraineesSeeOnlyTheirOwnShifts(t *testing.T) {
+	l := newLab(t, nil, nil)
+	alice := l.dial("alice", l.enrol("alice", false))
+	alice.waitFor("patient_1")
+	alice.typeLine("review patient_1")
+	alice.typeLine("alice was here")
+	waitForReply(t, l, "alice", "", "alice was here")
+	bob := l.dial("bob", l.enrol("bob", false))
+	bob.waitFor("patient_1")
+	if strings.Contains(bob.out.plain(), "alice was here") {
+		t.Error("bob's screen shows alice's line")
+	}
+	aliceView, err := l.store.As(persist.Person{Trainee: "alice"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer aliceView.Close()
+	aliceShift, _, _ := aliceView.LatestSession()
+	bobView, err := l.store.As(persist.Person{Trainee: "bob"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bobView.Close()
+	shifts, err := bobView.Sessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range shifts {
+		if s.Trainee != "bob" {
+			t.Errorf("bob's list holds %s's shift %s", s.Trainee, s.ID)
+		}
+	}
+	err = bobView.View(aliceShift.ID, func(*persist.Tx) error { return nil })
+	if !errors.Is(err, persist.ErrNoAccess) {
+		t.Errorf("bob opened alice's shift: %v", err)
+	}
+}
+
+// The host key is made private on first start and kept: a restart serves the same key, and a
+// key left readable by others is made private again.
+func TestHostKeyIsPrivateAndKept(t *testing.T) {
+	l := newLab(t, nil, nil)
+	first := hostKeyOf(t, l)
+	if info, err := os.Stat(l.cfg.HostKey); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("host key: %v, mode %v; want 0600", err, info.Mode().Perm())
+	}
+	l.stop()
+	if err := os.Chmod(l.cfg.HostKey, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.reopen()
+	if info, _ := os.Stat(l.cfg.HostKey); info.Mode().Perm() != 0o600 {
+		t.Errorf("the host key stays %v after a restart; want 0600", info.Mode().Perm())
+	}
+	if again := hostKeyOf(t, l); again != first {
+		t.Errorf("the host key changed across a restart: %s, then %s", first, again)
+	}
+}
+
+// hostKeyOf is the fingerprint of the key the server shows a client.
+func hostKeyOf(t *testing.T, l *testLab) string {
+	t.Helper()
+	var seen string
+	key := l.enrol("k"+strings.ReplaceAll(time.Now().Format("150405.000000000"), ".", ""), false)
+	conn, err := gossh.Dial("tcp", l.addr, &gossh.ClientConfig{User: "x", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: func(_ string, _ net.Addr, k gossh.PublicKey) error { seen = gossh.FingerprintSHA256(k); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	return seen
+}
+
+// A trainee who connects again takes over: the older connection is closed with one line, and
+// the newer one plays on.
+func TestANewConnectionTakesOver(t *testing.T) {
+	l := newLab(t, nil, nil)
+	key := l.enrol("alice", false)
+	first := l.dial("alice", key)
+	first.waitFor("patient_1")
+	second := l.dial("alice", key)
+	first.waitExit()
+	first.waitFor("you connected again from elsewhere")
+	second.waitFor("patient_1")
+	second.typeLine("review patient_1")
+	second.waitFor("Frank Walsh")
+	if !l.hasAudit(persist.AuditTakeover, "trainee alice") {
+		t.Errorf("the takeover is not audited: %+v", l.audited())
+	}
+}
+
+// A connection with no keystroke for --idle is closed with one line, its shift saved.
+func TestAnIdleConnectionIsClosed(t *testing.T) {
+	l := newLab(t, nil, func(c *Config) { c.Idle = 400 * time.Millisecond })
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("patient_1")
+	c.waitExit()
+	c.waitFor("closed after 400ms without a keystroke; your shift is saved")
+	if !l.hasAudit(persist.AuditDisconnect, "trainee alice") {
+		t.Errorf("the disconnection is not audited: %+v", l.audited())
+	}
+}
+
+// A connection that drops while its turn waits for the model loses nothing: the turn finishes
+// and commits, and the trainee who reconnects sees the reply.
+func TestADroppedConnectionLosesNothing(t *testing.T) {
+	gate := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	l := newLab(t, nil, func(c *Config) {
+		gate.Backend = c.Setup.Backend()
+		c.Backend = func(string) llm.Backend { return gate }
+	})
+	key := l.enrol("alice", false)
+	c := l.dial("alice", key)
+	c.waitFor("patient_1")
+	c.typeLine("review patient_1")
+	c.waitFor("Frank Walsh")
+	for len(l.latestChat("alice", "", "patient_1")) == 0 { // the review's greeting, before the gate shuts
+		time.Sleep(20 * time.Millisecond)
+	}
+	gate.armed.Store(true)
+	c.typeLine("where does it hurt?")
+	select {
+	case <-gate.entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the turn never asked the model")
+	}
+	c.conn.Close() // the trainee's laptop lid closes mid-turn
+	time.Sleep(200 * time.Millisecond)
+	close(gate.release)
+	again := l.dial("alice", key)
+	msgs := waitForReply(t, l, "alice", "", "where does it hurt?")
+	again.waitFor(firstWords(msgs[len(msgs)-1].Content))
+}
+
+// gated is a backend whose calls, once armed, wait for release: a model busy while the
+// connection drops.
+type gated struct {
+	llm.Backend
+	armed   atomic.Bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *gated) Chat(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+	if g.armed.Load() {
+		select {
+		case g.entered <- struct{}{}:
+		default:
+		}
+		<-g.release
+	}
+	return g.Backend.Chat(ctx, req, onDelta)
+}
+
+// Shutting the server down closes every connection with one line, its shift saved.
+func TestShutdownClosesEveryConnection(t *testing.T) {
+	l := newLab(t, nil, nil)
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("patient_1")
+	l.stop()
+	c.waitExit()
+	c.waitFor("the server is shutting down; your shift is saved")
+}
+
+// In an encrypted database the passphrase is asked over the SSH terminal without echo: a new
+// trainee chooses theirs (asked twice), a returning one types it, a wrong one is refused and
+// audited, and the passphrase typed never reaches the client's screen.
+func TestEncryptedDatabaseAsksThePassphraseOverSSH(t *testing.T) {
+	const instructorPass, pass = "the instructor's long passphrase 42", "alice's own passphrase 7"
+	l := newLab(t, func(s *persist.Store) {
+		if err := s.Protect([]byte(instructorPass)); err != nil {
+			t.Fatal(err)
+		}
+	}, nil)
+	key := l.enrol("alice", false)
+	first := l.dial("alice", key)
+	first.waitFor("choose a passphrase")
+	first.typeLine(pass)
+	first.waitFor("The same again")
+	first.typeLine(pass)
+	first.waitFor("patient_1")
+	first.typeLine("review patient_1")
+	first.typeLine("any pain?")
+	msgs := waitForReply(t, l, "alice", pass, "any pain?")
+	first.waitFor(firstWords(msgs[len(msgs)-1].Content))
+	first.typeLine("\x03") // ctrl+c quits
+	first.waitExit()
+
+	wrong := l.dial("alice", key)
+	for range 3 {
+		wrong.waitFor("Passphrase of trainee alice")
+		wrong.typeLine("not the passphrase at all")
+	}
+	wrong.waitExit()
+	wrong.waitFor("wrong passphrase, three times")
+	if !l.hasAudit(persist.AuditFailed, "trainee alice") || !l.hasAudit(persist.AuditRefused, "trainee alice") {
+		t.Errorf("the wrong passphrase is not audited: %+v", l.audited())
+	}
+
+	again := l.dial("alice", key)
+	again.waitFor("Passphrase of trainee alice")
+	again.typeLine(pass)
+	again.waitFor("any pain?")
+	for _, c := range []*client{first, wrong, again} {
+		if strings.Contains(c.out.raw(), pass) || strings.Contains(c.out.raw(), "not the passphrase") {
+			t.Error("a passphrase typed was echoed to the client")
+		}
+	}
+}

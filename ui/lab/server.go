@@ -1,0 +1,167 @@
+// Package lab is the sim lab's server (ward serve): ward's TUI over SSH to a class, one program
+// per connection, on one database the server holds. A connection's key says who it is (the
+// enrolments, enrol.go); a trainee gets a view of the store signed in as them and their own
+// shift (conn.go), the instructor the board (ui/board) over the class of connected trainees
+// (class.go).
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	bm "github.com/charmbracelet/wish/bubbletea"
+	"github.com/muesli/termenv"
+	"github.com/ward-sim/ward/agents/llm"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/persist/outfile"
+	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/themes"
+)
+
+// Config is what a server serves.
+type Config struct {
+	Setup   *session.Setup // the server's: store, scenarios, team, cards and backend, wired once
+	HostKey string         // the host key's file, created (0600) on first start and kept
+	Keys    string         // the enrolments (KeysPath of the database)
+	Idle    time.Duration  // a connection with no keystroke for this long is closed; 0: never
+	Theme   themes.Theme   // one theme for everyone: lipgloss's styles are global
+	Shift   string         // the roster a trainee with no shift starts (--shift); "": they choose
+	Log     io.Writer      // hears what the server cannot tell a connection (a failed audit)
+	// Backend is a trainee's share of the model (the fair queue's For); nil gives each the
+	// Setup's backend as it is.
+	Backend func(trainee string) llm.Backend
+}
+
+// Server is ward's SSH server.
+type Server struct {
+	cfg   Config
+	store *persist.Store
+	ssh   *ssh.Server
+	class *Class
+
+	mu      sync.Mutex
+	closing bool
+	open    map[*conn]bool // every connection, for Shutdown to close
+	conns   sync.WaitGroup // handlers running: each saves its shift before it ends
+}
+
+// closeGrace is how long a connection being closed has to show its last line before it is cut.
+const closeGrace = 2 * time.Second
+
+// New makes a server; Serve starts it. The host key is made now if it is missing.
+func New(cfg Config) (*Server, error) {
+	key := wish.WithHostKeyPath(cfg.HostKey) // makes it, 0600, when it is missing
+	if err := private(cfg.HostKey); err != nil {
+		return nil, err
+	}
+	// Every style renders through lipgloss's default renderer, which would read the colours of
+	// the server's own stdout. The clients are terminals of any kind: 256 colours is what
+	// nearly all of them show, and the theme's colours are mapped down to them.
+	themes.Use(cfg.Theme)
+	if !cfg.Theme.NoColor {
+		lipgloss.SetColorProfile(termenv.ANSI256)
+	}
+	s := &Server{cfg: cfg, store: cfg.Setup.Store(), class: newClass(), open: map[*conn]bool{}}
+	if s.cfg.Log == nil {
+		s.cfg.Log = io.Discard
+	}
+	if s.cfg.Backend == nil {
+		backend := cfg.Setup.Backend()
+		s.cfg.Backend = func(string) llm.Backend { return backend }
+	}
+	srv, err := wish.NewServer(
+		key,
+		// Only public keys log in (no password, no keyboard-interactive). Every key is let in, and the handler refuses the unknown with a line that says why:
+		// refused here, a client would only hear "Permission denied".
+		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool { return true }),
+		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.admit),
+	)
+	if err != nil {
+		return nil, err
+	}
+	s.ssh = srv
+	return s, nil
+}
+
+// private refuses a host key others may read, once it cannot be made private.
+func private(path string) error {
+	info, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // it could not be made: the server's options say why
+	}
+	if err != nil {
+		return fmt.Errorf("host key: %w", err)
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(path, 0o600); err != nil {
+			return fmt.Errorf("host key %s is readable by others and cannot be made private: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// Class is the class the board reads.
+func (s *Server) Class() *Class { return s.class }
+
+// Serve answers connections on l until Shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	release := outfile.Hold(s.cfg.HostKey, s.cfg.Keys) // no /export may write over them
+	defer release()
+	err := s.ssh.Serve(l)
+	if errors.Is(err, ssh.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown closes every connection with its shift saved: a turn running finishes and commits
+// first. Connections still open when ctx ends are cut.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	open := slices.Collect(maps.Keys(s.open))
+	s.mu.Unlock()
+	for _, c := range open {
+		c.close("ward: the server is shutting down; your shift is saved")
+	}
+	err := s.ssh.Shutdown(ctx)
+	if err != nil {
+		err = errors.Join(err, s.ssh.Close())
+	}
+	s.conns.Wait()
+	return err
+}
+
+// enter counts a connection's handler in; false once the server is closing.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.conns.Add(1)
+	return true
+}
+
+func (s *Server) logf(format string, args ...any) {
+	fmt.Fprintf(s.cfg.Log, "ward: "+format+"\n", args...)
+}
+
+// programOptions are a connection's program's: the session is its terminal, the server's
+// signals are the server's, and input counts as activity.
+func programOptions(sess ssh.Session, in *activity) []tea.ProgramOption {
+	return []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(sess), tea.WithAltScreen(),
+		tea.WithMouseCellMotion(), tea.WithoutSignalHandler()}
+}

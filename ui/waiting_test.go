@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ward-sim/ward/session/live"
+)
+
+func statusLine(m *Model) string {
+	lines := strings.Split(screen(m), "\n")
+	return lines[len(lines)-1]
+}
+
+// A trainee whose call waits for a class's shared model server sees how many calls are ahead,
+// then the usual "generating…" once it goes to the model.
+func TestStatusBarTellsTheTraineeTheyWaitForTheModel(t *testing.T) {
+	f := newFakeWard()
+	m, readNext := gatedTurn(t, f, "how are you feeling?")
+	if got := statusLine(m); !strings.Contains(got, "generating…") {
+		t.Fatalf("a turn running does not say generating: %q", got)
+	}
+	for _, ahead := range []struct {
+		n    int
+		want string
+	}{{3, "waiting for the model · 3 ahead"}, {1, "waiting for the model · 1 ahead"}, {0, "generating…"}} {
+		m.Update(streamMsg{events: []live.Update{{Kind: live.UpdateWaiting, Ahead: ahead.n}}})
+		got := statusLine(m)
+		if !strings.Contains(got, ahead.want) {
+			t.Errorf("%d ahead: status %q lacks %q", ahead.n, got, ahead.want)
+		}
+		if ahead.n == 0 && strings.Contains(got, "waiting for the model") {
+			t.Errorf("the call left the queue, but the status still says it waits: %q", got)
+		}
+	}
+	m.Update(streamMsg{events: []live.Update{{Kind: live.UpdateWaiting, Ahead: 2}}})
+	close(f.gate)
+	run(m, readNext)
+	if got := statusLine(m); strings.Contains(got, "waiting for the model") || strings.Contains(got, "generating") {
+		t.Errorf("the turn ended, but the status still speaks of it: %q", got)
+	}
+}
+
+// Waiting for the model comes first on the status line: a narrow terminal cuts the figures, not it.
+func TestWaitingForTheModelFitsANarrowStatusBar(t *testing.T) {
+	f := newFakeWard()
+	m, readNext := gatedTurn(t, f, "and now?")
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
+	m.Update(streamMsg{events: []live.Update{{Kind: live.UpdateWaiting, Ahead: 12}}})
+	if got := statusLine(m); !strings.Contains(got, "waiting for the model · 12 ahead") {
+		t.Errorf("at 60 columns the status is %q", got)
+	}
+	close(f.gate)
+	run(m, readNext)
+}
