@@ -48,8 +48,8 @@ func TestSSHLab(t *testing.T) {
 	board.waitFor(`alice(.|\n)*patient_1(.|\n)*bob(.|\n)*patient_1`)
 }
 
-// lab is a running `ward serve` with its enrolled keys, each terminal in its own tmux server.
-type lab struct {
+// sshLab is a running `ward serve` with its enrolled keys, each terminal in its own tmux server.
+type sshLab struct {
 	t         *testing.T
 	bin, dir  string
 	db, port  string
@@ -60,7 +60,7 @@ type lab struct {
 // The people: the first three are enrolled (the instructor as the instructor), the stranger not.
 var labPeople = []string{"alice", "bob", "instructor", "stranger"}
 
-func startLab(t *testing.T) *lab {
+func startLab(t *testing.T) *sshLab {
 	bin := os.Getenv("WARD_BIN")
 	if bin == "" {
 		t.Skip("WARD_BIN unset: .ci/sshlab.sh builds ward and runs this test in tmux")
@@ -71,7 +71,7 @@ func startLab(t *testing.T) *lab {
 		}
 	}
 	dir := t.TempDir()
-	l := &lab{t: t, bin: bin, dir: dir, db: filepath.Join(dir, "ward.db"), port: freePort(t), knownHost: filepath.Join(dir, "known_hosts")}
+	l := &sshLab{t: t, bin: bin, dir: dir, db: filepath.Join(dir, "ward.db"), port: freePort(t), knownHost: filepath.Join(dir, "known_hosts")}
 	for _, who := range labPeople {
 		l.run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", who, "-f", l.key(who))
 	}
@@ -86,7 +86,7 @@ func startLab(t *testing.T) *lab {
 }
 
 // stop ends the server as its operator would, with ctrl+c, and checks that it exits cleanly.
-func (l *lab) stop() {
+func (l *sshLab) stop() {
 	l.serve.tmux("send-keys", "-t", tmuxSession, "C-c")
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
@@ -102,10 +102,10 @@ func (l *lab) stop() {
 	l.t.Errorf("ward serve did not exit on ctrl+c:\n%s", l.serve.screen())
 }
 
-func (l *lab) key(who string) string { return filepath.Join(l.dir, who) }
+func (l *sshLab) key(who string) string { return filepath.Join(l.dir, who) }
 
 // run runs a command that must succeed.
-func (l *lab) run(name string, args ...string) string {
+func (l *sshLab) run(name string, args ...string) string {
 	l.t.Helper()
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
@@ -115,7 +115,7 @@ func (l *lab) run(name string, args ...string) string {
 }
 
 // terminal runs command in a new 120×40 tmux terminal of its own; WARD_EXIT= marks its end.
-func (l *lab) terminal(name, command string) *tmuxWard {
+func (l *sshLab) terminal(name, command string) *tmuxWard {
 	w := &tmuxWard{t: l.t, bin: l.bin, db: l.db, socket: fmt.Sprintf("e2e-%d-%s", os.Getpid(), name)}
 	w.tmux("new-session", "-d", "-s", tmuxSession, "-x", "120", "-y", "40", command+"; echo WARD_EXIT=$?; sleep 600")
 	l.t.Cleanup(func() { _ = exec.Command("tmux", "-L", w.socket, "kill-server").Run() })
@@ -125,21 +125,21 @@ func (l *lab) terminal(name, command string) *tmuxWard {
 // sshCommand is the OpenSSH client as a trainee runs it, with who's key, as user; no agent, no
 // config of the machine's, the server's key learnt on first use, and only errors of the
 // client's own on the terminal (not "Connection closed"), so what the server says is read alone.
-func (l *lab) sshCommand(who, user string) string {
+func (l *sshLab) sshCommand(who, user string) string {
 	return strings.Join([]string{"ssh", "-F", "/dev/null", "-o", "LogLevel=ERROR", "-o", "StrictHostKeyChecking=accept-new",
 		"-o", "UserKnownHostsFile=" + l.knownHost, "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none",
 		"-i", l.key(who), "-p", l.port, user + "@127.0.0.1"}, " ")
 }
 
 // ssh opens who's terminal signed in as user, and waits for its first screen to show first.
-func (l *lab) ssh(who, user, first string) *labTerminal {
+func (l *sshLab) ssh(who, user, first string) *labTerminal {
 	w := l.terminal(who+"-as-"+user, l.sshCommand(who, user))
 	w.waitFor(first)
 	return &labTerminal{w}
 }
 
 // refused checks that who's key as user gets one line saying why, and no ward screen.
-func (l *lab) refused(who, user string) {
+func (l *sshLab) refused(who, user string) {
 	l.t.Helper()
 	w := l.terminal(who+"-as-"+user, l.sshCommand(who, user))
 	deadline := time.Now().Add(20 * time.Second)
@@ -168,7 +168,7 @@ func nonEmptyLines(s string) []string {
 }
 
 // dump is `ward dump` of trainee's latest shift, read while the server holds the database.
-func (l *lab) dump(trainee string) records.DumpDoc {
+func (l *sshLab) dump(trainee string) records.DumpDoc {
 	l.t.Helper()
 	out, err := exec.Command(l.bin, "dump", "--db", l.db, "--trainee", trainee).Output()
 	if err != nil {
@@ -182,7 +182,7 @@ func (l *lab) dump(trainee string) records.DumpDoc {
 }
 
 // holdsOnly checks that trainee's stored lines include mine and never theirs.
-func (l *lab) holdsOnly(trainee, mine, theirs string) {
+func (l *sshLab) holdsOnly(trainee, mine, theirs string) {
 	l.t.Helper()
 	all := userLines(l.dump(trainee).SessionHistory)
 	for _, h := range l.dump(trainee).Histories {

@@ -103,9 +103,8 @@ func startServer(t *testing.T, trainees int, env []string, args ...string) *serv
 	var authorized strings.Builder
 	for i := range trainees {
 		name := fmt.Sprintf("t%02d", i)
-		signer, line := newKey(t, name)
-		s.keys[name] = signer
-		authorized.WriteString(line + "\n")
+		s.keys[name] = newKey(t)
+		authorized.WriteString(authorizedLine(s.keys[name], name) + "\n")
 	}
 	keyFile := filepath.Join(dir, "authorized_keys")
 	if err := os.WriteFile(keyFile, []byte(authorized.String()), 0o600); err != nil {

@@ -10,12 +10,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// screen is what an SSH client's terminal shows: the text of each cell, drawn from the bytes
+// vtScreen is what an SSH client's terminal shows: the text of each cell, drawn from the bytes
 // the server sends. It knows what Bubble Tea's renderer uses (text, CR, LF, cursor moves, erase
 // line and display) and ignores colours, modes and titles; a sequence split across reads waits
 // for its end. It answers the two questions a program asks its terminal at start (the
 // background colour, the cursor's place) as a dark terminal does: unanswered, the program waits.
-type screen struct {
+type vtScreen struct {
 	rows, cols int
 	cells      [][]rune
 	row, col   int
@@ -24,14 +24,14 @@ type screen struct {
 }
 
 // Answers takes what the terminal has to say back to the program.
-func (s *screen) Answers() []byte {
+func (s *vtScreen) Answers() []byte {
 	a := s.answers
 	s.answers = nil
 	return a
 }
 
-func newScreen(rows, cols int) *screen {
-	s := &screen{rows: rows, cols: cols, cells: make([][]rune, rows)}
+func newVTScreen(rows, cols int) *vtScreen {
+	s := &vtScreen{rows: rows, cols: cols, cells: make([][]rune, rows)}
 	for i := range s.cells {
 		s.cells[i] = blankRow(cols)
 	}
@@ -41,7 +41,7 @@ func newScreen(rows, cols int) *screen {
 func blankRow(cols int) []rune { return []rune(strings.Repeat(" ", cols)) }
 
 // Lines is the screen's text, one string per row, trailing blanks cut.
-func (s *screen) Lines() []string {
+func (s *vtScreen) Lines() []string {
 	out := make([]string, s.rows)
 	for i, r := range s.cells {
 		out[i] = strings.TrimRight(string(r), " ")
@@ -49,10 +49,10 @@ func (s *screen) Lines() []string {
 	return out
 }
 
-func (s *screen) String() string { return strings.Join(s.Lines(), "\n") }
+func (s *vtScreen) String() string { return strings.Join(s.Lines(), "\n") }
 
 // Write draws p.
-func (s *screen) Write(p []byte) (int, error) {
+func (s *vtScreen) Write(p []byte) (int, error) {
 	b := append(s.pending, p...)
 	for len(b) > 0 {
 		n := s.step(b)
@@ -67,7 +67,7 @@ func (s *screen) Write(p []byte) (int, error) {
 
 // step draws one control, sequence or rune at the start of b and returns its length, or 0 when
 // b holds only its beginning.
-func (s *screen) step(b []byte) int {
+func (s *vtScreen) step(b []byte) int {
 	switch b[0] {
 	case '\x1b':
 		return s.escape(b)
@@ -93,7 +93,7 @@ func (s *screen) step(b []byte) int {
 	return 1
 }
 
-func (s *screen) lineFeed() {
+func (s *vtScreen) lineFeed() {
 	if s.row < s.rows-1 {
 		s.row++
 		return
@@ -102,7 +102,7 @@ func (s *screen) lineFeed() {
 }
 
 // put writes r at the cursor, wrapping first when the last column was already written.
-func (s *screen) put(r rune) {
+func (s *vtScreen) put(r rune) {
 	w := ansi.StringWidth(string(r))
 	if w == 0 {
 		return
@@ -120,7 +120,7 @@ func (s *screen) put(r rune) {
 
 // escape handles ESC sequences: CSI (ESC [), OSC (ESC ], up to BEL or ESC \), and any other
 // two-byte sequence.
-func (s *screen) escape(b []byte) int {
+func (s *vtScreen) escape(b []byte) int {
 	if len(b) < 2 {
 		return 0
 	}
@@ -154,7 +154,7 @@ func (s *screen) escape(b []byte) int {
 }
 
 // csi applies a control sequence with its parameters and final byte.
-func (s *screen) csi(params string, final byte) {
+func (s *vtScreen) csi(params string, final byte) {
 	if strings.HasPrefix(params, "?") || strings.HasPrefix(params, ">") { // modes and queries
 		return
 	}
@@ -191,7 +191,7 @@ func (s *screen) csi(params string, final byte) {
 	}
 }
 
-func (s *screen) eraseLine(mode int) {
+func (s *vtScreen) eraseLine(mode int) {
 	from, to := s.col, s.cols
 	switch mode {
 	case 1:
@@ -204,7 +204,7 @@ func (s *screen) eraseLine(mode int) {
 	}
 }
 
-func (s *screen) eraseDisplay(mode int) {
+func (s *vtScreen) eraseDisplay(mode int) {
 	switch mode {
 	case 0:
 		s.eraseLine(0)
@@ -230,7 +230,7 @@ func TestScreenDrawsWhatTheRendererSends(t *testing.T) {
 		"\x1b[2;3HH\x1b[1B\x1b[3Dxx\x1b[3;1H\x1b[2Kbottom"
 	want := "patient_1 NEWS2 5\n│ Héllo ─ chat\nbottom\n"
 	for _, split := range []int{1, 3, 7, len(frame)} {
-		s := newScreen(4, 20)
+		s := newVTScreen(4, 20)
 		for b := []byte(frame); len(b) > 0; {
 			n := min(split, len(b))
 			_, _ = s.Write(b[:n])
@@ -240,7 +240,7 @@ func TestScreenDrawsWhatTheRendererSends(t *testing.T) {
 			t.Errorf("written %d bytes at a time:\n%q\nwant\n%q", split, got, want)
 		}
 	}
-	s := newScreen(2, 5)
+	s := newVTScreen(2, 5)
 	_, _ = s.Write([]byte("abcdefg\nxy"))
 	if got := s.String(); got != "fg\n  xy" {
 		t.Errorf("wrapping and scrolling: %q", got)

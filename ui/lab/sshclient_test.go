@@ -1,13 +1,10 @@
 package lab
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"regexp"
 	"sync"
-	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -22,7 +19,7 @@ type sshTerminal struct {
 	keys   io.Writer
 
 	mu      sync.Mutex
-	scr     *screen
+	scr     *vtScreen
 	want    func(lines []string) bool // what await waits to see
 	seen    chan time.Time            // when it was first on the screen
 	readErr error
@@ -32,18 +29,10 @@ type sshTerminal struct {
 
 const termRows, termCols = 40, 120
 
-// newKey is a fresh ed25519 key: its signer and its authorized_keys line with name as comment.
-func newKey(t testing.TB, name string) (ssh.Signer, string) {
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+// authorizedLine is signer's public key as a line of an authorized_keys file, name its comment.
+func authorizedLine(signer ssh.Signer, name string) string {
 	line := ssh.MarshalAuthorizedKey(signer.PublicKey())
-	return signer, fmt.Sprintf("%s %s", line[:len(line)-1], name)
+	return fmt.Sprintf("%s %s", line[:len(line)-1], name)
 }
 
 // dialTerminal signs in to addr as user with signer and opens a 120×40 pty running the user's
@@ -63,7 +52,7 @@ func dialTerminal(addr, user string, signer ssh.Signer) (*sshTerminal, error) {
 		client.Close()
 		return nil, err
 	}
-	term := &sshTerminal{name: user, client: client, sess: sess, scr: newScreen(termRows, termCols)}
+	term := &sshTerminal{name: user, client: client, sess: sess, scr: newVTScreen(termRows, termCols)}
 	if term.keys, err = sess.StdinPipe(); err != nil {
 		term.Close()
 		return nil, err
