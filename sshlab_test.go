@@ -46,6 +46,29 @@ func TestSSHLab(t *testing.T) {
 	// The instructor's key opens the board: both trainees, each with their patient.
 	board := lab.ssh("instructor", "instructor", "2 connected")
 	board.waitFor(`alice(.|\n)*patient_1(.|\n)*bob(.|\n)*patient_1`)
+
+	// Watching alice (the first row): what she types appears on the instructor's screen.
+	board.send("Enter")
+	board.waitFor("Watching alice's screen")
+	alice.tmux("send-keys", "-t", tmuxSession, "-l", "are you warm enough WATCHED2")
+	board.waitFor("WATCHED2")
+	alice.send("Enter")
+	alice.waitIdle()
+	board.send("Escape")
+	board.waitFor("2 connected")
+
+	// A deterioration injected into alice's patient_1: her screen hears the nurse's worry, and
+	// the debrief names the instructor's event.
+	state := board.injectDeterioration("patient_1")
+	board.waitFor("alice: injected a deterioration of patient_1 to " + regexp.QuoteMeta(state))
+	alice.waitFor("I'm worried about .*patient_1")
+	aar := lab.run(lab.bin, "aar", "--db", lab.db, "--trainee", "alice", "--patient", "patient_1")
+	if !strings.Contains(aar, "the instructor injected") || !strings.Contains(aar, state) {
+		t.Fatalf("alice's debrief does not name the instructor's deterioration to %s:\n%s", state, aar)
+	}
+	if bob := lab.run(lab.bin, "aar", "--db", lab.db, "--trainee", "bob", "--patient", "patient_1"); strings.Contains(bob, "the instructor injected") {
+		t.Fatalf("bob's debrief names an injection made into alice's shift:\n%s", bob)
+	}
 }
 
 // sshLab is a running `ward serve` with its enrolled keys, each terminal in its own tmux server.
@@ -79,7 +102,7 @@ func startLab(t *testing.T) *sshLab {
 	l.run(bin, "enrol", "bob", "--key", l.key("bob")+".pub", "--db", l.db)
 	l.run(bin, "enrol", "instructor", "--key", l.key("instructor")+".pub", "--instructor", "--db", l.db)
 
-	l.serve = l.terminal("serve", fmt.Sprintf("%s serve --db %s --listen 127.0.0.1:%s --backend offline", bin, l.db, l.port))
+	l.serve = l.terminal("serve", fmt.Sprintf("%s serve --db %s --listen 127.0.0.1:%s --backend offline --shift quiet-night", bin, l.db, l.port))
 	l.serve.waitFor("ward: serving .* on 127.0.0.1:" + l.port)
 	t.Cleanup(l.stop)
 	return l
@@ -206,6 +229,43 @@ func (w *labTerminal) playTurn(question string) {
 	w.send(line(question))
 	w.waitFor(regexp.QuoteMeta(question) + `\s*\n.*\n.*Patient\s*\n.*│\s+\S`)
 	w.waitIdle()
+}
+
+// injectDeterioration opens the inject dialog on the chosen trainee and moves patient to a
+// state of their case other than the one they are in, as the instructor picks with the arrow
+// keys; it returns the state.
+func (w *labTerminal) injectDeterioration(patient string) string {
+	w.send("i")
+	w.waitFor("Inject what")
+	w.send("Enter") // a deterioration is the first kind
+	w.waitFor("Which patient")
+	w.choose(func(option string) bool { return strings.HasPrefix(option, patient+" ") })
+	w.waitFor("to which state")
+	var state string
+	w.choose(func(option string) bool {
+		state = strings.Fields(option)[0]
+		return !strings.Contains(option, "(now)")
+	})
+	return state
+}
+
+// choose moves the dialog's cursor down to the first option want takes, and presses enter.
+func (w *labTerminal) choose(want func(option string) bool) {
+	w.t.Helper()
+	selected := regexp.MustCompile(`▸ (.+)`)
+	for range 20 {
+		m := selected.FindStringSubmatch(w.screen())
+		if m == nil {
+			w.t.Fatalf("no option under the cursor:\n%s", w.screen())
+		}
+		if want(strings.TrimSpace(m[1])) {
+			w.send("Enter")
+			return
+		}
+		w.send("Down")
+		time.Sleep(300 * time.Millisecond) // the board redraws
+	}
+	w.t.Fatalf("no option wanted:\n%s", w.screen())
 }
 
 // freePort is a loopback port free now.

@@ -22,7 +22,7 @@ func TestLoadSharesTheModelFairly(t *testing.T) {
 	fake := ollamatest.NewFake(t, ollamatest.Slow(reply, perCall))
 	fake.Limit(slots)
 	srv := startServer(t, trainees, []string{"OLLAMA_HOST=" + fake.URL()},
-		"--backend", "ollama", "--model", ollamatest.TestModel, "--slots", fmt.Sprint(slots), "--stall", "3s")
+		"--shift", "quiet-night", "--backend", "ollama", "--model", ollamatest.TestModel, "--slots", fmt.Sprint(slots), "--stall", "3s")
 
 	runs := make([]traineeRun, trainees)
 	var wg sync.WaitGroup

@@ -31,7 +31,7 @@ import (
 // WARD_LOAD=30x50. .ci/sshlab.sh builds ward and runs this with WARD_BIN at 5×5.
 func TestLoadOverSSH(t *testing.T) {
 	trainees, turns := loadSize(t)
-	srv := startServer(t, trainees, nil, "--backend", "offline")
+	srv := startServer(t, trainees, nil, "--backend", "offline", "--shift", "quiet-night")
 	runs := make([]traineeRun, trainees)
 	var wg sync.WaitGroup
 	for i := range runs {
@@ -208,7 +208,7 @@ type traineeRun struct {
 	err         error
 }
 
-// play signs in as name, admits the first patient and asks them turns questions. No screen
+// play signs in as name, reviews the first patient and asks them turns questions. No screen
 // may ever show what notice matches (nil: anything goes).
 func (s *server) play(name string, turns int, notice *regexp.Regexp) (run traineeRun) {
 	run.name = name
@@ -230,7 +230,7 @@ func (s *server) play(name string, turns int, notice *regexp.Regexp) (run traine
 	if run.err = term.typeKeys("review patient_1\r"); run.err != nil {
 		return run
 	}
-	if _, run.err = term.await("patient_1 admitted", time.Minute, idleWith("patient_1 admitted")); run.err != nil {
+	if _, run.err = term.await("patient_1 chosen", time.Minute, idleWith("patient_1 ")); run.err != nil {
 		return run
 	}
 	for i := range turns {
@@ -298,10 +298,11 @@ func contains(text string) func([]string) bool {
 // busy is what the status bar says while anything runs or waits.
 var busy = regexp.MustCompile(`generating…|cancelling…|switching…|counting what|[0-9]+ queued|waiting for`)
 
-// idleWith is true when the screen shows text and the status bar says nothing runs.
-func idleWith(text string) func([]string) bool {
-	has := contains(text)
-	return func(lines []string) bool { return has(lines) && !busy.MatchString(lines[len(lines)-1]) }
+// idleWith is true when the header starts with text and the status bar says nothing runs.
+func idleWith(header string) func([]string) bool {
+	return func(lines []string) bool {
+		return strings.HasPrefix(lines[0], header) && !busy.MatchString(lines[len(lines)-1])
+	}
 }
 
 // chatLabel and chatText are a message's speaker and its indented text in the chat column.
