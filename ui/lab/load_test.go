@@ -281,12 +281,19 @@ func (s *server) typeLine(term *sshTerminal, text string) ([]time.Duration, erro
 	return took, nil
 }
 
-// The bottom rows hold the input box and the status bar.
-const inputRows = 6
+// inputTop is the row of the rule above the input box: below it the input and the status bar.
+func inputTop(lines []string) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "────") {
+			return i
+		}
+	}
+	return len(lines)
+}
 
 // inputShows is true when the input's first line holds typed and nothing more.
 func inputShows(typed string) func([]string) bool {
-	return func(lines []string) bool { return slices.Contains(lines[len(lines)-inputRows:], "│ "+typed) }
+	return func(lines []string) bool { return slices.Contains(lines[inputTop(lines):], "│ "+typed) }
 }
 
 func contains(text string) func([]string) bool {
@@ -315,7 +322,7 @@ func replied(mark string) func([]string) bool {
 		if busy.MatchString(lines[len(lines)-1]) {
 			return false
 		}
-		chat := lines[:len(lines)-inputRows]
+		chat := lines[:inputTop(lines)]
 		at := slices.IndexFunc(chat, func(l string) bool { return strings.Contains(l, mark) })
 		if at < 0 {
 			return false
