@@ -86,13 +86,11 @@ func (c *sshTerminal) draw(out io.Reader) {
 		c.check(at)
 		if c.notice != nil && c.noticed == "" && c.notice.MatchString(c.scr.String()) {
 			c.noticed = c.scr.String()
+			c.giveUp()
 		}
 		if err != nil {
 			c.readErr = err
-			if c.want != nil { // an await still waiting: it learns the connection ended
-				c.want = nil
-				close(c.seen)
-			}
+			c.giveUp()
 		}
 		c.mu.Unlock()
 		if err != nil {
@@ -109,27 +107,45 @@ func (c *sshTerminal) check(at time.Time) {
 	}
 }
 
-// await waits until the screen shows what ok looks for and returns when it first did.
+// giveUp ends an await still waiting: the connection ended or the screen showed the notice.
+// The caller holds mu.
+func (c *sshTerminal) giveUp() {
+	if c.want != nil {
+		c.want = nil
+		close(c.seen)
+	}
+}
+
+// await waits until the screen shows what ok looks for and returns when it first did. It gives
+// up at limit, when the connection ends, or when the screen shows what never watches for.
 func (c *sshTerminal) await(what string, limit time.Duration, ok func(lines []string) bool) (time.Time, error) {
 	c.mu.Lock()
-	if c.readErr != nil {
-		c.mu.Unlock()
-		return time.Time{}, fmt.Errorf("%s: the connection ended (%v) before %s:\n%s", c.name, c.readErr, what, c.scr)
-	}
 	seen := make(chan time.Time, 1)
-	c.want, c.seen = ok, seen
-	c.check(time.Now())
+	if c.readErr == nil && c.noticed == "" {
+		c.want, c.seen = ok, seen
+		c.check(time.Now())
+	} else {
+		close(seen)
+	}
 	c.mu.Unlock()
+	timeout := time.NewTimer(limit)
+	defer timeout.Stop()
 	select {
 	case at, open := <-seen:
 		if open {
 			return at, nil
 		}
-	case <-time.After(limit):
+	case <-timeout.C:
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.want = nil
+	switch {
+	case c.noticed != "":
+		return time.Time{}, fmt.Errorf("%s: before %s, the screen showed %q:\n%s", c.name, what, c.notice, c.noticed)
+	case c.readErr != nil:
+		return time.Time{}, fmt.Errorf("%s: the connection ended (%v) before %s:\n%s", c.name, c.readErr, what, c.scr)
+	}
 	return time.Time{}, fmt.Errorf("%s: no %s within %s:\n%s", c.name, what, limit, c.scr)
 }
 
