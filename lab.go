@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
@@ -18,14 +19,18 @@ import (
 )
 
 // serveFlags are what `ward serve` accepts: where it listens, and the shift flags every
-// trainee's shift shares.
+// trainee's shift shares. No --trace: one file would interleave the class's turns, which no
+// replay could follow.
 var serveFlags = []string{"db", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift",
-	"scenarios", "agents", "trace", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
+	"scenarios", "agents", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
 
 // serve runs the sim lab's SSH server on the database until SIGINT or SIGTERM, which close
 // every connection with its shift saved.
 func serve(ctx context.Context, c *call) error {
 	o := c.o
+	if o.slots < 1 {
+		return usageError{fmt.Sprintf("--slots %d: the model serves at least one call at a time", o.slots)}
+	}
 	theme, err := themes.New(o.theme, themes.NoColorRequested())
 	if err != nil {
 		return err
@@ -44,7 +49,7 @@ func serve(ctx context.Context, c *call) error {
 	defer store.Close()
 	setup, err := session.NewSetup(ctx, store, session.Flags{
 		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
-		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents, Trace: o.trace,
+		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents,
 		Knowledge: o.knowledge, EmbedModel: o.embedModel, ConfirmAdmissions: true, Themes: themes.Names,
 		Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
 	}, toStderr(c.stderr))
@@ -52,9 +57,10 @@ func serve(ctx context.Context, c *call) error {
 		return err
 	}
 	defer setup.Close()
+	queue := llm.NewQueue(setup.Backend(), o.slots) // one model server, shared fairly
 	keys := lab.KeysPath(o.db)
 	srv, err := lab.New(lab.Config{Setup: setup, HostKey: hostKey, Keys: keys, Idle: o.idle, Theme: theme,
-		Shift: o.shift, Log: c.stderr})
+		Shift: o.shift, Log: c.stderr, Backend: queue.For})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@
 # arrows.sh — check that imports point the way ARCHITECTURE.md draws them, from `go list`:
 #   - ui imports only session (the slash commands, error codes), session/live (the screen's
 #     adapter and view types), session/records (a transcript) and themes of ward's packages;
+#     ui/board (the instructor's views) only session, session/live and themes;
 #   - session's rooms: the turn (session) imports neither its adapter (session/live), its tools
 #     (session/playback) nor agents/eval or agents/replay; the read side (session/records) imports
 #     no session package but the engine's (physio, scenario); only session/playback, of session's
@@ -9,7 +10,9 @@
 #   - only the Ollama backend and its test helper import github.com/ollama/ollama (tests included);
 #   - agents, memory and persist never import session or ui; memory's code imports only memory
 #     (its tests may use the real store);
-#   - nothing imports main.
+#   - nothing imports main; nothing but main imports ui/lab (the SSH server), which imports of
+#     ward's packages only ui, ui/board, session, session/live, persist (and persist/outfile),
+#     agents/llm and themes;
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/ward-sim/ward
@@ -25,11 +28,21 @@ for dep in $(go list -f '{{join .Imports "\n"}}' ./ui | grep "^$mod" || true); d
 	case "$dep" in "$mod/session" | "$mod/session/live" | "$mod/session/records" | "$mod/themes") ;; *) bad "ui imports $dep" ;; esac
 done
 code_imports() { go list -f '{{join .Imports "\n"}}' "$1" | grep "^$mod" || true; }
+for dep in $(code_imports ./ui/lab); do
+	case "$dep" in "$mod/ui" | "$mod/ui/board" | "$mod/session" | "$mod/session/live" | "$mod/persist" | "$mod/persist/outfile" | "$mod/agents/llm" | "$mod/themes") ;;
+	*) bad "ui/lab imports $dep" ;; esac
+done
+for pkg in $(go list ./...); do
+	[ "$pkg" = "$mod" ] || [ "$pkg" = "$mod/ui/lab" ] || ! code_imports "$pkg" | grep -qx "$mod/ui/lab" || bad "$pkg imports ui/lab (only main may)"
+done
 for dep in $(code_imports ./session); do
 	case "$dep" in "$mod/session/live" | "$mod/session/playback" | "$mod/agents/eval" | "$mod/agents/replay") bad "the turn (session) imports $dep" ;; esac
 done
 for dep in $(code_imports ./session/records); do
 	case "$dep" in "$mod/session/physio" | "$mod/session/scenario") ;; "$mod/session"*) bad "the read side (session/records) imports $dep" ;; esac
+done
+for dep in $(code_imports ./ui/board); do
+	case "$dep" in "$mod/session" | "$mod/session/live" | "$mod/themes") ;; *) bad "ui/board imports $dep" ;; esac
 done
 while read -r pkg; do
 	if go list -f '{{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' "$pkg" | grep -q 'github.com/ollama/ollama'; then

@@ -2,17 +2,21 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
+	"github.com/ward-sim/ward/themes"
 )
 
 // The instructor steers a trainee's running shift from the class's board (ui/board): an event
@@ -24,18 +28,29 @@ import (
 
 // Injection is one event the instructor puts into a trainee's shift.
 type Injection struct {
-	Kind      string // physio.InjectDeterioration, InjectResult, InjectCall or InjectAdmission
+	Kind      string // InjectDeterioration, InjectAdmission, InjectResult or InjectCall
 	PatientID string // whom it concerns; for an admission, the new patient's ID ("": the next free one)
 	State     string // a deterioration's state, one of the patient's scenario's (InjectChoices)
 	Scenario  string // an admission's scenario, by ID
 	Text      string // a result's words ("K+ 6.8"), or what the relative says on the phone
 }
 
+// Kinds of Injection, as the engine records them.
+const (
+	InjectDeterioration = physio.InjectDeterioration
+	InjectAdmission     = physio.InjectAdmission
+	InjectResult        = physio.InjectResult
+	InjectCall          = physio.InjectCall
+)
+
 // Voices the trainee hears an injected event in.
 const (
 	labAgent   = "Lab"
 	phoneVoice = "a relative of %s (on the phone)" // when the scenario names no relative
 )
+
+// maxInjectedText bounds a result's or a call's words: a line or two, as a lab or a relative says it.
+const maxInjectedText = 500
 
 // ErrShiftEnded refuses what an ended shift can no longer take.
 var ErrShiftEnded = errors.New("the instructor ended this shift for debrief")
@@ -45,11 +60,22 @@ var ErrShiftEnded = errors.New("the instructor ended this shift for debrief")
 // injection (an unknown patient, state or scenario, a closed case, an ended shift) returns an
 // error and changes nothing. emit hears what a turn's would: the messages and the engine's events.
 func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) error {
+	asJSON, _ := json.Marshal(in) // strings only: it cannot fail
+	s.begin(llm.TraceInput{Op: llm.InputInject, Text: string(asJSON)}, emit)
 	if !s.info.Ended.IsZero() {
 		return ErrShiftEnded
 	}
-	if in.Kind == physio.InjectAdmission {
+	switch in.Kind {
+	case InjectAdmission:
 		return s.injectAdmission(in, emit)
+	case InjectResult, InjectCall:
+		in.Text = strings.TrimSpace(themes.Printable(in.Text)) // shown to the trainee and stored as it is
+		if in.Text == "" || len(in.Text) > maxInjectedText {
+			return fmt.Errorf("a %s needs some words, at most %d characters", in.Kind, maxInjectedText)
+		}
+	case InjectDeterioration:
+	default:
+		return fmt.Errorf("no injection %q: one of %s, %s, %s, %s", in.Kind, InjectDeterioration, InjectAdmission, InjectResult, InjectCall)
 	}
 	e, err := s.injectable(in.PatientID)
 	if err != nil {
@@ -57,28 +83,20 @@ func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) erro
 	}
 	var events []physio.Event
 	var msg memory.Message
-	switch in.Kind {
-	case physio.InjectDeterioration:
+	if in.Kind == InjectDeterioration {
 		ev, err := e.Deteriorate(in.State)
 		if err != nil {
 			return err
 		}
 		events, msg = []physio.Event{ev}, s.message(memory.RoleAssistant, nurseAgent, worried(e))
-	case physio.InjectResult, physio.InjectCall:
-		if in.Text == "" {
-			return fmt.Errorf("a %s needs some words", in.Kind)
-		}
+	} else {
 		if err := e.Record(in.Kind, in.Text); err != nil {
 			return err
 		}
 		msg = s.heard(e, in)
-	default:
-		return fmt.Errorf("no injection %q: one of %s, %s, %s, %s", in.Kind, physio.InjectDeterioration,
-			physio.InjectAdmission, physio.InjectResult, physio.InjectCall)
 	}
 	s.sim.dirty[e.PatientID()] = true
-	s.recordEvents(events)
-	s.noteSummary(e.PatientID(), summaryOf(e))
+	s.recordEvents(events) // a new state: the roster's summary too
 	for _, ev := range events {
 		emit(SimEvent{ev})
 	}
@@ -112,7 +130,7 @@ func worried(e *physio.Engine) string {
 // heard is the line the trainee hears of a result or a call, in its own voice.
 func (s *Session) heard(e *physio.Engine, in Injection) memory.Message {
 	name := e.Scenario().Demographics.Name
-	if in.Kind == physio.InjectResult {
+	if in.Kind == InjectResult {
 		return s.message(memory.RoleAssistant, labAgent, fmt.Sprintf("Result for %s (%s): %s", name, e.PatientID(), in.Text))
 	}
 	voice := fmt.Sprintf(phoneVoice, name)
@@ -218,6 +236,7 @@ func (s *Session) storeInstructor(lines []line, emit func(Event), also func(*per
 // say so, the clock stops, and the shift is marked ended, in one commit. The trainee can still
 // read each review (/aar) and answer the reflective questions.
 func (s *Session) End(emit func(Event)) error {
+	s.begin(llm.TraceInput{Op: llm.InputEnd}, emit)
 	if !s.info.Ended.IsZero() {
 		return ErrShiftEnded
 	}

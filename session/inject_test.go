@@ -100,6 +100,15 @@ func TestInjectDeteriorationMovesThePatient(t *testing.T) {
 	if !strings.Contains(rep.Digest(), "Instructor: ") {
 		t.Errorf("the debrief's digest does not name the instructor's injection:\n%s", rep.Digest())
 	}
+	var debrief string
+	for _, ev := range r.turn("/aar") {
+		if m, ok := ev.(MessageEvent); ok && m.Agent == "Preceptor" {
+			debrief = m.Text
+		}
+	}
+	if !strings.Contains(debrief, "**What the instructor injected**") || !strings.Contains(debrief, "a deterioration to shock") {
+		t.Errorf("the Preceptor's debrief does not name the instructor's injection:\n%s", debrief)
+	}
 	dump, err := json.Marshal(r.dump())
 	if err != nil {
 		t.Fatal(err)
@@ -194,6 +203,8 @@ func TestInjectRefusalsChangeNothing(t *testing.T) {
 		{Injection{Kind: physio.InjectDeterioration, PatientID: "patient_1", State: "worse"}, `no state "worse": one of pea-arrest, peri-arrest, reaction, recovered, responding, rosc, shock`},
 		{Injection{Kind: physio.InjectDeterioration, PatientID: "patient_1", State: "reaction"}, "in state reaction already"},
 		{Injection{Kind: physio.InjectResult, PatientID: "patient_1"}, "needs some words"},
+		{Injection{Kind: physio.InjectCall, PatientID: "patient_1", Text: " \x1b[2J "}, "needs some words"},
+		{Injection{Kind: physio.InjectCall, PatientID: "patient_1", Text: strings.Repeat("so worried ", 50)}, "at most 500 characters"},
 		{Injection{Kind: "flood", PatientID: "patient_1"}, `no injection "flood"`},
 		{Injection{Kind: physio.InjectAdmission, Scenario: "no-such-case"}, `no scenario "no-such-case"`},
 		{Injection{Kind: physio.InjectAdmission, Scenario: "anaphylaxis"}, "another patient of this shift has that case"},
@@ -242,6 +253,9 @@ func TestEndClosesEveryCase(t *testing.T) {
 	rep := r.engine("patient_1").Report()
 	if !strings.Contains(rep.Markdown(), "The instructor ended the case before a disposition") {
 		t.Error("the review does not say the instructor ended the case")
+	}
+	if refused := errorsOf(r.turn("/admit patient_3")); !strings.Contains(refused, "no new patient comes in") || len(r.s.roster) != 2 {
+		t.Errorf("an admission after the end: %q, roster %v", refused, r.s.roster)
 	}
 	if err := r.s.End(func(Event) {}); !errors.Is(err, ErrShiftEnded) {
 		t.Errorf("a second end: %v", err)

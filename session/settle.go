@@ -376,7 +376,12 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 	var admitted *physio.Engine
 	if isNew && s.engine(t, id) == nil {
 		var err error
-		if admitted, err = s.sim.admit(id, scenario, s.onRoster(factScenario)); err != nil {
+		if s.Ended() {
+			err = fmt.Errorf("%w: no new patient comes in; /aar reviews each patient", ErrShiftEnded)
+		} else {
+			admitted, err = s.sim.admit(id, scenario, s.onRoster(factScenario))
+		}
+		if err != nil {
 			t.emit(ErrorEvent{Code: "ADMIT", Message: err.Error()})
 			s.commit(t, typed, nil) // the line is kept even when the admission fails
 			return nil, false

@@ -131,6 +131,19 @@ func (s *Setup) Open(ctx context.Context) (sess *Session, resumed bool, err erro
 	return sess, false, err
 }
 
+// Resume resumes the signed-in trainee's latest shift; false when they have none.
+func (s *Setup) Resume(ctx context.Context) (*Session, bool, error) {
+	cfg, err := s.Config(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	sess, err := Resume(cfg)
+	if errors.Is(err, records.ErrNoShift) {
+		return nil, false, nil
+	}
+	return sess, err == nil, err
+}
+
 // Start starts a shift of the given roster for whoever the store is signed in as now (the start
 // dialog may have signed another trainee in): their preferences, the backend chosen once.
 func (s *Setup) Start(ctx context.Context, shift string) (*Session, error) {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/persist"
 )
@@ -79,5 +80,48 @@ func TestTheStartDialogsTraineeGetsTheirModel(t *testing.T) {
 	}
 	if started, err := setup.Config(context.Background()); err == nil {
 		t.Errorf("alice's shift on a model Ollama lacks: %s %q, no error", started.Backend.Name(), started.Backend.Model())
+	}
+}
+
+// named is a backend under another model name: the share of the backend one trainee is given.
+type named struct {
+	llm.Backend
+	model string
+}
+
+func (n named) Model() string { return n.model }
+
+// A server's Setup gives each trainee their own: their store view and their share of the
+// backend; the server's own Setup, and the shifts of the others, are left as they were.
+func TestForTraineeGivesEachTheirStoreAndBackend(t *testing.T) {
+	store := setupStore(t, Prefs{Model: "alices-model"})
+	server, err := NewSetup(context.Background(), store, Flags{Backend: "offline", Window: "block"}, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := store.As(persist.Person{Trainee: "alice"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer view.Close()
+	alice := server.ForTrainee(view, named{server.Backend(), "alice's share"})
+	if s, resumed, err := alice.Resume(context.Background()); s != nil || resumed || err != nil {
+		t.Fatalf("alice, who has no shift, resumed %v (%v)", resumed, err)
+	}
+	s, resumed, err := alice.Open(context.Background())
+	if err != nil || resumed {
+		t.Fatalf("open: resumed %v, %v", resumed, err)
+	}
+	if again, resumed, err := alice.Resume(context.Background()); err != nil || !resumed || again.ID() != s.ID() {
+		t.Errorf("alice's resume: %v (%v); want the shift she opened", resumed, err)
+	}
+	if _, model := s.Backend(); model != "alice's share" {
+		t.Errorf("alice's shift asks %q; want her share of the backend", model)
+	}
+	if latest, ok, err := view.LatestSession(); err != nil || !ok || latest.Trainee != "alice" {
+		t.Errorf("alice's shift is %+v, %v (%v); want hers", latest, ok, err)
+	}
+	if server.Store() != store || server.Backend().Model() == "alice's share" {
+		t.Error("ForTrainee changed the server's Setup")
 	}
 }

@@ -180,12 +180,20 @@ func copyChatCmd(ctx context.Context, e Shift, w io.Writer) tea.Cmd {
 }
 
 // exportCmd writes the whole active conversation as markdown to the file arg names, or to a
-// file named after the patient and the time in dir; a file that exists is replaced only when arg
-// ends in --force.
-func exportCmd(ctx context.Context, e Shift, dir, arg string) tea.Cmd {
-	file, force := strings.TrimSpace(arg), false
+// file named after the patient and the time in opts.SaveDir; a file that exists is replaced only
+// when arg ends in --force. A confined screen writes only into opts.SaveDir.
+func exportCmd(ctx context.Context, e Shift, opts Options, arg string) tea.Cmd {
+	file, force, dir := strings.TrimSpace(arg), false, opts.SaveDir
 	if rest, ok := strings.CutSuffix(file, "--force"); ok && (rest == "" || strings.HasSuffix(rest, " ")) {
 		file, force = strings.TrimSpace(rest), true
+	}
+	if opts.Confined && file != "" {
+		if filepath.Base(file) != file || file == "." || file == ".." {
+			return func() tea.Msg {
+				return noticeMsg{text: "on the class server /export takes a file name only: it is saved in your folder there", level: noticeError}
+			}
+		}
+		file = filepath.Join(dir, file)
 	}
 	return func() tea.Msg {
 		c, err := e.Transcript(ctx)

@@ -224,7 +224,7 @@ func (d *startDialog) View(width int) string {
 	trainee := t.Muted.Render("Trainee: ") + t.Text.Render(themes.Printable(d.trainee)) + t.Accent.Render("▏")
 	if d.fixed {
 		footer = "↑/↓ choose · enter starts · ctrl+c quits"
-		trainee = t.Muted.Render("Trainee: ") + t.Text.Render(themes.Printable(d.trainee)) + t.Muted.Render(" (their passphrase opened ward)")
+		trainee = t.Muted.Render("Trainee: ") + t.Text.Render(themes.Printable(d.trainee)) + t.Muted.Render(" (signed in: their passphrase or key opened ward)")
 	}
 	choices := d.choices()
 	titleWidth, summaryWidth := 0, 0

@@ -321,6 +321,25 @@ func TestExportWritesTheChat(t *testing.T) {
 	}
 }
 
+// A confined screen (a trainee at ward serve) exports into its folder by name alone: a path,
+// which would write anywhere on the server, is refused with a notice.
+func TestAConfinedExportWritesOnlyIntoItsFolder(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	m.opts.Confined = true
+	outside := filepath.Join(t.TempDir(), "chat.md")
+	typeText(m, "/export "+outside)
+	press(t, m, "enter")
+	if _, err := os.Stat(outside); err == nil || !strings.Contains(screen(m), "takes a file name only") {
+		t.Fatalf("a confined export wrote to %s (%v):\n%s", outside, err, screen(m))
+	}
+	typeText(m, "/export chat.md")
+	press(t, m, "enter")
+	if md, err := os.ReadFile(filepath.Join(m.opts.SaveDir, "chat.md")); err != nil || !strings.Contains(string(md), "It came on after lunch") {
+		t.Fatalf("a confined export by name: %v\n%s", err, md)
+	}
+}
+
 func TestClearAsksFirstAndSaysHowToRestore(t *testing.T) {
 	for _, typed := range []string{"/clear", "clear patient context"} {
 		f := newFakeWard()

@@ -21,7 +21,8 @@ type Options struct {
 	Theme       themes.Theme
 	StartShifts []ShiftChoice // when not nil, open with the start dialog offering these
 	Trainee     string        // whose shift the start dialog starts
-	// TraineeFixed: the start dialog may not change the trainee (their passphrase opened ward).
+	// TraineeFixed: the start dialog may not change the trainee (their passphrase, or their key at
+	// ward serve, opened ward).
 	TraineeFixed bool
 	SaveDir      string    // where the inspector saves prompts; "" is the working directory
 	Clipboard    io.Writer // where OSC 52 is written; nil is stderr
@@ -31,6 +32,9 @@ type Options struct {
 	// StartedTheme is the theme of the trainee the start dialog has just started a shift for, who
 	// may prefer another than the person ward opened as; nil keeps the theme.
 	StartedTheme func() (themes.Theme, error)
+	// Confined: the files the screen writes (/export FILE) go into SaveDir alone, by name: the
+	// trainee is at a server's screen (ward serve), not at a shell of the machine that writes.
+	Confined bool
 }
 
 type focusArea int

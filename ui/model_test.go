@@ -492,7 +492,7 @@ func TestStartDialogNamesTheTrainee(t *testing.T) {
 	m = New(f, Options{StartShifts: shifts, Trainee: "alice", TraineeFixed: true})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	press(t, m, "backspace", "x")
-	if out := screen(m); !strings.Contains(out, "Trainee: alice (their passphrase opened ward)") {
+	if out := screen(m); !strings.Contains(out, "Trainee: alice (signed in: their passphrase or key opened ward)") {
 		t.Fatalf("a fixed trainee changed, or is not said to be fixed:\n%s", out)
 	}
 	press(t, m, "enter")

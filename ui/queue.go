@@ -88,7 +88,7 @@ func (m *Model) run(r request) tea.Cmd {
 	case session.CmdInspect:
 		return tea.Batch(m.openInspector(), m.next())
 	case session.CmdExport:
-		return tea.Batch(exportCmd(m.ctx, m.shift, m.opts.SaveDir, strings.TrimSpace(arg)), m.next())
+		return tea.Batch(exportCmd(m.ctx, m.shift, m.opts, strings.TrimSpace(arg)), m.next())
 	}
 	return m.startTurn(func(ctx context.Context) tea.Cmd { return submitCmd(ctx, m.shift, line) })
 }

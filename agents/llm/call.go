@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// Call makes one call through b and describes it for the trace, streamed chunks included. A nil
-// onDelta asks for no streaming, as it does of b.
+// Call makes one call through b and describes it for the trace, streamed chunks included, its
+// time at the model apart from its wait in a class's queue. A nil onDelta asks for no streaming,
+// as it does of b.
 func Call(ctx context.Context, b Backend, req Request, onDelta func(string)) (Response, TraceRecord, error) {
 	var chunks []string
 	deltas := onDelta
@@ -17,10 +18,11 @@ func Call(ctx context.Context, b Backend, req Request, onDelta func(string)) (Re
 			onDelta(s)
 		}
 	}
+	var queued time.Duration
 	t0 := time.Now()
-	resp, err := b.Chat(ctx, req, deltas)
-	rec := NewTraceRecord(b, req, resp, err, time.Since(t0))
-	rec.Chunks = chunks
+	resp, err := b.Chat(noteWait(ctx, &queued), req, deltas)
+	rec := NewTraceRecord(b, req, resp, err, time.Since(t0)-queued)
+	rec.Chunks, rec.QueuedMS = chunks, float64(queued.Microseconds())/1000
 	return resp, rec, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Queue shares one backend among a class: one model server has a few parallel slots, and thirty
@@ -78,11 +79,22 @@ func WithWaiting(ctx context.Context, report func(ahead int)) context.Context {
 	return context.WithValue(ctx, waitingKey{}, report)
 }
 
+type waitNoteKey struct{}
+
+// noteWait makes the queue add to *waited how long a call made with ctx waited in it, so the
+// trace can tell the model's time from the class's.
+func noteWait(ctx context.Context, waited *time.Duration) context.Context {
+	return context.WithValue(ctx, waitNoteKey{}, waited)
+}
+
 // wait returns once the call may go, or with ctx's error, having left the queue, when ctx ends
 // first.
 func (q *Queue) wait(ctx context.Context, name string) error {
 	resume := pauseClocks(ctx)
 	defer resume()
+	if waited, ok := ctx.Value(waitNoteKey{}).(*time.Duration); ok {
+		defer func(entered time.Time) { *waited += time.Since(entered) }(time.Now())
+	}
 	report, _ := ctx.Value(waitingKey{}).(func(int))
 	w := q.enter(name)
 	told := 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -283,6 +284,112 @@ func TestWithTimeoutRunsOutWithoutAQueue(t *testing.T) {
 	_, err := newGate().Chat(ctx, Request{Agent: "amy"}, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want context.DeadlineExceeded", err)
+	}
+}
+
+// counting is a backend that takes a little while and counts what it holds at once, overall and
+// per trainee (Request.Agent).
+type counting struct {
+	mu       sync.Mutex
+	running  map[string]int
+	now      int
+	most     int
+	mostEach int
+}
+
+func (c *counting) Name() string  { return "counting" }
+func (c *counting) Model() string { return "" }
+
+func (c *counting) Chat(ctx context.Context, req Request, _ func(string)) (Response, error) {
+	c.mu.Lock()
+	c.now++
+	c.running[req.Agent]++
+	c.most, c.mostEach = max(c.most, c.now), max(c.mostEach, c.running[req.Agent])
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.now--
+		c.running[req.Agent]--
+		c.mu.Unlock()
+	}()
+	select {
+	case <-time.After(time.Duration(len(req.Agent)%3+1) * time.Millisecond):
+		return Response{DoneReason: "stop"}, nil
+	case <-ctx.Done():
+		return Response{}, context.Cause(ctx)
+	}
+}
+
+// Calls cancelled at any moment, waiting or in flight, leave nothing behind: every other call
+// completes, the limits hold throughout, and no slot or goroutine is left over.
+func TestQueueUnderCancellationsLeavesNothingBehind(t *testing.T) {
+	before := runtime.NumGoroutine()
+	c := &counting{running: map[string]int{}}
+	q := NewQueue(c, 3)
+	var wg sync.WaitGroup
+	var done, cancelled atomic.Int64
+	for i := range 12 {
+		who := fmt.Sprint("trainee-", i)
+		wg.Go(func() {
+			for k := range 15 {
+				ctx, cancel := context.WithCancel(context.Background())
+				if (i+k)%4 == 0 { // a quarter are cancelled, some while waiting, some at the model
+					time.AfterFunc(time.Duration(k%3)*time.Millisecond, cancel)
+				}
+				_, err := q.For(who).Chat(ctx, Request{Agent: who}, nil)
+				cancel()
+				switch {
+				case err == nil:
+					done.Add(1)
+				case errors.Is(err, context.Canceled):
+					cancelled.Add(1)
+				default:
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if done.Load()+cancelled.Load() != 12*15 || done.Load() < 12*15*3/4 || cancelled.Load() == 0 {
+		t.Errorf("%d calls answered and %d cancelled of %d, a quarter of them meant to be cancelled", done.Load(), cancelled.Load(), 12*15)
+	}
+	if c.most > 3 || c.mostEach > 1 {
+		t.Errorf("at most %d calls at once, %d of one trainee; want ≤ 3 and 1", c.most, c.mostEach)
+	}
+	assertEmpty(t, q)
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left over", runtime.NumGoroutine()-before)
+		}
+	}
+}
+
+// The trace tells the model's time from the class's: a call's wait in the queue is its own figure.
+func TestCallTracesTheWaitInTheQueueApart(t *testing.T) {
+	g := newGate()
+	q := NewQueue(g, 1)
+	first := call(t.Context(), q, "amy")
+	<-g.arrived
+	traced := make(chan TraceRecord, 1)
+	started := time.Now()
+	go func() {
+		_, rec, _ := Call(t.Context(), q.For("ben"), Request{Agent: "ben"}, nil)
+		traced <- rec
+	}()
+	waitQueued(t, q, 1)
+	const held = 300 * time.Millisecond
+	time.Sleep(held)
+	g.finish <- struct{}{}
+	<-g.arrived
+	g.finish <- struct{}{}
+	rec := <-traced
+	total := float64(time.Since(started).Microseconds()) / 1000
+	if rec.QueuedMS < float64(held.Milliseconds()) || rec.ElapsedMS+rec.QueuedMS > total {
+		t.Errorf("queued %.1f ms, at the model %.1f ms, of %.1f ms in all; want at least %s queued, and the two within the whole",
+			rec.QueuedMS, rec.ElapsedMS, total, held)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
 	}
 }
 

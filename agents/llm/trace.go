@@ -75,6 +75,8 @@ const (
 	InputSwitch  = "switch"  // Text is the patient the screen switched to
 	InputRestore = "restore" // the screen opened on the registry's active patient
 	InputTick    = "tick"    // Wall passed on the screen's real-time clock
+	InputInject  = "inject"  // Text is the instructor's injection, as JSON (session.Injection)
+	InputEnd     = "end"     // the instructor ended the shift for debrief
 )
 
 // TraceInput is one thing the session was asked to do.
@@ -123,7 +125,8 @@ type TraceRecord struct {
 	Error       string  `json:"error,omitempty"`
 	ErrorKind   string  `json:"error_kind,omitempty"`
 	ErrorDetail string  `json:"error_detail,omitempty"`
-	ElapsedMS   float64 `json:"elapsed_ms"`
+	ElapsedMS   float64 `json:"elapsed_ms"`          // at the model: a wait in the class's queue is not counted
+	QueuedMS    float64 `json:"queued_ms,omitempty"` // how long the call waited in the class's queue (Queue)
 	// Metrics all zero means nothing was measured (the offline backend, or a failed call).
 	Metrics Metrics `json:"metrics"`
 }

@@ -6,6 +6,7 @@ package playback
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
@@ -115,6 +116,14 @@ func replayInput(ctx context.Context, s *session.Session, in llm.TraceInput) err
 		s.Restore(ignore)
 	case llm.InputTick:
 		s.Tick(in.Wall, ignore)
+	case llm.InputInject:
+		var injected session.Injection
+		if err := json.Unmarshal([]byte(in.Text), &injected); err != nil {
+			return fmt.Errorf("%w: an injection it holds is unreadable: %v", replay.ErrUnreplayable, err)
+		}
+		_ = s.Inject(ctx, injected, ignore) // refused as the recording's was, or applied as it was
+	case llm.InputEnd:
+		_ = s.End(ignore)
 	default:
 		return fmt.Errorf("%w: it holds an input this ward does not know: %q", replay.ErrUnreplayable, in.Op)
 	}

@@ -126,12 +126,14 @@ func (m *model) boardKey(msg tea.KeyMsg) tea.Cmd {
 		if ok {
 			return m.startWatch(r.name)
 		}
-	case "i":
-		if ok && r.live != nil && !r.standing.Ended {
+	case "i", "e":
+		switch {
+		case !ok:
+		case r.live == nil || r.standing.Ended:
+			m.status = r.name + "'s shift is not running: nothing to inject or end"
+		case msg.String() == "i":
 			m.mode, m.inject = modeInject, newDialog(r)
-		}
-	case "e":
-		if ok && r.live != nil && !r.standing.Ended {
+		default:
 			m.mode = modeEnd
 		}
 	}

@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -123,8 +124,8 @@ func TestBoardListsTraineesWithNEWS2AndAlarmWaits(t *testing.T) {
 	c.join(t, "ben", "/admit patient_1 hypoglycaemia", "/admit patient_2", "/vitals", "/wait 2m")
 	m := newBoard(t, c)
 	v := view(m)
-	for _, want := range []string{"2 connected", "alarms wait in sim time", "ana", "ben", "Daniel Reyes", "Tom Harris",
-		"Graham Foster", "NEWS2 15 high", "emergency waiting 8:00", "score so far"} {
+	for _, want := range []string{"2 connected", "alarms: time waited, in sim time", "ana", "ben", "Daniel Reyes", "Tom Harris",
+		"Graham Foster", "NEWS2 15 high", "emergency 8:00", "score so far"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the board lacks %q:\n%s", want, v)
 		}
@@ -175,7 +176,7 @@ func TestWatchShowsTheFrameAndForwardsNoKey(t *testing.T) {
 	m := newBoard(t, c)
 	press(m, "j", "enter")
 	v := view(m)
-	if !strings.Contains(v, "Watching ben's screen · read-only") || !strings.Contains(v, "ben's chat") {
+	if !strings.Contains(v, "Watching ben's screen, read-only") || !strings.Contains(v, "ben's chat") {
 		t.Fatalf("watch shows:\n%s", v)
 	}
 	assertFits(t, v, 80, 24)
@@ -273,7 +274,15 @@ func TestInjectAdmissionResultAndCallFromTheBoard(t *testing.T) {
 	c := &fakeClass{}
 	ana := c.join(t, "ana", "/admit patient_1 anaphylaxis")
 	m := newBoard(t, c)
-	finish(t, m, press(m, "i", "down", "enter", "enter")) // an admission, the first scenario offered
+	press(m, "i", "down", "enter") // an admission: the library's scenarios, more than the terminal holds
+	for range 30 {
+		press(m, "down")
+		assertFits(t, view(m), 80, 24)
+	}
+	if v := view(m); !strings.Contains(v, "▸ ") {
+		t.Fatalf("the cursor went out of sight:\n%s", v)
+	}
+	finish(t, m, press(m, "esc", "i", "down", "enter", "enter")) // the first scenario offered
 	roster := ana.live.Snapshot().Roster
 	if len(roster) != 2 || roster[1].ID != "patient_2" {
 		t.Fatalf("roster after the admission: %+v", roster)
@@ -310,7 +319,7 @@ func TestEndFromTheBoard(t *testing.T) {
 		t.Fatal("a key other than y ended the shift")
 	}
 	press(m, "e")
-	if !strings.Contains(view(m), "End ana's shift for debrief?") {
+	if !strings.Contains(view(m), "End ana's shift for debrief (every open case closes)?") {
 		t.Errorf("e does not ask first:\n%s", view(m))
 	}
 	finish(t, m, press(m, "y"))
@@ -325,7 +334,57 @@ func TestEndFromTheBoard(t *testing.T) {
 	if !strings.Contains(v, "ended for debrief") || !strings.Contains(v, "ended by the instructor") {
 		t.Errorf("the board does not show the end:\n%s", v)
 	}
-	if press(m, "i"); m.mode != modeBoard {
-		t.Error("the board offers an injection into an ended shift")
+	if press(m, "i"); m.mode != modeBoard || !strings.Contains(view(m), "ana's shift is not running") {
+		t.Errorf("the board offers an injection into an ended shift:\n%s", view(m))
+	}
+}
+
+// BenchmarkBoardTick is one tick of the board with a class of 30 trainees, 5 patients each half
+// an hour in: every trainee's snapshot read and the frame drawn from them. Their standings are
+// read again at most once a second, which BenchmarkStanding (session/live) measures apart.
+func BenchmarkBoardTick(b *testing.B) {
+	c := &fakeClass{}
+	lines := []string{"/admit patient_1", "/admit patient_2", "/admit patient_3", "/admit patient_4", "/admit patient_5", "/wait 30m"}
+	for i := range 30 {
+		r := sessiontest.Seeded(b)
+		for _, l := range lines {
+			r.Turn(l)
+		}
+		c.trainees = append(c.trainees, Trainee{Name: fmt.Sprintf("trainee%02d", i), Since: time.Now(), Live: live.NewLive(r.S, nil)})
+	}
+	th, err := themes.New("dark", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New(c, th).(*model)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(tickMsg{})
+		_ = m.View()
+	}
+}
+
+// A frame taller than the instructor's terminal keeps the trainee's header and the bottom of
+// their screen (the newest chat, what they type), saying how much was left out between.
+func TestWatchCutsATallFrame(t *testing.T) {
+	c := &fakeClass{}
+	c.join(t, "ana", "/admit patient_1")
+	var frame []string
+	for i := range 40 {
+		frame = append(frame, fmt.Sprintf("line %02d", i))
+	}
+	c.frames["ana"] = strings.Join(frame, "\n")
+	m := newBoard(t, c)
+	press(m, "enter")
+	v := view(m)
+	assertFits(t, v, 80, 24)
+	for _, want := range []string{"line 00", "line 02", "┄ 18 lines of ana's screen left out", "line 21", "line 39"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the watched frame lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "line 03") || strings.Contains(v, "line 20") {
+		t.Errorf("the cut kept a line it said it left out:\n%s", v)
 	}
 }

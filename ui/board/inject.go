@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
-	"github.com/ward-sim/ward/session/physio"
 )
 
 // The inject dialog builds one session.Injection a step at a time: what kind of event, then the
@@ -46,10 +45,10 @@ type dialog struct {
 }
 
 var kinds = []option{
-	{physio.InjectDeterioration, "a deterioration of a patient to a state of their case"},
-	{physio.InjectAdmission, "a new admission, with a case from the library"},
-	{physio.InjectResult, "a result arriving for a patient"},
-	{physio.InjectCall, "a relative's phone call about a patient"},
+	{session.InjectDeterioration, "a deterioration of a patient to a state of their case"},
+	{session.InjectAdmission, "a new admission, with a case from the library"},
+	{session.InjectResult, "a result arriving for a patient"},
+	{session.InjectCall, "a relative's phone call about a patient"},
 }
 
 func newDialog(r row) *dialog {
@@ -70,7 +69,7 @@ func (d *dialog) prompt() string {
 	case stepScenario:
 		return "Which case does the new patient have?"
 	case stepText:
-		if d.in.Kind == physio.InjectResult {
+		if d.in.Kind == session.InjectResult {
 			return "The result, as the lab reports it (e.g. K+ 6.8 mmol/L):"
 		}
 		return "What the relative says on the phone:"
@@ -120,14 +119,14 @@ func (d *dialog) choose() tea.Cmd {
 	switch d.step {
 	case stepKind:
 		d.in.Kind = v
-		if v == physio.InjectAdmission {
+		if v == session.InjectAdmission {
 			d.ask(stepScenario, d.scenarios())
 		} else {
 			d.ask(stepPatient, d.patients())
 		}
 	case stepPatient:
 		d.in.PatientID = v
-		if d.in.Kind == physio.InjectDeterioration {
+		if d.in.Kind == session.InjectDeterioration {
 			d.ask(stepState, d.states())
 		} else {
 			d.ask(stepText, nil)
@@ -158,11 +157,11 @@ func (d *dialog) apply() tea.Cmd {
 // describe is an injection in the status line's words.
 func describe(in session.Injection) string {
 	switch in.Kind {
-	case physio.InjectDeterioration:
+	case session.InjectDeterioration:
 		return fmt.Sprintf("a deterioration of %s to %s", in.PatientID, in.State)
-	case physio.InjectAdmission:
+	case session.InjectAdmission:
 		return "an admission with " + in.Scenario
-	case physio.InjectResult:
+	case session.InjectResult:
 		return fmt.Sprintf("a result for %s: %s", in.PatientID, in.Text)
 	}
 	return fmt.Sprintf("a relative's call about %s: %q", in.PatientID, in.Text)

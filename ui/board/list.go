@@ -15,7 +15,7 @@ import (
 // state and score. The chosen trainee's block is kept in sight; the help line is always last.
 func (m *model) boardView() string {
 	t := m.theme
-	title := fmt.Sprintf("ward · the class · %d connected · alarms wait in sim time", len(m.rows))
+	title := fmt.Sprintf("ward · the class · %d connected · alarms: time waited, in sim time", len(m.rows))
 	top := []string{t.Title.Render(title)}
 	var body []string
 	chosenAt, chosenLen := 0, 0
@@ -104,21 +104,21 @@ func standingOf(st live.Standing, id string) live.PatientStanding {
 	return live.PatientStanding{}
 }
 
-// patientLine is one patient: ID, name, NEWS2, the alarm waiting and for how long in sim time
-// (or where they went), then the engine's state and the case's score, which only the instructor
-// sees.
+// patientLine is one patient: ID, name, NEWS2, the alarm waiting and how long it has waited in
+// sim time (or where they went), then the engine's state and the case's score, which only the
+// instructor sees.
 func (m *model) patientLine(p live.RosterEntry, ps live.PatientStanding, now time.Duration) string {
 	t := m.theme
-	news := t.Muted.Render("NEWS2 –")
+	news := t.Muted.Render(fmt.Sprintf("%-19s", "NEWS2 –"))
 	if p.NEWS2.Known {
-		news = m.bandStyle(p.NEWS2.Band).Render(fmt.Sprintf("NEWS2 %d %s", p.NEWS2.Value, bandName(p.NEWS2.Band)))
+		news = m.bandStyle(p.NEWS2.Band).Render(fmt.Sprintf("%-19s", fmt.Sprintf("NEWS2 %d %s", p.NEWS2.Value, bandName(p.NEWS2.Band))))
 	}
-	line := fmt.Sprintf("%-10s %-14s %s", p.ID, ansi.Truncate(p.Name, 14, "…"), news)
+	line := fmt.Sprintf("%-10s %-13s %s", p.ID, ansi.Truncate(p.Name, 13, "…"), news)
 	switch {
 	case p.Disposition != "":
 		line += "  " + t.Muted.Render(p.Disposition)
 	case p.Alert.Level != live.AlertNone:
-		line += "  " + m.alertStyle(p.Alert.Level).Render(fmt.Sprintf("%s waiting %s", alertName(p.Alert.Level), clock(now-p.Alert.Raised)))
+		line += "  " + m.alertStyle(p.Alert.Level).Render(fmt.Sprintf("%s %s", alertName(p.Alert.Level), clock(now-p.Alert.Raised)))
 	}
 	if ps.Max > 0 {
 		line += t.Muted.Render(fmt.Sprintf("  %s · %d/%d", ps.State, ps.Score, ps.Max))
@@ -130,7 +130,7 @@ func (m *model) patientLine(p live.RosterEntry, ps live.PatientStanding, now tim
 func (m *model) statusLine() string {
 	if m.mode == modeEnd {
 		r, _ := m.current()
-		return m.theme.Warn.Render(fmt.Sprintf("End %s's shift for debrief? Every open case closes. y ends it, any other key does not.", r.name))
+		return m.theme.Warn.Render(fmt.Sprintf("End %s's shift for debrief (every open case closes)? y: end it · other: no", r.name))
 	}
 	return m.theme.Muted.Render(m.status)
 }
@@ -149,16 +149,19 @@ func (m *model) keys(keys [][2]string) string {
 	return strings.Join(parts, "  ")
 }
 
+// bandStyle is the theme's colour for a NEWS2 band, without the badge's padding: the board
+// lines its columns up.
 func (m *model) bandStyle(b live.Band) lipgloss.Style {
+	style := m.theme.News2Low
 	switch b {
 	case live.BandLowMedium:
-		return m.theme.News2Single3
+		style = m.theme.News2Single3
 	case live.BandMedium:
-		return m.theme.News2Medium
+		style = m.theme.News2Medium
 	case live.BandHigh:
-		return m.theme.News2High
+		style = m.theme.News2High
 	}
-	return m.theme.News2Low
+	return style.UnsetPadding()
 }
 
 func bandName(b live.Band) string {

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -61,20 +62,39 @@ func (m *model) watchKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// watchView is a banner line, then the trainee's frame cut to the instructor's terminal.
+// watchView is a banner line, then the trainee's frame cut to the instructor's terminal: each
+// line to its width, ANSI-aware, and a taller frame as cut keeps it.
 func (m *model) watchView() string {
 	t := m.theme
-	banner := t.Accent.Render("Watching "+m.watch.trainee+"'s screen · read-only: nothing you type reaches them") +
-		"  " + m.keys([][2]string{{"esc", "back to the board"}})
+	banner := t.Accent.Render("Watching "+m.watch.trainee+"'s screen, read-only: your keys never reach it") +
+		"  " + m.keys([][2]string{{"esc", "back"}})
 	if m.watch.gone {
 		banner = t.Warn.Render(m.watch.trainee+" is not connected; the last frame they drew") + "  " + m.keys([][2]string{{"esc", "back"}})
 	}
-	lines := strings.Split(m.watch.frame, "\n")
-	if keep := max(m.height-1, 0); len(lines) > keep {
-		lines = lines[:keep]
-	}
+	lines := cut(strings.Split(m.watch.frame, "\n"), max(m.height-1, 0), func(n int) string {
+		return t.Muted.Render(fmt.Sprintf("┄ %d lines of %s's screen left out: a taller terminal shows them ┄", n, m.watch.trainee))
+	})
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, m.width, "") + ansi.ResetStyle
 	}
 	return m.fit([]string{banner}) + "\n" + strings.Join(lines, "\n")
+}
+
+// watchHead is how many of a frame's first lines a cut keeps: the trainee's header, which names
+// the patient and their NEWS2.
+const watchHead = 3
+
+// cut fits a frame into rows: whole when it fits, else its first watchHead lines and its last
+// (the newest chat, what the trainee is typing, their status bar), with a line between saying how
+// many were left out.
+func cut(lines []string, rows int, leftOut func(n int) string) []string {
+	if len(lines) <= rows {
+		return lines
+	}
+	if rows <= watchHead+1 {
+		return lines[len(lines)-rows:]
+	}
+	tail := rows - watchHead - 1
+	out := append(lines[:watchHead:watchHead], leftOut(len(lines)-watchHead-tail))
+	return append(out, lines[len(lines)-tail:]...)
 }

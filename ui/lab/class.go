@@ -9,7 +9,11 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/ward-sim/ward/session/live"
+	"github.com/ward-sim/ward/ui/board"
 )
+
+// Class is board.Class.
+var _ board.Class = (*Class)(nil)
 
 // Class is the trainees connected now, each with their running shift and the frame their
 // screen last drew: what the instructor's board reads.
@@ -61,6 +65,15 @@ func (c *Class) seated() []*seat {
 		}
 	}
 	slices.SortFunc(out, func(a, b *seat) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// Trainees are the trainees connected now whose shift is running, sorted by name.
+func (c *Class) Trainees() []board.Trainee {
+	var out []board.Trainee
+	for _, st := range c.seated() {
+		out = append(out, board.Trainee{Name: st.name, Since: st.since, Live: st.live})
+	}
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/ui/board"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -39,15 +40,14 @@ func (r refusal) Error() string { return r.line }
 // instructor's board, run by the middleware after it (next) as a Bubble Tea program.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		if !s.enter() {
+		c := &conn{sess: sess, in: &activity{r: sess}}
+		c.in.touch()
+		if !s.enter(c) {
 			say(sess, "ward: the server is shutting down")
 			return
 		}
-		defer s.conns.Done()
-		c := &conn{sess: sess, in: &activity{r: sess}}
-		c.in.touch()
-		s.track(c, true)
-		defer s.track(c, false)
+		defer s.leave(c)
+		defer c.watchIdle(s.cfg.Idle)() // at the passphrase's prompt too
 		s.audit(persist.Person{}, persist.AuditConnect, describe(sess))
 		who, err := s.identify(sess)
 		if err == nil {
@@ -103,14 +103,15 @@ func (s *Server) refuse(c *conn, who persist.Person, err error) {
 	c.farewell()
 }
 
-// instruct shows the instructor the board.
+// instruct shows the instructor the board of the class, until they quit or the server closes
+// the connection.
 func (s *Server) instruct(c *conn, next ssh.Handler) {
-	s.audit(persist.Person{Instructor: true}, persist.AuditSignIn, describe(c.sess))
-	names := ""
-	for _, st := range s.class.seated() {
-		names += " " + st.name
-	}
-	c.close(fmt.Sprintf("ward: the instructor's board is not in this build yet; connected now:%s", names))
+	who := persist.Person{Instructor: true}
+	s.audit(who, persist.AuditSignIn, describe(c.sess))
+	c.model = board.New(s.class, s.cfg.Theme)
+	c.sess.Context().SetValue(connKey{}, c)
+	next(c.sess)
+	s.audit(who, persist.AuditDisconnect, c.why())
 	c.farewell()
 }
 
@@ -174,7 +175,7 @@ func (c *conn) why() string {
 	if c.line != "" {
 		return c.line
 	}
-	return "the trainee quit, or the connection dropped"
+	return "they quit, or the connection dropped"
 }
 
 // say writes one line to the client's terminal.
@@ -196,17 +197,6 @@ func describe(sess ssh.Session) string {
 func (s *Server) audit(who persist.Person, action, detail string) {
 	if err := s.store.Audit().Record(who, action, "", detail); err != nil {
 		s.logf("audit record: %v", err)
-	}
-}
-
-// track adds c to the connections the server closes on shutdown, or removes it.
-func (s *Server) track(c *conn, open bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if open {
-		s.open[c] = true
-	} else {
-		delete(s.open, c)
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 // testLab is a server on loopback over a real bbolt file in a temp dir, answered by the offline
 // backend.
 type testLab struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	db    string
 	store *persist.Store
@@ -37,7 +37,7 @@ type testLab struct {
 
 // newLab serves a database; prepare runs on the open store first (to encrypt it), change on
 // the server's configuration.
-func newLab(t *testing.T, prepare func(*persist.Store), change func(*Config)) *testLab {
+func newLab(t testing.TB, prepare func(*persist.Store), change func(*Config)) *testLab {
 	t.Helper()
 	dir := t.TempDir()
 	l := &testLab{t: t, dir: dir, db: filepath.Join(dir, "ward.db")}
@@ -106,7 +106,7 @@ func (l *testLab) enrol(name string, instructor bool) gossh.Signer {
 	return signer
 }
 
-func newKey(t *testing.T) gossh.Signer {
+func newKey(t testing.TB) gossh.Signer {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -121,7 +121,7 @@ func newKey(t *testing.T) gossh.Signer {
 
 // client is one SSH connection with a terminal, as a trainee's ssh would open it.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	conn   *gossh.Client
 	sess   *gossh.Session
 	in     io.WriteCloser
@@ -160,7 +160,13 @@ func (l *testLab) dial(user string, key gossh.Signer) *client {
 // typeLine types text and enter.
 func (c *client) typeLine(text string) {
 	c.t.Helper()
-	if _, err := io.WriteString(c.in, text+"\r"); err != nil {
+	c.typeKeys(text + "\r")
+}
+
+// typeKeys types keys as they are.
+func (c *client) typeKeys(keys string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, keys); err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -168,12 +174,18 @@ func (c *client) typeLine(text string) {
 // waitFor waits until the screen shows text, escape sequences aside.
 func (c *client) waitFor(text string) {
 	c.t.Helper()
+	c.waitAfter(0, text)
+}
+
+// waitAfter waits until what the screen received after its first from bytes shows text.
+func (c *client) waitAfter(from int, text string) {
+	c.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(c.out.plain(), text) {
+	for !strings.Contains(ansi.Strip(c.out.raw()[from:]), text) {
 		if time.Now().After(deadline) {
 			c.t.Fatalf("the screen never showed %q; it shows:\n%s", text, tail(c.out.plain(), 3000))
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -228,6 +240,12 @@ func (s *screen) raw() string {
 }
 
 func (s *screen) plain() string { return ansi.Strip(s.raw()) }
+
+func (s *screen) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Len()
+}
 
 // audited is the actions of the audit record, in order.
 func (l *testLab) audited() []persist.AuditEntry {

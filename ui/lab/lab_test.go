@@ -3,13 +3,16 @@ package lab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
@@ -277,7 +280,7 @@ func TestEncryptedDatabaseAsksThePassphraseOverSSH(t *testing.T) {
 	first.typeLine("any pain?")
 	msgs := waitForReply(t, l, "alice", pass, "any pain?")
 	first.waitFor(firstWords(msgs[len(msgs)-1].Content))
-	first.typeLine("\x03") // ctrl+c quits
+	first.typeKeys("\x03") // ctrl+c quits
 	first.waitExit()
 
 	wrong := l.dial("alice", key)
@@ -300,4 +303,154 @@ func TestEncryptedDatabaseAsksThePassphraseOverSSH(t *testing.T) {
 			t.Error("a passphrase typed was echoed to the client")
 		}
 	}
+}
+
+// The instructor's key opens the board, which shows the trainees connected now.
+func TestTheInstructorsKeyOpensTheBoard(t *testing.T) {
+	l := newLab(t, nil, nil)
+	alice := l.dial("alice", l.enrol("alice", false))
+	alice.waitFor("patient_1")
+	teacher := l.dial("jones", l.enrol("jones", true))
+	teacher.waitFor("alice")
+	if trainees := l.srv.Class().Trainees(); len(trainees) != 1 || trainees[0].Name != "alice" || trainees[0].Live == nil {
+		t.Errorf("the class is %+v; want alice with her shift", trainees)
+	}
+	if !l.hasAudit(persist.AuditSignIn, "the instructor") {
+		t.Errorf("the instructor's sign-in is not audited: %+v", l.audited())
+	}
+}
+
+// Shutting down while a turn waits for the model waits for it: the reply is committed before
+// the store is closed.
+func TestShutdownWaitsForARunningTurn(t *testing.T) {
+	gate := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	l := newLab(t, nil, func(c *Config) {
+		gate.Backend = c.Setup.Backend()
+		c.Backend = func(string) llm.Backend { return gate }
+	})
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("patient_1")
+	c.typeLine("review patient_1")
+	for len(l.latestChat("alice", "", "patient_1")) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	gate.armed.Store(true)
+	c.typeLine("any chest pain?")
+	<-gate.entered
+	stopped := make(chan struct{})
+	go func() { l.stop(); close(stopped) }()
+	c.waitFor("the server is shutting down")
+	select {
+	case <-stopped:
+		t.Fatal("the server stopped before the running turn finished")
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(gate.release)
+	<-stopped
+	l.reopen()
+	waitForReply(t, l, "alice", "", "any chest pain?")
+}
+
+// The program follows the client's window: a resize redraws the screen at the new size.
+func TestTheScreenFollowsTheWindowSize(t *testing.T) {
+	l := newLab(t, nil, nil)
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("patient_1")
+	if err := c.sess.WindowChange(30, 90); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		frame, _ := l.srv.Class().Frame("alice")
+		lines := strings.Split(ansi.Strip(frame), "\n")
+		if len(lines) == 30 && ansi.StringWidth(lines[0]) <= 90 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the frame is %d lines after a resize to 90×30:\n%s", len(lines), frame)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Only keys log in: a password, or keyboard-interactive answers, are not asked for.
+func TestNoPasswordLogin(t *testing.T) {
+	l := newLab(t, nil, nil)
+	l.enrol("alice", false)
+	answer := func(string, string, []string, []bool) ([]string, error) { return nil, nil }
+	for _, auth := range []gossh.AuthMethod{gossh.Password("alice"), gossh.KeyboardInteractive(answer)} {
+		_, err := gossh.Dial("tcp", l.addr, &gossh.ClientConfig{User: "alice", Auth: []gossh.AuthMethod{auth},
+			HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+		if err == nil || !strings.Contains(err.Error(), "no supported methods remain") {
+			t.Errorf("a login without a key: %v; want the server to offer no such method", err)
+		}
+	}
+}
+
+// With no --shift, a trainee with nothing to resume chooses in the start dialog, and one who
+// left it without choosing is offered it again.
+func TestTheStartDialogIsOfferedUntilAShiftStarts(t *testing.T) {
+	l := newLab(t, nil, func(c *Config) { c.Shift = "" })
+	key := l.enrol("alice", false)
+	first := l.dial("alice", key)
+	first.waitFor("Start a shift")
+	first.typeKeys("\x03") // ctrl+c quits, no shift chosen
+	first.waitExit()
+	again := l.dial("alice", key)
+	again.waitFor("Start a shift")
+	again.typeLine("") // the first shift offered
+	again.waitFor("on the roster")
+}
+
+// BenchmarkLoginToFirstFrame is one trainee's way in: the SSH handshake with their key, the
+// enrolments read, a view signed in, their shift resumed and its first frame on their screen.
+func BenchmarkLoginToFirstFrame(b *testing.B) {
+	l := newLab(b, nil, nil)
+	key := l.enrol("alice", false)
+	for b.Loop() {
+		c := l.dial("alice", key)
+		c.waitFor("patient_1")
+		c.conn.Close()
+	}
+}
+
+// BenchmarkKeystrokeToFrame is a key the trainee types until the screen shows it; cpu-ms/op is
+// the process's CPU time for it, the server's and the client's together.
+func BenchmarkKeystrokeToFrame(b *testing.B) {
+	l := newLab(b, nil, func(c *Config) { c.Idle = 0 })
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("patient_1")
+	n := 0
+	defer reportCPU(b)()
+	for b.Loop() {
+		n++
+		mark, from := fmt.Sprintf("k%dz", n), c.out.len()
+		c.typeKeys(mark)
+		c.waitAfter(from, mark)
+		c.typeKeys(strings.Repeat("\x7f", len(mark))) // backspace it away
+	}
+}
+
+// reportCPU reports, when the returned func runs, the process's CPU time per op.
+func reportCPU(b *testing.B) func() {
+	cpu := func() time.Duration {
+		var u syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+		return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	}
+	start := cpu()
+	return func() { b.ReportMetric(float64(cpu()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op") }
+}
+
+// A connection left at the passphrase's prompt is closed when idle too.
+func TestIdleAtThePassphrasePrompt(t *testing.T) {
+	l := newLab(t, func(s *persist.Store) {
+		if err := s.Protect([]byte("the instructor's long passphrase 42")); err != nil {
+			t.Fatal(err)
+		}
+	}, func(c *Config) { c.Idle = 400 * time.Millisecond })
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("choose a passphrase")
+	c.waitExit()
+	c.waitFor("closed after 400ms without a keystroke")
 }

@@ -83,8 +83,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	srv, err := wish.NewServer(
 		key,
-		// Only public keys log in (no password, no keyboard-interactive). Every key is let in, and the handler refuses the unknown with a line that says why:
-		// refused here, a client would only hear "Permission denied".
+		// Only public keys log in: no password, no keyboard-interactive. Every key is let in
+		// here, and admit refuses the unknown with a line that says why: refused here, the
+		// client would only hear "Permission denied".
 		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool { return true }),
 		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.admit),
 	)
@@ -144,15 +145,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// enter counts a connection's handler in; false once the server is closing.
-func (s *Server) enter() bool {
+// enter counts a connection in, for Shutdown to close and wait for; false once the server is
+// closing.
+func (s *Server) enter(c *conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
 		return false
 	}
+	s.open[c] = true
 	s.conns.Add(1)
 	return true
+}
+
+// leave counts a connection out once its handler is done.
+func (s *Server) leave(c *conn) {
+	s.mu.Lock()
+	delete(s.open, c)
+	s.mu.Unlock()
+	s.conns.Done()
 }
 
 func (s *Server) logf(format string, args ...any) {

@@ -44,12 +44,10 @@ func (s *Server) train(c *conn, next ssh.Handler) {
 	s.class.seat(st, sh.Live)
 	c.model = framed{Model: ui.New(sh, opts), frame: &st.frame}
 	c.sess.Context().SetValue(connKey{}, c)
-	stopIdle := c.watchIdle(s.cfg.Idle)
 	next(c.sess)
-	stopIdle()
+	s.audit(who, persist.AuditDisconnect, c.why())
 	c.farewell()
 	sh.stop()
-	s.audit(who, persist.AuditDisconnect, c.why())
 }
 
 // takeOver seats st, closing the trainee's older connection if one is open and waiting until
@@ -140,19 +138,22 @@ func (s *Server) choosePassphrase(t *term.Terminal, trainee string) (*persist.St
 	}
 }
 
-// openShift resumes the trainee's latest shift on their view, or starts --shift, or opens the
-// start dialog; the trainee is fixed: the dialog cannot start a shift for anyone else.
+// openShift resumes the trainee's latest shift on their view; with none, or one left with no
+// patient, it starts --shift, or offers the start dialog; the trainee is fixed: the dialog cannot start a shift for anyone else.
 func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, error) {
 	name := c.who.Name
 	ctx := context.Background() // a turn outlives its connection, to commit
-	setup := s.cfg.Setup.ForTrainee(view, s.cfg.Backend(name))
-	sess, resumed, err := setup.Open(ctx)
-	if err != nil {
-		return nil, ui.Options{}, err
-	}
-	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Clipboard: c.sess,
+	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Clipboard: c.sess, Confined: true,
 		SaveDir: filepath.Join(s.store.Path()+".exports", name)}
 	if err := os.MkdirAll(opts.SaveDir, 0o700); err != nil {
+		return nil, opts, err
+	}
+	setup := s.cfg.Setup.ForTrainee(view, s.cfg.Backend(name))
+	sess, resumed, err := setup.Resume(ctx)
+	if err == nil && !resumed {
+		sess, err = setup.Start(ctx, s.cfg.Shift)
+	}
+	if err != nil {
 		return nil, opts, err
 	}
 	sh := &shift{gone: make(chan struct{})}
@@ -163,13 +164,14 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 		return setup.Start(ctx, shiftID)
 	}
 	sh.Live = live.NewLive(sess, restart)
-	switch {
-	case resumed:
-	case s.cfg.Shift != "":
-		err = sh.Live.Start(ctx, s.cfg.Shift, name)
-	default:
-		for _, r := range setup.Library().Shifts() {
-			opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{ID: r.ID, Title: r.Title, Summary: fmt.Sprintf("%d patients", len(r.Patients))})
+	if len(sess.Summaries()) == 0 { // nothing on the roster yet: --shift, or the trainee chooses
+		if resumed && s.cfg.Shift != "" {
+			err = sh.Live.Start(ctx, s.cfg.Shift, name) // the empty shift left is discarded
+		}
+		if s.cfg.Shift == "" {
+			for _, r := range setup.Library().Shifts() {
+				opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{ID: r.ID, Title: r.Title, Summary: fmt.Sprintf("%d patients", len(r.Patients))})
+			}
 		}
 	}
 	return sh, opts, err

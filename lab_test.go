@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ward-sim/ward/ui/lab"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// keyFile writes a new public key to a file in authorized_keys form, with comment.
+func keyFile(t *testing.T, dir, name, comment string) (string, gossh.Signer) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(signer.PublicKey()))) + comment + "\n"
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, signer
+}
+
+// ward enrol writes the enrolments beside the database, says what it enrolled, and checks its
+// arguments.
+func TestEnrolWritesTheKeysBesideTheDatabase(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "class.db")
+	alice, _ := keyFile(t, dir, "alice.pub", "")
+	jones, _ := keyFile(t, dir, "jones.pub", " dr jones's laptop")
+	out, err := ward(t, "", "enrol", "alice", "--key", alice, "--db", db)
+	if err != nil || !strings.HasPrefix(out, "enrolled trainee alice (SHA256:") {
+		t.Fatalf("enrol alice: %v\n%s", err, out)
+	}
+	if out, err := ward(t, "", "enrol", "jones", "--key", jones, "--instructor", "--db", db); err != nil || !strings.HasPrefix(out, "enrolled instructor jones") {
+		t.Fatalf("enrol the instructor: %v\n%s", err, out)
+	}
+	b, _ := keyFile(t, dir, "b.pub", " bob")
+	c, _ := keyFile(t, dir, "c.pub", " carol")
+	class := filepath.Join(dir, "authorized_keys")
+	bs, _ := os.ReadFile(b)
+	cs, _ := os.ReadFile(c)
+	if err := os.WriteFile(class, append(bs, cs...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ward(t, "", "enrol", "--authorized-keys", class, "--db", db); err != nil || !strings.Contains(out, "enrolled trainee bob") || !strings.Contains(out, "enrolled trainee carol") {
+		t.Fatalf("enrol an authorized_keys file: %v\n%s", err, out)
+	}
+	all, err := lab.ReadEnrolments(lab.KeysPath(db))
+	if err != nil || len(all) != 4 || all.Count() != 3 {
+		t.Errorf("the enrolments hold %+v (%v)", all, err)
+	}
+	for _, args := range [][]string{
+		{"enrol", "alice"},
+		{"enrol", "--key", alice},
+		{"enrol", "dave", "--authorized-keys", class},
+		{"enrol", "a", "b", "--key", alice},
+	} {
+		if _, err := ward(t, "", append(args, "--db", db)...); exitCode(err) != 2 {
+			t.Errorf("ward %q: %v; want a usage error", args, err)
+		}
+	}
+	if _, err := ward(t, "", "enrol", "dave", "--key", class+"-missing", "--db", db); err == nil {
+		t.Error("a missing key file was enrolled")
+	}
+	if _, err := ward(t, "", "enrol", "dave", "--key", db+".keys", "--db", db); err == nil || !strings.Contains(err.Error(), "not a public key") {
+		t.Errorf("a file that is not a key: %v", err)
+	}
+}
+
+// syncBuffer is a stdout the server writes while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// ward serve says where it listens, lets an enrolled key in, and stops on SIGTERM.
+func TestServeListensAndStopsOnSIGTERM(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "class.db")
+	alice, signer := keyFile(t, dir, "alice.pub", "")
+	if _, err := ward(t, "", "enrol", "alice", "--key", alice, "--db", db); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run([]string{"serve", "--db", db, "--listen", "127.0.0.1:0", "--backend", "offline", "--idle", "0"}, strings.NewReader(""), &stdout, &stderr)
+	}()
+	listening := regexp.MustCompile(`^ward: serving .*class\.db on (127\.0\.0\.1:\d+) \(1 trainees enrolled\)\n$`)
+	deadline := time.Now().Add(20 * time.Second)
+	for !listening.MatchString(stdout.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("ward serve never said it listens: %q %q", stdout.String(), stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	addr := listening.FindStringSubmatch(stdout.String())[1]
+	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "alice", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if info, err := os.Stat(db + ".hostkey"); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the host key beside the database: %v", err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ward serve on SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("ward serve did not stop on SIGTERM")
+	}
+}
+
+// ward serve checks its flags before it opens anything.
+func TestServeChecksItsFlags(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "class.db")
+	for _, args := range [][]string{{"--slots", "0"}, {"--theme", "sepia"}, {"--listen", "nowhere"}} {
+		_, err := ward(t, "", append([]string{"serve", "--db", db, "--backend", "offline"}, args...)...)
+		if err == nil {
+			t.Errorf("ward serve %q started", args)
+		}
+	}
+	if _, err := ward(t, "", "serve", "--db", db, "--slots", "0"); exitCode(err) != 2 {
+		t.Errorf("--slots 0: %v; want a usage error", err)
+	}
+}
