@@ -62,7 +62,7 @@ func TestLoadSharesTheModelFairly(t *testing.T) {
 		return
 	}
 	t.Logf("%d trainees × %d turns, %d slots, %s a call: %d calls (%d a turn); turn p50 %s p99 %s max %s (share %s); at most %d calls at once; no stall notice",
-		trainees, turns, slots, perCall, calls, callsPerTurn, percentile(all, 50), percentile(all, 99), slices.Max(all), share, fake.MostAtOnce())
+		trainees, turns, slots, perCall, calls, callsPerTurn, percentile(all, 50), percentile(all, 99), slices.Max(all).Round(time.Millisecond), share, fake.MostAtOnce())
 }
 
 // stallNotice is what ward says when it takes the model for stalled.
