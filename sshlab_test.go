@@ -36,9 +36,9 @@ func TestSSHLab(t *testing.T) {
 	lab.holdsOnly("bob", "BOB1", "ALICE1")
 
 	// alice's key as user bob, and a key no one enrolled, are refused with one line each.
-	lab.refused("alice", "bob")
-	lab.refused("stranger", "alice")
-	lab.refused("stranger", "stranger")
+	lab.refused("alice", "bob", "enrolled as alice")
+	lab.refused("stranger", "alice", "not enrolled")
+	lab.refused("stranger", "stranger", "not enrolled")
 	if strings.Contains(alice.screen(), "BOB1") {
 		t.Fatalf("alice's screen shows bob's line:\n%s", alice.screen())
 	}
@@ -161,8 +161,8 @@ func (l *sshLab) ssh(who, user, first string) *labTerminal {
 	return &labTerminal{w}
 }
 
-// refused checks that who's key as user gets one line saying why, and no ward screen.
-func (l *sshLab) refused(who, user string) {
+// refused checks that who's key as user gets one line from ward, saying why, and a failed exit.
+func (l *sshLab) refused(who, user, why string) {
 	l.t.Helper()
 	w := l.terminal(who+"-as-"+user, l.sshCommand(who, user))
 	deadline := time.Now().Add(20 * time.Second)
@@ -170,7 +170,7 @@ func (l *sshLab) refused(who, user string) {
 		s := w.tmux("capture-pane", "-p", "-J", "-t", tmuxSession) // a long line whole, not as the terminal wrapped it
 		if m := regexp.MustCompile(`WARD_EXIT=([0-9]+)`).FindStringSubmatch(s); m != nil {
 			said := nonEmptyLines(s[:strings.Index(s, "WARD_EXIT=")])
-			if m[1] == "0" || len(said) != 1 || !strings.HasPrefix(said[0], "ward: ") {
+			if m[1] == "0" || len(said) != 1 || !strings.HasPrefix(said[0], "ward: ") || !strings.Contains(said[0], why) {
 				l.t.Fatalf("%s's key as %s: want one line and a failed exit, got exit %s:\n%s", who, user, m[1], s)
 			}
 			return
