@@ -52,8 +52,14 @@ func TestSSHLab(t *testing.T) {
 	board.waitFor("Watching alice's screen")
 	alice.tmux("send-keys", "-t", tmuxSession, "-l", "are you warm enough WATCHED2")
 	board.waitFor("WATCHED2")
+	// Read-only: what the instructor types while watching reaches nobody.
+	board.tmux("send-keys", "-t", tmuxSession, "-l", "INSTRUCTOR3")
+	time.Sleep(time.Second) // were they forwarded, they would be in alice's input by now
 	alice.send("Enter")
 	alice.waitIdle()
+	if strings.Contains(alice.screen(), "INSTRUCTOR3") || strings.Contains(lab.run(lab.bin, "dump", "--db", lab.db, "--trainee", "alice"), "INSTRUCTOR3") {
+		t.Fatalf("what the instructor typed while watching reached alice:\n%s", alice.screen())
+	}
 	board.send("Escape")
 	board.waitFor("2 connected")
 
