@@ -235,7 +235,7 @@ func (s *server) play(name string, turns int, notice *regexp.Regexp) (run traine
 	}
 	for i := range turns {
 		question := fmt.Sprintf("how are you feeling %s", turnMark(name, i))
-		keys, err := s.typeLine(term, question)
+		keys, err := typeLine(term, question)
 		run.keys = append(run.keys, keys...)
 		if err != nil {
 			run.err = err
@@ -262,7 +262,7 @@ func turnMark(name string, i int) string { return fmt.Sprintf("%sq%02d", name, i
 // typeLine types text a character at a time, each awaited in the input, and returns how long
 // each took to appear. A space is not awaited: the input shows nothing new until the next
 // character.
-func (s *server) typeLine(term *sshTerminal, text string) ([]time.Duration, error) {
+func typeLine(term *sshTerminal, text string) ([]time.Duration, error) {
 	var took []time.Duration
 	for i, r := range text {
 		sent := time.Now()
