@@ -73,6 +73,17 @@ func TestSSHLab(t *testing.T) {
 	if bob := lab.run(lab.bin, "aar", "--db", lab.db, "--trainee", "bob", "--patient", "patient_1"); strings.Contains(bob, "the instructor injected") {
 		t.Fatalf("bob's debrief names an injection made into alice's shift:\n%s", bob)
 	}
+
+	// A dropped connection loses nothing: alice's terminal dies with her ssh in it; she signs in
+	// again and finds her shift where it was, her patient, her lines and the nurse's worry.
+	alice.tmux("kill-server")
+	alice = lab.ssh("alice", "alice", "I'm worried about .*patient_1")
+	alice.waitFor("^patient_1 ")
+	for _, line := range []string{"ALICE1", "WATCHED2"} {
+		if !strings.Contains(alice.screen(), line) {
+			t.Fatalf("alice's shift, resumed, lacks %s:\n%s", line, alice.screen())
+		}
+	}
 }
 
 // sshLab is a running `ward serve` with its enrolled keys, each terminal in its own tmux server.
