@@ -20,7 +20,7 @@ import (
 // an instructor each at their own terminal running the real OpenSSH client, each identified by
 // their key. .ci/sshlab.sh builds ward and runs this with WARD_BIN.
 func TestSSHLab(t *testing.T) {
-	lab := startLab(t)
+	lab := startLab(t, nil)
 
 	alice := lab.ssh("alice", "alice", "review patient_1")
 	bob := lab.ssh("bob", "bob", "review patient_1")
@@ -86,6 +86,51 @@ func TestSSHLab(t *testing.T) {
 	}
 }
 
+// On an encrypted database, a trainee new to it chooses a passphrase over SSH and one who
+// returns types it, never echoed; what they type is stored sealed; three wrong passphrases are
+// refused with one line, and the right one resumes the shift.
+func TestSSHLabEncrypted(t *testing.T) {
+	const alicePass = "alice's own passphrase 7x"
+	lab := startLab(t, func(l *sshLab) { // the database made encrypted, as `ward --encrypt` makes it
+		l.runEnv([]string{"WARD_INSTRUCTOR_PASSPHRASE=the instructor's long passphrase 42", "WARD_PASSPHRASE=the first trainee's passphrase 9"},
+			l.bin, "run", "--db", l.db, "--new", "--backend", "offline", "--encrypt")
+	})
+
+	alice := lab.ssh("alice", "alice", "Trainee alice is new to this database: choose a passphrase")
+	alice.send(line(alicePass))
+	alice.waitFor("The same again")
+	prompted := alice.screen() // the prompt, with what was typed at it
+	alice.send(line(alicePass))
+	alice.waitFor("review patient_1")
+	alice.playTurn("any pain at all SECRET1")
+	if raw, err := os.ReadFile(lab.db); err != nil || strings.Contains(string(raw), "SECRET1") {
+		t.Fatalf("alice's line is in the database file in plain text (or it cannot be read: %v)", err)
+	}
+	if dump := lab.runEnv([]string{"WARD_PASSPHRASE=" + alicePass}, lab.bin, "dump", "--db", lab.db, "--trainee", "alice"); !strings.Contains(dump, "SECRET1") {
+		t.Fatalf("alice's passphrase does not open her line:\n%s", dump)
+	}
+
+	alice.tmux("kill-server") // her connection dropped
+	wrong := lab.ssh("alice", "alice", "Passphrase of trainee alice")
+	for try := 1; try <= 3; try++ {
+		wrong.until("prompt "+fmt.Sprint(try), 20*time.Second, func(s string) bool { return strings.Count(s, "Passphrase of trainee alice") == try })
+		wrong.send(line("not her passphrase"))
+	}
+	if code, said := wrong.exited(); code == "0" || !strings.Contains(said[len(said)-1], "ward: wrong passphrase, three times") {
+		t.Fatalf("three wrong passphrases: exit %s, the screen ends:\n%s", code, strings.Join(said, "\n"))
+	}
+
+	again := lab.ssh("alice", "alice", "Passphrase of trainee alice")
+	again.send(line(alicePass))
+	again.waitFor("SECRET1")
+	// Neither the passphrase chosen nor the wrong ones were echoed at their prompts.
+	for _, s := range []string{prompted, wrong.screen()} {
+		if strings.Contains(s, alicePass) || strings.Contains(s, "not her passphrase") {
+			t.Fatalf("a passphrase typed was echoed:\n%s", s)
+		}
+	}
+}
+
 // sshLab is a running `ward serve` with its enrolled keys, each terminal in its own tmux server.
 type sshLab struct {
 	t         *testing.T
@@ -93,12 +138,15 @@ type sshLab struct {
 	db, port  string
 	knownHost string
 	serve     *tmuxWard
+	opened    int // terminals opened, to name each one's tmux server apart
 }
 
 // The people: the first three are enrolled (the instructor as the instructor), the stranger not.
 var labPeople = []string{"alice", "bob", "instructor", "stranger"}
 
-func startLab(t *testing.T) *sshLab {
+// startLab makes the people's keys, runs prepare (nil: nothing) on the lab before its database
+// exists, enrols alice, bob and the instructor, and starts `ward serve` in a terminal.
+func startLab(t *testing.T, prepare func(*sshLab)) *sshLab {
 	bin := os.Getenv("WARD_BIN")
 	if bin == "" {
 		t.Skip("WARD_BIN unset: .ci/sshlab.sh builds ward and runs this test in tmux")
@@ -112,6 +160,9 @@ func startLab(t *testing.T) *sshLab {
 	l := &sshLab{t: t, bin: bin, dir: dir, db: filepath.Join(dir, "ward.db"), port: freePort(t), knownHost: filepath.Join(dir, "known_hosts")}
 	for _, who := range labPeople {
 		l.run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", who, "-f", l.key(who))
+	}
+	if prepare != nil {
+		prepare(l)
 	}
 	l.run(bin, "enrol", "alice", "--key", l.key("alice")+".pub", "--db", l.db)
 	l.run(bin, "enrol", "bob", "--key", l.key("bob")+".pub", "--db", l.db)
@@ -145,7 +196,15 @@ func (l *sshLab) key(who string) string { return filepath.Join(l.dir, who) }
 // run runs a command that must succeed.
 func (l *sshLab) run(name string, args ...string) string {
 	l.t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
+	return l.runEnv(nil, name, args...)
+}
+
+// runEnv runs a command that must succeed with env added to the test's.
+func (l *sshLab) runEnv(env []string, name string, args ...string) string {
+	l.t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		l.t.Fatalf("%s %q: %v\n%s", name, args, err, out)
 	}
@@ -154,7 +213,8 @@ func (l *sshLab) run(name string, args ...string) string {
 
 // terminal runs command in a new 120×40 tmux terminal of its own; WARD_EXIT= marks its end.
 func (l *sshLab) terminal(name, command string) *tmuxWard {
-	w := &tmuxWard{t: l.t, bin: l.bin, db: l.db, socket: fmt.Sprintf("e2e-%d-%s", os.Getpid(), name)}
+	l.opened++
+	w := &tmuxWard{t: l.t, bin: l.bin, db: l.db, socket: fmt.Sprintf("e2e-%d-%d-%s", os.Getpid(), l.opened, name)}
 	w.tmux("new-session", "-d", "-s", tmuxSession, "-x", "120", "-y", "40", command+"; echo WARD_EXIT=$?; sleep 600")
 	l.t.Cleanup(func() { _ = exec.Command("tmux", "-L", w.socket, "kill-server").Run() })
 	return w
@@ -179,20 +239,27 @@ func (l *sshLab) ssh(who, user, first string) *labTerminal {
 // refused checks that who's key as user gets one line from ward, saying why, and a failed exit.
 func (l *sshLab) refused(who, user, why string) {
 	l.t.Helper()
-	w := l.terminal(who+"-as-"+user, l.sshCommand(who, user))
+	w := labTerminal{l.terminal(who+"-as-"+user, l.sshCommand(who, user))}
+	code, said := w.exited()
+	if code == "0" || len(said) != 1 || !strings.HasPrefix(said[0], "ward: ") || !strings.Contains(said[0], why) {
+		l.t.Fatalf("%s's key as %s: want one line saying %q and a failed exit, got exit %s:\n%s", who, user, why, code, strings.Join(said, "\n"))
+	}
+}
+
+// exited waits for the terminal's command to end and returns its exit status and the lines it
+// left on the screen, each whole (not as the terminal wrapped it).
+func (w *labTerminal) exited() (string, []string) {
+	w.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		s := w.tmux("capture-pane", "-p", "-J", "-t", tmuxSession) // a long line whole, not as the terminal wrapped it
+		s := w.tmux("capture-pane", "-p", "-J", "-t", tmuxSession)
 		if m := regexp.MustCompile(`WARD_EXIT=([0-9]+)`).FindStringSubmatch(s); m != nil {
-			said := nonEmptyLines(s[:strings.Index(s, "WARD_EXIT=")])
-			if m[1] == "0" || len(said) != 1 || !strings.HasPrefix(said[0], "ward: ") || !strings.Contains(said[0], why) {
-				l.t.Fatalf("%s's key as %s: want one line and a failed exit, got exit %s:\n%s", who, user, m[1], s)
-			}
-			return
+			return m[1], nonEmptyLines(s[:strings.Index(s, "WARD_EXIT=")])
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	l.t.Fatalf("%s's key as %s was not refused:\n%s", who, user, w.screen())
+	w.t.Fatalf("the terminal's command did not end:\n%s", w.screen())
+	return "", nil
 }
 
 func nonEmptyLines(s string) []string {
