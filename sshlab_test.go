@@ -41,6 +41,21 @@ func TestSSHLab(t *testing.T) {
 	lab.refused("stranger", "stranger", "not enrolled")
 	bob.waitFor("BOB1") // the attempt on bob's name did not take over his connection
 
+	// The audit record has each sign-in and each refusal; the class report has both trainees.
+	audit := lab.run(lab.bin, "audit", "--db", lab.db)
+	for _, want := range []string{`trainee alice +sign_in`, `trainee bob +sign_in`, `refused .*as user "bob" with key`, `refused .*as user "stranger" with key`} {
+		if !regexp.MustCompile(want).MatchString(audit) {
+			t.Errorf("the audit record lacks /%s/:\n%s", want, audit)
+		}
+	}
+	if n := strings.Count(audit, " refused "); n != 3 {
+		t.Errorf("the audit record has %d refusals for 3:\n%s", n, audit)
+	}
+	report := lab.run(lab.bin, "report", "--db", lab.db)
+	if !strings.Contains(report, "| alice | 1 |") || !strings.Contains(report, "| bob | 1 |") {
+		t.Errorf("the class report lacks a trainee's shift:\n%s", report)
+	}
+
 	// The instructor's key opens the board: both trainees, each with their patient.
 	board := lab.ssh("instructor", "instructor", "2 connected")
 	board.waitFor(`alice(.|\n)*patient_1(.|\n)*bob(.|\n)*patient_1`)
@@ -289,8 +304,9 @@ func (l *sshLab) dump(trainee string) records.DumpDoc {
 // holdsOnly checks that trainee's stored lines include mine and never theirs.
 func (l *sshLab) holdsOnly(trainee, mine, theirs string) {
 	l.t.Helper()
-	all := userLines(l.dump(trainee).SessionHistory)
-	for _, h := range l.dump(trainee).Histories {
+	d := l.dump(trainee)
+	all := userLines(d.SessionHistory)
+	for _, h := range d.Histories {
 		all = append(all, userLines(h)...)
 	}
 	if !slices.ContainsFunc(all, func(s string) bool { return strings.Contains(s, mine) }) ||
