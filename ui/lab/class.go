@@ -12,7 +12,7 @@ import (
 	"github.com/ward-sim/ward/ui/board"
 )
 
-// Class is board.Class.
+// The board reads the class through board.Class.
 var _ board.Class = (*Class)(nil)
 
 // Class is the trainees connected now, each with their running shift and the frame their

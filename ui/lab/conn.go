@@ -40,6 +40,7 @@ func (r refusal) Error() string { return r.line }
 // instructor's board, run by the middleware after it (next) as a Bubble Tea program.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		sess = followSize(sess)
 		c := &conn{sess: sess, in: &activity{r: sess}}
 		c.in.touch()
 		if !s.enter(c) {
@@ -92,7 +93,7 @@ func (s *Server) identify(sess ssh.Session) (Enrolment, error) {
 	return e, nil
 }
 
-// refuse ends a connection with its one line, and audits it.
+// refuse ends a connection that has no program yet with its one line, and audits it.
 func (s *Server) refuse(c *conn, who persist.Person, err error) {
 	r, ok := err.(refusal)
 	if !ok {
@@ -100,13 +101,18 @@ func (s *Server) refuse(c *conn, who persist.Person, err error) {
 	}
 	s.audit(who, persist.AuditRefused, r.detail+"; "+describe(c.sess))
 	c.close(r.line)
-	c.farewell()
 }
 
 // instruct shows the instructor the board of the class, until they quit or the server closes
 // the connection.
 func (s *Server) instruct(c *conn, next ssh.Handler) {
-	who := persist.Person{Instructor: true}
+	who := c.who.person()
+	view, err := s.signIn(c)
+	if err != nil {
+		s.refuse(c, who, err)
+		return
+	}
+	view.Close() // the passphrase is proven; the board reads the trainees' running shifts only
 	s.audit(who, persist.AuditSignIn, describe(c.sess))
 	c.model = board.New(s.class, s.cfg.Theme)
 	c.sess.Context().SetValue(connKey{}, c)
@@ -172,10 +178,13 @@ func (c *conn) farewell() {
 func (c *conn) why() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.line != "" {
+	switch {
+	case c.line != "":
 		return c.line
+	case c.sess.Context().Err() != nil:
+		return "the connection dropped"
 	}
-	return "they quit, or the connection dropped"
+	return "they quit"
 }
 
 // say writes one line to the client's terminal.
@@ -240,4 +249,34 @@ func (c *conn) watchIdle(idle time.Duration) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
+}
+
+// sized is a session whose window changes are read from the start and kept, the latest only,
+// for the program once it runs: a change nobody read would hold up the client's requests (the
+// SSH library passes them on one at a time) while the passphrase is asked or a takeover waits.
+// Its terminal is read once: the library writes the size into it as it changes, unguarded.
+type sized struct {
+	ssh.Session
+	pty   ssh.Pty
+	winch chan ssh.Window
+}
+
+func (s sized) Pty() (ssh.Pty, <-chan ssh.Window, bool) { return s.pty, s.winch, true }
+
+func followSize(sess ssh.Session) ssh.Session {
+	pty, in, ok := sess.Pty()
+	if !ok {
+		return sess
+	}
+	latest := make(chan ssh.Window, 1)
+	go func() {
+		for w := range in { // closed when the session's requests end
+			select {
+			case <-latest: // a size the program has not read is stale now
+			default:
+			}
+			latest <- w
+		}
+	}()
+	return sized{sess, pty, latest}
 }

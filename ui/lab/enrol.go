@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/persist/outfile"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -28,6 +29,14 @@ type Enrolment struct {
 	Name       string
 	Instructor bool
 	Key        gossh.PublicKey
+}
+
+// person is whom ward acts for on the enrolment's connection.
+func (e Enrolment) person() persist.Person {
+	if e.Instructor {
+		return persist.Person{Instructor: true}
+	}
+	return persist.Person{Trainee: e.Name}
 }
 
 func (e Enrolment) role() string {
@@ -185,6 +194,16 @@ func AuthorizedKeys(path string) (Enrolments, error) {
 	if err != nil {
 		return nil, err
 	}
+	out, err := parseAuthorizedKeys(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%w", path, err)
+	}
+	return out, nil
+}
+
+// parseAuthorizedKeys is AuthorizedKeys of the file's bytes; an error starts with its line's
+// number.
+func parseAuthorizedKeys(data []byte) (Enrolments, error) {
 	var out Enrolments
 	for n, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
@@ -199,7 +218,7 @@ func AuthorizedKeys(path string) (Enrolments, error) {
 			err = CheckName(comment)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n+1, err)
+			return nil, fmt.Errorf("%d: %w", n+1, err)
 		}
 		out = append(out, Enrolment{Name: comment, Key: key})
 	}

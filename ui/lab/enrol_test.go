@@ -97,3 +97,21 @@ func FuzzParseEnrolment(f *testing.F) {
 		}
 	})
 }
+
+// An authorized_keys file never panics the reader, and every key it accepts has a name one could
+// enrol.
+func FuzzParseAuthorizedKeys(f *testing.F) {
+	f.Add([]byte("# the class\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJjuqXRYtLxQjtR19Vriobjk90N3uQKwWcdslusDSsFN alice\n"))
+	f.Add([]byte("no-pty ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJjuqXRYtLxQjtR19Vriobjk90N3uQKwWcdslusDSsFN bob smith\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		all, err := parseAuthorizedKeys(data)
+		if err != nil {
+			return
+		}
+		for _, e := range all {
+			if CheckName(e.Name) != nil || e.Key == nil || e.Instructor {
+				t.Errorf("accepted %+v", e)
+			}
+		}
+	})
+}

@@ -3,6 +3,7 @@ package lab
 import (
 	"bytes"
 	"context"
+	"errors"
 	"crypto/ed25519"
 	"crypto/rand"
 	"io"
@@ -195,10 +196,10 @@ func (c *client) waitExit() int {
 	select {
 	case err := <-c.exited:
 		var exit *gossh.ExitError
-		if err == nil {
+		switch {
+		case err == nil:
 			return 0
-		}
-		if ok := asExit(err, &exit); ok {
+		case errors.As(err, &exit):
 			return exit.ExitStatus()
 		}
 		return -1
@@ -206,12 +207,6 @@ func (c *client) waitExit() int {
 		c.t.Fatalf("the session never ended; the screen shows:\n%s", tail(c.out.plain(), 3000))
 	}
 	return -1
-}
-
-func asExit(err error, exit **gossh.ExitError) bool {
-	e, ok := err.(*gossh.ExitError)
-	*exit = e
-	return ok
 }
 
 func tail(s string, n int) string {

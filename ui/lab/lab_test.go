@@ -227,6 +227,13 @@ func TestADroppedConnectionLosesNothing(t *testing.T) {
 	again := l.dial("alice", key)
 	msgs := waitForReply(t, l, "alice", "", "where does it hurt?")
 	again.waitFor(firstWords(msgs[len(msgs)-1].Content))
+	dropped := false
+	for _, e := range l.audited() {
+		dropped = dropped || (e.Action == persist.AuditDisconnect && e.Detail == "the connection dropped")
+	}
+	if !dropped {
+		t.Errorf("the drop is not audited as one: %+v", l.audited())
+	}
 }
 
 // gated is a backend whose calls, once armed, wait for release: a model busy while the
@@ -282,6 +289,9 @@ func TestEncryptedDatabaseAsksThePassphraseOverSSH(t *testing.T) {
 	first.waitFor(firstWords(msgs[len(msgs)-1].Content))
 	first.typeKeys("\x03") // ctrl+c quits
 	first.waitExit()
+	if last := l.audited()[len(l.audited())-1]; last.Action != persist.AuditDisconnect || last.Detail != "they quit" {
+		t.Errorf("alice's quitting is audited as %+v", last)
+	}
 
 	wrong := l.dial("alice", key)
 	for range 3 {
@@ -453,4 +463,83 @@ func TestIdleAtThePassphrasePrompt(t *testing.T) {
 	c.waitFor("choose a passphrase")
 	c.waitExit()
 	c.waitFor("closed after 400ms without a keystroke")
+}
+
+// Window changes while the passphrase is asked reach the program as the latest size.
+func TestTheSizeChosenAtThePromptIsTheScreens(t *testing.T) {
+	const pass = "alice's own passphrase 7"
+	l := newLab(t, func(s *persist.Store) {
+		if err := s.Protect([]byte("the instructor's long passphrase 42")); err != nil {
+			t.Fatal(err)
+		}
+	}, nil)
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("choose a passphrase")
+	for _, w := range []int{100, 80, 96} {
+		if err := c.sess.WindowChange(32, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.typeLine(pass)
+	c.waitFor("The same again")
+	c.typeLine(pass)
+	c.waitFor("patient_1")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		frame, _ := l.srv.Class().Frame("alice")
+		lines := strings.Split(ansi.Strip(frame), "\n")
+		if len(lines) == 32 && ansi.StringWidth(lines[0]) == 96 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the screen is %d lines, the first %d wide; want 96×32:\n%s", len(lines), ansi.StringWidth(lines[0]), frame)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A connection with no terminal (ssh HOST COMMAND) is refused with one line saying what to do.
+func TestNoTerminalIsRefused(t *testing.T) {
+	l := newLab(t, nil, nil)
+	key := l.enrol("alice", false)
+	conn, err := gossh.Dial("tcp", l.addr, &gossh.ClientConfig{User: "alice", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sess, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sess.CombinedOutput("ward")
+	if err == nil || strings.TrimSpace(string(out)) != "ward: a class needs a terminal: ssh -t" {
+		t.Errorf("no terminal: %v, %q", err, out)
+	}
+}
+
+// In an encrypted database the instructor's key opens the board only with the instructor's
+// passphrase.
+func TestTheInstructorsPassphraseOpensTheBoard(t *testing.T) {
+	const instructorPass = "the instructor's long passphrase 42"
+	l := newLab(t, func(s *persist.Store) {
+		if err := s.Protect([]byte(instructorPass)); err != nil {
+			t.Fatal(err)
+		}
+	}, nil)
+	key := l.enrol("jones", true)
+	wrong := l.dial("jones", key)
+	for range 3 {
+		wrong.waitFor("Passphrase of the instructor")
+		wrong.typeLine("a guess at it")
+	}
+	wrong.waitExit()
+	wrong.waitFor("wrong passphrase, three times")
+	right := l.dial("jones", key)
+	right.waitFor("Passphrase of the instructor")
+	right.typeLine(instructorPass)
+	right.waitFor("0 connected")
+	if strings.Contains(right.out.raw(), instructorPass) {
+		t.Error("the instructor's passphrase was echoed")
+	}
 }

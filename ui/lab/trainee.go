@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/ui"
-	"golang.org/x/term"
 )
 
 // train runs a trainee's connection: signed in (their passphrase in an encrypted database),
@@ -23,7 +21,7 @@ import (
 // resumed, their program run by next; then their shift saved, once any turn running has
 // committed, even when the connection dropped mid-turn.
 func (s *Server) train(c *conn, next ssh.Handler) {
-	who := persist.Person{Trainee: c.who.Name}
+	who := c.who.person()
 	view, err := s.signIn(c)
 	if err != nil {
 		s.refuse(c, who, err)
@@ -67,77 +65,6 @@ func (s *Server) takeOver(c *conn, st *seat) {
 	}
 }
 
-// signIn is a view of the store signed in as the trainee. In an encrypted database their
-// passphrase is asked on their terminal, without echo (three tries, each wrong one audited),
-// and a trainee new to it chooses one, asked twice.
-func (s *Server) signIn(c *conn) (*persist.Store, error) {
-	who := persist.Person{Trainee: c.who.Name}
-	encrypted, err := s.store.Encrypted()
-	if err != nil || !encrypted {
-		if err != nil {
-			return nil, err
-		}
-		return s.store.As(who, nil)
-	}
-	known, err := s.store.Enrolled(who.Trainee)
-	if err != nil {
-		return nil, err
-	}
-	t := term.NewTerminal(struct {
-		io.Reader
-		io.Writer
-	}{c.in, c.sess}, "")
-	if !known {
-		return s.choosePassphrase(t, who.Trainee)
-	}
-	for try := 1; ; try++ {
-		pass, err := t.ReadPassword(fmt.Sprintf("Passphrase of trainee %s: ", who.Trainee))
-		if err != nil {
-			return nil, refusal{"ward: no passphrase was given", "no passphrase: " + err.Error()}
-		}
-		view, err := s.store.As(who, []byte(pass))
-		switch {
-		case err == nil:
-			return view, nil
-		case !errors.Is(err, persist.ErrWrongPassphrase):
-			return nil, err
-		case try == 3:
-			return nil, refusal{"ward: wrong passphrase, three times", "wrong passphrase"}
-		}
-		fmt.Fprintln(t, "That passphrase is wrong; try again.")
-	}
-}
-
-// choosePassphrase enrols a trainee new to an encrypted database with the passphrase they type,
-// twice alike.
-func (s *Server) choosePassphrase(t *term.Terminal, trainee string) (*persist.Store, error) {
-	fmt.Fprintf(t, "Trainee %s is new to this database: choose a passphrase.\n", trainee)
-	for try := 1; ; try++ {
-		pass, err := t.ReadPassword("Passphrase: ")
-		var again string
-		if err == nil {
-			again, err = t.ReadPassword("The same again: ")
-		}
-		if err != nil {
-			return nil, refusal{"ward: no passphrase was chosen", "no passphrase: " + err.Error()}
-		}
-		if pass != again {
-			err = errors.New("the two passphrases differ")
-		}
-		var view *persist.Store
-		if err == nil {
-			view, err = s.store.EnrolAs(trainee, []byte(pass))
-		}
-		if err == nil {
-			return view, nil
-		}
-		if try == 3 {
-			return nil, refusal{"ward: " + err.Error(), "no passphrase chosen: " + err.Error()}
-		}
-		fmt.Fprintf(t, "%v; try again.\n", err)
-	}
-}
-
 // openShift resumes the trainee's latest shift on their view; with none, or one left with no
 // patient, it starts --shift, or offers the start dialog; the trainee is fixed: the dialog cannot start a shift for anyone else.
 func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, error) {
@@ -178,14 +105,19 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 }
 
 // shift is a trainee's Live as their screen uses it. A turn runs on when the connection ends:
-// what it streams then is read and dropped, so it finishes and commits; stop waits for it.
+// what it streams then is read and dropped, so it finishes and commits; stop waits for it. What
+// the screen asks once it is gone (a start or a switch it sent as the connection dropped) is not
+// done: the trainee's view of the store closes after stop.
 type shift struct {
 	*live.Live
 	mu    sync.Mutex
 	ended bool
 	gone  chan struct{}
-	turns sync.WaitGroup
+	busy  sync.WaitGroup // turns, starts and switches under way
 }
+
+// errGone is what the screen hears when it asks after its connection ended.
+var errGone = errors.New("the connection has ended")
 
 // Submit runs a turn, as Live does.
 func (sh *shift) Submit(ctx context.Context, text string) <-chan live.Update {
@@ -197,18 +129,43 @@ func (sh *shift) Retry(ctx context.Context) <-chan live.Update {
 	return sh.turn(func() <-chan live.Update { return sh.Live.Retry(ctx) })
 }
 
-func (sh *shift) turn(run func() <-chan live.Update) <-chan live.Update {
-	out := make(chan live.Update)
+// Start starts a shift, as Live does.
+func (sh *shift) Start(ctx context.Context, shiftID, trainee string) error {
+	if !sh.enter() {
+		return errGone
+	}
+	defer sh.busy.Done()
+	return sh.Live.Start(ctx, shiftID, trainee)
+}
+
+// Switch makes a patient active, as Live does.
+func (sh *shift) Switch(ctx context.Context, patientID string) error {
+	if !sh.enter() {
+		return errGone
+	}
+	defer sh.busy.Done()
+	return sh.Live.Switch(ctx, patientID)
+}
+
+// enter counts a call in; false once the screen is gone.
+func (sh *shift) enter() bool {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.ended { // the screen is gone: start nothing
+	if !sh.ended {
+		sh.busy.Add(1)
+	}
+	return !sh.ended
+}
+
+func (sh *shift) turn(run func() <-chan live.Update) <-chan live.Update {
+	out := make(chan live.Update)
+	if !sh.enter() {
 		close(out)
 		return out
 	}
 	in := run()
-	sh.turns.Add(1)
 	go func() {
-		defer sh.turns.Done()
+		defer sh.busy.Done()
 		defer close(out)
 		for u := range in {
 			select {
@@ -220,11 +177,11 @@ func (sh *shift) turn(run func() <-chan live.Update) <-chan live.Update {
 	return out
 }
 
-// stop ends the screen's use of the shift and waits for a turn still running to commit.
+// stop ends the screen's use of the shift and waits for what it started to finish.
 func (sh *shift) stop() {
 	sh.mu.Lock()
 	sh.ended = true
 	close(sh.gone)
 	sh.mu.Unlock()
-	sh.turns.Wait()
+	sh.busy.Wait()
 }
