@@ -146,6 +146,20 @@ func TestSSHLabEncrypted(t *testing.T) {
 	}
 }
 
+// A connection left without a keystroke for --idle is closed with one line, the shift saved:
+// signing in again finds it as it was.
+func TestSSHLabClosesAnIdleConnection(t *testing.T) {
+	lab := startLab(t, func(l *sshLab) { l.serveArgs = []string{"--idle", "6s"} })
+	alice := lab.ssh("alice", "alice", "review patient_1")
+	alice.playTurn("how are you feeling IDLE1")
+	code, said := alice.exited()
+	if code == "0" || len(said) == 0 || !strings.HasPrefix(said[len(said)-1], "ward: closed after 6s without a keystroke; your shift is saved") {
+		t.Fatalf("an idle connection: exit %s, the screen ends:\n%s", code, strings.Join(said, "\n"))
+	}
+	again := lab.ssh("alice", "alice", "IDLE1")
+	again.waitFor("^patient_1 ")
+}
+
 // sshLab is a running `ward serve` with its enrolled keys, each terminal in its own tmux server.
 type sshLab struct {
 	t         *testing.T
@@ -153,14 +167,15 @@ type sshLab struct {
 	db, port  string
 	knownHost string
 	serve     *tmuxWard
-	opened    int // terminals opened, to name each one's tmux server apart
+	serveArgs []string // added to ward serve's
+	opened    int      // terminals opened, to name each one's tmux server apart
 }
 
 // The people: the first three are enrolled (the instructor as the instructor), the stranger not.
 var labPeople = []string{"alice", "bob", "instructor", "stranger"}
 
 // startLab makes the people's keys, runs prepare (nil: nothing) on the lab before its database
-// exists, enrols alice, bob and the instructor, and starts `ward serve` in a terminal.
+// exists (it may add to serveArgs), enrols alice, bob and the instructor, and starts `ward serve` in a terminal.
 func startLab(t *testing.T, prepare func(*sshLab)) *sshLab {
 	bin := os.Getenv("WARD_BIN")
 	if bin == "" {
@@ -183,7 +198,8 @@ func startLab(t *testing.T, prepare func(*sshLab)) *sshLab {
 	l.run(bin, "enrol", "bob", "--key", l.key("bob")+".pub", "--db", l.db)
 	l.run(bin, "enrol", "instructor", "--key", l.key("instructor")+".pub", "--instructor", "--db", l.db)
 
-	l.serve = l.terminal("serve", fmt.Sprintf("%s serve --db %s --listen 127.0.0.1:%s --backend offline --shift quiet-night", bin, l.db, l.port))
+	l.serve = l.terminal("serve", fmt.Sprintf("%s serve --db %s --listen 127.0.0.1:%s --backend offline --shift quiet-night %s",
+		bin, l.db, l.port, strings.Join(l.serveArgs, " ")))
 	l.serve.waitFor("ward: serving .* on 127.0.0.1:" + l.port)
 	t.Cleanup(l.stop)
 	return l
