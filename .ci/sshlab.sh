@@ -5,7 +5,8 @@
 # neither can open the other's shift; a key no one enrolled is refused with one line; the
 # instructor's board shows both, watching mirrors a trainee's screen read-only, and a
 # deterioration injected from the board reaches the trainee's screen and their debrief; a dropped
-# connection loses nothing. On an encrypted database the passphrase is asked over SSH, unechoed.
+# connection loses nothing; an idle one is closed, its shift saved. On an encrypted database the
+# passphrase is asked over SSH, unechoed.
 # The driver is sshlab_test.go (package main).
 # Then the load tests (ui/lab): Go SSH clients on loopback, 5 trainees × 5 turns on the offline
 # backend (load_test.go; WARD_LOAD=30x50 for the class), and 30 trainees sharing a
