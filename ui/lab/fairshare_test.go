@@ -35,6 +35,7 @@ func TestLoadSharesTheModelFairly(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	hangUp(runs)
 	srv.stop()
 
 	calls := len(fake.Requests())

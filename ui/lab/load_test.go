@@ -25,7 +25,8 @@ import (
 
 // A class under load over SSH, on loopback: N trainees at once, each at a 120×40 pty typing M
 // questions to their patient a character at a time, each character awaited on their screen, and
-// each question's reply awaited before the next. `ward serve` runs as its own process, so its
+// each question's reply awaited before the next; the instructor watches t00 from the board
+// throughout, and must see t00's last line. `ward serve` runs as its own process, so its
 // memory and CPU are its own. Afterwards every question must be in the trainee's stored shift,
 // once: no turn lost. The figures are logged; BENCHMARKS.md ("A class over SSH") keeps those of
 // WARD_LOAD=30x50. .ci/sshlab.sh builds ward and runs this with WARD_BIN at 5×5.
@@ -34,6 +35,8 @@ func TestLoadOverSSH(t *testing.T) {
 	srv := startServer(t, trainees, nil, "--backend", "offline", "--shift", "quiet-night")
 	runs := make([]traineeRun, trainees)
 	var wg sync.WaitGroup
+	watching := make(chan error, 1)
+	go func() { watching <- srv.watch("t00", turnMark("t00", turns-1)) }()
 	for i := range runs {
 		wg.Add(1)
 		go func() {
@@ -42,6 +45,10 @@ func TestLoadOverSSH(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if err := <-watching; err != nil { // the class is still connected: t00's last frame is there to see
+		t.Error(err)
+	}
+	hangUp(runs)
 	rss, cpu := srv.usage()
 	srv.stop()
 
@@ -91,8 +98,8 @@ type server struct {
 	stopOnce sync.Once
 }
 
-// startServer enrols trainees t00, t01, … from one authorized_keys file and starts `ward
-// serve` with args and env added to the test's, returning once it says it is listening.
+// startServer enrols trainees t00, t01, … from one authorized_keys file, and the instructor,
+// and starts `ward serve` with args and env added to the test's, returning once it says it is listening.
 func startServer(t *testing.T, trainees int, env []string, args ...string) *server {
 	bin := os.Getenv("WARD_BIN")
 	if bin == "" {
@@ -110,9 +117,13 @@ func startServer(t *testing.T, trainees int, env []string, args ...string) *serv
 	if err := os.WriteFile(keyFile, []byte(authorized.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(bin, "enrol", "--authorized-keys", keyFile, "--db", s.db).CombinedOutput(); err != nil {
-		t.Fatalf("ward enrol --authorized-keys: %v\n%s", err, out)
+	s.enrol("--authorized-keys", keyFile)
+	s.keys["instructor"] = newKey(t)
+	instructorKey := filepath.Join(dir, "instructor.pub")
+	if err := os.WriteFile(instructorKey, ssh.MarshalAuthorizedKey(s.keys["instructor"].PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
 	}
+	s.enrol("instructor", "--key", instructorKey, "--instructor")
 
 	s.cmd = exec.Command(bin, append([]string{"serve", "--db", s.db, "--listen", freeAddr(t)}, args...)...)
 	s.cmd.Env = append(os.Environ(), env...)
@@ -154,6 +165,13 @@ func freeAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// enrol runs ward enrol with args on the server's database.
+func (s *server) enrol(args ...string) {
+	if out, err := exec.Command(s.bin, append([]string{"enrol", "--db", s.db}, args...)...).CombinedOutput(); err != nil {
+		s.t.Fatalf("ward enrol %q: %v\n%s", args, err, out)
+	}
 }
 
 // listeningLine is what `ward serve` prints once it listens.
@@ -200,16 +218,48 @@ func (s *server) usage() (rss int64, cpu time.Duration) {
 	return rss, time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
+// watch signs in as the instructor, watches trainee (the first by name) from the board as the
+// class plays, and returns once the watched screen shows last, the trainee's last line.
+func (s *server) watch(trainee, last string) error {
+	board, err := dialTerminal(s.addr, "instructor", s.keys["instructor"])
+	if err != nil {
+		return fmt.Errorf("the instructor: %w", err)
+	}
+	defer board.Close()
+	if _, err := board.await(trainee+" on the board", time.Minute, contains(trainee)); err != nil {
+		return err
+	}
+	// Up to the first row, trainee's (whoever signed in first had the cursor), then watch.
+	if err := board.typeKeys(strings.Repeat("k", len(s.keys)) + "\r"); err != nil {
+		return err
+	}
+	if _, err := board.await("watching "+trainee, time.Minute, contains("Watching "+trainee+"'s screen")); err != nil {
+		return err
+	}
+	_, err = board.await(last+" on the watched screen", 2*time.Minute, contains(last))
+	return err
+}
+
 // traineeRun is what one trainee measured: each turn's latency (Enter to the reply on their
 // screen) and each keystroke's (a character typed to it on their screen).
 type traineeRun struct {
 	name        string
 	turns, keys []time.Duration
 	err         error
+	term        *sshTerminal // still connected, as a class stays signed in; hangUp closes it
 }
 
-// play signs in as name, reviews the first patient and asks them turns questions. No screen
-// may ever show what notice matches (nil: anything goes).
+// hangUp closes every trainee's connection.
+func hangUp(runs []traineeRun) {
+	for _, r := range runs {
+		if r.term != nil {
+			r.term.Close()
+		}
+	}
+}
+
+// play signs in as name, reviews the first patient and asks them turns questions, and leaves
+// the connection open (run.term). No screen may ever show what notice matches (nil: anything goes).
 func (s *server) play(name string, turns int, notice *regexp.Regexp) (run traineeRun) {
 	run.name = name
 	term, err := dialTerminal(s.addr, name, s.keys[name])
@@ -217,7 +267,7 @@ func (s *server) play(name string, turns int, notice *regexp.Regexp) (run traine
 		run.err = fmt.Errorf("%s: %w", name, err)
 		return run
 	}
-	defer term.Close()
+	run.term = term
 	term.never(notice)
 	defer func() {
 		if run.err == nil {
