@@ -226,7 +226,8 @@ func (s *server) watch(trainee, last string) error {
 		return fmt.Errorf("the instructor: %w", err)
 	}
 	defer board.Close()
-	if _, err := board.await(trainee+" on the board", time.Minute, contains(trainee)); err != nil {
+	class := fmt.Sprintf("%d connected", len(s.keys)-1) // every trainee; the instructor is not one
+	if _, err := board.await(class+" on the board", time.Minute, contains(class)); err != nil {
 		return err
 	}
 	// Up to the first row, trainee's (whoever signed in first had the cursor), then watch.
