@@ -175,7 +175,8 @@ type sshLab struct {
 var labPeople = []string{"alice", "bob", "instructor", "stranger"}
 
 // startLab makes the people's keys, runs prepare (nil: nothing) on the lab before its database
-// exists (it may add to serveArgs), enrols alice, bob and the instructor, and starts `ward serve` in a terminal.
+// exists (it may add to serveArgs), enrols alice, bob and the instructor, and starts `ward
+// serve` in a terminal.
 func startLab(t *testing.T, prepare func(*sshLab)) *sshLab {
 	bin := os.Getenv("WARD_BIN")
 	if bin == "" {
