@@ -17,6 +17,7 @@ import (
 	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // options are the flags; every command reads the ones it declares.
@@ -26,6 +27,7 @@ type options struct {
 	window, patient, format, out    string
 	knowledge, embedModel           string
 	from                            string // ward scenarios new: the scenario to start from
+	xapiBase                        string // ward report --format xapi: the IRI its names go under
 	stall, timeout                  time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
@@ -216,6 +218,9 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	},
 	"format": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.format, "format", "md", "output `format`: md or json")
+	},
+	"xapi-base": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.xapiBase, "xapi-base", records.DefaultXAPIBase, "with --format xapi: the `IRI` of your learning record store's site, under which ward names trainees' accounts and the cases (the default's .invalid never resolves)")
 	},
 	"min": func(fs *pflag.FlagSet, o *options) {
 		fs.Float64Var(&o.min, "min", eval.DefaultMin, "the `share` of cases that must pass, or ward exits 1; 0 makes a report that cannot fail")

@@ -8,6 +8,7 @@ import (
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/records"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
 func dump(_ context.Context, c *call) error {
@@ -87,6 +88,9 @@ func report(_ context.Context, c *call) error {
 		return err
 	}
 	c.o.instructor = true
+	if c.o.format == "xapi" || c.given("xapi-base") {
+		return xapiReport(c, lib)
+	}
 	return readStore(c, persist.AuditReport, "class report as "+c.o.format, func(st *persist.Store) error {
 		r, err := records.ReadClassReport(st, lib)
 		if err != nil {
@@ -102,6 +106,25 @@ func report(_ context.Context, c *call) error {
 			_, err := io.WriteString(out, r.Markdown())
 			return err
 		})
+	})
+}
+
+// xapiReport writes every trainee's results as xAPI statements, a JSON array for a learning
+// record store.
+func xapiReport(c *call, lib *scenario.Library) error {
+	if c.o.format != "xapi" {
+		return usageError{"--xapi-base goes with --format xapi — see ward report --help"}
+	}
+	base, err := records.XAPIBase(c.o.xapiBase)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	return readStore(c, persist.AuditReport, "class report as xapi", func(st *persist.Store) error {
+		statements, err := records.ReadXAPI(st, lib, base)
+		if err != nil {
+			return err
+		}
+		return toOut(c, func(out io.Writer) error { return writeJSON(out, statements) })
 	})
 }
 

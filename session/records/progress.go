@@ -136,10 +136,22 @@ func shiftResults(store *persist.Store, lib *scenario.Library, sessions []persis
 	return out, nil
 }
 
-// readShiftResult reviews every patient of a shift as it ended: its patients now or, when it
-// was cleared last, those of its latest archive.
+// readShiftResult reviews every patient of a shift as it ended.
 func readShiftResult(store *persist.Store, lib *scenario.Library, info persist.SessionInfo) (ShiftResult, error) {
 	r := ShiftResult{Session: info.ID, Trainee: info.Trainee, Started: info.CreatedAt, Shift: info.Shift, Patients: []PatientResult{}}
+	w, err := endedWard(store, lib, info)
+	if err != nil {
+		return r, err
+	}
+	for _, e := range w.Engines() {
+		r.Patients = append(r.Patients, patientResult(e.Report()))
+	}
+	return r, nil
+}
+
+// endedWard puts back the engines a shift ended with: its patients now or, when it was cleared
+// last, those of its latest archive.
+func endedWard(store *persist.Store, lib *scenario.Library, info persist.SessionInfo) (*physio.Ward, error) {
 	docs := map[string]json.RawMessage{}
 	err := store.View(info.ID, func(tx *persist.Tx) error {
 		stored, err := tx.PatientDocs(persist.KindSim)
@@ -148,22 +160,13 @@ func readShiftResult(store *persist.Store, lib *scenario.Library, info persist.S
 		}
 		return err
 	})
+	if err == nil && len(docs) == 0 {
+		docs, err = lastArchivedSims(store, info.ID)
+	}
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	if len(docs) == 0 {
-		if docs, err = lastArchivedSims(store, info.ID); err != nil {
-			return r, err
-		}
-	}
-	w, err := storedWard(lib, info, docs)
-	if err != nil {
-		return r, err
-	}
-	for _, e := range w.Engines() {
-		r.Patients = append(r.Patients, patientResult(e.Report()))
-	}
-	return r, nil
+	return storedWard(lib, info, docs)
 }
 
 func lastArchivedSims(store *persist.Store, sessionID string) (map[string]json.RawMessage, error) {

@@ -1,0 +1,384 @@
+package records
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/physio"
+)
+
+// The class's results as Experience API (xAPI 1.0.3) statements, for any learning record store:
+// one statement per scored event of a case (a critical action, a critical error, the working
+// diagnosis, the disposition) and one per case completed. Every id is derived from what it
+// names, so exporting the same database again gives the same statements, which a store ignores.
+
+// DefaultXAPIBase is under .invalid, a top-level domain reserved never to resolve (RFC 6761):
+// its IRIs cannot name anyone's real activities or accounts, and they show at a glance that the
+// instructor has not set the base of their own learning record store.
+const DefaultXAPIBase = "https://ward.invalid/"
+
+const (
+	adlVerbs      = "http://adlnet.gov/expapi/verbs/"
+	adlActivities = "http://adlnet.gov/expapi/activities/"
+	xapiLanguage  = "en-GB"
+	// unnamedTrainee is the account of a shift no trainee signed in to: a plain database's.
+	unnamedTrainee = "unnamed"
+)
+
+// Statement is one xAPI statement: an actor did a verb to an object, with a result, in a
+// context, at a time.
+type Statement struct {
+	ID        string   `json:"id"`
+	Actor     Agent    `json:"actor"`
+	Verb      Verb     `json:"verb"`
+	Object    Activity `json:"object"`
+	Result    *Result  `json:"result,omitempty"`
+	Context   Context  `json:"context"`
+	Timestamp string   `json:"timestamp"`
+}
+
+// Agent is the trainee, identified by an account on the base IRI: ward knows no email.
+type Agent struct {
+	ObjectType string  `json:"objectType"`
+	Name       string  `json:"name"`
+	Account    Account `json:"account"`
+}
+
+// Account is a name on a system, the system being its home page.
+type Account struct {
+	HomePage string `json:"homePage"`
+	Name     string `json:"name"`
+}
+
+// Verb is what the actor did: an IRI and its name.
+type Verb struct {
+	ID      string  `json:"id"`
+	Display LangMap `json:"display"`
+}
+
+// LangMap is a text by language tag.
+type LangMap map[string]string
+
+// Activity is what was done: a case, one scored event of it, or a shift.
+type Activity struct {
+	ObjectType string              `json:"objectType"`
+	ID         string              `json:"id"`
+	Definition *ActivityDefinition `json:"definition,omitempty"`
+}
+
+// ActivityDefinition names an activity and says what kind it is.
+type ActivityDefinition struct {
+	Name        LangMap `json:"name"`
+	Description LangMap `json:"description,omitempty"`
+	Type        string  `json:"type,omitempty"`
+}
+
+// Result is how it went.
+type Result struct {
+	Score      *ResultScore   `json:"score,omitempty"`
+	Success    *bool          `json:"success,omitempty"`
+	Completion *bool          `json:"completion,omitempty"`
+	Response   string         `json:"response,omitempty"`
+	Duration   string         `json:"duration,omitempty"` // ISO 8601
+	Extensions map[string]any `json:"extensions,omitempty"`
+}
+
+// ResultScore is points out of a most, and the share they make (scaled, -1 to 1).
+type ResultScore struct {
+	Scaled float64 `json:"scaled"`
+	Raw    int     `json:"raw"`
+	Min    int     `json:"min"`
+	Max    int     `json:"max"`
+}
+
+// Context is the shift a statement belongs to: its registration and the activities around it.
+type Context struct {
+	Registration      string            `json:"registration"`
+	ContextActivities ContextActivities `json:"contextActivities"`
+	Platform          string            `json:"platform"`
+	Language          string            `json:"language"`
+	Extensions        map[string]any    `json:"extensions"`
+}
+
+// ContextActivities are an activity's parent (the case of an event, the shift of a case) and
+// what groups it (the shift of an event).
+type ContextActivities struct {
+	Parent   []Activity `json:"parent"`
+	Grouping []Activity `json:"grouping,omitempty"`
+}
+
+// XAPIBase checks an IRI under which the export names its accounts, activities and extensions:
+// http or https with a host, no query or fragment; it ends with a slash.
+func XAPIBase(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, " \t\r\n") {
+		return "", fmt.Errorf("the xAPI base %q must be an http or https IRI with a host and no query, e.g. https://lrs.example.org/ward/", s)
+	}
+	base := u.String()
+	if !strings.HasSuffix(base, "/") { // with no query or fragment, the end of the path
+		base += "/"
+	}
+	return base, nil
+}
+
+// xapiShift is what the export reads of one shift: its patients' reviews as the shift ended,
+// and every message said in it, which ties the ward clock to the wall's.
+type xapiShift struct {
+	info    persist.SessionInfo
+	reports []physio.Report
+	chat    []memory.Message // oldest first
+}
+
+// shiftStatements are a shift's statements, patient by patient, each patient's in the order
+// they happened.
+func shiftStatements(base string, s xapiShift) []Statement {
+	trainee := s.info.Trainee
+	if trainee == "" {
+		trainee = unnamedTrainee
+	}
+	shiftIRI := base + "shifts/" + url.PathEscape(s.info.ID)
+	shared := caseWriter{
+		base: base, shiftIRI: shiftIRI, registration: nameUUID(shiftIRI),
+		actor: Agent{ObjectType: "Agent", Name: trainee, Account: Account{HomePage: base, Name: trainee}},
+		shift: Activity{ObjectType: "Activity", ID: shiftIRI, Definition: &ActivityDefinition{
+			Name: en(fmt.Sprintf("Shift %s of %s UTC", shiftName(s.info.Shift), s.info.CreatedAt.UTC().Format("2006-01-02 15:04")))}},
+		clock: wallClock{said: s.chat, start: s.info.CreatedAt},
+	}
+	out := []Statement{}
+	for _, r := range s.reports {
+		c := shared
+		out = append(out, c.statements(r)...)
+	}
+	return out
+}
+
+// caseWriter writes one patient's statements.
+type caseWriter struct {
+	base, shiftIRI, registration string
+	actor                        Agent
+	shift                        Activity
+	clock                        wallClock
+	r                            physio.Report
+	caseActivity                 Activity
+	out                          []timed
+}
+
+// timed is a statement and the ward time it happened at, to put a case's in order.
+type timed struct {
+	ward float64
+	Statement
+}
+
+// statements are the patient's scored events as they stand, then the case completed once the
+// patient has gone. An event is written only when what it says can no longer change, so its id
+// always names the same statement: a critical action once done (or, when the case closed, not
+// done), a critical error when made, the diagnosis and the disposition when the case closed.
+func (c *caseWriter) statements(r physio.Report) []Statement {
+	c.r = r
+	c.caseActivity = Activity{ObjectType: "Activity", ID: c.base + "scenarios/" + url.PathEscape(r.Scenario),
+		Definition: &ActivityDefinition{Name: en(r.Title), Description: en(r.Presentation), Type: adlActivities + "simulation"}}
+	c.criticalActions()
+	c.criticalErrors()
+	if r.Disposition != nil {
+		c.diagnosis()
+		c.disposition()
+		c.completed()
+	}
+	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].ward < c.out[j].ward })
+	out := make([]Statement, len(c.out))
+	for i, t := range c.out {
+		out[i] = t.Statement
+	}
+	return out
+}
+
+// criticalActions: passed when done in time (or in order), failed when done late or not at all.
+func (c *caseWriter) criticalActions() {
+	closed := c.r.Disposition != nil
+	for _, o := range c.r.CriticalActions {
+		if !o.Done && (!closed || o.Moot) { // not done yet, or never due
+			continue
+		}
+		res := &Result{Success: &o.Met, Score: scoreOf(0, o.Points)}
+		if o.Met {
+			res.Score = scoreOf(o.Points, o.Points)
+		}
+		var at float64
+		if o.Done {
+			at = c.r.Arrived + *o.At
+		} else {
+			at = c.r.Disposition.T // not done by the time the patient left
+		}
+		key := "critical-actions/" + o.ID
+		c.add(key, at, passedOr(o.Met), c.event(key, o.Description, o.Rule, "objective"), res)
+	}
+}
+
+// criticalErrors: each one made, failed; the same error made twice is two statements.
+func (c *caseWriter) criticalErrors() {
+	for i, er := range c.r.CriticalErrors {
+		c.add("critical-errors/"+strconv.Itoa(i+1), er.T, verbFailed,
+			c.event("critical-errors/"+er.ID, "Critical error to avoid: "+er.Description, "", "objective"), &Result{Success: ptr(false)})
+	}
+}
+
+// diagnosis is the last working diagnosis, scored against the case's key; answered, with no
+// verdict, when the case has none.
+func (c *caseWriter) diagnosis() {
+	part, scored := scorePart(c.r.Score, physio.PartDiagnosis)
+	n := len(c.r.Diagnoses)
+	if n == 0 && !scored {
+		return
+	}
+	at, res, verb := c.r.Disposition.T, &Result{}, verbAnswered
+	if n > 0 {
+		at, res.Response = c.r.Diagnoses[n-1].T, c.r.Diagnoses[n-1].Text
+	}
+	if scored {
+		right := part.Points == part.Max
+		verb, res.Success, res.Score = passedOr(right), &right, scoreOf(part.Points, part.Max)
+	}
+	c.add("diagnosis", at, verb, c.event("diagnosis", "Working diagnosis", "The last diagnosis committed to", "question"), res)
+}
+
+// disposition is where the patient went, scored against the case's key.
+func (c *caseWriter) disposition() {
+	d := c.r.Disposition
+	res, verb := &Result{Response: d.Place}, verbAnswered
+	if part, scored := scorePart(c.r.Score, physio.PartDisposition); scored {
+		verb, res.Success, res.Score = passedOr(d.Accepted), &d.Accepted, scoreOf(part.Points, part.Max)
+	}
+	c.add("disposition", d.T, verb, c.event("disposition", "Disposition", "Where the patient was sent", "question"), res)
+}
+
+// completed is the case as its review scores it. ward sets no pass mark, so it says nothing of
+// success; its duration is the wall time from arrival to leaving, and the ward clock's seconds
+// go in an extension.
+func (c *caseWriter) completed() {
+	arrived, left := c.clock.at(c.r.Arrived), c.clock.at(c.r.Disposition.T)
+	res := &Result{Score: scoreOf(c.r.Score.Total, c.r.Score.Max), Completion: ptr(true), Duration: isoDuration(left.Sub(arrived)),
+		Extensions: map[string]any{c.base + "extensions/ward-seconds": c.r.Duration}}
+	s := c.statement("completed", c.r.Disposition.T, verbCompleted, c.caseActivity, res)
+	s.Context.ContextActivities = ContextActivities{Parent: []Activity{c.shift}}
+	c.out = append(c.out, timed{c.r.Disposition.T, s})
+}
+
+// event is a scored event of the case: a sub-activity under its IRI.
+func (c *caseWriter) event(key, name, description, kind string) Activity {
+	def := &ActivityDefinition{Name: en(name), Type: adlActivities + kind}
+	if description != "" {
+		def.Description = en(description)
+	}
+	return Activity{ObjectType: "Activity", ID: c.caseActivity.ID + "/" + key, Definition: def}
+}
+
+// add records a scored event at ward time at: the case is its parent, the shift groups it, and
+// the ward clock's seconds since arrival go in an extension.
+func (c *caseWriter) add(key string, at float64, verb Verb, object Activity, res *Result) {
+	res.Extensions = map[string]any{c.base + "extensions/ward-seconds": at - c.r.Arrived}
+	s := c.statement(key, at, verb, object, res)
+	s.Context.ContextActivities = ContextActivities{Parent: []Activity{c.caseActivity}, Grouping: []Activity{c.shift}}
+	c.out = append(c.out, timed{at, s})
+}
+
+// statement is the trainee's statement of an event of this patient (named by key), at the wall
+// time the ward clock passed at.
+func (c *caseWriter) statement(key string, at float64, verb Verb, object Activity, res *Result) Statement {
+	return Statement{
+		ID:    nameUUID(c.shiftIRI + "/patients/" + url.PathEscape(c.r.PatientID) + "/" + key),
+		Actor: c.actor, Verb: verb, Object: object, Result: res,
+		Context: Context{Registration: c.registration, Platform: "ward", Language: xapiLanguage,
+			Extensions: map[string]any{c.base + "extensions/patient": c.r.PatientID}},
+		Timestamp: c.clock.at(at).UTC().Format("2006-01-02T15:04:05.000Z"),
+	}
+}
+
+// The verbs, from ADL's vocabulary.
+var (
+	verbCompleted = adlVerb("completed")
+	verbPassed    = adlVerb("passed")
+	verbFailed    = adlVerb("failed")
+	verbAnswered  = adlVerb("answered")
+)
+
+func adlVerb(name string) Verb { return Verb{ID: adlVerbs + name, Display: en(name)} }
+
+func passedOr(passed bool) Verb {
+	if passed {
+		return verbPassed
+	}
+	return verbFailed
+}
+
+func scorePart(s physio.Score, name string) (physio.ScorePart, bool) {
+	for _, p := range s.Parts {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return physio.ScorePart{}, false
+}
+
+// scoreOf is raw points out of most, held to 0..most as the review holds its score; nil when
+// there were none to score.
+func scoreOf(raw, most int) *ResultScore {
+	if most <= 0 {
+		return nil
+	}
+	raw = min(max(raw, 0), most)
+	return &ResultScore{Scaled: float64(raw) / float64(most), Raw: raw, Min: 0, Max: most}
+}
+
+func en(s string) LangMap { return LangMap{xapiLanguage: s} }
+
+func ptr[T any](v T) *T { return &v }
+
+// nameUUID is the name-based (SHA-1, version 5) UUID of an IRI in RFC 4122's URL namespace: the
+// same IRI always gives the same UUID.
+func nameUUID(iri string) string {
+	h := sha1.New()
+	h.Write(urlNamespace[:])
+	h.Write([]byte(iri))
+	u := h.Sum(nil)[:16]
+	u[6] = u[6]&0x0f | 0x50
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// urlNamespace is RFC 4122's namespace for names that are URLs (6ba7b811-9dad-11d1-80b4-00c04fd430c8).
+var urlNamespace = [16]byte{0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
+
+// isoDuration writes d as ISO 8601 (PT1H2M3.45S), to the hundredth of a second xAPI keeps.
+func isoDuration(d time.Duration) string {
+	d = max(d, 0).Round(10 * time.Millisecond)
+	h, m := d/time.Hour, d%time.Hour/time.Minute
+	sec := (d % time.Minute).Seconds()
+	return fmt.Sprintf("PT%dH%dM%sS", h, m, strconv.FormatFloat(sec, 'f', -1, 64))
+}
+
+// wallClock tells when, in wall time, the ward clock passed a time: at the first message written
+// at or after it, in the turn that moved the clock there.
+type wallClock struct {
+	said  []memory.Message // oldest first
+	start time.Time        // the shift's start, for a shift where nothing was said
+}
+
+func (c wallClock) at(ward float64) time.Time {
+	for _, m := range c.said {
+		if m.Sim >= ward {
+			return m.At
+		}
+	}
+	if n := len(c.said); n > 0 {
+		return c.said[n-1].At
+	}
+	return c.start
+}
