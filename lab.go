@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -21,8 +22,18 @@ import (
 // serveFlags are what `ward serve` accepts: where it listens, and the shift flags every
 // trainee's shift shares. No --trace: one file would interleave the class's turns, which no
 // replay could follow.
-var serveFlags = []string{"db", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift",
+var serveFlags = []string{"db", "encrypt", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift",
 	"scenarios", "agents", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
+
+// serveCommand declares `ward serve`; its --encrypt asks the instructor's passphrase alone, for
+// each trainee chooses theirs over SSH.
+func serveCommand(cl *cli) *cobra.Command {
+	cmd := cl.build(spec{use: "serve", summary: "the sim lab: serve ward's TUI over SSH to a class, on one database, to enrolled keys only",
+		flags: serveFlags, run: serve})
+	cmd.Flags().Lookup("encrypt").Usage = "create the database encrypted: the instructor's passphrase (env " +
+		persist.EnvInstructorPassphrase + "); each trainee chooses theirs when they first connect"
+	return cmd
+}
 
 // serve runs the sim lab's SSH server on the database until SIGINT or SIGTERM, which close
 // every connection with its shift saved.
@@ -47,12 +58,12 @@ func serve(ctx context.Context, c *call) error {
 		return err
 	}
 	defer store.Close()
-	setup, err := session.NewSetup(ctx, store, session.Flags{
-		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
-		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents,
-		Knowledge: o.knowledge, EmbedModel: o.embedModel, ConfirmAdmissions: true, Themes: themes.Names,
-		Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
-	}, toStderr(c.stderr))
+	if o.encrypt {
+		if err := encryptNew(store); err != nil {
+			return err
+		}
+	}
+	setup, notice, err := classSetup(ctx, c, store)
 	if err != nil {
 		return err
 	}
@@ -60,11 +71,44 @@ func serve(ctx context.Context, c *call) error {
 	queue := llm.NewQueue(setup.Backend(), o.slots) // one model server, shared fairly
 	keys := lab.KeysPath(o.db)
 	srv, err := lab.New(lab.Config{Setup: setup, HostKey: hostKey, Keys: keys, Idle: o.idle, Theme: theme,
-		Shift: o.shift, Log: c.stderr, Backend: queue.For})
+		Shift: o.shift, Notice: notice, Log: c.stderr, Backend: queue.For})
 	if err != nil {
 		return err
 	}
 	return listen(ctx, c, srv, keys)
+}
+
+// encryptNew makes a new class database encrypted under the instructor's passphrase, asked twice
+// (or from the environment); one encrypted already is left as it is, and one that holds shifts is
+// refused (ward encrypt converts it). The server stays signed in as no one.
+func encryptNew(store *persist.Store) error {
+	if on, err := store.Encrypted(); err != nil || on {
+		return err
+	}
+	if shifts, err := store.Sessions(); err != nil || len(shifts) > 0 {
+		if err == nil {
+			err = errors.New("--encrypt creates an encrypted database, and this one holds shifts already: `ward encrypt` converts it")
+		}
+		return err
+	}
+	pass, err := persist.AskPassphrase(persist.EnvInstructorPassphrase, "The instructor's passphrase for this new encrypted database", true)
+	if err == nil {
+		err = store.Protect(pass)
+	}
+	return err
+}
+
+// classSetup wires what every trainee's shift shares, once; notice is why the offline backend
+// answers, if it does, for the server's stderr and every trainee's status bar.
+func classSetup(ctx context.Context, c *call, store *persist.Store) (setup *session.Setup, notice string, err error) {
+	o := c.o
+	setup, err = session.NewSetup(ctx, store, session.Flags{
+		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
+		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents,
+		Knowledge: o.knowledge, EmbedModel: o.embedModel, ConfirmAdmissions: true, Themes: themes.Names,
+		Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
+	}, func(note string) { notice = note; toStderr(c.stderr)(note) })
+	return setup, notice, err
 }
 
 // listen serves on --listen until ctx ends, then shuts the server down.
@@ -93,7 +137,9 @@ func listen(ctx context.Context, c *call, srv *lab.Server, keys string) error {
 
 // enrolCommand declares `ward enrol`; its --instructor enrols the instructor's key.
 func enrolCommand(cl *cli) *cobra.Command {
-	cmd := cl.build(spec{use: "enrol [NAME]", summary: "enrol an SSH public key for ward serve: a trainee's (NAME --key FILE), the instructor's (--instructor), or each line of --authorized-keys FILE",
+	cmd := cl.build(spec{use: "enrol [NAME]",
+		summary: "enrol an SSH public key for ward serve: a trainee's (NAME --key FILE), the instructor's (--instructor), " +
+			"or each line of --authorized-keys FILE",
 		flags: []string{"db", "key", "instructor", "authorized-keys"}, args: count(0, 1), run: enrol})
 	cmd.Flags().Lookup("instructor").Usage = "the key is the instructor's: it opens the board"
 	return cmd

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/ui/lab"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -109,20 +110,7 @@ func TestServeListensAndStopsOnSIGTERM(t *testing.T) {
 	if _, err := ward(t, "", "enrol", "alice", "--key", alice, "--db", db); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run([]string{"serve", "--db", db, "--listen", "127.0.0.1:0", "--backend", "offline", "--idle", "0"}, strings.NewReader(""), &stdout, &stderr)
-	}()
-	listening := regexp.MustCompile(`^ward: serving .*class\.db on (127\.0\.0\.1:\d+) \(1 trainees enrolled\)\n$`)
-	deadline := time.Now().Add(20 * time.Second)
-	for !listening.MatchString(stdout.String()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("ward serve never said it listens: %q %q", stdout.String(), stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	addr := listening.FindStringSubmatch(stdout.String())[1]
+	addr, stop := serveInBackground(t, "--db", db)
 	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "alice", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey()})
 	if err != nil {
@@ -132,16 +120,68 @@ func TestServeListensAndStopsOnSIGTERM(t *testing.T) {
 	if info, err := os.Stat(db + ".hostkey"); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("the host key beside the database: %v", err)
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+	if err := stop(); err != nil {
+		t.Errorf("ward serve on SIGTERM: %v", err)
+	}
+}
+
+// serveInBackground runs ward serve on loopback with args until stop sends SIGTERM, and
+// returns where it listens.
+func serveInBackground(t *testing.T, args ...string) (addr string, stop func() error) {
+	t.Helper()
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--backend", "offline", "--idle", "0"}, args...)
+		done <- run(args, strings.NewReader(""), &stdout, &stderr)
+	}()
+	listening := regexp.MustCompile(`^ward: serving .*class\.db on (127\.0\.0\.1:\d+) \(\d+ trainees enrolled\)\n$`)
+	deadline := time.Now().Add(20 * time.Second)
+	for !listening.MatchString(stdout.String()) {
+		select {
+		case err := <-done:
+			t.Fatalf("ward serve ended: %v %q", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ward serve never said it listens: %q %q", stdout.String(), stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return listening.FindStringSubmatch(stdout.String())[1], func() error {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(20 * time.Second):
+			t.Fatal("ward serve did not stop on SIGTERM")
+		}
+		return nil
+	}
+}
+
+// ward serve --encrypt makes a new class database encrypted under the instructor's passphrase,
+// and refuses one that holds shifts.
+func TestServeEncryptsANewDatabase(t *testing.T) {
+	t.Setenv(persist.EnvInstructorPassphrase, "the instructor's long passphrase 42")
+	db := filepath.Join(t.TempDir(), "class.db")
+	_, stop := serveInBackground(t, "--db", db, "--encrypt")
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("ward serve on SIGTERM: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("ward serve did not stop on SIGTERM")
+	store, err := persist.OpenSnapshot(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if on, err := store.Encrypted(); err != nil || !on {
+		t.Errorf("ward serve --encrypt left the database plain (%v)", err)
+	}
+	played := shiftDB(t)
+	if _, err := ward(t, "", "serve", "--db", played, "--encrypt", "--backend", "offline"); err == nil || !strings.Contains(err.Error(), "holds shifts already") {
+		t.Errorf("--encrypt on a database with shifts: %v", err)
 	}
 }
 

@@ -71,6 +71,14 @@ func (s *Store) viewMayOpen(b *bolt.Bucket, sessionID string) error {
 			return fmt.Errorf("shift %s: its info: %w", sessionID, err)
 		}
 		owner = info.Trainee
+		if owner != "" { // a shift's trainee never changes once named (owner, access.go)
+			s.acc.mu.Lock()
+			if s.acc.owners == nil {
+				s.acc.owners = map[string]string{}
+			}
+			s.acc.owners[sessionID] = owner
+			s.acc.mu.Unlock()
+		}
 	}
 	if !p.mayOpen(owner) {
 		return fmt.Errorf("shift %s is trainee %q's, and ward acts for %s: %w", sessionID, owner, p, ErrNoAccess)

@@ -35,6 +35,10 @@ type Options struct {
 	// Confined: the files the screen writes (/export FILE) go into SaveDir alone, by name: the
 	// trainee is at a server's screen (ward serve), not at a shell of the machine that writes.
 	Confined bool
+	// Unsent and Typed are what a dropped connection's screen had not sent (Model.Unsent): the
+	// lines come back held, the text into the input.
+	Unsent []string
+	Typed  string
 }
 
 type focusArea int
@@ -154,6 +158,7 @@ func New(shift Shift, opts Options) *Model {
 	if opts.Notice != "" {
 		m.notice = notice{text: opts.Notice, level: noticeWarn}
 	}
+	m.restoreUnsent(opts.Unsent, opts.Typed)
 	m.input.Focus()
 	m.applyState(live.ViewState{})
 	return m

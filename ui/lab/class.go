@@ -18,8 +18,15 @@ var _ board.Class = (*Class)(nil)
 // Class is the trainees connected now, each with their running shift and the frame their
 // screen last drew: what the instructor's board reads.
 type Class struct {
-	mu    sync.Mutex
-	seats map[string]*seat
+	mu     sync.Mutex
+	seats  map[string]*seat
+	drafts map[string]draft // what a trainee's last screen had not sent, for their next
+}
+
+// draft is what a screen had not sent when its connection ended (ui.Model.Unsent).
+type draft struct {
+	lines []string
+	typed string
 }
 
 // seat is one trainee's connection.
@@ -32,7 +39,27 @@ type seat struct {
 	done  chan struct{}     // closed once its shift is saved and its view closed
 }
 
-func newClass() *Class { return &Class{seats: map[string]*seat{}} }
+func newClass() *Class { return &Class{seats: map[string]*seat{}, drafts: map[string]draft{}} }
+
+// keep holds what the trainee's screen had not sent until their next connection.
+func (c *Class) keep(trainee string, d draft) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(d.lines) == 0 && d.typed == "" {
+		delete(c.drafts, trainee)
+		return
+	}
+	c.drafts[trainee] = d
+}
+
+// draft hands over what the trainee's last screen had not sent.
+func (c *Class) draft(trainee string) draft {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.drafts[trainee]
+	delete(c.drafts, trainee)
+	return d
+}
 
 // take seats st, and returns the seat it takes over from (nil for none), which the caller closes
 // and waits for: one trainee has one connection, and the newest wins, so a connection that

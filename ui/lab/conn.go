@@ -40,6 +40,9 @@ func (r refusal) Error() string { return r.line }
 // instructor's board, run by the middleware after it (next) as a Bubble Tea program.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		if t, ok := sess.Context().Value(loginTimer{}).(*time.Timer); ok {
+			t.Stop() // logged in
+		}
 		sess = followSize(sess)
 		c := &conn{sess: sess, in: &activity{r: sess}}
 		c.in.touch()
@@ -78,17 +81,18 @@ func (s *Server) identify(sess ssh.Session) (Enrolment, error) {
 	}
 	all, err := ReadEnrolments(s.cfg.Keys)
 	if err != nil {
+		s.logf("every connection is refused: %v", err)
 		return Enrolment{}, refusal{"ward: the server cannot read its enrolments; tell the instructor", err.Error()}
 	}
 	fp := gossh.FingerprintSHA256(key)
 	e, ok := all.Of(key)
 	switch {
 	case !ok:
-		return Enrolment{}, refusal{fmt.Sprintf("ward: your key %s is not enrolled here: ask the instructor to enrol it (ward enrol NAME --key FILE), or offer your enrolled one (ssh -i FILE -o IdentitiesOnly=yes)", fp),
-			"unknown key"}
+		return Enrolment{}, refusal{"ward: your key " + fp + " is not enrolled here: ask the instructor to enrol it " +
+			"(ward enrol NAME --key FILE), or offer your enrolled one (ssh -i FILE -o IdentitiesOnly=yes)", "unknown key"}
 	case e.Name != sess.User():
-		return Enrolment{}, refusal{fmt.Sprintf("ward: this key is enrolled as %s, not %q: log in as ssh %s@HOST", e.Name, sess.User(), e.Name),
-			"the key of " + e.Name + ", not this user's"}
+		return Enrolment{}, refusal{fmt.Sprintf("ward: this key is enrolled as %s, not %q: log in as ssh %s@HOST",
+			e.Name, sess.User(), e.Name), "the key of " + e.Name + ", not this user's"}
 	}
 	return e, nil
 }

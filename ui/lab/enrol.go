@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -72,42 +71,50 @@ func ParseKey(line []byte) (key gossh.PublicKey, comment string, err error) {
 // Enrolments are the keys enrolled for a database.
 type Enrolments []Enrolment
 
-// ReadEnrolments reads the enrolments at path; no file is none. A line being appended (no
-// newline yet) is not read.
+// ReadEnrolments reads the enrolments at path; no file is none. Blank lines and # comments are
+// skipped (the file may be edited by hand: deleting a key's line revokes it). A last line with
+// no newline is read if it is whole, and otherwise taken for one being appended.
 func ReadEnrolments(path string) (Enrolments, error) {
+	all, _, err := readEnrolments(path)
+	return all, err
+}
+
+// readEnrolments is ReadEnrolments, and whether the file ends with a newline (or is empty).
+func readEnrolments(path string) (all Enrolments, ended bool, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, true, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-		data = data[:i+1]
-	} else {
-		data = nil
-	}
-	var all Enrolments
-	lines := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; lines.Scan(); n++ {
-		e, err := parseEnrolment(lines.Text())
+	lines := strings.Split(string(data), "\n")
+	for n, line := range lines {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		e, err := parseEnrolment(line)
+		if err != nil && n == len(lines)-1 {
+			break // being appended
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			return nil, false, fmt.Errorf("%s:%d: %w", path, n+1, err)
 		}
 		all = append(all, e)
 	}
-	return all, lines.Err()
+	return all, len(data) == 0 || data[len(data)-1] == '\n', nil
 }
 
 func parseEnrolment(line string) (Enrolment, error) {
-	fields := strings.SplitN(line, " ", 3)
-	if len(fields) != 3 || (fields[0] != "trainee" && fields[0] != "instructor") {
+	fields := strings.Fields(line)
+	if len(fields) < 3 || (fields[0] != "trainee" && fields[0] != "instructor") {
 		return Enrolment{}, errors.New(`not an enrolment: want "trainee NAME KEY" or "instructor NAME KEY"`)
 	}
 	if err := CheckName(fields[1]); err != nil {
 		return Enrolment{}, err
 	}
-	key, _, err := ParseKey([]byte(fields[2]))
+	key, _, err := ParseKey([]byte(strings.Join(fields[2:], " ")))
 	return Enrolment{Name: fields[1], Instructor: fields[0] == "instructor", Key: key}, err
 }
 
@@ -153,12 +160,15 @@ func (all Enrolments) check(e Enrolment) (added bool, err error) {
 // connection. Each is checked against the file and those before it; none is written unless all
 // pass. It returns the ones that were new.
 func Enrol(path string, es ...Enrolment) (Enrolments, error) {
-	all, err := ReadEnrolments(path)
+	all, ended, err := readEnrolments(path)
 	if err != nil {
 		return nil, err
 	}
 	var added Enrolments
 	var lines []byte
+	if !ended { // a hand's last line with no newline: ours start on a line of their own
+		lines = []byte("\n")
+	}
 	for _, e := range es {
 		if err := CheckName(e.Name); err != nil {
 			return nil, err
@@ -172,7 +182,7 @@ func Enrol(path string, es ...Enrolment) (Enrolments, error) {
 			lines = fmt.Appendf(lines, "%s %s %s\n", e.role(), e.Name, bytes.TrimSpace(gossh.MarshalAuthorizedKey(e.Key)))
 		}
 	}
-	if len(lines) == 0 {
+	if len(added) == 0 {
 		return nil, nil
 	}
 	f, err := outfile.OpenLog(path)

@@ -115,3 +115,28 @@ func FuzzParseAuthorizedKeys(f *testing.F) {
 		}
 	})
 }
+
+// The file may be edited by hand: blank lines and comments are skipped, a deleted line is a key
+// revoked, and a last line left with no newline is read, and enrolling after it starts a line
+// of its own.
+func TestEnrolmentsEditedByHand(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ward.db.keys")
+	alice, bob, carol := newKey(t).PublicKey(), newKey(t).PublicKey(), newKey(t).PublicKey()
+	line := func(name string, k gossh.PublicKey) string {
+		return "trainee  " + name + "\t" + strings.TrimSpace(string(gossh.MarshalAuthorizedKey(k)))
+	}
+	if err := os.WriteFile(path, []byte("# the class of May\n\n"+line("alice", alice)+"\n"+line("bob", bob)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	all, err := ReadEnrolments(path)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("read %+v, %v; want alice and bob", all, err)
+	}
+	if _, err := Enrol(path, Enrolment{Name: "carol", Key: carol}); err != nil {
+		t.Fatal(err)
+	}
+	all, err = ReadEnrolments(path)
+	if _, ok := all.Of(carol); err != nil || len(all) != 3 || !ok {
+		t.Errorf("after enrolling carol: %+v, %v", all, err)
+	}
+}

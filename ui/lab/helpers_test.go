@@ -3,9 +3,9 @@ package lab
 import (
 	"bytes"
 	"context"
-	"errors"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
 	"io"
 	"net"
 	"path/filepath"

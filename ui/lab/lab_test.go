@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -541,5 +542,118 @@ func TestTheInstructorsPassphraseOpensTheBoard(t *testing.T) {
 	right.waitFor("0 connected")
 	if strings.Contains(right.out.raw(), instructorPass) {
 		t.Error("the instructor's passphrase was echoed")
+	}
+}
+
+// A shutdown right as the server starts (a SIGTERM at start-up) neither waits forever nor lets
+// the server serve after it.
+func TestShutdownAtStartUp(t *testing.T) {
+	for range 20 {
+		l := newLab(t, nil, nil)
+		l.stop() // newLab's Serve may not have taken its first connection yet
+	}
+	l := newLab(t, nil, nil)
+	srv, err := New(l.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("a Serve after Shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a server shut down before it served is serving")
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Error("a server shut down before it served took a connection")
+	}
+}
+
+// The server's notice (why the offline backend answers) is on every trainee's status bar.
+func TestTheServersNoticeReachesTrainees(t *testing.T) {
+	l := newLab(t, nil, func(c *Config) { c.Notice = "using the offline backend: no model server" })
+	c := l.dial("alice", l.enrol("alice", false))
+	c.waitFor("using the offline backend: no model server")
+}
+
+// Enrolments that do not read refuse every connection with one line, and tell the server's
+// console why.
+func TestUnreadableEnrolmentsRefuseAndSayWhy(t *testing.T) {
+	var console screen
+	l := newLab(t, nil, func(c *Config) { c.Log = &console })
+	key := l.enrol("alice", false)
+	if err := os.WriteFile(l.cfg.Keys, []byte("trainee alice not-a-key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := l.dial("alice", key)
+	c.waitExit()
+	c.waitFor("ward: the server cannot read its enrolments; tell the instructor")
+	if !strings.Contains(console.raw(), "ward.db.keys:1: not a public key") {
+		t.Errorf("the console says %q", console.raw())
+	}
+}
+
+// A connection that never logs in (it stalls in the handshake) is dropped after Config.Login;
+// one that logs in is not.
+func TestAConnectionThatNeverLogsInIsDropped(t *testing.T) {
+	l := newLab(t, nil, func(c *Config) { c.Login = 300 * time.Millisecond })
+	alice := l.dial("alice", l.enrol("alice", false))
+	stalled, err := net.Dial("tcp", l.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	if err := stalled.SetReadDeadline(time.Now().Add(20 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, stalled); err != nil { // the server's greeting, then its close
+		t.Fatalf("the stalled connection was not closed: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	alice.typeLine("review patient_1")
+	alice.waitFor("Frank Walsh")
+}
+
+// Lines typed while a turn ran, not yet sent when the connection dropped, come back held on the
+// next connection, and the input's text with them.
+func TestLinesNotYetSentComeBackAfterADrop(t *testing.T) {
+	gate := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	l := newLab(t, nil, func(c *Config) {
+		gate.Backend = c.Setup.Backend()
+		c.Backend = func(string) llm.Backend { return gate }
+	})
+	key := l.enrol("alice", false)
+	c := l.dial("alice", key)
+	c.waitFor("patient_1")
+	c.typeLine("review patient_1")
+	for len(l.latestChat("alice", "", "patient_1")) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	gate.armed.Store(true)
+	c.typeLine("where does it hurt?")
+	<-gate.entered
+	c.typeLine("any allergies?") // queued behind the turn
+	c.typeKeys("and her medic")  // not sent
+	c.waitFor("and her medic")
+	c.conn.Close()
+	close(gate.release)
+	again := l.dial("alice", key)
+	again.waitFor("your connection dropped before these were sent")
+	again.waitFor("and her medic")
+	waitForReply(t, l, "alice", "", "where does it hurt?")
+	for _, m := range l.latestChat("alice", "", "patient_1") {
+		if m.Content == "any allergies?" {
+			t.Error("a line held after the drop was sent without the trainee's enter")
+		}
 	}
 }

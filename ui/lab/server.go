@@ -1,8 +1,8 @@
 // Package lab is the sim lab's server (ward serve): ward's TUI over SSH to a class, one program
 // per connection, on one database the server holds. A connection's key says who it is (the
-// enrolments, enrol.go); a trainee gets a view of the store signed in as them and their own
-// shift (conn.go), the instructor the board (ui/board) over the class of connected trainees
-// (class.go).
+// enrolments, enrol.go; each connection's life in conn.go); a trainee gets a view of the store
+// signed in as them (passphrase.go) and their own shift (trainee.go), the instructor the board
+// (ui/board) over the class of connected trainees (class.go).
 package lab
 
 import (
@@ -36,8 +36,10 @@ type Config struct {
 	HostKey string         // the host key's file, created (0600) on first start and kept
 	Keys    string         // the enrolments (KeysPath of the database)
 	Idle    time.Duration  // a connection with no keystroke for this long is closed; 0: never
+	Login   time.Duration  // a connection not logged in (its session open) by then is dropped; 0: 30 s
 	Theme   themes.Theme   // one theme for everyone: lipgloss's styles are global
 	Shift   string         // the roster a trainee with no shift starts (--shift); "": they choose
+	Notice  string         // shown on every trainee's status bar at start (why the backend is offline)
 	Log     io.Writer      // hears what the server cannot tell a connection (a failed audit)
 	// Backend is a trainee's share of the model (the fair queue's For); nil gives each the
 	// Setup's backend as it is.
@@ -54,6 +56,7 @@ type Server struct {
 	mu      sync.Mutex
 	closing bool
 	open    map[*conn]bool // every connection, for Shutdown to close
+	serving chan struct{}  // closed once Serve is taking connections; nil before Serve
 	conns   sync.WaitGroup // handlers running: each saves its shift before it ends
 }
 
@@ -77,6 +80,9 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.Log == nil {
 		s.cfg.Log = io.Discard
 	}
+	if s.cfg.Login <= 0 {
+		s.cfg.Login = 30 * time.Second
+	}
 	if s.cfg.Backend == nil {
 		backend := cfg.Setup.Backend()
 		s.cfg.Backend = func(string) llm.Backend { return backend }
@@ -92,8 +98,19 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	srv.ConnCallback = s.loginWithin
 	s.ssh = srv
 	return s, nil
+}
+
+// loginTimer is the context key of a connection's time to log in.
+type loginTimer struct{}
+
+// loginWithin drops a connection that has not opened its session within Config.Login: one that
+// stalls in the handshake would otherwise hold its goroutines for good. admit stops the clock.
+func (s *Server) loginWithin(ctx ssh.Context, conn net.Conn) net.Conn {
+	ctx.SetValue(loginTimer{}, time.AfterFunc(s.cfg.Login, func() { _ = conn.Close() }))
+	return conn
 }
 
 // private refuses a host key others may read, once it cannot be made private.
@@ -118,13 +135,34 @@ func (s *Server) Class() *Class { return s.class }
 
 // Serve answers connections on l until Shutdown.
 func (s *Server) Serve(l net.Listener) error {
+	a := &accepting{Listener: l, ready: make(chan struct{})}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return l.Close()
+	}
+	s.serving = a.ready
+	s.mu.Unlock()
 	release := outfile.Hold(s.cfg.HostKey, s.cfg.Keys) // no /export may write over them
 	defer release()
-	err := s.ssh.Serve(l)
+	err := s.ssh.Serve(a)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
 	}
 	return err
+}
+
+// accepting is a listener that says when it is first asked for a connection: the SSH library
+// counts its listener in only then, and a Shutdown before that would wait for it forever.
+type accepting struct {
+	net.Listener
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (a *accepting) Accept() (net.Conn, error) {
+	a.once.Do(func() { close(a.ready) })
+	return a.Listener.Accept()
 }
 
 // Shutdown closes every connection with its shift saved: a turn running finishes and commits
@@ -132,10 +170,16 @@ func (s *Server) Serve(l net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
-	open := slices.Collect(maps.Keys(s.open))
+	open, serving := slices.Collect(maps.Keys(s.open)), s.serving
 	s.mu.Unlock()
 	for _, c := range open {
 		c.close("ward: the server is shutting down; your shift is saved")
+	}
+	if serving != nil {
+		select {
+		case <-serving:
+		case <-ctx.Done():
+		}
 	}
 	err := s.ssh.Shutdown(ctx)
 	if err != nil {

@@ -40,9 +40,14 @@ func (s *Server) train(c *conn, next ssh.Handler) {
 	}
 	defer sh.Live.Close() // after the turns: saves the clock
 	s.class.seat(st, sh.Live)
-	c.model = framed{Model: ui.New(sh, opts), frame: &st.frame}
+	d := s.class.draft(st.name)
+	opts.Unsent, opts.Typed = d.lines, d.typed
+	screen := ui.New(sh, opts)
+	c.model = framed{Model: screen, frame: &st.frame}
 	c.sess.Context().SetValue(connKey{}, c)
 	next(c.sess)
+	d.lines, d.typed = screen.Unsent() // nothing typed is lost with the connection
+	s.class.keep(st.name, d)
 	s.audit(who, persist.AuditDisconnect, c.why())
 	c.farewell()
 	sh.stop()
@@ -66,12 +71,13 @@ func (s *Server) takeOver(c *conn, st *seat) {
 }
 
 // openShift resumes the trainee's latest shift on their view; with none, or one left with no
-// patient, it starts --shift, or offers the start dialog; the trainee is fixed: the dialog cannot start a shift for anyone else.
+// patient, it starts --shift, or offers the start dialog, which cannot start a shift for anyone
+// else (the trainee is fixed).
 func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, error) {
 	name := c.who.Name
 	ctx := context.Background() // a turn outlives its connection, to commit
-	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Clipboard: c.sess, Confined: true,
-		SaveDir: filepath.Join(s.store.Path()+".exports", name)}
+	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Notice: s.cfg.Notice,
+		Clipboard: c.sess, Confined: true, SaveDir: filepath.Join(s.store.Path()+".exports", name)}
 	if err := os.MkdirAll(opts.SaveDir, 0o700); err != nil {
 		return nil, opts, err
 	}
@@ -97,7 +103,8 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 		}
 		if s.cfg.Shift == "" {
 			for _, r := range setup.Library().Shifts() {
-				opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{ID: r.ID, Title: r.Title, Summary: fmt.Sprintf("%d patients", len(r.Patients))})
+				opts.StartShifts = append(opts.StartShifts,
+					ui.ShiftChoice{ID: r.ID, Title: r.Title, Summary: fmt.Sprintf("%d patients", len(r.Patients))})
 			}
 		}
 	}
