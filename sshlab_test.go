@@ -89,11 +89,15 @@ func TestSSHLab(t *testing.T) {
 		t.Fatalf("bob's debrief names an injection made into alice's shift:\n%s", bob)
 	}
 
-	// A dropped connection loses nothing: alice's terminal dies with her ssh in it; she signs in
-	// again and finds her shift where it was, her patient, her lines and the nurse's worry.
+	// A dropped connection loses nothing: alice's terminal dies with her ssh in it, a line half
+	// typed; she signs in again and finds her shift where it was, her patient, her lines, the
+	// nurse's worry, and the half line in her input.
+	alice.tmux("send-keys", "-t", tmuxSession, "-l", "and the half typed HALF4")
+	alice.waitFor("│ and the half typed HALF4")
 	alice.tmux("kill-server")
 	alice = lab.ssh("alice", "alice", "I'm worried about .*patient_1")
 	alice.waitFor("^patient_1 ")
+	alice.waitFor("│ and the half typed HALF4")
 	for _, line := range []string{"ALICE1", "WATCHED2"} {
 		if !strings.Contains(alice.screen(), line) {
 			t.Fatalf("alice's shift, resumed, lacks %s:\n%s", line, alice.screen())
