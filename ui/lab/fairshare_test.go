@@ -39,10 +39,12 @@ func TestLoadSharesTheModelFairly(t *testing.T) {
 	srv.stop()
 
 	calls := len(fake.Requests())
-	// A turn's calls each wait behind at most one call of every other trainee, slots at a time:
-	// its share of the model. A second of slack a call for the server's own work.
-	callsPerTurn := (calls + trainees*(turns+1) - 1) / (trainees * (turns + 1)) // the admission is a turn too
-	share := time.Duration(callsPerTurn) * (time.Duration((trainees+slots-1)/slots)*perCall + 2*time.Second)
+	// A turn's calls each wait behind at most one call of every other trainee, slots at a time (a
+	// round of the class): its share of the model. Two seconds of slack a call for the server's
+	// own work.
+	callsPerTurn := (calls + trainees*(turns+1) - 1) / (trainees * (turns + 1)) // the review of patient_1 is a turn too
+	round := time.Duration(callsPerTurn*((trainees+slots-1)/slots)) * perCall
+	share := round + time.Duration(callsPerTurn)*2*time.Second
 	var all []time.Duration
 	waited := map[string]time.Duration{} // each trainee's turns in all
 	for _, r := range runs {
@@ -67,7 +69,6 @@ func TestLoadSharesTheModelFairly(t *testing.T) {
 	for _, w := range waited {
 		total += w
 	}
-	round := time.Duration(callsPerTurn*(trainees+slots-1)/slots) * perCall
 	mean := total / time.Duration(max(len(waited), 1))
 	for name, w := range waited {
 		if w > mean+round {
