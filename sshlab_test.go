@@ -107,11 +107,12 @@ func TestSSHLab(t *testing.T) {
 
 // On an encrypted database, a trainee new to it chooses a passphrase over SSH and one who
 // returns types it, never echoed; what they type is stored sealed; three wrong passphrases are
-// refused with one line, and the right one resumes the shift.
+// refused with one line, and the right one resumes the shift; the instructor's passphrase opens
+// the board.
 func TestSSHLabEncrypted(t *testing.T) {
-	const alicePass = "alice's own passphrase 7x"
+	const alicePass, instructorPass = "alice's own passphrase 7x", "the instructor's long passphrase 42"
 	lab := startLab(t, func(l *sshLab) { // the database made encrypted, as `ward --encrypt` makes it
-		l.runEnv([]string{"WARD_INSTRUCTOR_PASSPHRASE=the instructor's long passphrase 42", "WARD_PASSPHRASE=the first trainee's passphrase 9"},
+		l.runEnv([]string{"WARD_INSTRUCTOR_PASSPHRASE=" + instructorPass, "WARD_PASSPHRASE=the first trainee's passphrase 9"},
 			l.bin, "run", "--db", l.db, "--new", "--backend", "offline", "--encrypt")
 	})
 
@@ -142,6 +143,12 @@ func TestSSHLabEncrypted(t *testing.T) {
 	again := lab.ssh("alice", "alice", "Passphrase of trainee alice")
 	again.send(line(alicePass))
 	again.waitFor("SECRET1")
+
+	// The instructor's key opens the board with the instructor's passphrase, asked the same way.
+	board := lab.ssh("instructor", "instructor", "Passphrase of")
+	board.send(line(instructorPass))
+	board.waitFor("1 connected")
+	board.waitFor("alice")
 	// Neither the passphrase chosen nor the wrong ones were echoed at their prompts.
 	for _, s := range []string{prompted, wrong.screen()} {
 		if strings.Contains(s, alicePass) || strings.Contains(s, "not her passphrase") {
