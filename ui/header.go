@@ -30,7 +30,7 @@ func (h *headerPane) View() string { return h.view }
 func (h *headerPane) Render(s live.ViewState) {
 	t := h.theme
 	p := s.Patient
-	clock := clockLabel(t, s.Clock, s.Paused)
+	clock := clockLabel(t, s)
 	var who, vitals string
 	if p.ID == "" {
 		who = t.Muted.Render("No active patient")
@@ -126,9 +126,14 @@ func news2Badge(t themes.Theme, s live.Score) string {
 	return bandStyle(t, s.Band).Render(s.Text)
 }
 
-func clockLabel(t themes.Theme, clock time.Duration, paused bool) string {
-	label := t.Muted.Render("sim ") + t.Text.Render(formatClock(clock))
-	if paused {
+// clockLabel is the sim clock, and why it stands still when it does: a shift the instructor
+// ended says so on every screen, so the trainee knows the debrief is what is left.
+func clockLabel(t themes.Theme, s live.ViewState) string {
+	label := t.Muted.Render("sim ") + t.Text.Render(formatClock(s.Clock))
+	switch {
+	case s.Ended:
+		label += " " + t.Warn.Bold(true).Render("ENDED · /aar")
+	case s.Paused:
 		label += " " + t.Warn.Bold(true).Render("PAUSED")
 	}
 	return label

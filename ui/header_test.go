@@ -34,3 +34,26 @@ func TestHeaderShowsThePresentationAndFindings(t *testing.T) {
 		t.Errorf("header shows an engine state:\n%s", view)
 	}
 }
+
+// A shift the instructor ended says so where the clock stands, and points to the debrief; a
+// paused one still says paused.
+func TestHeaderSaysTheInstructorEndedTheShift(t *testing.T) {
+	th, err := themes.New("dark", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := headerPane{theme: th, width: 100}
+	for _, c := range []struct {
+		vs        live.ViewState
+		want, not string
+	}{
+		{live.ViewState{Paused: true, Ended: true}, "ENDED · /aar", "PAUSED"},
+		{live.ViewState{Paused: true}, "PAUSED", "ENDED"},
+	} {
+		h.Render(c.vs)
+		view := stripStyles(h.View())
+		if !strings.Contains(view, c.want) || strings.Contains(view, c.not) {
+			t.Errorf("header of %+v: want %q, not %q:\n%s", c.vs, c.want, c.not, view)
+		}
+	}
+}

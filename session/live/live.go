@@ -299,7 +299,7 @@ func (e *Live) refresh() {
 	summaries := e.s.Summaries()
 	clock, paused, speed := e.s.Clock()
 	backend, model := e.s.Backend()
-	v := ViewState{Clock: seconds(clock), Paused: paused, Speed: speed, Backend: backend, Model: model, Last: e.last,
+	v := ViewState{Clock: seconds(clock), Paused: paused, Ended: e.s.Ended(), Speed: speed, Backend: backend, Model: model, Last: e.last,
 		Sounded: e.sounded}
 	if p, ok := e.s.ActivePatient(); ok {
 		v.Patient, v.Vitals, v.Monitor, v.ECG = header(p), vitalSeries(p.Readings), p.Monitored, ecgTrace(p)

@@ -16,6 +16,7 @@ type ViewState struct {
 	ChatMore bool          // older messages are stored; LoadOlder shows the next page
 	Clock    time.Duration // sim time since the shift began
 	Paused   bool          // the sim clock is stopped
+	Ended    bool          // the instructor ended the shift for debrief: the clock stands still for good
 	Speed    float64       // sim seconds per wall-clock second
 	Backend  string        // "ollama" or "offline"
 	Model    string        // model name; empty for offline

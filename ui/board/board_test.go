@@ -326,6 +326,9 @@ func TestEndFromTheBoard(t *testing.T) {
 	if !ana.live.Standing().Ended {
 		t.Fatal("the shift is not ended")
 	}
+	if !ana.live.Snapshot().Ended {
+		t.Error("the trainee's screen is not told the shift ended")
+	}
 	e, _ := ana.rig.S.Engine("patient_1")
 	if !e.Closed() || !chatHas(ana.live, "The instructor ended the shift for debrief") {
 		t.Error("the case is open, or the trainee was not told")
