@@ -84,11 +84,12 @@ func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) erro
 	var events []physio.Event
 	var msg memory.Message
 	if in.Kind == InjectDeterioration {
+		worse := e.Worsens(in.State)
 		ev, err := e.Deteriorate(in.State)
 		if err != nil {
 			return err
 		}
-		events, msg = []physio.Event{ev}, s.message(memory.RoleAssistant, nurseAgent, worried(e))
+		events, msg = []physio.Event{ev}, s.message(memory.RoleAssistant, nurseAgent, changed(e, worse))
 	} else {
 		if err := e.Record(in.Kind, in.Text); err != nil {
 			return err
@@ -120,11 +121,14 @@ func (s *Session) injectable(id string) (*physio.Engine, error) {
 	return e, nil
 }
 
-// worried is the nurse's call for a review of a patient the instructor made worse: the trainee
-// hears that the patient is worse, never the state's name, which they must find out.
-func worried(e *physio.Engine) string {
-	return fmt.Sprintf("I'm worried about %s (%s): they look worse than they did. Could you come and review them?",
-		e.Scenario().Demographics.Name, e.PatientID())
+// changed is the nurse's call about a patient the instructor moved to another state: the trainee
+// hears whether they look worse or better, never the state's name, which they must find out.
+func changed(e *physio.Engine, worse bool) string {
+	name, id := e.Scenario().Demographics.Name, e.PatientID()
+	if worse {
+		return fmt.Sprintf("I'm worried about %s (%s): they look worse than they did. Could you come and review them?", name, id)
+	}
+	return fmt.Sprintf("%s (%s) looks better than they did. Could you review them when you can?", name, id)
 }
 
 // heard is the line the trainee hears of a result or a call, in its own voice.

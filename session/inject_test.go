@@ -264,3 +264,26 @@ func TestEndClosesEveryCase(t *testing.T) {
 		t.Errorf("an injection after the end: %v", err)
 	}
 }
+
+// A patient the instructor moves to a better state is not called worse: the nurse says they look
+// better, still without naming the state.
+func TestInjectedImprovementIsCalledBetter(t *testing.T) {
+	r := injectRig(t)
+	if _, err := r.inject(Injection{Kind: physio.InjectDeterioration, PatientID: "patient_1", State: "shock"}); err != nil {
+		t.Fatal(err)
+	}
+	r.turn("/wait 5m")
+	events, err := r.inject(Injection{Kind: physio.InjectDeterioration, PatientID: "patient_1", State: "recovered"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heard []string
+	for _, ev := range events {
+		if m, ok := ev.(MessageEvent); ok {
+			heard = append(heard, m.Agent+": "+m.Text)
+		}
+	}
+	if len(heard) != 1 || !strings.Contains(heard[0], "looks better than they did") || strings.Contains(heard[0], "recovered") {
+		t.Errorf("the trainee heard %q; want the nurse saying they look better, without the state's name", heard)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // An instructor steers a running case from the class's board: a deterioration to a named state
@@ -63,6 +65,21 @@ func (e *Engine) Deteriorate(state string) (Event, error) {
 	}
 	out := e.enter(state, reasonInjected, nil)
 	return out[0], e.Record(InjectDeterioration, state)
+}
+
+// Worsens reports whether moving the patient to state would raise their NEWS2 from where it is
+// now, judged on the values the state leads to: the instructor may move a patient to a better
+// state as well as a worse one, and the nurse who calls about it must not say the opposite.
+func (e *Engine) Worsens(state string) bool {
+	st := e.sc.State(state)
+	if st == nil {
+		return false
+	}
+	var raw [sc.NumVitals]float64
+	for v := range raw {
+		raw[v] = st.Target(sc.Vital(v))
+	}
+	return NEWS2(vitalsFrom(&raw, e.sc), e.Scale(), e.s.OnOxygen).Total > e.TrueNEWS2().Total
 }
 
 // Record keeps an event the instructor injected in the case's record. A closed case takes none.
