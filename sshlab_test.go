@@ -78,7 +78,8 @@ func TestSSHLab(t *testing.T) {
 
 	// A deterioration injected into alice's patient_1: her screen hears the nurse's worry, and
 	// the debrief names the instructor's event.
-	state := board.injectDeterioration("patient_1")
+	const state = "worsening" // quiet-night's patient_1 is a COPD exacerbation
+	board.injectDeterioration("patient_1", state)
 	board.waitFor("alice: injected a deterioration of patient_1 to " + regexp.QuoteMeta(state))
 	alice.waitFor("I'm worried about .*patient_1")
 	aar := lab.run(lab.bin, "aar", "--db", lab.db, "--trainee", "alice", "--patient", "patient_1")
@@ -357,22 +358,16 @@ func (w *labTerminal) playTurn(question string) {
 	w.waitIdle()
 }
 
-// injectDeterioration opens the inject dialog on the chosen trainee and moves patient to a
-// state of their case other than the one they are in, as the instructor picks with the arrow
-// keys; it returns the state.
-func (w *labTerminal) injectDeterioration(patient string) string {
+// injectDeterioration opens the inject dialog on the chosen trainee and moves patient to the
+// named state of their case, as the instructor picks it with the arrow keys.
+func (w *labTerminal) injectDeterioration(patient, state string) {
 	w.send("i")
 	w.waitFor("Inject what")
 	w.send("Enter") // a deterioration is the first kind
 	w.waitFor("Which patient")
 	w.choose(func(option string) bool { return strings.HasPrefix(option, patient+" ") })
 	w.waitFor("to which state")
-	var state string
-	w.choose(func(option string) bool {
-		state = strings.Fields(option)[0]
-		return !strings.Contains(option, "(now)")
-	})
-	return state
+	w.choose(func(option string) bool { return strings.Fields(option)[0] == state })
 }
 
 // choose moves the dialog's cursor down to the first option want takes, and presses enter.
