@@ -202,11 +202,7 @@ func TestAnIdleConnectionIsClosed(t *testing.T) {
 // A connection that drops while its turn waits for the model loses nothing: the turn finishes
 // and commits, and the trainee who reconnects sees the reply.
 func TestADroppedConnectionLosesNothing(t *testing.T) {
-	gate := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	l := newLab(t, nil, func(c *Config) {
-		gate.Backend = c.Setup.Backend()
-		c.Backend = func(string) llm.Backend { return gate }
-	})
+	l, gate := newGatedLab(t)
 	key := l.enrol("alice", false)
 	c := l.dial("alice", key)
 	c.waitFor("patient_1")
@@ -239,6 +235,16 @@ func TestADroppedConnectionLosesNothing(t *testing.T) {
 
 // gated is a backend whose calls, once armed, wait for release: a model busy while the
 // connection drops.
+// newGatedLab is a lab whose every trainee's model calls go through one gate.
+func newGatedLab(t *testing.T) (*testLab, *gated) {
+	gate := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	l := newLab(t, nil, func(c *Config) {
+		gate.Backend = c.Setup.Backend()
+		c.Backend = func(string) llm.Backend { return gate }
+	})
+	return l, gate
+}
+
 type gated struct {
 	llm.Backend
 	armed   atomic.Bool
@@ -334,11 +340,7 @@ func TestTheInstructorsKeyOpensTheBoard(t *testing.T) {
 // Shutting down while a turn waits for the model waits for it: the reply is committed before
 // the store is closed.
 func TestShutdownWaitsForARunningTurn(t *testing.T) {
-	gate := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	l := newLab(t, nil, func(c *Config) {
-		gate.Backend = c.Setup.Backend()
-		c.Backend = func(string) llm.Backend { return gate }
-	})
+	l, gate := newGatedLab(t)
 	c := l.dial("alice", l.enrol("alice", false))
 	c.waitFor("patient_1")
 	c.typeLine("review patient_1")
@@ -627,11 +629,7 @@ func TestAConnectionThatNeverLogsInIsDropped(t *testing.T) {
 // Lines typed while a turn ran, not yet sent when the connection dropped, come back held on the
 // next connection, and the input's text with them.
 func TestLinesNotYetSentComeBackAfterADrop(t *testing.T) {
-	gate := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	l := newLab(t, nil, func(c *Config) {
-		gate.Backend = c.Setup.Backend()
-		c.Backend = func(string) llm.Backend { return gate }
-	})
+	l, gate := newGatedLab(t)
 	key := l.enrol("alice", false)
 	c := l.dial("alice", key)
 	c.waitFor("patient_1")
