@@ -13,6 +13,7 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
 )
@@ -305,6 +306,9 @@ type TurnRecord struct {
 	Decision *DecisionEvent // nil for commands that made no decision
 	Calls    []CallRecord
 	Counters *memory.EntityStats // the active patient's entity and team counters after the turn
+	// Rates are seed 002's rates of the active patient's turns so far, per agent and in all,
+	// held to the seed's thresholds.
+	Rates []records.Metrics
 	// Engine is the engine's truth about the active patient after the turn: the scenario, its
 	// title, the state and the true GCS, masked in a trainee's view (views.go).
 	Engine string
@@ -321,6 +325,7 @@ func (s *Session) keepTurnRecord(t *turn) {
 	if ents := s.sim.ents[s.active]; ents != nil {
 		stats := ents.Stats
 		rec.Counters = &stats
+		rec.Rates = records.MetricsOver(ents.Tallies, records.Window{}, records.SeedThresholds)
 	}
 	if n := len(s.turns); n > 0 {
 		rec.Number = s.turns[n-1].Number + 1

@@ -175,6 +175,9 @@ func (in *inspector) build() {
 	in.add("")
 	in.analyzer(tr.Analyzer)
 	in.field("counters", tr.Counters)
+	for _, line := range tr.Rates {
+		in.field("rates", line)
+	}
 	in.field("engine", tr.Engine)
 	for i, call := range tr.Calls {
 		in.add("")

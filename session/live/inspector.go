@@ -108,6 +108,9 @@ func turnTrace(rec session.TurnRecord) TurnTrace {
 		tr.Counters = fmt.Sprintf("%d merges · %d parse errors · %d format fallbacks · %d evictions · %d refused · %d cap / %d loop stops · %d citations removed · merge p95 %s",
 			st.Merges, st.ParseErrors, st.FormatFallbacks, st.Evictions, st.Refused, st.CapStops, st.LoopStops, st.CitationsRemoved, st.MergeLatency.P95())
 	}
+	for _, m := range rec.Rates {
+		tr.Rates = append(tr.Rates, m.Line())
+	}
 	return tr
 }
 
