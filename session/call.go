@@ -309,6 +309,8 @@ type TurnRecord struct {
 	// Rates are seed 002's rates of the active patient's turns so far, per agent and in all,
 	// held to the seed's thresholds.
 	Rates []records.Metrics
+	// Pruned is what the turn's pruning rules took out of what prompts may carry.
+	Pruned []PruneEvent
 	// Engine is the engine's truth about the active patient after the turn: the scenario, its
 	// title, the state and the true GCS, masked in a trainee's view (views.go).
 	Engine string
@@ -318,7 +320,7 @@ type TurnRecord struct {
 const maxTurnRecords = 200
 
 func (s *Session) keepTurnRecord(t *turn) {
-	rec := TurnRecord{Input: t.input, Decision: t.decisionEvent, Calls: t.calls, Number: 1}
+	rec := TurnRecord{Input: t.input, Decision: t.decisionEvent, Calls: t.calls, Number: 1, Pruned: t.pruned}
 	if e := s.sim.ward.Engine(s.active); e != nil {
 		rec.Engine = fmt.Sprintf("%s (%s) · state %s · true GCS %d", e.Scenario().ID, e.Scenario().Title, e.State(), e.TrueVitals().GCS)
 	}
@@ -431,7 +433,7 @@ func (s *Session) runTool(t *turn, x *examination, name string, args map[string]
 // scored and remembered like any other.
 func (s *Session) checkVitalsTool(t *turn, e *physio.Engine) string {
 	events := e.Apply(physio.Action{Kind: scenario.KindCheckVitals})
-	s.recordEvents(events)
+	s.recordEvents(t, events)
 	for _, ev := range events {
 		t.emit(SimEvent{ev})
 	}

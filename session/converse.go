@@ -129,6 +129,7 @@ func (c *conversation) speak(ctx context.Context, a agents.Agent, r agents.Route
 		c.s.writeTrace(c.t, c.t.calls[first:])
 	}()
 	p := c.s.prompt(a, c.x, c.window, c.s.heardBy(a, c.t))
+	c.s.noticeWindow(c.t, c.window, c.s.cfg.Window.Apply(c.window, elapsed(c.x)))
 	if checklist {
 		p.Instruction = c.x.compound.Instruction()
 	}

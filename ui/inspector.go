@@ -178,6 +178,9 @@ func (in *inspector) build() {
 	for _, line := range tr.Rates {
 		in.field("rates", line)
 	}
+	for _, line := range tr.Pruned {
+		in.field("pruned", line)
+	}
 	in.field("engine", tr.Engine)
 	for i, call := range tr.Calls {
 		in.add("")

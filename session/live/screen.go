@@ -177,7 +177,9 @@ type TurnTrace struct {
 	Counters string // the patient's entity and team counters after the turn
 	// Rates are seed 002's rates of the patient's turns so far, one line per agent and the
 	// patient's whole last, a rate past its alert level marked with !.
-	Rates  []string
+	Rates []string
+	// Pruned are what the turn's pruning rules took out of what prompts may carry, one line a rule.
+	Pruned []string
 	Engine string // the engine's truth about the patient: scenario, title, state; never on the trainee's screen
 }
 
