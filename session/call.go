@@ -48,7 +48,7 @@ func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt
 	}
 	q.budget, q.held = s.cfg.NumCtx, true // every later call answers in the format
 	if err == nil && len(resp.Message.ToolCalls) > 0 {
-		exchange := s.runTools(t, a.Name, c.x, resp.Message)
+		exchange := s.runTools(t, a.Name, c.x, q.tools, resp.Message)
 		c.keep(exchange...)
 		q.prompt.After, q.retry = memory.Spoken(exchange), "tool results: second call"
 		resp, err = s.send(ctx, t, q)
@@ -388,9 +388,10 @@ func (s *Session) toolsFor(a agents.Agent, x *examination) []llm.Tool {
 	return agents.Tools(a.Tools)
 }
 
-// runTools executes the model's tool calls against the engine and memory, and returns the
-// exchange (the call, then each result) for the second call and the patient's interaction log.
-func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Message) []memory.Message {
+// runTools executes the model's tool calls against the engine and memory, each once it holds to
+// the tools offered, and returns the exchange (the call, then each result) for the second call
+// and the patient's interaction log.
+func (s *Session) runTools(t *turn, agent string, x *examination, offered []llm.Tool, call memory.Message) []memory.Message {
 	now := s.cfg.Now().UTC()
 	asked := memory.Message{Role: memory.RoleAssistant, Agent: agent, Content: call.Content, At: now}
 	var results []memory.Message
@@ -400,7 +401,7 @@ func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Me
 		id := fmt.Sprintf("call_%d_%d", s.at.UnixNano(), t.toolCalls)
 		t.toolCalls++
 		asked.ToolCalls = append(asked.ToolCalls, memory.ToolCall{ID: id, Name: tc.Name, Args: tc.Args})
-		content := s.runTool(t, x, tc.Name, tc.Args)
+		content := s.runTool(t, x, offered, tc.Name, tc.Args)
 		results = append(results, memory.Message{Role: memory.RoleTool, ToolCallID: id, ToolName: tc.Name, Content: content, At: now})
 	}
 	return append([]memory.Message{asked}, results...)
@@ -408,7 +409,10 @@ func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Me
 
 // runTool answers one call. Whatever the model sent, the answer is the engine's or a validation
 // error the model can read; it never reaches the trainee as fact.
-func (s *Session) runTool(t *turn, x *examination, name string, args map[string]any) string {
+func (s *Session) runTool(t *turn, x *examination, offered []llm.Tool, name string, args map[string]any) string {
+	if err := agents.CheckCall(offered, name, args); err != nil {
+		return "error: " + err.Error()
+	}
 	mem := s.sim.memory(s.active)
 	clock := s.sim.ward.Clock()
 	var err error
