@@ -26,8 +26,9 @@ type AgentTally struct {
 	SwitchFailures int64 `json:"switch_failures"`
 }
 
-// maxTallies bounds the rows a patient keeps: a long shift has a few hundred.
-const maxTallies = 2000
+// maxTallies bounds the rows a patient keeps, oldest dropped first: a long shift gives one patient
+// a hundred or two, and the entities document is rewritten every turn that merges.
+const maxTallies = 500
 
 // tally is the row of agent for the turn at at, added when it is the turn's first.
 func (e *Entities) tally(at time.Time, agent string) *AgentTally {

@@ -33,13 +33,7 @@ const (
 // byte for byte.
 func TestTheTwoCallToolFlowThroughOllama(t *testing.T) {
 	f := ollamatest.NewFake(t,
-		ollamatest.CallsTools(
-			memory.ToolCall{Name: agents.ToolRecordQuote, Args: map[string]any{"speaker": "patient", "quote": quote}},
-			memory.ToolCall{Name: agents.ToolRecordQuote, Args: map[string]any{"speaker": "patient", "quote": quote}},
-			memory.ToolCall{Name: agents.ToolRecordQuote, Args: map[string]any{"speaker": "patient", "quote": 42}},
-			memory.ToolCall{Name: agents.ToolCheckVitals, Args: map[string]any{}},
-			memory.ToolCall{Name: "order_ct_scan", Args: map[string]any{"region": "chest"}},
-		),
+		ollamatest.CallsTools(patientCalls...),
 		ollamatest.Answer(breathless),
 		ollamatest.Answer(`{"name":"record_quote","arguments":{"speaker":"patient","quote":"no all`),
 		ollamatest.Answer(noAllergy),
@@ -63,19 +57,12 @@ func TestTheTwoCallToolFlowThroughOllama(t *testing.T) {
 	second := reqs[1].Messages
 	results := second[len(second)-5:]
 	asked := second[len(second)-6]
-	want := []string{
-		"recorded",
-		"error: " + memory.ErrDuplicate.Error(),
-		`error: record_quote's argument "quote" must be a string, not 42`,
-		`error: no tool named "check_vitals" is offered to you (offered: [record_quote])`,
-		`error: no tool named "order_ct_scan" is offered to you (offered: [record_quote])`,
-	}
 	if len(asked.ToolCalls) != 5 || len(reqs[1].Format) == 0 || len(reqs[1].Tools) != 1 {
 		t.Errorf("second call: %d calls asked before the results, format %s; want all five, held to the format", len(asked.ToolCalls), reqs[1].Format)
 	}
 	for i, m := range results {
-		if m.Role != memory.RoleTool || m.Content != want[i] {
-			t.Errorf("second call's result %d: %s %q, want %q", i+1, m.Role, m.Content, want[i])
+		if m.Role != memory.RoleTool || m.Content != patientResults[i] {
+			t.Errorf("second call's result %d: %s %q, want %q", i+1, m.Role, m.Content, patientResults[i])
 		}
 	}
 
@@ -84,16 +71,7 @@ func TestTheTwoCallToolFlowThroughOllama(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := d.Histories["patient_1"]
-	call := toolCallIn(log)
-	if call < 0 || len(log[call].ToolCalls) != 5 {
-		t.Fatalf("the interaction log holds no call of five tools:\n%v", log)
-	}
-	for i, tc := range log[call].ToolCalls {
-		res := log[call+1+i]
-		if tc.ID == "" || res.ToolCallID != tc.ID || res.ToolName != tc.Name || res.Content != want[i] {
-			t.Errorf("call %d %s (%s) is answered by %+v", i+1, tc.Name, tc.ID, res)
-		}
-	}
+	call := checkExchange(t, log)
 	if last := log[len(log)-1]; last.Content != "No allergies that I know of." || toolCallIn(log[call+6:]) >= 0 {
 		t.Errorf("after the broken tool call: last message %q, and a tool ran: %v", last.Content, toolCallIn(log[call+6:]) >= 0)
 	}
@@ -115,9 +93,53 @@ func TestTheTwoCallToolFlowThroughOllama(t *testing.T) {
 		!strings.Contains(fmt.Sprint(calls[1].Messages), results[0].Content) {
 		t.Fatalf("the trace's calls: %d, the first asked %d tools, the second %q", len(calls), len(calls[0].Reply.ToolCalls), calls[1].Retry)
 	}
+	// A model reads the results as its template renders them: Ollama's joins a run of them.
+	rendered, err := ollamatest.Render(llm.Request{Messages: calls[1].Messages, Tools: calls[1].Tools})
+	if want := "<|tool|>" + strings.Join(patientResults, "\n\n") + "<|end|>"; err != nil || !strings.Contains(rendered, want) {
+		t.Errorf("the tiny model's template renders the second call without %q (%v):\n%s", want, err, rendered)
+	}
 	if d := replayShift(t, runs, nil, func(*session.Config) {}); d != nil {
 		t.Fatalf("the replay diverged:\n%s", d)
 	}
+}
+
+// patientCalls are what the Patient, offered record_quote, asks in one message: a valid call,
+// the same again (the tool fails: memory holds that text already), an argument of the wrong type,
+// a tool offered to another agent and a tool that does not exist. patientResults are ward's
+// answers, in the same order.
+var (
+	patientCalls = []memory.ToolCall{
+		{Name: agents.ToolRecordQuote, Args: map[string]any{"speaker": "patient", "quote": quote}},
+		{Name: agents.ToolRecordQuote, Args: map[string]any{"speaker": "patient", "quote": quote}},
+		{Name: agents.ToolRecordQuote, Args: map[string]any{"speaker": "patient", "quote": 42}},
+		{Name: agents.ToolCheckVitals, Args: map[string]any{}},
+		{Name: "order_ct_scan", Args: map[string]any{"region": "chest"}},
+	}
+	patientResults = []string{
+		"recorded",
+		"error: " + memory.ErrDuplicate.Error(),
+		`error: record_quote's argument "quote" must be a string, not 42`,
+		`error: no tool named "check_vitals" is offered to you (offered: [record_quote])`,
+		`error: no tool named "order_ct_scan" is offered to you (offered: [record_quote])`,
+	}
+)
+
+// checkExchange finds the Patient's call of patientCalls in an interaction log and checks that
+// each result follows it, linked by the call's ID, and says what patientResults says. It returns
+// the call's index.
+func checkExchange(t *testing.T, log []memory.Message) int {
+	t.Helper()
+	call := toolCallIn(log)
+	if call < 0 || len(log[call].ToolCalls) != len(patientCalls) || len(log) < call+1+len(patientCalls) {
+		t.Fatalf("the interaction log holds no call of the five tools:\n%v", log)
+	}
+	for i, tc := range log[call].ToolCalls {
+		res := log[call+1+i]
+		if tc.ID == "" || res.ToolCallID != tc.ID || res.ToolName != tc.Name || res.Content != patientResults[i] {
+			t.Errorf("call %d %s (%s) is answered by %+v", i+1, tc.Name, tc.ID, res)
+		}
+	}
+	return call
 }
 
 // toolCallIn is the index of the first message that calls tools, -1 for none.
