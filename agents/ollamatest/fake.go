@@ -136,6 +136,10 @@ func (f *Fake) SetShow(show api.ShowResponse) {
 	f.show = show
 }
 
+// CanCallTools makes /api/show answer as a model that can call tools does (the tiny model's
+// Template, which renders .Tools), so ward offers the model its tools.
+func (f *Fake) CanCallTools() { f.SetShow(api.ShowResponse{Template: Template}) }
+
 // Answer is a reply that streams content in one chunk, then a done chunk.
 func Answer(content string) Reply { return Streamed(content) }
 
