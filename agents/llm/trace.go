@@ -14,9 +14,9 @@ import (
 
 // A trace is JSON lines, one run of ward after another. Each run opens with a header that says
 // how to rebuild the session; then come the inputs the session handled and the calls it made, in
-// the order they happened, and what the protocol cards gave a turn when an embedding model ranked
-// them. A replay hands the session the same inputs, with the same clock, and answers each call
-// and each such retrieval from the trace.
+// the order they happened, what the protocol cards gave a turn when an embedding model ranked
+// them, and what pruning rules took out of the prompts. A replay hands the session the same
+// inputs, with the same clock, and answers each call and each such retrieval from the trace.
 
 // TraceFormat is the version of the trace's lines. A replay refuses a trace of another format.
 const TraceFormat = 1
