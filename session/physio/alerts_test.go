@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -30,7 +31,7 @@ func TestObsInterval(t *testing.T) {
 // minutes until the trainee has both acknowledged it and reviewed the patient.
 func TestAlarmRepeatsUntilAcknowledgedAndReviewed(t *testing.T) {
 	e := NewEngine("patient_1", scenario(t, "opioid-overdose"), 1, 0)
-	events := e.Apply(Action{Kind: sc.KindAttachMonitor}) // RR 6, SpO2 78: both below their limits
+	events := e.Apply(action.Action{Kind: sc.KindAttachMonitor}) // RR 6, SpO2 78: both below their limits
 	alarms := eventsOf(events, EventAlarm)
 	a := onlyEvent(t, alarms).Alert
 	if a.Level != LevelAlarm || !strings.HasPrefix(a.Text, "Alarm: RR ") || !strings.Contains(a.Text, "(below 8)") ||
@@ -71,7 +72,7 @@ func TestAcknowledgingAloneDoesNotEndAnAlarm(t *testing.T) {
 	if n := len(eventsOf(events, EventAlarm)); n != 1 {
 		t.Errorf("an alarm acknowledged but not reviewed sounded %d times in 150 s, want once", n)
 	}
-	e.Apply(Action{Kind: sc.KindCheckVitals})
+	e.Apply(action.Action{Kind: sc.KindCheckVitals})
 	if _, ok := e.Waiting(); ok {
 		t.Error("acknowledged and reviewed, yet still waiting")
 	}

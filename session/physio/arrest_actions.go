@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -19,7 +20,7 @@ const DefaultEnergy = 150
 // a rhythm that is not shockable it is a critical error. The rest is recorded only while the
 // arrest lasts, except the care after a return of circulation, which the review reads from the
 // actions themselves.
-func (e *Engine) arrestAction(act Action, out []Event) []Event {
+func (e *Engine) arrestAction(act action.Action, out []Event) []Event {
 	if e.s.Arrest == nil && e.Rhythm().Arrest() { // the state changed this second
 		e.beginArrest()
 	}
@@ -82,8 +83,8 @@ func (e *Engine) first(at *int64, what string) {
 	}
 }
 
-func (e *Engine) compress(a *ArrestRecord, act Action) {
-	a.Poor = act.Quality == QualityPoor || (act.Rate > 0 && (act.Rate < 100 || act.Rate > 120))
+func (e *Engine) compress(a *ArrestRecord, act action.Action) {
+	a.Poor = act.Quality == action.QualityPoor || (act.Rate > 0 && (act.Rate < 100 || act.Rate > 120))
 	if a.CPR {
 		return
 	}
@@ -106,7 +107,7 @@ func (e *Engine) handsOff(a *ArrestRecord) {
 // check is a rhythm or pulse check: hands off, and the moment a non-shockable arrest whose cause
 // is treated may have restarted. One decision is drawn per two-minute cycle, however many checks
 // the trainee makes in it.
-func (e *Engine) check(a *ArrestRecord, act Action, out []Event) []Event {
+func (e *Engine) check(a *ArrestRecord, act action.Action, out []Event) []Event {
 	e.handsOff(a)
 	what := StepCheck
 	if act.Kind == sc.KindPulseCheck {
@@ -126,7 +127,7 @@ func (e *Engine) check(a *ArrestRecord, act Action, out []Event) []Event {
 
 // shock delivers a shock. On a rhythm that is not shockable it is a critical error and does no
 // good; on VF or pulseless VT it ends the arrest with the ALS model's chance.
-func (e *Engine) shock(act Action, out []Event) []Event {
+func (e *Engine) shock(act action.Action, out []Event) []Event {
 	r := e.Rhythm()
 	a := e.s.Arrest
 	energy := act.EnergyJ
@@ -217,7 +218,7 @@ func (e *Engine) rosc(a *ArrestRecord, out []Event) []Event {
 }
 
 // arrestDrug records adrenaline and amiodarone given in the arrest.
-func (e *Engine) arrestDrug(act Action) {
+func (e *Engine) arrestDrug(act action.Action) {
 	what := map[string]string{"epinephrine": StepAdrenaline, "amiodarone": StepAmiodarone}[act.Drug]
 	if what == "" {
 		return
@@ -229,7 +230,7 @@ func (e *Engine) arrestDrug(act Action) {
 
 // treatCause marks the arrest's reversible cause treated by an action that treats it: one that
 // says so, or one the ALS model lists for it.
-func (e *Engine) treatCause(a *ArrestRecord, act Action) {
+func (e *Engine) treatCause(a *ArrestRecord, act action.Action) {
 	id := e.sc.Arrest.Cause
 	c := sc.ALS().Cause(id)
 	if c == nil || a.CauseTreated >= 0 {
@@ -272,13 +273,10 @@ func SameRhythm(said string, r sc.Rhythm) bool {
 // SaidVF is VF named without saying coarse or fine, which names either.
 const SaidVF = sc.SaidVF
 
-// QualityPoor marks compressions stated too slow, too fast or too shallow.
-const QualityPoor = "poor"
-
 // asDoneNow is what an action is at this moment: in an arrest, looking at the heart's rhythm is a
 // rhythm check (no one takes a 12-lead during CPR); outside one, a rhythm check is the ECG and
 // feeling a pulse is taking the observations.
-func (e *Engine) asDoneNow(a Action) Action {
+func (e *Engine) asDoneNow(a action.Action) action.Action {
 	switch {
 	case a.Kind == sc.KindECG && e.inArrest():
 		a.Kind = sc.KindRhythmCheck

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -22,7 +23,7 @@ func TestArrestVitalsFollowTheRhythm(t *testing.T) {
 		t.Errorf("EtCO2 %d with no compressions, want under 10", v.EtCO2)
 	}
 	for _, say := range []string{"start CPR", "compressions too shallow"} {
-		e.Apply(ParseActions(say)[0])
+		e.Apply(action.Parse(say)[0])
 		e.AdvanceTo(e.Clock()+5, nil)
 		if got := e.TrueVitals().EtCO2; say == "start CPR" && got < 18 || say != "start CPR" && (got < 8 || got > 16) {
 			t.Errorf("after %q EtCO2 %d", say, got)
@@ -47,7 +48,7 @@ func TestArrestIsDeterministic(t *testing.T) {
 	}
 	for _, s := range steps[4:] {
 		c.AdvanceTo(s.at, nil)
-		for _, act := range ParseActions(s.say) {
+		for _, act := range action.Parse(s.say) {
 			c.Apply(act)
 		}
 	}
@@ -91,7 +92,7 @@ func TestAdrenalineBolusOutsideArrest(t *testing.T) {
 	if orders := eventsOf(events, EventOrder); len(orders) != 1 || orders[0].Order.Given {
 		t.Fatalf("orders %+v, want one stopped", orders)
 	}
-	e.Apply(ParseActions("override, give adrenaline 1 mg IV")[0])
+	e.Apply(action.Parse("override, give adrenaline 1 mg IV")[0])
 	if errs := e.CriticalErrors(); len(errs) != 1 {
 		t.Errorf("critical errors %v, want the overridden bolus", errs)
 	}
@@ -252,7 +253,7 @@ func TestHypoxicArrestNeedsVentilation(t *testing.T) {
 // A patient found in arrest shows no output from the first reading.
 func TestFoundInArrestShowsNoOutput(t *testing.T) {
 	e := NewEngine("patient_1", scenario(t, "arrest-asystole-stop"), 42, 0)
-	events := e.Apply(ParseActions("attach the monitor")[0])
+	events := e.Apply(action.Parse("attach the monitor")[0])
 	r := eventsOf(events, EventVitals)
 	if len(r) != 1 || r[0].Reading.HR != 0 || r[0].Reading.SBP != 0 || r[0].Reading.SpO2 != 0 {
 		t.Errorf("first reading %+v", r)

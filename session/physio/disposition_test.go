@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/ward-sim/ward/session/action"
 )
 
 func mustDo(t *testing.T, err error) {
@@ -83,7 +85,7 @@ func TestDispositionEndsTheCase(t *testing.T) {
 	if ev := e.AdvanceTo(3600, nil); len(ev) != 0 || e.Clock() != 60 || e.TrueVitals() != before {
 		t.Errorf("a closed case went on: %d events, clock %g", len(ev), e.Clock())
 	}
-	if ev := e.Apply(ParseActions("salbutamol 5 mg nebulised")[0]); ev != nil || len(e.Actions()) != 0 {
+	if ev := e.Apply(action.Parse("salbutamol 5 mg nebulised")[0]); ev != nil || len(e.Actions()) != 0 {
 		t.Error("a closed case took an action")
 	}
 	if _, err := e.Dispose("ward"); err != ErrClosed {

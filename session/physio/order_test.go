@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -54,7 +55,7 @@ func TestOrderVerdicts(t *testing.T) {
 			}
 			e, _ := playFrom(t, cannulated(t, c.scenario, 42), float64(len(c.before)), steps...)
 			var orders []Event
-			for _, a := range ParseActions(c.order) {
+			for _, a := range action.Parse(c.order) {
 				orders = append(orders, eventsOf(e.Apply(a), EventOrder)...)
 			}
 			o := onlyEvent(t, orders).Order
@@ -156,7 +157,7 @@ func TestOverdoseToxicityByClass(t *testing.T) {
 			if c.antidote == "" {
 				return
 			}
-			for _, a := range ParseActions(c.antidote) {
+			for _, a := range action.Parse(c.antidote) {
 				e.Apply(a)
 			}
 			e.AdvanceTo(1500, nil)
@@ -209,8 +210,8 @@ func FuzzOrders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		e := NewEngine("patient_1", s, 1, 0)
 		e.s.AccessAt = 0
-		e.Apply(ask(topicAllergies))
-		for _, a := range ParseActions(text) {
+		e.Apply(action.Action{Kind: sc.KindAsk, Topic: topicAllergies})
+		for _, a := range action.Parse(text) {
 			events := e.Apply(a)
 			orders, actions := eventsOf(events, EventOrder), eventsOf(events, EventAction)
 			if a.Kind != sc.KindMedication {

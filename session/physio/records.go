@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // ActionRecord is an action as the engine applied it, at ward time T.
 type ActionRecord struct {
 	T float64 `json:"t"`
-	Action
+	action.Action
 	// AllergiesAsked is set on medications given after the trainee had asked
 	// about allergies.
 	AllergiesAsked bool    `json:"allergies_asked,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -151,7 +152,7 @@ func TestAdrenalineReversesAnAllergicReaction(t *testing.T) {
 	if before == 0 {
 		t.Fatal("ibuprofen in an NSAID allergy started no allergic reaction")
 	}
-	e.Apply(Action{Kind: sc.KindMedication, Drug: "epinephrine", DoseMg: 0.5, Route: "IM"})
+	e.Apply(action.Action{Kind: sc.KindMedication, Drug: "epinephrine", DoseMg: 0.5, Route: "IM"})
 	if n := allergyEffects(e); n != before {
 		t.Fatalf("adrenaline IM acted before its onset: %d of %d allergy effects remain", n, before)
 	}
@@ -168,7 +169,7 @@ func TestMorphineBringsOnAnaphylaxisAndAdrenalineSettlesIt(t *testing.T) {
 	if v := e.TrueVitals(); e.State() != "anaphylaxis" || v.SBP > 100 || v.Wheeze < 1 {
 		t.Fatalf("after morphine: state %s, SBP %d, wheeze %d; want anaphylaxis with hypotension and wheeze", e.State(), v.SBP, v.Wheeze)
 	}
-	e.Apply(Action{Kind: sc.KindMedication, Drug: "epinephrine", DoseMg: 0.5, Route: "IM"})
+	e.Apply(action.Action{Kind: sc.KindMedication, Drug: "epinephrine", DoseMg: 0.5, Route: "IM"})
 	e.AdvanceTo(12*60, nil)
 	if v := e.TrueVitals(); e.State() != "settling" || v.SBP < 110 || v.Wheeze > 0 {
 		t.Fatalf("after adrenaline: state %s, SBP %d, wheeze %d; want the reaction settling", e.State(), v.SBP, v.Wheeze)
