@@ -7,6 +7,7 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/action"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
@@ -26,8 +27,8 @@ type examination struct {
 	examined    []agents.Result     // what this turn's bedside examinations found
 	parts       []memory.Part
 	compound    memory.Compound
-	review      *physio.Report // the After Action Review the Preceptor debriefs from, on /aar
-	retrieval   *retrieval     // the protocol passages for the turn, once an agent needed them
+	review      *aar.Report // the After Action Review the Preceptor debriefs from, on /aar
+	retrieval   *retrieval  // the protocol passages for the turn, once an agent needed them
 }
 
 // examine parses the trainee's text into actions, applies them to the active patient's engine,
@@ -38,7 +39,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 		return x
 	}
 	if st.effect == effectAAR {
-		r := x.engine.Report()
+		r := aar.Of(x.engine)
 		x.review = &r
 	}
 	actions := actionsOf(t.input, st.effect)

@@ -82,7 +82,3 @@ func FuzzExaminations(f *testing.F) {
 		}
 	})
 }
-
-// What an examination finds follows the body: just after the salbutamol acts the chest still
-// sounds as it did, and once her breathing has eased the wheeze is better; the record keeps
-// what was found then.

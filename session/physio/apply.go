@@ -159,7 +159,7 @@ func (e *Engine) intervene(a action.Action, fraction float64, onset, peak, durat
 		source = sourceOxygen
 	}
 	for _, iv := range e.sc.Interventions {
-		if matches(iv.Match, a) {
+		if Matches(iv.Match, a) {
 			effects := scaled(iv.Effects, fraction)
 			if a.Kind == sc.KindMedication || a.Kind == sc.KindFluids {
 				effects = onCourse(effects, onset, peak, duration)
@@ -200,7 +200,7 @@ func (e *Engine) cancel(source string) {
 
 func (e *Engine) scenarioErrors(a action.Action, out []Event) []Event {
 	for _, ce := range e.sc.CriticalErrors {
-		if matches(ce.Match, a) && (len(ce.States) == 0 || ce.States.Has(e.s.State)) {
+		if Matches(ce.Match, a) && (len(ce.States) == 0 || ce.States.Has(e.s.State)) {
 			out = e.criticalError(ce.ID, ce.Description, out)
 		}
 	}
@@ -218,7 +218,7 @@ func (e *Engine) markSeen(a action.Action) {
 	for ti := range e.sc.Transitions {
 		tr := &e.sc.Transitions[ti]
 		for i, c := range tr.When {
-			if (c.Action != nil && matches(*c.Action, a)) || (c.Done != nil && matches(*c.Done, a)) {
+			if (c.Action != nil && Matches(*c.Action, a)) || (c.Done != nil && Matches(*c.Done, a)) {
 				e.s.Seen[tr.ConditionIndex(i)] = true
 			}
 		}

@@ -9,8 +9,8 @@ import (
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// errShockNotShockable is the critical error of a shock on a rhythm that is not shockable.
-const errShockNotShockable = "shock-not-shockable"
+// ShockNotShockable is the critical error of a shock on a rhythm that is not shockable.
+const ShockNotShockable = "shock-not-shockable"
 
 // DefaultEnergy is the biphasic shock a trainee gets who names no energy: the usual first shock
 // of 150–200 J (Resuscitation Council UK, ALS 2021).
@@ -144,7 +144,7 @@ func (e *Engine) shock(act action.Action, out []Event) []Event {
 		if a.Active() {
 			e.note(StepShock, fmt.Sprintf("%g J on %s", energy, what), false)
 		}
-		return e.criticalError(errShockNotShockable, "a shock delivered on "+what, out)
+		return e.criticalError(ShockNotShockable, "a shock delivered on "+what, out)
 	}
 	if a.Pads < 0 {
 		a.Pads = e.s.T
@@ -238,7 +238,7 @@ func (e *Engine) treatCause(a *ArrestRecord, act action.Action) {
 	}
 	treats := act.Kind == sc.KindTreatCause && act.Cause == id
 	for _, m := range c.TreatedBy {
-		treats = treats || matches(m, act)
+		treats = treats || Matches(m, act)
 	}
 	if treats {
 		a.CauseTreated = e.s.T
@@ -308,7 +308,7 @@ func (e *Engine) arrestResult(a ActionRecord) (Result, bool) {
 func (e *Engine) pulseAt(t int64) bool {
 	a := e.s.Arrest
 	if a == nil || t < a.Onset {
-		return !e.stateAt(float64(t)).RhythmKind().Arrest()
+		return !e.StateAt(float64(t)).RhythmKind().Arrest()
 	}
 	return a.ROSC >= 0 && a.ROSC <= t
 }

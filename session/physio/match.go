@@ -5,9 +5,9 @@ import (
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// matches reports whether a fits m. Empty match fields accept anything; a
+// Matches reports whether a fits m. Empty match fields accept anything; a
 // minimum fails when the action does not state the value, a maximum passes.
-func matches(m sc.Match, a action.Action) bool {
+func Matches(m sc.Match, a action.Action) bool {
 	if !m.Kind.Has(string(a.Kind)) ||
 		!oneOf(m.Drug, a.Drug) || !oneOf(m.Route, a.Route) || !oneOf(m.Device, a.Device) ||
 		!oneOf(m.Topic, a.Topic) || !oneOf(m.Test, a.Test) || !oneOf(m.Position, a.Position) ||
