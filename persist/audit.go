@@ -36,6 +36,7 @@ const (
 	AuditRefused    = "refused"
 	AuditTakeover   = "takeover"
 	AuditDisconnect = "disconnect"
+	AuditPanic      = "panic" // something failed inside ward; the server went on
 )
 
 // AuditEntry is one line of the audit record.

@@ -44,6 +44,9 @@ type Config struct {
 	// Backend is a trainee's share of the model (the fair queue's For); nil gives each the
 	// Setup's backend as it is.
 	Backend func(trainee string) llm.Backend
+	// Sessions bounds the connections open at once, PerKey those of one key (a trainee's newer
+	// connection takes over their older one, so two at once is ordinary); 0: 256 and 3.
+	Sessions, PerKey int
 }
 
 // Server is ward's SSH server.
@@ -53,9 +56,13 @@ type Server struct {
 	ssh   *ssh.Server
 	class *Class
 
+	guesses guesses       // wrong passphrases by name, and the derivations running (passphrase.go)
+	revoked chan struct{} // closed when Serve ends: the enrolments' watch stops (revoke.go)
+
 	mu      sync.Mutex
 	closing bool
 	open    map[*conn]bool // every connection, for Shutdown to close
+	perKey  map[string]int // connections open by key fingerprint
 	serving chan struct{}  // closed once Serve is taking connections; nil before Serve
 	conns   sync.WaitGroup // handlers running: each saves its shift before it ends
 }
@@ -76,24 +83,33 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.Theme.NoColor {
 		lipgloss.SetColorProfile(termenv.ANSI256)
 	}
-	s := &Server{cfg: cfg, store: cfg.Setup.Store(), class: newClass(), open: map[*conn]bool{}}
+	s := &Server{cfg: cfg, store: cfg.Setup.Store(), class: newClass(), open: map[*conn]bool{}, perKey: map[string]int{},
+		guesses: newGuesses()}
 	if s.cfg.Log == nil {
 		s.cfg.Log = io.Discard
 	}
 	if s.cfg.Login <= 0 {
 		s.cfg.Login = 30 * time.Second
 	}
+	if s.cfg.Sessions <= 0 {
+		s.cfg.Sessions = 256
+	}
+	if s.cfg.PerKey <= 0 {
+		s.cfg.PerKey = 3
+	}
 	if s.cfg.Backend == nil {
 		backend := cfg.Setup.Backend()
 		s.cfg.Backend = func(string) llm.Backend { return backend }
 	}
+	s.cfg.Backend = panicHook(s.cfg.Backend)
 	srv, err := wish.NewServer(
 		key,
 		// Only public keys log in: no password, no keyboard-interactive. Every key is let in
 		// here, and admit refuses the unknown with a line that says why: refused here, the
 		// client would only hear "Permission denied".
 		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool { return true }),
-		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.admit),
+		// The last is the outermost: guard recovers a panic anywhere in a connection's handling.
+		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.admit, s.guard),
 	)
 	if err != nil {
 		return nil, err
@@ -189,23 +205,33 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// enter counts a connection in, for Shutdown to close and wait for; false once the server is
-// closing.
-func (s *Server) enter(c *conn) bool {
+// enter counts a connection in, for Shutdown to close and wait for; a refusal once the server
+// is closing, or holds as many connections as it may, in all or of the connection's key.
+func (s *Server) enter(c *conn) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing {
-		return false
+	switch {
+	case s.closing:
+		return refusal{"ward: the server is shutting down", "shutting down"}
+	case len(s.open) >= s.cfg.Sessions:
+		return refusal{fmt.Sprintf("ward: the class is full (%d connections); try again later", s.cfg.Sessions), "the class is full"}
+	case c.key != "" && s.perKey[c.key] >= s.cfg.PerKey:
+		return refusal{fmt.Sprintf("ward: this key has %d connections open already; close one first", s.perKey[c.key]),
+			"too many connections of one key"}
 	}
 	s.open[c] = true
+	s.perKey[c.key]++
 	s.conns.Add(1)
-	return true
+	return nil
 }
 
 // leave counts a connection out once its handler is done.
 func (s *Server) leave(c *conn) {
 	s.mu.Lock()
 	delete(s.open, c)
+	if s.perKey[c.key]--; s.perKey[c.key] <= 0 {
+		delete(s.perKey, c.key)
+	}
 	s.mu.Unlock()
 	s.conns.Done()
 }
