@@ -289,7 +289,8 @@ func (a *askedSize) fit(w ssh.Window) ssh.Window {
 		a.Store(nil)
 		return w
 	}
-	a.Store(&w)
+	asked := w
+	a.Store(&asked)
 	w.Width, w.Height = min(w.Width, maxWidth), min(w.Height, maxHeight)
 	return w
 }
