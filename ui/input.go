@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -166,6 +167,9 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 		in.ta.InsertString(lineEnds.Replace(string(msg.Runes)))
 		return nil
 	}
+	// The textarea cleans a key's runes in place, and Bubble Tea hands every program the same
+	// runes for a key such as space: under ward serve, programs typing at once would race.
+	msg.Runes = slices.Clone(msg.Runes)
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
 	return cmd

@@ -164,3 +164,21 @@ func TestAPanicInAConnectionEndsOnlyIt(t *testing.T) {
 		t.Errorf("the panic is not audited: %+v", l.audited())
 	}
 }
+
+// A passphrase chosen over SSH meets the rules a local one does: the trainee's name with a
+// letter repeated is refused, saying why, and a good one is taken.
+func TestPassphrasesChosenOverSSHMeetTheRules(t *testing.T) {
+	l := encryptedLab(t, nil)
+	alice := l.dial("alice", l.enrol("alice", false))
+	alice.waitFor("choose a passphrase")
+	for _, weak := range []string{"aliceeeeeeee", "qwertyuiopas"} {
+		alice.typeLine(weak)
+		alice.waitFor("The same again")
+		alice.typeLine(weak)
+	}
+	alice.waitFor("it is a walk along the keyboard")
+	alice.waitFor("made of the trainee's name")
+	alice.typeLine("alice on the night shift")
+	alice.typeLine("alice on the night shift")
+	alice.waitFor("patient_1")
+}

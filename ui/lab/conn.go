@@ -45,6 +45,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		if t, ok := sess.Context().Value(loginTimer{}).(*time.Timer); ok {
 			t.Stop() // logged in
 		}
+		sess.Context().SetValue(sessionOpened{}, true)
 		size := &askedSize{}
 		sess = s.followSize(sess, size)
 		c := &conn{sess: sess, in: &activity{r: sess}, size: size}
@@ -90,6 +91,12 @@ func (s *Server) identify(sess ssh.Session) (Enrolment, error) {
 		s.logf("every connection is refused: %v", err)
 		return Enrolment{}, refusal{"ward: the server cannot read its enrolments; tell the instructor", err.Error()}
 	}
+	return all.whose(sess)
+}
+
+// whose is who the session's key and user name are enrolled as; a refusal when they are not.
+func (all Enrolments) whose(sess ssh.Session) (Enrolment, error) {
+	key := sess.PublicKey()
 	fp := gossh.FingerprintSHA256(key)
 	e, ok := all.Of(key)
 	switch {

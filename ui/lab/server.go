@@ -28,6 +28,7 @@ import (
 	"github.com/ward-sim/ward/persist/outfile"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // Config is what a server serves.
@@ -56,8 +57,7 @@ type Server struct {
 	ssh   *ssh.Server
 	class *Class
 
-	guesses guesses       // wrong passphrases by name, and the derivations running (passphrase.go)
-	revoked chan struct{} // closed when Serve ends: the enrolments' watch stops (revoke.go)
+	guesses guesses // wrong passphrases by name, and the derivations running (passphrase.go)
 
 	mu      sync.Mutex
 	closing bool
@@ -119,14 +119,51 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// loginTimer is the context key of a connection's time to log in.
-type loginTimer struct{}
+// loginTimer is the context key of a connection's time to log in; sessionOpened is set once a
+// session of the connection reached admit.
+type (
+	loginTimer    struct{}
+	sessionOpened struct{}
+)
 
 // loginWithin drops a connection that has not opened its session within Config.Login: one that
 // stalls in the handshake would otherwise hold its goroutines for good. admit stops the clock.
+// A connection that ends without ever opening a session (a failed handshake, ssh -N, a client
+// that only asked to forward) is audited as it closes: admit audits the others.
 func (s *Server) loginWithin(ctx ssh.Context, conn net.Conn) net.Conn {
 	ctx.SetValue(loginTimer{}, time.AfterFunc(s.cfg.Login, func() { _ = conn.Close() }))
-	return conn
+	return &auditedConn{Conn: conn, closed: func() {
+		if ctx.Value(sessionOpened{}) == nil {
+			s.audit(persist.Person{}, persist.AuditConnect, noSession(ctx, conn.RemoteAddr()))
+		}
+	}}
+}
+
+// auditedConn is a connection that says, once, when it closes.
+type auditedConn struct {
+	net.Conn
+	once   sync.Once
+	closed func()
+}
+
+func (c *auditedConn) Close() error {
+	c.once.Do(c.closed)
+	return c.Conn.Close()
+}
+
+// noSession describes, for the audit, a connection that ended without a session: whence, and as
+// whom and with which key if it got so far.
+func noSession(ctx ssh.Context, from net.Addr) string {
+	d := fmt.Sprintf("ssh from %s", from)
+	user, _ := ctx.Value(ssh.ContextKeyUser).(string)
+	key, _ := ctx.Value(ssh.ContextKeyPublicKey).(ssh.PublicKey)
+	switch {
+	case key != nil:
+		d += fmt.Sprintf(" as user %q with key %s", user, gossh.FingerprintSHA256(key))
+	case user != "":
+		d += fmt.Sprintf(" as user %q", user)
+	}
+	return d + ": ended without opening a session"
 }
 
 // private refuses a host key others may read, once it cannot be made private.
@@ -161,6 +198,9 @@ func (s *Server) Serve(l net.Listener) error {
 	s.mu.Unlock()
 	release := outfile.Hold(s.cfg.HostKey, s.cfg.Keys) // no /export may write over them
 	defer release()
+	watching := make(chan struct{})
+	defer close(watching)
+	go s.watchEnrolments(watching)
 	err := s.ssh.Serve(a)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
