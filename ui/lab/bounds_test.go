@@ -75,7 +75,7 @@ func TestWrongPassphrasesBarTheNameAcrossConnections(t *testing.T) {
 	again.waitFor("the next may be tried in 10s") // doubled
 }
 
-// At most two passphrases are derived at once, whatever the connections ask.
+// One passphrase is derived at a time, whatever the connections ask.
 func TestPassphraseDerivationsAreBounded(t *testing.T) {
 	g := newGuesses()
 	var running, most atomic.Int32

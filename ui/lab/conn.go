@@ -32,6 +32,9 @@ type conn struct {
 
 type connKey struct{}
 
+// refuseAfter is how long a connection over the limits waits for its refusal.
+const refuseAfter = time.Second
+
 // refusal is a connection turned away: the one line the client reads, and what the audit
 // records.
 type refusal struct{ line, detail string }
@@ -55,6 +58,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		c.in.touch()
 		s.audit(persist.Person{}, persist.AuditConnect, describe(sess))
 		if err := s.enter(c); err != nil {
+			time.Sleep(refuseAfter) // a client that reconnects at once cannot flood the server
 			s.refuse(c, persist.Person{}, err)
 			return
 		}

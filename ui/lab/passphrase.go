@@ -108,8 +108,9 @@ func (s *Server) choosePassphrase(t *term.Terminal, trainee string) (*persist.St
 	}
 }
 
-// guesses bound what passphrases cost the server. Each try derives a key with argon2id (64 MiB
-// and a core for a moment): at most derivations run at once, the others wait their turn. And a
+// guesses bound what passphrases cost the server. Each try derives a key with argon2id (64 MiB,
+// and four lanes that take every core for a moment): one runs at a time, so the class's turns
+// are never starved by sign-ins, and the others wait their turn. And a
 // name guessed wrong freeAfter times in a row is barred for a while that doubles with each
 // further wrong one, up to maxBar: the count is the server's, kept across connections, so
 // connecting again does not start it afresh; a right passphrase clears it.
@@ -121,7 +122,7 @@ type guesses struct {
 }
 
 const (
-	derivations = 2
+	derivations = 1
 	freeAfter   = 3
 	firstBar    = 5 * time.Second
 	maxBar      = 5 * time.Minute
