@@ -20,7 +20,8 @@ import (
 // connections at once, over and over, and one's turns panic (the test-only hook,
 // WARD_TEST_PANIC_ON). The class must not notice: no turn lost, the others' p99 turn within
 // 1.5× of the quiet run's, the server's peak RSS under hostileRSS, and its memory still once
-// everyone has gone (the huge terminal's program used to grow 30 MB/s after its client left).
+// everyone has gone and their shifts are saved (the huge terminal's program used to grow 30 MB/s
+// after its client left).
 // Run by .ci/class-load.sh (WARD_HOSTILE=1 with WARD_BIN); WARD_HOSTILE=huge,guess,panic names
 // which of them come, to tell their costs apart.
 func TestLoadWithHostileConnections(t *testing.T) {
@@ -33,9 +34,6 @@ func TestLoadWithHostileConnections(t *testing.T) {
 	}
 	quiet := classRun(t, trainees, turns, false)
 	hostile := classRun(t, trainees, turns, true)
-	if t.Failed() {
-		return
-	}
 	t.Logf("quiet: turn p50 %s p99 %s, peak RSS %d MiB, CPU %.1f s", percentile(quiet.turns, 50), percentile(quiet.turns, 99),
 		quiet.rss>>20, quiet.cpu.Seconds())
 	t.Logf("hostile: turn p50 %s p99 %s, peak RSS %d MiB, CPU %.1f s; %d passphrase guesses, %d connections refused, %d turns panicked",
@@ -111,8 +109,9 @@ func classRun(t *testing.T, trainees, turns int, hostile bool) (res classResult)
 	wg.Wait()
 	hangUp(runs)
 	res.rss, res.cpu = srv.usage()
-	if grew := srv.growth(3 * time.Second); grew > 32<<20 {
-		t.Errorf("the server's memory grew %d MiB in the 3 s after everyone left", grew>>20)
+	time.Sleep(5 * time.Second) // the shifts saved as their connections close
+	if grew := srv.growth(5 * time.Second); grew > 16<<20 {
+		t.Errorf("the server's memory grew %d MiB in the 5 s after everyone had gone", grew>>20)
 	}
 	srv.stop()
 	audit, err := persist.ReadAudit(persist.AuditPath(srv.db))
