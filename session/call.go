@@ -66,7 +66,7 @@ func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt
 	}
 	reply, merge := s.absorb(t, a.Name, resp.Message.Content)
 	t.calls[len(t.calls)-1].Trace.Merge = merge
-	return reply, nil
+	return reply + llm.CutMark(resp.DoneReason), nil
 }
 
 // numPredictFor is the output budget: the compound rule's 2000/3000/4000, scaled when the

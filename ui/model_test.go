@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
@@ -529,6 +530,28 @@ func TestLargePasteIsHeldAsideAndSentWhole(t *testing.T) {
 	press(t, m, "backspace")
 	if !m.input.Empty() {
 		t.Fatal("backspace did not drop the held paste")
+	}
+}
+
+// An input holds at most a turn's bytes: a paste that would pass them is refused whole, with a
+// word, and what was held before stays; typing is bounded too.
+func TestInputIsBounded(t *testing.T) {
+	m := newTestModel(t, newFakeWard(), 120, 40)
+	half := strings.Repeat("x", session.MaxInputBytes/2+1)
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(half), Paste: true})
+	run(m, cmd)
+	_, cmd = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(half), Paste: true})
+	run(m, cmd)
+	if len(m.input.Value()) != len(half) {
+		t.Errorf("the input holds %d bytes after a paste past the bound; want the first paste's %d", len(m.input.Value()), len(half))
+	}
+	if !strings.Contains(screen(m), "was not added; send it in parts") {
+		t.Errorf("no word of the paste refused:\n%s", screen(m))
+	}
+	press(t, m, "backspace")
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(strings.Repeat("y", maxTyped+10))})
+	if n := len(m.input.Value()); n != maxTyped {
+		t.Errorf("typing holds %d characters, want at most %d", n, maxTyped)
 	}
 }
 
