@@ -79,6 +79,7 @@ type Session struct {
 	history []memory.Message // the newest messages of the active conversation, oldest first
 	reg     persist.Registry // mirror of the stored registry; see hydrate
 	roster  []string         // the registry's patients, sorted
+	masker  *caseMasker      // masks the roster's case terms; nil until needed after the roster changes
 	sim     *sim
 	est     memory.Estimator // calibrated from Ollama's prompt_eval_count as calls come back
 	paused  bool             // the real-time clock (TUI) is stopped
@@ -263,6 +264,7 @@ func (s *Session) readDoc(kind, patientID string) (doc []byte, err error) {
 func (s *Session) mirror(reg persist.Registry) {
 	s.reg = reg
 	s.roster = reg.IDs()
+	s.forgetMaskerUnlessRoster()
 }
 
 // loadHistory makes patientID ("" for the session) the conversation held in memory: its newest

@@ -246,16 +246,6 @@ func withoutTerms(text string, terms []string) string {
 	return text
 }
 
-// replaceTerms puts with in place of each term (lower case) in text, as whole words.
-func replaceTerms(text string, terms []string, with string) string {
-	for _, term := range terms {
-		if re := termPattern(term, false); re.MatchString(text) {
-			text = re.ReplaceAllLiteralString(text, with)
-		}
-	}
-	return text
-}
-
 // termPatterns are the compiled patterns of the terms masked so far: every turn masks every
 // patient's terms, and compiling them anew each time made a turn's cost grow with the roster.
 // The terms come from the scenario library, so the cache stays small; the lock is for a server's
