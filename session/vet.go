@@ -47,7 +47,7 @@ type vetter struct {
 
 func (s *Session) vetter(agent string, x *examination, p agents.Prompt) *vetter {
 	v := &vetter{given: agents.GivenNumbers(p)}
-	var said []string
+	said := make([]string, 0, len(p.Window)+1) // and the new line
 	for _, m := range p.Window {
 		if m.Role == memory.RoleUser {
 			said = append(said, m.Content)
