@@ -84,7 +84,7 @@ func isWordByte(b byte) bool {
 // there, so no number runs from one part into the next (TestGivenNumbersReadTheTexts).
 func GivenNumbers(p Prompt) map[string]bool {
 	given := make(map[string]bool, 64) // a prompt gives a few dozen numbers: one allocation, not one a doubling
-	add := func(text string) { // a scan, not anyNumber: a prompt runs to tens of kilobytes
+	add := func(text string) {         // a scan, not anyNumber: a prompt runs to tens of kilobytes
 		for i := 0; i < len(text); i++ {
 			if !isDigit(text[i]) {
 				continue
