@@ -150,3 +150,32 @@ func TestMaskerFollowsTheRoster(t *testing.T) {
 		t.Fatal("a switch of patient rebuilt the masker")
 	}
 }
+
+// BenchmarkMaskCase masks a model's reasoning (no case term in it, as most are) with one case on
+// the roster and with every built-in case, by the masker and by the one-by-one oracle.
+func BenchmarkMaskCase(b *testing.B) {
+	lib, err := sc.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	whole, alone := rosters(lib)
+	text := "The trainee asks the active patient about their breathing; no other patient is named, so the context stays where it is."
+	for _, r := range []struct {
+		name   string
+		roster []string
+	}{{"one_case", alone[0]}, {"every_case", whole[0]}} {
+		m := newCaseMasker(lib, r.roster)
+		b.Run(r.name+"/masker", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.mask(text)
+			}
+		})
+		b.Run(r.name+"/one_by_one", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				maskOneByOne(lib, r.roster, text)
+			}
+		})
+	}
+}
