@@ -1,12 +1,15 @@
 package agents
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ward-sim/ward/memory"
 )
 
 // A model may quote a clinical number only when its prompt gave it: the engine's facts, what was
@@ -76,10 +79,12 @@ func isWordByte(b byte) bool {
 }
 
 // GivenNumbers are the numbers a prompt gives its agent: every number in its facts lines and the
-// conversation, and none from the agent's own instructions.
+// conversation, and none from the agent's own instructions. They are read from the sections' parts
+// as Texts writes them, without writing them: each part stands between line breaks or spaces
+// there, so no number runs from one part into the next (TestGivenNumbersReadTheTexts).
 func GivenNumbers(p Prompt) map[string]bool {
-	given := map[string]bool{}
-	add := func(text string) { // a scan, not anyNumber: a prompt runs to tens of kilobytes
+	given := make(map[string]bool, 64) // a prompt gives a few dozen numbers: one allocation, not one a doubling
+	add := func(text string) {         // a scan, not anyNumber: a prompt runs to tens of kilobytes
 		for i := 0; i < len(text); i++ {
 			if !isDigit(text[i]) {
 				continue
@@ -96,16 +101,27 @@ func GivenNumbers(p Prompt) map[string]bool {
 			i = j
 		}
 	}
-	for _, line := range strings.Split(p.Static, "\n") {
+	for line := range strings.Lines(p.Static) {
 		if strings.HasPrefix(line, PersonaHeading) {
 			add(line)
 		}
 	}
-	for name, text := range p.Texts() {
-		if name != SectionStatic {
-			add(text)
+	for _, msgs := range [...][]memory.Message{p.Window, p.After} {
+		for _, m := range msgs {
+			add(m.Role)
+			add(m.ToolName)
+			for _, c := range m.ToolCalls {
+				args, _ := json.Marshal(c.Args)
+				add(c.Name)
+				add(string(args))
+			}
+			add(m.Content)
 		}
 	}
+	add(p.Dynamic)
+	add(p.Instruction)
+	add(p.Memory.Render())
+	add(p.User)
 	return given
 }
 
@@ -146,9 +162,25 @@ func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 // Canonical writes a number one way, so "02", "2" and "2.0" are the same number.
 func Canonical(n string) string {
+	if isPlainInteger(n) {
+		return n // as FormatFloat would write it again, without the copy
+	}
 	v, err := strconv.ParseFloat(n, 64)
 	if err != nil {
 		return n
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// isPlainInteger: digits alone, without a leading zero, few enough that a float64 holds them exactly.
+func isPlainInteger(n string) bool {
+	if n == "" || len(n) > 15 || n[0] == '0' && len(n) > 1 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if !isDigit(n[i]) {
+			return false
+		}
+	}
+	return true
 }

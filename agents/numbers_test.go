@@ -1,7 +1,10 @@
 package agents
 
 import (
+	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,4 +56,53 @@ func FuzzInvented(f *testing.F) {
 			t.Fatalf("Invented(%q) = %v with every number given", reply, got)
 		}
 	})
+}
+
+// numbersOfTexts is GivenNumbers as it was first written, the oracle of its parts: every number
+// of the sections as Texts writes them, the static section's persona line alone.
+func numbersOfTexts(p Prompt) map[string]bool {
+	given := map[string]bool{}
+	add := func(text string) {
+		for _, n := range regexp.MustCompile(`\d+(?:\.\d+)?`).FindAllString(text, -1) {
+			given[Canonical(n)] = true
+		}
+	}
+	for _, line := range strings.Split(p.Static, "\n") {
+		if strings.HasPrefix(line, PersonaHeading) {
+			add(line)
+		}
+	}
+	for name, text := range p.Texts() {
+		if name != SectionStatic {
+			add(text)
+		}
+	}
+	return given
+}
+
+func TestGivenNumbersReadTheTexts(t *testing.T) {
+	p := Prompt{
+		Static:  "You are the nurse, 24/7.\n" + PersonaHeading + `{"age":67.50}` + "\nKeep 94 to 98",
+		Window:  []memory.Message{{Role: memory.RoleUser, Content: "give 0.5 mg adrenaline IM 1."}, {Role: memory.RoleAssistant, Content: "3"}},
+		Dynamic: "\n 12.0 \n", Instruction: "7.", User: "what are the obs 007?",
+		After: []memory.Message{
+			{Role: memory.RoleAssistant, ToolCalls: []memory.ToolCall{{Name: "dose2", Args: map[string]any{"mg": 0.25, "route": "IV"}}}},
+			{Role: "tool", ToolName: "t4", Content: "9"},
+		},
+	}
+	if got, want := GivenNumbers(p), numbersOfTexts(p); !maps.Equal(got, want) {
+		t.Errorf("GivenNumbers = %v, the texts give %v", got, want)
+	}
+}
+
+func TestCanonicalWritesIntegersAsFormatFloat(t *testing.T) {
+	for _, n := range []string{"0", "7", "10", "120", "999999999999999", "9999999999999999", "12345678901234567890", "007", "00", "1.50", "2.0"} {
+		want := n
+		if v, err := strconv.ParseFloat(n, 64); err == nil {
+			want = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		if got := Canonical(n); got != want {
+			t.Errorf("Canonical(%q) = %q, want %q", n, got, want)
+		}
+	}
 }

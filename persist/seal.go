@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	"golang.org/x/crypto/chacha20poly1305"
 )
@@ -67,27 +68,36 @@ func newSealer(trainee string, key []byte, unbound bool) (*sealer, error) {
 type place struct {
 	shift string
 	path  []string
+	sub   []string // buckets nested below path: kept apart, so naming a value's place copies no path
 	key   []byte
 }
 
 // at is the place of key in the same bucket.
-func (p place) at(key []byte) place { return place{p.shift, p.path, key} }
+func (p place) at(key []byte) place { p.key = key; return p }
 
 // in is the place of a bucket nested in p's bucket.
 func (p place) in(names ...string) place {
-	return place{shift: p.shift, path: append(append([]string(nil), p.path...), names...)}
+	if len(p.sub) > 0 {
+		return place{shift: p.shift, path: slices.Concat(p.path, p.sub, names)}
+	}
+	return place{shift: p.shift, path: p.path, sub: names}
 }
 
 // aad is the associated data of a value at p: every part length-prefixed, so no two places
 // encode alike.
 func (c *sealer) aad(p place) []byte {
 	out := []byte("ward: a sealed value and its place")
-	for _, part := range append([]string{c.trainee, p.shift}, p.path...) {
-		out = binary.AppendUvarint(out, uint64(len(part)))
-		out = append(out, part...)
+	for _, names := range [...][]string{{c.trainee, p.shift}, p.path, p.sub} {
+		for _, n := range names {
+			out = appendPart(out, n)
+		}
 	}
-	out = binary.AppendUvarint(out, uint64(len(p.key)))
-	return append(out, p.key...)
+	return appendPart(out, p.key)
+}
+
+func appendPart[T string | []byte](out []byte, part T) []byte {
+	out = binary.AppendUvarint(out, uint64(len(part)))
+	return append(out, part...)
 }
 
 // seal encrypts a JSON value for its place under a fresh random nonce; XChaCha20's 24-byte

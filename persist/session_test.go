@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
@@ -215,5 +216,32 @@ func TestDiscardUnused(t *testing.T) {
 	s, _ := openTemp(t)
 	if err := s.DiscardUnused("nope"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown session: %v, want ErrNotFound", err)
+	}
+}
+
+// TestRegistryEncodesAsReflection: the registry's entries, written by hand, are the bytes
+// encoding/json's reflection writes, for odd IDs, facts, times and zones; a time it cannot write
+// is an error still.
+func TestRegistryEncodesAsReflection(t *testing.T) {
+	type reflected struct {
+		ActivePatientID *string                 `json:"active_patient_id"`
+		Patients        map[string]PatientEntry `json:"patients"`
+	}
+	at := time.Date(2026, 11, 21, 8, 0, 0, 123456789, time.FixedZone("odd", -(9*3600+30*60)))
+	reg := Registry{ActivePatientID: "patient_2", Patients: map[string]PatientEntry{
+		"patient_1":         {PatientID: "patient_1", Facts: map[string]any{"name": "Mr <Chen> & \"son\"", "age": 67.5, "tags": []any{"a", 1.0}}, CreatedAt: at, UpdatedAt: at.UTC()},
+		"patient_2":         {PatientID: "patient_2", CreatedAt: time.Time{}, UpdatedAt: at.Add(time.Hour)},
+		"bed\u2028\t\"4\"é": {PatientID: "<x>\x00\xff", Facts: map[string]any{}},
+	}}
+	want, err := json.Marshal(reflected{&reg.ActivePatientID, reg.Patients})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := json.Marshal(reg); err != nil || string(got) != string(want) {
+		t.Fatalf("the registry writes\n%s (%v), reflection\n%s", got, err, want)
+	}
+	reg.Patients["patient_3"] = PatientEntry{PatientID: "patient_3", CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if _, err := json.Marshal(reg); err == nil {
+		t.Error("a year past 9999 was written")
 	}
 }

@@ -331,7 +331,7 @@ func BenchmarkOfflineTurnPatients(b *testing.B) {
 
 // admittedShift is a new shift on a real store with patients admitted through the session,
 // each on the engine, the first one active.
-func admittedShift(b *testing.B, patients int) *Session {
+func admittedShift(b testing.TB, patients int) *Session {
 	b.Helper()
 	store, err := persist.Open(filepath.Join(b.TempDir(), "ward.db"))
 	if err != nil {
@@ -350,4 +350,26 @@ func admittedShift(b *testing.B, patients int) *Session {
 		b.Fatalf("active patient is %q, want patient_1", s.active)
 	}
 	return s
+}
+
+// TestTurnAllocatesAsOnOnePatient: a line to one patient allocates about the same whether the
+// shift has 1 patient or 100 (within 10 %): what a turn touches is the patient spoken to.
+func TestTurnAllocatesAsOnOnePatient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("admits 100 patients")
+	}
+	lines := []string{"how is your breathing now?", "checking vitals", "any pain anywhere?"}
+	allocs := func(patients int) float64 {
+		s := admittedShift(t, patients)
+		i := 0
+		return testing.AllocsPerRun(30, func() {
+			s.Turn(context.Background(), lines[i%len(lines)], func(Event) {})
+			i++
+		})
+	}
+	one, hundred := allocs(1), allocs(100)
+	t.Logf("allocations a turn: %.0f with 1 patient, %.0f with 100", one, hundred)
+	if hundred > 1.1*one {
+		t.Errorf("a turn with 100 patients allocates %.0f, more than 1.1 × %.0f with one", hundred, one)
+	}
 }

@@ -75,10 +75,12 @@ type Config struct {
 type Session struct {
 	cfg     Config
 	info    persist.SessionInfo
-	active  string           // in-memory active patient, "" when none
-	history []memory.Message // the newest messages of the active conversation, oldest first
-	reg     persist.Registry // mirror of the stored registry; see hydrate
-	roster  []string         // the registry's patients, sorted
+	active  string             // in-memory active patient, "" when none
+	history []memory.Message   // the newest messages of the active conversation, oldest first
+	reg     persist.Registry   // mirror of the stored registry; see hydrate
+	roster  []string           // the registry's patients, sorted
+	masker  *caseMasker        // masks the roster's case terms; nil until needed after the roster changes
+	named   []analyzer.Patient // the registry's patients as a trainee names them; nil until needed after it changes
 	sim     *sim
 	est     memory.Estimator // calibrated from Ollama's prompt_eval_count as calls come back
 	paused  bool             // the real-time clock (TUI) is stopped
@@ -265,7 +267,8 @@ func (s *Session) readDoc(kind, patientID string) (doc []byte, err error) {
 // mirror makes reg the session's view of the stored registry.
 func (s *Session) mirror(reg persist.Registry) {
 	s.reg = reg
-	s.roster = reg.IDs()
+	s.roster, s.named = reg.IDs(), nil
+	s.forgetMaskerUnlessRoster()
 }
 
 // loadHistory makes patientID ("" for the session) the conversation held in memory: its newest

@@ -290,8 +290,16 @@ func (s *Session) analyzerInput(text string) analyzer.AnalyzerInput {
 
 // namedPatients are the roster's patients as a trainee may call them, in order of arrival: the
 // registry's name, sex and bed, and the patient's complaint. A model reads them, so nothing here
-// names the case: not its identifier, title or diagnosis.
+// names the case: not its identifier, title or diagnosis. They are worked out once a registry
+// (every line the trainee types is analysed with them); callers read them, never change them.
 func (s *Session) namedPatients() []analyzer.Patient {
+	if s.named == nil {
+		s.named = s.nameThePatients()
+	}
+	return s.named
+}
+
+func (s *Session) nameThePatients() []analyzer.Patient {
 	ids := slices.Clone(s.roster)
 	slices.SortStableFunc(ids, func(a, b string) int {
 		return s.reg.Patients[a].CreatedAt.Compare(s.reg.Patients[b].CreatedAt)

@@ -47,7 +47,7 @@ type vetter struct {
 
 func (s *Session) vetter(agent string, x *examination, p agents.Prompt) *vetter {
 	v := &vetter{given: agents.GivenNumbers(p)}
-	var said []string
+	said := make([]string, 0, len(p.Window)+1) // and the new line
 	for _, m := range p.Window {
 		if m.Role == memory.RoleUser {
 			said = append(said, m.Content)
@@ -241,16 +241,6 @@ func withoutTerms(text string, terms []string) string {
 	for _, term := range terms {
 		if re := termPattern(term, true); re.MatchString(text) {
 			text = re.ReplaceAllString(text, "")
-		}
-	}
-	return text
-}
-
-// replaceTerms puts with in place of each term (lower case) in text, as whole words.
-func replaceTerms(text string, terms []string, with string) string {
-	for _, term := range terms {
-		if re := termPattern(term, false); re.MatchString(text) {
-			text = re.ReplaceAllLiteralString(text, with)
 		}
 	}
 	return text

@@ -229,10 +229,5 @@ func (s *Session) maskCase(text string) string {
 	if s.cfg.Instructor {
 		return text
 	}
-	for _, id := range s.roster {
-		if sc, ok := s.cfg.Scenarios.Get(scenarioOf(s.reg.Patients[id].Facts)); ok {
-			text = replaceTerms(text, caseTerms(sc), "[masked]")
-		}
-	}
-	return text
+	return s.caseMasker().mask(text)
 }

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/ward-sim/ward/memory/words"
@@ -79,12 +80,16 @@ func referred(tokens []words.Token, in AnalyzerInput) ([]string, string) {
 
 // byBed: "bed 4", "resus 3", or a bed named as the registry writes it.
 func byBed(_ []words.Token, lower []string, in AnalyzerInput) ([]string, string) {
-	padded := words.Padded(lower)
+	var padded string
 	var ids []string
 	for _, p := range in.Patients {
-		bed := words.Lower(words.Split(p.Bed))
-		if len(bed) == 0 {
+		bed := wordsOfBed(p.Bed)
+		// Both ways of naming the bed say its last word, which most texts do not.
+		if len(bed) == 0 || !slices.Contains(lower, bed[len(bed)-1]) {
 			continue
+		}
+		if padded == "" {
+			padded = words.Padded(lower)
 		}
 		number := bed[len(bed)-1]
 		if words.HasPhrase(padded, []string{strings.Join(bed, " ")}) || (isNumber(number) && hasBedNumber(lower, number)) {
@@ -93,6 +98,27 @@ func byBed(_ []words.Token, lower []string, in AnalyzerInput) ([]string, string)
 	}
 	return ids, "the bed"
 }
+
+// wordsOfBed are a bed's words, lower case, split once a bed: every line a trainee types is
+// checked against every bed on the roster. Beds come from the shifts and admissions, so the
+// cache stays small; the lock is for a server's many shifts.
+func wordsOfBed(bed string) []string {
+	wordsOfBedCache.RLock()
+	w, ok := wordsOfBedCache.m[bed]
+	wordsOfBedCache.RUnlock()
+	if !ok {
+		w = words.Lower(words.Split(bed))
+		wordsOfBedCache.Lock()
+		wordsOfBedCache.m[bed] = w
+		wordsOfBedCache.Unlock()
+	}
+	return w
+}
+
+var wordsOfBedCache = struct {
+	sync.RWMutex
+	m map[string][]string
+}{m: map[string][]string{}}
 
 // hasBedNumber reports whether the text says a bed word followed by number.
 func hasBedNumber(lower []string, number string) bool {
@@ -121,6 +147,9 @@ func byName(tokens []words.Token, lower []string, in AnalyzerInput) ([]string, s
 		if afterTitle || (unicode.IsUpper([]rune(t.Text)[0]) && !opensSentence) {
 			said = append(said, strings.TrimSuffix(t.Lower, "'s"))
 		}
+	}
+	if len(said) == 0 {
+		return nil, ""
 	}
 	var ids []string
 	for _, p := range in.Patients {
@@ -170,11 +199,16 @@ func byOther(_ []words.Token, lower []string, in AnalyzerInput) ([]string, strin
 // condition shares the most words with what follows "the". A word shared by every patient
 // picks no one out.
 func byCondition(_ []words.Token, lower []string, in AnalyzerInput) ([]string, string) {
+	said := conditionWordsAfterThe(lower)
+	if len(said) == 0 {
+		return nil, ""
+	}
 	best, bestScore := []string(nil), 0
 	for _, p := range in.Patients {
 		score := 0
-		for _, w := range conditionWordsAfterThe(lower) {
-			for _, c := range words.Lower(words.Split(p.Case + " " + p.Condition)) {
+		condition := words.Lower(words.Split(p.Case + " " + p.Condition))
+		for _, w := range said {
+			for _, c := range condition {
 				if len(c) >= 4 && !slices.Contains(conditionFiller, c) && (strings.HasPrefix(w, c) || strings.HasPrefix(c, w)) {
 					score++
 					break
