@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/ward-sim/ward/agents"
@@ -149,6 +151,52 @@ func TestTheGuidesNameOnlyWhatExists(t *testing.T) {
 				t.Errorf("%s: `%s`: %s is not a slash command", path, s, first)
 			case keyChord.MatchString(first) && len(words) == 1 && !keys[first] && !keyRange(first, keys):
 				t.Errorf("%s: `%s`: the TUI binds no key %s", path, s, first)
+			}
+		}
+	}
+}
+
+var (
+	heading = regexp.MustCompile(`(?m)^#+ (.+)$`)
+	link    = regexp.MustCompile(`\]\(([a-zA-Z./]*\.md)?(?:#([^)]+))?\)`)
+)
+
+// anchor is the id GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens.
+func anchor(h string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == ' ':
+			return '-'
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, h)
+}
+
+// TestTheGuidesLinksArrive fails when a guide links a file that is not there or a heading that
+// its file does not have.
+func TestTheGuidesLinksArrive(t *testing.T) {
+	for _, path := range guides {
+		for _, m := range link.FindAllStringSubmatch(readGuide(t, path), -1) {
+			target := path
+			if m[1] != "" {
+				target = filepath.Join(filepath.Dir(path), m[1])
+			}
+			text, err := os.ReadFile(target)
+			if err != nil {
+				t.Errorf("%s links %s: %v", path, m[0], err)
+				continue
+			}
+			if m[2] == "" {
+				continue
+			}
+			found := false
+			for _, h := range heading.FindAllStringSubmatch(string(text), -1) {
+				found = found || anchor(h[1]) == m[2]
+			}
+			if !found {
+				t.Errorf("%s links %s: %s has no such heading", path, m[0], target)
 			}
 		}
 	}
