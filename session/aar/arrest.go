@@ -1,32 +1,33 @@
-package physio
+package aar
 
 import (
 	"fmt"
 	"slices"
 
+	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // ArrestReview is the After Action Review of a cardiac arrest, against the Resuscitation Council
 // UK's Adult ALS guidelines (2021). Times are seconds from the collapse; nil: never done.
 type ArrestReview struct {
-	Collapse     float64       `json:"collapse"` // seconds since arrival
-	Recognised   *float64      `json:"recognised"`
-	FirstCPR     *float64      `json:"first_cpr"`
-	FirstShock   *float64      `json:"first_shock,omitempty"` // shockable arrests only
-	Shockable    bool          `json:"shockable"`             // the first rhythm was VF or pulseless VT
-	Fraction     float64       `json:"compression_fraction"`  // of the time since the first compression
-	LongestPause float64       `json:"longest_pause"`
-	Shocks       int           `json:"shocks"`
-	Outcome      string        `json:"outcome"`
-	Drugs        []DrugTiming  `json:"drugs"`
-	Named        []ArrestStep  `json:"rhythms_named"`
-	Causes       string        `json:"causes"`    // how the reversible causes were dealt with
-	CausesOK     bool          `json:"causes_ok"` // considered, and the cause treated if the heart did not restart
-	PostROSC     []CareItem    `json:"post_rosc,omitempty"`
-	Stop         *StopDecision `json:"stop,omitempty"`
-	Cycles       []Cycle       `json:"cycles"`
-	Source       string        `json:"source"`
+	Collapse     float64             `json:"collapse"` // seconds since arrival
+	Recognised   *float64            `json:"recognised"`
+	FirstCPR     *float64            `json:"first_cpr"`
+	FirstShock   *float64            `json:"first_shock,omitempty"` // shockable arrests only
+	Shockable    bool                `json:"shockable"`             // the first rhythm was VF or pulseless VT
+	Fraction     float64             `json:"compression_fraction"`  // of the time since the first compression
+	LongestPause float64             `json:"longest_pause"`
+	Shocks       int                 `json:"shocks"`
+	Outcome      string              `json:"outcome"`
+	Drugs        []DrugTiming        `json:"drugs"`
+	Named        []physio.ArrestStep `json:"rhythms_named"`
+	Causes       string              `json:"causes"`    // how the reversible causes were dealt with
+	CausesOK     bool                `json:"causes_ok"` // considered, and the cause treated if the heart did not restart
+	PostROSC     []CareItem          `json:"post_rosc,omitempty"`
+	Stop         *StopDecision       `json:"stop,omitempty"`
+	Cycles       []Cycle             `json:"cycles"`
+	Source       string              `json:"source"`
 }
 
 // DrugTiming is one drug given in the arrest and whether it came at the right point.
@@ -62,36 +63,36 @@ const (
 )
 
 // arrestReview reviews the patient's arrest, or nil when there was none.
-func (e *Engine) arrestReview() *ArrestReview {
-	a := e.s.Arrest
+func arrestReview(e *physio.Engine) *ArrestReview {
+	a := e.Arrest()
 	if a == nil {
 		return nil
 	}
 	first := a.Steps[0].Rhythm
 	r := &ArrestReview{
-		Collapse: e.since(float64(a.Onset)), Recognised: a.after(a.Called), FirstCPR: a.after(a.FirstCPR),
-		Shockable: first.Shockable(), LongestPause: float64(a.LongestPause), Outcome: e.outcome(a),
+		Collapse: since(e, float64(a.Onset)), Recognised: after(a, a.Called), FirstCPR: after(a, a.FirstCPR),
+		Shockable: first.Shockable(), LongestPause: float64(a.LongestPause), Outcome: arrestOutcome(e, a),
 		Source: sc.ALS().Sources["RCUK-ALS"],
 	}
 	if n := a.Compressing + a.HandsOff; n > 0 {
 		r.Fraction = float64(a.Compressing) / float64(n)
 	}
-	shocks := a.StepsOf(StepShock)
+	shocks := a.StepsOf(physio.StepShock)
 	r.Shocks = len(shocks)
 	if r.Shockable && len(shocks) > 0 {
-		r.FirstShock = a.after(shocks[0].T)
+		r.FirstShock = after(a, shocks[0].T)
 	}
-	r.Drugs = append(a.drugTimings(r.Shockable), a.missedDrugs(r.Shockable, e.arrestEnd())...)
-	r.Named = a.StepsOf(StepNamed)
-	r.Causes, r.CausesOK = e.causesReviewed(a)
-	r.PostROSC = e.postROSC(a)
-	r.Stop = e.stopDecision(a)
-	r.Cycles = e.cycles(a)
+	r.Drugs = append(drugTimings(a, r.Shockable), missedDrugs(a, r.Shockable, arrestEnd(e))...)
+	r.Named = a.StepsOf(physio.StepNamed)
+	r.Causes, r.CausesOK = causesReviewed(e, a)
+	r.PostROSC = postROSC(e, a)
+	r.Stop = stopDecision(e, a)
+	r.Cycles = cycles(e, a)
 	return r
 }
 
 // after is t as seconds from the collapse, or nil for "never".
-func (a *ArrestRecord) after(t int64) *float64 {
+func after(a *physio.ArrestRecord, t int64) *float64 {
 	if t < 0 {
 		return nil
 	}
@@ -99,42 +100,42 @@ func (a *ArrestRecord) after(t int64) *float64 {
 	return &s
 }
 
-func (e *Engine) outcome(a *ArrestRecord) string {
+func arrestOutcome(e *physio.Engine, a *physio.ArrestRecord) string {
 	switch {
 	case a.ROSC >= 0:
-		return "ROSC at " + SimTime(float64(a.ROSC-a.Onset)) + " from the collapse"
+		return "ROSC at " + physio.SimTime(float64(a.ROSC-a.Onset)) + " from the collapse"
 	case a.Stopped >= 0:
-		return "resuscitation stopped at " + SimTime(float64(a.Stopped-a.Onset)) + " from the collapse"
+		return "resuscitation stopped at " + physio.SimTime(float64(a.Stopped-a.Onset)) + " from the collapse"
 	}
-	return "still in arrest at " + SimTime(float64(e.s.T-a.Onset)) + " from the collapse"
+	return "still in arrest at " + physio.SimTime(float64(int64(e.Clock())-a.Onset)) + " from the collapse"
 }
 
 // drugTimings judges each adrenaline and amiodarone against the algorithm: in a shockable arrest
 // both after the third shock, amiodarone 150 mg after the fifth; adrenaline in a non-shockable
 // arrest as soon as there is access; every adrenaline after the first 3–5 minutes after the last.
-func (a *ArrestRecord) drugTimings(shockable bool) []DrugTiming {
+func drugTimings(a *physio.ArrestRecord, shockable bool) []DrugTiming {
 	var out []DrugTiming
 	var lastAdrenaline int64 = -1
 	amiodarones := 0
 	for _, s := range a.Steps {
-		if s.What != StepAdrenaline && s.What != StepAmiodarone {
+		if s.What != physio.StepAdrenaline && s.What != physio.StepAmiodarone {
 			continue
 		}
 		d := DrugTiming{At: float64(s.T - a.Onset), Drug: s.What + " " + s.Detail}
 		switch {
-		case s.What == StepAdrenaline && lastAdrenaline >= 0:
+		case s.What == physio.StepAdrenaline && lastAdrenaline >= 0:
 			d.Verdict, d.Why = repeatVerdict(s.T - lastAdrenaline)
-		case s.What == StepAdrenaline && shockable:
-			d.Verdict, d.Why = a.afterShock(s.T, 3)
-		case s.What == StepAdrenaline:
-			d.Verdict, d.Why = a.soonAfterAccess(s.T)
+		case s.What == physio.StepAdrenaline && shockable:
+			d.Verdict, d.Why = afterShock(a, s.T, 3)
+		case s.What == physio.StepAdrenaline:
+			d.Verdict, d.Why = soonAfterAccess(a, s.T)
 		case !shockable:
 			d.Verdict, d.Why = WrongRhythm, "amiodarone is for VF or pulseless VT that a shock has not ended"
 		default:
 			amiodarones++
-			d.Verdict, d.Why = a.afterShock(s.T, 3+2*(amiodarones-1))
+			d.Verdict, d.Why = afterShock(a, s.T, 3+2*(amiodarones-1))
 		}
-		if s.What == StepAdrenaline {
+		if s.What == physio.StepAdrenaline {
 			lastAdrenaline = s.T
 		}
 		checkDose(&d, s, amiodarones)
@@ -152,12 +153,12 @@ const (
 
 // checkDose holds a drug to the algorithm's dose: adrenaline 1 mg each time, amiodarone 300 mg
 // and then 150 mg (the nth amiodarone is n). A dose not stated in mg is not judged.
-func checkDose(d *DrugTiming, s ArrestStep, n int) {
+func checkDose(d *DrugTiming, s physio.ArrestStep, n int) {
 	if d.Verdict == WrongRhythm {
 		return
 	}
 	want := 1.0
-	if s.What == StepAmiodarone {
+	if s.What == physio.StepAmiodarone {
 		want = map[bool]float64{true: 300, false: 150}[n <= 1]
 	}
 	if s.DoseMg > 0 && s.DoseMg != want {
@@ -168,38 +169,38 @@ func checkDose(d *DrugTiming, s ArrestStep, n int) {
 // missedDrugs are the drugs that fell due while the arrest went on and were never given:
 // adrenaline and amiodarone a cycle after the third shock, adrenaline three minutes after
 // access in a non-shockable arrest.
-func (a *ArrestRecord) missedDrugs(shockable bool, end int64) []DrugTiming {
+func missedDrugs(a *physio.ArrestRecord, shockable bool, end int64) []DrugTiming {
 	var out []DrugTiming
 	missed := func(what string, due int64, why string) {
 		if due >= 0 && end-due > 150 && len(a.StepsOf(what)) == 0 {
 			out = append(out, DrugTiming{At: float64(due - a.Onset), Drug: what, Verdict: Missed, Why: why})
 		}
 	}
-	shocks := a.StepsOf(StepShock)
+	shocks := a.StepsOf(physio.StepShock)
 	switch {
 	case shockable && len(shocks) >= 3:
-		missed(StepAdrenaline, shocks[2].T, "due after the third shock")
-		missed(StepAmiodarone, shocks[2].T, "due after the third shock")
+		missed(physio.StepAdrenaline, shocks[2].T, "due after the third shock")
+		missed(physio.StepAmiodarone, shocks[2].T, "due after the third shock")
 	case !shockable && a.Access >= 0:
-		missed(StepAdrenaline, max(a.Access, a.Onset)+30, "due as soon as there is IV or IO access")
+		missed(physio.StepAdrenaline, max(a.Access, a.Onset)+30, "due as soon as there is IV or IO access")
 	}
 	return out
 }
 
 // arrestEnd is when the arrest ended, or now.
-func (e *Engine) arrestEnd() int64 {
-	a := e.s.Arrest
+func arrestEnd(e *physio.Engine) int64 {
+	a := e.Arrest()
 	switch {
 	case a.ROSC >= 0:
 		return a.ROSC
 	case a.Stopped >= 0:
 		return a.Stopped
 	}
-	return e.s.T
+	return int64(e.Clock())
 }
 
 func repeatVerdict(gap int64) (string, string) {
-	why := fmt.Sprintf("%s after the last adrenaline; the guideline says every 3–5 minutes", SimTime(float64(gap)))
+	why := fmt.Sprintf("%s after the last adrenaline; the guideline says every 3–5 minutes", physio.SimTime(float64(gap)))
 	switch {
 	case gap < 180:
 		return Early, why
@@ -210,9 +211,9 @@ func repeatVerdict(gap int64) (string, string) {
 }
 
 // afterShock: due after shock n, and within the cycle that follows it.
-func (a *ArrestRecord) afterShock(t int64, n int) (string, string) {
-	var shocks []ArrestStep
-	for _, s := range a.StepsOf(StepShock) {
+func afterShock(a *physio.ArrestRecord, t int64, n int) (string, string) {
+	var shocks []physio.ArrestStep
+	for _, s := range a.StepsOf(physio.StepShock) {
 		if s.T <= t {
 			shocks = append(shocks, s)
 		}
@@ -221,7 +222,7 @@ func (a *ArrestRecord) afterShock(t int64, n int) (string, string) {
 		return Early, fmt.Sprintf("given after %d shock(s); it is due after shock %d", len(shocks), n)
 	}
 	gap := t - shocks[n-1].T
-	why := fmt.Sprintf("%s after shock %d", SimTime(float64(gap)), n)
+	why := fmt.Sprintf("%s after shock %d", physio.SimTime(float64(gap)), n)
 	if gap > 150 {
 		return Late, why + "; it is due in the cycle after that shock"
 	}
@@ -229,10 +230,10 @@ func (a *ArrestRecord) afterShock(t int64, n int) (string, string) {
 }
 
 // soonAfterAccess: in a non-shockable arrest adrenaline is due as soon as there is IV or IO access.
-func (a *ArrestRecord) soonAfterAccess(t int64) (string, string) {
+func soonAfterAccess(a *physio.ArrestRecord, t int64) (string, string) {
 	from := max(a.Onset, a.Access)
 	gap := t - from
-	why := fmt.Sprintf("%s after the collapse or the access, whichever came later", SimTime(float64(gap)))
+	why := fmt.Sprintf("%s after the collapse or the access, whichever came later", physio.SimTime(float64(gap)))
 	if gap > 180 {
 		return Late, why + "; it is due as soon as there is access"
 	}
@@ -242,12 +243,12 @@ func (a *ArrestRecord) soonAfterAccess(t int64) (string, string) {
 // causesReviewed says how the reversible causes were dealt with, and whether that was enough: a
 // cause treated, or considered when the heart restarted before it needed treating (the coronary
 // occlusion behind VF is treated after ROSC, in the cath lab).
-func (e *Engine) causesReviewed(a *ArrestRecord) (string, bool) {
-	considered := len(a.StepsOf(StepCauses)) > 0
-	c := sc.ALS().Cause(e.sc.Arrest.Cause)
+func causesReviewed(e *physio.Engine, a *physio.ArrestRecord) (string, bool) {
+	considered := len(a.StepsOf(physio.StepCauses)) > 0
+	c := sc.ALS().Cause(e.Scenario().Arrest.Cause)
 	switch {
 	case c != nil && a.CauseTreated >= 0:
-		return fmt.Sprintf("the cause, %s, was treated at %s", c.Name, SimTime(float64(a.CauseTreated-a.Onset))), true
+		return fmt.Sprintf("the cause, %s, was treated at %s", c.Name, physio.SimTime(float64(a.CauseTreated-a.Onset))), true
 	case c != nil && considered && a.ROSC >= 0:
 		return fmt.Sprintf("the 4 Hs and 4 Ts were considered; the cause, %s, is for after ROSC (%s)", c.Name, c.Treatment), true
 	case c != nil && considered:
@@ -276,14 +277,14 @@ var postROSCCare = []struct {
 	{"referral (intensive care, the cath lab)", []sc.ActionKind{sc.KindRefer}},
 }
 
-func (e *Engine) postROSC(a *ArrestRecord) []CareItem {
+func postROSC(e *physio.Engine, a *physio.ArrestRecord) []CareItem {
 	if a.ROSC < 0 {
 		return nil
 	}
 	var out []CareItem
 	for _, c := range postROSCCare {
 		item := CareItem{Item: c.item}
-		for _, act := range e.s.Actions {
+		for _, act := range e.Actions() {
 			if act.T >= float64(a.ROSC) && slices.Contains(c.kinds, act.Kind) {
 				at := act.T - float64(a.ROSC)
 				item.At = &at
@@ -308,7 +309,7 @@ type StopDecision struct {
 // minALSBeforeStop is the ALS an asystolic arrest is given before stopping is considered.
 const minALSBeforeStop = 20 * 60
 
-func (e *Engine) stopDecision(a *ArrestRecord) *StopDecision {
+func stopDecision(e *physio.Engine, a *physio.ArrestRecord) *StopDecision {
 	if a.Stopped < 0 {
 		return nil
 	}
@@ -317,17 +318,17 @@ func (e *Engine) stopDecision(a *ArrestRecord) *StopDecision {
 		from = a.FirstCPR
 	}
 	d := &StopDecision{After: float64(a.Stopped - from), Rhythm: a.Rhythm,
-		Causes: len(a.StepsOf(StepCauses))+len(a.StepsOf(StepCause)) > 0}
+		Causes: len(a.StepsOf(physio.StepCauses))+len(a.StepsOf(physio.StepCause)) > 0}
 	switch {
 	case a.Rhythm.Shockable():
 		d.Why = "stopped while the rhythm was still shockable"
 	case !d.Causes:
 		d.Why = "stopped without going through the reversible causes"
 	case d.After < minALSBeforeStop:
-		d.Why = fmt.Sprintf("stopped after %s of ALS; the guideline considers stopping after 20 minutes of asystole", SimTime(d.After))
+		d.Why = fmt.Sprintf("stopped after %s of ALS; the guideline considers stopping after 20 minutes of asystole", physio.SimTime(d.After))
 	default:
 		d.InLine = true
-		d.Why = fmt.Sprintf("stopped after %s of ALS in %s, with the reversible causes considered", SimTime(d.After), a.Rhythm)
+		d.Why = fmt.Sprintf("stopped after %s of ALS in %s, with the reversible causes considered", physio.SimTime(d.After), a.Rhythm)
 	}
 	return d
 }

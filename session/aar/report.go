@@ -1,10 +1,10 @@
-package physio
+package aar
 
 import (
 	"fmt"
 	"sort"
-	"strings"
 
+	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -21,32 +21,32 @@ type Report struct {
 	FinalState   string  `json:"final_state"`
 	// NEWS2AtArrival is the first measured score and NEWS2Now the last: what the trainee could
 	// see, so the review and the screen agree. Nil until something was measured.
-	NEWS2AtArrival  *ScoreAt          `json:"news2_at_arrival"`
-	NEWS2Now        *ScoreAt          `json:"news2_now"`
-	Timeline        []TimelineEntry   `json:"timeline"`
-	CriticalActions []CriticalOutcome `json:"critical_actions"`
-	CriticalErrors  []ErrorRecord     `json:"critical_errors"`
-	SafetyWarnings  []SafetyRecord    `json:"safety_warnings"`
+	NEWS2AtArrival  *ScoreAt              `json:"news2_at_arrival"`
+	NEWS2Now        *ScoreAt              `json:"news2_now"`
+	Timeline        []TimelineEntry       `json:"timeline"`
+	CriticalActions []CriticalOutcome     `json:"critical_actions"`
+	CriticalErrors  []physio.ErrorRecord  `json:"critical_errors"`
+	SafetyWarnings  []physio.SafetyRecord `json:"safety_warnings"`
 	// How the trainee answered the ward: alarms and escalations with their review times, the
 	// orders the Pharmacist stopped, and the doses given outside the usual range.
-	Alerts     []AlertOutcome `json:"alerts"`
-	NearMisses []OrderRecord  `json:"near_misses"`
-	OutOfRange []OrderRecord  `json:"doses_out_of_range"`
+	Alerts     []AlertOutcome       `json:"alerts"`
+	NearMisses []physio.OrderRecord `json:"near_misses"`
+	OutOfRange []physio.OrderRecord `json:"doses_out_of_range"`
 	// Debrief is every teaching point, most serious first: critical errors, missed critical
 	// actions, near misses, then what went well and what to change.
 	Debrief []Point `json:"debrief"`
 	// The case's end: the working diagnoses the trainee committed to (the last stands), the key's
 	// diagnosis and what the findings pointed to it by; the disposition and the key's places and
 	// reason; the reflective answers compared with their key points.
-	Diagnoses         []DiagnosisRecord   `json:"diagnoses"`
-	CaseDiagnosis     string              `json:"case_diagnosis,omitempty"`
-	Pointers          []string            `json:"pointers,omitempty"`
-	Disposition       *DispositionRecord  `json:"disposition,omitempty"`
-	CaseDisposition   []string            `json:"case_disposition,omitempty"`
-	DispositionReason string              `json:"disposition_reason,omitempty"`
-	Reflections       []ReflectionOutcome `json:"reflections"`
-	Score             Score               `json:"score"`
-	Objectives        []string            `json:"learning_objectives"`
+	Diagnoses         []physio.DiagnosisRecord  `json:"diagnoses"`
+	CaseDiagnosis     string                    `json:"case_diagnosis,omitempty"`
+	Pointers          []string                  `json:"pointers,omitempty"`
+	Disposition       *physio.DispositionRecord `json:"disposition,omitempty"`
+	CaseDisposition   []string                  `json:"case_disposition,omitempty"`
+	DispositionReason string                    `json:"disposition_reason,omitempty"`
+	Reflections       []ReflectionOutcome       `json:"reflections"`
+	Score             Score                     `json:"score"`
+	Objectives        []string                  `json:"learning_objectives"`
 	// Arrest reviews a cardiac arrest against the ALS algorithm, cycle by cycle; nil if none.
 	Arrest *ArrestReview `json:"arrest,omitempty"`
 }
@@ -54,7 +54,7 @@ type Report struct {
 // ScoreAt is a measured NEWS2 and when it was measured.
 type ScoreAt struct {
 	Elapsed float64 `json:"elapsed"`
-	NEWS2Score
+	physio.NEWS2Score
 	Text string `json:"text"` // "NEWS2 4 low-medium"
 }
 
@@ -108,77 +108,77 @@ type ScoreLine struct {
 	Why    string `json:"why"`
 }
 
-// Report builds the After Action Review from everything the engine recorded.
-func (e *Engine) Report() Report {
-	s := e.sc
+// Of builds the After Action Review from everything the engine recorded.
+func Of(e *physio.Engine) Report {
+	s := e.Scenario()
 	d := s.Demographics
 	r := Report{
-		PatientID: e.s.PatientID, Scenario: s.ID, Title: s.Title, Presentation: s.Presentation,
+		PatientID: e.PatientID(), Scenario: s.ID, Title: s.Title, Presentation: s.Presentation,
 		Patient: fmt.Sprintf("%s, %d %s", d.Name, d.Age, d.Sex),
-		Arrived: float64(e.s.Admitted), Duration: e.Elapsed(), FinalState: e.s.State,
-		CriticalErrors: e.s.Errors, Objectives: s.LearningObjectives,
+		Arrived: float64(e.Admitted()), Duration: e.Elapsed(), FinalState: e.State(),
+		CriticalErrors: e.CriticalErrors(), Objectives: s.LearningObjectives,
 	}
-	if n := len(e.s.Readings); n > 0 {
-		r.NEWS2AtArrival, r.NEWS2Now = e.scoreAt(e.s.Readings[0]), e.scoreAt(e.s.Readings[n-1])
+	if n := len(e.Readings()); n > 0 {
+		r.NEWS2AtArrival, r.NEWS2Now = scoreAt(e, e.Readings()[0]), scoreAt(e, e.Readings()[n-1])
 	}
-	for _, f := range e.s.Safety {
+	for _, f := range e.SafetyRecords() {
 		if f.Level == sc.Warn {
 			r.SafetyWarnings = append(r.SafetyWarnings, f)
 		}
 	}
-	r.Alerts = e.alertOutcomes()
-	r.NearMisses, r.OutOfRange = e.nearMissesAndOutOfRange()
-	r.Timeline = e.timeline()
-	r.CriticalActions = e.criticalOutcomes()
-	r.Arrest = e.arrestReview()
-	e.caseEnd(&r)
-	r.Score = e.score(r)
-	r.Debrief = e.debrief(r)
+	r.Alerts = alertOutcomes(e)
+	r.NearMisses, r.OutOfRange = nearMissesAndOutOfRange(e)
+	r.Timeline = timeline(e)
+	r.CriticalActions = criticalOutcomes(e)
+	r.Arrest = arrestReview(e)
+	caseEnd(e, &r)
+	r.Score = score(e, r)
+	r.Debrief = debrief(e, r)
 	return r
 }
 
-func (e *Engine) scoreAt(rd Reading) *ScoreAt {
+func scoreAt(e *physio.Engine, rd physio.Reading) *ScoreAt {
 	n := rd.Score()
-	return &ScoreAt{Elapsed: e.since(rd.T), NEWS2Score: n, Text: n.String()}
+	return &ScoreAt{Elapsed: since(e, rd.T), NEWS2Score: n, Text: n.String()}
 }
 
-func (e *Engine) since(t float64) float64 { return t - float64(e.s.Admitted) }
+func since(e *physio.Engine, t float64) float64 { return t - float64(e.Admitted()) }
 
-func (e *Engine) timeline() []TimelineEntry {
+func timeline(e *physio.Engine) []TimelineEntry {
 	type ranked struct {
 		TimelineEntry
 		rank int
 	}
 	var all []ranked
 	add := func(t float64, rank int, kind, text string) {
-		all = append(all, ranked{TimelineEntry{t, e.since(t), kind, text}, rank})
+		all = append(all, ranked{TimelineEntry{t, since(e, t), kind, text}, rank})
 	}
-	for _, c := range e.s.States {
+	for _, c := range e.StateChanges() {
 		if c.From == "" {
 			add(c.T, 0, "arrival", fmt.Sprintf("arrived in state %s", c.To))
 		} else {
 			add(c.T, 5, "state", fmt.Sprintf("%s → %s: %s", c.From, c.To, c.Reason))
 		}
 	}
-	for _, a := range e.s.Actions {
+	for _, a := range e.Actions() {
 		text := a.String()
 		if res, ok := e.ResultOf(a); ok && a.Kind != sc.KindGlucoseCheck { // a glucose check says its value itself
 			text += " → " + res.Value
 		}
 		add(a.T, 1, "action", text)
 	}
-	for _, o := range e.s.Orders {
+	for _, o := range e.Orders() {
 		if !o.Given {
 			add(o.T, 1, "order", fmt.Sprintf("not given: %s — %s", o.Text(), o.Reason()))
 		}
 	}
-	for _, f := range e.s.Safety {
-		add(f.T, 2, "safety", f.timelineText())
+	for _, f := range e.SafetyRecords() {
+		add(f.T, 2, "safety", f.TimelineText())
 	}
-	for _, er := range e.s.Errors {
+	for _, er := range e.CriticalErrors() {
 		add(er.T, 3, "critical_error", "CRITICAL ERROR: "+er.Description)
 	}
-	for _, rd := range e.s.Readings {
+	for _, rd := range e.Readings() {
 		add(rd.T, 4, "vitals", rd.String())
 	}
 	sort.SliceStable(all, func(i, j int) bool {
@@ -194,23 +194,23 @@ func (e *Engine) timeline() []TimelineEntry {
 	return out
 }
 
-func (e *Engine) criticalOutcomes() []CriticalOutcome {
+func criticalOutcomes(e *physio.Engine) []CriticalOutcome {
 	first := map[string]int{} // critical action id → index of first matching action
-	for _, ca := range e.sc.CriticalActions {
+	for _, ca := range e.Scenario().CriticalActions {
 		first[ca.ID] = -1
-		for i, a := range e.s.Actions {
-			if matches(ca.Match, a.Action) {
+		for i, a := range e.Actions() {
+			if physio.Matches(ca.Match, a.Action) {
 				first[ca.ID] = i
 				break
 			}
 		}
 	}
 	var out []CriticalOutcome
-	for _, ca := range e.sc.CriticalActions {
+	for _, ca := range e.Scenario().CriticalActions {
 		o := CriticalOutcome{ID: ca.ID, Description: ca.Description, Points: ca.Points, match: ca.Match}
 		i := first[ca.ID]
 		if i >= 0 {
-			at := e.since(e.s.Actions[i].T)
+			at := since(e, e.Actions()[i].T)
 			o.Done, o.At = true, &at
 		}
 		if ca.Before != "" {
@@ -218,65 +218,10 @@ func (e *Engine) criticalOutcomes() []CriticalOutcome {
 			o.Moot = first[ca.Before] < 0
 			o.Met = o.Moot || o.Done && i < first[ca.Before]
 		} else {
-			o.Rule = "within " + SimTime(float64(ca.Within))
+			o.Rule = "within " + physio.SimTime(float64(ca.Within))
 			o.Met = o.Done && *o.At <= float64(ca.Within)
 		}
 		out = append(out, o)
 	}
 	return out
-}
-
-// SimTime formats sim seconds as mm:ss (or h:mm:ss), as the review, the prompts and the notes
-// show times.
-func SimTime(sec float64) string {
-	s := int(sec)
-	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s%3600/60, s%60)
-	}
-	return fmt.Sprintf("%02d:%02d", s/60, s%60)
-}
-
-// String is the action as the review, memory and the prompts write it: "oxygen nrb 15 L/min",
-// "medication glucose 150 mL of 10% IV" (a dose as the trainee wrote it).
-func (a ActionRecord) String() string {
-	parts := []string{strings.ReplaceAll(string(a.Kind), "_", " ")}
-	add := func(ok bool, format string, v any) {
-		if ok {
-			parts = append(parts, fmt.Sprintf(format, v))
-		}
-	}
-	add(a.Drug != "", "%s", sc.DrugLabel(a.Drug))
-	add(a.Drug != "" && !a.WrittenDose().IsZero(), "%s", a.WrittenDose())
-	add(a.Route != "", "%s", a.Route)
-	add(a.Device != "", "%s", a.Device)
-	add(a.FlowLPM > 0, "%g L/min", a.FlowLPM)
-	add(a.FiO2 > 0, "%g %%", a.FiO2)
-	add(a.Drug == "" && a.VolumeML > 0, "%g mL", a.VolumeML)
-	add(a.Topic != "", "about %s", strings.ReplaceAll(a.Topic, "_", " "))
-	add(a.Test != "", "%s", sc.Tests[a.Test])
-	add(a.Position != "", "%s", a.Position)
-	add(a.Kind == sc.KindGlucoseCheck, "→ %g mmol/L", a.Glucose)
-	add(a.EnergyJ > 0, "%g J", a.EnergyJ)
-	add(a.Rate > 0, "at %d/min", a.Rate)
-	add(a.Quality != "", "(%s)", a.Quality)
-	add(a.Rhythm != "", "%q", a.Rhythm)
-	add(a.Cause != "", "%s", strings.ReplaceAll(a.Cause, "_", " "))
-	return strings.Join(parts, " ")
-}
-
-// String is the reading as the review and the prompts write it, with its NEWS2.
-func (r Reading) String() string {
-	air := "air"
-	if r.OnOxygen {
-		air = "O2"
-	}
-	s := fmt.Sprintf("HR %d, RR %d, SpO2 %d%% (%s), BP %d/%d, T %.1f, GCS %d (%s)",
-		r.HR, r.RR, r.SpO2, air, r.SBP, r.DBP, r.TempC, r.GCS, r.AVPU)
-	if r.NoOutput {
-		s = fmt.Sprintf("no pulse, BP unrecordable, no SpO2 trace (%s), RR %d, T %.1f, GCS %d (%s)", air, r.RR, r.TempC, r.GCS, r.AVPU)
-	}
-	if r.EtCO2 > 0 {
-		s += fmt.Sprintf(", EtCO2 %d", r.EtCO2)
-	}
-	return s + " — " + r.Score().String()
 }

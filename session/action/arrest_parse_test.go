@@ -1,4 +1,4 @@
-package physio
+package action
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func TestParseArrestActions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		got := ""
-		for i, a := range ParseActions(tc.text) {
+		for i, a := range Parse(tc.text) {
 			if i > 0 {
 				got += " "
 			}

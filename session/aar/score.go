@@ -1,9 +1,10 @@
-package physio
+package aar
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -11,8 +12,8 @@ import (
 // allergies asked first and reassessment; less its penalty for each critical error and safety
 // warning, and a fixed one for each alert not reviewed in time and dose out of range; within 0
 // and the scenario's maximum. Every line says why it scored what it did.
-func (e *Engine) score(r Report) Score {
-	w := e.sc.Scoring
+func score(e *physio.Engine, r Report) Score {
+	w := e.Scenario().Scoring
 	var lines []ScoreLine
 	for _, o := range r.CriticalActions {
 		l := ScoreLine{Item: o.Description, Max: o.Points, Why: "not done"}
@@ -26,34 +27,34 @@ func (e *Engine) score(r Report) Score {
 		}
 		lines = append(lines, l)
 	}
-	lines = append(lines, e.trajectoryLine(r, w.Trajectory))
+	lines = append(lines, trajectoryLine(e, r, w.Trajectory))
 	first := ScoreLine{Item: "allergies asked before any medication that could wait", Max: w.AllergiesFirst, Why: "no"}
-	switch met, applies := e.allergiesFirst(); {
+	switch met, applies := allergiesFirst(e); {
 	case !applies:
 		first.Points, first.Why = w.AllergiesFirst, "does not apply: no medication that could wait was given"
 	case met:
 		first.Points, first.Why = w.AllergiesFirst, "yes"
 	}
 	again := ScoreLine{Item: "reassessed after treatment", Max: w.Reassessment, Why: "no"}
-	if e.reassessed() {
+	if reassessed(e) {
 		again.Points, again.Why = w.Reassessment, "yes"
 	}
 	lines = append(lines, first, again)
-	for _, g := range e.errorGroups(r.CriticalErrors) {
-		lines = append(lines, ScoreLine{Item: "critical error: " + g.Description + g.count(), Points: -e.penalty(g.first) * len(g.at),
+	for _, g := range errorGroups(e, r.CriticalErrors) {
+		lines = append(lines, ScoreLine{Item: "critical error: " + g.Description + g.count(), Points: -penalty(e, g.first) * len(g.at),
 			Why: "at " + g.times()})
 	}
 	for _, sw := range r.SafetyWarnings {
-		lines = append(lines, ScoreLine{Item: "safety warning on " + sw.Drug, Points: -w.Warning, Why: "at " + SimTime(e.since(sw.T))})
+		lines = append(lines, ScoreLine{Item: "safety warning on " + sw.Drug, Points: -w.Warning, Why: "at " + physio.SimTime(since(e, sw.T))})
 	}
-	lines = append(lines, e.responseLines(r)...)
-	lines = append(lines, e.arrestLines(r)...)
+	lines = append(lines, responseLines(e, r)...)
+	lines = append(lines, arrestLines(e, r)...)
 	actions := 0
 	for _, l := range lines {
 		actions += l.Points
 	}
 	actions = min(max(actions, 0), sc.ScoreMax)
-	split := e.sc.Weights()
+	split := e.Scenario().Weights()
 	parts := []ScorePart{{Name: PartActions, Points: (actions*split.Actions + sc.ScoreMax/2) / sc.ScoreMax, Max: split.Actions,
 		Why: fmt.Sprintf("%d of %d for the actions below", actions, sc.ScoreMax)}}
 	if split.Diagnosis > 0 {
@@ -110,10 +111,10 @@ func dispositionPart(r Report, weight int) ScorePart {
 
 // trajectoryLine gives the full weight when the last measured NEWS2 is below the first, half
 // when it is the same, none when it rose or was measured less than twice.
-func (e *Engine) trajectoryLine(r Report, weight int) ScoreLine {
+func trajectoryLine(e *physio.Engine, r Report, weight int) ScoreLine {
 	l := ScoreLine{Item: "patient trajectory (NEWS2, first to last measured)", Max: weight, Why: "not measured twice"}
 	first, last := r.NEWS2AtArrival, r.NEWS2Now
-	if len(e.s.Readings) < 2 {
+	if len(e.Readings()) < 2 {
 		return l
 	}
 	l.Why = first.Text + " → " + last.Text
@@ -128,21 +129,21 @@ func (e *Engine) trajectoryLine(r Report, weight int) ScoreLine {
 
 // penalty is what a critical error costs: the scenario's figure for its own critical errors,
 // the hard-stop figure for a drug given against a hard stop.
-func (e *Engine) penalty(er ErrorRecord) int {
-	for _, ce := range e.sc.CriticalErrors {
+func penalty(e *physio.Engine, er physio.ErrorRecord) int {
+	for _, ce := range e.Scenario().CriticalErrors {
 		if ce.ID == er.ID {
 			return ce.Penalty
 		}
 	}
-	return e.sc.Scoring.HardStop
+	return e.Scenario().Scoring.HardStop
 }
 
 // allergiesFirst: every medication that could wait (all but the case's rescue treatments) came
 // after asking about allergies. It applies only when such a medication was given.
-func (e *Engine) allergiesFirst() (met, applies bool) {
+func allergiesFirst(e *physio.Engine) (met, applies bool) {
 	met = true
-	for _, a := range e.s.Actions {
-		if a.Kind == sc.KindMedication && !e.isRescue(a) {
+	for _, a := range e.Actions() {
+		if a.Kind == sc.KindMedication && !isRescue(e, a) {
 			applies = true
 			met = met && a.AllergiesAsked
 		}
@@ -152,15 +153,15 @@ func (e *Engine) allergiesFirst() (met, applies bool) {
 
 // reassessed: the trainee measured vitals after the first treatment; a nurse's routine
 // observation is not their reassessment.
-func (e *Engine) reassessed() bool {
-	for _, a := range e.s.Actions {
+func reassessed(e *physio.Engine) bool {
+	for _, a := range e.Actions() {
 		if a.IsTreatment() {
-			for _, rd := range e.s.Readings {
-				if rd.T > a.T && rd.Source != ReadByNurse {
+			for _, rd := range e.Readings() {
+				if rd.T > a.T && rd.Source != physio.ReadByNurse {
 					return true
 				}
 			}
-			return e.s.Monitored
+			return e.Monitored()
 		}
 	}
 	return false

@@ -1,4 +1,4 @@
-package physio
+package aar
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -42,13 +43,13 @@ var pointRank = map[string]int{PointCriticalError: 0, PointMissed: 1, PointNearM
 var mustName = map[string]bool{PointCriticalError: true, PointMissed: true, PointNearMiss: true}
 
 // debriefSources turn the engine's record into points, each for one part of it.
-var debriefSources = []func(*Engine, Report) []Point{
+var debriefSources = []func(*physio.Engine, Report) []Point{
 	criticalErrorPoints, criticalActionPoints, rescuePoints, allergyPoints, reassessmentPoints,
 	warningPoints, responsePoints, trajectoryPoints, diagnosisPoints, dispositionPoints, reflectionPoints, arrestPoints,
 	instructorPoints,
 }
 
-func (e *Engine) debrief(r Report) []Point {
+func debrief(e *physio.Engine, r Report) []Point {
 	var out []Point
 	for _, source := range debriefSources {
 		out = append(out, source(e, r)...)
@@ -83,36 +84,36 @@ func (p Point) Line() string {
 	if p.At == nil {
 		return p.Text
 	}
-	return SimTime(*p.At) + " — " + p.Text
+	return physio.SimTime(*p.At) + " — " + p.Text
 }
 
-func (e *Engine) at(t float64) *float64 {
-	at := e.since(t)
+func at(e *physio.Engine, t float64) *float64 {
+	at := since(e, t)
 	return &at
 }
 
 // criticalErrorPoints are the critical errors, each once however often it was made, with its
 // count and times.
-func criticalErrorPoints(e *Engine, r Report) []Point {
+func criticalErrorPoints(e *physio.Engine, r Report) []Point {
 	var out []Point
-	for _, g := range e.errorGroups(r.CriticalErrors) {
+	for _, g := range errorGroups(e, r.CriticalErrors) {
 		text := g.Description
 		if len(g.at) > 1 {
 			text += fmt.Sprintf(" (×%d, at %s)", len(g.at), g.times())
 		}
-		out = append(out, Point{Kind: PointCriticalError, At: e.at(g.first.T), Text: text, names: e.errorNames(g.first)})
+		out = append(out, Point{Kind: PointCriticalError, At: at(e, g.first.T), Text: text, names: errorNames(e, g.first)})
 	}
 	return out
 }
 
 // errorGroup is one critical error and every time it was made.
 type errorGroup struct {
-	first ErrorRecord
+	first physio.ErrorRecord
 	at    []float64 // seconds since arrival
-	ErrorRecord
+	physio.ErrorRecord
 }
 
-func (e *Engine) errorGroups(errs []ErrorRecord) []errorGroup {
+func errorGroups(e *physio.Engine, errs []physio.ErrorRecord) []errorGroup {
 	var out []errorGroup
 	for _, er := range errs {
 		i := slices.IndexFunc(out, func(g errorGroup) bool { return g.first.ID == er.ID && g.first.Description == er.Description })
@@ -120,7 +121,7 @@ func (e *Engine) errorGroups(errs []ErrorRecord) []errorGroup {
 			out = append(out, errorGroup{first: er, ErrorRecord: er})
 			i = len(out) - 1
 		}
-		out[i].at = append(out[i].at, e.since(er.T))
+		out[i].at = append(out[i].at, since(e, er.T))
 	}
 	return out
 }
@@ -136,15 +137,15 @@ func (g errorGroup) count() string {
 func (g errorGroup) times() string {
 	ts := make([]string, len(g.at))
 	for i, t := range g.at {
-		ts[i] = SimTime(t)
+		ts[i] = physio.SimTime(t)
 	}
 	return strings.Join(ts, ", ")
 }
 
 // errorNames are the words that name a critical error: its scenario match's, or the drug a
 // hard stop was given against (recorded as rule:drug).
-func (e *Engine) errorNames(er ErrorRecord) [][]string {
-	for _, ce := range e.sc.CriticalErrors {
+func errorNames(e *physio.Engine, er physio.ErrorRecord) [][]string {
+	for _, ce := range e.Scenario().CriticalErrors {
 		if ce.ID == er.ID {
 			return matchNames(ce.Match)
 		}
@@ -152,13 +153,13 @@ func (e *Engine) errorNames(er ErrorRecord) [][]string {
 	if _, drug, ok := strings.Cut(er.ID, ":"); ok {
 		return [][]string{drugNames(drug)}
 	}
-	if er.ID == errShockNotShockable {
+	if er.ID == physio.ShockNotShockable {
 		return [][]string{kindWords[sc.KindShock]}
 	}
 	return nil
 }
 
-func criticalActionPoints(e *Engine, r Report) []Point {
+func criticalActionPoints(e *physio.Engine, r Report) []Point {
 	var out []Point
 	for _, o := range r.CriticalActions {
 		p := Point{Kind: PointMissed, Text: fmt.Sprintf("%s — not done (%s)", o.Description, o.Rule), names: matchNames(o.match)}
@@ -180,22 +181,22 @@ func criticalActionPoints(e *Engine, r Report) []Point {
 	return out
 }
 
-func timeOf(at *float64) string { return SimTime(*at) }
+func timeOf(at *float64) string { return physio.SimTime(*at) }
 
 // rescuePoints credit each emergency treatment the case called for, the first time it was given
 // in a state that called for it.
-func rescuePoints(e *Engine, _ Report) []Point {
+func rescuePoints(e *physio.Engine, _ Report) []Point {
 	var out []Point
-	for _, rs := range e.sc.Rescue {
-		for _, a := range e.s.Actions {
-			if !e.rescues(rs, a) {
+	for _, rs := range e.Scenario().Rescue {
+		for _, a := range e.Actions() {
+			if !rescues(e, rs, a) {
 				continue
 			}
 			how := "the right emergency treatment, which needs no allergy history first"
-			if a.GCS > 0 && !SpeechAt(a.GCS).GivesHistory() {
+			if a.GCS > 0 && !physio.SpeechAt(a.GCS).GivesHistory() {
 				how = fmt.Sprintf("given to a patient who could not give a history (GCS %d), rightly without waiting for one", a.GCS)
 			}
-			out = append(out, Point{Kind: PointPlus, At: e.at(a.T), Text: rs.Description + " — " + how})
+			out = append(out, Point{Kind: PointPlus, At: at(e, a.T), Text: rs.Description + " — " + how})
 			break
 		}
 	}
@@ -203,53 +204,53 @@ func rescuePoints(e *Engine, _ Report) []Point {
 }
 
 // rescues reports whether a was the rescue treatment rs, given in one of its states.
-func (e *Engine) rescues(rs sc.Rescue, a ActionRecord) bool {
-	return matches(rs.Match, a.Action) && rs.States.Has(e.stateAt(a.T).Name())
+func rescues(e *physio.Engine, rs sc.Rescue, a physio.ActionRecord) bool {
+	return physio.Matches(rs.Match, a.Action) && rs.States.Has(e.StateAt(a.T).Name())
 }
 
 // isRescue reports whether a was any of the case's rescue treatments, or anything given in a
 // cardiac arrest, which do not wait for an allergy history.
-func (e *Engine) isRescue(a ActionRecord) bool {
-	return slices.ContainsFunc(e.sc.Rescue, func(rs sc.Rescue) bool { return e.rescues(rs, a) }) ||
-		e.arrestedAt(int64(a.T))
+func isRescue(e *physio.Engine, a physio.ActionRecord) bool {
+	return slices.ContainsFunc(e.Scenario().Rescue, func(rs sc.Rescue) bool { return rescues(e, rs, a) }) ||
+		e.ArrestedAt(int64(a.T))
 }
 
 // allergyPoints fault each medication given before anyone asked about allergies, unless it was
 // a rescue treatment.
-func allergyPoints(e *Engine, _ Report) []Point {
+func allergyPoints(e *physio.Engine, _ Report) []Point {
 	var out []Point
-	for _, a := range e.s.Actions {
-		if a.Kind == sc.KindMedication && !a.AllergiesAsked && !e.isRescue(a) {
-			out = append(out, Point{Kind: PointDelta, At: e.at(a.T), Text: sc.DrugLabel(a.Drug) + " given before asking about allergies"})
+	for _, a := range e.Actions() {
+		if a.Kind == sc.KindMedication && !a.AllergiesAsked && !isRescue(e, a) {
+			out = append(out, Point{Kind: PointDelta, At: at(e, a.T), Text: sc.DrugLabel(a.Drug) + " given before asking about allergies"})
 		}
 	}
-	if met, applies := e.allergiesFirst(); met && applies {
+	if met, applies := allergiesFirst(e); met && applies {
 		out = append(out, Point{Kind: PointPlus, Text: "Asked about allergies before giving any medication that could wait"})
 	}
 	return out
 }
 
-func reassessmentPoints(e *Engine, _ Report) []Point {
-	if e.reassessed() {
+func reassessmentPoints(e *physio.Engine, _ Report) []Point {
+	if reassessed(e) {
 		return []Point{{Kind: PointPlus, Text: "Reassessed the vital signs after treatment"}}
 	}
 	return []Point{{Kind: PointDelta, Text: "No vital signs were measured after treatment"}}
 }
 
-func warningPoints(e *Engine, r Report) []Point {
+func warningPoints(e *physio.Engine, r Report) []Point {
 	var out []Point
 	for _, w := range r.SafetyWarnings {
-		out = append(out, Point{Kind: PointDelta, At: e.at(w.T), Text: fmt.Sprintf("Safety warning on %s: %s", w.Drug, w.Reason)})
+		out = append(out, Point{Kind: PointDelta, At: at(e, w.T), Text: fmt.Sprintf("Safety warning on %s: %s", w.Drug, w.Reason)})
 	}
 	return out
 }
 
-func trajectoryPoints(e *Engine, r Report) []Point {
+func trajectoryPoints(e *physio.Engine, r Report) []Point {
 	first, last := r.NEWS2AtArrival, r.NEWS2Now
 	switch {
 	case first == nil:
 		return []Point{{Kind: PointDelta, Text: "No observations were measured, so nobody knew how sick the patient was"}}
-	case len(e.s.Readings) == 1:
+	case len(e.Readings()) == 1:
 		return []Point{{Kind: PointDelta, Text: fmt.Sprintf("Observations were measured only once (%s), so the trend was never seen", first.Text)}}
 	}
 	trend := fmt.Sprintf("%s when first measured, %s when last measured", first.Text, last.Text)
@@ -260,4 +261,14 @@ func trajectoryPoints(e *Engine, r Report) []Point {
 		return []Point{{Kind: PointDelta, Text: "The patient deteriorated: " + trend}}
 	}
 	return []Point{{Kind: PointDelta, Text: "The patient did not improve: " + trend}}
+}
+
+// instructorPoints say what the instructor injected and when, so the debrief reads the case
+// with them in mind.
+func instructorPoints(e *physio.Engine, _ Report) []Point {
+	var out []Point
+	for _, in := range e.Injections() {
+		out = append(out, Point{Kind: PointInstructor, At: at(e, in.T), Text: "the instructor injected " + in.String()})
+	}
+	return out
 }

@@ -1,8 +1,10 @@
-package physio
+package aar
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // Markdown renders the review for reading or export: what went wrong first, never cut, then the
@@ -10,9 +12,9 @@ import (
 func (r Report) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("# After Action Review — %s\n\n", r.Title)
+	p("# After action.Action Review — %s\n\n", r.Title)
 	p("**Patient:** %s (%s) · **Presentation:** %s · **Time since arrival:** %s · **Final state:** %s · **NEWS2:** %s\n\n",
-		r.Patient, r.PatientID, r.Presentation, SimTime(r.Duration), r.FinalState, r.news2Course())
+		r.Patient, r.PatientID, r.Presentation, physio.SimTime(r.Duration), r.FinalState, r.news2Course())
 	p("## Critical errors\n\n")
 	list(&b, r.lines(PointCriticalError), "None.")
 	p("\n## Missed critical actions\n\n")
@@ -56,22 +58,22 @@ func (r Report) Markdown() string {
 		case o.Moot:
 			status = "**Does not apply**"
 		case o.Met:
-			status = "**Met** at " + SimTime(*o.At)
+			status = "**Met** at " + physio.SimTime(*o.At)
 		case o.Done:
-			status = "**Late** at " + SimTime(*o.At)
+			status = "**Late** at " + physio.SimTime(*o.At)
 		}
 		p("- %s — %s (%s)\n", status, o.Description, o.Rule)
 	}
 	if len(r.SafetyWarnings) > 0 {
 		p("\n## Safety warnings\n\n")
 		for _, w := range r.SafetyWarnings {
-			p("- %s — %s: %s\n", SimTime(w.T-r.Arrived), w.Drug, w.Reason)
+			p("- %s — %s: %s\n", physio.SimTime(w.T-r.Arrived), w.Drug, w.Reason)
 		}
 	}
 	r.arrestMarkdown(&b)
 	p("\n## Timeline\n\n| Time | Event |\n|---|---|\n")
 	for _, t := range r.Timeline {
-		p("| %s | %s |\n", SimTime(t.Elapsed), cell(t.Text))
+		p("| %s | %s |\n", physio.SimTime(t.Elapsed), cell(t.Text))
 	}
 	p("\n## Learning objectives\n\n")
 	list(&b, r.Objectives, "(none)")
@@ -94,7 +96,7 @@ func (r Report) news2Course() string {
 	if r.NEWS2AtArrival == nil {
 		return "never measured"
 	}
-	return fmt.Sprintf("%s at %s → %s at %s", r.NEWS2AtArrival.Text, SimTime(r.NEWS2AtArrival.Elapsed), r.NEWS2Now.Text, SimTime(r.NEWS2Now.Elapsed))
+	return fmt.Sprintf("%s at %s → %s at %s", r.NEWS2AtArrival.Text, physio.SimTime(r.NEWS2AtArrival.Elapsed), r.NEWS2Now.Text, physio.SimTime(r.NEWS2Now.Elapsed))
 }
 
 // lines are the debrief's points of one kind, as lines.

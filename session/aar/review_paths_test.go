@@ -1,9 +1,11 @@
-package physio
+package aar
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // A review's paths teach what they say: the treated-well path meets every critical action and
@@ -18,15 +20,15 @@ func TestScenarioReviewPathsTeach(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			paths, errs := ParseReview(string(data))
+			paths, errs := physio.ParseReview(string(data))
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			played := map[string]*Engine{}
+			played := map[string]*physio.Engine{}
 			for _, p := range paths {
-				_, played[p.Name] = PlayPath(s, p, false)
+				_, played[p.Name] = physio.PlayPath(s, p, false)
 			}
-			well := played["Treated well"].Report()
+			well := Of(played["Treated well"])
 			for _, o := range well.CriticalActions {
 				if !o.Met {
 					t.Errorf("treated well: critical action %s is not met (%s)", o.ID, o.Rule)
@@ -35,7 +37,7 @@ func TestScenarioReviewPathsTeach(t *testing.T) {
 			if len(well.CriticalErrors) > 0 {
 				t.Errorf("treated well: critical errors %+v", well.CriticalErrors)
 			}
-			if m := played["Mistreated"].Report(); len(m.CriticalErrors)+len(m.NearMisses) == 0 {
+			if m := Of(played["Mistreated"]); len(m.CriticalErrors)+len(m.NearMisses) == 0 {
 				t.Errorf("mistreated: no critical error is made, nor stopped as a near miss")
 			}
 			if u := played["Untreated"]; u.TrueNEWS2().Total < u.Snapshot().NEWS2AtArrival {

@@ -1,4 +1,4 @@
-package physio
+package action
 
 import (
 	"cmp"
@@ -11,7 +11,7 @@ import (
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// ParseActions turns what the trainee typed into actions, in the order they
+// Parse turns what the trainee typed into actions, in the order they
 // were written. It is deterministic and conservative: it matches whole words
 // and known phrases, reads doses, routes, devices and flows, and leaves out
 // anything it cannot read unambiguously — a drug named without a dose, route
@@ -19,7 +19,7 @@ import (
 //
 // A medication keeps the dose phrase written with it; a sentence that says "override" marks its
 // medications as overriding a stop.
-func ParseActions(text string) []Action {
+func Parse(text string) []Action {
 	var found []placed
 	for _, sentence := range sentences(slashAsPer(text)) {
 		var ctx context

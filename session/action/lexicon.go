@@ -1,4 +1,4 @@
-package physio
+package action
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package physio
+package action
 
 import (
 	"reflect"
@@ -131,7 +131,7 @@ var parseCases = []struct {
 
 func TestParseActions(t *testing.T) {
 	for _, c := range parseCases {
-		if got := ParseActions(c.text); !reflect.DeepEqual(got, c.want) {
+		if got := Parse(c.text); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q\n got %+v\nwant %+v", c.text, got, c.want)
 		}
 	}
@@ -140,7 +140,7 @@ func TestParseActions(t *testing.T) {
 // "give" never yields "iv", and a route is only read as a whole word.
 func TestGiveDoesNotMatchIV(t *testing.T) {
 	for _, text := range []string{"give aspirin 300 mg", "giving aspirin 300 mg", "forgive the aspirin 300 mg"} {
-		for _, a := range ParseActions(text) {
+		for _, a := range Parse(text) {
 			if a.Route == "IV" || a.Kind == sc.KindIVAccess {
 				t.Errorf("%q read IV from a word containing it: %+v", text, a)
 			}
@@ -178,9 +178,9 @@ func variants(p string) []string {
 
 func TestKnownPhrasesIgnoreCaseAndPunctuation(t *testing.T) {
 	for _, c := range parseCases {
-		want := ParseActions(c.text)
+		want := Parse(c.text)
 		for _, v := range variants(c.text) {
-			if got := ParseActions(v); !reflect.DeepEqual(got, want) {
+			if got := Parse(v); !reflect.DeepEqual(got, want) {
 				t.Errorf("%q parsed differently from %q:\n got %+v\nwant %+v", v, c.text, got, want)
 			}
 		}
@@ -193,9 +193,9 @@ func FuzzParseActions(f *testing.F) {
 	}
 	f.Add("0.5mg.5 1:1000 - -- 15l/min ,1,000 µg μg ..5 5. .")
 	f.Fuzz(func(t *testing.T, s string) {
-		got := ParseActions(s)
+		got := Parse(s)
 		for _, v := range []string{asciiCase(s, true), asciiCase(s, false), ". " + s + " . ", "  " + s + " !! "} {
-			if again := ParseActions(v); !reflect.DeepEqual(got, again) {
+			if again := Parse(v); !reflect.DeepEqual(got, again) {
 				t.Fatalf("%q and %q parse differently:\n%+v\n%+v", s, v, got, again)
 			}
 		}

@@ -1,4 +1,4 @@
-package physio
+package action
 
 import sc "github.com/ward-sim/ward/session/scenario"
 
@@ -36,6 +36,9 @@ type Action struct {
 	Cause   string  `json:"cause,omitempty"`
 }
 
+// QualityPoor marks compressions stated too slow, too fast or too shallow.
+const QualityPoor = "poor"
+
 // IsTreatment reports whether the action does something to the patient, as
 // opposed to assessing or asking.
 func (a Action) IsTreatment() bool {
@@ -56,4 +59,16 @@ func (a Action) IsAssessment() bool {
 		return true
 	}
 	return false
+}
+
+// WrittenDose is the order's dose as written; an action built with only DoseMg or VolumeML (a test's,
+// or one stored before doses were kept) is read as that many mg or mL.
+func (a Action) WrittenDose() sc.Dose {
+	switch {
+	case !a.Dose.IsZero():
+		return a.Dose
+	case a.DoseMg > 0:
+		return sc.Dose{Amount: a.DoseMg, Unit: sc.Milligrams, VolumeML: a.VolumeML}
+	}
+	return sc.Dose{VolumeML: a.VolumeML}
 }

@@ -1,8 +1,10 @@
-package physio
+package aar
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // arrestMarkdown writes the arrest's review: the times that matter, then each cycle with its
@@ -14,7 +16,7 @@ func (r Report) arrestMarkdown(b *strings.Builder) {
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n## Cardiac arrest\n\n")
-	p("Collapse at %s since arrival; %s. Recognised: %s · compressions: %s", SimTime(v.Collapse), v.Outcome,
+	p("Collapse at %s since arrival; %s. Recognised: %s · compressions: %s", physio.SimTime(v.Collapse), v.Outcome,
 		fromCollapse(v.Recognised), fromCollapse(v.FirstCPR))
 	if v.Shockable {
 		p(" · first shock: %s", fromCollapse(v.FirstShock))
@@ -23,7 +25,7 @@ func (r Report) arrestMarkdown(b *strings.Builder) {
 		v.Shocks, 100*v.Fraction, v.LongestPause, v.Causes)
 	p("| Cycle | From | To | Rhythm at its start | Compressing | What was done |\n|---|---|---|---|---|---|\n")
 	for _, c := range v.Cycles {
-		p("| %d | %s | %s | %s | %g s | %s |\n", c.N, SimTime(c.From), SimTime(c.To), c.Rhythm, c.Compressing,
+		p("| %d | %s | %s | %s | %g s | %s |\n", c.N, physio.SimTime(c.From), physio.SimTime(c.To), c.Rhythm, c.Compressing,
 			cell(strings.Join(c.Events, "; ")))
 	}
 	if len(v.PostROSC) > 0 {
@@ -39,14 +41,14 @@ func fromCollapse(at *float64) string {
 	if at == nil {
 		return "never"
 	}
-	return SimTime(*at)
+	return physio.SimTime(*at)
 }
 
 func fromROSC(at *float64) string {
 	if at == nil {
 		return "not done"
 	}
-	return SimTime(*at) + " after ROSC"
+	return physio.SimTime(*at) + " after ROSC"
 }
 
 // arrestDigest is the arrest's cycles as lines for the Preceptor's prompt, so a debrief can walk
@@ -58,7 +60,7 @@ func (r Report) arrestDigest() []string {
 	var out []string
 	for _, c := range r.Arrest.Cycles {
 		out = append(out, fmt.Sprintf("Arrest cycle %d, %s–%s, %s at its start, %g s of compressions: %s",
-			c.N, SimTime(c.From), SimTime(c.To), c.Rhythm, c.Compressing, strings.Join(c.Events, "; ")))
+			c.N, physio.SimTime(c.From), physio.SimTime(c.To), c.Rhythm, c.Compressing, strings.Join(c.Events, "; ")))
 	}
 	return out
 }

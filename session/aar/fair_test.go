@@ -1,4 +1,4 @@
-package physio
+package aar
 
 import (
 	"slices"
@@ -12,7 +12,7 @@ func TestScoreAndDebriefAgree(t *testing.T) {
 	// allergies-first item does not apply, so it costs nothing.
 	e, _ := play(t, "opioid-overdose", 10*60, step{30, "jaw thrust and ventilate with the bag valve mask"},
 		step{60, "naloxone 400 micrograms IM"}, step{400, "check vitals"})
-	r := e.Report()
+	r := Of(e)
 	if l := scoreLine(r, "allergies asked before"); l.Points != l.Max || !strings.Contains(l.Why, "does not apply") {
 		t.Errorf("allergies first scored %+v after a rescue alone", l)
 	}
@@ -21,7 +21,7 @@ func TestScoreAndDebriefAgree(t *testing.T) {
 	}
 	// Oxygen is no medication: the COPD case does not charge allergies-first for it.
 	copd, _ := play(t, "copd-exacerbation", 5*60, step{20, "oxygen via 28% venturi"})
-	if l := scoreLine(copd.Report(), "allergies asked before"); l.Points != l.Max {
+	if l := scoreLine(Of(copd), "allergies asked before"); l.Points != l.Max {
 		t.Errorf("oxygen alone charged allergies first: %+v", l)
 	}
 }
@@ -30,7 +30,7 @@ func TestScoreAndDebriefAgree(t *testing.T) {
 // next time.
 func TestBeforeAppliesOnlyWhenTheOtherHappened(t *testing.T) {
 	e, _ := play(t, "asthma-exacerbation", 5*60, step{30, "salbutamol 5 mg nebulised with oxygen"})
-	r := e.Report()
+	r := Of(e)
 	o := outcome(r, "allergies-first")
 	if !o.Moot || !o.Met {
 		t.Errorf("allergies before a steroid never given: %+v, want it not to apply", o)
@@ -47,7 +47,7 @@ func TestBeforeAppliesOnlyWhenTheOtherHappened(t *testing.T) {
 // A nebuliser driven by oxygen is not an oxygen order, so it is not credited as oxygen given.
 func TestANebuliserIsNotAnOxygenTitration(t *testing.T) {
 	e, _ := play(t, "asthma-exacerbation", 5*60, step{30, "salbutamol 5 mg nebulised with oxygen"})
-	if o := outcome(e.Report(), "oxygen"); o.Done {
+	if o := outcome(Of(e), "oxygen"); o.Done {
 		t.Errorf("an oxygen-driven nebuliser credited as oxygen: %+v", o)
 	}
 }
@@ -57,7 +57,7 @@ func TestANebuliserIsNotAnOxygenTitration(t *testing.T) {
 func TestARepeatedErrorIsListedOnceWithItsCount(t *testing.T) {
 	e, _ := playFrom(t, cannulated(t, "asthma-exacerbation", 42), 5*60, step{30, "lorazepam 1 mg IV"},
 		step{200, "lorazepam 1 mg IV"})
-	r := e.Report()
+	r := Of(e)
 	errs := r.lines(PointCriticalError)
 	if len(errs) != 1 || !strings.Contains(errs[0], "(×2, at 00:30, 03:20)") {
 		t.Errorf("critical errors in the debrief: %q", errs)

@@ -1,4 +1,4 @@
-package physio
+package action
 
 import (
 	"reflect"
@@ -53,7 +53,7 @@ var curriculumCases = []struct {
 
 func TestParseCurriculumActions(t *testing.T) {
 	for _, c := range curriculumCases {
-		if got := ParseActions(c.text); !reflect.DeepEqual(got, c.want) {
+		if got := Parse(c.text); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q\n got %+v\nwant %+v", c.text, got, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package physio
+package action
 
 import sc "github.com/ward-sim/ward/session/scenario"
 

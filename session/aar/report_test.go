@@ -1,10 +1,12 @@
-package physio
+package aar
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ward-sim/ward/session/physio"
 )
 
 func outcome(r Report, id string) CriticalOutcome {
@@ -32,7 +34,7 @@ func TestCriticalActionsWithinAndBefore(t *testing.T) {
 		step{120, "any allergies?"},
 		step{25 * 60, "splint the leg"},
 	)
-	r := e.Report()
+	r := Of(e)
 	cases := []struct {
 		id        string
 		met, done bool
@@ -67,12 +69,12 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 		step{120, "morphine 5 mg IV"},
 	)
 	bad, _ := play(t, "acs-sildenafil", 15*60, step{60, "GTN 400 mcg SL"})
-	if gr := good.Report(); gr.Score.Total != 45 {
+	if gr := Of(good); gr.Score.Total != 45 {
 		t.Errorf("good actions alone scored %d, want the actions' 45", gr.Score.Total)
 	}
 	mustDo(t, errOf(good.Diagnose("inferior stemi")))
 	mustDo(t, errOf(good.Dispose("cath lab")))
-	gr, br := good.Report(), bad.Report()
+	gr, br := Of(good), Of(bad)
 	if gr.Score.Total != 100 {
 		t.Errorf("good run scored %d: %+v", gr.Score.Total, gr.Score.Breakdown)
 	}
@@ -83,7 +85,7 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 		t.Errorf("a drug given against a hard stop cost %d, want the scenario's hard_stop 25", got.Points)
 	}
 	md := br.Markdown()
-	for _, want := range []string{"# After Action Review — Inferior STEMI", "**Presentation:** central chest pain",
+	for _, want := range []string{"# After action.Action Review — Inferior STEMI", "**Presentation:** central chest pain",
 		"## Critical errors\n\n- 01:00 — gave glyceryl trinitrate without knowing the patient's medicines: sildenafil taken",
 		"## Missed critical actions\n\n- Cardiac monitoring — not done (within 05:00)\n- A 12-lead ECG within 10 minutes — not done (within 10:00)",
 		"## Score: 0 / 100", "| Aspirin 300 mg chewed | 0 / 10 | not done |",
@@ -99,7 +101,7 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 	}
 	// Before the nurse's first observation, nothing was measured.
 	early, _ := play(t, "acs-sildenafil", 60)
-	md = early.Report().Markdown()
+	md = Of(early).Markdown()
 	for _, want := range []string{"**NEWS2:** never measured", "No observations were measured"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -111,10 +113,10 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 // "now", whatever the engine's truth did in between.
 func TestReviewNEWS2IsFirstAndLastMeasured(t *testing.T) {
 	e, _ := play(t, "asthma-exacerbation", 12*60, step{120, "check vitals"}, step{180, "salbutamol 5 mg nebulised"}, step{600, "obs"})
-	r := e.Report()
+	r := Of(e)
 	rd := e.Readings()
 	first, last := rd[0], rd[len(rd)-1]
-	if len(rd) < 2 || first.Source != ReadByCheck {
+	if len(rd) < 2 || first.Source != physio.ReadByCheck {
 		t.Fatalf("readings %+v, want the check at 02:00 first", rd)
 	}
 	if r.NEWS2AtArrival.Text != first.Score().String() || r.NEWS2Now.Text != last.Score().String() || r.NEWS2AtArrival.Elapsed != 120 {
@@ -144,7 +146,7 @@ func TestDebriefLeadsWithCriticalErrorsAndMissedActions(t *testing.T) {
 				step{181, "give adrenaline 0.5 mg IM and oxygen 15L"},
 				step{480, "check vitals"},
 			)
-			r := e.Report()
+			r := Of(e)
 			var kinds []string
 			for _, p := range r.Debrief {
 				kinds = append(kinds, p.Kind)
@@ -207,7 +209,7 @@ func TestRescueIsCreditedNotFaulted(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
 			e, _ := play(t, c.scenario, 30*60, c.steps...)
-			r := e.Report()
+			r := Of(e)
 			plus, delta := strings.Join(r.lines(PointPlus), "\n"), strings.Join(r.lines(PointDelta), "\n")
 			if !strings.Contains(plus, c.credit) {
 				t.Errorf("plus lacks %q:\n%s", c.credit, plus)
@@ -225,7 +227,7 @@ func TestRescueIsCreditedNotFaulted(t *testing.T) {
 
 func TestReportJSON(t *testing.T) {
 	e, _ := play(t, "hypoglycaemia", 600, step{30, "BM"}, step{60, "glucagon 1 mg IM"})
-	data, err := json.Marshal(e.Report())
+	data, err := json.Marshal(Of(e))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,16 +247,16 @@ func TestReportJSON(t *testing.T) {
 func TestSpeechFollowsConsciousness(t *testing.T) {
 	cases := []struct {
 		gcs     int
-		speech  Speech
+		speech  physio.Speech
 		history bool
-	}{{15, SpeechTalks, true}, {14, SpeechConfused, true}, {13, SpeechConfused, true}, {12, SpeechWords, false},
-		{10, SpeechWords, false}, {9, SpeechSounds, false}, {6, SpeechSounds, false}, {5, SpeechNone, false}, {3, SpeechNone, false}}
+	}{{15, physio.SpeechTalks, true}, {14, physio.SpeechConfused, true}, {13, physio.SpeechConfused, true}, {12, physio.SpeechWords, false},
+		{10, physio.SpeechWords, false}, {9, physio.SpeechSounds, false}, {6, physio.SpeechSounds, false}, {5, physio.SpeechNone, false}, {3, physio.SpeechNone, false}}
 	for _, c := range cases {
-		if got := SpeechAt(c.gcs); got != c.speech || got.GivesHistory() != c.history {
+		if got := physio.SpeechAt(c.gcs); got != c.speech || got.GivesHistory() != c.history {
 			t.Errorf("GCS %d: %s (history %v), want %s (%v)", c.gcs, got, got.GivesHistory(), c.speech, c.history)
 		}
 	}
-	if SpeechTalks.Response() != "" || SpeechNone.Response() == "" {
+	if physio.SpeechTalks.Response() != "" || physio.SpeechNone.Response() == "" {
 		t.Error("only a patient who cannot talk is described")
 	}
 }

@@ -1,8 +1,10 @@
-package physio
+package aar
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ward-sim/ward/session/physio"
 )
 
 // How the trainee answered the ward is part of the review: each alarm and escalation with the
@@ -11,7 +13,7 @@ import (
 
 // AlertOutcome is an alert and how long the trainee took to review the patient after it.
 type AlertOutcome struct {
-	AlertRecord
+	physio.AlertRecord
 	ReviewedAfter *float64 `json:"reviewed_after,omitempty"` // seconds from raised to reviewed
 }
 
@@ -27,9 +29,9 @@ const (
 )
 
 // alertOutcomes are the patient's alarms and escalations with their review times.
-func (e *Engine) alertOutcomes() []AlertOutcome {
+func alertOutcomes(e *physio.Engine) []AlertOutcome {
 	out := []AlertOutcome{}
-	for _, a := range e.s.Alerts {
+	for _, a := range e.Alerts() {
 		o := AlertOutcome{AlertRecord: a}
 		if a.Reviewed != nil {
 			after := *a.Reviewed - a.Raised
@@ -47,11 +49,11 @@ func (o AlertOutcome) inTime() bool {
 
 // nearMisses are the orders the Pharmacist stopped and the trainee did not give later on an
 // override; outOfRange the doses given outside the usual range.
-func (e *Engine) nearMissesAndOutOfRange() (nearMisses, outOfRange []OrderRecord) {
-	nearMisses, outOfRange = []OrderRecord{}, []OrderRecord{}
-	for i, o := range e.s.Orders {
+func nearMissesAndOutOfRange(e *physio.Engine) (nearMisses, outOfRange []physio.OrderRecord) {
+	nearMisses, outOfRange = []physio.OrderRecord{}, []physio.OrderRecord{}
+	for i, o := range e.Orders() {
 		switch {
-		case o.Stopped() && !e.overriddenLater(i):
+		case o.Stopped() && !overriddenLater(e, i):
 			nearMisses = append(nearMisses, o)
 		case o.OutOfRange():
 			outOfRange = append(outOfRange, o)
@@ -62,9 +64,9 @@ func (e *Engine) nearMissesAndOutOfRange() (nearMisses, outOfRange []OrderRecord
 
 // overriddenLater reports whether the trainee gave the drug of stopped order i later on their
 // override: the near miss became an error, which the error log holds.
-func (e *Engine) overriddenLater(i int) bool {
-	for _, o := range e.s.Orders[i+1:] {
-		if o.Drug == e.s.Orders[i].Drug && o.Override && o.Given {
+func overriddenLater(e *physio.Engine, i int) bool {
+	for _, o := range e.Orders()[i+1:] {
+		if o.Drug == e.Orders()[i].Drug && o.Override && o.Given {
 			return true
 		}
 	}
@@ -73,13 +75,13 @@ func (e *Engine) overriddenLater(i int) bool {
 
 // responsePoints are the debrief's points on the response: an alert answered in time is a plus,
 // one answered late or never a delta; a near miss must be named; a dose out of range is a delta.
-func responsePoints(e *Engine, r Report) []Point {
+func responsePoints(e *physio.Engine, r Report) []Point {
 	var out []Point
 	for _, o := range r.Alerts {
 		what := fmt.Sprintf("%s (%s)", alertName(o.AlertRecord), strings.Join(alertWhy(o.AlertRecord), ", "))
-		p := Point{Kind: PointDelta, At: e.at(o.Raised), Text: what + ": the patient was not reviewed"}
+		p := Point{Kind: PointDelta, At: at(e, o.Raised), Text: what + ": the patient was not reviewed"}
 		if o.ReviewedAfter != nil {
-			p.Text = fmt.Sprintf("%s: reviewed %s later", what, SimTime(*o.ReviewedAfter))
+			p.Text = fmt.Sprintf("%s: reviewed %s later", what, physio.SimTime(*o.ReviewedAfter))
 			if o.inTime() {
 				p.Kind = PointPlus
 			}
@@ -87,40 +89,40 @@ func responsePoints(e *Engine, r Report) []Point {
 		out = append(out, p)
 	}
 	for _, o := range r.NearMisses {
-		out = append(out, Point{Kind: PointNearMiss, At: e.at(o.T), names: [][]string{drugNames(o.Drug)},
+		out = append(out, Point{Kind: PointNearMiss, At: at(e, o.T), names: [][]string{drugNames(o.Drug)},
 			Text: fmt.Sprintf("the Pharmacist stopped %s — %s", o.Text(), o.Reason())})
 	}
 	for _, o := range r.OutOfRange {
-		out = append(out, Point{Kind: PointDelta, At: e.at(o.T),
+		out = append(out, Point{Kind: PointDelta, At: at(e, o.T),
 			Text: fmt.Sprintf("Dose out of range: %s given — %s", o.Text(), o.Reason())})
 	}
 	return out
 }
 
 // responseLines are the score's penalties for the response.
-func (e *Engine) responseLines(r Report) []ScoreLine {
+func responseLines(e *physio.Engine, r Report) []ScoreLine {
 	var out []ScoreLine
 	for _, o := range r.Alerts {
 		if !o.inTime() {
 			out = append(out, ScoreLine{Item: "alert not reviewed in time: " + alertName(o.AlertRecord),
-				Points: -lateReviewPenalty, Why: "raised at " + SimTime(e.since(o.Raised))})
+				Points: -lateReviewPenalty, Why: "raised at " + physio.SimTime(since(e, o.Raised))})
 		}
 	}
 	for _, o := range r.OutOfRange {
 		out = append(out, ScoreLine{Item: "dose out of range: " + o.Text(), Points: -outOfRangePenalty,
-			Why: "at " + SimTime(e.since(o.T))})
+			Why: "at " + physio.SimTime(since(e, o.T))})
 	}
 	return out
 }
 
-func alertName(a AlertRecord) string {
-	if a.Kind == AlertAlarm {
+func alertName(a physio.AlertRecord) string {
+	if a.Kind == physio.AlertAlarm {
 		return "Monitor alarm"
 	}
 	return "Nurse escalation (" + a.Level + ")"
 }
 
-func alertWhy(a AlertRecord) []string {
+func alertWhy(a physio.AlertRecord) []string {
 	if len(a.Crossed) > 0 {
 		return a.Crossed
 	}

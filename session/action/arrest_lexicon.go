@@ -1,4 +1,4 @@
-package physio
+package action
 
 import sc "github.com/ward-sim/ward/session/scenario"
 
@@ -12,7 +12,7 @@ const (
 	catShock
 	catRhythmCheck
 	catPulseCheck
-	catRhythm // val: the rhythm named (sc.Rhythms, or SaidVF)
+	catRhythm // val: the rhythm named (sc.Rhythms, or sc.SaidVF)
 	catPoor   // compressions too slow, shallow…
 	catCauses
 	catTreatCause // val: the cause (arrest.yaml)
@@ -44,7 +44,7 @@ func addArrestWords() {
 	add(catPulseCheck, "", "pulse check", "check for a pulse", "feel for a pulse", "central pulse",
 		"carotid pulse", "carotid", "femoral pulse", "check for output", "signs of life", "a pulse", "any pulse",
 		"any output", "check a pulse", "check the pulse", "check pulse", "feel a pulse")
-	add(catRhythm, SaidVF, "vf", "v fib", "vfib", "ventricular fibrillation")
+	add(catRhythm, sc.SaidVF, "vf", "v fib", "vfib", "ventricular fibrillation")
 	add(catRhythm, string(sc.CoarseVF), "coarse vf", "coarse ventricular fibrillation")
 	add(catRhythm, string(sc.FineVF), "fine vf", "fine ventricular fibrillation")
 	add(catRhythm, string(sc.PulselessVT), "pulseless vt", "pulseless v tach", "pulseless ventricular tachycardia",

@@ -1,35 +1,36 @@
-package physio
+package aar
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // cycles cut the arrest into its two-minute cycles at each rhythm check (or a pulse check on its
 // own), with the compressions and what was done in each.
-func (e *Engine) cycles(a *ArrestRecord) []Cycle {
-	end := e.arrestEnd()
+func cycles(e *physio.Engine, a *physio.ArrestRecord) []Cycle {
+	end := arrestEnd(e)
 	bounds := []int64{a.Onset}
 	for _, s := range a.Steps {
 		last := bounds[len(bounds)-1]
-		if (s.What == StepCheck && s.T > last || s.What == StepPulse && s.T > last+30) && s.T < end {
+		if (s.What == physio.StepCheck && s.T > last || s.What == physio.StepPulse && s.T > last+30) && s.T < end {
 			bounds = append(bounds, s.T)
 		}
 	}
 	bounds = append(bounds, end)
-	on := a.compressionSpans(end)
+	on := compressionSpans(a, end)
 	var out []Cycle
 	for i := 0; i+1 < len(bounds); i++ {
 		from, to := bounds[i], bounds[i+1]
-		c := Cycle{N: i, From: float64(from - a.Onset), To: float64(to - a.Onset), Rhythm: a.rhythmAt(from)}
+		c := Cycle{N: i, From: float64(from - a.Onset), To: float64(to - a.Onset), Rhythm: rhythmAt(a, from)}
 		for _, sp := range on {
 			c.Compressing += float64(max(0, min(to, sp[1])-max(from, sp[0])))
 		}
 		for _, s := range a.Steps {
-			if s.T >= from && (s.T < to || i+2 == len(bounds) && s.T == to) && s.shown() {
-				c.Events = append(c.Events, s.line(a.Onset))
+			if s.T >= from && (s.T < to || i+2 == len(bounds) && s.T == to) && shown(s) {
+				c.Events = append(c.Events, line(s, a.Onset))
 			}
 		}
 		out = append(out, c)
@@ -38,14 +39,14 @@ func (e *Engine) cycles(a *ArrestRecord) []Cycle {
 }
 
 // compressionSpans are the spans [start, end) with compressions going on.
-func (a *ArrestRecord) compressionSpans(end int64) [][2]int64 {
+func compressionSpans(a *physio.ArrestRecord, end int64) [][2]int64 {
 	var out [][2]int64
 	start := int64(-1)
 	for _, s := range a.Steps {
 		switch {
-		case s.What == StepCPR && start < 0:
+		case s.What == physio.StepCPR && start < 0:
 			start = s.T
-		case (s.What == StepCPRStop || s.What == StepROSC || s.What == StepStop) && start >= 0:
+		case (s.What == physio.StepCPRStop || s.What == physio.StepROSC || s.What == physio.StepStop) && start >= 0:
 			out, start = append(out, [2]int64{start, s.T}), -1
 		}
 	}
@@ -55,7 +56,7 @@ func (a *ArrestRecord) compressionSpans(end int64) [][2]int64 {
 	return out
 }
 
-func (a *ArrestRecord) rhythmAt(t int64) (r sc.Rhythm) {
+func rhythmAt(a *physio.ArrestRecord, t int64) (r sc.Rhythm) {
 	for _, s := range a.Steps {
 		if s.T > t {
 			break
@@ -67,28 +68,28 @@ func (a *ArrestRecord) rhythmAt(t int64) (r sc.Rhythm) {
 
 // shown: a cycle lists what was done in it, not the compressions starting and stopping, which its
 // compression seconds already say.
-func (s ArrestStep) shown() bool { return s.What != StepCPR && s.What != StepCPRStop }
+func shown(s physio.ArrestStep) bool { return s.What != physio.StepCPR && s.What != physio.StepCPRStop }
 
 // line is the step as the debrief's cycle writes it: "01:05 shock 150 J — worked".
-func (s ArrestStep) line(onset int64) string {
-	text := SimTime(float64(s.T-onset)) + " " + s.What
+func line(s physio.ArrestStep, onset int64) string {
+	text := physio.SimTime(float64(s.T-onset)) + " " + s.What
 	if s.Detail != "" {
 		text += " " + s.Detail
 	}
 	switch s.What {
-	case StepShock:
+	case physio.StepShock:
 		text += map[bool]string{true: " — the heart restarted", false: " — no change"}[s.OK]
-	case StepNamed:
+	case physio.StepNamed:
 		text += map[bool]string{true: " — right", false: " — wrong: it was " + string(s.Rhythm)}[s.OK]
-	case StepCheck, StepPulse:
-		text = SimTime(float64(s.T-onset)) + " " + s.What + ": " + string(s.Rhythm)
+	case physio.StepCheck, physio.StepPulse:
+		text = physio.SimTime(float64(s.T-onset)) + " " + s.What + ": " + string(s.Rhythm)
 	}
 	return text
 }
 
 // arrestLines are the arrest's part of the score: penalties for what the algorithm asks that was
 // done badly, each saying why.
-func (e *Engine) arrestLines(r Report) []ScoreLine {
+func arrestLines(e *physio.Engine, r Report) []ScoreLine {
 	v := r.Arrest
 	if v == nil {
 		return nil
@@ -129,7 +130,7 @@ func (e *Engine) arrestLines(r Report) []ScoreLine {
 
 // arrestPoints are the arrest's teaching points: the times that decide survival, the
 // compressions, each drug's timing, the rhythms named, the causes and the care after ROSC.
-func arrestPoints(e *Engine, r Report) []Point {
+func arrestPoints(e *physio.Engine, r Report) []Point {
 	v := r.Arrest
 	if v == nil {
 		return nil
@@ -147,29 +148,29 @@ func arrestPoints(e *Engine, r Report) []Point {
 			add(false, "%s never happened", what)
 			return
 		}
-		add(*at <= target, "%s at %s after the collapse (aim: within %s)", what, SimTime(*at), SimTime(target))
+		add(*at <= target, "%s at %s after the collapse (aim: within %s)", what, physio.SimTime(*at), physio.SimTime(target))
 	}
 	timed("recognised and help called", v.Recognised, 30)
 	timed("compressions started", v.FirstCPR, 60)
 	if v.Shockable {
 		timed("first shock", v.FirstShock, 120)
 	}
-	for _, s := range e.s.Arrest.StepsOf(StepShock) {
+	for _, s := range e.Arrest().StepsOf(physio.StepShock) {
 		if strings.Contains(s.Detail, "nobody stood clear") {
-			add(false, "a shock at %s was given with compressions going: stop and stand clear for the shock, then resume at once", SimTime(float64(s.T-e.s.Arrest.Onset)))
+			add(false, "a shock at %s was given with compressions going: stop and stand clear for the shock, then resume at once", physio.SimTime(float64(s.T-e.Arrest().Onset)))
 		}
 	}
-	if shocks, pre := e.preCharged(); shocks > 0 {
+	if shocks, pre := preCharged(e); shocks > 0 {
 		add(pre == shocks, "%d of %d shocks charged during compressions, which keeps the pause before the shock short", pre, shocks)
 	}
 	if v.FirstCPR != nil {
 		add(v.Fraction >= 0.8, "compression fraction %.0f %% (aim above 80 %%), longest pause %g s (aim under 10 s)", 100*v.Fraction, v.LongestPause)
 	}
 	for _, d := range v.Drugs {
-		add(d.Verdict == OnTime, "%s at %s — %s: %s", d.Drug, SimTime(d.At), d.Verdict, d.Why)
+		add(d.Verdict == OnTime, "%s at %s — %s: %s", d.Drug, physio.SimTime(d.At), d.Verdict, d.Why)
 	}
 	for _, n := range v.Named {
-		add(n.OK, "named the rhythm %q at %s — %s", n.Detail, SimTime(float64(n.T)-float64(e.s.Arrest.Onset)), map[bool]string{true: "right", false: "it was " + string(n.Rhythm)}[n.OK])
+		add(n.OK, "named the rhythm %q at %s — %s", n.Detail, physio.SimTime(float64(n.T)-float64(e.Arrest().Onset)), map[bool]string{true: "right", false: "it was " + string(n.Rhythm)}[n.OK])
 	}
 	if len(v.Named) == 0 {
 		add(false, "the rhythm was never named aloud; say what you see (\"VF\", \"this is PEA\")")
@@ -183,21 +184,21 @@ func arrestPoints(e *Engine, r Report) []Point {
 	if v.Stop != nil {
 		add(v.Stop.InLine, "the decision to stop: %s", v.Stop.Why)
 	}
-	if at, ok := e.tubeUnconfirmed(); ok {
-		add(false, "a tracheal tube went in at %s with no waveform capnography to confirm it", SimTime(at))
+	if at, ok := tubeUnconfirmed(e); ok {
+		add(false, "a tracheal tube went in at %s with no waveform capnography to confirm it", physio.SimTime(at))
 	}
 	return out
 }
 
 // tubeUnconfirmed reports a tracheal tube placed in the arrest with no waveform capnography (a
 // monitor put on, or asked for, within a minute either side), and when it went in.
-func (e *Engine) tubeUnconfirmed() (float64, bool) {
-	a := e.s.Arrest
-	for _, s := range a.StepsOf(StepAirway) {
+func tubeUnconfirmed(e *physio.Engine) (float64, bool) {
+	a := e.Arrest()
+	for _, s := range a.StepsOf(physio.StepAirway) {
 		if s.Detail != "ett" {
 			continue
 		}
-		for _, act := range e.s.Actions {
+		for _, act := range e.Actions() {
 			if act.Kind == sc.KindAttachMonitor && act.T >= float64(s.T-60) && act.T <= float64(s.T+60) {
 				return 0, false
 			}
@@ -209,15 +210,15 @@ func (e *Engine) tubeUnconfirmed() (float64, bool) {
 
 // preCharged counts the arrest's shocks on a shockable rhythm, and those whose defibrillator was
 // charged during compressions in the minute before.
-func (e *Engine) preCharged() (shocks, pre int) {
-	a := e.s.Arrest
+func preCharged(e *physio.Engine) (shocks, pre int) {
+	a := e.Arrest()
 	for i, s := range a.Steps {
-		if s.What != StepShock || !s.Rhythm.Shockable() {
+		if s.What != physio.StepShock || !s.Rhythm.Shockable() {
 			continue
 		}
 		shocks++
 		for _, c := range a.Steps[:i] {
-			if c.What == StepCharge && c.OK && s.T-c.T <= 60 {
+			if c.What == physio.StepCharge && c.OK && s.T-c.T <= 60 {
 				pre++
 				break
 			}
