@@ -66,14 +66,23 @@ func TestReferenceIsCurrent(t *testing.T) {
 }
 
 // referenceParts renders each generated part of the reference from the code. The flags' defaults
-// that follow the machine (the database's path, the login name) are written as their rule.
+// that follow the machine (the login name, the home directory in the database's path) are
+// written as their rule.
 func referenceParts(t *testing.T) map[string]string {
 	t.Helper()
 	for _, env := range []string{"WARD_DB", "XDG_DATA_HOME", "WARD_MODEL", "WARD_BELL"} {
 		t.Setenv(env, "")
 	}
 	home, _ := os.UserHomeDir()
-	machine := strings.NewReplacer(home, "~", persist.LoginName(), "your login name")
+	machine := func(def string) string {
+		switch {
+		case def == persist.LoginName():
+			return "your login name"
+		case home != "" && strings.HasPrefix(def, home+string(os.PathSeparator)):
+			return "~" + def[len(home):]
+		}
+		return def
+	}
 	root := commands(&cli{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}})
 	var cmds strings.Builder
 	writeCommand(&cmds, root, machine)
@@ -87,7 +96,7 @@ func referenceParts(t *testing.T) map[string]string {
 
 // writeCommand writes a command, then each of its verbs, as a heading, its summary and a table
 // of its flags.
-func writeCommand(b *strings.Builder, cmd *cobra.Command, machine *strings.Replacer) {
+func writeCommand(b *strings.Builder, cmd *cobra.Command, machine func(string) string) {
 	fmt.Fprintf(b, "### `%s`\n\n%s\n\n", strings.TrimSpace(cmd.CommandPath()+" "+argsOf(cmd)), cmd.Short)
 	var rows []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
@@ -104,7 +113,7 @@ func writeCommand(b *strings.Builder, cmd *cobra.Command, machine *strings.Repla
 			def = "—"
 		}
 		cell := strings.NewReplacer("|", `\|`).Replace
-		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |", name, cell(usage), cell(machine.Replace(def))))
+		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |", name, cell(usage), cell(machine(def))))
 	})
 	if len(rows) > 0 {
 		fmt.Fprintf(b, "| flag | meaning | default |\n| --- | --- | --- |\n%s\n\n", strings.Join(rows, "\n"))
