@@ -40,8 +40,9 @@ func runAndReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 }
 
 // exitCode is 0 for success; 2 for a mistake on the command line, an output ward refuses to
-// write, or a trace that cannot be replayed; and 1 for any other failure (a replay that
-// diverged, an eval below its bar, a trace left incomplete).
+// write, or a trace ward refuses to replay (replay.ErrUnreplayable); and 1 for any other failure
+// (a replay that diverged, a file that does not read as a trace, an eval below its bar, a trace
+// left incomplete).
 func exitCode(err error) int {
 	var usage usageError
 	switch {
@@ -127,7 +128,7 @@ func commands(cl *cli) *cobra.Command {
 				flags: []string{"embed-model"}, args: count(1, -1), run: kbSearch},
 			spec{use: "show ID", summary: "print one card", args: count(1, 1), run: kbShow}),
 		evalCommands(cl),
-		cl.build(spec{use: "replay TRACE", summary: "replay a --trace file with no model: exit 0 when ward sends every request as recorded, 1 at the first that differs, 2 when it cannot replay",
+		cl.build(spec{use: "replay TRACE", summary: "replay a --trace file with no model: exit 0 when ward sends every request as recorded, 1 at the first that differs or when the file is no trace ward reads, 2 when it refuses the trace (another format, scenarios, agents or cards)",
 			flags: []string{"scenarios", "agents", "knowledge"}, args: count(1, 1), run: replayCommand}),
 		cl.build(spec{use: "diff TRACE_A TRACE_B", summary: "compare two traces' calls, aligned by turn and agent, section by section",
 			flags: append([]string{"exact"}, outFlags...), formats: reportFormats[:2], args: count(2, 2), run: diffCommand}),

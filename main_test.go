@@ -253,7 +253,8 @@ func editTrace(t *testing.T, path string, edit func(line string) string) string 
 }
 
 // ward replay exits 0 when every request is sent as recorded, 1 at the first that is not (and
-// says where), 2 when the trace cannot be replayed (and says why).
+// says where) or when the file does not read as a trace, 2 when ward refuses the trace (and says
+// why), as docs/developer.md says.
 func TestReplayExitsByWhatItFinds(t *testing.T) {
 	trace := recordTrace(t, "review patient_1\nany allergies?\n/wait 2m\n/vitals\n")
 	out, err := ward(t, "", "replay", trace)
@@ -279,6 +280,15 @@ func TestReplayExitsByWhatItFinds(t *testing.T) {
 	}
 	if _, err := ward(t, "", "replay", "--scenarios", t.TempDir(), filepath.Join(t.TempDir(), "none.jsonl")); exitCode(err) != 1 {
 		t.Fatalf("a missing trace: exit %d, %v", exitCode(err), err)
+	}
+	headerless := editTrace(t, trace, func(line string) string {
+		if strings.Contains(line, `"kind":"header"`) {
+			return ""
+		}
+		return line
+	})
+	if _, err := ward(t, "", "replay", headerless); exitCode(err) != 1 || !strings.Contains(err.Error(), "does not open with a header line") {
+		t.Fatalf("a trace with no header: exit %d, %v", exitCode(err), err)
 	}
 }
 

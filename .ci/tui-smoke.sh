@@ -6,12 +6,12 @@
 #   CAPTURE_OUT=shot.txt .ci/tui-smoke.sh   # also keep the 120×40 screen
 #
 # Steps: start `ward --db TMP --backend offline --new --shift` (patient_1, an opioid overdose) at
-# 120×40; review patient_1, ask a question, give oxygen, /wait 3m and /vitals; admit patient_2 (y confirms);
+# 120×40, whose first screen says the sim clock is running and how to pause it; review patient_1, ask a question, give oxygen, /wait 3m and /vitals; admit patient_2 (y confirms);
 # switch with alt+1/alt+2; from the focused roster reorder (alt+o), pick a patient
 # and type /wait (nothing typed is lost); scroll the chat with the mouse wheel and
 # click a roster row (SGR mouse sequences); search the chat; copy a message (OSC 52);
 # `ward dump` while the TUI holds the database; /clear asks first and n keeps
-# everything; /export writes the chat; resize to 80×24 and alt+2 shows patient_2 on
+# everything; /export writes the chat; /help shows its table; resize to 80×24 and alt+2 shows patient_2 on
 # the roster strip; quit with ctrl+c; check `ward dump` kept the turns, `ward replay` replays
 # the session's --trace and `ward inspect` browses it. Then the light
 # theme on a light tmux background paints its own colours, and none with NO_COLOR; the start
@@ -124,6 +124,9 @@ tmux new-session -d -s "$session" -x 120 -y 40 \
 	"cd '$tmp' && ./ward --db '$db' --backend offline --new --shift '$tmp/smoke-shift.yaml' --trace tui.jsonl 2>'$tmp/stderr'; echo WARD_EXIT=\$?; sleep 600"
 
 wait_for "review patient_1" # the first screen says how to begin
+# ...and that the sim clock is running from the first second, and how to stop it.
+wait_for "The sim clock is running"
+shows "/pause stops it" || fail "the first screen does not say how to pause the clock"
 no_panic "start"
 
 type_line "review patient_1"
@@ -245,6 +248,13 @@ no_panic "/progress"
 type_line "/export chat.md"
 wait_for "chat exported to chat.md"
 grep -q "how are you feeling right now?" "$tmp/chat.md" || fail "/export did not write the chat"
+
+# /help in the chat is a table: each command on its own row, its columns kept.
+type_line "/help"
+wait_for "/prefs \\[NAME VALUE\\] +│ show your preferences"
+shows "/clear +│ archive the whole shift" || fail "/help lacks the /clear row"
+! screen | grep -q "/progress.*/prefs" || fail "/help ran two commands into one line"
+no_panic "/help"
 
 tmux resize-window -t "$session" -x 80 -y 24
 wait_for "patient_[12] .*│ .*patient_[12]" # below 100 columns the roster is one line

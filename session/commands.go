@@ -94,11 +94,19 @@ func (s *Session) say(t *turn, text string) {
 }
 
 func (s *Session) cmdHelp(_ context.Context, t *turn, _ string) {
+	s.say(t, HelpTable())
+}
+
+// HelpTable is the commands as a markdown table, a row each: what /help shows (a table, so
+// the chat keeps its columns) and what docs/reference.md lists.
+func HelpTable() string {
+	cell := strings.NewReplacer("|", `\|`).Replace
 	var b strings.Builder
+	b.WriteString("| command | does |\n| --- | --- |\n")
 	for _, c := range commandTable {
-		fmt.Fprintf(&b, "%-10s %-18s %s\n", c.Name, c.Args, c.Help)
+		fmt.Fprintf(&b, "| `%s` | %s |\n", cell(strings.TrimSpace(c.Name+" "+c.Args)), cell(c.Help))
 	}
-	s.say(t, strings.TrimRight(b.String(), "\n"))
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func (s *Session) cmdPatients(_ context.Context, t *turn, _ string) {

@@ -385,7 +385,11 @@ func (c *chatPane) Following() bool { return c.follow }
 
 func (c *chatPane) View() string {
 	if c.count() == 0 {
-		hint := c.theme.Muted.Render(truncate(c.hint, c.width))
+		lines := strings.Split(c.hint, "\n")
+		for i, l := range lines {
+			lines[i] = truncate(l, c.width)
+		}
+		hint := c.theme.Muted.Render(strings.Join(lines, "\n"))
 		return lipgloss.Place(c.width, c.height, lipgloss.Center, lipgloss.Center, hint)
 	}
 	blank := strings.Repeat(" ", c.width)

@@ -44,8 +44,8 @@ func helpColumns(t themes.Theme, keys keyMap, width int, gap string) string {
 	var blocks []string
 	total, colWidth := 0, 0
 	for _, g := range keys.helpGroups() {
-		lines := []string{t.Title.Render(g.title)}
-		for _, b := range g.bindings {
+		lines := []string{t.Title.Render(g.Title)}
+		for _, b := range g.Bindings {
 			h := b.Help()
 			lines = append(lines, t.Accent.Render(fit(h.Key, 10))+" "+t.Text.Render(h.Desc))
 		}

@@ -83,14 +83,17 @@ func bind(helpKey, desc string, keys ...string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
 }
 
-// helpGroup is one titled block of the help overlay.
-type helpGroup struct {
-	title    string
-	bindings []key.Binding
+// HelpGroup is one titled block of the help overlay.
+type HelpGroup struct {
+	Title    string
+	Bindings []key.Binding
 }
 
-func (k keyMap) helpGroups() []helpGroup {
-	return []helpGroup{
+// KeyHelp is the help overlay's keys, group by group: docs/reference.md lists them from here.
+func KeyHelp() []HelpGroup { return newKeyMap().helpGroups() }
+
+func (k keyMap) helpGroups() []HelpGroup {
+	return []HelpGroup{
 		{"Patients", []key.Binding{k.Patient, k.NextPat, k.PrevPat, k.RosterMove, k.RosterSwitch, k.RosterOrder}},
 		{"Alarms", []key.Binding{k.AlarmGo, k.AlarmAck}},
 		{"Input", []key.Binding{k.Send, k.Release, k.Newline, k.History}},
@@ -98,7 +101,7 @@ func (k keyMap) helpGroups() []helpGroup {
 		{"Search", []key.Binding{k.Search, k.SearchNext, k.SearchPrev, k.Close}},
 		{"Turn", []key.Binding{k.Cancel, k.Retry}},
 		{"Inspector", []key.Binding{k.Inspector, k.Fold, k.Copy, k.Save, k.OlderTurn, k.NewerTurn}},
-		{"App", []key.Binding{k.Focus, k.Palette, k.Help, k.Quit}},
+		{"App", []key.Binding{k.Focus, k.FocusBack, k.Palette, k.Help, k.Quit}},
 	}
 }
 

@@ -235,14 +235,23 @@ func (m *Model) applyState(s live.ViewState) {
 	m.relayout()
 }
 
+// firstScreenHint is what an empty chat says: how to begin, and that the sim clock is running
+// (patients change while you read) and how to stop it.
 func firstScreenHint(s live.ViewState) string {
+	begin := "Type 'review patient_1' to admit and see your first patient."
 	switch {
 	case s.Patient.ID != "":
-		return "No messages yet — say what you do, or ask " + s.Patient.ID + " something."
+		begin = "No messages yet — say what you do, or ask " + s.Patient.ID + " something."
 	case len(s.Roster) > 0:
-		return fmt.Sprintf("Type 'review %s' or press alt+1 to begin.", s.Roster[0].ID)
+		begin = fmt.Sprintf("Type 'review %s' or press alt+1 to begin.", s.Roster[0].ID)
 	}
-	return "Type 'review patient_1' to admit and see your first patient."
+	switch {
+	case s.Ended:
+		return begin
+	case s.Paused:
+		return begin + "\nThe sim clock is paused: /pause starts it again."
+	}
+	return begin + "\nThe sim clock is running: patients change while you read. /pause stops it."
 }
 
 func (m *Model) handleStream(msg streamMsg) tea.Cmd {

@@ -715,3 +715,26 @@ func TestInspectorShowsRatesAndPruning(t *testing.T) {
 		}
 	}
 }
+
+// The first screen says the sim clock is running and how to stop it, for patients change while
+// a newcomer reads; paused, it says how to start it again.
+func TestTheFirstScreenSaysTheClockIsRunningAndHowToPause(t *testing.T) {
+	f := newFakeWard()
+	f.active = ""
+	m := newTestModel(t, f, 120, 40)
+	out := screen(m)
+	for _, want := range []string{"Type 'review patient_1' or press alt+1 to begin.", "The sim clock is running", "/pause stops it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the first screen lacks %q:\n%s", want, out)
+		}
+	}
+	paused := f.Snapshot()
+	paused.Paused = true
+	if hint := firstScreenHint(paused); !strings.Contains(hint, "paused: /pause starts it again") {
+		t.Errorf("a paused clock's hint is %q", hint)
+	}
+	paused.Ended = true
+	if hint := firstScreenHint(paused); strings.Contains(hint, "/pause") {
+		t.Errorf("an ended shift's hint offers /pause: %q", hint)
+	}
+}

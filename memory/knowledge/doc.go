@@ -6,7 +6,7 @@
 //     scenarios a card supports and the doses it states (card.go, cards/*.md);
 //   - the library: built-in cards plus a user directory, and its chunks, one per section
 //     (library.go);
-//   - retrieval: full-text search with bleve's in-memory index (lexical.go), semantic search
+//   - retrieval: full-text search with an in-memory tf-idf index (fulltext.go), semantic search
 //     over embeddings kept by content hash and model (semantic.go), fused by reciprocal rank
 //     fusion, built on first use and rebuilt only when content changes (kb.go);
 //   - use in a turn: numbered passages for the prompt, citation checking, the extractive

@@ -24,7 +24,7 @@ type Passage struct {
 // that ranking).
 type Why struct {
 	LexicalRank  int
-	LexicalScore float64 // bleve's tf-idf score
+	LexicalScore float64 // the full-text index's tf-idf score (fulltext.go)
 	SemanticRank int
 	Similarity   float64 // cosine similarity of the embeddings
 }
