@@ -276,30 +276,27 @@ const SaidVF = sc.SaidVF
 const QualityPoor = "poor"
 
 // asDoneNow is what an action is at this moment: in an arrest, looking at the heart's rhythm is a
-// rhythm check (no one takes a 12-lead during CPR); outside one, a rhythm check is the ECG and
-// feeling a pulse is taking the observations.
+// rhythm check (no one takes a 12-lead during CPR). Outside one, a rhythm or pulse check stays
+// what it is and finds a pulse: it never becomes a 12-lead that names the rhythm.
 func (e *Engine) asDoneNow(a Action) Action {
-	switch {
-	case a.Kind == sc.KindECG && e.inArrest():
+	if a.Kind == sc.KindECG && e.inArrest() {
 		a.Kind = sc.KindRhythmCheck
-	case a.Kind == sc.KindRhythmCheck && !e.inArrest():
-		a.Kind = sc.KindECG
-	case a.Kind == sc.KindPulseCheck && !e.inArrest():
-		a.Kind = sc.KindCheckVitals
 	}
 	return a
 }
 
 // arrestResult is what a rhythm or pulse check found at the time it was done. A rhythm check
-// finds a trace to read, never a name; a pulse check finds a pulse or none.
+// finds a trace to read, or a pulse, never a name; a pulse check finds a pulse or none.
 func (e *Engine) arrestResult(a ActionRecord) (Result, bool) {
-	switch a.Kind {
-	case sc.KindRhythmCheck:
+	pulse := e.pulseAt(int64(a.T))
+	switch {
+	case a.Kind == sc.KindRhythmCheck && pulse:
+		return Result{T: a.T, Name: "rhythm check", Value: "pulse present — not an arrest"}, true
+	case a.Kind == sc.KindRhythmCheck:
 		return Result{T: a.T, Name: "rhythm check", Value: "hands off; the rhythm is on the monitor for the team leader to read"}, true
-	case sc.KindPulseCheck:
-		if e.pulseAt(int64(a.T)) {
-			return Result{T: a.T, Name: "pulse check", Value: "a central pulse is present"}, true
-		}
+	case a.Kind == sc.KindPulseCheck && pulse:
+		return Result{T: a.T, Name: "pulse check", Value: "pulse present"}, true
+	case a.Kind == sc.KindPulseCheck:
 		return Result{T: a.T, Name: "pulse check", Value: "no pulse"}, true
 	}
 	return Result{}, false

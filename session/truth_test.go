@@ -1,0 +1,179 @@
+package session
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The tests of this file play the repros of issue 33 ("One body, told truly") through `ward run`
+// (the offline backend) and assert what the trainee hears is the engine's now.
+
+// saidNumbers are the vitals a line of the nurse or the monitor names, by label: "HR 134",
+// "BP 78/42" (SBP and DBP), "GCS 12", "NEWS2 16".
+var saidNumbers = regexp.MustCompile(`\b(HR|RR|SpO2|SBP|BP|GCS|NEWS2) (\d+)(?:/(\d+))?`)
+
+func numbersSaid(text string) map[string]int {
+	out := map[string]int{}
+	for _, m := range saidNumbers.FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[2])
+		switch m[1] {
+		case "BP":
+			out["sbp"] = n
+			out["dbp"], _ = strconv.Atoi(m[3])
+		default:
+			out[strings.ToLower(m[1])] = n
+		}
+	}
+	return out
+}
+
+// saidAsReadAt checks that every number an alarm or escalation says is the value of the newest
+// reading of its patient taken at or before it sounded.
+func saidAsReadAt(t *testing.T, events []jsonEvent) {
+	t.Helper()
+	latest := map[string]jsonEvent{}
+	for _, e := range events {
+		switch e.kind() {
+		case "vitals":
+			latest[e.str("patient_id")] = e
+		case "alarm", "escalation":
+			r, ok := latest[e.str("patient_id")]
+			if !ok || r.num("t") > e.num("t") {
+				t.Errorf("%s at %g says %q with no reading taken", e.kind(), e.num("t"), e.str("text"))
+				continue
+			}
+			if strings.Contains(e.str("text"), "(first") || strings.Contains(e.str("text"), "since T+") {
+				if r.num("t") != e.num("t") {
+					t.Errorf("a repeat at %g was not observed afresh (newest reading at %g)", e.num("t"), r.num("t"))
+				}
+			}
+			for label, n := range numbersSaid(e.str("text")) {
+				if got := int(r.num(label)); got != n {
+					t.Errorf("%s at %g says %s %d, the reading then has %d: %q", e.kind(), e.num("t"), label, n, got, e.str("text"))
+				}
+			}
+		}
+	}
+}
+
+// An educator's check: sepsis left untreated for 40 minutes. Every repeat of the nurse's call
+// says the numbers of the reading she has just taken, and when she first called.
+func TestRunUntreatedSepsisEscalationsSayTheNumbersNow(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 3 })
+	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "/wait 40m"))
+	saidAsReadAt(t, events)
+	escalations := ofKind(events, "escalation")
+	if len(escalations) < 5 {
+		t.Fatalf("%d escalations in 40 unanswered minutes", len(escalations))
+	}
+	first, last := escalations[0], escalations[len(escalations)-1]
+	if last.num("repeats") == 0 || !strings.Contains(last.str("text"), "first called at T+05:00") {
+		t.Errorf("the last call %q, want a repeat that says when she first called", last.str("text"))
+	}
+	if numbersSaid(first.str("text"))["sbp"] == numbersSaid(last.str("text"))["sbp"] {
+		t.Errorf("the first call %q and the last %q name the same blood pressure through septic shock", first.str("text"), last.str("text"))
+	}
+}
+
+// An educator's check: VF on the monitor alarms in the second the heart stops, and the screen's
+// newest reading is the arrest's.
+func TestRunVFOnTheMonitorAlarmsAtOnce(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events := runJSON(t, r.s, lines("/admit patient_1 arrest-vf-ward", "attach the monitor", "/wait 60s"))
+	var onset float64 = -1
+	for _, e := range ofKind(events, "state") {
+		if e.str("to") == "vf-arrest" {
+			onset = e.num("t")
+		}
+	}
+	if onset < 0 {
+		t.Fatal("no VF in the first minute")
+	}
+	alarms := ofKind(events, "alarm")
+	if len(alarms) == 0 || alarms[0].num("t") > onset+1 || !strings.Contains(alarms[0].str("text"), "HR 0") {
+		t.Errorf("alarms %v, want one within a second of VF at %g", alarms, onset)
+	}
+	v, _ := r.s.ActivePatient()
+	if now := v.Readings[len(v.Readings)-1]; now.HR != 0 || now.T < 60 {
+		t.Errorf("the screen's newest reading %+v, want the monitor's now in VF", now)
+	}
+}
+
+// After the return of circulation the alarm still open says the numbers now, never the arrest's
+// zeros; a pulse check finds a pulse, and a rhythm check outside an arrest names no rhythm and
+// is no 12-lead.
+func TestRunAfterROSCTheMonitorSaysNow(t *testing.T) {
+	events, _ := arrestRun(t, "arrest-vf-ward", append(vfWell[:9:9],
+		"04:00 check for a pulse", "04:20 rhythm check", "10:00 check vitals")...)
+	saidAsReadAt(t, events)
+	var rosc float64 = -1
+	for _, e := range ofKind(events, "state") {
+		if e.str("to") == "rosc" && rosc < 0 {
+			rosc = e.num("t")
+		}
+	}
+	if rosc < 0 {
+		t.Fatal("no ROSC")
+	}
+	for _, e := range ofKind(events, "alarm") {
+		if e.num("t") > rosc && strings.Contains(e.str("text"), "HR 0") {
+			t.Errorf("after ROSC at %g the alarm says %q", rosc, e.str("text"))
+		}
+	}
+	said := monitorSaid(events)
+	if !strings.Contains(said, "Pulse check: pulse present.") {
+		t.Errorf("a pulse check after ROSC: %s", said)
+	}
+	if strings.Contains(said, "12-lead") || strings.Contains(strings.ToLower(said), "sinus") {
+		t.Errorf("a rhythm check outside an arrest named the rhythm: %s", said)
+	}
+}
+
+func monitorSaid(events []jsonEvent) string {
+	var b strings.Builder
+	for _, m := range ofKind(events, "message") {
+		if m.str("agent") == "Monitor" || m.str("agent") == nurseAgent {
+			b.WriteString(m.str("text") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// An educator's check: anaphylaxis after one IM dose of adrenaline, nobody at the bedside. The
+// relapse as the adrenaline wears off is heard in the nurse's calls with the numbers then, and
+// the arrest it ends in is called, in the second it happens, by the nurse no monitor helps.
+func TestRunAnaphylaxisRelapseIsHeardAndTheArrestCalled(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events := runJSON(t, r.s, lines("/admit patient_1 anaphylaxis", "adrenaline 500 micrograms IM", "/wait 50m"))
+	saidAsReadAt(t, events)
+	var relapse, arrest float64 = -1, -1
+	for _, e := range ofKind(events, "state") {
+		switch {
+		case e.str("from") == "responding" && e.str("to") == "reaction":
+			relapse = e.num("t")
+		case e.str("to") == "pea-arrest":
+			arrest = e.num("t")
+		}
+	}
+	if relapse < 0 || arrest < 0 {
+		t.Fatalf("relapse at %g, arrest at %g", relapse, arrest)
+	}
+	news2 := []int{}
+	called := false
+	for _, e := range ofKind(events, "escalation") {
+		if e.num("t") > relapse && e.num("t") < arrest {
+			news2 = append(news2, numbersSaid(e.str("text"))["news2"])
+		}
+		if e.num("t") == arrest && strings.HasPrefix(e.str("text"), "Cardiac arrest") {
+			called = true
+		}
+	}
+	if len(news2) < 2 || news2[len(news2)-1] <= news2[0] {
+		t.Errorf("NEWS2 in the calls after the relapse %v, want them to rise as she worsens", news2)
+	}
+	if !called {
+		t.Errorf("the PEA arrest at %g was not called by the nurse", arrest)
+	}
+}
