@@ -177,3 +177,73 @@ func TestRunAnaphylaxisRelapseIsHeardAndTheArrestCalled(t *testing.T) {
 		t.Errorf("the PEA arrest at %g was not called by the nurse", arrest)
 	}
 }
+
+// Found by random play: the examination's GCS was the state's written one (12) while the engine,
+// the monitor and the nurse had 11. One GCS everywhere.
+func TestRunOneGCSInTheExaminationAndTheObservations(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 7 })
+	events := runJSON(t, r.s, lines("/admit patient_1 anaphylaxis", "/wait 600s", "check his GCS, check vitals"))
+	said := monitorSaid(events)
+	exam := examGCS.FindStringSubmatch(said)
+	obs := numbersSaid(said[strings.Index(said, "Measured at"):])["gcs"]
+	if exam == nil || obs == 0 {
+		t.Fatalf("no GCS in the exam or the observations: %s", said)
+	}
+	if sum := int(exam[1][0]-'0') + int(exam[2][0]-'0') + int(exam[3][0]-'0'); sum != obs {
+		t.Errorf("the exam finds GCS %d (%s), the observations %d", sum, exam[0], obs)
+	}
+}
+
+// The examination finds the access the engine has: none before a cannula is sited, one after;
+// and an arrest's refused IV order offers no IM route.
+func TestRunAccessIsFoundAsTheEngineHasIt(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 arrest-vf-ward", "/wait 40s", "examine him",
+		"adrenaline 1 mg IV", "IV access", "/wait 70s", "examine him")))
+	if said := monitorSaid(turns[2]); !strings.Contains(said, "no cannula") {
+		t.Errorf("before any access the exam finds: %s", said)
+	}
+	if said := monitorSaid(turns[3]); !strings.Contains(said, "no IV access") || strings.Contains(said, "IM") {
+		t.Errorf("adrenaline IV in an arrest without access: %s", said)
+	}
+	if said := monitorSaid(turns[6]); !strings.Contains(said, "cannula in situ") {
+		t.Errorf("after a cannula the exam finds: %s", said)
+	}
+}
+
+// The order is checked as a prescriber's is: the drug first, then its safety, the dose, and the
+// route last. A route refused never offers another route for a drug that harms this patient; a
+// dose with no drug gets a question; a guess at an unknown name is never a harmful drug.
+func TestRunOrdersAreCheckedDrugFirstRouteLast(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 fracture-morphine-allergy", "give morphine 5 mg IV",
+		"give 2 mg", "/admit patient_2 opioid-overdose", "give zorbazine 5 mg IV")))
+	if said := monitorSaid(turns[1]) + pharmacistSaid(turns[1]); strings.Contains(said, "IM") || strings.Contains(said, "instead") {
+		t.Errorf("an IV order of her allergen without a line: %s", said)
+	}
+	if said := pharmacistSaid(turns[2]); !strings.Contains(said, "which drug") {
+		t.Errorf("'give 2 mg': %q, want the Pharmacist to ask which drug", said)
+	}
+	if said := pharmacistSaid(turns[4]); strings.Contains(said, "morphine") || !strings.Contains(said, "not in the formulary") {
+		t.Errorf("an unknown name in an opioid overdose: %q", said)
+	}
+}
+
+func pharmacistSaid(events []jsonEvent) string {
+	var b strings.Builder
+	for _, m := range ofKind(events, "message") {
+		if m.str("agent") == "Pharmacist" {
+			b.WriteString(m.str("text") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// "check the trachea" is answered, and in the tension pneumothorax finds it shifted.
+func TestRunTheTracheaIsExamined(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events := runJSON(t, r.s, lines("/admit patient_1 arrest-pea-tension", "check the trachea"))
+	if said := monitorSaid(events); !strings.Contains(said, "trachea deviated") {
+		t.Errorf("check the trachea: %s", said)
+	}
+}

@@ -70,7 +70,7 @@ func (e *Engine) Apply(a Action) []Event {
 		}
 		e.hear(a.Topic)
 	case sc.KindExamine, sc.KindPupils:
-		rec.Found = e.Felt().Finding(cmp.Or(a.Region, "pupils"))
+		rec.Found = e.finding(cmp.Or(a.Region, "pupils"))
 	case sc.KindGlucoseCheck:
 		raw := e.raw()
 		rec.Glucose = math.Round(raw[sc.Glucose]*10) / 10

@@ -1,6 +1,13 @@
 package physio
 
-import sc "github.com/ward-sim/ward/session/scenario"
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	sc "github.com/ward-sim/ward/session/scenario"
+)
 
 // The bedside examination: which regions (sc.Regions) a line asks to examine. A region is
 // named by a phrase that is an examination in itself ("heart sounds", "cap refill", "pupils"),
@@ -63,7 +70,8 @@ func init() {
 	add(catExamFinding, "gcs", "gcs", "glasgow coma scale", "glasgow coma score", "gcs breakdown", "eye opening",
 		"motor response", "verbal response", "avpu", "acvpu")
 	add(catExamFinding, "pupils", "pupils", "pupil", "pupillary response", "pupil size", "pupil reaction")
-	add(catExamFinding, "airway", "airway patent", "is the airway patent", "airway patency", "stridor")
+	add(catExamFinding, "airway", "airway patent", "is the airway patent", "airway patency", "stridor",
+		"trachea", "tracheal position", "tracheal deviation", "neck veins")
 }
 
 // examinations are the regions this clause examines, each an action. verb is the examination
@@ -155,4 +163,50 @@ func partRegions(part, verb string) []string {
 		return []string{"pulses"}
 	}
 	return []string{part}
+}
+
+// finding is what examining region finds now: the felt state's words, with any GCS in them the
+// engine's own number, so the examination, the monitor and the nurse give one GCS.
+// A focused examination also finds the vascular access the patient has, or its absence.
+func (e *Engine) finding(region string) string {
+	found := withGCS(e.Felt().Finding(region), e.TrueVitals().GCS)
+	if region == "focused" {
+		access := "no cannula in either arm"
+		if e.HasAccess() {
+			access = "an IV cannula in situ"
+		}
+		found = strings.TrimSuffix(found, ".") + "; " + access
+	}
+	return found
+}
+
+// gcsWords is a GCS written out by its parts, "E3 V4 M5", with its total after it when given.
+var gcsWords = regexp.MustCompile(`E([1-4]) V([1-5]) M([1-6])(?: \((\d+)\))?`)
+
+// withGCS rewrites the GCS a finding writes out when it is not gcs: its parts become the usual
+// breakdown of gcs, and the rest of the words stay.
+func withGCS(found string, gcs int) string {
+	return gcsWords.ReplaceAllStringFunc(found, func(m string) string {
+		p := gcsWords.FindStringSubmatch(m)
+		eye, _ := strconv.Atoi(p[1])
+		verbal, _ := strconv.Atoi(p[2])
+		motor, _ := strconv.Atoi(p[3])
+		if eye+verbal+motor == gcs {
+			return m
+		}
+		eye, verbal, motor = gcsParts(gcs)
+		return fmt.Sprintf("E%d V%d M%d (%d)", eye, verbal, motor, gcs)
+	})
+}
+
+// gcsParts is a usual breakdown of a GCS total: the motor response is the last to go, the eyes
+// and words first.
+func gcsParts(gcs int) (eye, verbal, motor int) {
+	gcs = min(max(gcs, 3), 15)
+	motor = min(6, max(1, gcs-6))
+	rest := gcs - motor
+	verbal = min(5, max(1, rest-rest/2))
+	eye = min(4, max(1, rest-verbal))
+	verbal = gcs - motor - eye
+	return eye, verbal, motor
 }
