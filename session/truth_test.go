@@ -80,7 +80,7 @@ func TestRunUntreatedSepsisEscalationsSayTheNumbersNow(t *testing.T) {
 // An educator's check: VF on the monitor alarms in the second the heart stops, and the screen's
 // newest reading is the arrest's.
 func TestRunVFOnTheMonitorAlarmsAtOnce(t *testing.T) {
-	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, true })
 	events := runJSON(t, r.s, lines("/admit patient_1 arrest-vf-ward", "attach the monitor", "/wait 60s"))
 	var onset float64 = -1
 	for _, e := range ofKind(events, "state") {
@@ -108,9 +108,11 @@ func TestRunAfterROSCTheMonitorSaysNow(t *testing.T) {
 	events, _ := arrestRun(t, "arrest-vf-ward", append(vfWell[:9:9],
 		"04:00 check for a pulse", "04:20 rhythm check", "10:00 check vitals")...)
 	saidAsReadAt(t, events)
-	var rosc float64 = -1
-	for _, e := range ofKind(events, "state") {
-		if e.str("to") == "rosc" && rosc < 0 {
+	var rosc float64 = -1 // the first reading with a pulse after one without
+	arrested := false
+	for _, e := range ofKind(events, "vitals") {
+		arrested = arrested || e["no_output"] == true
+		if arrested && e["no_output"] != true && rosc < 0 {
 			rosc = e.num("t")
 		}
 	}
@@ -145,7 +147,7 @@ func monitorSaid(events []jsonEvent) string {
 // relapse as the adrenaline wears off is heard in the nurse's calls with the numbers then, and
 // the arrest it ends in is called, in the second it happens, by the nurse no monitor helps.
 func TestRunAnaphylaxisRelapseIsHeardAndTheArrestCalled(t *testing.T) {
-	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, true })
 	events := runJSON(t, r.s, lines("/admit patient_1 anaphylaxis", "adrenaline 500 micrograms IM", "/wait 50m"))
 	saidAsReadAt(t, events)
 	var relapse, arrest float64 = -1, -1
@@ -245,5 +247,40 @@ func TestRunTheTracheaIsExamined(t *testing.T) {
 	events := runJSON(t, r.s, lines("/admit patient_1 arrest-pea-tension", "check the trachea"))
 	if said := monitorSaid(events); !strings.Contains(said, "trachea deviated") {
 		t.Errorf("check the trachea: %s", said)
+	}
+}
+
+// A trainee's `ward run` names no state of the case and no rhythm on the monitor; the
+// instructor's names both.
+func TestRunATraineesRunNamesNoStateNorRhythm(t *testing.T) {
+	in := lines("/admit patient_1 arrest-vf-ward", "attach the monitor", "/wait 60s")
+	for _, instructor := range []bool{false, true} {
+		r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, instructor })
+		events := runJSON(t, r.s, in)
+		states, rhythms := len(ofKind(events, "state")), 0
+		for _, e := range ofKind(events, "vitals") {
+			if e.str("rhythm") != "" {
+				rhythms++
+			}
+		}
+		if instructor != (states > 0) || instructor != (rhythms > 0) {
+			t.Errorf("instructor %v: %d state events, %d readings naming the rhythm", instructor, states, rhythms)
+		}
+	}
+}
+
+// Chest compressions on a patient with a pulse are a critical error; resumed at once after the
+// shock that restarted the heart, as the algorithm has it, they are not.
+func TestRunCPROnAPatientWithAPulseIsACriticalError(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "start CPR"))
+	if errs := ofKind(events, "critical_error"); len(errs) != 1 || errs[0].str("id") != "cpr-with-pulse" {
+		t.Errorf("CPR on a talking patient: critical errors %v", errs)
+	}
+	events, _ = arrestRun(t, "arrest-vf-ward", vfWell[:9]...)
+	for _, e := range ofKind(events, "critical_error") {
+		if e.str("id") == "cpr-with-pulse" {
+			t.Errorf("CPR resumed after the shock that restarted the heart was judged an error: %v", e)
+		}
 	}
 }

@@ -186,6 +186,23 @@ const maskNote = "[masked in a trainee's view: %s; ward --instructor shows it]"
 // masked says in place what a trainee's view leaves out.
 func masked(what string) string { return fmt.Sprintf(maskNote, what) }
 
+// eventForViewer is an event as the one running the shift may see it, nil when not at all. A
+// trainee's run names no state of the case and no rhythm the monitor shows (they read the strip
+// and name it themselves); the instructor's shows both.
+func (s *Session) eventForViewer(e Event) Event {
+	sim, ok := e.(SimEvent)
+	if s.cfg.Instructor || !ok {
+		return e
+	}
+	switch sim.Event.Kind {
+	case physio.EventState:
+		return nil
+	case physio.EventVitals:
+		sim.Event.Reading.Rhythm = ""
+	}
+	return sim
+}
+
 // forTrainee is a turn record as a trainee may see it.
 func (s *Session) forTrainee(rec TurnRecord) TurnRecord {
 	if s.cfg.Instructor {

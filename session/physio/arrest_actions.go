@@ -11,6 +11,13 @@ import (
 // errShockNotShockable is the critical error of a shock on a rhythm that is not shockable.
 const errShockNotShockable = "shock-not-shockable"
 
+// errCPRWithPulse is the critical error of chest compressions started on a heart that has output.
+const errCPRWithPulse = "cpr-with-pulse"
+
+// resumeAfterROSC is how long after a return of circulation compressions are still the algorithm:
+// CPR resumes at once after a shock, for two minutes, before anyone checks (RCUK ALS 2021).
+const resumeAfterROSC = 120
+
 // DefaultEnergy is the biphasic shock a trainee gets who names no energy: the usual first shock
 // of 150–200 J (Resuscitation Council UK, ALS 2021).
 const DefaultEnergy = 150
@@ -31,6 +38,9 @@ func (e *Engine) arrestAction(act Action, out []Event) []Event {
 		return e.shock(act, out)
 	}
 	a := e.s.Arrest
+	if act.Kind == sc.KindCPR && !e.inArrest() && (a == nil || e.s.T-a.ROSC > resumeAfterROSC) {
+		return e.criticalError(errCPRWithPulse, "chest compressions on a patient with a pulse", out)
+	}
 	if !a.Active() {
 		return out
 	}
