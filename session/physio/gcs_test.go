@@ -3,6 +3,7 @@ package physio
 import (
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -56,7 +57,7 @@ func TestEveryScenarioAnswersEveryExamination(t *testing.T) {
 	}
 	for _, phrase := range []string{"check the trachea", "listen to the chest", "check his GCS", "look at the skin",
 		"examine the airway", "check cap refill", "feel the pulses", "examine him", "check the pupils"} {
-		if as := ParseActions(phrase); len(as) == 0 || as[0].Kind != sc.KindExamine && as[0].Kind != sc.KindPupils {
+		if as := action.Parse(phrase); len(as) == 0 || as[0].Kind != sc.KindExamine && as[0].Kind != sc.KindPupils {
 			t.Errorf("%q parses to %+v, want an examination", phrase, as)
 		}
 	}

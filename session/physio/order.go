@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -71,7 +72,7 @@ func (e *Engine) Orders() []OrderRecord { return capped(e.s.Orders) }
 // allergies and contraindications the trainee knows of. It returns the order as it will be
 // given (the route the formulary implies, the dose in mg) and the findings: all of them when the
 // drug is given, only the known ones when it is not.
-func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
+func (e *Engine) checkOrder(a action.Action) (action.Action, OrderRecord, []Finding) {
 	if _, known := sc.LookupDrug(a.Drug); !known {
 		return a, e.unknownDrug(a), nil
 	}
@@ -135,7 +136,7 @@ func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
 // is checked last, as a prescriber's order is: the drug, its safety, the dose, the situation,
 // then how it goes in. A drug with a hard stop for this patient, known or not, is never offered
 // by another route.
-func (e *Engine) routeRefused(a Action, o *OrderRecord, findings []Finding) bool {
+func (e *Engine) routeRefused(a action.Action, o *OrderRecord, findings []Finding) bool {
 	if a.Route == "" || a.Route == "PO" && a.Override { // a tablet can be tried; a missing line cannot
 		return false
 	}
@@ -146,18 +147,6 @@ func (e *Engine) routeRefused(a Action, o *OrderRecord, findings []Finding) bool
 	}
 	o.Verdict, o.Rule, o.Say, o.Refused = sc.DoseAsk, RuleRouteRefused, why, true
 	return true
-}
-
-// WrittenDose is the order's dose as written; an action built with only DoseMg or VolumeML (a test's,
-// or one stored before doses were kept) is read as that many mg or mL.
-func (a Action) WrittenDose() sc.Dose {
-	switch {
-	case !a.Dose.IsZero():
-		return a.Dose
-	case a.DoseMg > 0:
-		return sc.Dose{Amount: a.DoseMg, Unit: sc.Milligrams, VolumeML: a.VolumeML}
-	}
-	return sc.Dose{VolumeML: a.VolumeML}
 }
 
 func (e *Engine) doseContext() sc.DoseContext {
