@@ -62,6 +62,9 @@ func (e *Engine) Apply(a action.Action) []Event {
 	if a.Kind == sc.KindIVAccess {
 		rec.AccessIn = float64(e.s.AccessAt)
 	}
+	if a.Kind == sc.KindTargetSats {
+		rec.Scale = e.Scale()
+	}
 	switch a.Kind {
 	case sc.KindMedication:
 		rec.AllergiesAsked = e.AllergiesAsked()
