@@ -75,6 +75,14 @@ func TestRunUntreatedSepsisEscalationsSayTheNumbersNow(t *testing.T) {
 	if numbersSaid(first.str("text"))["sbp"] == numbersSaid(last.str("text"))["sbp"] {
 		t.Errorf("the first call %q and the last %q name the same blood pressure through septic shock", first.str("text"), last.str("text"))
 	}
+	// Untreated septic shock keeps worsening: no plateau from 20 to 40 minutes.
+	sbp := map[float64]float64{}
+	for _, v := range ofKind(events, "vitals") {
+		sbp[v.num("t")] = v.num("sbp")
+	}
+	if at20, at40 := sbp[1200], sbp[2400]; at20 == 0 || at40 > at20-5 {
+		t.Errorf("systolic %g at 20 minutes and %g at 40, want it falling in untreated septic shock", at20, at40)
+	}
 }
 
 // An educator's check: VF on the monitor alarms in the second the heart stops, and the screen's
