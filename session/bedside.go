@@ -282,7 +282,9 @@ func confirmArrest(a physio.ActionRecord) string {
 	case sc.KindCauses:
 		return "Going through the 4 Hs and 4 Ts."
 	case sc.KindTreatCause:
-		if c := sc.ALS().Cause(a.Cause); c != nil {
+		if c := sc.ALS().Cause(a.Cause); c != nil && a.Side != "" {
+			return "Done, on the " + a.Side + ": treating " + c.Name + " — " + c.Treatment + "."
+		} else if c != nil {
 			return "Done: treating " + c.Name + " — " + c.Treatment + "."
 		}
 	case sc.KindStopResus:

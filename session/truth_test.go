@@ -292,3 +292,27 @@ func TestRunCPROnAPatientWithAPulseIsACriticalError(t *testing.T) {
 		}
 	}
 }
+
+// A needle decompression of the side without the tension pneumothorax is a critical error and
+// treats nothing; of the right side it treats the cause.
+func TestRunWrongSideDecompressionIsACriticalError(t *testing.T) {
+	for _, side := range []string{"left", "right"} {
+		events, aar := arrestRun(t, "arrest-pea-tension", "00:50 he's in cardiac arrest, crash call, start CPR",
+			"01:10 needle decompression on the "+side)
+		var wrong []jsonEvent
+		for _, e := range ofKind(events, "critical_error") {
+			if e.str("id") == "wrong-side-procedure" {
+				wrong = append(wrong, e)
+			}
+		}
+		arrest, _ := aar["arrest"].(map[string]any)
+		causes, _ := arrest["causes"].(string)
+		treated := strings.Contains(causes, "was treated")
+		if side == "left" && (len(wrong) != 1 || treated) {
+			t.Errorf("left-sided decompression of a right tension: errors %v, cause treated %v", wrong, treated)
+		}
+		if side == "right" && (len(wrong) != 0 || !treated) {
+			t.Errorf("right-sided decompression: errors %v, cause treated %v", wrong, treated)
+		}
+	}
+}
