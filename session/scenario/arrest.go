@@ -17,7 +17,7 @@ type Arrest struct {
 	// Side is the side of a one-sided cause (a tension pneumothorax): treating the other side is
 	// a critical error and treats nothing.
 	Side string `yaml:"side"`
-	ROSC  string `yaml:"rosc"`  // the state a return of spontaneous circulation enters; none if not survivable
+	ROSC string `yaml:"rosc"` // the state a return of spontaneous circulation enters; none if not survivable
 	// Survivable false: nothing brings the heart back, and deciding to stop is the lesson.
 	Survivable *bool `yaml:"survivable"`
 }
