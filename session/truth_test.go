@@ -316,3 +316,27 @@ func TestRunWrongSideDecompressionIsACriticalError(t *testing.T) {
 		}
 	}
 }
+
+// What treatment did is found: after IM morphine the allergic patient's chest wheezes and her
+// skin has hives, as the engine has them.
+func TestRunADrugReactionIsFoundOnExamination(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 fracture-morphine-allergy", "give morphine 10 mg IM",
+		"/wait 5m", "listen to the chest, look at the skin")))
+	said := monitorSaid(turns[3])
+	if !strings.Contains(said, "wheeze") || !strings.Contains(said, "hives") || strings.Contains(said, "clear, with equal air entry") {
+		t.Errorf("after her allergen the exam finds: %s", said)
+	}
+}
+
+// A change of state the instructor injects is found at the very next examination.
+func TestRunAnInjectedChangeShowsInTheNextExamination(t *testing.T) {
+	r := injectRig(t)
+	if _, err := r.inject(Injection{Kind: InjectDeterioration, PatientID: "patient_1", State: "peri-arrest"}); err != nil {
+		t.Fatal(err)
+	}
+	events := runJSON(t, r.s, lines("listen to the chest"))
+	if said := monitorSaid(events); !strings.Contains(said, "silent chest") {
+		t.Errorf("just after the injected peri-arrest the chest: %s", said)
+	}
+}

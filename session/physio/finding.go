@@ -12,6 +12,7 @@ import (
 // A focused examination also finds the vascular access the patient has, or its absence.
 func (e *Engine) finding(region string) string {
 	found := withGCS(e.Felt().Finding(region), e.TrueVitals().GCS)
+	found = e.withReaction(region, found)
 	if region == "focused" {
 		access := "no cannula in either arm"
 		if e.HasAccess() {
@@ -51,4 +52,34 @@ func gcsParts(gcs int) (eye, verbal, motor int) {
 	eye = min(4, max(1, rest-verbal))
 	verbal = gcs - motor - eye
 	return eye, verbal, motor
+}
+
+// wheezeWords are the breath sounds of each grade of wheeze the engine has (0 none … 3 severe).
+var wheezeWords = []string{"", "scattered expiratory wheeze", "widespread expiratory wheeze",
+	"widespread wheeze with poor air entry"}
+
+// withReaction is a finding as what treatment did makes it: the wheeze a drug reaction brought on
+// is heard in the chest, and its hives are seen on the skin, whatever the state's words.
+func (e *Engine) withReaction(region, found string) string {
+	if !e.reacting() {
+		return found
+	}
+	switch w := e.TrueVitals().Wheeze; {
+	case region == "auscultation" && w > 0 && !strings.Contains(strings.ToLower(found), "wheeze"):
+		return wheezeWords[min(w, 3)]
+	case region == "skin" && !strings.Contains(strings.ToLower(found), "hives") &&
+		!strings.Contains(strings.ToLower(found), "urticaria"):
+		return strings.TrimSuffix(found, ".") + "; raised, itchy hives (urticaria) spreading over the trunk"
+	}
+	return found
+}
+
+// reacting reports whether an allergic reaction to a drug given is playing out now.
+func (e *Engine) reacting() bool {
+	for _, ef := range e.s.Effects {
+		if ef.Source == sourceAllergy && ef.From <= e.s.T {
+			return true
+		}
+	}
+	return false
 }
