@@ -340,3 +340,14 @@ func TestRunAnInjectedChangeShowsInTheNextExamination(t *testing.T) {
 		t.Errorf("just after the injected peri-arrest the chest: %s", said)
 	}
 }
+
+// A patient asked the same question again notices: "I told you — …", with the same answer.
+func TestRunThePatientNoticesARepeatedQuestion(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 3 })
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "what medications do you take?",
+		"/wait 11m", "what medications do you take?")))
+	first, again := strings.Join(saidBy(turns[1], "Patient"), ""), strings.Join(saidBy(turns[3], "Patient"), "")
+	if strings.HasPrefix(first, "I told you") || !strings.HasPrefix(again, "I told you — ") {
+		t.Errorf("asked once: %q; asked again: %q", first, again)
+	}
+}
