@@ -301,6 +301,24 @@ func (c *invariants) checkMessage(line string, m MessageEvent) {
 		}
 	}
 	c.checkFindings(m, eng)
+	c.checkRhythmUnnamed(line, m, eng)
+}
+
+// checkRhythmUnnamed: ward's own voices (the nurse, the monitor, ward) name no rhythm the trainee
+// has not asked a 12-lead for or named themselves: they read the strip.
+func (c *invariants) checkRhythmUnnamed(line string, m MessageEvent, e *physio.Engine) {
+	c.t.Helper()
+	asked := strings.ToLower(line)
+	if m.Agent == "Patient" || strings.Contains(asked, "ecg") || strings.Contains(asked, "12") || strings.Contains(asked, "lead") {
+		return
+	}
+	r := string(e.Rhythm())
+	if r == "" || strings.Contains(asked, strings.ToLower(r)) {
+		return
+	}
+	if regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(r) + `\b`).MatchString(m.Text) {
+		c.fail("%s named the rhythm %q unasked: %q", m.Agent, r, m.Text)
+	}
 }
 
 // readingAt is the engine's reading taken at ward time t.
