@@ -25,6 +25,7 @@ require (
 	golang.org/x/crypto v0.51.0
 	golang.org/x/term v0.43.0
 	gopkg.in/yaml.v3 v3.0.1
+	pgregory.net/rapid v1.3.0
 )
 
 require (

@@ -58,6 +58,8 @@ type Look struct {
 type Disclosure struct {
 	Topic string `json:"topic"`
 	Text  string `json:"text"`
+	// Again: the patient told this before, and notices being asked it again.
+	Again bool `json:"again,omitempty"`
 }
 
 // TurnFacts are the engine's facts for this turn, as one agent may see them. None names the

@@ -20,16 +20,31 @@ import (
 // drawn from the roster summary, which the registry keeps across a restart.
 
 // tellAlerts stores each new alarm and escalation as a message in its patient's chat, in one
-// commit with the sim state that raised it, so a crash cannot keep one without the other. A
-// repeat sounds again (the event, the bell) but adds nothing to the chat.
+// commit with the sim state that raised it, so a crash cannot keep one without the other. An
+// alert raised and repeated within the same stretch of time (a long /wait) is told as it last
+// sounded, with the numbers then; a repeat of one told before sounds again (the event, the
+// bell) but adds nothing to the chat.
 func (s *Session) tellAlerts(t *turn, events []physio.Event) {
 	type told struct {
 		patient string
 		msg     memory.Message
 	}
+	type key struct {
+		patient, kind string
+		raised        float64
+	}
 	var msgs []told
+	at := map[key]int{}
 	for _, ev := range events {
-		if (ev.Kind != physio.EventAlarm && ev.Kind != physio.EventEscalation) || ev.Alert.Repeats > 0 {
+		if ev.Kind != physio.EventAlarm && ev.Kind != physio.EventEscalation {
+			continue
+		}
+		k := key{ev.PatientID, ev.Alert.Kind, ev.Alert.Raised}
+		if i, ok := at[k]; ok {
+			msgs[i].msg.Content, msgs[i].msg.Sim = ev.Alert.Text, ev.Alert.T
+			continue
+		}
+		if ev.Alert.Repeats > 0 {
 			continue
 		}
 		agent := nurseAgent
@@ -38,6 +53,7 @@ func (s *Session) tellAlerts(t *turn, events []physio.Event) {
 		}
 		msg := s.message(memory.RoleAssistant, agent, ev.Alert.Text)
 		msg.Sim = ev.Alert.T
+		at[k] = len(msgs)
 		msgs = append(msgs, told{ev.PatientID, msg})
 	}
 	if len(msgs) == 0 {

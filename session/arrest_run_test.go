@@ -9,11 +9,12 @@ import (
 	"github.com/ward-sim/ward/agents"
 )
 
-// arrestRun plays a script through `ward run` (the offline backend, seed 42): each step is a
-// /wait to its time and the trainee's line, then /aar. It returns every event and the review.
+// arrestRun plays a script through `ward run` (the offline backend, seed 42) in the instructor's
+// view, which shows the engine's states: each step is a /wait to its time and the trainee's
+// line, then /aar. It returns every event and the review.
 func arrestRun(t *testing.T, scenario string, script ...string) ([]jsonEvent, jsonEvent) {
 	t.Helper()
-	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, true })
 	in := []string{"/admit patient_1 " + scenario}
 	clock := 0
 	for _, s := range script {

@@ -82,7 +82,11 @@ func confirm(a physio.ActionRecord) string {
 	case sc.KindRefer:
 		return teamCalls[a.Team]
 	case sc.KindTargetSats:
-		return fmt.Sprintf("Target saturation %g–%g %% prescribed: NEWS2 on Scale %d.", a.Target[0], a.Target[1], targetScale(a.Target))
+		said := fmt.Sprintf("Target saturation %g–%g %% prescribed: NEWS2 on Scale %d.", a.Target[0], a.Target[1], max(1, a.Scale))
+		if a.Target[1] <= 92 && a.Scale < 2 {
+			said += " Scale 2 once a blood gas, or the history, documents hypercapnia."
+		}
+		return said
 	case sc.KindVagal:
 		return "Vagal manoeuvre done: a modified Valsalva, blowing into a syringe then legs up."
 	case sc.KindCardioversion:
@@ -109,14 +113,6 @@ func accessLine(a physio.ActionRecord) string {
 var teamCalls = map[string]string{
 	"pci": "Calling the cath lab: primary PCI referral made.", "critical_care": "Calling critical care.",
 	"senior": "Calling for senior help.",
-}
-
-// targetScale is the NEWS2 SpO2 scale a prescribed target calls for.
-func targetScale(target [2]float64) int {
-	if target[1] <= 92 {
-		return 2
-	}
-	return 1
 }
 
 func oxygenDetail(a physio.ActionRecord) string {
@@ -286,7 +282,9 @@ func confirmArrest(a physio.ActionRecord) string {
 	case sc.KindCauses:
 		return "Going through the 4 Hs and 4 Ts."
 	case sc.KindTreatCause:
-		if c := sc.ALS().Cause(a.Cause); c != nil {
+		if c := sc.ALS().Cause(a.Cause); c != nil && a.Side != "" {
+			return "Done, on the " + a.Side + ": treating " + c.Name + " — " + c.Treatment + "."
+		} else if c != nil {
 			return "Done: treating " + c.Name + " — " + c.Treatment + "."
 		}
 	case sc.KindStopResus:

@@ -146,7 +146,7 @@ func TestDrugsTakeTime(t *testing.T) {
 }
 
 // NEWS2 Scale 2 is the trainee's decision: the COPD patient is scored on Scale 1 until a target
-// of 88–92 % is prescribed, which the nurse accepts only once his hypercapnia is documented; his
+// of 88–92 % is prescribed (taken at once, BTS 2017) and his hypercapnia is documented; his
 // oxygen alert card is found by asking about home oxygen; every reading says its scale.
 func TestScale2IsTheTraineesDecision(t *testing.T) {
 	r := busyED(t)
@@ -157,7 +157,7 @@ func TestScale2IsTheTraineesDecision(t *testing.T) {
 	if first.num("news2_scale") != 1 || !strings.Contains(strings.Join(saidBy(turns[1], agents.AgentMonitor), ""), "(Scale 1)") {
 		t.Errorf("on arrival: %v, want Scale 1, said", first)
 	}
-	if nurse := strings.Join(saidBy(turns[2], nurseAgent), ""); !strings.Contains(nurse, "needs hypercapnia documented first") {
+	if nurse := strings.Join(saidBy(turns[2], nurseAgent), ""); !strings.Contains(nurse, "NEWS2 on Scale 1. Scale 2 once a blood gas") {
 		t.Errorf("a target with nothing documented: the nurse said %q", nurse)
 	}
 	if told := strings.Join(saidBy(turns[3], agents.AgentPatient), ""); !strings.Contains(told, "I've a card") {

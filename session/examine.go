@@ -108,17 +108,19 @@ func (s *Session) discloseForPatient(e *physio.Engine, topic string) []agents.Di
 }
 
 // remembered records each disclosure in the patient's memory once, labelled with its source
-// when someone other than the patient said it, and returns them as told.
+// when someone other than the patient said it, and returns them as told, each marked when it
+// was told before.
 func (s *Session) remembered(e *physio.Engine, list []sc.Disclosure, source string) []agents.Disclosure {
 	var out []agents.Disclosure
 	mem := s.sim.memory(e.PatientID())
 	for _, d := range list {
-		out = append(out, agents.Disclosure{Topic: d.Topic, Text: d.Text})
 		text := d.Text
 		if source != "" {
 			text = "(" + source + ") " + text
 		}
-		if mem != nil && !disclosed(mem, text) {
+		again := mem != nil && disclosed(mem, text)
+		out = append(out, agents.Disclosure{Topic: d.Topic, Text: d.Text, Again: again})
+		if mem != nil && !again {
 			_ = mem.Record(memory.PatientDisclosures, memory.Item{T: e.Clock(), Topic: memory.NormalizeTopic(d.Topic), Text: text})
 		}
 	}

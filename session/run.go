@@ -34,7 +34,9 @@ func (s *Session) RunLines(ctx context.Context, in io.Reader, out io.Writer) err
 		if _, streaming := e.(DeltaEvent); streaming || writeErr != nil {
 			return
 		}
-		writeErr = writeEvent(w, e)
+		if e = s.eventForViewer(e); e != nil {
+			writeErr = writeEvent(w, e)
+		}
 	}
 	for {
 		line, tooLong, err := readLine(r)

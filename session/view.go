@@ -72,7 +72,7 @@ func (s *Session) ActivePatient() (v PatientView, ok bool) {
 	if bed, ok := s.reg.Patients[id].Facts["bed"].(string); ok && bed != "" {
 		v.Bed = bed
 	}
-	v.Readings, v.Found, v.Monitored, v.AllergiesAsked = e.Readings(), latestResults(e.Results()), e.Monitored(), e.AllergiesAsked()
+	v.Readings, v.Found, v.Monitored, v.AllergiesAsked = liveReadings(e), latestResults(e.Results()), e.Monitored(), e.AllergiesAsked()
 	v.Trace = e.Trace()
 	if mem := s.sim.memory(id); mem != nil {
 		for _, it := range mem.Items(memory.PatientDisclosures) {
@@ -82,6 +82,16 @@ func (s *Session) ActivePatient() (v PatientView, ok bool) {
 		}
 	}
 	return v, true
+}
+
+// liveReadings are the patient's readings as a screen shows them: the log, and on a monitor the
+// values it shows this second, so the header and the trend never lag the monitor's minute.
+func liveReadings(e *physio.Engine) []physio.Reading {
+	rs := e.Readings()
+	if now, ok := e.Measured(); ok && e.Monitored() && (len(rs) == 0 || now.T > rs[len(rs)-1].T) {
+		rs = append(rs, now)
+	}
+	return rs
 }
 
 // Clock is the shift's sim time in seconds, whether the real-time clock is paused, and its speed.
@@ -175,6 +185,23 @@ const maskNote = "[masked in a trainee's view: %s; ward --instructor shows it]"
 
 // masked says in place what a trainee's view leaves out.
 func masked(what string) string { return fmt.Sprintf(maskNote, what) }
+
+// eventForViewer is an event as the one running the shift may see it, nil when not at all. A
+// trainee's run names no state of the case and no rhythm the monitor shows (they read the strip
+// and name it themselves); the instructor's shows both.
+func (s *Session) eventForViewer(e Event) Event {
+	sim, ok := e.(SimEvent)
+	if s.cfg.Instructor || !ok {
+		return e
+	}
+	switch sim.Event.Kind {
+	case physio.EventState:
+		return nil
+	case physio.EventVitals:
+		sim.Event.Reading.Rhythm = ""
+	}
+	return sim
+}
 
 // forTrainee is a turn record as a trainee may see it.
 func (s *Session) forTrainee(rec TurnRecord) TurnRecord {

@@ -89,6 +89,10 @@ func replyTo(req llm.Request, f agents.Facts) string {
 		parts = append(parts, p.Opening)
 	}
 	for _, d := range f.Turn.Tells {
+		if d.Again { // a real patient notices the question asked again
+			parts = append(parts, "I told you — "+d.Text)
+			continue
+		}
 		parts = append(parts, d.Text)
 	}
 	if len(parts) == 0 {

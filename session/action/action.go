@@ -34,6 +34,8 @@ type Action struct {
 	Rate    int     `json:"rate,omitempty"`
 	Quality string  `json:"quality,omitempty"` // QualityPoor, or empty
 	Cause   string  `json:"cause,omitempty"`
+	// Side is the side a one-sided procedure was done on ("left" or "right"), when stated.
+	Side string `json:"side,omitempty"`
 }
 
 // QualityPoor marks compressions stated too slow, too fast or too shallow.

@@ -145,7 +145,7 @@ func (c clause) arrestAction(i int, lx lexeme) (Action, bool) {
 	case catRhythm:
 		return Action{Kind: sc.KindNameRhythm, Rhythm: lx.val}, true
 	case catTreatCause:
-		return Action{Kind: sc.KindTreatCause, Cause: lx.val}, true
+		return Action{Kind: sc.KindTreatCause, Cause: lx.val, Side: c.side()}, true
 	case catStopResus:
 		return Action{Kind: sc.KindStopResus}, true
 	case catBPTarget:
@@ -154,6 +154,18 @@ func (c clause) arrestAction(i int, lx lexeme) (Action, bool) {
 		return Action{Kind: sc.KindTempControl}, true
 	}
 	return Action{}, false
+}
+
+// side is the side the clause names for a procedure, "" when it names none or both.
+func (c clause) side() string {
+	left, right := c.hasWord("left"), c.hasWord("right")
+	switch {
+	case left && !right:
+		return "left"
+	case right && !left:
+		return "right"
+	}
+	return ""
 }
 
 // compressions reads a stated rate ("at 110 a minute") and quality ("too shallow").

@@ -63,7 +63,8 @@ func init() {
 	add(catExamFinding, "gcs", "gcs", "glasgow coma scale", "glasgow coma score", "gcs breakdown", "eye opening",
 		"motor response", "verbal response", "avpu", "acvpu")
 	add(catExamFinding, "pupils", "pupils", "pupil", "pupillary response", "pupil size", "pupil reaction")
-	add(catExamFinding, "airway", "airway patent", "is the airway patent", "airway patency", "stridor")
+	add(catExamFinding, "airway", "airway patent", "is the airway patent", "airway patency", "stridor",
+		"trachea", "tracheal position", "tracheal deviation", "neck veins")
 }
 
 // examinations are the regions this clause examines, each an action. verb is the examination

@@ -35,7 +35,12 @@ func (c clause) unknownDrug(ctx context) []placed {
 			return []placed{{c[i].pos, a}}
 		}
 	}
-	return nil
+	// "give 2 mg": a dose given with no drug is an order all the same, and the Pharmacist asks
+	// which. A dose alone in a clause of its own belongs to a drug named in another.
+	if !c.has(catGive) {
+		return nil
+	}
+	return []placed{{c[at].pos, c.medication("", 0, len(c))}}
 }
 
 func looksLikeDrugName(w string) bool {

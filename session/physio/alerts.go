@@ -42,6 +42,8 @@ type AlertRecord struct {
 	Crossed []string `json:"crossed,omitempty"` // an alarm's limits crossed: "SpO2 84 (below 90)"
 	Text    string   `json:"text"`              // what the monitor or the nurse says, without the speaker
 	Repeats int      `json:"repeats,omitempty"`
+	// Arrest is whether the alert called a heart that had stopped.
+	Arrest bool `json:"arrest,omitempty"`
 	// Acknowledged and Reviewed are when the trainee acknowledged the alert and first did
 	// something for the patient after it; nil until then.
 	Acknowledged *float64 `json:"acknowledged,omitempty"`
@@ -133,10 +135,11 @@ func setLimit(limits []sc.AlarmLimit, l sc.AlarmLimit) []sc.AlarmLimit {
 // Alerts is the engine's log of alarms and escalations, read-only.
 func (e *Engine) Alerts() []AlertRecord { return capped(e.s.Alerts) }
 
-// Waiting is the most urgent open alert, the oldest of equals; ok is false when none waits.
+// Waiting is the most urgent open alert, an arrest's call before other calls of its level, the
+// oldest of equals; ok is false when none waits.
 func (e *Engine) Waiting() (a AlertRecord, ok bool) {
 	for _, x := range e.s.Alerts {
-		if x.Open() && (!ok || Rank(x.Level) > Rank(a.Level)) {
+		if x.Open() && (!ok || Rank(x.Level) > Rank(a.Level) || x.Arrest && !a.Arrest && Rank(x.Level) == Rank(a.Level)) {
 			a, ok = x, true
 		}
 	}
@@ -176,12 +179,13 @@ func (e *Engine) observed() bool {
 	return !e.s.Monitored && e.sc.Monitoring.Mode != sc.MonitorNone
 }
 
-// watch runs the monitor or the nurse for one second: a reading when one is due, the alarm or
-// escalation it calls for, and the repeat of any open alert.
-func (e *Engine) watch(out []Event) []Event {
+// watch runs the monitor or the nurse for one second: a reading when one is due, or at once on
+// the monitor when the rhythm has changed since before, the alarm or escalation it calls for,
+// and the repeat of any open alert.
+func (e *Engine) watch(before sc.Rhythm, out []Event) []Event {
 	t := e.s.T
 	switch {
-	case e.s.Monitored && t >= e.s.NextReading:
+	case e.s.Monitored && (t >= e.s.NextReading || e.Rhythm() != before):
 		out = e.measure(ReadByMonitor, out)
 		e.s.NextReading = t + monitorInterval
 		out = e.alarm(out)
@@ -189,32 +193,44 @@ func (e *Engine) watch(out []Event) []Event {
 		out = e.measure(ReadByNurse, out)
 		out = e.escalate(out)
 	}
-	return e.repeat(out)
+	return e.repeat(e.callArrest(out))
 }
 
 // alarm sounds when the newest monitor reading crosses a limit it did not cross before. A
 // limit stays latched while it is crossed, so a vital that stays low alarms once, then repeats
-// until answered, rather than raising a new alarm every minute.
+// until answered, rather than raising a new alarm every minute. A heart that stops alarms even
+// while another alarm waits: the monitor's loudest call is never folded into an older one.
 func (e *Engine) alarm(out []Event) []Event {
 	r := e.s.Readings[len(e.s.Readings)-1]
-	var crossed, keys []string
-	fresh := false
+	crossed, keys := e.crossings(r)
+	fresh := slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(e.s.Latched, k) })
+	e.s.Latched = keys
+	stopped := r.NoOutput && !e.alertedArrest()
+	if !stopped && (!fresh || e.openAlert(AlertAlarm)) {
+		return out
+	}
+	text := "Alarm: " + strings.Join(crossed, ", ") + "."
+	return e.raise(AlertRecord{Kind: AlertAlarm, Level: LevelAlarm, NEWS2: r.NEWS2, Crossed: crossed, Text: text, Arrest: r.NoOutput}, out)
+}
+
+// crossings are the alarm limits a reading crosses, as the monitor words them, and their keys.
+func (e *Engine) crossings(r Reading) (crossed, keys []string) {
 	for _, l := range e.AlarmLimits() {
 		v, measured := readingValue(r, l.Vital)
 		if !measured || !l.Crossed(v) {
 			continue
 		}
-		key := l.String()
-		keys = append(keys, key)
+		keys = append(keys, l.String())
 		crossed = append(crossed, crossing(l, v))
-		fresh = fresh || !slices.Contains(e.s.Latched, key)
 	}
-	e.s.Latched = keys
-	if !fresh || e.openAlert(AlertAlarm) {
-		return out
-	}
-	text := "Alarm: " + strings.Join(crossed, ", ") + "."
-	return e.raise(AlertRecord{Kind: AlertAlarm, Level: LevelAlarm, NEWS2: r.NEWS2, Crossed: crossed, Text: text}, out)
+	return crossed, keys
+}
+
+// alertedArrest reports whether the arrest going on now has already been called, by the
+// monitor's alarm or the nurse.
+func (e *Engine) alertedArrest() bool {
+	a := e.s.Arrest
+	return a != nil && slices.ContainsFunc(e.s.Alerts, func(x AlertRecord) bool { return x.Arrest && x.Raised >= float64(a.Onset) })
 }
 
 // escalate lets the nurse call for a review when the reading reaches a level not called for
@@ -235,12 +251,29 @@ func (e *Engine) escalate(out []Event) []Event {
 		return out
 	}
 	e.s.Escalated = level
-	ask := "Urgent review please."
-	if level == LevelEmergency {
-		ask = "Emergency — please come now."
-	}
-	text := fmt.Sprintf("NEWS2 %d (Scale %d) — %s. %s", r.NEWS2, max(1, r.Scale), obsText(r), ask)
+	text := fmt.Sprintf("NEWS2 %d (Scale %d) — %s. %s", r.NEWS2, max(1, r.Scale), obsText(r), askFor(level))
 	return e.raise(AlertRecord{Kind: AlertEscalation, Level: level, NEWS2: r.NEWS2, Text: text}, out)
+}
+
+// askFor is how a nurse asks for the review a level calls for.
+func askFor(level string) string {
+	if level == LevelEmergency {
+		return "Emergency — please come now."
+	}
+	return "Urgent review please."
+}
+
+// callArrest is the nurse finding a patient no monitor watches with no signs of life: she calls
+// the arrest at once, whatever else she has called, and says what she found, not a rhythm (only
+// a monitor shows one).
+func (e *Engine) callArrest(out []Event) []Event {
+	if !e.observed() || !e.Rhythm().Arrest() || e.alertedArrest() {
+		return out
+	}
+	out = e.measure(ReadByNurse, out)
+	e.s.Escalated = LevelEmergency
+	text := "Cardiac arrest — unresponsive, no pulse, not breathing normally. I've pulled the emergency buzzer — please come now."
+	return e.raise(AlertRecord{Kind: AlertEscalation, Level: LevelEmergency, NEWS2: e.s.Readings[len(e.s.Readings)-1].NEWS2, Text: text, Arrest: true}, out)
 }
 
 func (e *Engine) raise(a AlertRecord, out []Event) []Event {
@@ -254,7 +287,9 @@ func (e *Engine) openAlert(kind string) bool {
 }
 
 // repeat sounds each open alert again alertRepeat seconds after it last sounded or was
-// acknowledged.
+// acknowledged. A repeat is observed afresh: the monitor or the nurse says the numbers now, and
+// when the call was first made. The newest open call of each kind speaks for the older ones, and
+// while an arrest that has been called goes on, the arrest's call is the one that sounds.
 func (e *Engine) repeat(out []Event) []Event {
 	t := float64(e.s.T)
 	for i := range e.s.Alerts {
@@ -266,13 +301,57 @@ func (e *Engine) repeat(out []Event) []Event {
 		if a.Acknowledged != nil {
 			since = max(since, *a.Acknowledged)
 		}
-		if t >= since+alertRepeat {
+		if t >= since+alertRepeat && !e.superseded(i) {
+			var r Reading
+			r, out = e.observeNow(out)
 			a.T = t
 			a.Repeats++
+			a.Text = e.again(*a, r)
 			out = append(out, Event{Kind: a.Kind, PatientID: e.s.PatientID, Alert: *a})
 		}
 	}
 	return out
+}
+
+// superseded reports whether a newer open call of the same kind, or the call of the arrest going
+// on now, speaks for alert i.
+func (e *Engine) superseded(i int) bool {
+	a := e.s.Alerts[i]
+	if !a.Arrest && e.Rhythm().Arrest() && e.alertedArrest() {
+		return true
+	}
+	return slices.ContainsFunc(e.s.Alerts[i+1:], func(x AlertRecord) bool { return x.Kind == a.Kind && x.Open() })
+}
+
+// observeNow is the newest reading if it was taken this second, else a reading taken now by the
+// monitor or, without one, the nurse.
+func (e *Engine) observeNow(out []Event) (Reading, []Event) {
+	if n := len(e.s.Readings); n > 0 && e.s.Readings[n-1].T == float64(e.s.T) {
+		return e.s.Readings[n-1], out
+	}
+	source := ReadByNurse
+	if e.s.Monitored {
+		source = ReadByMonitor
+	}
+	out = e.measure(source, out)
+	return e.s.Readings[len(e.s.Readings)-1], out
+}
+
+// again is what the monitor or the nurse says when an open alert sounds again: the reading now,
+// worded as a first call would word it, and the time of the first call.
+func (e *Engine) again(a AlertRecord, r Reading) string {
+	first := "T+" + SimTime(a.Raised-float64(e.s.Admitted))
+	if a.Kind == AlertAlarm {
+		if crossed, _ := e.crossings(r); len(crossed) > 0 {
+			return fmt.Sprintf("Alarm again (first at %s): %s.", first, strings.Join(crossed, ", "))
+		}
+		return fmt.Sprintf("Alarm unanswered since %s; now within limits: %s.", first, obsText(r))
+	}
+	if r.NoOutput {
+		return fmt.Sprintf("Still no pulse and not breathing — please come now (first called at %s).", first)
+	}
+	return fmt.Sprintf("Still waiting for a review (first called at %s): NEWS2 %d (Scale %d) — %s. %s",
+		first, r.NEWS2, max(1, r.Scale), obsText(r), askFor(a.Level))
 }
 
 // readingValue is a monitored vital of a reading; measured is false for one the reading lacks.

@@ -62,6 +62,9 @@ func (e *Engine) Apply(a action.Action) []Event {
 	if a.Kind == sc.KindIVAccess {
 		rec.AccessIn = float64(e.s.AccessAt)
 	}
+	if a.Kind == sc.KindTargetSats {
+		rec.Scale = e.Scale()
+	}
 	switch a.Kind {
 	case sc.KindMedication:
 		rec.AllergiesAsked = e.AllergiesAsked()
@@ -71,7 +74,7 @@ func (e *Engine) Apply(a action.Action) []Event {
 		}
 		e.hear(a.Topic)
 	case sc.KindExamine, sc.KindPupils:
-		rec.Found = e.Felt().Finding(cmp.Or(a.Region, "pupils"))
+		rec.Found = e.finding(cmp.Or(a.Region, "pupils"))
 	case sc.KindGlucoseCheck:
 		raw := e.raw()
 		rec.Glucose = math.Round(raw[sc.Glucose]*10) / 10

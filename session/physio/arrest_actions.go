@@ -12,6 +12,13 @@ import (
 // ShockNotShockable is the critical error of a shock on a rhythm that is not shockable.
 const ShockNotShockable = "shock-not-shockable"
 
+// errCPRWithPulse is the critical error of chest compressions started on a heart that has output.
+const errCPRWithPulse = "cpr-with-pulse"
+
+// resumeAfterROSC is how long after a return of circulation compressions are still the algorithm:
+// CPR resumes at once after a shock, for two minutes, before anyone checks (RCUK ALS 2021).
+const resumeAfterROSC = 120
+
 // DefaultEnergy is the biphasic shock a trainee gets who names no energy: the usual first shock
 // of 150–200 J (Resuscitation Council UK, ALS 2021).
 const DefaultEnergy = 150
@@ -32,6 +39,9 @@ func (e *Engine) arrestAction(act action.Action, out []Event) []Event {
 		return e.shock(act, out)
 	}
 	a := e.s.Arrest
+	if act.Kind == sc.KindCPR && !e.inArrest() && (a == nil || e.s.T-a.ROSC > resumeAfterROSC) {
+		return e.criticalError(errCPRWithPulse, "chest compressions on a patient with a pulse", out)
+	}
 	if !a.Active() {
 		return out
 	}
@@ -72,7 +82,20 @@ func (e *Engine) arrestAction(act action.Action, out []Event) []Event {
 		e.arrestDrug(act)
 	}
 	e.treatCause(a, act)
-	return out
+	return e.wrongSide(act, out)
+}
+
+// errWrongSide is the critical error of a one-sided procedure on the side without the cause.
+const errWrongSide = "wrong-side-procedure"
+
+// wrongSide judges a procedure done on one side against the side of the case's cause: a needle
+// decompression of the healthy lung is a critical error, arrest or not.
+func (e *Engine) wrongSide(act action.Action, out []Event) []Event {
+	side := e.sc.Arrest.Side
+	if act.Kind != sc.KindTreatCause || act.Side == "" || side == "" || act.Cause != e.sc.Arrest.Cause || act.Side == side {
+		return out
+	}
+	return e.criticalError(errWrongSide, fmt.Sprintf("%s treated on the %s: the %s is on the %s", act.Cause, act.Side, act.Cause, side), out)
 }
 
 // first records when something was first done in the arrest.
@@ -240,6 +263,9 @@ func (e *Engine) treatCause(a *ArrestRecord, act action.Action) {
 	for _, m := range c.TreatedBy {
 		treats = treats || Matches(m, act)
 	}
+	if treats && act.Side != "" && e.sc.Arrest.Side != "" && act.Side != e.sc.Arrest.Side {
+		return // the wrong side: arrestAction records the error
+	}
 	if treats {
 		a.CauseTreated = e.s.T
 		e.note(StepCause, c.Name, true)
@@ -274,30 +300,27 @@ func SameRhythm(said string, r sc.Rhythm) bool {
 const SaidVF = sc.SaidVF
 
 // asDoneNow is what an action is at this moment: in an arrest, looking at the heart's rhythm is a
-// rhythm check (no one takes a 12-lead during CPR); outside one, a rhythm check is the ECG and
-// feeling a pulse is taking the observations.
+// rhythm check (no one takes a 12-lead during CPR). Outside one, a rhythm or pulse check stays
+// what it is and finds a pulse: it never becomes a 12-lead that names the rhythm.
 func (e *Engine) asDoneNow(a action.Action) action.Action {
-	switch {
-	case a.Kind == sc.KindECG && e.inArrest():
+	if a.Kind == sc.KindECG && e.inArrest() {
 		a.Kind = sc.KindRhythmCheck
-	case a.Kind == sc.KindRhythmCheck && !e.inArrest():
-		a.Kind = sc.KindECG
-	case a.Kind == sc.KindPulseCheck && !e.inArrest():
-		a.Kind = sc.KindCheckVitals
 	}
 	return a
 }
 
 // arrestResult is what a rhythm or pulse check found at the time it was done. A rhythm check
-// finds a trace to read, never a name; a pulse check finds a pulse or none.
+// finds a trace to read, or a pulse, never a name; a pulse check finds a pulse or none.
 func (e *Engine) arrestResult(a ActionRecord) (Result, bool) {
-	switch a.Kind {
-	case sc.KindRhythmCheck:
+	pulse := e.pulseAt(int64(a.T))
+	switch {
+	case a.Kind == sc.KindRhythmCheck && pulse:
+		return Result{T: a.T, Name: "rhythm check", Value: "pulse present — not an arrest"}, true
+	case a.Kind == sc.KindRhythmCheck:
 		return Result{T: a.T, Name: "rhythm check", Value: "hands off; the rhythm is on the monitor for the team leader to read"}, true
-	case sc.KindPulseCheck:
-		if e.pulseAt(int64(a.T)) {
-			return Result{T: a.T, Name: "pulse check", Value: "a central pulse is present"}, true
-		}
+	case a.Kind == sc.KindPulseCheck && pulse:
+		return Result{T: a.T, Name: "pulse check", Value: "pulse present"}, true
+	case a.Kind == sc.KindPulseCheck:
 		return Result{T: a.T, Name: "pulse check", Value: "no pulse"}, true
 	}
 	return Result{}, false

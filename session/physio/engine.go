@@ -117,7 +117,7 @@ func (e *Engine) step(out []Event) []Event {
 	rhythm := e.Rhythm()
 	out = e.checkTransitions(out)
 	out = e.arrestTick(rhythm, out)
-	return e.watch(out)
+	return e.watch(rhythm, out)
 }
 
 // shifted moves a target by an effect without crossing the effect's cap; an

@@ -11,10 +11,12 @@ import (
 // where they were when it began toward where it takes them. Until then the patient still feels,
 // and looks, as in the state before ("better" waits for the glucose to rise).
 
-// Felt is the state whose words and signs are the patient's now.
+// Felt is the state whose words and signs are the patient's now. A change the instructor
+// injected is felt at once: it is what the instructor set the patient in, for the trainee to
+// find at the next look.
 func (e *Engine) Felt() *sc.State {
 	n := len(e.s.States)
-	if n < 2 || e.arrivedAt() >= 0.5 {
+	if n < 2 || e.arrivedAt() >= 0.5 || e.s.States[n-1].Reason == reasonInjected {
 		return e.cur
 	}
 	return e.sc.State(e.s.States[n-1].From)

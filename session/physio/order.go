@@ -2,6 +2,7 @@ package physio
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ward-sim/ward/session/action"
@@ -85,12 +86,6 @@ func (e *Engine) checkOrder(a action.Action) (action.Action, OrderRecord, []Find
 	}
 	o := OrderRecord{T: float64(e.s.T), Drug: a.Drug, Route: a.Route, Dose: a.WrittenDose(), Verdict: v.Kind, Rule: v.Rule,
 		Amount: v.Amount, Unit: v.Unit, Fraction: v.Fraction, Override: a.Override}
-	if a.Route != "" && !(a.Route == "PO" && a.Override) { // a tablet can be tried; a missing line cannot
-		if why := e.refusal(a.Drug, a.Route, a.Gas); why != "" {
-			o.Verdict, o.Rule, o.Say, o.Refused = sc.DoseAsk, RuleRouteRefused, why, true
-			return a, o, nil
-		}
-	}
 	findings := e.CheckMedication(a.Drug)
 	var known []Finding
 	var lines []string
@@ -114,6 +109,8 @@ func (e *Engine) checkOrder(a action.Action) (action.Action, OrderRecord, []Find
 		lines = append(lines, sentence(v.Say), "Nothing was given.")
 	case v.Kind == sc.DoseStop && !a.Override:
 		lines = append(lines, v.Say, overrideHint)
+	case e.routeRefused(a, &o, findings):
+		return a, o, nil
 	default:
 		o.Given = true
 		o.Excess = v.Excess
@@ -132,6 +129,24 @@ func (e *Engine) checkOrder(a action.Action) (action.Action, OrderRecord, []Find
 		return a, o, known
 	}
 	return a, o, findings
+}
+
+// routeRefused reports whether the nurse cannot give an order that passed the Pharmacist by its
+// route now (no line yet, a patient who cannot swallow), and words the refusal into o. The route
+// is checked last, as a prescriber's order is: the drug, its safety, the dose, the situation,
+// then how it goes in. A drug with a hard stop for this patient, known or not, is never offered
+// by another route.
+func (e *Engine) routeRefused(a action.Action, o *OrderRecord, findings []Finding) bool {
+	if a.Route == "" || a.Route == "PO" && a.Override { // a tablet can be tried; a missing line cannot
+		return false
+	}
+	harmful := slices.ContainsFunc(findings, func(f Finding) bool { return f.Level == sc.HardStop })
+	why := e.refusal(a.Drug, a.Route, a.Gas, !harmful)
+	if why == "" {
+		return false
+	}
+	o.Verdict, o.Rule, o.Say, o.Refused = sc.DoseAsk, RuleRouteRefused, why, true
+	return true
 }
 
 func (e *Engine) doseContext() sc.DoseContext {

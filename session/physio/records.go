@@ -24,6 +24,8 @@ type ActionRecord struct {
 	AccessIn float64 `json:"access_in,omitempty"`
 	// Found is what an examination found: the finding of the state the body showed then.
 	Found string `json:"found,omitempty"`
+	// Scale is the NEWS2 SpO2 scale a prescribed target left the patient on.
+	Scale int `json:"scale,omitempty"`
 }
 
 // Reading is one set of measured vitals with its NEWS2.

@@ -29,7 +29,8 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 	switch a.Kind {
 	case sc.KindGlucoseCheck:
 		return Result{T: a.T, Name: "capillary glucose", Value: fmt.Sprintf("%g mmol/L", a.Glucose)}, true
-	case sc.KindECG:
+	case sc.KindECG: // a 12-lead takes a while to record: it shows what a change in its second made
+		st := e.StateAt(a.T + 0.5)
 		return Result{T: a.T, Name: sc.Tests[testECG], Value: ecgOf(st)}, ecgOf(st) != ""
 	case sc.KindPupils, sc.KindExamine:
 		region := cmp.Or(a.Region, "pupils")

@@ -30,6 +30,9 @@ const swallowGCS = 14
 // RuleRouteRefused is the order's rule when the nurse refused its route.
 const RuleRouteRefused = "route_refused"
 
+// HasAccess reports whether the patient has vascular access, in or being sited.
+func (e *Engine) HasAccess() bool { return e.s.AccessAt >= 0 }
+
 // siteAccess starts vascular access; it is in after the time it takes, unless it already is.
 func (e *Engine) siteAccess(a *action.Action) {
 	if e.s.AccessAt >= 0 {
@@ -42,14 +45,15 @@ func (e *Engine) siteAccess(a *action.Action) {
 	e.s.AccessAt = e.s.T + took
 }
 
-// refusal is the nurse's word on giving drug by route now, and "" when the patient can take it.
-func (e *Engine) refusal(drug, route, gas string) string {
+// refusal is the nurse's word on giving drug by route now, and "" when the patient can take it;
+// with suggest, it offers the routes that are open.
+func (e *Engine) refusal(drug, route, gas string, suggest bool) string {
 	why := e.routeBlocked(route, gas)
 	if why == "" {
 		return ""
 	}
 	name := sc.DrugLabel(drug)
-	if alt := e.otherRoutes(drug, route, gas); len(alt) > 0 {
+	if alt := e.otherRoutes(drug, route, gas); suggest && len(alt) > 0 {
 		return fmt.Sprintf("%s — %s %s instead? Nothing given.", why, name, strings.Join(alt, " or "))
 	}
 	return fmt.Sprintf("%s — nothing given of the %s.", why, name)
@@ -95,7 +99,8 @@ func (e *Engine) otherRoutes(drug, route, gas string) []string {
 	var open, later []string
 	for _, r := range d.Routes {
 		said := cmp.Or(spokenRoutes[r.Route], r.Route)
-		if r.Route == route || r.OnlyIn != "" && !e.inArrest() || slices.Contains(open, said) {
+		arrestRoute := r.Route == "IV" || r.Route == "IO"
+		if r.Route == route || r.OnlyIn != "" && !e.inArrest() || e.inArrest() && !arrestRoute || slices.Contains(open, said) {
 			continue
 		}
 		switch {

@@ -10,12 +10,14 @@ import (
 
 // NEWS2 Scale 2 is a decision (RCP 2017): SpO2 is scored on Scale 1 until the trainee
 // prescribes a target of 88–92 % for a patient whose hypercapnic respiratory failure is
-// documented, here by a blood gas taken or a history heard (an oxygen alert card). A target of
+// documented, here by a blood gas taken or a history heard (an oxygen alert card). The target
+// itself is right for a patient at risk of hypercapnia before the gas (BTS 2017): it is taken
+// at once, and the score moves to Scale 2 when the hypercapnia is documented. A target of
 // 94–98 % goes back to Scale 1.
 
 // Scale is the SpO2 scale the patient is scored on now.
 func (e *Engine) Scale() int {
-	if e.s.Scale2 {
+	if e.s.Scale2 && e.hypercapniaDocumented() {
 		return 2
 	}
 	return 1
@@ -29,8 +31,6 @@ func (e *Engine) prescribeTarget(a action.Action) string {
 		e.s.Scale2 = false
 	case lo == 88 && hi == 92 && !e.sc.NEWS2.HypercapnicTarget:
 		return "A target of 88–92 % is for a patient with hypercapnic respiratory failure, which nothing here shows: the target stays 94–98 % (NEWS2 Scale 1)."
-	case lo == 88 && hi == 92 && !e.hypercapniaDocumented():
-		return "A target of 88–92 % needs hypercapnia documented first — a blood gas, or the history of it (an oxygen alert card): the target stays 94–98 % (NEWS2 Scale 1) until then."
 	case lo == 88 && hi == 92:
 		e.s.Scale2 = true
 	default:

@@ -18,7 +18,7 @@ func TestScale2IsAPrescribedDecision(t *testing.T) {
 		scale  int
 		refuse string
 	}{
-		{"nothing documented", "", 1, "needs hypercapnia documented first"},
+		{"nothing documented: the target is taken, the scale waits (BTS 2017)", "", 1, ""},
 		{"the oxygen alert card", "do you have an oxygen alert card?", 2, ""},
 		{"home oxygen asked", "do you use oxygen at home?", 2, ""},
 		{"a blood gas", "send a blood gas", 2, ""},
@@ -42,6 +42,11 @@ func TestScale2IsAPrescribedDecision(t *testing.T) {
 				t.Errorf("Scale %d, the nurse said %q; want Scale %d and %q", e.Scale(), said, c.scale, c.refuse)
 			}
 		})
+	}
+	pending := NewEngine("patient_1", scenario(t, "copd-exacerbation"), 1, 0)
+	pending.Apply(target[0])
+	if pending.Apply(action.Action{Kind: sc.KindTest, Test: "blood_gas"}); pending.Scale() != 2 {
+		t.Error("a target of 88–92 % prescribed before the gas: the gas did not move NEWS2 to Scale 2")
 	}
 	asthma := NewEngine("patient_1", scenario(t, "asthma-exacerbation"), 1, 0)
 	asthma.Apply(action.Action{Kind: sc.KindTest, Test: "blood_gas"})

@@ -52,7 +52,8 @@ type Snapshot struct {
 	Alerts    []AlertRecord   `json:"alerts,omitempty"`
 	// AccessAt is when vascular access is (or will be) in; -1: none sited.
 	AccessAt int64 `json:"access_at"`
-	// Scale2: the trainee prescribed a target of 88–92 % with hypercapnia documented (scale.go).
+	// Scale2: the trainee prescribed a target of 88–92 % for a patient at risk of hypercapnia;
+	// NEWS2 is on Scale 2 once it is documented (scale.go).
 	Scale2 bool `json:"scale2,omitempty"`
 	// Entered is the trend when the current state began, from which its vitals move (felt.go).
 	Entered [sc.NumVitals]float64 `json:"entered"`

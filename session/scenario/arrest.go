@@ -14,7 +14,10 @@ import (
 // entering a state whose rhythm has no output (Rhythm.Arrest).
 type Arrest struct {
 	Cause string `yaml:"cause"` // one of the ALS model's causes; empty for a primary cardiac arrest
-	ROSC  string `yaml:"rosc"`  // the state a return of spontaneous circulation enters; none if not survivable
+	// Side is the side of a one-sided cause (a tension pneumothorax): treating the other side is
+	// a critical error and treats nothing.
+	Side string `yaml:"side"`
+	ROSC string `yaml:"rosc"` // the state a return of spontaneous circulation enters; none if not survivable
 	// Survivable false: nothing brings the heart back, and deciding to stop is the lesson.
 	Survivable *bool `yaml:"survivable"`
 }

@@ -1,0 +1,353 @@
+package session
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The tests of this file play the repros of issue 33 ("One body, told truly") through `ward run`
+// (the offline backend) and assert what the trainee hears is the engine's now.
+
+// saidNumbers are the vitals a line of the nurse or the monitor names, by label: "HR 134",
+// "BP 78/42" (SBP and DBP), "GCS 12", "NEWS2 16".
+var saidNumbers = regexp.MustCompile(`\b(HR|RR|SpO2|SBP|BP|GCS|NEWS2) (\d+)(?:/(\d+))?`)
+
+func numbersSaid(text string) map[string]int {
+	out := map[string]int{}
+	for _, m := range saidNumbers.FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[2])
+		switch m[1] {
+		case "BP":
+			out["sbp"] = n
+			out["dbp"], _ = strconv.Atoi(m[3])
+		default:
+			out[strings.ToLower(m[1])] = n
+		}
+	}
+	return out
+}
+
+// saidAsReadAt checks that every number an alarm or escalation says is the value of the newest
+// reading of its patient taken at or before it sounded.
+func saidAsReadAt(t *testing.T, events []jsonEvent) {
+	t.Helper()
+	latest := map[string]jsonEvent{}
+	for _, e := range events {
+		switch e.kind() {
+		case "vitals":
+			latest[e.str("patient_id")] = e
+		case "alarm", "escalation":
+			r, ok := latest[e.str("patient_id")]
+			if !ok || r.num("t") > e.num("t") {
+				t.Errorf("%s at %g says %q with no reading taken", e.kind(), e.num("t"), e.str("text"))
+				continue
+			}
+			if strings.Contains(e.str("text"), "(first") || strings.Contains(e.str("text"), "since T+") {
+				if r.num("t") != e.num("t") {
+					t.Errorf("a repeat at %g was not observed afresh (newest reading at %g)", e.num("t"), r.num("t"))
+				}
+			}
+			for label, n := range numbersSaid(e.str("text")) {
+				if got := int(r.num(label)); got != n {
+					t.Errorf("%s at %g says %s %d, the reading then has %d: %q", e.kind(), e.num("t"), label, n, got, e.str("text"))
+				}
+			}
+		}
+	}
+}
+
+// An educator's check: sepsis left untreated for 40 minutes. Every repeat of the nurse's call
+// says the numbers of the reading she has just taken, and when she first called.
+func TestRunUntreatedSepsisEscalationsSayTheNumbersNow(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 3 })
+	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "/wait 40m"))
+	saidAsReadAt(t, events)
+	escalations := ofKind(events, "escalation")
+	if len(escalations) < 5 {
+		t.Fatalf("%d escalations in 40 unanswered minutes", len(escalations))
+	}
+	first, last := escalations[0], escalations[len(escalations)-1]
+	if last.num("repeats") == 0 || !strings.Contains(last.str("text"), "first called at T+05:00") {
+		t.Errorf("the last call %q, want a repeat that says when she first called", last.str("text"))
+	}
+	if numbersSaid(first.str("text"))["sbp"] == numbersSaid(last.str("text"))["sbp"] {
+		t.Errorf("the first call %q and the last %q name the same blood pressure through septic shock", first.str("text"), last.str("text"))
+	}
+	// Untreated septic shock keeps worsening: no plateau from 20 to 40 minutes.
+	sbp := map[float64]float64{}
+	for _, v := range ofKind(events, "vitals") {
+		sbp[v.num("t")] = v.num("sbp")
+	}
+	if at20, at40 := sbp[1200], sbp[2400]; at20 == 0 || at40 > at20-5 {
+		t.Errorf("systolic %g at 20 minutes and %g at 40, want it falling in untreated septic shock", at20, at40)
+	}
+}
+
+// An educator's check: VF on the monitor alarms in the second the heart stops, and the screen's
+// newest reading is the arrest's.
+func TestRunVFOnTheMonitorAlarmsAtOnce(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, true })
+	events := runJSON(t, r.s, lines("/admit patient_1 arrest-vf-ward", "attach the monitor", "/wait 60s"))
+	var onset float64 = -1
+	for _, e := range ofKind(events, "state") {
+		if e.str("to") == "vf-arrest" {
+			onset = e.num("t")
+		}
+	}
+	if onset < 0 {
+		t.Fatal("no VF in the first minute")
+	}
+	alarms := ofKind(events, "alarm")
+	if len(alarms) == 0 || alarms[0].num("t") > onset+1 || !strings.Contains(alarms[0].str("text"), "HR 0") {
+		t.Errorf("alarms %v, want one within a second of VF at %g", alarms, onset)
+	}
+	v, _ := r.s.ActivePatient()
+	if now := v.Readings[len(v.Readings)-1]; now.HR != 0 || now.T < 60 {
+		t.Errorf("the screen's newest reading %+v, want the monitor's now in VF", now)
+	}
+}
+
+// After the return of circulation the alarm still open says the numbers now, never the arrest's
+// zeros; a pulse check finds a pulse, and a rhythm check outside an arrest names no rhythm and
+// is no 12-lead.
+func TestRunAfterROSCTheMonitorSaysNow(t *testing.T) {
+	events, _ := arrestRun(t, "arrest-vf-ward", append(vfWell[:9:9],
+		"04:00 check for a pulse", "04:20 rhythm check", "10:00 check vitals")...)
+	saidAsReadAt(t, events)
+	var rosc float64 = -1 // the first reading with a pulse after one without
+	arrested := false
+	for _, e := range ofKind(events, "vitals") {
+		arrested = arrested || e["no_output"] == true
+		if arrested && e["no_output"] != true && rosc < 0 {
+			rosc = e.num("t")
+		}
+	}
+	if rosc < 0 {
+		t.Fatal("no ROSC")
+	}
+	for _, e := range ofKind(events, "alarm") {
+		if e.num("t") > rosc && strings.Contains(e.str("text"), "HR 0") {
+			t.Errorf("after ROSC at %g the alarm says %q", rosc, e.str("text"))
+		}
+	}
+	said := monitorSaid(events)
+	if !strings.Contains(said, "Pulse check: pulse present.") {
+		t.Errorf("a pulse check after ROSC: %s", said)
+	}
+	if strings.Contains(said, "12-lead") || strings.Contains(strings.ToLower(said), "sinus") {
+		t.Errorf("a rhythm check outside an arrest named the rhythm: %s", said)
+	}
+}
+
+func monitorSaid(events []jsonEvent) string {
+	var b strings.Builder
+	for _, m := range ofKind(events, "message") {
+		if m.str("agent") == "Monitor" || m.str("agent") == nurseAgent {
+			b.WriteString(m.str("text") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// An educator's check: anaphylaxis after one IM dose of adrenaline, nobody at the bedside. The
+// relapse as the adrenaline wears off is heard in the nurse's calls with the numbers then, and
+// the arrest it ends in is called, in the second it happens, by the nurse no monitor helps.
+func TestRunAnaphylaxisRelapseIsHeardAndTheArrestCalled(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, true })
+	events := runJSON(t, r.s, lines("/admit patient_1 anaphylaxis", "adrenaline 500 micrograms IM", "/wait 50m"))
+	saidAsReadAt(t, events)
+	var relapse, arrest float64 = -1, -1
+	for _, e := range ofKind(events, "state") {
+		switch {
+		case e.str("from") == "responding" && e.str("to") == "reaction":
+			relapse = e.num("t")
+		case e.str("to") == "pea-arrest":
+			arrest = e.num("t")
+		}
+	}
+	if relapse < 0 || arrest < 0 {
+		t.Fatalf("relapse at %g, arrest at %g", relapse, arrest)
+	}
+	news2 := []int{}
+	called := false
+	for _, e := range ofKind(events, "escalation") {
+		if e.num("t") > relapse && e.num("t") < arrest {
+			news2 = append(news2, numbersSaid(e.str("text"))["news2"])
+		}
+		if e.num("t") == arrest && strings.HasPrefix(e.str("text"), "Cardiac arrest") {
+			called = true
+		}
+	}
+	if len(news2) < 2 || news2[len(news2)-1] <= news2[0] {
+		t.Errorf("NEWS2 in the calls after the relapse %v, want them to rise as she worsens", news2)
+	}
+	if !called {
+		t.Errorf("the PEA arrest at %g was not called by the nurse", arrest)
+	}
+}
+
+// Found by random play: the examination's GCS was the state's written one (12) while the engine,
+// the monitor and the nurse had 11. One GCS everywhere.
+func TestRunOneGCSInTheExaminationAndTheObservations(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 7 })
+	events := runJSON(t, r.s, lines("/admit patient_1 anaphylaxis", "/wait 600s", "check his GCS, check vitals"))
+	said := monitorSaid(events)
+	exam := examGCS.FindStringSubmatch(said)
+	obs := numbersSaid(said[strings.Index(said, "Measured at"):])["gcs"]
+	if exam == nil || obs == 0 {
+		t.Fatalf("no GCS in the exam or the observations: %s", said)
+	}
+	if sum := int(exam[1][0]-'0') + int(exam[2][0]-'0') + int(exam[3][0]-'0'); sum != obs {
+		t.Errorf("the exam finds GCS %d (%s), the observations %d", sum, exam[0], obs)
+	}
+}
+
+// The examination finds the access the engine has: none before a cannula is sited, one after;
+// and an arrest's refused IV order offers no IM route.
+func TestRunAccessIsFoundAsTheEngineHasIt(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 arrest-vf-ward", "/wait 40s", "examine him",
+		"adrenaline 1 mg IV", "IV access", "/wait 70s", "examine him")))
+	if said := monitorSaid(turns[2]); !strings.Contains(said, "no cannula") {
+		t.Errorf("before any access the exam finds: %s", said)
+	}
+	if said := monitorSaid(turns[3]); !strings.Contains(said, "no IV access") || strings.Contains(said, "IM") {
+		t.Errorf("adrenaline IV in an arrest without access: %s", said)
+	}
+	if said := monitorSaid(turns[6]); !strings.Contains(said, "cannula in situ") {
+		t.Errorf("after a cannula the exam finds: %s", said)
+	}
+}
+
+// The order is checked as a prescriber's is: the drug first, then its safety, the dose, and the
+// route last. A route refused never offers another route for a drug that harms this patient; a
+// dose with no drug gets a question; a guess at an unknown name is never a harmful drug.
+func TestRunOrdersAreCheckedDrugFirstRouteLast(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 fracture-morphine-allergy", "give morphine 5 mg IV",
+		"give 2 mg", "/admit patient_2 opioid-overdose", "give zorbazine 5 mg IV")))
+	if said := monitorSaid(turns[1]) + pharmacistSaid(turns[1]); strings.Contains(said, "IM") || strings.Contains(said, "instead") {
+		t.Errorf("an IV order of her allergen without a line: %s", said)
+	}
+	if said := pharmacistSaid(turns[2]); !strings.Contains(said, "which drug") {
+		t.Errorf("'give 2 mg': %q, want the Pharmacist to ask which drug", said)
+	}
+	if said := pharmacistSaid(turns[4]); strings.Contains(said, "morphine") || !strings.Contains(said, "not in the formulary") {
+		t.Errorf("an unknown name in an opioid overdose: %q", said)
+	}
+}
+
+func pharmacistSaid(events []jsonEvent) string {
+	var b strings.Builder
+	for _, m := range ofKind(events, "message") {
+		if m.str("agent") == "Pharmacist" {
+			b.WriteString(m.str("text") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// "check the trachea" is answered, and in the tension pneumothorax finds it shifted.
+func TestRunTheTracheaIsExamined(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events := runJSON(t, r.s, lines("/admit patient_1 arrest-pea-tension", "check the trachea"))
+	if said := monitorSaid(events); !strings.Contains(said, "trachea deviated") {
+		t.Errorf("check the trachea: %s", said)
+	}
+}
+
+// A trainee's `ward run` names no state of the case and no rhythm on the monitor; the
+// instructor's names both.
+func TestRunATraineesRunNamesNoStateNorRhythm(t *testing.T) {
+	in := lines("/admit patient_1 arrest-vf-ward", "attach the monitor", "/wait 60s")
+	for _, instructor := range []bool{false, true} {
+		r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, instructor })
+		events := runJSON(t, r.s, in)
+		states, rhythms := len(ofKind(events, "state")), 0
+		for _, e := range ofKind(events, "vitals") {
+			if e.str("rhythm") != "" {
+				rhythms++
+			}
+		}
+		if instructor != (states > 0) || instructor != (rhythms > 0) {
+			t.Errorf("instructor %v: %d state events, %d readings naming the rhythm", instructor, states, rhythms)
+		}
+	}
+}
+
+// Chest compressions on a patient with a pulse are a critical error; resumed at once after the
+// shock that restarted the heart, as the algorithm has it, they are not.
+func TestRunCPROnAPatientWithAPulseIsACriticalError(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "start CPR"))
+	if errs := ofKind(events, "critical_error"); len(errs) != 1 || errs[0].str("id") != "cpr-with-pulse" {
+		t.Errorf("CPR on a talking patient: critical errors %v", errs)
+	}
+	events, _ = arrestRun(t, "arrest-vf-ward", vfWell[:9]...)
+	for _, e := range ofKind(events, "critical_error") {
+		if e.str("id") == "cpr-with-pulse" {
+			t.Errorf("CPR resumed after the shock that restarted the heart was judged an error: %v", e)
+		}
+	}
+}
+
+// A needle decompression of the side without the tension pneumothorax is a critical error and
+// treats nothing; of the right side it treats the cause.
+func TestRunWrongSideDecompressionIsACriticalError(t *testing.T) {
+	for _, side := range []string{"left", "right"} {
+		events, aar := arrestRun(t, "arrest-pea-tension", "00:50 he's in cardiac arrest, crash call, start CPR",
+			"01:10 needle decompression on the "+side)
+		var wrong []jsonEvent
+		for _, e := range ofKind(events, "critical_error") {
+			if e.str("id") == "wrong-side-procedure" {
+				wrong = append(wrong, e)
+			}
+		}
+		arrest, _ := aar["arrest"].(map[string]any)
+		causes, _ := arrest["causes"].(string)
+		treated := strings.Contains(causes, "was treated")
+		if side == "left" && (len(wrong) != 1 || treated) {
+			t.Errorf("left-sided decompression of a right tension: errors %v, cause treated %v", wrong, treated)
+		}
+		if side == "right" && (len(wrong) != 0 || !treated) {
+			t.Errorf("right-sided decompression: errors %v, cause treated %v", wrong, treated)
+		}
+	}
+}
+
+// What treatment did is found: after IM morphine the allergic patient's chest wheezes and her
+// skin has hives, as the engine has them.
+func TestRunADrugReactionIsFoundOnExamination(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 fracture-morphine-allergy", "give morphine 10 mg IM",
+		"/wait 5m", "listen to the chest, look at the skin")))
+	said := monitorSaid(turns[3])
+	if !strings.Contains(said, "wheeze") || !strings.Contains(said, "hives") || strings.Contains(said, "clear, with equal air entry") {
+		t.Errorf("after her allergen the exam finds: %s", said)
+	}
+}
+
+// A change of state the instructor injects is found at the very next examination.
+func TestRunAnInjectedChangeShowsInTheNextExamination(t *testing.T) {
+	r := injectRig(t)
+	if _, err := r.inject(Injection{Kind: InjectDeterioration, PatientID: "patient_1", State: "peri-arrest"}); err != nil {
+		t.Fatal(err)
+	}
+	events := runJSON(t, r.s, lines("listen to the chest"))
+	if said := monitorSaid(events); !strings.Contains(said, "silent chest") {
+		t.Errorf("just after the injected peri-arrest the chest: %s", said)
+	}
+}
+
+// A patient asked the same question again notices: "I told you — …", with the same answer.
+func TestRunThePatientNoticesARepeatedQuestion(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 3 })
+	turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "what medications do you take?",
+		"/wait 11m", "what medications do you take?")))
+	first, again := strings.Join(saidBy(turns[1], "Patient"), ""), strings.Join(saidBy(turns[3], "Patient"), "")
+	if strings.HasPrefix(first, "I told you") || !strings.HasPrefix(again, "I told you — ") {
+		t.Errorf("asked once: %q; asked again: %q", first, again)
+	}
+}
