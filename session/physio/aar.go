@@ -2,6 +2,7 @@ package physio
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,8 +22,10 @@ type Report struct {
 	FinalState   string  `json:"final_state"`
 	// NEWS2AtArrival is the first measured score and NEWS2Now the last: what the trainee could
 	// see, so the review and the screen agree. Nil until something was measured.
-	NEWS2AtArrival  *ScoreAt          `json:"news2_at_arrival"`
-	NEWS2Now        *ScoreAt          `json:"news2_now"`
+	NEWS2AtArrival *ScoreAt `json:"news2_at_arrival"`
+	NEWS2Now       *ScoreAt `json:"news2_now"`
+	// Trajectory is the stretch of the case the NEWS2 trajectory is judged on (trajectory.go).
+	Trajectory      Trajectory        `json:"trajectory"`
 	Timeline        []TimelineEntry   `json:"timeline"`
 	CriticalActions []CriticalOutcome `json:"critical_actions"`
 	CriticalErrors  []ErrorRecord     `json:"critical_errors"`
@@ -46,7 +49,9 @@ type Report struct {
 	DispositionReason string              `json:"disposition_reason,omitempty"`
 	Reflections       []ReflectionOutcome `json:"reflections"`
 	Score             Score               `json:"score"`
-	Objectives        []string            `json:"learning_objectives"`
+	// JudgedOn is what the case's score weighs (its critical actions, weighted items and parts).
+	JudgedOn   []string `json:"judged_on"`
+	Objectives []string `json:"learning_objectives"`
 	// Arrest reviews a cardiac arrest against the ALS algorithm, cycle by cycle; nil if none.
 	Arrest *ArrestReview `json:"arrest,omitempty"`
 }
@@ -73,11 +78,13 @@ type CriticalOutcome struct {
 	Rule        string `json:"rule"`
 	Met         bool   `json:"met"`
 	Done        bool   `json:"done"`
-	// Moot: an item to be done before another that never happened does not apply; it scores
-	// its points and is neither praised nor faulted.
-	Moot   bool     `json:"moot,omitempty"`
-	At     *float64 `json:"at,omitempty"` // elapsed seconds when first done
-	Points int      `json:"points"`       // its weight in the score
+	// Moot: an item whose condition never occurred does not apply (to be done before another that
+	// never happened, or in states the patient never reached); it scores its points and is neither
+	// praised nor faulted. MootWhy says why.
+	Moot    bool     `json:"moot,omitempty"`
+	MootWhy string   `json:"moot_why,omitempty"`
+	At      *float64 `json:"at,omitempty"` // elapsed seconds when first done
+	Points  int      `json:"points"`       // its weight in the score
 
 	match sc.Match
 }
@@ -106,6 +113,9 @@ type ScoreLine struct {
 	Points int    `json:"points"`
 	Max    int    `json:"max"`
 	Why    string `json:"why"`
+	// NotApplicable: an item whose condition never occurred; the actions' part is scored out of
+	// the items that applied, so it neither adds nor takes away.
+	NotApplicable bool `json:"not_applicable,omitempty"`
 }
 
 // Report builds the After Action Review from everything the engine recorded.
@@ -128,11 +138,12 @@ func (e *Engine) Report() Report {
 	}
 	r.Alerts = e.alertOutcomes()
 	r.NearMisses, r.OutOfRange = e.nearMissesAndOutOfRange()
+	r.Trajectory = e.trajectory()
 	r.Timeline = e.timeline()
 	r.CriticalActions = e.criticalOutcomes()
 	r.Arrest = e.arrestReview()
 	e.caseEnd(&r)
-	r.Score = e.score(r)
+	r.Score, r.JudgedOn = e.score(r), e.judgedOn()
 	r.Debrief = e.debrief(r)
 	return r
 }
@@ -157,7 +168,7 @@ func (e *Engine) timeline() []TimelineEntry {
 		if c.From == "" {
 			add(c.T, 0, "arrival", fmt.Sprintf("arrived in state %s", c.To))
 		} else {
-			add(c.T, 5, "state", fmt.Sprintf("%s → %s: %s", c.From, c.To, c.Reason))
+			add(c.T, 5, "state", c.causeText())
 		}
 	}
 	for _, a := range e.s.Actions {
@@ -197,17 +208,24 @@ func (e *Engine) timeline() []TimelineEntry {
 func (e *Engine) criticalOutcomes() []CriticalOutcome {
 	first := map[string]int{} // critical action id → index of first matching action
 	for _, ca := range e.sc.CriticalActions {
-		first[ca.ID] = -1
-		for i, a := range e.s.Actions {
-			if matches(ca.Match, a.Action) {
-				first[ca.ID] = i
-				break
-			}
-		}
+		first[ca.ID] = slices.IndexFunc(e.s.Actions, func(a ActionRecord) bool {
+			return matches(ca.Match, a.Action) && (len(ca.States) == 0 || ca.States.Has(e.stateAt(a.T).Name()))
+		})
 	}
 	var out []CriticalOutcome
 	for _, ca := range e.sc.CriticalActions {
 		o := CriticalOutcome{ID: ca.ID, Description: ca.Description, Points: ca.Points, match: ca.Match}
+		from := float64(e.s.Admitted)
+		if len(ca.States) > 0 {
+			entered, ok := e.firstIn(ca.States)
+			if !ok {
+				o.Rule, o.Moot, o.Met = "in "+strings.Join(ca.States, " or "), true, true
+				o.MootWhy = "the patient never reached " + strings.Join(ca.States, " or ")
+				out = append(out, o)
+				continue
+			}
+			from = entered
+		}
 		i := first[ca.ID]
 		if i >= 0 {
 			at := e.since(e.s.Actions[i].T)
@@ -217,13 +235,29 @@ func (e *Engine) criticalOutcomes() []CriticalOutcome {
 			o.Rule = "before " + ca.Before
 			o.Moot = first[ca.Before] < 0
 			o.Met = o.Moot || o.Done && i < first[ca.Before]
+			if o.Moot {
+				o.MootWhy = ca.Before + " was not done"
+			}
 		} else {
 			o.Rule = "within " + SimTime(float64(ca.Within))
-			o.Met = o.Done && *o.At <= float64(ca.Within)
+			if len(ca.States) > 0 {
+				o.Rule += " of " + strings.Join(ca.States, " or ")
+			}
+			o.Met = o.Done && e.s.Actions[i].T-from <= float64(ca.Within)
 		}
 		out = append(out, o)
 	}
 	return out
+}
+
+// firstIn is the ward time the patient first entered one of states.
+func (e *Engine) firstIn(states sc.Names) (float64, bool) {
+	for _, c := range e.s.States {
+		if states.Has(c.To) {
+			return c.T, true
+		}
+	}
+	return 0, false
 }
 
 // SimTime formats sim seconds as mm:ss (or h:mm:ss), as the review, the prompts and the notes

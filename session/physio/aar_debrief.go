@@ -183,12 +183,13 @@ func criticalActionPoints(e *Engine, r Report) []Point {
 func timeOf(at *float64) string { return SimTime(*at) }
 
 // rescuePoints credit each emergency treatment the case called for, the first time it was given
-// in a state that called for it.
-func rescuePoints(e *Engine, _ Report) []Point {
+// in a state that called for it; a drug the arrest review faults (early, late, the wrong dose)
+// is not also praised here.
+func rescuePoints(e *Engine, r Report) []Point {
 	var out []Point
 	for _, rs := range e.sc.Rescue {
 		for _, a := range e.s.Actions {
-			if !e.rescues(rs, a) {
+			if !e.rescues(rs, a) || r.Arrest.faults(e.since(a.T)) {
 				continue
 			}
 			how := "the right emergency treatment, which needs no allergy history first"
@@ -230,6 +231,9 @@ func allergyPoints(e *Engine, _ Report) []Point {
 }
 
 func reassessmentPoints(e *Engine, _ Report) []Point {
+	if e.sc.Scoring.Reassessment == 0 {
+		return nil // not what the case judges
+	}
 	if e.reassessed() {
 		return []Point{{Kind: PointPlus, Text: "Reassessed the vital signs after treatment"}}
 	}
@@ -244,20 +248,23 @@ func warningPoints(e *Engine, r Report) []Point {
 	return out
 }
 
+// trajectoryPoints say how the patient fared over the stretch the trainee is judged on; a case
+// that does not weigh the trajectory (an arrest whose lesson is the decision to stop) says nothing.
 func trajectoryPoints(e *Engine, r Report) []Point {
-	first, last := r.NEWS2AtArrival, r.NEWS2Now
+	t := r.Trajectory
 	switch {
-	case first == nil:
+	case e.sc.Scoring.Trajectory == 0:
+		return nil
+	case t.From == nil && t.Since == nil:
 		return []Point{{Kind: PointDelta, Text: "No observations were measured, so nobody knew how sick the patient was"}}
-	case len(e.s.Readings) == 1:
-		return []Point{{Kind: PointDelta, Text: fmt.Sprintf("Observations were measured only once (%s), so the trend was never seen", first.Text)}}
+	case t.From == nil:
+		return []Point{{Kind: PointDelta, Text: "No observations were measured after " + t.sinceText() + ", so nobody knew how sick the patient was"}}
+	case !t.Judged:
+		return []Point{{Kind: PointDelta, Text: fmt.Sprintf("Observations were measured only once (%s), so the trend was never seen", t.From.Text)}}
+	case t.Improved():
+		return []Point{{Kind: PointPlus, Text: "The patient improved: " + t.String()}}
+	case t.Worsened():
+		return []Point{{Kind: PointDelta, Text: "The patient deteriorated: " + t.String()}}
 	}
-	trend := fmt.Sprintf("%s when first measured, %s when last measured", first.Text, last.Text)
-	switch {
-	case last.Total < first.Total:
-		return []Point{{Kind: PointPlus, Text: "The patient improved: " + trend}}
-	case last.Total > first.Total:
-		return []Point{{Kind: PointDelta, Text: "The patient deteriorated: " + trend}}
-	}
-	return []Point{{Kind: PointDelta, Text: "The patient did not improve: " + trend}}
+	return []Point{{Kind: PointDelta, Text: "The patient did not improve: " + t.String()}}
 }

@@ -26,8 +26,12 @@ const (
 // most a little muddled.
 const swallowGCS = 14
 
-// RuleRouteRefused is the order's rule when the nurse refused its route.
-const RuleRouteRefused = "route_refused"
+// RuleRouteRefused is the order's rule when the nurse refused its route; RuleNotInArrest when
+// the nurse refused chest compressions on a patient whose heart is beating.
+const (
+	RuleRouteRefused = "route_refused"
+	RuleNotInArrest  = "not_in_arrest"
+)
 
 // siteAccess starts vascular access; it is in after the time it takes, unless it already is.
 func (e *Engine) siteAccess(a *Action) {
@@ -131,6 +135,14 @@ func capital(s string) string {
 }
 
 // fluidsRefused is the nurse's word on fluids ordered with no access sited.
+// compressionsRefused is the nurse declining to start compressions on a patient who is not in
+// cardiac arrest: nothing is started, so nobody says compressions are going while the record
+// says they never were (RCUK ALS 2021: compressions are for a patient with no signs of life).
+func (e *Engine) compressionsRefused() OrderRecord {
+	return OrderRecord{T: float64(e.s.T), Drug: "chest compressions", Verdict: sc.DoseAsk, Rule: RuleNotInArrest, Refused: true,
+		Say: "There's a pulse and a blood pressure: this patient is not in cardiac arrest, so no compressions are started. Call for them the moment there are no signs of life."}
+}
+
 func (e *Engine) fluidsRefused(a Action) OrderRecord {
 	return OrderRecord{T: float64(e.s.T), Drug: "fluids", Route: "IV", Dose: sc.Dose{VolumeML: a.VolumeML},
 		Verdict: sc.DoseAsk, Rule: RuleRouteRefused, Refused: true,

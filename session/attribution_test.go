@@ -1,0 +1,105 @@
+package session
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ward-sim/ward/session/physio"
+)
+
+// debriefOf is the review's debrief as lines, with their kinds.
+func debriefOf(rep physio.Report) string {
+	var out []string
+	for _, p := range rep.Debrief {
+		out = append(out, p.Kind+": "+p.Line())
+	}
+	return strings.Join(out, "\n")
+}
+
+// scoreLine is the breakdown's line whose item starts with prefix.
+func scoreLine(rep physio.Report, prefix string) (physio.ScoreLine, bool) {
+	for _, l := range rep.Score.Breakdown {
+		if strings.HasPrefix(l.Item, prefix) {
+			return l, true
+		}
+	}
+	return physio.ScoreLine{}, false
+}
+
+// The scripted VF arrest of arrest-vf-ward is the case's, not the trainee's: the state change
+// says so in the run's events and the timeline, and the review charges no deterioration for it.
+func TestScriptedArrestIsNotChargedAsDeterioration(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	var states []physio.Event
+	for _, line := range []string{"/admit patient_1 arrest-vf-ward", "check vitals", "/wait 35s",
+		"he's in cardiac arrest, crash call, start CPR", "/wait 15s", "pads on, charge to 150 J", "/wait 10s",
+		"stop compressions, rhythm check", "this is VF, stand clear, shock 150 J, resume CPR", "/wait 107s", "check vitals"} {
+		states = append(states, simOf(r.turn(line), physio.EventState)...)
+	}
+	if len(states) != 2 || states[0].State.Cause != physio.CauseScript || states[1].State.Cause != physio.CauseTrainee {
+		t.Fatalf("state changes %+v; want the scripted arrest, then ROSC after the trainee's shock", states)
+	}
+	rep := r.engine("patient_1").Report()
+	d := debriefOf(rep)
+	if strings.Contains(d, "deteriorated") {
+		t.Errorf("the scripted arrest is charged as the trainee's:\n%s", d)
+	}
+	if !strings.Contains(timelineText(rep), "palpitations → vf-arrest: the ectopics trigger ventricular fibrillation (the case's script)") {
+		t.Errorf("the timeline does not say the arrest was the case's:\n%s", timelineText(rep))
+	}
+	if tr := rep.Trajectory; tr.Since == nil || tr.Since.To != "vf-arrest" || !tr.Improved() {
+		t.Errorf("trajectory %+v; want it judged from the scripted arrest, improved after ROSC", tr)
+	}
+}
+
+// An injected deterioration is the instructor's: the trajectory is judged from where it took
+// the patient, so a trainee who holds the patient there is not told they deteriorated.
+func TestInjectedDeteriorationIsNotChargedToTheTrainee(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 7 })
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("check vitals")
+	if _, err := r.inject(Injection{Kind: physio.InjectDeterioration, PatientID: "patient_1", State: "near-fatal"}); err != nil {
+		t.Fatal(err)
+	}
+	r.turn("check vitals")
+	r.turn("/wait 90s")
+	r.turn("check vitals")
+	rep := r.engine("patient_1").Report()
+	if d := debriefOf(rep); strings.Contains(d, "deteriorated") {
+		t.Errorf("the instructor's injection is charged as the trainee's:\n%s", d)
+	}
+	l, ok := scoreLine(rep, "patient trajectory")
+	if !ok || l.Points == 0 || !strings.Contains(l.Why, "injected by the instructor at") {
+		t.Errorf("trajectory line %+v; want it judged from the injection, not scored as a deterioration", l)
+	}
+}
+
+// A case that does not weigh the NEWS2 trajectory (arrest-asystole-stop: the decision to stop)
+// says nothing about it, and its review says what the trainee is judged on.
+func TestAsystoleStopIsJudgedOnTheDecision(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 3 })
+	r.turn("/admit patient_1 arrest-asystole-stop")
+	r.turn("check vitals")
+	r.turn("/wait 60s")
+	r.turn("check vitals")
+	rep := r.engine("patient_1").Report()
+	if d := debriefOf(rep); strings.Contains(d, "did not improve") || strings.Contains(d, "No vital signs were measured after treatment") {
+		t.Errorf("the asystole case is judged on NEWS2:\n%s", d)
+	}
+	if _, ok := scoreLine(rep, "patient trajectory"); ok {
+		t.Errorf("the score has a trajectory line the case gives no weight")
+	}
+	judged := strings.Join(rep.JudgedOn, "\n")
+	if !strings.Contains(judged, "Decide, as a team, to stop resuscitation") || !strings.Contains(judged, "What told you that resuscitation would not succeed?") ||
+		strings.Contains(judged, "NEWS2") {
+		t.Errorf("judged on:\n%s", judged)
+	}
+}
+
+func timelineText(rep physio.Report) string {
+	var out []string
+	for _, e := range rep.Timeline {
+		out = append(out, e.Text)
+	}
+	return strings.Join(out, "\n")
+}
