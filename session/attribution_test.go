@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,4 +103,35 @@ func timelineText(rep physio.Report) string {
 		out = append(out, e.Text)
 	}
 	return strings.Join(out, "\n")
+}
+
+// Seed 000: the line that switches patient is kept in the patient it switches to, and the line
+// that admits a patient opens their history, with ward's note of the admission below it.
+func TestTheLineThatSwitchesIsInThePatientItSwitchesTo(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1")
+	r.turn("/admit patient_2")
+	r.turn("switch to patient_1")
+	h := r.dump().Histories
+	one, two := contents(h["patient_1"]), contents(h["patient_2"])
+	if slices.Contains(two, "user:switch to patient_1") {
+		t.Errorf("patient_2's history holds the line that left them: %q", two)
+	}
+	if len(one) < 4 || one[0] != "user:/admit patient_1" || !strings.HasPrefix(one[1], "assistant:patient_1 admitted: ") ||
+		one[2] != "user:switch to patient_1" || !strings.HasPrefix(one[3], "assistant:") {
+		t.Errorf("patient_1's history is %q; want the admission, then the switch above its answer", one)
+	}
+	if len(two) < 2 || two[0] != "user:/admit patient_2" {
+		t.Errorf("patient_2's history is %q; want it opened by the line that admitted them", two)
+	}
+
+	fresh := newRig(t)
+	fresh.turn("review patient_1")
+	d := fresh.dump()
+	if got := contents(d.Histories["patient_1"]); len(got) < 2 || got[0] != "user:review patient_1" {
+		t.Errorf("the first line admitted patient_1 but their history is %q", got)
+	}
+	if len(d.SessionHistory) > 0 {
+		t.Errorf("the shift's own history holds %q", contents(d.SessionHistory))
+	}
 }

@@ -114,7 +114,7 @@ func (s *Session) cmdSwitch(_ context.Context, t *turn, arg string) {
 		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /switch ID"})
 		return
 	}
-	s.switchTo(t, arg, analyzer.ActionSwitchExisting, "/switch command", "")
+	s.switchTo(t, s.typed(t), arg, analyzer.ActionSwitchExisting, "/switch command", "")
 }
 
 func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
@@ -136,7 +136,9 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 	if len(fields) == 2 {
 		scenario = fields[1]
 	}
-	s.switchTo(t, id, analyzer.ActionActivateNew, "/admit command", scenario)
+	typed := s.typed(t)
+	typed.msg.Content = CmdAdmit + " " + id // the case it names, if any, is not the trainee's to read back
+	s.switchTo(t, typed, id, analyzer.ActionActivateNew, "/admit command", scenario)
 }
 
 // cmdScenarios numbers the scenarios and gives each by its presentation, as a triage list
