@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 )
 
 // debriefOf is the review's debrief as lines, with their kinds.
-func debriefOf(rep physio.Report) string {
+func debriefOf(rep aar.Report) string {
 	var out []string
 	for _, p := range rep.Debrief {
 		out = append(out, p.Kind+": "+p.Line())
@@ -18,13 +19,13 @@ func debriefOf(rep physio.Report) string {
 }
 
 // scoreLine is the breakdown's line whose item starts with prefix.
-func scoreLine(rep physio.Report, prefix string) (physio.ScoreLine, bool) {
+func scoreLine(rep aar.Report, prefix string) (aar.ScoreLine, bool) {
 	for _, l := range rep.Score.Breakdown {
 		if strings.HasPrefix(l.Item, prefix) {
 			return l, true
 		}
 	}
-	return physio.ScoreLine{}, false
+	return aar.ScoreLine{}, false
 }
 
 // The scripted VF arrest of arrest-vf-ward is the case's, not the trainee's: the state change
@@ -40,7 +41,7 @@ func TestScriptedArrestIsNotChargedAsDeterioration(t *testing.T) {
 	if len(states) != 2 || states[0].State.Cause != physio.CauseScript || states[1].State.Cause != physio.CauseTrainee {
 		t.Fatalf("state changes %+v; want the scripted arrest, then ROSC after the trainee's shock", states)
 	}
-	rep := r.engine("patient_1").Report()
+	rep := aar.Of(r.engine("patient_1"))
 	d := debriefOf(rep)
 	if strings.Contains(d, "deteriorated") {
 		t.Errorf("the scripted arrest is charged as the trainee's:\n%s", d)
@@ -65,7 +66,7 @@ func TestInjectedDeteriorationIsNotChargedToTheTrainee(t *testing.T) {
 	r.turn("check vitals")
 	r.turn("/wait 90s")
 	r.turn("check vitals")
-	rep := r.engine("patient_1").Report()
+	rep := aar.Of(r.engine("patient_1"))
 	if d := debriefOf(rep); strings.Contains(d, "deteriorated") {
 		t.Errorf("the instructor's injection is charged as the trainee's:\n%s", d)
 	}
@@ -83,7 +84,7 @@ func TestAsystoleStopIsJudgedOnTheDecision(t *testing.T) {
 	r.turn("check vitals")
 	r.turn("/wait 60s")
 	r.turn("check vitals")
-	rep := r.engine("patient_1").Report()
+	rep := aar.Of(r.engine("patient_1"))
 	if d := debriefOf(rep); strings.Contains(d, "did not improve") || strings.Contains(d, "No vital signs were measured after treatment") {
 		t.Errorf("the asystole case is judged on NEWS2:\n%s", d)
 	}
@@ -97,7 +98,7 @@ func TestAsystoleStopIsJudgedOnTheDecision(t *testing.T) {
 	}
 }
 
-func timelineText(rep physio.Report) string {
+func timelineText(rep aar.Report) string {
 	var out []string
 	for _, e := range rep.Timeline {
 		out = append(out, e.Text)

@@ -12,6 +12,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
+	"github.com/ward-sim/ward/session/action"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
@@ -425,7 +426,7 @@ func (s *Session) runTool(t *turn, x *examination, name string, args map[string]
 // checkVitalsTool measures the patient as a trainee's check would, so the reading is logged,
 // scored and remembered like any other.
 func (s *Session) checkVitalsTool(t *turn, e *physio.Engine) string {
-	events := e.Apply(physio.Action{Kind: scenario.KindCheckVitals})
+	events := e.Apply(action.Action{Kind: scenario.KindCheckVitals})
 	s.recordEvents(events)
 	for _, ev := range events {
 		t.emit(SimEvent{ev})

@@ -11,7 +11,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
-	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -218,12 +218,12 @@ func (c *conversation) held(why string) {
 	}
 }
 
-func debriefFollowUp(missing []physio.Point) string {
+func debriefFollowUp(missing []aar.Point) string {
 	return "Your debrief left out what the review records. Name each of these plainly, first, and say what to do instead:\n- " +
 		strings.Join(pointLines(missing), "\n- ")
 }
 
-func pointLines(points []physio.Point) []string {
+func pointLines(points []aar.Point) []string {
 	out := make([]string, len(points))
 	for i, pt := range points {
 		out[i] = pt.Labelled()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -124,7 +125,7 @@ type LLMCallEvent struct {
 }
 
 // AAREvent is an After Action Review of one patient.
-type AAREvent struct{ physio.Report }
+type AAREvent struct{ aar.Report }
 
 // RouteEvent says which agent speaks next and why.
 type RouteEvent struct {

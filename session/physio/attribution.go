@@ -27,10 +27,14 @@ const (
 var causeWords = map[string]string{CauseTrainee: "after the trainee's actions", CauseUntreated: "with time, before the treatment that stops it",
 	CauseScript: "the case's script", CauseInstructor: "injected by the instructor"}
 
-// chargeable reports whether a change with this cause may be charged to the trainee.
-func chargeable(cause string) bool {
-	return cause == CauseTrainee || cause == CauseUntreated || cause == ""
+// Chargeable reports whether the change may be charged to the trainee: theirs, or one that came
+// with time before the treatment that stops it (a record kept before causes counts as theirs).
+func (c StateChange) Chargeable() bool {
+	return c.Cause == CauseTrainee || c.Cause == CauseUntreated || c.Cause == ""
 }
+
+// CauseWords is how the review names the change's cause: "the case's script".
+func (c StateChange) CauseWords() string { return causeWords[c.Cause] }
 
 // transitionCause says what caused the scenario's transition tr out of the current state: an
 // action among its conditions is the trainee's; a move that is no worse by NEWS2 is their
@@ -40,7 +44,7 @@ func (e *Engine) transitionCause(tr *sc.Transition) string {
 	switch {
 	case onAction(tr):
 		return CauseTrainee
-	case e.news2At(e.sc.State(tr.To), false).Total <= e.news2At(e.cur, false).Total:
+	case e.NEWS2At(e.sc.State(tr.To), false).Total <= e.NEWS2At(e.cur, false).Total:
 		return CauseTrainee
 	}
 	for _, ti := range e.cur.Outgoing() {
@@ -61,8 +65,8 @@ func onAction(tr *sc.Transition) bool {
 	return false
 }
 
-// news2At is the NEWS2 of the values state st leads to, on oxygen or air.
-func (e *Engine) news2At(st *sc.State, onOxygen bool) NEWS2Score {
+// NEWS2At is the NEWS2 of the values state st leads to, on oxygen or air.
+func (e *Engine) NEWS2At(st *sc.State, onOxygen bool) NEWS2Score {
 	var raw [sc.NumVitals]float64
 	for v := range raw {
 		raw[v] = st.Target(sc.Vital(v))
@@ -70,20 +74,9 @@ func (e *Engine) news2At(st *sc.State, onOxygen bool) NEWS2Score {
 	return NEWS2(vitalsFrom(&raw, e.sc), e.Scale(), onOxygen)
 }
 
-// lastUncharged is the last change of state the trainee did not cause (the script's or the
-// instructor's) after arrival, or nil.
-func (e *Engine) lastUncharged() *StateChange {
-	for i := len(e.s.States) - 1; i > 0; i-- {
-		if !chargeable(e.s.States[i].Cause) {
-			return &e.s.States[i]
-		}
-	}
-	return nil
-}
-
-// causeText is the change as the timeline writes it: "palpitations → vf-arrest: the ectopics
+// Text is the change as the review's timeline writes it: "palpitations → vf-arrest: the ectopics
 // trigger ventricular fibrillation (the case's script)".
-func (c StateChange) causeText() string {
+func (c StateChange) Text() string {
 	text := fmt.Sprintf("%s → %s: %s", c.From, c.To, c.Reason)
 	if w, ok := causeWords[c.Cause]; ok && c.Reason != reasonInjected {
 		text += " (" + w + ")"

@@ -70,7 +70,7 @@ func (e *Engine) Deteriorate(state string) (Event, error) {
 // state as well as a worse one, and the nurse who calls about it must not say the opposite.
 func (e *Engine) Worsens(state string) bool {
 	st := e.sc.State(state)
-	return st != nil && e.news2At(st, e.s.OnOxygen).Total > e.TrueNEWS2().Total
+	return st != nil && e.NEWS2At(st, e.s.OnOxygen).Total > e.TrueNEWS2().Total
 }
 
 // Record keeps an event the instructor injected in the case's record. A closed case takes none.
@@ -108,14 +108,4 @@ func (e *Engine) End() error {
 	_ = e.Record(InjectEnd, "") // the case is open: checked above
 	e.s.Disposition = &DispositionRecord{T: float64(e.s.T), Place: PlaceEnded}
 	return nil
-}
-
-// instructorPoints say what the instructor injected and when, so the debrief reads the case
-// with them in mind.
-func instructorPoints(e *Engine, _ Report) []Point {
-	var out []Point
-	for _, in := range e.s.Injected {
-		out = append(out, Point{Kind: PointInstructor, At: e.at(in.T), Text: "the instructor injected " + in.String()})
-	}
-	return out
 }

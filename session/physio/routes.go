@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -34,7 +35,7 @@ const (
 )
 
 // siteAccess starts vascular access; it is in after the time it takes, unless it already is.
-func (e *Engine) siteAccess(a *Action) {
+func (e *Engine) siteAccess(a *action.Action) {
 	if e.s.AccessAt >= 0 {
 		return
 	}
@@ -134,7 +135,6 @@ func capital(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// fluidsRefused is the nurse's word on fluids ordered with no access sited.
 // compressionsRefused is the nurse declining to start compressions on a patient who is not in
 // cardiac arrest: nothing is started, so nobody says compressions are going while the record
 // says they never were (RCUK ALS 2021: compressions are for a patient with no signs of life).
@@ -143,7 +143,8 @@ func (e *Engine) compressionsRefused() OrderRecord {
 		Say: "There's a pulse and a blood pressure: this patient is not in cardiac arrest, so no compressions are started. Call for them the moment there are no signs of life."}
 }
 
-func (e *Engine) fluidsRefused(a Action) OrderRecord {
+// fluidsRefused is the nurse's word on fluids ordered with no access sited.
+func (e *Engine) fluidsRefused(a action.Action) OrderRecord {
 	return OrderRecord{T: float64(e.s.T), Drug: "fluids", Route: "IV", Dose: sc.Dose{VolumeML: a.VolumeML},
 		Verdict: sc.DoseAsk, Rule: RuleRouteRefused, Refused: true,
 		Say: "There's no IV access yet: site a cannula first (\"site a cannula\", or \"IO access\") — no fluids given."}
