@@ -21,6 +21,10 @@ type Report struct {
 	Arrived      float64 `json:"arrived"`  // ward time of arrival
 	Duration     float64 `json:"duration"` // seconds since arrival
 	FinalState   string  `json:"final_state"`
+	// Attempted: the trainee did something for the patient (an action, an order, a diagnosis, a
+	// reflection, a disposition of their own). A patient never attended is not attempted, in ADL's
+	// sense: the report and the xAPI export leave them out, and nothing of theirs is failed.
+	Attempted bool `json:"attempted"`
 	// NEWS2AtArrival is the first measured score and NEWS2Now the last: what the trainee could
 	// see, so the review and the screen agree. Nil until something was measured.
 	NEWS2AtArrival *ScoreAt `json:"news2_at_arrival"`
@@ -139,6 +143,7 @@ func Of(e *physio.Engine) Report {
 	}
 	r.Alerts = alertOutcomes(e)
 	r.NearMisses, r.OutOfRange = nearMissesAndOutOfRange(e)
+	r.Attempted = attempted(e)
 	r.Trajectory = trajectory(e)
 	r.Timeline = timeline(e)
 	r.CriticalActions = criticalOutcomes(e)
@@ -246,10 +251,33 @@ func criticalOutcomes(e *physio.Engine) []CriticalOutcome {
 				o.Rule += " of " + strings.Join(ca.States, " or ")
 			}
 			o.Met = o.Done && actions[i].T-from <= float64(ca.Within)
+			if ended, early := endedBefore(e, from, ca.Within); !o.Done && early {
+				o.Moot, o.Met = true, true
+				o.MootWhy = fmt.Sprintf("the instructor ended the case at %s, before its window closed", physio.SimTime(since(e, ended)))
+			}
 		}
 		out = append(out, o)
 	}
 	return out
+}
+
+// attempted reports whether the trainee did anything for the patient: the engine records every
+// action, order, diagnosis and reflection; a disposition counts unless the instructor ended the
+// case.
+func attempted(e *physio.Engine) bool {
+	d, disposed := e.Disposition()
+	return len(e.Actions()) > 0 || len(e.Orders()) > 0 || len(e.Diagnoses()) > 0 || len(e.Reflections()) > 0 ||
+		disposed && d.Place != physio.PlaceEnded
+}
+
+// endedBefore reports, for a case the instructor ended, whether it ended before a critical
+// action's window closed: from is when the window opened.
+func endedBefore(e *physio.Engine, from float64, within sc.Seconds) (float64, bool) {
+	d, disposed := e.Disposition()
+	if !disposed || d.Place != physio.PlaceEnded {
+		return 0, false
+	}
+	return d.T, d.T-from < float64(within)
 }
 
 // firstIn is the ward time the patient first entered one of states.

@@ -86,6 +86,7 @@ func TestArchiveRestoreByNumberSaysWhereTheOldContentWent(t *testing.T) {
 
 func TestExportWritesSpeakersAndTimes(t *testing.T) {
 	r := sessiontest.New(t, func(*session.Config) {})
+	r.Turn("hello, who is first?")
 	r.Turn("review patient_1")
 	r.Turn("any allergies?")
 	r.Turn("/admit patient_2")

@@ -184,6 +184,9 @@ type timed struct {
 // always names the same statement: a critical action once done (or, when the case closed, not
 // done), a critical error when made, the diagnosis and the disposition when the case closed.
 func (c *caseWriter) statements(r aar.Report) []Statement {
+	if !r.Attempted {
+		return nil // a patient never attended is not attempted: nothing of theirs passed or failed
+	}
 	c.r = r
 	c.caseActivity = Activity{ObjectType: "Activity", ID: c.base + "scenarios/" + url.PathEscape(r.Scenario),
 		Definition: &ActivityDefinition{Name: en(r.Title), Description: en(r.Presentation), Type: adlActivities + "simulation"}}

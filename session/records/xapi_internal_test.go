@@ -84,7 +84,7 @@ func FuzzXAPIBase(f *testing.F) {
 func TestShiftStatementsOfAClosedCase(t *testing.T) {
 	start := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	done := 30.0
-	r := aar.Report{PatientID: "patient_1", Scenario: "sepsis", Title: "Sepsis", Arrived: 100, Duration: 600,
+	r := aar.Report{PatientID: "patient_1", Attempted: true, Scenario: "sepsis", Title: "Sepsis", Arrived: 100, Duration: 600,
 		CriticalActions: []aar.CriticalOutcome{
 			{ID: "fluids", Description: "Fluids", Done: true, Met: true, At: &done, Points: 10},
 			{ID: "allergies", Description: "Allergies first", Moot: true, Met: true, Points: 10},
