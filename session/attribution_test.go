@@ -136,3 +136,25 @@ func TestTheLineThatSwitchesIsInThePatientItSwitchesTo(t *testing.T) {
 		t.Errorf("the shift's own history holds %q", contents(d.SessionHistory))
 	}
 }
+
+// A hedge that names the right diagnosis ("pneumonia or PE", and it was PE) is the right
+// diagnosis in second place: half the diagnosis part, and the debrief says so, never "not this
+// case".
+func TestARankedDifferentialIsCreditedByPlace(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 5 })
+	r.turn("/admit patient_1 pulmonary-embolism")
+	r.turn("/diagnosis pneumonia or PE")
+	rep := aar.Of(r.engine("patient_1"))
+	var part aar.ScorePart
+	for _, p := range rep.Score.Parts {
+		if p.Name == aar.PartDiagnosis {
+			part = p
+		}
+	}
+	if part.Max == 0 || part.Points != (part.Max+1)/2 || !strings.Contains(part.Why, "in place 2 of its differential") {
+		t.Errorf("diagnosis part %+v; want half the weight for the right diagnosis in second place", part)
+	}
+	if d := debriefOf(rep); strings.Contains(d, "not this case") || !strings.Contains(d, "right, in place 2 of the differential") {
+		t.Errorf("the debrief:\n%s", d)
+	}
+}

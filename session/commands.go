@@ -57,7 +57,7 @@ func init() {
 		{Name: "/speed", Args: "N", Help: "run the sim clock N times real time, 1–10 (TUI)", run: (*Session).cmdSpeed},
 		{Name: CmdAck, Args: "[ID]", Help: "acknowledge the alarms waiting on a patient (the active one by default)", run: (*Session).cmdAck},
 		{Name: "/alarms", Args: "[ID] [LIMIT…]", Help: "show or set a patient's alarm limits, e.g. /alarms patient_2 spo2<88", run: (*Session).cmdAlarms},
-		{Name: "/diagnosis", Args: "TEXT", Help: "commit to a working diagnosis for the active patient (revise it any time)", run: (*Session).cmdDiagnosis},
+		{Name: "/diagnosis", Args: "TEXT", Help: "commit to a working diagnosis for the active patient, or a ranked differential (PE, pneumonia): the right one scores by its place (revise it any time)", run: (*Session).cmdDiagnosis},
 		{Name: "/dispo", Args: "PLACE", Help: "send the active patient to resus|icu|hdu|ward|cath-lab|theatre|home: ends their case", run: (*Session).cmdDispo},
 		{Name: "/aar", Help: "After Action Review of the active patient; the Preceptor debriefs", run: (*Session).cmdAAR},
 		{Name: agents.AskCommand, Args: "QUESTION", Help: "ask the Preceptor what the protocols say; the answer cites its sources", run: (*Session).cmdAsk},

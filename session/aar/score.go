@@ -97,10 +97,15 @@ func diagnosisPart(r Report, weight int) ScorePart {
 		return p
 	}
 	last := r.Diagnoses[n-1]
-	switch last.Verdict {
-	case sc.VerdictAccepted:
+	switch {
+	case last.Verdict == sc.VerdictAccepted && last.Rank > 1:
+		num, den := sc.DiagnosisCredit(last.Rank)
+		p.Points = (weight*num + den/2) / den
+		p.Why = fmt.Sprintf("%q names %s in place %d of its differential: %d/%d of the weight (the reciprocal of the place, none below the third)",
+			last.Text, r.CaseDiagnosis, last.Rank, num, den)
+	case last.Verdict == sc.VerdictAccepted:
 		p.Points, p.Why = weight, fmt.Sprintf("%q is %s", last.Text, r.CaseDiagnosis)
-	case sc.VerdictDifferential:
+	case last.Verdict == sc.VerdictDifferential:
 		p.Why = fmt.Sprintf("%q is a differential (%s); the case was %s", last.Text, last.Term, r.CaseDiagnosis)
 	default:
 		p.Why = fmt.Sprintf("%q is not %s", last.Text, r.CaseDiagnosis)
