@@ -121,7 +121,7 @@ func TestShiftStatementsOfAClosedCase(t *testing.T) {
 	if len(ids) != len(got) {
 		t.Errorf("%d ids for %d statements", len(ids), len(got))
 	}
-	if c := got[len(got)-1].Result; c.Duration != "PT0H4M0S" || c.Score.Scaled != 0.4 {
-		t.Errorf("the case's result %+v: want 4 minutes of wall time, scaled 0.4", c)
+	if c := got[len(got)-1].Result; c.Duration != "PT0H10M0S" || c.Extensions[DefaultXAPIBase+"extensions/wall-duration"] != "PT0H4M0S" || c.Score.Scaled != 0.4 {
+		t.Errorf("the case's result %+v: want 10 minutes of sim time, 4 of wall time in an extension, scaled 0.4", c)
 	}
 }
