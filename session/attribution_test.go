@@ -158,3 +158,33 @@ func TestARankedDifferentialIsCreditedByPlace(t *testing.T) {
 		t.Errorf("the debrief:\n%s", d)
 	}
 }
+
+// The handoff carries what the record says a receiver must hear: the nurse's emergency calls,
+// the working diagnosis, and what is still waiting (seed 004: key events, pending tasks,
+// critical alerts).
+func TestHandoffCarriesEscalationsDiagnosisAndPending(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 7 })
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/diagnosis acute severe asthma")
+	r.turn("/wait 8m")
+	var escalations int
+	for _, a := range r.engine("patient_1").Alerts() {
+		if a.Kind == physio.AlertEscalation {
+			escalations++
+		}
+	}
+	if escalations == 0 {
+		t.Fatal("no escalation in 8 untreated minutes of severe asthma: the repro needs one")
+	}
+	for _, format := range []string{"sbar", "ipass", "mist"} {
+		got := saidText(r.turn("/handoff " + format))
+		for _, want := range []string{"Nurse escalation", "Working diagnosis: acute severe asthma", "not yet reviewed"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %q:\n%s", format, want, got)
+			}
+		}
+		if strings.Contains(got, "no safety alerts") {
+			t.Errorf("%s says there were no alerts:\n%s", format, got)
+		}
+	}
+}
