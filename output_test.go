@@ -134,3 +134,40 @@ func TestTraceNeverWritesIntoTheDatabase(t *testing.T) {
 		}
 	}
 }
+
+// What ward keeps beside the database (the audit record, the enrolments, the server's host key)
+// is never an output of any command that writes one, with --force or without, whether a server
+// runs or not; the file is left byte for byte as it was.
+func TestOutNeverNamesWhatWardKeepsBesideTheDatabase(t *testing.T) {
+	db := shiftDB(t)
+	keyFile := filepath.Join(t.TempDir(), "alice.pub")
+	if err := os.WriteFile(keyFile, []byte("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEJ1Ym1pc3NpdmUgZmFrZSBrZXkgZm9yIGEgdGVzdCEh alice\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if stderr, code := wardCLI(t, "enrol", "alice", "--db", db, "--key", keyFile); code != 0 {
+		t.Fatalf("ward enrol: exit %d\n%s", code, stderr)
+	}
+	hostKey := db + ".hostkey"
+	if err := os.WriteFile(hostKey, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{db + ".keys", hostKey, persist.AuditPath(db), db + ".lock"} {
+		for _, cmd := range [][]string{{"export"}, {"aar"}, {"report"}, {"export", "--force"}, {"aar", "--force"}, {"report", "--force"}} {
+			before := fileBytes(t, target)
+			args := append(cmd, "--db", db, "--out", target)
+			stderr, code := wardCLI(t, args...)
+			if code != 2 || !strings.Contains(stderr, "refused") {
+				t.Errorf("%q: exit %d, want 2 and a refusal:\n%s", args, code, stderr)
+			}
+			if !bytes.Equal(fileBytes(t, target), before) {
+				t.Errorf("%q changed %s", args, target)
+			}
+		}
+		if _, err := os.Stat(target); err != nil && target != db+".lock" {
+			t.Errorf("%s: %v", target, err)
+		}
+	}
+	if stderr, code := wardCLI(t, "recover", "--db", db, "--out", db+".lock"); code != 2 || !strings.Contains(stderr, "refused") {
+		t.Errorf("recover --out DB.lock: exit %d:\n%s", code, stderr)
+	}
+}

@@ -36,6 +36,8 @@ const (
 	AuditRefused    = "refused"
 	AuditTakeover   = "takeover"
 	AuditDisconnect = "disconnect"
+	AuditRevoked    = "revoked" // an open connection's key was taken out of the enrolments
+	AuditPanic      = "panic"   // something failed inside ward; the server went on
 )
 
 // AuditEntry is one line of the audit record.

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -61,11 +62,61 @@ func CheckPassphrase(passphrase []byte, trainee string, instructor bool) error {
 		return refuse("it repeats one short pattern")
 	case sequential(folded):
 		return refuse("it is a run of consecutive characters")
+	case distinct(folded) < minDistinct:
+		return refuse("it has only %d different characters", distinct(folded))
+	case keyboardWalk(folded):
+		return refuse("it is a walk along the keyboard")
 	case madeOfContext(folded, trainee):
-		return refuse("it is made of the trainee's name or ward's own words")
+		return refuse("it is made of the trainee's name (or it backwards) or ward's own words, and little else")
 	}
 	return nil
 }
+
+// minDistinct is the fewest different characters a passphrase may have: "aaaaaaaaaaab" is one
+// letter repeated however it ends.
+const minDistinct = 4
+
+// distinct counts the different characters of s.
+func distinct(s string) int {
+	seen := map[rune]bool{}
+	for _, r := range s {
+		seen[r] = true
+	}
+	return len(seen)
+}
+
+// keyboard is the rows of a QWERTY keyboard, unshifted, the layout keyboard walks are made on.
+var keyboard = []string{"1234567890-=", "qwertyuiop[]", "asdfghjkl;'", "zxcvbnm,./"}
+
+// keyAt is each key's row and column on keyboard.
+var keyAt = func() map[rune][2]int {
+	at := map[rune][2]int{}
+	for row, keys := range keyboard {
+		for col, k := range keys {
+			at[k] = [2]int{row, col}
+		}
+	}
+	return at
+}()
+
+// keyboardWalk reports whether s is a walk along the keyboard: each key next to the last, along
+// a row or down a column ("qwertyuiop", "1qaz2wsx"), with one slip in every eight allowed for
+// the jump from one row's end to the next ("qwertyuiopas").
+func keyboardWalk(s string) bool {
+	r := []rune(s)
+	slips := 0
+	for i := 1; i < len(r); i++ {
+		a, okA := keyAt[r[i-1]]
+		b, okB := keyAt[r[i]]
+		dRow, dCol := abs(a[0]-b[0]), abs(a[1]-b[1])
+		if !okA || !okB || !(dRow == 0 && dCol <= 1 || dRow == 1 && dCol == 0) {
+			slips++
+		}
+	}
+	return slips <= len(r)/8
+}
+
+func abs(n int) int { return max(n, -n) }
 
 // fold lowers the case and drops white space, as the list is written.
 func fold(s string) string {
@@ -116,20 +167,39 @@ func sequential(s string) bool {
 	return up || down
 }
 
-// madeOfContext reports whether little but the trainee's name and ward's words is left once they
-// and the digits and punctuation are taken out.
+// madeOfContext reports whether little but the trainee's name (forwards or backwards, in letters
+// or with digits for letters) and ward's words is left once they and the digits and punctuation
+// are taken out: fewer than four letters, or one letter or pattern repeated.
 func madeOfContext(s, trainee string) bool {
+	name := fold(trainee)
 	found := false
-	for _, word := range []string{fold(trainee), "ward", "trainee", "instructor", "passphrase", "password"} {
-		if word != "" && strings.Contains(s, word) {
-			s, found = strings.ReplaceAll(s, word, ""), true
+	for _, form := range []string{s, unleet(s)} {
+		rest := form
+		for _, word := range []string{name, reverse(name), "ward", "trainee", "instructor", "passphrase", "password"} {
+			if word != "" && strings.Contains(rest, word) {
+				rest, found = strings.ReplaceAll(rest, word, ""), true
+			}
+		}
+		rest = strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) {
+				return r
+			}
+			return -1
+		}, rest)
+		if found && (utf8.RuneCountInString(rest) < 4 || distinct(rest) < 3 || repeats(rest)) {
+			return true
 		}
 	}
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) {
-			return r
-		}
-		return -1
-	}, s)
-	return found && utf8.RuneCountInString(s) < 4
+	return false
+}
+
+// unleet reads digits and symbols written for letters as the letters: "4l1c3" is "alice".
+func unleet(s string) string { return leet.Replace(s) }
+
+var leet = strings.NewReplacer("0", "o", "1", "i", "3", "e", "4", "a", "5", "s", "7", "t", "@", "a", "$", "s", "!", "i")
+
+func reverse(s string) string {
+	r := []rune(s)
+	slices.Reverse(r)
+	return string(r)
 }

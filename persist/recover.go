@@ -68,6 +68,9 @@ func Recover(damagedPath, newPath string) (RecoverReport, error) {
 	if _, err := os.Lstat(newPath); !errors.Is(err, os.ErrNotExist) {
 		return rep, fmt.Errorf("recover: %s %w; name a new file", newPath, outfile.ErrExists)
 	}
+	if err := outfile.Check(newPath, false); err != nil { // a new name ward keeps for itself (DB.keys)
+		return rep, fmt.Errorf("recover: %w", err)
+	}
 	src, err := openRaw(damagedPath)
 	var d *damage
 	if errors.As(err, &d) {

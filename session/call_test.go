@@ -99,6 +99,11 @@ func TestUnfinishedRepliesAreKeptAndSaid(t *testing.T) {
 		{"stalled mid-reply", llm.Response{Message: memory.Message{Role: "assistant", Content: "My chest is"}, DoneReason: llm.DoneStalled},
 			nil, "LLM_CUT", "stalled", "My chest is", 1},
 		{"stalled before a word", llm.Response{}, &llm.StallError{After: 30 * time.Second}, "LLM_STALLED", "sent nothing for 30s", "", 1},
+		// Ward cut these itself: what is stored says so, not only the screen.
+		{"past the size limit", llm.Response{Message: memory.Message{Role: "assistant", Content: "I keep talking"}, DoneReason: llm.DoneTooLong},
+			nil, "LLM_CUT", "KiB", "I keep talking" + llm.CutMark(llm.DoneTooLong), 1},
+		{"past the time limit", llm.Response{Message: memory.Message{Role: "assistant", Content: "I drip"}, DoneReason: llm.DoneOverdue},
+			nil, "LLM_CUT", "time limit", "I drip [cut by ward: the answer went on past ward's time limit for one reply and was cut there]", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,7 +261,7 @@ func TestAToolCapableModelStillMeetsTheOutputContract(t *testing.T) {
 	if n := r.s.entities().Stats.FormatFailures[agents.AgentPatient]; n != 1 {
 		t.Errorf("%d format failures counted for the Patient, want 1", n)
 	}
-	report, err := records.ReadStats(r.store)
+	report, err := records.ReadStats(r.store, records.Window{}, records.SeedThresholds)
 	if err != nil || report.Total.FormatFailures[agents.AgentPatient] != 1 {
 		t.Errorf("ward stats: %+v (%v), want the Patient's format failure", report.Total, err)
 	}

@@ -56,7 +56,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 	}
 	x.results = results(x)
 	x.examined = examined(x)
-	s.recordEvents(x.events)
+	s.recordEvents(t, x.events)
 	s.sim.dirty[s.active] = true
 	for _, ev := range x.events {
 		t.emit(SimEvent{ev})

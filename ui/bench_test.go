@@ -163,3 +163,20 @@ func BenchmarkSearchKeystroke(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkFrameSizes is View() of the screen at 120×40 and at the largest ward serve draws
+// (500×200, ui/lab): what a trainee's huge terminal costs the server a frame.
+func BenchmarkFrameSizes(b *testing.B) {
+	f := newFakeWard()
+	f.histories["patient_1"] = bigHistory("patient_1", 1000)
+	for _, size := range [][2]int{{120, 40}, {500, 200}} {
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			m := newThemedModel(b, f, "dark", size[0], size[1])
+			_ = m.View()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = m.View()
+			}
+		})
+	}
+}

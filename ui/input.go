@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -9,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -17,6 +19,12 @@ import (
 // its whole content on every keystroke and caps the number of lines, so a
 // 100 KB paste would freeze it or be cut.
 const pasteInlineLimit = 4096
+
+// An input is bounded, as a turn is (session.MaxInputBytes): what is typed holds up to
+// maxTyped characters, which no one types by hand, and a held paste up to a turn's bytes. A paste
+// past that is refused whole with a word, never cut silently; a screen over SSH cannot be made
+// to hold more.
+const maxTyped = 64 << 10
 
 // lineEnds turns the CR or CRLF a terminal sends for a line end into the newline ward stores.
 var lineEnds = strings.NewReplacer("\r\n", "\n", "\r", "\n")
@@ -38,7 +46,7 @@ func newInputPane(theme themes.Theme) inputPane {
 	ta.Placeholder = "Say what you do or ask — enter sends, ctrl+j adds a line"
 	ta.ShowLineNumbers = false
 	ta.Prompt = "│ "
-	ta.CharLimit = 0
+	ta.CharLimit = maxTyped
 	ta.MaxHeight = 0
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j"))
 	ta.KeyMap.DeleteAfterCursor = key.NewBinding(key.WithKeys("ctrl+delete"))
@@ -139,7 +147,14 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 	if msg.Paste && len(msg.Runes) > pasteInlineLimit {
 		// Terminals paste line ends as CR; the textarea would turn them
 		// into newlines, and so must the held text.
-		in.setHeld(in.held + lineEnds.Replace(string(msg.Runes)))
+		held := in.held + lineEnds.Replace(string(msg.Runes))
+		if len(held) > session.MaxInputBytes {
+			return func() tea.Msg {
+				return NoticeMsg(fmt.Sprintf("that paste would make your message over %d KiB and was not added; send it in parts",
+					session.MaxInputBytes>>10))
+			}
+		}
+		in.setHeld(held)
 		return nil
 	}
 	if msg.Type == tea.KeyBackspace && in.ta.Value() == "" && in.held != "" {
@@ -152,6 +167,9 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 		in.ta.InsertString(lineEnds.Replace(string(msg.Runes)))
 		return nil
 	}
+	// The textarea cleans a key's runes in place, and Bubble Tea hands every program the same
+	// runes for a key such as space: under ward serve, programs typing at once would race.
+	msg.Runes = slices.Clone(msg.Runes)
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
 	return cmd

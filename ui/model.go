@@ -159,11 +159,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
+// NoticeMsg is a word for the status bar from whoever runs the screen (ward serve's, when the
+// terminal is larger than it draws).
+type NoticeMsg string
+
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.relayout()
+		return nil
+	case NoticeMsg:
+		m.notice = notice{text: string(msg), level: noticeWarn}
 		return nil
 	case tea.KeyMsg:
 		return m.handleKey(msg)

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/themes"
 )
@@ -532,6 +533,28 @@ func TestLargePasteIsHeldAsideAndSentWhole(t *testing.T) {
 	}
 }
 
+// An input holds at most a turn's bytes: a paste that would pass them is refused whole, with a
+// word, and what was held before stays; typing is bounded too.
+func TestInputIsBounded(t *testing.T) {
+	m := newTestModel(t, newFakeWard(), 120, 40)
+	half := strings.Repeat("x", session.MaxInputBytes/2+1)
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(half), Paste: true})
+	run(m, cmd)
+	_, cmd = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(half), Paste: true})
+	run(m, cmd)
+	if len(m.input.Value()) != len(half) {
+		t.Errorf("the input holds %d bytes after a paste past the bound; want the first paste's %d", len(m.input.Value()), len(half))
+	}
+	if !strings.Contains(screen(m), "was not added; send it in parts") {
+		t.Errorf("no word of the paste refused:\n%s", screen(m))
+	}
+	press(t, m, "backspace")
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(strings.Repeat("y", maxTyped+10))})
+	if n := len(m.input.Value()); n != maxTyped {
+		t.Errorf("typing holds %d characters, want at most %d", n, maxTyped)
+	}
+}
+
 func TestResize(t *testing.T) {
 	m := newTestModel(t, newFakeWard(), 120, 40)
 	if !strings.Contains(screen(m), "PATIENTS") {
@@ -671,6 +694,24 @@ func TestRosterShowsWhereAPatientWent(t *testing.T) {
 		out := screen(m)
 		if !strings.Contains(out, "patient_2") || !strings.Contains(out, "→ cath-lab") {
 			t.Errorf("at %d columns the roster does not show where patient_2 went:\n%s", width, out)
+		}
+	}
+}
+
+// The inspector shows the patient's rates, a rate past its alert level marked, and what the
+// turn's pruning rules took out.
+func TestInspectorShowsRatesAndPruning(t *testing.T) {
+	f := newFakeWard()
+	tr := sampleTrace()
+	tr.Rates = []string{"Patient · 14 turns · merge success 100.0% · parse errors 28.6% ! (> 10.0%)"}
+	tr.Pruned = []string{"vitals_repeat on patient_1 · 2 out · ~28 tokens saved: T+01:00 HR 128; T+02:00 HR 129"}
+	f.traces = []live.TurnTrace{tr}
+	m := newTestModel(t, f, 160, 40)
+	press(t, m, "ctrl+o")
+	out := screen(m)
+	for _, want := range []string{"rates", "parse errors 28.6% ! (> 10.0%)", "pruned", "vitals_repeat on patient_1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspector lacks %q:\n%s", want, out)
 		}
 	}
 }

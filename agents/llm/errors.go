@@ -61,6 +61,7 @@ const (
 	DoneLength  = "length"   // the output budget (num_predict) ran out
 	DoneStalled = "stalled"  // the model stopped sending mid-reply; what arrived is kept
 	DoneTooLong = "too_long" // the reply passed MaxReplyBytes and ward stopped reading
+	DoneOverdue = "overdue"  // the reply went on past its time limit and ward stopped reading
 )
 
 // MaxReplyBytes bounds one reply: far above any output budget ward sets, so only a runaway
@@ -78,6 +79,17 @@ func Unfinished(doneReason string) string {
 		return "the model stalled in the middle of its answer; what arrived is kept"
 	case DoneTooLong:
 		return fmt.Sprintf("the answer ran past %d KiB and was cut there", MaxReplyBytes>>10)
+	case DoneOverdue:
+		return "the answer went on past ward's time limit for one reply and was cut there"
 	}
 	return ""
+}
+
+// CutMark is what ends a reply ward itself stopped reading (past MaxReplyBytes, or past its time
+// limit), stored with it so that no one reads the part for the whole; "" for any other.
+func CutMark(doneReason string) string {
+	if doneReason != DoneTooLong && doneReason != DoneOverdue {
+		return ""
+	}
+	return " [cut by ward: " + Unfinished(doneReason) + "]"
 }

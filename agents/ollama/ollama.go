@@ -22,6 +22,10 @@ import (
 // longer: see firstChunk.
 const DefaultStallTimeout = 30 * time.Second
 
+// DefaultReplyLimit bounds a whole reply once its first chunk is due: the stall timeout only
+// measures the gaps between chunks, and a model that sends a byte a second never stalls.
+const DefaultReplyLimit = 5 * time.Minute
+
 // firstCallAllowance is how long the first chunk of the first call may take, before the model's
 // speed is known: loading a model from disk on a laptop CPU takes that long.
 const firstCallAllowance = 3 * time.Minute
@@ -32,6 +36,9 @@ type Options struct {
 	// FirstCall is how long the first chunk may take before the model's speed is known
 	// (default firstCallAllowance).
 	FirstCall time.Duration
+	// ReplyLimit is how long a reply may take after its first chunk was due (default
+	// DefaultReplyLimit); what arrived by then is kept, marked as cut.
+	ReplyLimit time.Duration
 }
 
 // Backend answers through a running Ollama server. It is safe for concurrent use.
@@ -40,6 +47,7 @@ type Backend struct {
 	model     string
 	stall     time.Duration
 	firstCall time.Duration
+	limit     time.Duration
 
 	mu   sync.Mutex
 	pace llm.Pace
@@ -53,7 +61,10 @@ func New(client *api.Client, model string, opts Options) *Backend {
 	if opts.FirstCall <= 0 {
 		opts.FirstCall = firstCallAllowance
 	}
-	return &Backend{client: client, model: model, stall: opts.StallTimeout, firstCall: opts.FirstCall}
+	if opts.ReplyLimit <= 0 {
+		opts.ReplyLimit = DefaultReplyLimit
+	}
+	return &Backend{client: client, model: model, stall: opts.StallTimeout, firstCall: opts.FirstCall, limit: opts.ReplyLimit}
 }
 
 // FromEnvironment connects to the server OLLAMA_HOST names (Ollama's own default when unset).
@@ -97,22 +108,26 @@ func (o *Backend) firstChunk(req llm.Request) time.Duration {
 }
 
 // errStalled is the cancel cause the watchdog sets, so a stall can be told apart from the
-// caller cancelling; errTooLong stops reading a runaway reply.
+// caller cancelling; errTooLong stops reading a runaway reply, errOverdue a reply past its time.
 var (
 	errStalled = errors.New("no chunk within the stall timeout")
 	errTooLong = errors.New("reply too long")
+	errOverdue = errors.New("reply past its time limit")
 )
 
-// Chat streams one reply. The watchdog cancels the request when no chunk arrives in time. A
-// reply that stalls or runs past llm.MaxReplyBytes keeps what arrived, with its done reason
-// saying so; an empty reply, or a "length" stop with no text, is an *llm.EmptyError; a stall
-// before any chunk is an *llm.StallError.
+// Chat streams one reply. The watchdog cancels the request when no chunk arrives in time, the
+// deadline when the whole reply takes longer than its first chunk's allowance and the reply
+// limit. A reply that stalls, runs past llm.MaxReplyBytes or past its deadline keeps what
+// arrived, with its done reason saying so; an empty reply, or a "length" stop with no text, is an
+// *llm.EmptyError; a stall before any chunk is an *llm.StallError.
 func (o *Backend) Chat(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wait := o.firstChunk(req)
 	watchdog := time.AfterFunc(wait, func() { cancel(errStalled) })
 	defer watchdog.Stop()
+	deadline := time.AfterFunc(wait+o.limit, func() { cancel(errOverdue) })
+	defer deadline.Stop()
 
 	var reply replyAccumulator
 	err := o.client.Chat(ctx, Wire(o.model, req), func(chunk api.ChatResponse) error {
@@ -129,6 +144,10 @@ func (o *Backend) Chat(ctx context.Context, req llm.Request, onDelta func(string
 		return resp, err
 	case errors.Is(err, errTooLong):
 		return reply.response(llm.DoneTooLong)
+	case errors.Is(context.Cause(ctx), errOverdue) && reply.text.Len() > 0:
+		return reply.response(llm.DoneOverdue)
+	case errors.Is(context.Cause(ctx), errOverdue):
+		return llm.Response{}, &llm.StallError{After: wait + o.limit}
 	case errors.Is(context.Cause(ctx), errStalled) && reply.text.Len() > 0:
 		return reply.response(llm.DoneStalled)
 	case errors.Is(context.Cause(ctx), errStalled):

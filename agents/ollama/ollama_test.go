@@ -300,3 +300,31 @@ func TestOllamaMeasuresItsPace(t *testing.T) {
 		t.Errorf("pace after one call: %+v (the fake reports 7 tokens in 2000 ns)", p)
 	}
 }
+
+// A model that drips its reply never stalls, since each gap is short: the reply limit ends it,
+// keeping what arrived, marked as cut, so that it is stored as a part and not as the whole.
+func TestOllamaDripIsCutAtItsDeadline(t *testing.T) {
+	drops := make([]string, 40)
+	for i := range drops {
+		drops[i] = "drip "
+	}
+	drip := ollamatest.Slow(ollamatest.Streamed(drops...), 4*time.Second) // a drop every 100 ms
+	f := ollamatest.NewFake(t, drip)
+	o := ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{StallTimeout: time.Second, FirstCall: time.Second,
+		ReplyLimit: 500 * time.Millisecond})
+	started := time.Now()
+	resp, err := o.Chat(context.Background(), llm.Request{}, nil)
+	took := time.Since(started)
+	if err != nil || resp.DoneReason != llm.DoneOverdue || !strings.HasPrefix(resp.Message.Content, "drip drip") {
+		t.Fatalf("a dripping reply: %q %q %v", resp.Message.Content, resp.DoneReason, err)
+	}
+	if took > 2*time.Second {
+		t.Errorf("the dripping reply held the call %s; its limit is 1.5 s", took)
+	}
+	if mark := llm.CutMark(resp.DoneReason); !strings.Contains(mark, "cut by ward") {
+		t.Errorf("a reply ward cut has no mark: %q", mark)
+	}
+	if llm.CutMark(llm.DoneStalled) != "" {
+		t.Error("a stalled reply, which the model stopped, is marked as cut by ward")
+	}
+}

@@ -23,7 +23,8 @@ var ErrExists = errors.New("already exists")
 
 // ErrInUse is a path ward must never write over, whatever the flags: a file this process has
 // open (its database, the audit record, a trace being written, a file being read), a ward
-// database, or a symbolic link.
+// database, a file named after one (DB.audit, DB.keys, DB.hostkey, its backups: whatever ward
+// keeps beside a database, in use by another ward or not), a private key, or a symbolic link.
 var ErrInUse = errors.New("refused")
 
 var (
@@ -131,7 +132,7 @@ func check(path string, force bool) error {
 		if held(abs, nil) {
 			return fmt.Errorf("%s %w: ward is using it", path, ErrInUse)
 		}
-		return nil
+		return besideDatabase(path)
 	}
 	switch {
 	case err != nil:
@@ -144,7 +145,13 @@ func check(path string, force bool) error {
 		return fmt.Errorf("%s %w: it is not a regular file", path, ErrInUse)
 	case isDatabase(path):
 		return fmt.Errorf("%s %w: it is a database", path, ErrInUse)
-	case !force:
+	case isPrivateKey(path):
+		return fmt.Errorf("%s %w: it is a private key", path, ErrInUse)
+	}
+	if err := besideDatabase(path); err != nil {
+		return err
+	}
+	if !force {
 		return fmt.Errorf("%s %w: name a new file, or pass --force to replace it", path, ErrExists)
 	}
 	return nil
@@ -169,18 +176,41 @@ func held(abs string, info os.FileInfo) bool {
 	return false
 }
 
+// besideDatabase refuses a path named after a ward database, DB.anything: ward's own.
+func besideDatabase(path string) error {
+	dir, base := filepath.Split(path)
+	for i := 1; i < len(base); i++ {
+		if db := filepath.Join(dir, base[:i]); base[i] == '.' && isDatabase(db) {
+			return fmt.Errorf("%s %w: it is ward's, beside the database %s", path, ErrInUse, db)
+		}
+	}
+	return nil
+}
+
+// isPrivateKey reports whether the file at path starts as a PEM private key does (a server's
+// host key, anyone's SSH key).
+func isPrivateKey(path string) bool {
+	head := readHead(path, 64)
+	return bytes.HasPrefix(head, []byte("-----BEGIN ")) && bytes.Contains(head, []byte("PRIVATE KEY-----"))
+}
+
+// readHead is the first n bytes of the file at path, fewer when it is shorter; nil when it
+// cannot be read.
+func readHead(path string, n int) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, n)
+	m, _ := io.ReadFull(f, head)
+	return head[:m]
+}
+
 // boltMagic is what a bbolt file (ward's database) carries at byte 16 of its first page.
 var boltMagic = []byte{0xed, 0xda, 0x0c, 0xed} // 0xED0CDAED, little-endian
 
 func isDatabase(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 20)
-	if _, err := io.ReadFull(f, head); err != nil {
-		return false
-	}
-	return bytes.Equal(head[16:20], boltMagic)
+	head := readHead(path, 20)
+	return len(head) == 20 && bytes.Equal(head[16:20], boltMagic)
 }

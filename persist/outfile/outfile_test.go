@@ -108,3 +108,51 @@ func TestOpenLogAppendsAndRefusesALink(t *testing.T) {
 		t.Fatal("a log opened through a symbolic link")
 	}
 }
+
+// What ward keeps beside a database (its audit record, the enrolments, the server's host key,
+// a backup, a conversion under way) is never an output, with force or without, whether ward is
+// using it now or not, existing or not; nor is a private key anywhere. A file merely named like
+// a database's neighbour is written.
+func TestWriteRefusesWhatWardKeepsBesideADatabase(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "class.db")
+	head := make([]byte, 64)
+	copy(head[16:], boltMagic)
+	if err := os.WriteFile(db, head, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, sibling := range []string{".audit", ".keys", ".hostkey", ".encrypting", ".damaged.bak", ".exports"} {
+		path := db + sibling
+		for _, exists := range []bool{false, true} {
+			if exists {
+				if err := os.WriteFile(path, []byte("ward's\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, force := range []bool{false, true} {
+				if err := WriteString(path, force, "x"); !errors.Is(err, ErrInUse) {
+					t.Errorf("%s (exists %v, force %v): %v", sibling, exists, force, err)
+				}
+				if err := Appendable(path); !errors.Is(err, ErrInUse) {
+					t.Errorf("%s as a log (exists %v): %v", sibling, exists, err)
+				}
+			}
+			if data, _ := os.ReadFile(path); exists && string(data) != "ward's\n" {
+				t.Errorf("%s was written over: %q", sibling, data)
+			}
+		}
+		os.Remove(path)
+	}
+	key := filepath.Join(dir, "id_ed25519")
+	if err := os.WriteFile(key, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteString(key, true, "x"); !errors.Is(err, ErrInUse) {
+		t.Errorf("a private key: %v", err)
+	}
+	for _, fine := range []string{filepath.Join(dir, "class.md"), filepath.Join(dir, "class.dbx.md"), filepath.Join(dir, "notes.db.md")} {
+		if err := WriteString(fine, true, "x"); err != nil {
+			t.Errorf("%s: %v", fine, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,7 @@ type Live struct {
 	standing  atomic.Pointer[Standing] // the instructor's board's reading (class.go)
 	lastTick  time.Time
 	lastFlush time.Time
+	onPanic   func(v any, stack []byte)
 
 	// Guarded by mu.
 	chat    chatCache
@@ -126,6 +128,7 @@ func (e *Live) runTurn(ctx context.Context, run func(context.Context, func(sessi
 	waiting := llm.WithWaiting(ctx, func(ahead int) { send(Update{Kind: UpdateWaiting, Ahead: ahead}) })
 	go func() {
 		defer close(out)
+		defer e.survive(send) // after mu is unlocked
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.tick()
@@ -142,6 +145,29 @@ func (e *Live) runTurn(ctx context.Context, run func(context.Context, func(sessi
 		send(Update{Kind: UpdateChanged})
 	}()
 	return out
+}
+
+// CodeFailed is the UpdateError code of a turn that failed inside ward (a panic): a bug, not the
+// trainee's doing nor the model's.
+const CodeFailed = "WARD_FAILED"
+
+// OnPanic makes f hear every panic a turn recovers from, with its stack (ward serve audits
+// them). Call it before the first turn.
+func (e *Live) OnPanic(f func(v any, stack []byte)) { e.onPanic = f }
+
+// survive, deferred in a turn's goroutine, ends a turn that panicked as one that failed: the
+// screen is told, what the turn stored before is kept, and the shift goes on.
+func (e *Live) survive(send func(Update)) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if e.onPanic != nil {
+		e.onPanic(v, debug.Stack())
+	}
+	send(Update{Kind: UpdateError, Code: CodeFailed,
+		Text: "this turn failed inside ward (a bug, reported to the instructor); what was saved before it is kept; your shift goes on"})
+	send(Update{Kind: UpdateChanged})
 }
 
 // hear notes what the clock brought between turns: an alarm sounding, or a nurse's or monitor's

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/ward-sim/ward/session/live"
+	"github.com/ward-sim/ward/ui"
 	"github.com/ward-sim/ward/ui/board"
 )
 
@@ -125,14 +126,21 @@ func (c *Class) seat(st *seat, l *live.Live) {
 	st.live = l
 }
 
-// framed is a program's model that keeps every frame it draws where the board can read it.
+// framed is a program's model that keeps every frame it draws where the board can read it,
+// and tells the trainee when their terminal is larger than ward draws.
 type framed struct {
 	tea.Model
 	frame *atomic.Pointer[string]
+	size  *askedSize
 }
 
 func (f framed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m, cmd := f.Model.Update(msg)
+	if _, resized := msg.(tea.WindowSizeMsg); resized {
+		if word := f.size.tooLarge(); word != "" {
+			m, _ = m.Update(ui.NoticeMsg(word))
+		}
+	}
 	f.Model = m
 	return f, cmd
 }

@@ -18,8 +18,10 @@ import (
 // ends with when the server ends it.
 type conn struct {
 	sess  ssh.Session
+	key   string // the fingerprint of the key it logged in with
 	who   Enrolment
 	in    *activity
+	size  *askedSize
 	model tea.Model // what the program shows; nil for none
 
 	mu      sync.Mutex
@@ -29,6 +31,9 @@ type conn struct {
 }
 
 type connKey struct{}
+
+// refuseAfter is how long a connection over the limits waits for its refusal.
+const refuseAfter = time.Second
 
 // refusal is a connection turned away: the one line the client reads, and what the audit
 // records.
@@ -43,16 +48,22 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		if t, ok := sess.Context().Value(loginTimer{}).(*time.Timer); ok {
 			t.Stop() // logged in
 		}
-		sess = followSize(sess)
-		c := &conn{sess: sess, in: &activity{r: sess}}
+		sess.Context().SetValue(sessionOpened{}, true)
+		size := &askedSize{}
+		sess = s.followSize(sess, size)
+		c := &conn{sess: sess, in: &activity{r: sess}, size: size}
+		if k := sess.PublicKey(); k != nil {
+			c.key = gossh.FingerprintSHA256(k)
+		}
 		c.in.touch()
-		if !s.enter(c) {
-			say(sess, "ward: the server is shutting down")
+		s.audit(persist.Person{}, persist.AuditConnect, describe(sess))
+		if err := s.enter(c); err != nil {
+			time.Sleep(refuseAfter) // a client that reconnects at once cannot flood the server
+			s.refuse(c, persist.Person{}, err)
 			return
 		}
 		defer s.leave(c)
-		defer c.watchIdle(s.cfg.Idle)() // at the passphrase's prompt too
-		s.audit(persist.Person{}, persist.AuditConnect, describe(sess))
+		defer s.watchIdle(c)() // at the passphrase's prompt too
 		who, err := s.identify(sess)
 		if err == nil {
 			if _, _, pty := sess.Pty(); !pty {
@@ -84,6 +95,12 @@ func (s *Server) identify(sess ssh.Session) (Enrolment, error) {
 		s.logf("every connection is refused: %v", err)
 		return Enrolment{}, refusal{"ward: the server cannot read its enrolments; tell the instructor", err.Error()}
 	}
+	return all.whose(sess)
+}
+
+// whose is who the session's key and user name are enrolled as; a refusal when they are not.
+func (all Enrolments) whose(sess ssh.Session) (Enrolment, error) {
+	key := sess.PublicKey()
 	fp := gossh.FingerprintSHA256(key)
 	e, ok := all.Of(key)
 	switch {
@@ -231,13 +248,15 @@ func (a *activity) touch() { a.last.Store(time.Now().UnixNano()) }
 
 func (a *activity) idle() time.Duration { return time.Since(time.Unix(0, a.last.Load())) }
 
-// watchIdle closes c once no key has come for idle; stop ends the watch.
-func (c *conn) watchIdle(idle time.Duration) (stop func()) {
+// watchIdle closes c once no key has come for Config.Idle; stop ends the watch.
+func (s *Server) watchIdle(c *conn) (stop func()) {
+	idle := s.cfg.Idle
 	done := make(chan struct{})
 	if idle <= 0 {
 		return func() {}
 	}
 	go func() {
+		defer s.survive(persist.Person{}, "watching for idleness", nil)
 		tick := time.NewTicker(min(idle/4, time.Minute))
 		defer tick.Stop()
 		for {
@@ -259,6 +278,8 @@ func (c *conn) watchIdle(idle time.Duration) (stop func()) {
 // for the program once it runs: a change nobody read would hold up the client's requests (the
 // SSH library passes them on one at a time) while the passphrase is asked or a takeover waits.
 // Its terminal is read once: the library writes the size into it as it changes, unguarded.
+// Every size is clamped to what a screen is drawn at (maxWidth × maxHeight): a client may ask
+// for any, and a frame as large as 30000×10000 would take gigabytes to draw.
 type sized struct {
 	ssh.Session
 	pty   ssh.Pty
@@ -267,14 +288,46 @@ type sized struct {
 
 func (s sized) Pty() (ssh.Pty, <-chan ssh.Window, bool) { return s.pty, s.winch, true }
 
-func followSize(sess ssh.Session) ssh.Session {
+// The largest screen ward draws: wider and taller than a 4K monitor's terminal at a small font.
+const maxWidth, maxHeight = 500, 200
+
+// askedSize is the last size the client asked for that was clamped; nil while it fits.
+type askedSize struct{ atomic.Pointer[ssh.Window] }
+
+// fit is w within maxWidth × maxHeight, noting what was asked when it had to be made smaller.
+func (a *askedSize) fit(w ssh.Window) ssh.Window {
+	if w.Width <= maxWidth && w.Height <= maxHeight {
+		a.Store(nil)
+		return w
+	}
+	asked := w
+	a.Store(&asked)
+	w.Width, w.Height = min(w.Width, maxWidth), min(w.Height, maxHeight)
+	return w
+}
+
+// tooLarge is what the screen says of a terminal clamped to the largest ward draws; "" when it
+// fits.
+func (a *askedSize) tooLarge() string {
+	w := a.Load()
+	if w == nil {
+		return ""
+	}
+	return fmt.Sprintf("your terminal is %d×%d; ward draws at most %d×%d of it", w.Width, w.Height, maxWidth, maxHeight)
+}
+
+// followSize is sess with its sizes clamped and followed as sized says.
+func (s *Server) followSize(sess ssh.Session, asked *askedSize) ssh.Session {
 	pty, in, ok := sess.Pty()
 	if !ok {
 		return sess
 	}
+	pty.Window = asked.fit(pty.Window)
 	latest := make(chan ssh.Window, 1)
 	go func() {
+		defer s.survive(persist.Person{}, "following the window's size", nil)
 		for w := range in { // closed when the session's requests end
+			w = asked.fit(w)
 			select {
 			case <-latest: // a size the program has not read is stale now
 			default:

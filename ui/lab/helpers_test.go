@@ -133,6 +133,12 @@ type client struct {
 // dial connects as user with key and opens a shell on a 120×40 terminal.
 func (l *testLab) dial(user string, key gossh.Signer) *client {
 	l.t.Helper()
+	return l.dialSized(user, key, 120, 40)
+}
+
+// dialSized is dial on a terminal of width × height.
+func (l *testLab) dialSized(user string, key gossh.Signer, width, height int) *client {
+	l.t.Helper()
 	conn, err := gossh.Dial("tcp", l.addr, &gossh.ClientConfig{User: user, Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
 	if err != nil {
@@ -147,7 +153,7 @@ func (l *testLab) dial(user string, key gossh.Signer) *client {
 	if c.in, err = sess.StdinPipe(); err != nil {
 		l.t.Fatal(err)
 	}
-	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
+	if err := sess.RequestPty("xterm-256color", height, width, gossh.TerminalModes{}); err != nil {
 		l.t.Fatal(err)
 	}
 	if err := sess.Shell(); err != nil {

@@ -189,11 +189,12 @@ func TestANewConnectionTakesOver(t *testing.T) {
 
 // A connection with no keystroke for --idle is closed with one line, its shift saved.
 func TestAnIdleConnectionIsClosed(t *testing.T) {
-	l := newLab(t, nil, func(c *Config) { c.Idle = 400 * time.Millisecond })
+	// Long enough for the first screen to be drawn under -race on a loaded machine.
+	l := newLab(t, nil, func(c *Config) { c.Idle = 2 * time.Second })
 	c := l.dial("alice", l.enrol("alice", false))
 	c.waitFor("patient_1")
 	c.waitExit()
-	c.waitFor("closed after 400ms without a keystroke; your shift is saved")
+	c.waitFor("closed after 2s without a keystroke; your shift is saved")
 	if !l.hasAudit(persist.AuditDisconnect, "trainee alice") {
 		t.Errorf("the disconnection is not audited: %+v", l.audited())
 	}

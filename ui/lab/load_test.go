@@ -91,6 +91,8 @@ func loadSize(t *testing.T) (int, int) {
 type server struct {
 	t        *testing.T
 	bin, db  string
+	env      []string // the server's environment beyond the test's, for the commands that read its database too
+	pass     string   // every trainee's passphrase, chosen at their first connection, on an encrypted database
 	addr     string
 	cmd      *exec.Cmd
 	exited   chan error
@@ -106,7 +108,10 @@ func startServer(t *testing.T, trainees int, env []string, args ...string) *serv
 		t.Skip("WARD_BIN unset: .ci/sshlab.sh builds ward and runs this test against it")
 	}
 	dir := t.TempDir()
-	s := &server{t: t, bin: bin, db: filepath.Join(dir, "ward.db"), keys: map[string]ssh.Signer{}}
+	s := &server{t: t, bin: bin, db: filepath.Join(dir, "ward.db"), env: env, keys: map[string]ssh.Signer{}}
+	if slices.Contains(args, "--encrypt") {
+		s.pass = "a trainee's passphrase on the ward"
+	}
 	var authorized strings.Builder
 	for i := range trainees {
 		name := fmt.Sprintf("t%02d", i)
@@ -275,6 +280,9 @@ func (s *server) play(name string, turns int, notice *regexp.Regexp) (run traine
 			run.err = term.sawNever()
 		}
 	}()
+	if run.err = s.choosePassphrase(term); run.err != nil {
+		return run
+	}
 	if _, run.err = term.await("the first screen", time.Minute, contains("review patient_1")); run.err != nil {
 		return run
 	}
@@ -305,6 +313,24 @@ func (s *server) play(name string, turns int, notice *regexp.Regexp) (run traine
 		run.turns = append(run.turns, at.Sub(sent))
 	}
 	return run
+}
+
+// choosePassphrase chooses the trainee's passphrase at their first connection to an encrypted
+// database; nothing on one that is not.
+func (s *server) choosePassphrase(term *sshTerminal) error {
+	if s.pass == "" {
+		return nil
+	}
+	if _, err := term.await("the passphrase's prompt", time.Minute, contains("choose a passphrase")); err != nil {
+		return err
+	}
+	if err := term.typeKeys(s.pass + "\r"); err != nil {
+		return err
+	}
+	if _, err := term.await("the prompt to type it again", time.Minute, contains("The same again")); err != nil {
+		return err
+	}
+	return term.typeKeys(s.pass + "\r")
 }
 
 // turnMark names a trainee's turn i, unique in the class.
@@ -385,7 +411,12 @@ func replied(mark string) func([]string) bool {
 
 // lost is the marks of trainee's turns not stored exactly once in their latest shift.
 func (s *server) lost(trainee string, turns int) []string {
-	out, err := exec.Command(s.bin, "dump", "--db", s.db, "--trainee", trainee).Output()
+	dump := exec.Command(s.bin, "dump", "--db", s.db, "--trainee", trainee)
+	if s.pass != "" {
+		dump.Args = append(dump.Args, "--instructor")
+	}
+	dump.Env = append(os.Environ(), s.env...)
+	out, err := dump.Output()
 	if err != nil {
 		s.t.Fatalf("ward dump --trainee %s: %v", trainee, err)
 	}

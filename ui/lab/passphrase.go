@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"time"
 
 	"github.com/ward-sim/ward/persist"
 	"golang.org/x/term"
@@ -36,11 +38,18 @@ func (s *Server) signIn(c *conn) (*persist.Store, error) {
 		}
 	}
 	for try := 1; ; try++ {
+		if err := s.waitOutBar(c, t, who.String()); err != nil {
+			return nil, err
+		}
 		pass, err := t.ReadPassword("Passphrase of " + who.String() + ": ")
 		if err != nil {
 			return nil, refusal{"ward: no passphrase was given", "no passphrase: " + err.Error()}
 		}
-		view, err := s.store.As(who, []byte(pass))
+		var view *persist.Store
+		s.guesses.derive(func() { view, err = s.store.As(who, []byte(pass)) })
+		if err == nil || errors.Is(err, persist.ErrWrongPassphrase) {
+			s.guesses.note(who.String(), err == nil)
+		}
 		switch {
 		case err == nil:
 			return view, nil
@@ -50,6 +59,22 @@ func (s *Server) signIn(c *conn) (*persist.Store, error) {
 			return nil, refusal{"ward: wrong passphrase, three times", "wrong passphrase"}
 		}
 		fmt.Fprintln(t, "That passphrase is wrong; try again.")
+	}
+}
+
+// waitOutBar waits, saying so, while passphrases of whose are barred after wrong ones; an error
+// when the connection ends first.
+func (s *Server) waitOutBar(c *conn, t *term.Terminal, whose string) error {
+	wait := s.guesses.barred(whose)
+	if wait <= 0 {
+		return nil
+	}
+	fmt.Fprintf(t, "Too many wrong passphrases for %s in a row: the next may be tried in %s.\n", whose, wait.Round(time.Second))
+	select {
+	case <-time.After(wait):
+		return nil
+	case <-c.sess.Context().Done():
+		return refusal{"ward: the connection ended", "left while passphrases were barred"}
 	}
 }
 
@@ -71,7 +96,7 @@ func (s *Server) choosePassphrase(t *term.Terminal, trainee string) (*persist.St
 		}
 		var view *persist.Store
 		if err == nil {
-			view, err = s.store.EnrolAs(trainee, []byte(pass))
+			s.guesses.derive(func() { view, err = s.store.EnrolAs(trainee, []byte(pass)) })
 		}
 		if err == nil {
 			return view, nil
@@ -80,5 +105,58 @@ func (s *Server) choosePassphrase(t *term.Terminal, trainee string) (*persist.St
 			return nil, refusal{"ward: " + err.Error(), "no passphrase chosen: " + err.Error()}
 		}
 		fmt.Fprintf(t, "%v; try again.\n", err)
+	}
+}
+
+// guesses bound what passphrases cost the server. Each try derives a key with argon2id (64 MiB,
+// and four lanes that take every core for a moment): one runs at a time, so the class's turns
+// are never starved by sign-ins, and the others wait their turn. And a
+// name guessed wrong freeAfter times in a row is barred for a while that doubles with each
+// further wrong one, up to maxBar: the count is the server's, kept across connections, so
+// connecting again does not start it afresh; a right passphrase clears it.
+type guesses struct {
+	slots chan struct{}
+	mu    sync.Mutex
+	wrong map[string]int       // wrong passphrases in a row, by whose
+	until map[string]time.Time // barred until
+}
+
+const (
+	derivations = 1
+	freeAfter   = 3
+	firstBar    = 5 * time.Second
+	maxBar      = 5 * time.Minute
+)
+
+func newGuesses() guesses {
+	return guesses{slots: make(chan struct{}, derivations), wrong: map[string]int{}, until: map[string]time.Time{}}
+}
+
+// derive runs a key derivation once a slot is free.
+func (g *guesses) derive(f func()) {
+	g.slots <- struct{}{}
+	defer func() { <-g.slots }()
+	f()
+}
+
+// barred is how long whose must wait before a passphrase of theirs is tried; 0: now.
+func (g *guesses) barred(whose string) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return max(time.Until(g.until[whose]), 0)
+}
+
+// note counts a passphrase of whose, right or wrong.
+func (g *guesses) note(whose string, right bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if right {
+		delete(g.wrong, whose)
+		delete(g.until, whose)
+		return
+	}
+	g.wrong[whose]++
+	if n := g.wrong[whose]; n >= freeAfter {
+		g.until[whose] = time.Now().Add(min(firstBar<<min(n-freeAfter, 10), maxBar))
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/ward-sim/ward/persist/outfile"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/themes"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // Config is what a server serves.
@@ -44,6 +45,9 @@ type Config struct {
 	// Backend is a trainee's share of the model (the fair queue's For); nil gives each the
 	// Setup's backend as it is.
 	Backend func(trainee string) llm.Backend
+	// Sessions bounds the connections open at once, PerKey those of one key (a trainee's newer
+	// connection takes over their older one, so two at once is ordinary); 0: 256 and 3.
+	Sessions, PerKey int
 }
 
 // Server is ward's SSH server.
@@ -53,9 +57,12 @@ type Server struct {
 	ssh   *ssh.Server
 	class *Class
 
+	guesses guesses // wrong passphrases by name, and the derivations running (passphrase.go)
+
 	mu      sync.Mutex
 	closing bool
 	open    map[*conn]bool // every connection, for Shutdown to close
+	perKey  map[string]int // connections open by key fingerprint
 	serving chan struct{}  // closed once Serve is taking connections; nil before Serve
 	conns   sync.WaitGroup // handlers running: each saves its shift before it ends
 }
@@ -76,24 +83,33 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.Theme.NoColor {
 		lipgloss.SetColorProfile(termenv.ANSI256)
 	}
-	s := &Server{cfg: cfg, store: cfg.Setup.Store(), class: newClass(), open: map[*conn]bool{}}
+	s := &Server{cfg: cfg, store: cfg.Setup.Store(), class: newClass(), open: map[*conn]bool{}, perKey: map[string]int{},
+		guesses: newGuesses()}
 	if s.cfg.Log == nil {
 		s.cfg.Log = io.Discard
 	}
 	if s.cfg.Login <= 0 {
 		s.cfg.Login = 30 * time.Second
 	}
+	if s.cfg.Sessions <= 0 {
+		s.cfg.Sessions = 256
+	}
+	if s.cfg.PerKey <= 0 {
+		s.cfg.PerKey = 3
+	}
 	if s.cfg.Backend == nil {
 		backend := cfg.Setup.Backend()
 		s.cfg.Backend = func(string) llm.Backend { return backend }
 	}
+	s.cfg.Backend = panicHook(s.cfg.Backend)
 	srv, err := wish.NewServer(
 		key,
 		// Only public keys log in: no password, no keyboard-interactive. Every key is let in
 		// here, and admit refuses the unknown with a line that says why: refused here, the
 		// client would only hear "Permission denied".
 		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool { return true }),
-		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.admit),
+		// The last is the outermost: guard recovers a panic anywhere in a connection's handling.
+		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.admit, s.guard),
 	)
 	if err != nil {
 		return nil, err
@@ -103,14 +119,51 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// loginTimer is the context key of a connection's time to log in.
-type loginTimer struct{}
+// loginTimer is the context key of a connection's time to log in; sessionOpened is set once a
+// session of the connection reached admit.
+type (
+	loginTimer    struct{}
+	sessionOpened struct{}
+)
 
 // loginWithin drops a connection that has not opened its session within Config.Login: one that
 // stalls in the handshake would otherwise hold its goroutines for good. admit stops the clock.
+// A connection that ends without ever opening a session (a failed handshake, ssh -N, a client
+// that only asked to forward) is audited as it closes: admit audits the others.
 func (s *Server) loginWithin(ctx ssh.Context, conn net.Conn) net.Conn {
 	ctx.SetValue(loginTimer{}, time.AfterFunc(s.cfg.Login, func() { _ = conn.Close() }))
-	return conn
+	return &auditedConn{Conn: conn, closed: func() {
+		if ctx.Value(sessionOpened{}) == nil {
+			s.audit(persist.Person{}, persist.AuditConnect, noSession(ctx, conn.RemoteAddr()))
+		}
+	}}
+}
+
+// auditedConn is a connection that says, once, when it closes.
+type auditedConn struct {
+	net.Conn
+	once   sync.Once
+	closed func()
+}
+
+func (c *auditedConn) Close() error {
+	c.once.Do(c.closed)
+	return c.Conn.Close()
+}
+
+// noSession describes, for the audit, a connection that ended without a session: whence, and as
+// whom and with which key if it got so far.
+func noSession(ctx ssh.Context, from net.Addr) string {
+	d := fmt.Sprintf("ssh from %s", from)
+	user, _ := ctx.Value(ssh.ContextKeyUser).(string)
+	key, _ := ctx.Value(ssh.ContextKeyPublicKey).(ssh.PublicKey)
+	switch {
+	case key != nil:
+		d += fmt.Sprintf(" as user %q with key %s", user, gossh.FingerprintSHA256(key))
+	case user != "":
+		d += fmt.Sprintf(" as user %q", user)
+	}
+	return d + ": ended without opening a session"
 }
 
 // private refuses a host key others may read, once it cannot be made private.
@@ -145,6 +198,9 @@ func (s *Server) Serve(l net.Listener) error {
 	s.mu.Unlock()
 	release := outfile.Hold(s.cfg.HostKey, s.cfg.Keys) // no /export may write over them
 	defer release()
+	watching := make(chan struct{})
+	defer close(watching)
+	go s.watchEnrolments(watching)
 	err := s.ssh.Serve(a)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
@@ -189,23 +245,33 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// enter counts a connection in, for Shutdown to close and wait for; false once the server is
-// closing.
-func (s *Server) enter(c *conn) bool {
+// enter counts a connection in, for Shutdown to close and wait for; a refusal once the server
+// is closing, or holds as many connections as it may, in all or of the connection's key.
+func (s *Server) enter(c *conn) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing {
-		return false
+	switch {
+	case s.closing:
+		return refusal{"ward: the server is shutting down", "shutting down"}
+	case len(s.open) >= s.cfg.Sessions:
+		return refusal{fmt.Sprintf("ward: the class is full (%d connections); try again later", s.cfg.Sessions), "the class is full"}
+	case c.key != "" && s.perKey[c.key] >= s.cfg.PerKey:
+		return refusal{fmt.Sprintf("ward: this key has %d connections open already; close one first", s.perKey[c.key]),
+			"too many connections of one key"}
 	}
 	s.open[c] = true
+	s.perKey[c.key]++
 	s.conns.Add(1)
-	return true
+	return nil
 }
 
 // leave counts a connection out once its handler is done.
 func (s *Server) leave(c *conn) {
 	s.mu.Lock()
 	delete(s.open, c)
+	if s.perKey[c.key]--; s.perKey[c.key] <= 0 {
+		delete(s.perKey, c.key)
+	}
 	s.mu.Unlock()
 	s.conns.Done()
 }

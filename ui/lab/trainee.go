@@ -39,18 +39,18 @@ func (s *Server) train(c *conn, next ssh.Handler) {
 		return
 	}
 	defer sh.Live.Close() // after the turns: saves the clock
+	defer sh.stop()
 	s.class.seat(st, sh.Live)
 	d := s.class.draft(st.name)
 	opts.Unsent, opts.Typed = d.lines, d.typed
 	screen := ui.New(sh, opts)
-	c.model = framed{Model: screen, frame: &st.frame}
+	c.model = framed{Model: screen, frame: &st.frame, size: c.size}
 	c.sess.Context().SetValue(connKey{}, c)
 	next(c.sess)
 	d.lines, d.typed = screen.Unsent() // nothing typed is lost with the connection
 	s.class.keep(st.name, d)
 	s.audit(who, persist.AuditDisconnect, c.why())
 	c.farewell()
-	sh.stop()
 }
 
 // takeOver seats st, closing the trainee's older connection if one is open and waiting until
@@ -89,7 +89,7 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 	if err != nil {
 		return nil, opts, err
 	}
-	sh := &shift{gone: make(chan struct{})}
+	sh := &shift{srv: s, who: c.who.person(), gone: make(chan struct{})}
 	restart := func(shiftID, trainee string) (*session.Session, error) {
 		if trainee != name {
 			return nil, fmt.Errorf("this connection is %s's", name)
@@ -97,6 +97,7 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 		return setup.Start(ctx, shiftID)
 	}
 	sh.Live = live.NewLive(sess, restart)
+	sh.Live.OnPanic(func(v any, stack []byte) { s.panicked(c.who.person(), "a turn", v, stack) })
 	if len(sess.Summaries()) == 0 { // nothing on the roster yet: --shift, or the trainee chooses
 		if resumed && s.cfg.Shift != "" {
 			err = sh.Live.Start(ctx, s.cfg.Shift, name) // the empty shift left is discarded
@@ -117,6 +118,8 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 // done: the trainee's view of the store closes after stop.
 type shift struct {
 	*live.Live
+	srv   *Server
+	who   persist.Person
 	mu    sync.Mutex
 	ended bool
 	gone  chan struct{}
@@ -174,6 +177,7 @@ func (sh *shift) turn(run func() <-chan live.Update) <-chan live.Update {
 	go func() {
 		defer sh.busy.Done()
 		defer close(out)
+		defer sh.srv.survive(sh.who, "a turn's stream", nil)
 		for u := range in {
 			select {
 			case out <- u:
