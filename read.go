@@ -182,7 +182,9 @@ func archiveList(_ context.Context, c *call) error {
 
 func archiveShow(_ context.Context, c *call) error {
 	n := c.args[0]
-	return readStore(c, persist.AuditExport, "archive "+n, func(st *persist.Store) error { return records.ArchiveShow(st, n, c.stdout) })
+	return readStore(c, persist.AuditExport, "archive "+n, func(st *persist.Store) error {
+		return records.ArchiveShow(st, n, c.stdout, !secretsShown(c.o, st))
+	})
 }
 
 // archiveRestore writes, so it takes the file like any writer; it still never creates one.

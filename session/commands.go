@@ -57,7 +57,7 @@ func init() {
 		{Name: "/speed", Args: "N", Help: "run the sim clock N times real time, 1–10 (TUI)", run: (*Session).cmdSpeed},
 		{Name: CmdAck, Args: "[ID]", Help: "acknowledge the alarms waiting on a patient (the active one by default)", run: (*Session).cmdAck},
 		{Name: "/alarms", Args: "[ID] [LIMIT…]", Help: "show or set a patient's alarm limits, e.g. /alarms patient_2 spo2<88", run: (*Session).cmdAlarms},
-		{Name: "/diagnosis", Args: "TEXT", Help: "commit to a working diagnosis for the active patient (revise it any time)", run: (*Session).cmdDiagnosis},
+		{Name: "/diagnosis", Args: "TEXT", Help: "commit to a working diagnosis for the active patient, or a ranked differential (PE, pneumonia): the right one scores by its place (revise it any time)", run: (*Session).cmdDiagnosis},
 		{Name: "/dispo", Args: "PLACE", Help: "send the active patient to resus|icu|hdu|ward|cath-lab|theatre|home: ends their case", run: (*Session).cmdDispo},
 		{Name: "/aar", Help: "After Action Review of the active patient; the Preceptor debriefs", run: (*Session).cmdAAR},
 		{Name: agents.AskCommand, Args: "QUESTION", Help: "ask the Preceptor what the protocols say; the answer cites its sources", run: (*Session).cmdAsk},
@@ -123,7 +123,7 @@ func (s *Session) cmdSwitch(_ context.Context, t *turn, arg string) {
 		t.emit(ErrorEvent{Code: "USAGE", Message: "usage: /switch ID"})
 		return
 	}
-	s.switchTo(t, arg, analyzer.ActionSwitchExisting, "/switch command", "")
+	s.switchTo(t, s.typed(t), arg, analyzer.ActionSwitchExisting, "/switch command", "")
 }
 
 func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
@@ -145,7 +145,9 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 	if len(fields) == 2 {
 		scenario = fields[1]
 	}
-	s.switchTo(t, id, analyzer.ActionActivateNew, "/admit command", scenario)
+	typed := s.typed(t)
+	typed.msg.Content = CmdAdmit + " " + id // the case it names, if any, is not the trainee's to read back
+	s.switchTo(t, typed, id, analyzer.ActionActivateNew, "/admit command", scenario)
 }
 
 // cmdScenarios numbers the scenarios and gives each by its presentation, as a triage list

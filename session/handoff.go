@@ -41,6 +41,11 @@ type evidence struct {
 	signs          []string
 	actions        []string
 	alerts         []string
+	// From the engine's record: what a receiver must hear first (escalations and alarms, an
+	// arrest, critical errors), the working diagnosis, and what is still waiting.
+	events    []string
+	diagnosis string
+	pending   []string
 }
 
 func evidenceOf(e *physio.Engine, mem *memory.Memory) evidence {
@@ -69,7 +74,38 @@ func evidenceOf(e *physio.Engine, mem *memory.Memory) evidence {
 	for _, sf := range e.SafetyRecords() {
 		r.alerts = append(r.alerts, fmt.Sprintf("%s: %s", sf.Drug, sf.Reason))
 	}
+	r.events, r.pending = keyEvents(e)
+	r.diagnosis = assessment(e)
 	return r
+}
+
+// keyEvents are the record's moments a handoff must carry, oldest first, and what is still
+// waiting: an escalation or alarm not yet reviewed, and the next observations when due.
+func keyEvents(e *physio.Engine) (events, pending []string) {
+	at := func(t float64) string { return memory.Clock(t - e.Admitted()) }
+	for _, a := range e.Alerts() {
+		what := "Monitor alarm"
+		if a.Kind == physio.AlertEscalation {
+			what = "Nurse escalation (" + a.Level + ")"
+		}
+		if a.Repeats > 0 {
+			what += fmt.Sprintf(", called %d times", a.Repeats+1)
+		}
+		events = append(events, fmt.Sprintf("%s %s: %s", at(a.Raised), what, a.Text))
+		if a.Reviewed == nil {
+			pending = append(pending, what+" raised at "+at(a.Raised)+" not yet reviewed")
+		}
+	}
+	if a := e.Arrest(); a != nil {
+		events = append(events, at(float64(a.Onset))+" cardiac arrest")
+		if a.ROSC >= 0 {
+			events = append(events, at(float64(a.ROSC))+" return of spontaneous circulation")
+		}
+	}
+	for _, er := range e.CriticalErrors() {
+		events = append(events, at(er.T)+" critical error: "+er.Description)
+	}
+	return events, pending
 }
 
 // situation lists what was told of this illness, one labelled line a topic.
@@ -124,11 +160,21 @@ func (r evidence) done() string {
 	return strings.Join(r.actions, "; ")
 }
 
+// safety is what a receiver must know first: the drug safety alerts, then the key events.
 func (r evidence) safety() string {
-	if len(r.alerts) == 0 {
-		return "no safety alerts"
+	all := append(slices.Clone(r.alerts), r.events...)
+	if len(all) == 0 {
+		return "no safety alerts, escalations or critical events"
 	}
-	return strings.Join(r.alerts, "; ")
+	return strings.Join(all, "; ")
+}
+
+// waiting is what is still pending for the receiver.
+func (r evidence) waiting() string {
+	if len(r.pending) == 0 {
+		return "nothing recorded as pending"
+	}
+	return strings.Join(r.pending, "; ")
 }
 
 func (r evidence) observed() string {
@@ -168,25 +214,25 @@ func handoff(format string, e *physio.Engine, mem *memory.Memory) (string, error
 			"## SBAR handoff — " + r.who, draftMark,
 			"**S:** " + joinLines(r.complaint+" Latest: "+r.vitals()+".", r.situation()),
 			"**B:**\n" + r.background(),
-			"**A:** Observed: " + r.observed() + ". Safety: " + r.safety() + ".",
-			"**R:** [sender to complete] Done so far: " + r.done() + ".",
+			"**A:** " + r.diagnosis + " Observed: " + r.observed() + ". Safety: " + r.safety() + ".",
+			"**R:** [sender to complete] Done so far: " + r.done() + ". Pending: " + r.waiting() + ".",
 		}, "\n\n"), nil
 	case "ipass":
 		return strings.Join([]string{
 			"## I-PASS handoff — " + r.who, draftMark,
 			"**I (illness severity):** " + severity(r.reading) + ".",
 			"**P (patient summary):** " + joinLines(r.complaint+" Latest: "+r.vitals()+".", r.situation(), r.background()),
-			"**A (action list):** " + r.done() + ".",
-			"**S (situation awareness):** " + r.safety() + ".",
+			"**A (action list):** Done: " + r.done() + ". Pending: " + r.waiting() + ".",
+			"**S (situation awareness):** " + r.diagnosis + " " + r.safety() + ".",
 			"**S (synthesis by receiver):** [receiver to read back]",
 		}, "\n\n"), nil
 	case "mist":
 		return strings.Join([]string{
 			"## MIST handoff — " + r.who, draftMark,
 			"**M (mechanism / medical complaint):** " + joinLines(r.complaint, r.situation()),
-			"**I (injuries / information):** " + joinLines("Observed: "+r.observed()+".", r.background()),
+			"**I (injuries / information):** " + joinLines(r.diagnosis+" Observed: "+r.observed()+". Key events: "+r.safety()+".", r.background()),
 			"**S (signs):** " + r.vitals() + ".",
-			"**T (treatment):** " + r.done() + ".",
+			"**T (treatment):** " + r.done() + ". Pending: " + r.waiting() + ".",
 		}, "\n\n"), nil
 	}
 	return "", fmt.Errorf("unknown handoff format %q: use sbar, ipass or mist", format)

@@ -25,15 +25,22 @@ type settled struct {
 }
 
 // typedText is the trainee's line on its way to the store: the conversation it belongs to, and
-// whether a commit has taken it yet. That is the one it was typed in, unless it says something to
-// another patient: then it is theirs, and their chat shows the question above the answer. A line
-// that only goes to a patient ("review patient_1") stays where it was typed.
+// whether a commit has taken it yet. That is the one it was typed in, unless it takes the trainee
+// to another patient: then it is theirs, whether it says something to them or only goes to them
+// ("switch to patient_1", "review patient_1"), so their chat shows the line above the answer and
+// the first line that admits a patient opens their history (seed 000, turn 3).
 type typedText struct {
 	msg    memory.Message
 	to     string
 	from   string // the conversation a line stored before a model decided leaves, in the next commit
 	stored bool
+	// command: a typed /admit or /switch, which says what it means outright: it is never a slip
+	// for another ID, nor asked about before it admits.
+	command bool
 }
+
+// free reports whether the line is free text, whose ID may be a slip.
+func (typed *typedText) free() bool { return typed != nil && !typed.command }
 
 // moveTo makes the line patient id's: one not stored yet is stored there; one stored already,
 // while a model decided, is moved there by the next commit.
@@ -110,7 +117,7 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		return settled{}, false
 	case DecisionNewBlank, DecisionSwitchExisting:
 		// Free text and /switch may be slips for a roster patient; /admit says "new" outright.
-		slip := typed != nil || d.Action == analyzer.ActionSwitchExisting
+		slip := typed.free() || d.Action == analyzer.ActionSwitchExisting
 		if decision == DecisionNewBlank && slip && analyzer.LookAlike(id, s.roster) != "" {
 			s.askAboutLookAlike(t, typed, d, id)
 			return settled{}, false
@@ -129,17 +136,18 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		}
 	}
 	s.reportDecision(t, decision, d, s.active)
-	if admitted != nil {
-		s.say(t, admissionNote(admitted, s.bedOf(admitted.PatientID())))
+	prior := s.priorTo(typed)
+	if admitted != nil { // kept below the line that admitted them, so their chart says how they came
+		s.record(t, []memory.Message{s.wardSays(t, admissionNote(admitted, s.bedOf(admitted.PatientID())))}, nil)
 	}
-	return settled{prior: s.priorTo(typed)}, true
+	return settled{prior: prior}, true
 }
 
 // asksBeforeAdmitting reports whether a new patient named in typed free text needs the
 // trainee's yes first: on a screen that asks (ward run never does), once the shift has patients,
 // where a typo such as "patient 6" would otherwise admit someone at once.
 func (s *Session) asksBeforeAdmitting(typed *typedText) bool {
-	return typed != nil && s.cfg.ConfirmAdmissions && len(s.roster) > 0
+	return typed.free() && s.cfg.ConfirmAdmissions && len(s.roster) > 0
 }
 
 // askToAdmit keeps what was typed where it was typed and asks question; a yes sends the /admit
@@ -254,14 +262,18 @@ func (s *Session) Switch(id string, emit func(Event)) {
 	s.begin(llm.TraceInput{Op: llm.InputSwitch, Text: id}, emit)
 	t := newTurn(CmdSwitch+" "+id, emit)
 	defer s.endTurn(t)
-	s.switchTo(t, id, analyzer.ActionSwitchExisting, "keyboard switch", "")
+	s.switchTo(t, nil, id, analyzer.ActionSwitchExisting, "keyboard switch", "")
 }
 
 // switchTo applies an explicit request for patient id, as a command or a key makes it: no
-// analyzer, the same registry rules.
-func (s *Session) switchTo(t *turn, id string, action analyzer.Action, reason, scenario string) {
+// analyzer, the same registry rules. A typed command's line (typed; nil for a key) is kept in the
+// conversation of the patient it goes to, as a typed switch is.
+func (s *Session) switchTo(t *turn, typed *typedText, id string, action analyzer.Action, reason, scenario string) {
 	restored := s.restoreFromRegistry(t)
-	s.decide(t, nil, restored, analyzer.Decision{Action: action, PatientID: id, Source: analyzer.SourceRules, Reasoning: reason}, scenario)
+	if typed != nil {
+		typed.command = true
+	}
+	s.decide(t, typed, restored, analyzer.Decision{Action: action, PatientID: id, Source: analyzer.SourceRules, Reasoning: reason}, scenario)
 }
 
 // analyzeNow decides without I/O when it can: a typed snapshot line is ordinary text and must
@@ -395,8 +407,8 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 			return nil, false
 		}
 	}
-	if typed != nil && typed.to != id && !s.onlyMovesTo(id, typed.msg.Content) {
-		typed.moveTo(id) // said to the patient named, so it belongs to their conversation
+	if typed != nil {
+		typed.moveTo(id) // it took the trainee to the patient named, so it belongs to their conversation
 	}
 	bed := ""
 	if admitted != nil {

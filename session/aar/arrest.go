@@ -11,23 +11,26 @@ import (
 // ArrestReview is the After Action Review of a cardiac arrest, against the Resuscitation Council
 // UK's Adult ALS guidelines (2021). Times are seconds from the collapse; nil: never done.
 type ArrestReview struct {
-	Collapse     float64             `json:"collapse"` // seconds since arrival
-	Recognised   *float64            `json:"recognised"`
-	FirstCPR     *float64            `json:"first_cpr"`
-	FirstShock   *float64            `json:"first_shock,omitempty"` // shockable arrests only
-	Shockable    bool                `json:"shockable"`             // the first rhythm was VF or pulseless VT
-	Fraction     float64             `json:"compression_fraction"`  // of the time since the first compression
-	LongestPause float64             `json:"longest_pause"`
-	Shocks       int                 `json:"shocks"`
-	Outcome      string              `json:"outcome"`
-	Drugs        []DrugTiming        `json:"drugs"`
-	Named        []physio.ArrestStep `json:"rhythms_named"`
-	Causes       string              `json:"causes"`    // how the reversible causes were dealt with
-	CausesOK     bool                `json:"causes_ok"` // considered, and the cause treated if the heart did not restart
-	PostROSC     []CareItem          `json:"post_rosc,omitempty"`
-	Stop         *StopDecision       `json:"stop,omitempty"`
-	Cycles       []Cycle             `json:"cycles"`
-	Source       string              `json:"source"`
+	Collapse     float64  `json:"collapse"` // seconds since arrival
+	Recognised   *float64 `json:"recognised"`
+	FirstCPR     *float64 `json:"first_cpr"`
+	FirstShock   *float64 `json:"first_shock,omitempty"` // shockable arrests only
+	Shockable    bool     `json:"shockable"`             // the first rhythm was VF or pulseless VT
+	Fraction     float64  `json:"compression_fraction"`  // of the time since the first compression
+	LongestPause float64  `json:"longest_pause"`
+	// InstantPauses are the pauses that took no sim time (physio.ArrestRecord): the fraction and
+	// the longest pause count sim time, as the engine does, and cannot see them.
+	InstantPauses int                 `json:"instant_pauses,omitempty"`
+	Shocks        int                 `json:"shocks"`
+	Outcome       string              `json:"outcome"`
+	Drugs         []DrugTiming        `json:"drugs"`
+	Named         []physio.ArrestStep `json:"rhythms_named"`
+	Causes        string              `json:"causes"`    // how the reversible causes were dealt with
+	CausesOK      bool                `json:"causes_ok"` // considered, and the cause treated if the heart did not restart
+	PostROSC      []CareItem          `json:"post_rosc,omitempty"`
+	Stop          *StopDecision       `json:"stop,omitempty"`
+	Cycles        []Cycle             `json:"cycles"`
+	Source        string              `json:"source"`
 }
 
 // DrugTiming is one drug given in the arrest and whether it came at the right point.
@@ -71,7 +74,7 @@ func arrestReview(e *physio.Engine) *ArrestReview {
 	first := a.Steps[0].Rhythm
 	r := &ArrestReview{
 		Collapse: since(e, float64(a.Onset)), Recognised: after(a, a.Called), FirstCPR: after(a, a.FirstCPR),
-		Shockable: first.Shockable(), LongestPause: float64(a.LongestPause), Outcome: arrestOutcome(e, a),
+		Shockable: first.Shockable(), LongestPause: float64(a.LongestPause), InstantPauses: a.InstantPauses, Outcome: arrestOutcome(e, a),
 		Source: sc.ALS().Sources["RCUK-ALS"],
 	}
 	if n := a.Compressing + a.HandsOff; n > 0 {
@@ -89,6 +92,26 @@ func arrestReview(e *physio.Engine) *ArrestReview {
 	r.Stop = stopDecision(e, a)
 	r.Cycles = cycles(e, a)
 	return r
+}
+
+// SimTimeNote says how the compression fraction and the pauses were counted when some pauses took
+// no sim time, and is empty when none did.
+func (v *ArrestReview) SimTimeNote() string {
+	if v.InstantPauses == 0 {
+		return ""
+	}
+	return fmt.Sprintf("counted in sim time: %d pause(s) began and ended in the same sim second (lines typed with the clock paused, or sent at once), so their real length is not measured", v.InstantPauses)
+}
+
+// faults reports whether the review faults a drug given at elapsed seconds since arrival (early,
+// late, the wrong rhythm or dose), so nothing praises the same dose. A nil review faults nothing.
+func (v *ArrestReview) faults(elapsed float64) bool {
+	if v == nil {
+		return false
+	}
+	return slices.ContainsFunc(v.Drugs, func(d DrugTiming) bool {
+		return d.At == elapsed-v.Collapse && d.Verdict != OnTime && d.Verdict != Missed
+	})
 }
 
 // after is t as seconds from the collapse, or nil for "never".

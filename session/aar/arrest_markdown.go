@@ -23,6 +23,9 @@ func (r Report) arrestMarkdown(b *strings.Builder) {
 	}
 	p(" · shocks: %d · compression fraction %.0f %% · longest pause %g s · causes: %s.\n\n",
 		v.Shocks, 100*v.Fraction, v.LongestPause, v.Causes)
+	if note := v.SimTimeNote(); note != "" {
+		p("The compression fraction and the pauses are %s.\n\n", note)
+	}
 	p("| Cycle | From | To | Rhythm at its start | Compressing | What was done |\n|---|---|---|---|---|---|\n")
 	for _, c := range v.Cycles {
 		p("| %d | %s | %s | %s | %g s | %s |\n", c.N, physio.SimTime(c.From), physio.SimTime(c.To), c.Rhythm, c.Compressing,

@@ -164,7 +164,12 @@ func arrestPoints(e *physio.Engine, r Report) []Point {
 		add(pre == shocks, "%d of %d shocks charged during compressions, which keeps the pause before the shock short", pre, shocks)
 	}
 	if v.FirstCPR != nil {
-		add(v.Fraction >= 0.8, "compression fraction %.0f %% (aim above 80 %%), longest pause %g s (aim under 10 s)", 100*v.Fraction, v.LongestPause)
+		how := ""
+		if note := v.SimTimeNote(); note != "" {
+			how = "; " + note
+		}
+		add(v.Fraction >= 0.8, "compression fraction %.0f %% (aim above 80 %%)%s", 100*v.Fraction, how)
+		add(v.LongestPause <= 10, "longest pause in compressions %g s (aim: 10 s or less)%s", v.LongestPause, how)
 	}
 	for _, d := range v.Drugs {
 		add(d.Verdict == OnTime, "%s at %s — %s: %s", d.Drug, physio.SimTime(d.At), d.Verdict, d.Why)

@@ -1,6 +1,7 @@
 package aar
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -56,10 +57,22 @@ func TestArrestStopDecision(t *testing.T) {
 	good = append(good, step{1360, "we'll stop resuscitation"})
 	e, _ := play(t, "arrest-asystole-stop", 1400, good...)
 	r := Of(e)
+	if l := scoreLine(r, "the reasons"); l.Points != 0 || l.Max != 10 {
+		t.Errorf("the reasons before any reflective answer: %+v", l)
+	}
+	_, err := e.Dispose("ward")
+	for _, answer := range []string{"unwitnessed with a long no-flow time, asystole throughout, no reversible cause, advanced cancer, low EtCO2",
+		"a team decision after more than 20 minutes of ALS in asystole; time of death stated; the family told and a debrief for staff"} {
+		err = errors.Join(err, e.Reflect(answer))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = Of(e)
 	if e.Arrest().ROSC >= 0 || r.Arrest.Stop == nil || !r.Arrest.Stop.InLine {
 		t.Fatalf("stop: %+v, ROSC %d", r.Arrest.Stop, e.Arrest().ROSC)
 	}
-	if a := part(r, PartActions); a.Points != a.Max || len(r.CriticalErrors) > 0 {
+	if a := part(r, PartActions); a.Points != a.Max || len(r.CriticalErrors) > 0 || scoreLine(r, "the reasons").Points != 10 {
 		t.Errorf("score %d, errors %v:\n%s", r.Score.Total, r.CriticalErrors, r.Markdown())
 	}
 	early, _ := play(t, "arrest-asystole-stop", 400, step{60, "start CPR"}, step{300, "stop resuscitation"})

@@ -38,6 +38,9 @@ func diagnosisPoints(e *physio.Engine, r Report) []Point {
 func verdictWords(d physio.DiagnosisRecord) string {
 	w := map[string]string{sc.VerdictAccepted: "right", sc.VerdictDifferential: "a differential worth holding, not this case",
 		sc.VerdictWrong: "not this case"}[d.Verdict]
+	if d.Verdict == sc.VerdictAccepted && d.Rank > 1 {
+		w = fmt.Sprintf("right, in place %d of the differential: commit to it first next time", d.Rank)
+	}
 	if op := d.SecondOpinion; op != nil && op.Verdict != "" {
 		w += fmt.Sprintf("; %s's second opinion: %s", op.Model, op.Verdict)
 	}

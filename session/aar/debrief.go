@@ -184,12 +184,13 @@ func criticalActionPoints(e *physio.Engine, r Report) []Point {
 func timeOf(at *float64) string { return physio.SimTime(*at) }
 
 // rescuePoints credit each emergency treatment the case called for, the first time it was given
-// in a state that called for it.
-func rescuePoints(e *physio.Engine, _ Report) []Point {
+// in a state that called for it; a drug the arrest review faults (early, late, the wrong dose)
+// is not also praised here.
+func rescuePoints(e *physio.Engine, r Report) []Point {
 	var out []Point
 	for _, rs := range e.Scenario().Rescue {
 		for _, a := range e.Actions() {
-			if !rescues(e, rs, a) {
+			if !rescues(e, rs, a) || r.Arrest.faults(since(e, a.T)) {
 				continue
 			}
 			how := "the right emergency treatment, which needs no allergy history first"
@@ -231,6 +232,9 @@ func allergyPoints(e *physio.Engine, _ Report) []Point {
 }
 
 func reassessmentPoints(e *physio.Engine, _ Report) []Point {
+	if e.Scenario().Scoring.Reassessment == 0 {
+		return nil // not what the case judges
+	}
 	if reassessed(e) {
 		return []Point{{Kind: PointPlus, Text: "Reassessed the vital signs after treatment"}}
 	}
@@ -245,22 +249,25 @@ func warningPoints(e *physio.Engine, r Report) []Point {
 	return out
 }
 
+// trajectoryPoints say how the patient fared over the stretch the trainee is judged on; a case
+// that does not weigh the trajectory (an arrest whose lesson is the decision to stop) says nothing.
 func trajectoryPoints(e *physio.Engine, r Report) []Point {
-	first, last := r.NEWS2AtArrival, r.NEWS2Now
+	t := r.Trajectory
 	switch {
-	case first == nil:
+	case e.Scenario().Scoring.Trajectory == 0:
+		return nil
+	case t.From == nil && t.Since == nil:
 		return []Point{{Kind: PointDelta, Text: "No observations were measured, so nobody knew how sick the patient was"}}
-	case len(e.Readings()) == 1:
-		return []Point{{Kind: PointDelta, Text: fmt.Sprintf("Observations were measured only once (%s), so the trend was never seen", first.Text)}}
+	case t.From == nil:
+		return []Point{{Kind: PointDelta, Text: "No observations were measured after " + t.sinceText() + ", so nobody knew how sick the patient was"}}
+	case !t.Judged:
+		return []Point{{Kind: PointDelta, Text: fmt.Sprintf("Observations were measured only once (%s), so the trend was never seen", t.From.Text)}}
+	case t.Improved():
+		return []Point{{Kind: PointPlus, Text: "The patient improved: " + t.String()}}
+	case t.Worsened():
+		return []Point{{Kind: PointDelta, Text: "The patient deteriorated: " + t.String()}}
 	}
-	trend := fmt.Sprintf("%s when first measured, %s when last measured", first.Text, last.Text)
-	switch {
-	case last.Total < first.Total:
-		return []Point{{Kind: PointPlus, Text: "The patient improved: " + trend}}
-	case last.Total > first.Total:
-		return []Point{{Kind: PointDelta, Text: "The patient deteriorated: " + trend}}
-	}
-	return []Point{{Kind: PointDelta, Text: "The patient did not improve: " + trend}}
+	return []Point{{Kind: PointDelta, Text: "The patient did not improve: " + t.String()}}
 }
 
 // instructorPoints say what the instructor injected and when, so the debrief reads the case

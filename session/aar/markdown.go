@@ -15,6 +15,7 @@ func (r Report) Markdown() string {
 	p("# After Action Review — %s\n\n", r.Title)
 	p("**Patient:** %s (%s) · **Presentation:** %s · **Time since arrival:** %s · **Final state:** %s · **NEWS2:** %s\n\n",
 		r.Patient, r.PatientID, r.Presentation, physio.SimTime(r.Duration), r.FinalState, r.news2Course())
+	p("**Judged on:** %s.\n\n", strings.Join(r.JudgedOn, "; "))
 	p("## Critical errors\n\n")
 	list(&b, r.lines(PointCriticalError), "None.")
 	p("\n## Missed critical actions\n\n")
@@ -46,7 +47,10 @@ func (r Report) Markdown() string {
 	p("\nThe actions' part, item by item:\n\n| Item | Points | Why |\n|---|---|---|\n")
 	for _, l := range r.Score.Breakdown {
 		points := fmt.Sprint(l.Points)
-		if l.Max > 0 {
+		switch {
+		case l.NotApplicable:
+			points = "n/a"
+		case l.Max > 0:
 			points = fmt.Sprintf("%d / %d", l.Points, l.Max)
 		}
 		p("| %s | %s | %s |\n", cell(l.Item), points, cell(l.Why))

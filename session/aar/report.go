@@ -2,7 +2,9 @@ package aar
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
@@ -19,10 +21,16 @@ type Report struct {
 	Arrived      float64 `json:"arrived"`  // ward time of arrival
 	Duration     float64 `json:"duration"` // seconds since arrival
 	FinalState   string  `json:"final_state"`
+	// Attempted: the trainee did something for the patient (an action, an order, a diagnosis, a
+	// reflection, a disposition of their own). A patient never attended is not attempted, in ADL's
+	// sense: the report and the xAPI export leave them out, and nothing of theirs is failed.
+	Attempted bool `json:"attempted"`
 	// NEWS2AtArrival is the first measured score and NEWS2Now the last: what the trainee could
 	// see, so the review and the screen agree. Nil until something was measured.
-	NEWS2AtArrival  *ScoreAt              `json:"news2_at_arrival"`
-	NEWS2Now        *ScoreAt              `json:"news2_now"`
+	NEWS2AtArrival *ScoreAt `json:"news2_at_arrival"`
+	NEWS2Now       *ScoreAt `json:"news2_now"`
+	// Trajectory is the stretch of the case the NEWS2 trajectory is judged on (trajectory.go).
+	Trajectory      Trajectory            `json:"trajectory"`
 	Timeline        []TimelineEntry       `json:"timeline"`
 	CriticalActions []CriticalOutcome     `json:"critical_actions"`
 	CriticalErrors  []physio.ErrorRecord  `json:"critical_errors"`
@@ -46,7 +54,9 @@ type Report struct {
 	DispositionReason string                    `json:"disposition_reason,omitempty"`
 	Reflections       []ReflectionOutcome       `json:"reflections"`
 	Score             Score                     `json:"score"`
-	Objectives        []string                  `json:"learning_objectives"`
+	// JudgedOn is what the case's score weighs (its critical actions, weighted items and parts).
+	JudgedOn   []string `json:"judged_on"`
+	Objectives []string `json:"learning_objectives"`
 	// Arrest reviews a cardiac arrest against the ALS algorithm, cycle by cycle; nil if none.
 	Arrest *ArrestReview `json:"arrest,omitempty"`
 }
@@ -73,11 +83,13 @@ type CriticalOutcome struct {
 	Rule        string `json:"rule"`
 	Met         bool   `json:"met"`
 	Done        bool   `json:"done"`
-	// Moot: an item to be done before another that never happened does not apply; it scores
-	// its points and is neither praised nor faulted.
-	Moot   bool     `json:"moot,omitempty"`
-	At     *float64 `json:"at,omitempty"` // elapsed seconds when first done
-	Points int      `json:"points"`       // its weight in the score
+	// Moot: an item whose condition never occurred does not apply (to be done before another that
+	// never happened, or in states the patient never reached); it is neither praised nor faulted,
+	// and the actions' part is scored without it. MootWhy says why.
+	Moot    bool     `json:"moot,omitempty"`
+	MootWhy string   `json:"moot_why,omitempty"`
+	At      *float64 `json:"at,omitempty"` // elapsed seconds when first done
+	Points  int      `json:"points"`       // its weight in the score
 
 	match sc.Match
 }
@@ -106,6 +118,9 @@ type ScoreLine struct {
 	Points int    `json:"points"`
 	Max    int    `json:"max"`
 	Why    string `json:"why"`
+	// NotApplicable: an item whose condition never occurred; the actions' part is scored out of
+	// the items that applied, so it neither adds nor takes away.
+	NotApplicable bool `json:"not_applicable,omitempty"`
 }
 
 // Of builds the After Action Review from everything the engine recorded.
@@ -128,11 +143,13 @@ func Of(e *physio.Engine) Report {
 	}
 	r.Alerts = alertOutcomes(e)
 	r.NearMisses, r.OutOfRange = nearMissesAndOutOfRange(e)
+	r.Attempted = attempted(e)
+	r.Trajectory = trajectory(e)
 	r.Timeline = timeline(e)
 	r.CriticalActions = criticalOutcomes(e)
 	r.Arrest = arrestReview(e)
 	caseEnd(e, &r)
-	r.Score = score(e, r)
+	r.Score, r.JudgedOn = score(e, r), judgedOn(e)
 	r.Debrief = debrief(e, r)
 	return r
 }
@@ -157,7 +174,7 @@ func timeline(e *physio.Engine) []TimelineEntry {
 		if c.From == "" {
 			add(c.T, 0, "arrival", fmt.Sprintf("arrived in state %s", c.To))
 		} else {
-			add(c.T, 5, "state", fmt.Sprintf("%s → %s: %s", c.From, c.To, c.Reason))
+			add(c.T, 5, "state", c.Text())
 		}
 	}
 	for _, a := range e.Actions() {
@@ -195,33 +212,80 @@ func timeline(e *physio.Engine) []TimelineEntry {
 }
 
 func criticalOutcomes(e *physio.Engine) []CriticalOutcome {
+	actions := e.Actions()
 	first := map[string]int{} // critical action id → index of first matching action
 	for _, ca := range e.Scenario().CriticalActions {
-		first[ca.ID] = -1
-		for i, a := range e.Actions() {
-			if physio.Matches(ca.Match, a.Action) {
-				first[ca.ID] = i
-				break
-			}
-		}
+		first[ca.ID] = slices.IndexFunc(actions, func(a physio.ActionRecord) bool {
+			return physio.Matches(ca.Match, a.Action) && (len(ca.States) == 0 || ca.States.Has(e.StateAt(a.T).Name()))
+		})
 	}
 	var out []CriticalOutcome
 	for _, ca := range e.Scenario().CriticalActions {
 		o := CriticalOutcome{ID: ca.ID, Description: ca.Description, Points: ca.Points, match: ca.Match}
+		from := e.Admitted()
+		if len(ca.States) > 0 {
+			entered, ok := firstIn(e, ca.States)
+			if !ok {
+				o.Rule, o.Moot, o.Met = "in "+strings.Join(ca.States, " or "), true, true
+				o.MootWhy = "the patient never reached " + strings.Join(ca.States, " or ")
+				out = append(out, o)
+				continue
+			}
+			from = entered
+		}
 		i := first[ca.ID]
 		if i >= 0 {
-			at := since(e, e.Actions()[i].T)
+			at := since(e, actions[i].T)
 			o.Done, o.At = true, &at
 		}
 		if ca.Before != "" {
 			o.Rule = "before " + ca.Before
 			o.Moot = first[ca.Before] < 0
 			o.Met = o.Moot || o.Done && i < first[ca.Before]
+			if o.Moot {
+				o.MootWhy = ca.Before + " was not done"
+			}
 		} else {
 			o.Rule = "within " + physio.SimTime(float64(ca.Within))
-			o.Met = o.Done && *o.At <= float64(ca.Within)
+			if len(ca.States) > 0 {
+				o.Rule += " of " + strings.Join(ca.States, " or ")
+			}
+			o.Met = o.Done && actions[i].T-from <= float64(ca.Within)
+			if ended, early := endedBefore(e, from, ca.Within); !o.Done && early {
+				o.Moot, o.Met = true, true
+				o.MootWhy = fmt.Sprintf("the instructor ended the case at %s, before its window closed", physio.SimTime(since(e, ended)))
+			}
 		}
 		out = append(out, o)
 	}
 	return out
+}
+
+// attempted reports whether the trainee did anything for the patient: the engine records every
+// action, order, diagnosis and reflection; a disposition counts unless the instructor ended the
+// case.
+func attempted(e *physio.Engine) bool {
+	d, disposed := e.Disposition()
+	return len(e.Actions()) > 0 || len(e.Orders()) > 0 || len(e.Diagnoses()) > 0 || len(e.Reflections()) > 0 ||
+		disposed && d.Place != physio.PlaceEnded
+}
+
+// endedBefore reports, for a case the instructor ended, whether it ended before a critical
+// action's window closed: from is when the window opened.
+func endedBefore(e *physio.Engine, from float64, within sc.Seconds) (float64, bool) {
+	d, disposed := e.Disposition()
+	if !disposed || d.Place != physio.PlaceEnded {
+		return 0, false
+	}
+	return d.T, d.T-from < float64(within)
+}
+
+// firstIn is the ward time the patient first entered one of states.
+func firstIn(e *physio.Engine, states sc.Names) (float64, bool) {
+	for _, c := range e.StateChanges() {
+		if states.Has(c.To) {
+			return c.T, true
+		}
+	}
+	return 0, false
 }

@@ -19,7 +19,7 @@ func score(e *physio.Engine, r Report) Score {
 		l := ScoreLine{Item: o.Description, Max: o.Points, Why: "not done"}
 		switch {
 		case o.Moot:
-			l.Points, l.Why = o.Points, "does not apply: "+strings.TrimPrefix(o.Rule, "before ")+" was not done"
+			l.Points, l.Why, l.NotApplicable = o.Points, "does not apply: "+o.MootWhy, true
 		case o.Met:
 			l.Points, l.Why = o.Points, "met at "+timeOf(o.At)
 		case o.Done:
@@ -27,7 +27,7 @@ func score(e *physio.Engine, r Report) Score {
 		}
 		lines = append(lines, l)
 	}
-	lines = append(lines, trajectoryLine(e, r, w.Trajectory))
+	trajectory := trajectoryLine(e, r, w.Trajectory)
 	first := ScoreLine{Item: "allergies asked before any medication that could wait", Max: w.AllergiesFirst, Why: "no"}
 	switch met, applies := allergiesFirst(e); {
 	case !applies:
@@ -39,7 +39,11 @@ func score(e *physio.Engine, r Report) Score {
 	if reassessed(e) {
 		again.Points, again.Why = w.Reassessment, "yes"
 	}
-	lines = append(lines, first, again)
+	for _, l := range []ScoreLine{trajectory, first, again, reflectionLine(e, r, w.Reflection)} {
+		if l.Max > 0 { // an item the case gives no weight is not what it judges
+			lines = append(lines, l)
+		}
+	}
 	for _, g := range errorGroups(e, r.CriticalErrors) {
 		lines = append(lines, ScoreLine{Item: "critical error: " + g.Description + g.count(), Points: -penalty(e, g.first) * len(g.at),
 			Why: "at " + g.times()})
@@ -49,14 +53,22 @@ func score(e *physio.Engine, r Report) Score {
 	}
 	lines = append(lines, responseLines(e, r)...)
 	lines = append(lines, arrestLines(e, r)...)
-	actions := 0
+	actions, reachable := 0, sc.ScoreMax
 	for _, l := range lines {
+		if l.NotApplicable {
+			reachable -= l.Max
+			continue
+		}
 		actions += l.Points
 	}
-	actions = min(max(actions, 0), sc.ScoreMax)
+	actions = min(max(actions, 0), reachable)
 	split := e.Scenario().Weights()
-	parts := []ScorePart{{Name: PartActions, Points: (actions*split.Actions + sc.ScoreMax/2) / sc.ScoreMax, Max: split.Actions,
-		Why: fmt.Sprintf("%d of %d for the actions below", actions, sc.ScoreMax)}}
+	why := fmt.Sprintf("%d of %d for the actions below", actions, sc.ScoreMax)
+	if reachable < sc.ScoreMax { // out of what could happen: an item whose condition never occurred is left out
+		why = fmt.Sprintf("%d of the %d that applied, for the actions below", actions, reachable)
+		actions = (actions*sc.ScoreMax + reachable/2) / max(reachable, 1)
+	}
+	parts := []ScorePart{{Name: PartActions, Points: (actions*split.Actions + sc.ScoreMax/2) / sc.ScoreMax, Max: split.Actions, Why: why}}
 	if split.Diagnosis > 0 {
 		parts = append(parts, diagnosisPart(r, split.Diagnosis))
 	}
@@ -85,10 +97,15 @@ func diagnosisPart(r Report, weight int) ScorePart {
 		return p
 	}
 	last := r.Diagnoses[n-1]
-	switch last.Verdict {
-	case sc.VerdictAccepted:
+	switch {
+	case last.Verdict == sc.VerdictAccepted && last.Rank > 1:
+		num, den := sc.DiagnosisCredit(last.Rank)
+		p.Points = (weight*num + den/2) / den
+		p.Why = fmt.Sprintf("%q names %s in place %d of its differential: %d/%d of the weight (the reciprocal of the place, none below the third)",
+			last.Text, r.CaseDiagnosis, last.Rank, num, den)
+	case last.Verdict == sc.VerdictAccepted:
 		p.Points, p.Why = weight, fmt.Sprintf("%q is %s", last.Text, r.CaseDiagnosis)
-	case sc.VerdictDifferential:
+	case last.Verdict == sc.VerdictDifferential:
 		p.Why = fmt.Sprintf("%q is a differential (%s); the case was %s", last.Text, last.Term, r.CaseDiagnosis)
 	default:
 		p.Why = fmt.Sprintf("%q is not %s", last.Text, r.CaseDiagnosis)
@@ -109,22 +126,76 @@ func dispositionPart(r Report, weight int) ScorePart {
 	return p
 }
 
-// trajectoryLine gives the full weight when the last measured NEWS2 is below the first, half
-// when it is the same, none when it rose or was measured less than twice.
+// trajectoryLine gives the full weight when the NEWS2 the trajectory is judged on fell, half
+// when it held, none when it rose or was not measured twice (trajectory.go).
 func trajectoryLine(e *physio.Engine, r Report, weight int) ScoreLine {
-	l := ScoreLine{Item: "patient trajectory (NEWS2, first to last measured)", Max: weight, Why: "not measured twice"}
-	first, last := r.NEWS2AtArrival, r.NEWS2Now
-	if len(e.Readings()) < 2 {
-		return l
+	t := r.Trajectory
+	l := ScoreLine{Item: "patient trajectory (NEWS2, first to last measured)", Max: weight, Why: t.String()}
+	if t.Since != nil {
+		l.Item = "patient trajectory (NEWS2, from a change the trainee did not cause to the last measured)"
 	}
-	l.Why = first.Text + " → " + last.Text
 	switch {
-	case last.Total < first.Total:
+	case !t.Judged:
+		if t.From != nil {
+			l.Why = "not measured twice: " + l.Why
+		}
+	case t.Improved():
 		l.Points = weight
-	case last.Total == first.Total:
+	case !t.Worsened():
 		l.Points = weight / 2
 	}
 	return l
+}
+
+// reflectionLine weighs the reasons the trainee gave after the case: the share of the reflective
+// questions' key points their answers named (an unanswered question names none).
+func reflectionLine(e *physio.Engine, r Report, weight int) ScoreLine {
+	named, all := 0, 0
+	for _, q := range e.Scenario().Reflection {
+		all += len(q.KeyPoints)
+	}
+	for _, o := range r.Reflections {
+		named += len(o.Named)
+	}
+	l := ScoreLine{Item: "the reasons, in the reflective answers", Max: weight, Why: fmt.Sprintf("%d of %d key points named", named, all)}
+	if all > 0 {
+		l.Points = weight * named / all
+	}
+	return l
+}
+
+// judgedOn says what the case's score weighs, from its scoring: each critical action, each
+// weighted item, the parts the diagnosis and disposition take, and what costs points.
+func judgedOn(e *physio.Engine) []string {
+	w, split := e.Scenario().Scoring, e.Scenario().Weights()
+	share := func(n int) string { return fmt.Sprintf("%d of the actions' %d", n, sc.ScoreMax) }
+	var out []string
+	for _, ca := range e.Scenario().CriticalActions {
+		out = append(out, fmt.Sprintf("%s (%s)", ca.Description, share(ca.Points)))
+	}
+	if w.Trajectory > 0 {
+		out = append(out, fmt.Sprintf("the patient's NEWS2 trajectory, from the first measured or from a change you did not cause (%s)", share(w.Trajectory)))
+	}
+	if w.AllergiesFirst > 0 {
+		out = append(out, fmt.Sprintf("allergies asked before any medication that could wait (%s)", share(w.AllergiesFirst)))
+	}
+	if w.Reassessment > 0 {
+		out = append(out, fmt.Sprintf("reassessment after treatment (%s)", share(w.Reassessment)))
+	}
+	if w.Reflection > 0 {
+		var qs []string
+		for _, q := range e.Scenario().Reflection {
+			qs = append(qs, q.Question)
+		}
+		out = append(out, fmt.Sprintf("your reasons, in the reflective answers: %s (%s)", strings.Join(qs, " "), share(w.Reflection)))
+	}
+	if split.Diagnosis > 0 {
+		out = append(out, fmt.Sprintf("the working diagnosis (%d of %d)", split.Diagnosis, sc.ScoreMax))
+	}
+	if split.Disposition > 0 {
+		out = append(out, fmt.Sprintf("the disposition (%d of %d)", split.Disposition, sc.ScoreMax))
+	}
+	return append(out, "less points for critical errors, safety warnings, alerts not reviewed in time and doses out of range")
 }
 
 // penalty is what a critical error costs: the scenario's figure for its own critical errors,
@@ -175,6 +246,7 @@ func (s Score) HowScored() string {
 	}
 	for _, l := range s.Breakdown {
 		switch {
+		case l.NotApplicable:
 		case l.Max > 0:
 			items = append(items, fmt.Sprintf("%s %d/%d (%s)", l.Item, l.Points, l.Max, l.Why))
 		case l.Points != 0:

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +102,7 @@ func TestInjectBesideRunningTurns(t *testing.T) {
 		switch {
 		case m.Agent == "Lab":
 			results++
+		case m.Role == "user" && strings.HasPrefix(m.Content, "/"): // a command, answered by ward
 		case m.Role == "user":
 			asked++
 			if i+1 >= len(msgs) || msgs[i+1].Agent != "Patient" {

@@ -107,8 +107,8 @@ func TestLiveKeepsUnstoredNotesInOrder(t *testing.T) {
 	e := NewLive(s, nil)
 	drain(e.Submit(context.Background(), "review patient_7"))
 	chat := e.Snapshot().Chat
-	if len(chat) < 2 || chat[0].Agent != "ward" || chat[len(chat)-1].Agent != "Patient" {
-		t.Errorf("want the admission note before the patient's first words, got %+v", chat)
+	if len(chat) < 3 || chat[0].Content != "review patient_7" || chat[1].Agent != "ward" || chat[len(chat)-1].Agent != "Patient" {
+		t.Errorf("want the line that admitted them, the admission note, then the patient's first words, got %+v", chat)
 	}
 }
 
@@ -150,8 +150,9 @@ func TestLivePagesALongHistory(t *testing.T) {
 		}
 	}
 	v = e.Snapshot()
-	if len(v.Chat) != 2*chatPage+10 || v.ChatMore {
-		t.Errorf("after two pages back: %d messages, more %v; want all %d and no more", len(v.Chat), v.ChatMore, 2*chatPage+10)
+	all := 2 + 2*chatPage + 10 // the /admit line and ward's note of the admission, then the history
+	if len(v.Chat) != all || v.ChatMore {
+		t.Errorf("after two pages back: %d messages, more %v; want all %d and no more", len(v.Chat), v.ChatMore, all)
 	}
 	if v.Chat[len(v.Chat)-1].ID != newest {
 		t.Errorf("the newest message changed from %s to %s", newest, v.Chat[len(v.Chat)-1].ID)

@@ -48,6 +48,10 @@ func (e *Engine) Apply(a action.Action) []Event {
 		e.reviewed()
 		return e.recordOrder(e.fluidsRefused(a), nil, out)
 	}
+	if a.Kind == sc.KindCPR && !e.Rhythm().Arrest() {
+		e.reviewed()
+		return e.recordOrder(e.compressionsRefused(), nil, out)
+	}
 	if a.Kind == sc.KindIVAccess {
 		e.siteAccess(&a)
 	}

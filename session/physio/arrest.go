@@ -20,21 +20,24 @@ type ArrestRecord struct {
 	// FirstCPR is the first compression; Compressing and HandsOff the seconds since then with
 	// and without; PauseFrom the start of the pause now (-1 while compressing); LongestPause
 	// the longest pause.
-	FirstCPR     int64        `json:"first_cpr"`
-	Compressing  int64        `json:"compressing"`
-	HandsOff     int64        `json:"hands_off"`
-	PauseFrom    int64        `json:"pause_from"`
-	LongestPause int64        `json:"longest_pause"`
-	NoFlow       float64      `json:"no_flow"` // weighted seconds without flow, for the rhythm's decay
-	Pads         int64        `json:"pads"`
-	Charged      float64      `json:"charged,omitempty"` // joules charged and not yet delivered
-	Access       int64        `json:"access"`            // IV or IO access in
-	Airway       string       `json:"airway,omitempty"`  // the most advanced airway in: bvm, sga, ett
-	CauseTreated int64        `json:"cause_treated"`
-	ROSC         int64        `json:"rosc"`
-	Stopped      int64        `json:"stopped"` // resuscitation stopped: the patient has died
-	Decided      int64        `json:"decided"` // the last check at which the heart could have restarted
-	Steps        []ArrestStep `json:"steps"`
+	FirstCPR     int64 `json:"first_cpr"`
+	Compressing  int64 `json:"compressing"`
+	HandsOff     int64 `json:"hands_off"`
+	PauseFrom    int64 `json:"pause_from"`
+	LongestPause int64 `json:"longest_pause"`
+	// InstantPauses counts the pauses that took no sim time: hands off and on again in the same
+	// sim second (lines typed with the clock paused, or sent at once), which no timer can measure.
+	InstantPauses int          `json:"instant_pauses,omitempty"`
+	NoFlow        float64      `json:"no_flow"` // weighted seconds without flow, for the rhythm's decay
+	Pads          int64        `json:"pads"`
+	Charged       float64      `json:"charged,omitempty"` // joules charged and not yet delivered
+	Access        int64        `json:"access"`            // IV or IO access in
+	Airway        string       `json:"airway,omitempty"`  // the most advanced airway in: bvm, sga, ett
+	CauseTreated  int64        `json:"cause_treated"`
+	ROSC          int64        `json:"rosc"`
+	Stopped       int64        `json:"stopped"` // resuscitation stopped: the patient has died
+	Decided       int64        `json:"decided"` // the last check at which the heart could have restarted
+	Steps         []ArrestStep `json:"steps"`
 }
 
 // ArrestStep is one thing the algorithm did or found, at ward time T, with the true rhythm then.

@@ -114,6 +114,8 @@ func (e *Engine) compress(a *ArrestRecord, act action.Action) {
 	a.CPR = true
 	if a.FirstCPR < 0 {
 		a.FirstCPR = e.s.T
+	} else if a.PauseFrom == e.s.T {
+		a.InstantPauses++
 	}
 	a.PauseFrom = -1
 	e.note(StepCPR, "", true)
@@ -235,7 +237,7 @@ func (e *Engine) qualityFactor(a *ArrestRecord) float64 {
 func (e *Engine) rosc(a *ArrestRecord, out []Event) []Event {
 	a.ROSC, a.CPR = e.s.T, false
 	e.note(StepROSC, "", true)
-	out = e.enter(e.sc.Arrest.ROSC, "return of spontaneous circulation", out)
+	out = e.enter(e.sc.Arrest.ROSC, "return of spontaneous circulation", CauseTrainee, out)
 	e.s.Trend[sc.EtCO2] = e.cur.Target(sc.EtCO2)
 	return e.stripEvent(out)
 }

@@ -70,7 +70,7 @@ func (e *Engine) Diagnose(text string) (DiagnosisRecord, error) {
 	}
 	d := DiagnosisRecord{T: float64(e.s.T), Text: text}
 	if e.sc.Diagnosis != nil { // a scenario without a key records the diagnosis unjudged
-		d.DiagnosisMatch = sc.MatchDiagnosis(e.sc.Diagnosis, text)
+		d.DiagnosisMatch = sc.MatchDifferential(e.sc.Diagnosis, text)
 	}
 	e.s.Diagnoses = append(e.s.Diagnoses, d)
 	return d, nil

@@ -49,7 +49,7 @@ func NewEngine(patientID string, s *sc.Scenario, seed uint64, now float64) *Engi
 	if s.Monitoring.Mode == sc.MonitorContinuous {
 		e.s.Monitored, e.s.NextReading = true, t
 	}
-	e.s.States = append(e.s.States, StateChange{T: float64(t), To: s.InitialState, Reason: "arrival"})
+	e.s.States = append(e.s.States, StateChange{T: float64(t), To: s.InitialState, Reason: "arrival", Cause: CauseScript})
 	e.s.NEWS2AtArrival = e.TrueNEWS2().Total
 	return e
 }
@@ -236,7 +236,7 @@ func (e *Engine) checkTransitions(out []Event) []Event {
 	for _, ti := range e.cur.Outgoing() {
 		tr := &e.sc.Transitions[ti]
 		if e.transitionHolds(tr) {
-			return e.enter(tr.To, transitionReason(tr), out)
+			return e.enter(tr.To, transitionReason(tr), e.transitionCause(tr), out)
 		}
 	}
 	return out
@@ -277,8 +277,8 @@ func (e *Engine) conditionHolds(c *sc.Condition, k int) bool {
 
 // enter moves to state to. Actions "in this state" and threshold timers
 // start afresh; actions "done at any time" are remembered.
-func (e *Engine) enter(to, reason string, out []Event) []Event {
-	ch := StateChange{T: float64(e.s.T), From: e.s.State, To: to, Reason: reason}
+func (e *Engine) enter(to, reason, cause string, out []Event) []Event {
+	ch := StateChange{T: float64(e.s.T), From: e.s.State, To: to, Reason: reason, Cause: cause}
 	e.s.State, e.s.StateSince, e.cur = to, e.s.T, e.sc.State(to)
 	e.s.Entered = e.s.Trend
 	for i := range e.s.HeldSince {

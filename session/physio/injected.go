@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // An instructor steers a running case from the class's board: a deterioration to a named state
@@ -63,7 +61,7 @@ func (e *Engine) Deteriorate(state string) (Event, error) {
 	case state == e.s.State:
 		return Event{}, fmt.Errorf("%s is in state %s already", e.s.PatientID, state)
 	}
-	out := e.enter(state, reasonInjected, nil)
+	out := e.enter(state, reasonInjected, CauseInstructor, nil)
 	return out[0], e.Record(InjectDeterioration, state)
 }
 
@@ -72,14 +70,7 @@ func (e *Engine) Deteriorate(state string) (Event, error) {
 // state as well as a worse one, and the nurse who calls about it must not say the opposite.
 func (e *Engine) Worsens(state string) bool {
 	st := e.sc.State(state)
-	if st == nil {
-		return false
-	}
-	var raw [sc.NumVitals]float64
-	for v := range raw {
-		raw[v] = st.Target(sc.Vital(v))
-	}
-	return NEWS2(vitalsFrom(&raw, e.sc), e.Scale(), e.s.OnOxygen).Total > e.TrueNEWS2().Total
+	return st != nil && e.NEWS2At(st, e.s.OnOxygen).Total > e.TrueNEWS2().Total
 }
 
 // Record keeps an event the instructor injected in the case's record. A closed case takes none.

@@ -46,12 +46,14 @@ const (
 	ReadByNurse   = "nurse"
 )
 
-// StateChange records a move between scenario states; From is empty on arrival.
+// StateChange records a move between scenario states; From is empty on arrival. Cause says what
+// moved the patient (attribution.go), so the review charges the trainee only for their part.
 type StateChange struct {
 	T      float64 `json:"t"`
 	From   string  `json:"from"`
 	To     string  `json:"to"`
 	Reason string  `json:"reason"`
+	Cause  string  `json:"cause,omitempty"` // one of the Cause constants; empty in records kept before it was recorded
 }
 
 // SafetyRecord is a safety finding raised by an order at time T.

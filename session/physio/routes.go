@@ -27,8 +27,12 @@ const (
 // most a little muddled.
 const swallowGCS = 14
 
-// RuleRouteRefused is the order's rule when the nurse refused its route.
-const RuleRouteRefused = "route_refused"
+// RuleRouteRefused is the order's rule when the nurse refused its route; RuleNotInArrest when
+// the nurse refused chest compressions on a patient whose heart is beating.
+const (
+	RuleRouteRefused = "route_refused"
+	RuleNotInArrest  = "not_in_arrest"
+)
 
 // HasAccess reports whether the patient has vascular access, in or being sited.
 func (e *Engine) HasAccess() bool { return e.s.AccessAt >= 0 }
@@ -134,6 +138,14 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// compressionsRefused is the nurse declining to start compressions on a patient who is not in
+// cardiac arrest: nothing is started, so nobody says compressions are going while the record
+// says they never were (RCUK ALS 2021: compressions are for a patient with no signs of life).
+func (e *Engine) compressionsRefused() OrderRecord {
+	return OrderRecord{T: float64(e.s.T), Drug: "chest compressions", Verdict: sc.DoseAsk, Rule: RuleNotInArrest, Refused: true,
+		Say: "There's a pulse and a blood pressure: this patient is not in cardiac arrest, so no compressions are started. Call for them the moment there are no signs of life."}
 }
 
 // fluidsRefused is the nurse's word on fluids ordered with no access sited.

@@ -94,8 +94,9 @@ func archiveTime(id string) string {
 	return at.Local().Format("2006-01-02 15:04:05")
 }
 
-// ArchiveShow prints one archive of the latest shift as JSON.
-func ArchiveShow(store *persist.Store, ref string, out io.Writer) error {
+// ArchiveShow prints one archive of the latest shift as JSON; masked, as a trainee may read it
+// (view.go), as a dump is.
+func ArchiveShow(store *persist.Store, ref string, out io.Writer, masked bool) error {
 	info, entry, err := resolveArchive(store, ref)
 	if err != nil {
 		return err
@@ -104,12 +105,17 @@ func ArchiveShow(store *persist.Store, ref string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	note := ""
+	if masked {
+		a.Content, note = maskContent(a.Content), maskedInDump
+	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
-		Number int `json:"number"`
+		Number int    `json:"number"`
+		Masked string `json:"masked,omitempty"`
 		persist.Archive
-	}{entry.Number, a})
+	}{entry.Number, note, a})
 }
 
 // ArchiveRestore puts an archive back into the latest shift. Content the shift holds is archived

@@ -25,7 +25,10 @@ type ShiftResult struct {
 
 // PatientResult is one patient's review in a shift.
 type PatientResult struct {
-	PatientID      string   `json:"patient_id"`
+	PatientID string `json:"patient_id"`
+	// Attempted: the trainee did something for the patient (aar.Report.Attempted). A patient not
+	// attempted counts in no score, error or critical action of the shift.
+	Attempted      bool     `json:"attempted"`
 	Scenario       string   `json:"scenario"`
 	Score          int      `json:"score"`
 	Max            int      `json:"max"`
@@ -46,10 +49,11 @@ type PatientResult struct {
 	Reflections      []aar.ReflectionOutcome `json:"reflections"`
 }
 
-// ScorePercent is the patients' mean score as a percentage of the most they could score.
+// ScorePercent is the mean score of the patients attempted as a percentage of the most they
+// could score.
 func (r ShiftResult) ScorePercent() int {
 	got, most := 0, 0
-	for _, p := range r.Patients {
+	for _, p := range r.attempted() {
 		got, most = got+p.Score, most+p.Max
 	}
 	if most == 0 {
@@ -61,15 +65,29 @@ func (r ShiftResult) ScorePercent() int {
 // CriticalErrors counts the shift's critical errors.
 func (r ShiftResult) CriticalErrors() int {
 	n := 0
-	for _, p := range r.Patients {
+	for _, p := range r.attempted() {
 		n += len(p.CriticalErrors)
 	}
 	return n
 }
 
+// attempted are the patients the trainee did something for.
+func (r ShiftResult) attempted() []PatientResult {
+	var out []PatientResult
+	for _, p := range r.Patients {
+		if p.Attempted {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// NotAttempted counts the patients the trainee never attended.
+func (r ShiftResult) NotAttempted() int { return len(r.Patients) - len(r.attempted()) }
+
 // CriticalActions counts the critical actions met and asked for.
 func (r ShiftResult) CriticalActions() (met, total int) {
-	for _, p := range r.Patients {
+	for _, p := range r.attempted() {
 		met, total = met+p.Met, total+p.Critical
 	}
 	return met, total
@@ -182,7 +200,7 @@ func lastArchivedSims(store *persist.Store, sessionID string) (map[string]json.R
 }
 
 func patientResult(rep aar.Report) PatientResult {
-	p := PatientResult{PatientID: rep.PatientID, Scenario: rep.Scenario, Score: rep.Score.Total, Max: rep.Score.Max,
+	p := PatientResult{PatientID: rep.PatientID, Attempted: rep.Attempted, Scenario: rep.Scenario, Score: rep.Score.Total, Max: rep.Score.Max,
 		CriticalErrors: []string{}, Critical: len(rep.CriticalActions), ToCritical: []float64{}, Findings: findings(rep)}
 	for _, er := range rep.CriticalErrors {
 		p.CriticalErrors = append(p.CriticalErrors, er.Description)

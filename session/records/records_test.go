@@ -75,17 +75,40 @@ func TestArchiveRestoreByNumberSaysWhereTheOldContentWent(t *testing.T) {
 		t.Fatalf("restore said %q", got)
 	}
 	var show bytes.Buffer
-	if err := records.ArchiveShow(r.Store, "2", &show); err != nil || !strings.Contains(show.String(), `"patient_2"`) ||
-		!strings.Contains(show.String(), `"number": 2`) {
+	if err := records.ArchiveShow(r.Store, "2", &show, false); err != nil || !strings.Contains(show.String(), `"patient_2"`) ||
+		!strings.Contains(show.String(), `"number": 2`) || !strings.Contains(show.String(), `"scenario"`) {
 		t.Fatalf("show 2: %v\n%s", err, show.String())
 	}
-	if err := records.ArchiveShow(r.Store, "9", &show); !errors.Is(err, persist.ErrNotFound) {
+	if err := records.ArchiveShow(r.Store, "9", &show, false); !errors.Is(err, persist.ErrNotFound) {
 		t.Fatalf("show 9: %v", err)
+	}
+}
+
+// A trainee's `ward archive show` hides the case as their dump does: no scenario, no state, no
+// engine snapshot; it says what it masked.
+func TestArchiveShowMasksTheCaseForATrainee(t *testing.T) {
+	r := sessiontest.New(t, func(*session.Config) {})
+	r.Turn("/admit patient_1 asthma-exacerbation")
+	r.Turn("check vitals")
+	r.Turn("clear patient context")
+	var show bytes.Buffer
+	if err := records.ArchiveShow(r.Store, "1", &show, true); err != nil {
+		t.Fatal(err)
+	}
+	got := show.String()
+	for _, secret := range []string{"asthma-exacerbation", `"state"`, `"sim"`, "stateHistory"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the trainee's archive shows %s:\n%s", secret, got)
+		}
+	}
+	if !strings.Contains(got, `"masked": "masked in a trainee's view`) || !strings.Contains(got, `"patient_1"`) {
+		t.Errorf("the trainee's archive does not say what it masked, or lost the patient:\n%s", got)
 	}
 }
 
 func TestExportWritesSpeakersAndTimes(t *testing.T) {
 	r := sessiontest.New(t, func(*session.Config) {})
+	r.Turn("hello, who is first?")
 	r.Turn("review patient_1")
 	r.Turn("any allergies?")
 	r.Turn("/admit patient_2")

@@ -77,8 +77,8 @@ func (c ClassReport) Markdown() string {
 		b.WriteString("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
 		for i, s := range t.Shifts {
 			met, total := s.CriticalActions()
-			fmt.Fprintf(&b, "| %d | %s | %s | %d | %d%% | %d | %d/%d | %s | %s |\n", i+1, s.Started.Local().Format("2006-01-02 15:04"),
-				mdCell(shiftName(s.Shift)), len(s.Patients), s.ScorePercent(), s.CriticalErrors(), met, total, toCritical(s),
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %d%% | %d | %d/%d | %s | %s |\n", i+1, s.Started.Local().Format("2006-01-02 15:04"),
+				mdCell(shiftName(s.Shift)), patientsCell(s), s.ScorePercent(), s.CriticalErrors(), met, total, toCritical(s),
 				mdCell(strings.Join(s.Scenarios(), ", ")))
 		}
 		caseEndsMarkdown(&b, t.Shifts)
@@ -90,6 +90,15 @@ func (c ClassReport) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// patientsCell counts a shift's patients, and says how many the trainee never attended, whom
+// no score counts.
+func patientsCell(s ShiftResult) string {
+	if n := s.NotAttempted(); n > 0 {
+		return fmt.Sprintf("%d (%d not attempted)", len(s.Patients), n)
+	}
+	return strconv.Itoa(len(s.Patients))
 }
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -5,9 +5,13 @@
 package records
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
@@ -18,12 +22,20 @@ import (
 // it was stored.
 func storedWard(lib *scenario.Library, info persist.SessionInfo, docs map[string]json.RawMessage) (*physio.Ward, error) {
 	w := physio.NewWard(info.Seed, info.ClockSeconds)
-	for id, raw := range docs {
-		if _, err := RestoreEngine(w, lib, id, raw); err != nil {
+	for _, id := range inOrder(docs) {
+		if _, err := RestoreEngine(w, lib, id, docs[id]); err != nil {
 			return nil, err
 		}
 	}
 	return w, nil
+}
+
+// inOrder are the patients' IDs in a fixed order, so every read lists them the same way:
+// patient_2 before patient_10 (shorter first, then by the letter).
+func inOrder(docs map[string]json.RawMessage) []string {
+	return slices.SortedFunc(maps.Keys(docs), func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
+	})
 }
 
 // currentWard is storedWard for the shift's current patients, each brought up to the shift's

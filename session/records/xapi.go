@@ -184,6 +184,9 @@ type timed struct {
 // always names the same statement: a critical action once done (or, when the case closed, not
 // done), a critical error when made, the diagnosis and the disposition when the case closed.
 func (c *caseWriter) statements(r aar.Report) []Statement {
+	if !r.Attempted {
+		return nil // a patient never attended is not attempted: nothing of theirs passed or failed
+	}
 	c.r = r
 	c.caseActivity = Activity{ObjectType: "Activity", ID: c.base + "scenarios/" + url.PathEscape(r.Scenario),
 		Definition: &ActivityDefinition{Name: en(r.Title), Description: en(r.Presentation), Type: adlActivities + "simulation"}}
@@ -275,16 +278,19 @@ func (c *caseWriter) endedByInstructor() bool { return c.r.Disposition.Place == 
 
 // caseEnd is the case as its review scores it: completed when the trainee sent the patient
 // on; scored, and not completed, when the instructor ended it first. ward sets no pass mark, so
-// it says nothing of success; its duration is the wall time from arrival to leaving, and the
-// ward clock's seconds go in an extension.
+// it says nothing of success. Its duration is the sim time from arrival to leaving, the time the
+// case took as the trainee played it (a paused clock or a /wait makes wall time say nothing of
+// it); the wall time goes in an extension beside the ward clock's seconds.
 func (c *caseWriter) caseEnd() {
 	arrived, left := c.clock.at(c.r.Arrived), c.clock.at(c.r.Disposition.T)
 	finished, verb := !c.endedByInstructor(), verbCompleted
 	if !finished {
 		verb = verbScored
 	}
-	res := &Result{Score: scoreOf(c.r.Score.Total, c.r.Score.Max), Completion: &finished, Duration: isoDuration(left.Sub(arrived)),
-		Extensions: map[string]any{c.base + "extensions/ward-seconds": c.r.Duration}}
+	sim := time.Duration((c.r.Disposition.T - c.r.Arrived) * float64(time.Second))
+	res := &Result{Score: scoreOf(c.r.Score.Total, c.r.Score.Max), Completion: &finished, Duration: isoDuration(sim),
+		Extensions: map[string]any{c.base + "extensions/ward-seconds": c.r.Duration,
+			c.base + "extensions/wall-duration": isoDuration(left.Sub(arrived))}}
 	s := c.statement("case", c.r.Disposition.T, verb, c.caseActivity, res)
 	s.Context.ContextActivities = ContextActivities{Parent: []Activity{c.shift}}
 	c.out = append(c.out, timed{c.r.Disposition.T, s})

@@ -84,7 +84,7 @@ func FuzzXAPIBase(f *testing.F) {
 func TestShiftStatementsOfAClosedCase(t *testing.T) {
 	start := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	done := 30.0
-	r := aar.Report{PatientID: "patient_1", Scenario: "sepsis", Title: "Sepsis", Arrived: 100, Duration: 600,
+	r := aar.Report{PatientID: "patient_1", Attempted: true, Scenario: "sepsis", Title: "Sepsis", Arrived: 100, Duration: 600,
 		CriticalActions: []aar.CriticalOutcome{
 			{ID: "fluids", Description: "Fluids", Done: true, Met: true, At: &done, Points: 10},
 			{ID: "allergies", Description: "Allergies first", Moot: true, Met: true, Points: 10},
@@ -121,7 +121,7 @@ func TestShiftStatementsOfAClosedCase(t *testing.T) {
 	if len(ids) != len(got) {
 		t.Errorf("%d ids for %d statements", len(ids), len(got))
 	}
-	if c := got[len(got)-1].Result; c.Duration != "PT0H4M0S" || c.Score.Scaled != 0.4 {
-		t.Errorf("the case's result %+v: want 4 minutes of wall time, scaled 0.4", c)
+	if c := got[len(got)-1].Result; c.Duration != "PT0H10M0S" || c.Extensions[DefaultXAPIBase+"extensions/wall-duration"] != "PT0H4M0S" || c.Score.Scaled != 0.4 {
+		t.Errorf("the case's result %+v: want 10 minutes of sim time, 4 of wall time in an extension, scaled 0.4", c)
 	}
 }

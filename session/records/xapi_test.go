@@ -173,7 +173,8 @@ func TestXAPIStatementsOnceExportedNeverChange(t *testing.T) {
 }
 
 // A case the instructor ended from the board is scored, not completed, and its disposition,
-// never given, fails.
+// never given, fails; a critical action whose window had not closed when it ended (oxygen within
+// 5 minutes, ended at once) was not reachable and is neither passed nor failed.
 func TestXAPICaseEndedByTheInstructor(t *testing.T) {
 	lib, err := scenario.Load()
 	if err != nil {
@@ -208,10 +209,13 @@ func TestXAPICaseEndedByTheInstructor(t *testing.T) {
 		}
 	}
 	got := strings.Join(verbs, "\n")
-	for _, want := range []string{"passed /critical-actions/vitals", "failed /critical-actions/oxygen", "failed /diagnosis", "failed /disposition", "scored "} {
+	for _, want := range []string{"passed /critical-actions/vitals", "failed /diagnosis", "failed /disposition", "scored "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("statements lack %q:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, "/critical-actions/oxygen") {
+		t.Errorf("oxygen, whose window was still open when the case ended, is judged:\n%s", got)
 	}
 	if strings.Contains(got, "completed") || !strings.HasSuffix(got, "scored ") {
 		t.Errorf("the ended case is completed, or its statement is not last:\n%s", got)
@@ -498,4 +502,52 @@ func BenchmarkReadXAPI(b *testing.B) {
 		statements = len(out)
 	}
 	b.ReportMetric(float64(statements), "statements")
+}
+
+// A patient the trainee never attended is not attempted: an ended shift sends nothing of theirs
+// to the store, and the class report scores the shift on the patients attempted alone.
+func TestUnseenPatientsAreNotAttempted(t *testing.T) {
+	lib, err := scenario.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sessiontest.Trainee(t, "dana")
+	r.Turn("/admit patient_1 asthma-exacerbation")
+	r.Turn("/admit patient_2 sepsis-urosepsis")
+	r.Turn("/admit patient_3 hypoglycaemia")
+	r.Turn("/vitals")
+	r.Turn("/wait 2m")
+	if err := r.S.End(func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	signIn(t, r, persist.Person{Instructor: true})
+	_, statements := exportJSON(t, r, lib)
+	for _, s := range statements {
+		if id := s["object"].(map[string]any)["id"].(string); !strings.Contains(id, "/scenarios/hypoglycaemia") {
+			t.Errorf("a statement for a patient never attended: %s %s", s["verb"].(map[string]any)["id"], id)
+		}
+	}
+	if len(statements) == 0 {
+		t.Error("no statement for the patient attended")
+	}
+	class, err := records.ReadClassReport(r.Store, lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shift := class.Trainees[0].Shifts[0]
+	if !strings.Contains(class.Markdown(), "| 3 (2 not attempted) |") {
+		t.Errorf("the class report does not say who was not attempted:\n%s", class.Markdown())
+	}
+	if shift.NotAttempted() != 2 {
+		t.Errorf("%d patients not attempted, want 2", shift.NotAttempted())
+	}
+	var attended records.PatientResult
+	for _, p := range shift.Patients {
+		if p.Attempted {
+			attended = p
+		}
+	}
+	if want := (100*attended.Score + attended.Max/2) / attended.Max; shift.ScorePercent() != want {
+		t.Errorf("the shift scores %d%%, want the attended patient's %d%%", shift.ScorePercent(), want)
+	}
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,67 @@ const (
 type DiagnosisMatch struct {
 	Verdict string `json:"verdict"`
 	Term    string `json:"term,omitempty"`
+	// Rank is the place the matched item held in a ranked differential (1: first); 0 when the
+	// trainee committed to one diagnosis.
+	Rank int `json:"rank,omitempty"`
+}
+
+// MatchDifferential reads a working diagnosis that may be a ranked differential: items in the
+// order written, apart by a new line, a semicolon, a comma, ">", "or", "then" or a number ("1. PE
+// 2. pneumonia"). The case's diagnosis anywhere in it is accepted at its rank, so a hedge that
+// names it ("pneumonia or PE", and it was PE) is credited as the second place, never "not this
+// case"; otherwise the first differential named stands. One item is MatchDiagnosis.
+func MatchDifferential(key *DiagnosisKey, text string) DiagnosisMatch {
+	items := differentialItems(text)
+	if len(items) < 2 {
+		return MatchDiagnosis(key, text)
+	}
+	best := DiagnosisMatch{Verdict: VerdictWrong}
+	for i, item := range items {
+		m := MatchDiagnosis(key, item)
+		m.Rank = i + 1
+		switch {
+		case m.Verdict == VerdictAccepted:
+			return m
+		case m.Verdict == VerdictDifferential && best.Verdict == VerdictWrong:
+			best = m
+		}
+	}
+	return best
+}
+
+// differentialItems are the items of a ranked differential, in the order written.
+func differentialItems(text string) []string {
+	text = rankNumber.ReplaceAllString(text, ";")
+	var out []string
+	for _, item := range differentialBreak.Split(text, -1) {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+var (
+	rankNumber        = regexp.MustCompile(`(?:^|\s)\(?\d{1,2}[.)]\s+`)
+	differentialBreak = regexp.MustCompile(`(?i)[;\n,>]|\s+(?:or|then|versus|vs\.?)\s+`)
+)
+
+// DiagnosisCredit is the share of the diagnosis part a differential earns when the case's
+// diagnosis holds place rank in it: the reciprocal of the rank (1, 1/2, 1/3), as mean reciprocal
+// rank scores a ranked answer (Voorhees, The TREC-8 Question Answering Track Report, NIST 1999),
+// and nothing below the third place, the depth at which a differential's accuracy is judged
+// (Semigran et al., Evaluation of symptom checkers for self diagnosis and triage, BMJ
+// 2015;351:h3480: the right diagnosis first, and within the first three). A single diagnosis
+// (rank 0) is the first place.
+func DiagnosisCredit(rank int) (num, den int) {
+	switch {
+	case rank <= 1:
+		return 1, 1
+	case rank <= 3:
+		return 1, rank
+	}
+	return 0, 1
 }
 
 // MatchDiagnosis compares what the trainee wrote with the key, deterministically. A term of the

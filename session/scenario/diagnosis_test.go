@@ -176,3 +176,47 @@ func BenchmarkMatchDiagnosis(b *testing.B) {
 		MatchDiagnosis(key, "probable life-threatning asthama exacerbation")
 	}
 }
+
+// A ranked differential is read item by item: the case's diagnosis is accepted at its place, so
+// a hedge that names it is the second place, not "not this case"; credit falls with the place.
+func TestMatchDifferentialRanks(t *testing.T) {
+	pe := &DiagnosisKey{Accepted: []string{"pulmonary embolism", "PE"}, Differentials: []string{"pneumonia", "pneumothorax"}}
+	for said, want := range map[string]DiagnosisMatch{
+		"PE":                                 {Verdict: VerdictAccepted, Term: "PE"},
+		"pneumonia or PE":                    {Verdict: VerdictAccepted, Term: "PE", Rank: 2},
+		"1. pneumonia 2. pneumothorax 3. PE": {Verdict: VerdictAccepted, Term: "PE", Rank: 3},
+		"pneumonia, pneumothorax":            {Verdict: VerdictDifferential, Term: "pneumonia", Rank: 1},
+		"sepsis; pneumothorax":               {Verdict: VerdictDifferential, Term: "pneumothorax", Rank: 2},
+		"pulmonary embolism > pneumonia":     {Verdict: VerdictAccepted, Term: "pulmonary embolism", Rank: 1},
+		"gout, sepsis":                       {Verdict: VerdictWrong, Rank: 0},
+	} {
+		got := MatchDifferential(pe, said)
+		if want.Verdict == VerdictWrong {
+			got.Rank = 0
+		}
+		if got != want {
+			t.Errorf("%q: %+v, want %+v", said, got, want)
+		}
+	}
+	for rank, want := range map[int][2]int{0: {1, 1}, 1: {1, 1}, 2: {1, 2}, 3: {1, 3}, 4: {0, 1}} {
+		if num, den := DiagnosisCredit(rank); [2]int{num, den} != want {
+			t.Errorf("credit at place %d: %d/%d, want %d/%d", rank, num, den, want[0], want[1])
+		}
+	}
+}
+
+func FuzzMatchDifferential(f *testing.F) {
+	for _, s := range []string{"pneumonia or PE", "1. PE 2) pneumonia", ";;,,>", "", "é or ß"} {
+		f.Add(s)
+	}
+	pe := &DiagnosisKey{Accepted: []string{"pulmonary embolism", "PE"}, Differentials: []string{"pneumonia"}}
+	f.Fuzz(func(t *testing.T, said string) {
+		got := MatchDifferential(pe, said)
+		if got != MatchDifferential(pe, said) {
+			t.Fatal("not deterministic")
+		}
+		if got.Rank < 0 || got.Rank > len(differentialItems(said)) {
+			t.Fatalf("rank %d of %d items", got.Rank, len(differentialItems(said)))
+		}
+	})
+}

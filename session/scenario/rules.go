@@ -68,7 +68,7 @@ func (c *checker) checkScenario(s *Scenario) {
 		c.checkLevel(ci.Level, p+".level")
 		c.checkEffects(ci.Effects, p+".effects")
 	}
-	c.checkCriticalActions(s.CriticalActions)
+	c.checkCriticalActions(s)
 	c.checkCriticalErrors(s)
 	c.checkMonitoring(s.Monitoring)
 	for i, r := range s.Rescue {
@@ -125,7 +125,7 @@ func (c *checker) checkDisclosures(list []Disclosure, path string) {
 // checkScoring makes the weights add up to ScoreMax, so a perfect run scores exactly that.
 func (c *checker) checkScoring(s *Scenario) {
 	w := s.Scoring
-	total := w.Trajectory + w.AllergiesFirst + w.Reassessment
+	total := w.Trajectory + w.AllergiesFirst + w.Reassessment + w.Reflection
 	for i, a := range s.CriticalActions {
 		if a.Points < 0 {
 			c.at(fmt.Sprintf("critical_actions[%d].points", i), "points cannot be negative")
@@ -137,15 +137,19 @@ func (c *checker) checkScoring(s *Scenario) {
 			c.at(fmt.Sprintf("critical_errors[%d].penalty", i), "a penalty is a positive number of points to take off")
 		}
 	}
-	for _, v := range []int{w.Trajectory, w.AllergiesFirst, w.Reassessment, w.HardStop, w.Warning} {
+	if w.Reflection > 0 && len(s.Reflection) == 0 {
+		c.at("scoring.reflection", "the reflection is weighted but the case asks no reflective question")
+	}
+	for _, v := range []int{w.Trajectory, w.AllergiesFirst, w.Reassessment, w.Reflection, w.HardStop, w.Warning} {
 		if v < 0 {
 			c.at("scoring", "scoring weights cannot be negative")
 			break
 		}
 	}
 	if total != ScoreMax {
-		c.at("scoring", "the critical actions' points (%d) and scoring's trajectory, allergies_first and reassessment (%d) add up to %d, not %d",
-			total-w.Trajectory-w.AllergiesFirst-w.Reassessment, w.Trajectory+w.AllergiesFirst+w.Reassessment, total, ScoreMax)
+		own := w.Trajectory + w.AllergiesFirst + w.Reassessment + w.Reflection
+		c.at("scoring", "the critical actions' points (%d) and scoring's trajectory, allergies_first, reassessment and reflection (%d) add up to %d, not %d",
+			total-own, own, total, ScoreMax)
 	}
 }
 
@@ -381,7 +385,8 @@ func (c *checker) checkEffects(effects []Effect, p string) {
 	}
 }
 
-func (c *checker) checkCriticalActions(list []CriticalAction) {
+func (c *checker) checkCriticalActions(s *Scenario) {
+	list := s.CriticalActions
 	ids := map[string]bool{}
 	for _, a := range list {
 		ids[a.ID] = true
@@ -391,6 +396,7 @@ func (c *checker) checkCriticalActions(list []CriticalAction) {
 		p := fmt.Sprintf("critical_actions[%d]", i)
 		c.checkID(a.ID, p+".id", seen)
 		c.checkMatch(a.Match, p+".match")
+		c.checkStateNames(s, a.States, p+".states")
 		switch {
 		case (a.Within > 0) == (a.Before != ""):
 			c.at(p, "a critical action needs exactly one of within or before")

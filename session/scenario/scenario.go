@@ -242,6 +242,9 @@ type CriticalAction struct {
 	Within      Seconds `yaml:"within"`
 	Before      string  `yaml:"before"`
 	Points      int     `yaml:"points" required:"true"` // its share of the score when met
+	// States: an action for one part of the case (after ROSC) applies only once the patient is in
+	// one of these states; only what is done in them counts, and Within runs from the first.
+	States Names `yaml:"states"`
 }
 
 // CriticalError is an action that must not be done (in States, if given).
@@ -267,6 +270,7 @@ type Scoring struct {
 	Trajectory     int `yaml:"trajectory"`      // the last measured NEWS2 is below the first
 	AllergiesFirst int `yaml:"allergies_first"` // allergies asked before any medication
 	Reassessment   int `yaml:"reassessment"`    // observations repeated after a treatment
+	Reflection     int `yaml:"reflection"`      // the reflective answers' key points named, in proportion
 	HardStop       int `yaml:"hard_stop"`       // taken off for a drug given against a hard stop
 	Warning        int `yaml:"warning"`         // taken off for each safety warning raised
 	// Diagnosis, Disposition and Actions split the whole score in three parts that add up to
