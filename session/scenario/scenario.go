@@ -3,6 +3,8 @@
 // shifts, and the drug catalogue that safety checks reason about.
 package scenario
 
+import "strings"
+
 // Scenario is one patient's case. Fields tagged required must be present in
 // YAML; Validate reports what is missing with line numbers.
 type Scenario struct {
@@ -48,7 +50,23 @@ type Scenario struct {
 	// Source is "builtin" or the file the scenario was loaded from.
 	Source string `yaml:"-"`
 
-	conditions int // total transition conditions, for the engine's flag arrays
+	conditions int            // total transition conditions, for the engine's flag arrays
+	lines      map[string]int // the line of each YAML path, for a checker's problems (Line)
+}
+
+// Line is the line of the file a path of the scenario ("states.worse", "transitions[1]") was
+// read from, or of its nearest parent; 0 when unknown.
+func (s *Scenario) Line(path string) int {
+	for {
+		if line, ok := s.lines[path]; ok {
+			return line
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			return 0
+		}
+		path = path[:i]
+	}
 }
 
 type Demographics struct {

@@ -37,7 +37,7 @@ critical_actions:
 learning_objectives: [learn]
 presentation: feeling unwell since this morning
 scoring: {trajectory: 20, allergies_first: 10, reassessment: 10, hard_stop: 25, warning: 5}
-findings: {airway: patent, breathing: normal, percussion: resonant, auscultation: clear, heart: normal, pulses: regular, cap_refill: 2 seconds, skin: warm, abdomen: soft, gcs: E4 V5 M6, limbs: normal, focused: nothing more}
+findings: {airway: patent, breathing: normal, percussion: resonant, auscultation: clear, heart: normal, pulses: regular, cap_refill: 2 seconds, skin: warm, abdomen: soft, pupils: equal and reactive, gcs: E4 V5 M6, limbs: normal, focused: nothing more}
 `
 
 func TestValidateFindingsCoverEveryRegionInEveryState(t *testing.T) {
@@ -62,8 +62,24 @@ func TestValidateFindingsCoverEveryRegionInEveryState(t *testing.T) {
 	if got := s.State("well").Finding("heart"); got != "normal" {
 		t.Errorf("well heart = %q, want the baseline", got)
 	}
-	if got := s.State("ill").Finding("pupils"); got != NormalPupils {
-		t.Errorf("pupils = %q, want the normal pupils every state has", got)
+	if got := s.State("ill").Finding("pupils"); got != "equal and reactive" {
+		t.Errorf("pupils = %q, want the baseline's", got)
+	}
+}
+
+// A case whose pupils nobody wrote is refused, not answered "normal" by default: in a head injury
+// that default would be a dangerous lie. A state's own pupils, or the initial state's, count.
+func TestValidatePupilsMustBeWritten(t *testing.T) {
+	noPupils := strings.Replace(minimal, " pupils: equal and reactive,", "", 1)
+	got := fmt.Sprint(Validate([]byte(noPupils)))
+	for _, want := range []string{`state "well" finds nothing on examining pupils`, `state "ill" finds nothing on examining pupils`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	initialWrites := strings.Replace(noPupils, "  well:\n", "  well:\n    pupils: pinpoint\n", 1)
+	if errs := Validate([]byte(initialWrites)); len(errs) > 0 {
+		t.Errorf("the initial state's pupils, which every state inherits: %v", errs)
 	}
 }
 
