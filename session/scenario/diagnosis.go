@@ -171,7 +171,9 @@ func EditDistance(a, b string, limit int) int {
 }
 
 // Dispositions are where a patient may go at the end of a case.
-var Dispositions = []string{"resus", "icu", "hdu", "ward", "cath-lab", "theatre", "home"}
+var Dispositions = []string{"resus", "icu", "hdu", "ward", "cath-lab", "theatre", "home",
+	// an ambulance's conveyance (JRCALC): where the crew takes the patient
+	"major-trauma-centre", "emergency-department", "obstetric-unit"}
 
 // Difficulties are how hard a case is, easiest first.
 var Difficulties = []string{"foundation", "intermediate", "advanced"}
