@@ -7,7 +7,8 @@ const catOwnKind category = 201
 
 // addLibrary adds what the library's second step needs (issue 37): control of bleeding (<C>ABCDE,
 // a postpartum haemorrhage), a pregnant woman's left tilt, the obstetric, surgical, paediatric
-// and trauma teams and an ambulance's pre-alert, and the investigations its cases order.
+// and trauma teams and an ambulance's pre-alert, an infant's feeding asked about, and the
+// investigations its cases order.
 func addLibrary() {
 	add(catOwnKind, string(sc.KindHaemorrhageControl), "tourniquet", "apply a tourniquet", "cat tourniquet",
 		"pelvic binder", "pelvic splint", "sam pelvic sling", "direct pressure", "pressure on the wound",
@@ -31,5 +32,6 @@ func addLibrary() {
 		"pocus", "ultrasound")
 	add(catTest, "ct_angiogram", "ct angiogram", "ct angiography", "ct aortogram", "ct aorta", "ct angio")
 	add(catTest, "osmolality", "osmolality", "serum osmolality", "osmolarity", "sodium level", "serum sodium")
+	add(catTopic, "last_meal", "feeding", "feeds", "her feeds", "his feeds", "bottles", "last feed")
 	add(catTest, "cortisol", "cortisol", "random cortisol", "serum cortisol")
 }
