@@ -26,12 +26,12 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindMedication:         {"medic", "drug"},
 	sc.KindIVAccess:           {"iv access", "intravenous access", "cannula", "iv line", "io access"},
 	sc.KindFluids:             {"fluid", "bolus", "crystalloid", "saline"},
-	sc.KindAirway:             {"airway", "jaw thrust", "opa", "npa"},
+	sc.KindAirway:             {"airway", "jaw thrust", "opa", "npa", "suction"},
 	sc.KindVentilate:          {"ventilat", "bag-valve", "bag valve", "bvm", "breaths"},
-	sc.KindPosition:           {"position", "sit", "recovery"},
+	sc.KindPosition:           {"position", "sit", "recovery", "flat", "upright", "lateral", "left side", "tilt"},
 	sc.KindSplint:             {"splint"},
 	sc.KindTargetSats:         {"target"},
-	sc.KindRefer:              {"refer", "call", "pci", "cath lab", "reperfusion", "escalat"},
+	sc.KindRefer:              {"refer", "call", "pci", "cath lab", "reperfusion", "escalat", "pre-alert", "prealert"},
 	sc.KindVagal:              {"vagal", "valsalva"},
 	sc.KindCardioversion:      {"cardiover", "synchronised", "synchronized", "dc shock"},
 	sc.KindPacing:             {"pacing", "paced", "pace"},
@@ -47,7 +47,7 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindPulseCheck:  {"pulse"},
 	sc.KindNameRhythm:  {"rhythm", "vf", "pea", "asystole"},
 	sc.KindCauses:      {"cause", "hs and", "4 h"},
-	sc.KindTreatCause:  {"cause", "decompress", "thrombolys", "thoracostomy"},
+	sc.KindTreatCause:  {"cause", "decompress", "thrombolys", "thoracostomy", "warming", "rewarm"},
 	sc.KindStopResus:   {"stop", "death"},
 	sc.KindBPTarget:    {"blood pressure", "bp", "map", "systolic"},
 	sc.KindTempControl: {"temperature", "fever"},
@@ -56,8 +56,8 @@ var kindWords = map[sc.ActionKind][]string{
 // topicWords are how a debrief may name what was asked.
 var topicWords = map[string][]string{
 	"allergies": {"allerg"}, "medications": {"medication", "meds", "medicine", "tablets"},
-	"history": {"history"}, "onset": {"onset", "what happened"}, "pain": {"pain"},
-	"symptoms": {"symptom"}, "last_meal": {"meal", "ate", "eaten"}, "social": {"social", "smok", "alcohol"},
+	"history": {"history"}, "onset": {"onset", "what happened", "how long", "when it started"}, "pain": {"pain"},
+	"symptoms": {"symptom"}, "last_meal": {"meal", "ate", "eaten", "feed"}, "social": {"social", "smok", "alcohol"},
 }
 
 // routeWords are how a debrief may name a route.

@@ -38,9 +38,26 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"arrest-vf-ward", 10, "vf-arrest"},
 		{"arrest-pea-tension", 10, "pea-arrest"},
 		{"arrest-asystole-stop", 10, "asystole"},
+		// the library's second step (issue 37)
+		{"postpartum-haemorrhage", 25, "peri-arrest"},
+		{"eclampsia", 20, "hypoxic"},
+		{"ruptured-ectopic", 25, "peri-arrest"},
+		{"paediatric-arrest", 10, "pea-arrest"},
+		{"paediatric-sepsis", 25, "peri-arrest"},
+		{"bronchiolitis", 25, "apnoeic"},
+		{"major-haemorrhage-prehospital", 16, "peri-arrest"},
+		{"hypothermia-prehospital", 22, "collapsed"},
+		{"hyperosmolar-hyperglycaemic-state", 30, "collapse"},
+		{"adrenal-crisis", 25, "collapse"},
+		{"tricyclic-overdose", 22, "peri-arrest"},
+		{"fast-af", 30, "shocked"},
+		{"ruptured-aaa", 25, "peri-arrest"},
+		{"traumatic-tension-pneumothorax", 16, "peri-arrest"},
+		{"major-burns", 22, "obstructed"},
+		{"delirium-fall", 30, "shocked"},
 	}
 	// Arrests that start at the worst NEWS2 there is cannot rise from it.
-	startsAtWorst := []string{"arrest-pea-tension", "arrest-asystole-stop"}
+	startsAtWorst := []string{"arrest-pea-tension", "arrest-asystole-stop", "paediatric-arrest"}
 	var ids []string
 	for _, c := range cases {
 		ids = append(ids, c.scenario)
@@ -242,6 +259,23 @@ func TestScenariosImproveWhenTreated(t *testing.T) {
 			{180, "prednisolone 40 mg PO"},
 			{600, "recheck obs"},
 		}},
+		// the library's second step (issue 37)
+		{"postpartum-haemorrhage", 15, "contracting", []step{{20, "call the obstetric registrar and the anaesthetist, check vitals"}, {40, "any allergies?"}, {60, "rub up the fundus"}, {90, "two large bore cannulas, bloods and crossmatch"}, {150, "oxytocin 5 units IV"}, {210, "tranexamic acid 1 g IV"}, {600, "recheck vitals"}}},
+		{"eclampsia", 15, "controlled", []step{{15, "call the obstetric registrar and the anaesthetist"}, {30, "put her in the left lateral tilt and give oxygen 15 L via non-rebreather"}, {60, "check vitals, IV access"}, {90, "magnesium sulfate 4 g IV"}, {180, "any allergies?"}, {240, "labetalol 20 mg IV"}, {720, "recheck vitals"}}},
+		{"ruptured-ectopic", 16, "resuscitated", []step{{20, "check vitals, any allergies?"}, {60, "urine pregnancy test"}, {90, "two large bore cannulas and a crossmatch"}, {150, "FAST scan"}, {180, "call the gynae registrar for theatre"}, {240, "transfuse 2 units of O negative"}, {840, "recheck vitals"}}},
+		{"paediatric-arrest", 16, "post-rosc-stable", []step{{10, "open the airway and give five rescue breaths with the bag valve mask"}, {30, "she's in cardiac arrest, crash call, start CPR 15 to 2"}, {50, "pads on"}, {60, "stop compressions, rhythm check"}, {64, "this is PEA, no shock, resume CPR"}, {90, "IO access and give adrenaline 120 micrograms IO"}, {120, "consider the 4 Hs and 4 Ts"}, {190, "stop compressions, rhythm check and pulse check"}, {195, "resume CPR"}, {310, "stop compressions, rhythm check and pulse check"}, {315, "resume CPR, adrenaline 120 micrograms IO"}, {430, "stop compressions, rhythm check and pulse check"}, {435, "resume CPR"}, {550, "stop compressions, rhythm check and pulse check"}, {570, "there's a pulse: oxygen 15 L via non-rebreather and check vitals"}, {600, "call paediatric intensive care"}, {840, "check vitals"}}},
+		{"paediatric-sepsis", 16, "improving", []step{{20, "check vitals and a BM, any allergies?"}, {60, "IO access, blood cultures and a blood gas"}, {120, "140 mL 0.9% saline bolus"}, {180, "ceftriaxone 1.1 g IV"}, {240, "call the paediatric registrar and PICU"}, {840, "recheck vitals"}}},
+		{"bronchiolitis", 15, "supported", []step{{20, "check vitals"}, {60, "oxygen 2 L via nasal cannula"}, {120, "nasal suction"}, {180, "how is she feeding? any allergies?"}, {240, "call the paediatric registrar"}, {720, "recheck vitals"}}},
+		{"major-haemorrhage-prehospital", 15, "controlled", []step{{15, "apply a tourniquet high on the right thigh and a pelvic binder"}, {60, "check vitals, any allergies?"}, {120, "IV access"}, {180, "tranexamic acid 1 g IV"}, {240, "pre-alert the major trauma centre"}, {720, "recheck vitals"}}},
+		{"hypothermia-prehospital", 15, "rewarming", []step{{20, "check vitals, any allergies?"}, {60, "remove his wet clothes, wrap him and start active rewarming"}, {120, "attach the monitor"}, {180, "check a BM"}, {300, "pre-alert the emergency department"}, {780, "recheck vitals"}}},
+		{"hyperosmolar-hyperglycaemic-state", 15, "rehydrating", []step{{20, "check vitals and a BM, any allergies?"}, {60, "IV access, blood ketones, a venous gas and serum osmolality"}, {120, "1 L 0.9% saline over an hour"}, {180, "chest x-ray"}, {780, "recheck vitals"}}},
+		{"adrenal-crisis", 15, "stabilising", []step{{20, "check vitals and a BM, any allergies?"}, {40, "what medications do you take?"}, {60, "IV access and a venous gas"}, {120, "hydrocortisone 100 mg IV"}, {150, "1 L 0.9% saline over an hour"}, {780, "recheck vitals"}}},
+		{"tricyclic-overdose", 15, "narrowing", []step{{15, "jaw thrust and oxygen 15 L via non-rebreather"}, {40, "check vitals, attach the monitor"}, {60, "12 lead ECG and IV access"}, {120, "any allergies?"}, {150, "sodium bicarbonate 8.4% 50 mL IV"}, {210, "call ICU"}, {780, "recheck vitals"}}},
+		{"fast-af", 15, "rate-controlled", []step{{20, "check vitals, attach the monitor"}, {40, "12 lead ECG"}, {60, "when did this start? any allergies?"}, {120, "IV access and bloods"}, {180, "metoprolol 5 mg IV"}, {780, "recheck vitals"}}},
+		{"ruptured-aaa", 15, "for-theatre", []step{{20, "check vitals, any allergies?"}, {40, "examine his abdomen"}, {60, "call the vascular surgeon"}, {90, "two large bore cannulas and a crossmatch"}, {150, "transfuse 2 units of O negative"}, {780, "recheck vitals"}}},
+		{"traumatic-tension-pneumothorax", 12, "decompressed", []step{{15, "oxygen 15 L via non-rebreather, check vitals"}, {45, "examine his chest"}, {90, "needle decompression on the left"}, {150, "any allergies? call the trauma team"}, {600, "recheck vitals"}}},
+		{"major-burns", 16, "secured", []step{{15, "oxygen 15 L via non-rebreather, check vitals"}, {45, "any allergies? call the anaesthetist to secure his airway"}, {90, "two large bore cannulas and a blood gas"}, {150, "1 L Hartmann's"}, {210, "morphine 5 mg IV"}, {840, "recheck vitals"}}},
+		{"delirium-fall", 16, "settling", []step{{20, "check vitals and a BM"}, {60, "when did this start? what is she usually like? any allergies?"}, {120, "examine her hips"}, {180, "urine dipstick, IV access and bloods"}, {240, "500 mL Hartmann's bolus"}, {300, "cefuroxime 1.5 g IV"}, {840, "recheck vitals"}}},
 	}
 	var ids []string
 	for _, c := range cases {
