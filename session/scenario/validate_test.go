@@ -363,3 +363,42 @@ func TestValidateScale2EvidenceAndAccess(t *testing.T) {
 		t.Errorf("errors %s: want the unknown evidence named", got)
 	}
 }
+
+// A prehospital case has a scene, its kit, drugs from its kit only, and a conveyance for its
+// disposition; a hospital case has none of them.
+func TestValidateSetting(t *testing.T) {
+	withDisposition := minimal + "disposition: {accepted: [ward], reason: admit}\n"
+	prehospital := strings.Replace(withDisposition, "presentation:", "setting: prehospital\npresentation:", 1)
+	got := fmt.Sprint(Validate([]byte(prehospital)))
+	for _, want := range []string{"a prehospital case needs its scene", "a prehospital case needs its kit",
+		`a prehospital case conveys to major-trauma-centre, emergency-department, obstetric-unit (or leaves the patient at home), not "ward"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	good := strings.Replace(prehospital, "setting: prehospital\n", "setting: prehospital\nscene: a kitchen floor\nkit: [glucose]\n", 1)
+	good = strings.Replace(good, "accepted: [ward]", "accepted: [emergency-department]", 1)
+	if errs := Validate([]byte(good)); len(errs) > 0 {
+		t.Errorf("a prehospital case with its scene, kit and conveyance: %v", errs)
+	}
+	s, _ := Parse([]byte(good))
+	if s == nil || s.Where() != Prehospital {
+		t.Fatalf("setting: %+v", s)
+	}
+	hospital := strings.Replace(withDisposition, "accepted: [ward]", "accepted: [major-trauma-centre]", 1)
+	if got := fmt.Sprint(Validate([]byte(hospital))); !strings.Contains(got, "a conveyance (major-trauma-centre, emergency-department, obstetric-unit) is a prehospital case's disposition") {
+		t.Errorf("a hospital case conveying: %s", got)
+	}
+	if s, _ := Parse([]byte(minimal)); s.Where() != Hospital {
+		t.Errorf("a case that says nothing is %q, want hospital", s.Where())
+	}
+}
+
+// A prehospital case's critical actions name only drugs the crew carries.
+func TestValidateKitHoldsTheCaseDrugs(t *testing.T) {
+	pre := strings.Replace(minimal, "presentation:", "setting: prehospital\nscene: a roadside\nkit: [glucose]\npresentation:", 1)
+	pre = strings.Replace(pre, "match: {kind: check_vitals}", "match: {kind: medication, drug: red cells}", 1)
+	if got := fmt.Sprint(Validate([]byte(pre))); !strings.Contains(got, "red cells is not in the crew's kit") {
+		t.Errorf("errors %s: want red cells refused", got)
+	}
+}
