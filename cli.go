@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,9 @@ type options struct {
 	key, authorizedKeys             string // ward enrol
 	slots                           int
 	idle                            time.Duration
+	last                            int                // ward stats: the window, in turns
+	since                           string             // ward stats: the window, from a time or a duration ago
+	alerts                          records.Thresholds // ward stats: the alert levels
 }
 
 // call is one invocation of a command.
@@ -258,7 +262,45 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	"json": func(fs *pflag.FlagSet, o *options) {
 		fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
 	},
+	"last": func(fs *pflag.FlagSet, o *options) {
+		fs.IntVar(&o.last, "last", 0, "read the rates over the last `N` turns of the shift (0: the whole shift)")
+	},
+	"since": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.since, "since", "", "read the rates over the turns since a `time` (RFC 3339) or a duration ago (e.g. 15m)")
+	},
+	"alerts": func(fs *pflag.FlagSet, o *options) {
+		// The defaults are seed 002's alert levels (records.SeedThresholds).
+		o.alerts = records.SeedThresholds
+		a := &o.alerts
+		fs.Var(percent{&a.MergeSuccessMin}, "alert-merge-success", "flag a merge success rate below this `percent`")
+		fs.Var(percent{&a.ParseErrorMax}, "alert-parse-errors", "flag a parse-error rate above this `percent`")
+		fs.Var(percent{&a.SwitchSuccessMin}, "alert-switch-success", "flag an agent-switch success rate below this `percent`")
+		fs.DurationVar(&a.MergeP95Max, "alert-merge-p95", a.MergeP95Max, "flag a merge p95 above this `duration`")
+		fs.Var(percent{&a.EvictionMax}, "alert-evictions", "flag evictions above this `percent` of the entity keys written")
+		fs.Var(percent{&a.CountDiffMax}, "alert-count-diff", "flag reported entity keys the merge did not keep above this `percent`")
+	},
 }
+
+// percent is a flag given in percent and kept as a fraction.
+type percent struct{ fraction *float64 }
+
+func (p percent) String() string {
+	if p.fraction == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*p.fraction*100, 'g', -1, 64)
+}
+
+func (p percent) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || v < 0 || v > 100 {
+		return fmt.Errorf("%q is not a percent from 0 to 100", s)
+	}
+	*p.fraction = v / 100
+	return nil
+}
+
+func (percent) Type() string { return "percent" }
 
 // allFlags are every command's flags, to read a command line before its command is known.
 func allFlags() *pflag.FlagSet {

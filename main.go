@@ -103,7 +103,7 @@ func commands(cl *cli) *cobra.Command {
 		cl.build(spec{use: "formulary [DRUG]", summary: "the formulary: every drug's doses by route, or one drug's",
 			args: count(0, 1), run: formulary}),
 		cl.build(spec{use: "stats", summary: "entity and agent-team counters of the latest shift",
-			flags: append([]string{"json"}, readFlags...), run: stats}),
+			flags: append([]string{"json", "last", "since", "alerts"}, readFlags...), run: stats}),
 		cl.build(spec{use: "recover", summary: "copy what is readable of a damaged --db into a new file (--out); --instructor checks every encrypted value",
 			flags: []string{"db", "out", "instructor"}, run: recoverDB}),
 		cl.build(spec{use: "progress", summary: "a trainee's shifts over time: scores, critical errors, time to critical actions",

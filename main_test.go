@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // ward runs a command line in-process and returns stdout and the error.
@@ -161,6 +163,19 @@ func TestStatsPrintsATableOrJSON(t *testing.T) {
 	js, err := ward(t, "", "stats", "--json", "--db", db)
 	if err != nil || !strings.HasPrefix(js, "{") || strings.Contains(js, "recent_ns") {
 		t.Fatalf("stats --json: %v\n%s", err, js)
+	}
+	var report records.StatsReport
+	if err := json.Unmarshal([]byte(js), &report); err != nil || report.Thresholds != records.SeedThresholds || len(report.Metrics) == 0 {
+		t.Fatalf("stats --json: %v, thresholds %+v, %d metric rows", err, report.Thresholds, len(report.Metrics))
+	}
+	recent, err := ward(t, "", "stats", "--db", db, "--last", "2", "--alert-parse-errors", "0")
+	if err != nil || !strings.Contains(recent, "rates over the last 2 turns") || !strings.Contains(recent, "> 0.0%") {
+		t.Fatalf("stats --last 2 --alert-parse-errors 0: %v\n%s", err, recent)
+	}
+	for _, args := range [][]string{{"--last", "2", "--since", "5m"}, {"--since", "yesterday"}, {"--alert-count-diff", "120"}} {
+		if out, err := ward(t, "", append([]string{"stats", "--db", db}, args...)...); err == nil {
+			t.Errorf("stats %q was accepted:\n%s", args, out)
+		}
 	}
 }
 

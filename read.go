@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
@@ -122,13 +123,37 @@ func xapiReport(c *call, lib *scenario.Library) error {
 }
 
 func stats(_ context.Context, c *call) error {
+	w, err := statsWindow(c.o, time.Now())
+	if err != nil {
+		return err
+	}
 	return readStore(c, persist.AuditOpen, "stats", func(st *persist.Store) error {
-		report, err := records.ReadStats(st)
+		report, err := records.ReadStats(st, w, c.o.alerts)
 		if err != nil {
 			return err
 		}
 		return writeTable(c, report)
 	})
+}
+
+// statsWindow is the turns --last or --since name, at most one of them.
+func statsWindow(o *options, now time.Time) (records.Window, error) {
+	switch {
+	case o.last < 0:
+		return records.Window{}, usageError{"--last takes a number of turns, 1 or more — see ward stats --help"}
+	case o.last > 0 && o.since != "":
+		return records.Window{}, usageError{"--last and --since each pick the window: give one — see ward stats --help"}
+	case o.since == "":
+		return records.Window{Last: o.last}, nil
+	}
+	if ago, err := time.ParseDuration(o.since); err == nil && ago > 0 {
+		return records.Window{Since: now.Add(-ago)}, nil
+	}
+	at, err := time.Parse(time.RFC3339, o.since)
+	if err != nil {
+		return records.Window{}, usageError{fmt.Sprintf("--since %q is neither a time (2026-11-28T14:00:00Z) nor a duration (15m) — see ward stats --help", o.since)}
+	}
+	return records.Window{Since: at}, nil
 }
 
 // auditList prints the audit record, oldest first.

@@ -7,6 +7,10 @@
 #     (session/playback) nor agents/eval or agents/replay; the read side (session/records) imports
 #     no session package but the engine's (physio, scenario); only session/playback, of session's
 #     packages, imports agents/eval and agents/replay; session/sessiontest serves tests only;
+#   - the engine's three jobs point one way: the action language (session/action) imports of
+#     ward's packages only session/scenario and memory/words; the engine (session/physio) only
+#     session/action and session/scenario; the After Action Review (session/aar) only the engine,
+#     the language and session/scenario;
 #   - only the Ollama backend and its test helper import github.com/ollama/ollama (tests included);
 #   - agents, memory and persist never import session or ui; memory's code imports only memory
 #     (its tests may use the real store);
@@ -39,8 +43,18 @@ for dep in $(code_imports ./session); do
 	case "$dep" in "$mod/session/live" | "$mod/session/playback" | "$mod/agents/eval" | "$mod/agents/replay") bad "the turn (session) imports $dep" ;; esac
 done
 for dep in $(code_imports ./session/records); do
-	case "$dep" in "$mod/session/physio" | "$mod/session/scenario") ;; "$mod/session"*) bad "the read side (session/records) imports $dep" ;; esac
+	case "$dep" in "$mod/session/physio" | "$mod/session/aar" | "$mod/session/action" | "$mod/session/scenario") ;; "$mod/session"*) bad "the read side (session/records) imports $dep" ;; esac
 done
+only_imports() { # only_imports PKG ALLOWED...: PKG's code imports no ward package but ALLOWED
+	local pkg=$1 dep
+	shift
+	for dep in $(code_imports "./$pkg"); do
+		[[ " $* " == *" ${dep#"$mod/"} "* ]] || bad "$pkg imports $dep"
+	done
+}
+only_imports session/action session/scenario memory/words
+only_imports session/physio session/action session/scenario
+only_imports session/aar session/physio session/action session/scenario
 for dep in $(code_imports ./ui/board); do
 	case "$dep" in "$mod/session" | "$mod/session/live" | "$mod/themes") ;; *) bad "ui/board imports $dep" ;; esac
 done

@@ -2,6 +2,8 @@ package agents
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 
 	"github.com/ward-sim/ward/agents/llm"
 )
@@ -46,4 +48,35 @@ func Tools(names []string) []llm.Tool {
 func KnownTool(name string) bool {
 	_, ok := toolsByName[name]
 	return ok
+}
+
+// CheckCall holds a model's tool call to what it was offered: a tool among offered, every
+// required argument present and each of the type its schema names. The error is written for the
+// model, which reads it as the call's result.
+func CheckCall(offered []llm.Tool, name string, args map[string]any) error {
+	i := slices.IndexFunc(offered, func(t llm.Tool) bool { return t.Name == name })
+	if i < 0 {
+		var names []string
+		for _, t := range offered {
+			names = append(names, t.Name)
+		}
+		return fmt.Errorf("no tool named %q is offered to you (offered: %v)", name, names)
+	}
+	var schema struct {
+		Required   []string                         `json:"required"`
+		Properties map[string]struct{ Type string } `json:"properties"`
+	}
+	_ = json.Unmarshal(offered[i].Parameters, &schema) // ward's own schemas, fixed and valid
+	for _, arg := range schema.Required {
+		if _, ok := args[arg]; !ok {
+			return fmt.Errorf("%s needs the argument %q", name, arg)
+		}
+	}
+	for arg, v := range args {
+		if _, isString := v.(string); schema.Properties[arg].Type == "string" && !isString {
+			got, _ := json.Marshal(v)
+			return fmt.Errorf("%s's argument %q must be a string, not %s", name, arg, got)
+		}
+	}
+	return nil
 }

@@ -50,13 +50,15 @@ type Entities struct {
 	Conversation []ConversationEntity       `json:"conversation"`
 	Derived      map[string][]DerivedEntity `json:"derived"` // by agent name
 	Stats        EntityStats                `json:"stats"`
+	Tallies      []AgentTally               `json:"tallies,omitempty"` // per turn and agent, oldest first
 }
 
 // Delta is one agent's update. Derived values take SourceTool, SourceParams and ValidFor; an
 // empty SourceTool means the agent wrote them in its reply (SourceAgentReply).
 type Delta struct {
 	Agent        string
-	Now          float64 // sim seconds
+	Now          float64   // sim seconds
+	At           time.Time // the wall time of the turn's input, which the turn's tally is keyed by
 	Conversation map[string]any
 	Derived      map[string]any
 	SourceTool   string
@@ -96,6 +98,7 @@ func (e *Entities) Merge(d Delta) (MergeResult, error) {
 	conv, derived, err := d.validate()
 	if err != nil {
 		e.Stats.Refused++
+		e.observeMerge(d, MergeResult{}, err, 0)
 		return MergeResult{}, err
 	}
 	var r MergeResult
@@ -105,7 +108,9 @@ func (e *Entities) Merge(d Delta) (MergeResult, error) {
 	}
 	e.Stats.Merges++
 	e.Stats.Evictions += int64(len(r.Evicted))
-	e.Stats.MergeLatency.Observe(time.Since(began))
+	took := time.Since(began)
+	e.Stats.MergeLatency.Observe(took)
+	e.observeMerge(d, r, nil, took)
 	return r, nil
 }
 

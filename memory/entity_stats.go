@@ -99,11 +99,14 @@ func (l *Latency) Observe(d time.Duration) {
 }
 
 // P95 is the 95th percentile over the recent samples.
-func (l Latency) P95() time.Duration {
-	if len(l.Recent) == 0 {
+func (l Latency) P95() time.Duration { return P95(l.Recent) }
+
+// P95 is the 95th percentile of durations in nanoseconds (nearest rank), 0 for none.
+func P95(ns []int64) time.Duration {
+	if len(ns) == 0 {
 		return 0
 	}
-	sorted := slices.Sorted(slices.Values(l.Recent))
+	sorted := slices.Sorted(slices.Values(ns))
 	return time.Duration(sorted[(len(sorted)*95+99)/100-1])
 }
 

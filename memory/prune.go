@@ -1,21 +1,37 @@
 package memory
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // MeaningfulChange is the smallest difference per vital that a clinician would chart as a change.
 // Below it two readings say the same thing, so the older repeat is not worth prompt space. The
 // figures sit inside one NEWS2 band (e.g. a 2-breath or 2% step can cross an RR or SpO2 boundary).
 var MeaningfulChange = Vitals{HR: 5, RR: 2, SpO2: 2, SBP: 10, DBP: 10, Temp: 0.3, GCS: 1}
 
+// The rules that take something out of what a prompt may carry, as a pruning event names them.
+const (
+	RuleVitalsRepeat  = "vitals_repeat"  // Prune: a reading that repeats the last kept one
+	RuleMessageWindow = "message_window" // Window: messages the conversation window no longer shows
+)
+
+// Pruning is what one rule took out, each item or message as a prompt showed it.
+type Pruning struct {
+	Rule   string   `json:"rule"`
+	Pruned []string `json:"pruned"`
+}
+
 // Prune drops vitals measurements that repeat the last kept one without a meaningful change. The
 // first and the latest measurement always stay, so trends keep their start and "current" is never
 // lost. Comparing against the last *kept* reading means a slow drift still shows once it adds up.
 // Only vitals are pruned: disclosures (allergies, medications, contraindications), errors and
-// every other category are never touched. It returns how many measurements were dropped.
-func (m *Memory) Prune() int {
+// every other category are never touched. It returns the measurements dropped, each as the
+// memory section of a prompt writes it (RuleVitalsRepeat).
+func (m *Memory) Prune() []string {
 	all := m.VitalsMeasurements
 	if len(all) < 3 {
-		return 0
+		return nil
 	}
 	kept := []Item{all[0]}
 	for i, it := range all[1:] {
@@ -25,7 +41,14 @@ func (m *Memory) Prune() int {
 		}
 	}
 	m.VitalsMeasurements = kept
-	return len(all) - len(kept)
+	var dropped []string
+	shown := Selection{Start: m.Start}
+	for _, it := range all {
+		if !slices.ContainsFunc(kept, func(k Item) bool { return k.T == it.T && k.Vitals == it.Vitals }) {
+			dropped = append(dropped, shown.Line(Selected{Category: VitalsMeasurements, Item: it}))
+		}
+	}
+	return dropped
 }
 
 // changed treats a missing reading (only possible in hand-edited JSON) as a change, so it is kept.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/ollamatest"
-	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/aar"
 )
 
 // The body answers: the repros of issue 24, each played through `ward run` on the busy-ed
@@ -50,15 +50,15 @@ func TestExaminationIsAnsweredFromTheFindings(t *testing.T) {
 			t.Errorf("the patient voiced a finding: %q", said)
 		}
 	}
-	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+	rep := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
 	var credited bool
-	for _, line := range aar.Score.Breakdown {
+	for _, line := range rep.Score.Breakdown {
 		if strings.Contains(line.Item, "circulation") {
 			credited = line.Points == line.Max && line.Max > 0
 		}
 	}
 	if !credited {
-		t.Errorf("the neurovascular check asked for is not credited: %+v", aar.Score.Breakdown)
+		t.Errorf("the neurovascular check asked for is not credited: %+v", rep.Score.Breakdown)
 	}
 }
 
@@ -184,25 +184,25 @@ func TestAFairScore(t *testing.T) {
 	r := busyED(t)
 	events := runJSON(t, r.s, lines("/admit patient_5 opioid-overdose", "jaw thrust and ventilate with the bag valve mask",
 		"naloxone 400 micrograms IM", "/wait 5m", "check vitals", "/aar"))
-	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
-	for _, l := range aar.Score.Breakdown {
+	rep := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+	for _, l := range rep.Score.Breakdown {
 		if strings.HasPrefix(l.Item, "allergies asked before") && l.Points != l.Max {
 			t.Errorf("a rescue alone charged allergies first: %+v", l)
 		}
 	}
 	missed := 0
-	for _, p := range aar.Debrief {
+	for _, p := range rep.Debrief {
 		if p.Kind != "missed" {
 			continue
 		}
 		missed++
 		what, _, _ := strings.Cut(p.Text, " — not done")
-		if !strings.Contains(aar.Markdown(), "Next time: "+what) {
-			t.Errorf("the missed %q is not in what to change:\n%s", what, aar.Markdown())
+		if !strings.Contains(rep.Markdown(), "Next time: "+what) {
+			t.Errorf("the missed %q is not in what to change:\n%s", what, rep.Markdown())
 		}
 	}
 	if missed == 0 {
-		t.Fatalf("the overdose run missed nothing, so the test tests nothing:\n%s", aar.Markdown())
+		t.Fatalf("the overdose run missed nothing, so the test tests nothing:\n%s", rep.Markdown())
 	}
 
 	events = runJSON(t, r.s, lines("/switch patient_2", "attach the monitor and get a 12 lead ECG", "any allergies? what medications do you take?",
@@ -312,7 +312,7 @@ func TestGlucoseAndWordsAgree(t *testing.T) {
 // oxygen-driven nebuliser is not an oxygen order, and a critical error made twice is one line.
 func TestAFairScoreMore(t *testing.T) {
 	r := busyED(t)
-	scoreOf := func(events []jsonEvent, item string) (got physio.ScoreLine) {
+	scoreOf := func(events []jsonEvent, item string) (got aar.ScoreLine) {
 		for _, l := range aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event")).Score.Breakdown {
 			if strings.HasPrefix(l.Item, item) {
 				got = l
@@ -329,10 +329,10 @@ func TestAFairScoreMore(t *testing.T) {
 		t.Errorf("an oxygen-driven nebuliser credited as oxygen: %+v", l)
 	}
 	events = runJSON(t, r.s, lines("site a cannula", "/wait 1m", "give lorazepam 1 mg IV", "/wait 1m", "give lorazepam 1 mg IV", "/aar"))
-	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+	rep := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
 	var errs []string
-	for _, p := range aar.Debrief {
-		if p.Kind == physio.PointCriticalError {
+	for _, p := range rep.Debrief {
+		if p.Kind == aar.PointCriticalError {
 			errs = append(errs, p.Text)
 		}
 	}

@@ -12,7 +12,9 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
+	"github.com/ward-sim/ward/session/action"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
 )
@@ -47,7 +49,7 @@ func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt
 	}
 	q.budget, q.held = s.cfg.NumCtx, true // every later call answers in the format
 	if err == nil && len(resp.Message.ToolCalls) > 0 {
-		exchange := s.runTools(t, a.Name, c.x, resp.Message)
+		exchange := s.runTools(t, a.Name, c.x, q.tools, resp.Message)
 		c.keep(exchange...)
 		q.prompt.After, q.retry = memory.Spoken(exchange), "tool results: second call"
 		resp, err = s.send(ctx, t, q)
@@ -305,6 +307,11 @@ type TurnRecord struct {
 	Decision *DecisionEvent // nil for commands that made no decision
 	Calls    []CallRecord
 	Counters *memory.EntityStats // the active patient's entity and team counters after the turn
+	// Rates are seed 002's rates of the active patient's turns so far, per agent and in all,
+	// held to the seed's thresholds.
+	Rates []records.Metrics
+	// Pruned is what the turn's pruning rules took out of what prompts may carry.
+	Pruned []PruneEvent
 	// Engine is the engine's truth about the active patient after the turn: the scenario, its
 	// title, the state and the true GCS, masked in a trainee's view (views.go).
 	Engine string
@@ -314,13 +321,14 @@ type TurnRecord struct {
 const maxTurnRecords = 200
 
 func (s *Session) keepTurnRecord(t *turn) {
-	rec := TurnRecord{Input: t.input, Decision: t.decisionEvent, Calls: t.calls, Number: 1}
+	rec := TurnRecord{Input: t.input, Decision: t.decisionEvent, Calls: t.calls, Number: 1, Pruned: t.pruned}
 	if e := s.sim.ward.Engine(s.active); e != nil {
 		rec.Engine = fmt.Sprintf("%s (%s) · state %s · true GCS %d", e.Scenario().ID, e.Scenario().Title, e.State(), e.TrueVitals().GCS)
 	}
 	if ents := s.sim.ents[s.active]; ents != nil {
 		stats := ents.Stats
 		rec.Counters = &stats
+		rec.Rates = records.MetricsOver(ents.Tallies, records.Window{}, records.SeedThresholds)
 	}
 	if n := len(s.turns); n > 0 {
 		rec.Number = s.turns[n-1].Number + 1
@@ -381,9 +389,10 @@ func (s *Session) toolsFor(a agents.Agent, x *examination) []llm.Tool {
 	return agents.Tools(a.Tools)
 }
 
-// runTools executes the model's tool calls against the engine and memory, and returns the
-// exchange (the call, then each result) for the second call and the patient's interaction log.
-func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Message) []memory.Message {
+// runTools executes the model's tool calls against the engine and memory, each once it holds to
+// the tools offered, and returns the exchange (the call, then each result) for the second call
+// and the patient's interaction log.
+func (s *Session) runTools(t *turn, agent string, x *examination, offered []llm.Tool, call memory.Message) []memory.Message {
 	now := s.cfg.Now().UTC()
 	asked := memory.Message{Role: memory.RoleAssistant, Agent: agent, Content: call.Content, At: now}
 	var results []memory.Message
@@ -393,7 +402,7 @@ func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Me
 		id := fmt.Sprintf("call_%d_%d", s.at.UnixNano(), t.toolCalls)
 		t.toolCalls++
 		asked.ToolCalls = append(asked.ToolCalls, memory.ToolCall{ID: id, Name: tc.Name, Args: tc.Args})
-		content := s.runTool(t, x, tc.Name, tc.Args)
+		content := s.runTool(t, x, offered, tc.Name, tc.Args)
 		results = append(results, memory.Message{Role: memory.RoleTool, ToolCallID: id, ToolName: tc.Name, Content: content, At: now})
 	}
 	return append([]memory.Message{asked}, results...)
@@ -401,7 +410,10 @@ func (s *Session) runTools(t *turn, agent string, x *examination, call memory.Me
 
 // runTool answers one call. Whatever the model sent, the answer is the engine's or a validation
 // error the model can read; it never reaches the trainee as fact.
-func (s *Session) runTool(t *turn, x *examination, name string, args map[string]any) string {
+func (s *Session) runTool(t *turn, x *examination, offered []llm.Tool, name string, args map[string]any) string {
+	if err := agents.CheckCall(offered, name, args); err != nil {
+		return "error: " + err.Error()
+	}
 	mem := s.sim.memory(s.active)
 	clock := s.sim.ward.Clock()
 	var err error
@@ -425,8 +437,8 @@ func (s *Session) runTool(t *turn, x *examination, name string, args map[string]
 // checkVitalsTool measures the patient as a trainee's check would, so the reading is logged,
 // scored and remembered like any other.
 func (s *Session) checkVitalsTool(t *turn, e *physio.Engine) string {
-	events := e.Apply(physio.Action{Kind: scenario.KindCheckVitals})
-	s.recordEvents(events)
+	events := e.Apply(action.Action{Kind: scenario.KindCheckVitals})
+	s.recordEvents(t, events)
 	for _, ev := range events {
 		t.emit(SimEvent{ev})
 	}

@@ -256,7 +256,7 @@ func TestAToolCapableModelStillMeetsTheOutputContract(t *testing.T) {
 	if n := r.s.entities().Stats.FormatFailures[agents.AgentPatient]; n != 1 {
 		t.Errorf("%d format failures counted for the Patient, want 1", n)
 	}
-	report, err := records.ReadStats(r.store)
+	report, err := records.ReadStats(r.store, records.Window{}, records.SeedThresholds)
 	if err != nil || report.Total.FormatFailures[agents.AgentPatient] != 1 {
 		t.Errorf("ward stats: %+v (%v), want the Patient's format failure", report.Total, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
-	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/records"
 )
 
@@ -106,12 +106,12 @@ func TestSecondOpinionIsRecorded(t *testing.T) {
 	if len(d) != 1 || d[0].Verdict != "wrong" || d[0].SecondOpinion == nil || d[0].SecondOpinion.Verdict != "accepted" {
 		t.Fatalf("recorded %+v", d)
 	}
-	rep := r.engine("patient_1").Report()
+	rep := aar.Of(r.engine("patient_1"))
 	if !strings.Contains(rep.Digest(), ollamatest.TestModel+"'s second opinion: accepted") {
 		t.Errorf("the debrief does not show the second opinion:\n%s", rep.Digest())
 	}
 	for _, p := range rep.Score.Parts {
-		if p.Name == physio.PartDiagnosis && p.Points != 0 {
+		if p.Name == aar.PartDiagnosis && p.Points != 0 {
 			t.Errorf("the second opinion changed the score: %+v", p)
 		}
 	}

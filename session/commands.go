@@ -10,6 +10,7 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/records"
 )
@@ -211,7 +212,7 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 	}
 	if effect == effectAAR {
 		e := s.engine(t, s.active)
-		t.emit(AAREvent{e.Report()})
+		t.emit(AAREvent{aar.Of(e)})
 	}
 	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
-	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/themes"
 )
 
@@ -89,9 +89,30 @@ func (c *conversation) spokeThisTurn(agent string) bool {
 	return slices.ContainsFunc(c.said, func(m memory.Message) bool { return strings.EqualFold(m.Agent, agent) })
 }
 
-// Speak makes one agent answer: its prompt, a backend call, a second call for the missing parts
-// of a compound answer, and the reply shown to the trainee.
+// Speak makes one agent answer, and counts the conversation passing to it from another agent
+// (seed 002's agent switch) with whether it answered.
 func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route) (string, error) {
+	switched := c.passesTo(a.Name)
+	reply, err := c.speak(ctx, a, r)
+	if switched {
+		c.s.countSwitch(a.Name, err == nil)
+	}
+	return reply, err
+}
+
+// passesTo reports whether the team's agent who last spoke to this patient is another than agent.
+func (c *conversation) passesTo(agent string) bool {
+	for _, m := range slices.Backward(c.window) {
+		if _, ok := c.s.cfg.Team.Agent(m.Agent); ok && m.Role == memory.RoleAssistant {
+			return m.Agent != agent
+		}
+	}
+	return false
+}
+
+// speak makes one agent answer: its prompt, a backend call, a second call for the missing parts
+// of a compound answer, and the reply shown to the trainee.
+func (c *conversation) speak(ctx context.Context, a agents.Agent, r agents.Route) (string, error) {
 	reasoning := c.s.maskCase(r.Reasoning) // a model's words, which may guess at the case
 	c.t.emit(RouteEvent{Agent: a.Name, Source: r.Source, Reasoning: reasoning})
 	if r.Source == agents.RouteRouterFailed { // never silently, as with the analyzer
@@ -108,6 +129,7 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 		c.s.writeTrace(c.t, c.t.calls[first:])
 	}()
 	p := c.s.prompt(a, c.x, c.window, c.s.heardBy(a, c.t))
+	c.s.noticeWindow(c.t, c.window, c.s.cfg.Window.Apply(c.window, elapsed(c.x)))
 	if checklist {
 		p.Instruction = c.x.compound.Instruction()
 	}
@@ -218,12 +240,12 @@ func (c *conversation) held(why string) {
 	}
 }
 
-func debriefFollowUp(missing []physio.Point) string {
+func debriefFollowUp(missing []aar.Point) string {
 	return "Your debrief left out what the review records. Name each of these plainly, first, and say what to do instead:\n- " +
 		strings.Join(pointLines(missing), "\n- ")
 }
 
-func pointLines(points []physio.Point) []string {
+func pointLines(points []aar.Point) []string {
 	out := make([]string, len(points))
 	for i, pt := range points {
 		out[i] = pt.Labelled()

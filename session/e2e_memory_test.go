@@ -8,6 +8,7 @@ import (
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/action"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -113,7 +114,7 @@ func TestCompoundMessagesGetBudgetAndChecklist(t *testing.T) {
 			r := newRig(t)
 			r.turn("/admit patient_1 asthma-exacerbation")
 			events := r.turn(tt.text)
-			compound := memory.DetectCompound(partsOf(physio.ParseActions(tt.text)), tt.text)
+			compound := memory.DetectCompound(partsOf(action.Parse(tt.text)), tt.text)
 			if len(compound.Checklist) != tt.parts {
 				t.Fatalf("%d parts detected, want %d: %+v", len(compound.Checklist), tt.parts, compound.Checklist)
 			}

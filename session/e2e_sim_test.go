@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/scenario"
 )
@@ -54,21 +55,21 @@ func TestAsthmaHeadless(t *testing.T) {
 		t.Errorf("SpO2 %v after 3 sim minutes of oxygen, want above the baseline %v", after["spo2"], base["spo2"])
 	}
 
-	aar := aarOf(t, onlyOne(t, ofKind(turns[5], "aar"), "aar event"))
+	rep := aarOf(t, onlyOne(t, ofKind(turns[5], "aar"), "aar event"))
 	for _, w := range []struct {
 		elapsed float64
 		text    string
 	}{{0, "check vitals"}, {0, "oxygen"}, {180, "check vitals"}} {
-		if !slices.ContainsFunc(aar.Timeline, func(e physio.TimelineEntry) bool {
+		if !slices.ContainsFunc(rep.Timeline, func(e aar.TimelineEntry) bool {
 			return e.Kind == "action" && e.Elapsed == w.elapsed && strings.Contains(e.Text, w.text)
 		}) {
-			t.Errorf("AAR timeline has no %q action at %gs: %+v", w.text, w.elapsed, aar.Timeline)
+			t.Errorf("AAR timeline has no %q action at %gs: %+v", w.text, w.elapsed, rep.Timeline)
 		}
 	}
 	for _, id := range []string{"vitals", "oxygen"} {
-		i := slices.IndexFunc(aar.CriticalActions, func(c physio.CriticalOutcome) bool { return c.ID == id })
-		if i < 0 || !aar.CriticalActions[i].Met || aar.CriticalActions[i].At == nil || *aar.CriticalActions[i].At != 0 {
-			t.Errorf("critical action %s: %+v, want met at 0 s", id, aar.CriticalActions)
+		i := slices.IndexFunc(rep.CriticalActions, func(c aar.CriticalOutcome) bool { return c.ID == id })
+		if i < 0 || !rep.CriticalActions[i].Met || rep.CriticalActions[i].At == nil || *rep.CriticalActions[i].At != 0 {
+			t.Errorf("critical action %s: %+v, want met at 0 s", id, rep.CriticalActions)
 		}
 	}
 
@@ -149,10 +150,10 @@ func TestPenicillinAllergyStopsEveryPenicillinOnceKnown(t *testing.T) {
 			safety := simOf(events, physio.EventSafety)
 			errs := simOf(events, physio.EventCriticalError)
 			order := onlyOne(t, simOf(events, physio.EventOrder), "order event").Order
-			aar := onlyOne(t, only[AAREvent](r.turn("/aar")), "aar event")
+			rep := onlyOne(t, only[AAREvent](r.turn("/aar")), "aar event")
 			if !tt.hardStop {
-				if len(safety)+len(errs)+len(aar.CriticalErrors) != 0 || !order.Given {
-					t.Errorf("a safe order raised %v %v %v, or was not given", safety, errs, aar.CriticalErrors)
+				if len(safety)+len(errs)+len(rep.CriticalErrors) != 0 || !order.Given {
+					t.Errorf("a safe order raised %v %v %v, or was not given", safety, errs, rep.CriticalErrors)
 				}
 				return
 			}
@@ -164,12 +165,12 @@ func TestPenicillinAllergyStopsEveryPenicillinOnceKnown(t *testing.T) {
 				if !order.Given || len(errs) != 1 || !strings.Contains(errs[0].Error.Description, "without knowing the patient's allergies") {
 					t.Errorf("never asked: given %v, errors %+v; want it given and one critical error", order.Given, errs)
 				}
-				if !slices.ContainsFunc(aar.Timeline, func(e physio.TimelineEntry) bool { return e.Kind == "critical_error" }) {
-					t.Errorf("AAR timeline has no critical error: %+v", aar.Timeline)
+				if !slices.ContainsFunc(rep.Timeline, func(e aar.TimelineEntry) bool { return e.Kind == "critical_error" }) {
+					t.Errorf("AAR timeline has no critical error: %+v", rep.Timeline)
 				}
 				return
 			}
-			if order.Given || len(errs) != 0 || len(aar.CriticalErrors) != 0 || len(simOf(events, physio.EventAction)) != 0 {
+			if order.Given || len(errs) != 0 || len(rep.CriticalErrors) != 0 || len(simOf(events, physio.EventAction)) != 0 {
 				t.Errorf("a known allergy: given %v, errors %+v; want it stopped with no error", order.Given, errs)
 			}
 			said := onlyOne(t, agentMessages(events), "agent message")
@@ -177,7 +178,7 @@ func TestPenicillinAllergyStopsEveryPenicillinOnceKnown(t *testing.T) {
 				!strings.Contains(said.Text, `repeat the order with the word "override"`) {
 				t.Errorf("%s said %q, want the Pharmacist's stop in plain words", said.Agent, said.Text)
 			}
-			if n := aar.NearMisses; len(n) != 1 || n[0].Drug != tt.drug {
+			if n := rep.NearMisses; len(n) != 1 || n[0].Drug != tt.drug {
 				t.Errorf("near misses %+v, want the stopped %s", n, tt.drug)
 			}
 		})
@@ -362,10 +363,10 @@ func partsSum(t *testing.T, vitals jsonEvent) float64 {
 	return sum
 }
 
-func aarOf(t *testing.T, e jsonEvent) physio.Report {
+func aarOf(t *testing.T, e jsonEvent) aar.Report {
 	t.Helper()
 	b, _ := json.Marshal(e)
-	var rep physio.Report
+	var rep aar.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}

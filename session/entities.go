@@ -48,8 +48,9 @@ func (s *Session) absorb(t *turn, agent, raw string) (string, *memory.MergeResul
 		return out.Reply, nil
 	}
 	ents := s.entities()
-	ents.Stats.ObserveParse(out)
+	ents.ObserveParse(s.at, agent, out)
 	delta := out.Delta(agent, s.sim.ward.Clock())
+	delta.At = s.at
 	delta.SourceTool, delta.ValidFor = provenance(delta.Derived)
 	ev := EntitiesEvent{PatientID: s.active, Agent: agent, Format: string(out.Format), Warning: out.Warning}
 	merge, err := ents.Merge(delta)
@@ -90,6 +91,15 @@ func (s *Session) countStop(stop string) {
 	case agents.EndLoop:
 		s.entities().Stats.LoopStops++
 	}
+	s.sim.dirty[s.active] = true
+}
+
+// countSwitch counts the conversation passing to agent, and whether agent answered.
+func (s *Session) countSwitch(agent string, answered bool) {
+	if s.active == "" {
+		return
+	}
+	s.entities().ObserveSwitch(s.at, agent, answered)
 	s.sim.dirty[s.active] = true
 }
 

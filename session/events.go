@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -124,7 +125,7 @@ type LLMCallEvent struct {
 }
 
 // AAREvent is an After Action Review of one patient.
-type AAREvent struct{ physio.Report }
+type AAREvent struct{ aar.Report }
 
 // RouteEvent says which agent speaks next and why.
 type RouteEvent struct {
@@ -171,3 +172,15 @@ type ConfirmEvent struct {
 }
 
 func (ConfirmEvent) Kind() string { return "confirm" }
+
+// PruneEvent says what a pruning rule took out of what the patient's prompts may carry: memory
+// items or conversation messages, each as a prompt showed it, and what that saves a prompt that
+// would have carried them, in tokens by ward's estimate.
+type PruneEvent struct {
+	PatientID   string   `json:"patient_id"`
+	Rule        string   `json:"rule"`
+	Pruned      []string `json:"pruned"`
+	TokensSaved int      `json:"tokens_saved"`
+}
+
+func (PruneEvent) Kind() string { return "pruning" }

@@ -7,6 +7,8 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
+	"github.com/ward-sim/ward/session/aar"
+	"github.com/ward-sim/ward/session/action"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -25,8 +27,8 @@ type examination struct {
 	examined    []agents.Result     // what this turn's bedside examinations found
 	parts       []memory.Part
 	compound    memory.Compound
-	review      *physio.Report // the After Action Review the Preceptor debriefs from, on /aar
-	retrieval   *retrieval     // the protocol passages for the turn, once an agent needed them
+	review      *aar.Report // the After Action Review the Preceptor debriefs from, on /aar
+	retrieval   *retrieval  // the protocol passages for the turn, once an agent needed them
 }
 
 // examine parses the trainee's text into actions, applies them to the active patient's engine,
@@ -37,7 +39,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 		return x
 	}
 	if st.effect == effectAAR {
-		r := x.engine.Report()
+		r := aar.Of(x.engine)
 		x.review = &r
 	}
 	actions := actionsOf(t.input, st.effect)
@@ -54,7 +56,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 	}
 	x.results = results(x)
 	x.examined = examined(x)
-	s.recordEvents(x.events)
+	s.recordEvents(t, x.events)
 	s.sim.dirty[s.active] = true
 	for _, ev := range x.events {
 		t.emit(SimEvent{ev})
@@ -70,15 +72,15 @@ func (s *Session) examine(t *turn, st settled) *examination {
 // actionsOf is what the turn does in the engine: a slash command's own effect, or whatever the
 // parser found in the trainee's words (nothing it does not recognise). A question about the
 // guidance does nothing at the bedside: "what is the target oxygen saturation?" measures none.
-func actionsOf(text, effect string) []physio.Action {
+func actionsOf(text, effect string) []action.Action {
 	said := agents.WithoutMention(text)
 	switch {
 	case effect == effectVitals:
-		return []physio.Action{{Kind: sc.KindCheckVitals}}
+		return []action.Action{{Kind: sc.KindCheckVitals}}
 	case effect != "", knowledge.IsProtocolQuestion(said):
 		return nil
 	}
-	return physio.ParseActions(said)
+	return action.Parse(said)
 }
 
 // disclosedIn reports whether reply carries the scenario's own answer to question part p: words
@@ -128,7 +130,7 @@ func disclosed(mem *memory.Memory, text string) bool {
 }
 
 // partsOf names what a message did and asked, for recall and compound detection.
-func partsOf(actions []physio.Action) []memory.Part {
+func partsOf(actions []action.Action) []memory.Part {
 	var parts []memory.Part
 	add := func(p memory.Part) {
 		if !slices.Contains(parts, p) {
@@ -148,7 +150,7 @@ func partsOf(actions []physio.Action) []memory.Part {
 	return parts
 }
 
-func treatmentName(a physio.Action) string {
+func treatmentName(a action.Action) string {
 	if a.Drug != "" {
 		return a.Drug
 	}

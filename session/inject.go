@@ -97,7 +97,7 @@ func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) erro
 		msg = s.heard(e, in)
 	}
 	s.sim.dirty[e.PatientID()] = true
-	s.recordEvents(events) // a new state: the roster's summary too
+	s.recordEvents(&turn{emit: emit}, events) // a new state: the roster's summary too
 	for _, ev := range events {
 		emit(SimEvent{ev})
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/memory"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -45,10 +46,10 @@ func last(msgs []memory.Message) memory.Message {
 }
 
 // instructorLines are the review's instructor points, as lines.
-func instructorLines(rep physio.Report) string {
+func instructorLines(rep aar.Report) string {
 	var out []string
 	for _, p := range rep.Debrief {
-		if p.Kind == physio.PointInstructor {
+		if p.Kind == aar.PointInstructor {
 			out = append(out, p.Line())
 		}
 	}
@@ -87,7 +88,7 @@ func TestInjectDeteriorationMovesThePatient(t *testing.T) {
 		t.Errorf("no stored nurse's line attributed to the instructor in %+v", msg)
 	}
 	r.restart()
-	rep := r.engine("patient_1").Report()
+	rep := aar.Of(r.engine("patient_1"))
 	if got := instructorLines(rep); !strings.Contains(got, "the instructor injected a deterioration to shock") {
 		t.Errorf("debrief's instructor points = %q", got)
 	}
@@ -157,7 +158,7 @@ func TestInjectResultAndCall(t *testing.T) {
 	if m := last(r.stored("patient_1")); !strings.Contains(m.Agent, "(on the phone)") || m.Content != "Is she going to be all right?" {
 		t.Errorf("the call was stored as %+v", m)
 	}
-	got := instructorLines(r.engine("patient_1").Report())
+	got := instructorLines(aar.Of(r.engine("patient_1")))
 	for _, want := range []string{"a result arriving: K+ 6.8", `a relative's phone call: "Is she going to be all right?"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("debrief's instructor points lack %q:\n%s", want, got)
@@ -186,8 +187,8 @@ func TestInjectAdmission(t *testing.T) {
 		t.Fatalf("roster after a restart = %v", got)
 	}
 	e := r.engine("patient_2")
-	if e.Scenario().ID != "hypoglycaemia" || !strings.Contains(instructorLines(e.Report()), "this admission, with the case hypoglycaemia") {
-		t.Errorf("patient_2 is on %s with the instructor's points %q", e.Scenario().ID, instructorLines(e.Report()))
+	if e.Scenario().ID != "hypoglycaemia" || !strings.Contains(instructorLines(aar.Of(e)), "this admission, with the case hypoglycaemia") {
+		t.Errorf("patient_2 is on %s with the instructor's points %q", e.Scenario().ID, instructorLines(aar.Of(e)))
 	}
 }
 
@@ -250,7 +251,7 @@ func TestEndClosesEveryCase(t *testing.T) {
 	if refused := errorsOf(r.turn("/dispo icu")); !strings.Contains(refused, "The instructor ended patient_1's case for debrief") {
 		t.Errorf("a disposition of the ended case got %q", refused)
 	}
-	rep := r.engine("patient_1").Report()
+	rep := aar.Of(r.engine("patient_1"))
 	if !strings.Contains(rep.Markdown(), "The instructor ended the case before a disposition") {
 		t.Error("the review does not say the instructor ended the case")
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/ward-sim/ward/session/aar"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestPaediatricCaseSetsItsOwnWeights(t *testing.T) {
 	r.turn("/diagnosis acute severe asthma")
 	r.turn("/dispo hdu")
 	got := map[string][2]int{}
-	for _, p := range r.engine("patient_1").Report().Score.Parts {
+	for _, p := range aar.Of(r.engine("patient_1")).Score.Parts {
 		got[p.Name] = [2]int{p.Points, p.Max}
 	}
 	if got["actions"][1] != 60 || got["diagnosis"] != [2]int{25, 25} || got["disposition"] != [2]int{15, 15} {

@@ -91,6 +91,9 @@ type Session struct {
 	offered          map[string]bool // preference values the trainee was already asked to keep
 	recurring        []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
 	replayed         int             // retrievals of cfg.Replaying handed out so far
+	// windowFrom is, per patient, the wall time of the first message its last prompt's window
+	// showed: a later one means the window left messages behind (prune.go).
+	windowFrom map[string]time.Time
 }
 
 // recentLimit is about how much of a conversation is held in memory for prompts, unless the

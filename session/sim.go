@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,7 +87,7 @@ func (m *sim) wake(id string) error {
 	err = errors.Join(decodeDoc(m.read, persist.KindMemory, id, m.mems), decodeDoc(m.read, persist.KindEntities, id, m.ents))
 	// Seconds in which nothing happened were not stored, and give no events now; an engine
 	// brought back from an archive after time passed may have some, which memory keeps.
-	m.record(e.AdvanceTo(m.ward.Clock(), nil))
+	m.record(e.AdvanceTo(m.ward.Clock(), nil)) // what is pruned waking up was pruned in a turn before
 	return err
 }
 
@@ -177,8 +178,10 @@ func allergySummary(sc *scenario.Scenario) string {
 	return strings.Join(parts, "; ")
 }
 
-// record feeds engine events into the patients' memories.
-func (m *sim) record(events []physio.Event) {
+// record feeds engine events into the patients' memories, and returns by patient the readings
+// memory pruned as repeats.
+func (m *sim) record(events []physio.Event) map[string][]string {
+	pruned := map[string][]string{}
 	for _, ev := range events {
 		mem := m.mems[ev.PatientID]
 		if mem == nil {
@@ -187,11 +190,13 @@ func (m *sim) record(events []physio.Event) {
 		if c, item, ok := memoryItem(ev); ok {
 			_ = mem.Record(c, item) // the engine's own events are well-formed; a refusal only skips one item
 			if c == memory.VitalsMeasurements {
-				mem.Prune() // a monitor reads every minute; unchanged repeats would grow memory all shift
+				// a monitor reads every minute; unchanged repeats would grow memory all shift
+				pruned[ev.PatientID] = append(pruned[ev.PatientID], mem.Prune()...)
 			}
 		}
 		m.dirty[ev.PatientID] = true
 	}
+	return pruned
 }
 
 func memoryItem(ev physio.Event) (memory.Category, memory.Item, bool) {
@@ -267,10 +272,14 @@ func (s *Session) saveSim(tx *persist.Tx) error {
 	return nil
 }
 
-// recordEvents feeds engine events into memory and keeps the roster's summaries in the registry
-// up to date with each patient's measured NEWS2, state and waiting alerts.
-func (s *Session) recordEvents(events []physio.Event) {
-	s.sim.record(events)
+// recordEvents feeds engine events into memory, reports what memory pruned, and keeps the
+// roster's summaries in the registry up to date with each patient's measured NEWS2, state and
+// waiting alerts.
+func (s *Session) recordEvents(t *turn, events []physio.Event) {
+	pruned := s.sim.record(events)
+	for _, id := range slices.Sorted(maps.Keys(pruned)) {
+		s.reportPruning(t, id, memory.Pruning{Rule: memory.RuleVitalsRepeat, Pruned: pruned[id]}, s.memoryLineTokens(pruned[id]))
+	}
 	changed := map[string]bool{}
 	for _, ev := range events {
 		changed[ev.PatientID] = true // a reading, a state, an alert, or an action that reviews one
@@ -318,7 +327,7 @@ func (s *Session) advance(t *turn, seconds float64) {
 		t.emit(ErrorEvent{Code: "STORAGE", Message: "some patients could not be read, and time passes without them: " + err.Error()})
 	}
 	events := s.sim.ward.Advance(seconds)
-	s.recordEvents(events)
+	s.recordEvents(t, events)
 	for _, ev := range events {
 		t.emit(SimEvent{ev})
 	}

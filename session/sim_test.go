@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/records"
 )
@@ -43,12 +44,12 @@ func TestTimeAloneWritesNoPatient(t *testing.T) {
 	r.turn("/wait 5s")
 	clock := int64(r.s.sim.ward.Clock())
 	want := map[string]physio.Snapshot{}
-	reviews := map[string]physio.Report{}
+	reviews := map[string]aar.Report{}
 	for _, e := range r.s.sim.ward.Engines() {
 		if e.Clock() != float64(clock) {
 			t.Fatalf("%s's engine is at %v, the ward at %d", e.PatientID(), e.Clock(), clock)
 		}
-		want[e.PatientID()], reviews[e.PatientID()] = e.Snapshot(), e.Report()
+		want[e.PatientID()], reviews[e.PatientID()] = e.Snapshot(), aar.Of(e)
 	}
 	lagging := 0
 	for id := range want {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ward-sim/ward/session/aar"
 	"regexp"
 	"strings"
 	"testing"
@@ -52,9 +53,9 @@ func TestAnaphylaxisWalkthroughDebriefNamesBothErrors(t *testing.T) {
 			r := seeded(t)
 			events := runJSON(t, r.s, lines("/admit patient_7 anaphylaxis", "what happened? any allergies?", "give amoxicillin 500 mg PO"+c.override,
 				"IV access", "/wait 1m", "give adrenaline 50 mg IV"+c.override, "/wait 3m", "/vitals", "give adrenaline 0.5 mg IM and oxygen 15L", "/wait 5m", "/vitals", "/aar"))
-			aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
-			if len(aar.CriticalErrors) != c.errors || len(aar.NearMisses) != c.misses {
-				t.Fatalf("the review lists %d critical errors and %d near misses, want %d and %d", len(aar.CriticalErrors), len(aar.NearMisses), c.errors, c.misses)
+			rep := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+			if len(rep.CriticalErrors) != c.errors || len(rep.NearMisses) != c.misses {
+				t.Fatalf("the review lists %d critical errors and %d near misses, want %d and %d", len(rep.CriticalErrors), len(rep.NearMisses), c.errors, c.misses)
 			}
 			debrief := saidBy(events, agents.AgentPreceptor)
 			if len(debrief) != 1 {
@@ -69,8 +70,8 @@ func TestAnaphylaxisWalkthroughDebriefNamesBothErrors(t *testing.T) {
 				}
 				at = max(at, i)
 			}
-			if !strings.Contains(text, aar.Score.HowScored()) {
-				t.Errorf("the debrief does not show how the score was reached (%s):\n%s", aar.Score.HowScored(), text)
+			if !strings.Contains(text, rep.Score.HowScored()) {
+				t.Errorf("the debrief does not show how the score was reached (%s):\n%s", rep.Score.HowScored(), text)
 			}
 		})
 	}
@@ -392,7 +393,7 @@ func TestAModelDebriefIsHeldToTheReview(t *testing.T) {
 		!strings.Contains(said, "Well done") || !strings.Contains(said, "You also gave amoxicillin") {
 		t.Errorf("the debrief is not led by what the model still left out:\n%s", said)
 	}
-	if rep := r.engine("patient_7").Report(); len(rep.Unnamed(said)) != 0 {
+	if rep := aar.Of(r.engine("patient_7")); len(rep.Unnamed(said)) != 0 {
 		t.Errorf("the debrief shown still leaves out %+v", rep.Unnamed(said))
 	}
 }
@@ -418,9 +419,9 @@ func TestRescueIsCreditedInTheDebrief(t *testing.T) {
 	events := runJSON(t, r.s, lines("/admit patient_1 opioid-overdose", "jaw thrust, OPA and ventilate with the BVM", "naloxone 400 micrograms IM",
 		"/wait 3m", "check vitals", "/aar"))
 	debrief := strings.Join(saidBy(events, agents.AgentPreceptor), "\n")
-	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+	rep := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
 	var all []string
-	for _, p := range aar.Debrief {
+	for _, p := range rep.Debrief {
 		all = append(all, p.Kind+": "+p.Text)
 	}
 	review := strings.Join(all, "\n")
@@ -479,9 +480,9 @@ func TestUndertreatedPainIsNotCalledUntreated(t *testing.T) {
 func fractureStates(t *testing.T, order string) string {
 	r := seeded(t)
 	events := runJSON(t, r.s, lines("/admit patient_5 fracture-morphine-allergy", "IV access", "/wait 1m", order, "/wait 16m", "/aar"))
-	aar := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
+	rep := aarOf(t, onlyOneJSON(t, ofKind(events, "aar"), "aar event"))
 	var states []string
-	for _, e := range aar.Timeline {
+	for _, e := range rep.Timeline {
 		if e.Kind == "state" {
 			states = append(states, e.Text)
 		}

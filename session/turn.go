@@ -32,6 +32,7 @@ type turn struct {
 	decisionEvent *DecisionEvent // the turn's decision, for the inspector
 	toolCalls     int            // tool calls so far, which number their IDs
 	loadNoticed   bool           // the trainee was told the model may be loading
+	pruned        []PruneEvent   // what the turn's pruning rules took out, for the inspector
 }
 
 func newTurn(input string, emit func(Event)) *turn {

@@ -175,6 +175,12 @@ func (in *inspector) build() {
 	in.add("")
 	in.analyzer(tr.Analyzer)
 	in.field("counters", tr.Counters)
+	for _, line := range tr.Rates {
+		in.field("rates", line)
+	}
+	for _, line := range tr.Pruned {
+		in.field("pruned", line)
+	}
 	in.field("engine", tr.Engine)
 	for i, call := range tr.Calls {
 		in.add("")

@@ -674,3 +674,21 @@ func TestRosterShowsWhereAPatientWent(t *testing.T) {
 		}
 	}
 }
+
+// The inspector shows the patient's rates, a rate past its alert level marked, and what the
+// turn's pruning rules took out.
+func TestInspectorShowsRatesAndPruning(t *testing.T) {
+	f := newFakeWard()
+	tr := sampleTrace()
+	tr.Rates = []string{"Patient · 14 turns · merge success 100.0% · parse errors 28.6% ! (> 10.0%)"}
+	tr.Pruned = []string{"vitals_repeat on patient_1 · 2 out · ~28 tokens saved: T+01:00 HR 128; T+02:00 HR 129"}
+	f.traces = []live.TurnTrace{tr}
+	m := newTestModel(t, f, 160, 40)
+	press(t, m, "ctrl+o")
+	out := screen(m)
+	for _, want := range []string{"rates", "parse errors 28.6% ! (> 10.0%)", "pruned", "vitals_repeat on patient_1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspector lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -14,9 +14,9 @@ import (
 
 // A trace is JSON lines, one run of ward after another. Each run opens with a header that says
 // how to rebuild the session; then come the inputs the session handled and the calls it made, in
-// the order they happened, and what the protocol cards gave a turn when an embedding model ranked
-// them. A replay hands the session the same inputs, with the same clock, and answers each call
-// and each such retrieval from the trace.
+// the order they happened, what the protocol cards gave a turn when an embedding model ranked
+// them, and what pruning rules took out of the prompts. A replay hands the session the same
+// inputs, with the same clock, and answers each call and each such retrieval from the trace.
 
 // TraceFormat is the version of the trace's lines. A replay refuses a trace of another format.
 const TraceFormat = 1
@@ -27,6 +27,7 @@ const (
 	KindInput     = "input"
 	KindCall      = "call"
 	KindRetrieval = "retrieval"
+	KindPruning   = "pruning"
 )
 
 // TraceHeader opens one run: what a replay needs to rebuild its session.
@@ -139,6 +140,18 @@ type TraceRetrieval struct {
 	Query     string          `json:"query"`
 	Retrieval json.RawMessage `json:"retrieval,omitempty"` // as the session used it
 	Error     string          `json:"error,omitempty"`
+}
+
+// TracePruning is what a pruning rule took out of what a patient's prompts may carry during a
+// turn: memory items or conversation messages, as a prompt showed them, and the tokens that saves
+// a prompt by the session's estimate. A replay makes its own; nothing is answered from these.
+type TracePruning struct {
+	Kind        string   `json:"kind"`
+	Turn        int      `json:"turn"`
+	PatientID   string   `json:"patient_id"`
+	Rule        string   `json:"rule"`
+	Pruned      []string `json:"pruned"`
+	TokensSaved int      `json:"tokens_saved"`
 }
 
 // Kinds of error a call can end with, as a replay rebuilds them.
@@ -272,13 +285,14 @@ func Version() (version, revision string) {
 	return version, revision
 }
 
-// TraceRun is one run of a trace: its header, then its inputs, its calls and its retrievals,
-// each in order.
+// TraceRun is one run of a trace: its header, then its inputs, its calls, its retrievals and
+// its prunings, each in order.
 type TraceRun struct {
 	Header     TraceHeader
 	Inputs     []TraceInput
 	Calls      []TraceRecord
 	Retrievals []TraceRetrieval
+	Prunings   []TracePruning
 }
 
 // ReadTrace decodes a trace, run by run. An error names the line it stopped at.
@@ -339,6 +353,11 @@ func addLine(runs []TraceRun, raw json.RawMessage) ([]TraceRun, error) {
 		var r TraceRetrieval
 		err := json.Unmarshal(raw, &r)
 		run.Retrievals = append(run.Retrievals, r)
+		return runs, err
+	case KindPruning:
+		var p TracePruning
+		err := json.Unmarshal(raw, &p)
+		run.Prunings = append(run.Prunings, p)
 		return runs, err
 	}
 	return runs, fmt.Errorf("unknown kind %q", kind.Kind)

@@ -131,6 +131,17 @@ func (w *TraceWriter) WriteRetrieval(r TraceRetrieval) error {
 	return w.line(r)
 }
 
+// WritePruning records what a pruning rule took out during the current turn.
+func (w *TraceWriter) WritePruning(p TracePruning) error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p.Kind, p.Turn = KindPruning, w.turn
+	return w.line(p)
+}
+
 // line appends one line in a single write, so that lines never interleave. The caller holds mu.
 func (w *TraceWriter) line(v any) error {
 	if w.err != nil {

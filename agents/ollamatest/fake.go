@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/ward-sim/ward/memory"
 )
 
 // ChatRequest is a chat request as the fake server received it, for tests that check what was
@@ -133,6 +135,10 @@ func (f *Fake) SetShow(show api.ShowResponse) {
 	defer f.mu.Unlock()
 	f.show = show
 }
+
+// CanCallTools makes /api/show answer as a model that can call tools does (the tiny model's
+// Template, which renders .Tools), so ward offers the model its tools.
+func (f *Fake) CanCallTools() { f.SetShow(api.ShowResponse{Template: Template}) }
 
 // Answer is a reply that streams content in one chunk, then a done chunk.
 func Answer(content string) Reply { return Streamed(content) }
@@ -280,7 +286,15 @@ func Stopped(reason string) Reply { return Reply{Chunks: []api.ChatResponse{Done
 
 // CallsTool is a reply that asks for one call of the named tool, then a done chunk.
 func CallsTool(name string, args map[string]any) Reply {
-	call := api.ToolCall{Function: api.ToolCallFunction{Name: name, Arguments: args}}
-	msg := api.Message{Role: "assistant", ToolCalls: []api.ToolCall{call}}
+	return CallsTools(memory.ToolCall{Name: name, Args: args})
+}
+
+// CallsTools is a reply that asks for the calls, in order, in one message, then a done chunk.
+// Ollama's calls carry no ID: only the name and arguments of each are sent.
+func CallsTools(calls ...memory.ToolCall) Reply {
+	msg := api.Message{Role: "assistant"}
+	for i, c := range calls {
+		msg.ToolCalls = append(msg.ToolCalls, api.ToolCall{Function: api.ToolCallFunction{Index: i, Name: c.Name, Arguments: c.Args}})
+	}
 	return Reply{Chunks: []api.ChatResponse{{Model: TestModel, Message: msg}, DoneChunk("stop")}}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -158,7 +159,7 @@ func (r *Report) playReview(s *sc.Scenario, review []byte) {
 		if p.Name != "Treated well" || len(p.Rows) == 0 {
 			continue
 		}
-		for i, o := range e.Report().CriticalActions {
+		for i, o := range aar.Of(e).CriticalActions {
 			if !o.Met {
 				r.add(CheckUnmet, s.Line(fmt.Sprintf("critical_actions[%d]", i)), "critical action %s (%s) is not met on the treated-well path (%s)", o.ID, o.Description, o.Rule)
 			}

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"github.com/ward-sim/ward/session/aar"
 	"time"
 
 	"github.com/ward-sim/ward/session"
@@ -58,7 +59,7 @@ func (e *Live) readStanding() Standing {
 	for _, p := range e.s.Summaries() {
 		ps := PatientStanding{ID: p.ID, State: p.State, Closed: p.Disposition != ""}
 		if eng, _ := e.s.Engine(p.ID); eng != nil { // an unreadable patient scores nothing; the trainee's turn reports why
-			r := eng.Report()
+			r := aar.Of(eng)
 			ps.Scenario, ps.Score, ps.Max, ps.CriticalErrors = r.Scenario, r.Score.Total, r.Score.Max, len(r.CriticalErrors)
 			st.Score, st.Max = st.Score+ps.Score, st.Max+ps.Max
 		}

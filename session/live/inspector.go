@@ -38,6 +38,11 @@ func RecordedTurns(runs []llm.TraceRun) *Recorded {
 					tr.add(c)
 				}
 			}
+			for _, p := range run.Prunings {
+				if p.Turn == n {
+					tr.Pruned = append(tr.Pruned, prunedLine(p.PatientID, p.Rule, p.Pruned, p.TokensSaved))
+				}
+			}
 			r.turns = append(r.turns, tr)
 		}
 	}
@@ -108,7 +113,19 @@ func turnTrace(rec session.TurnRecord) TurnTrace {
 		tr.Counters = fmt.Sprintf("%d merges · %d parse errors · %d format fallbacks · %d evictions · %d refused · %d cap / %d loop stops · %d citations removed · merge p95 %s",
 			st.Merges, st.ParseErrors, st.FormatFallbacks, st.Evictions, st.Refused, st.CapStops, st.LoopStops, st.CitationsRemoved, st.MergeLatency.P95())
 	}
+	for _, m := range rec.Rates {
+		tr.Rates = append(tr.Rates, m.Line())
+	}
+	for _, p := range rec.Pruned {
+		tr.Pruned = append(tr.Pruned, prunedLine(p.PatientID, p.Rule, p.Pruned, p.TokensSaved))
+	}
 	return tr
+}
+
+// prunedLine is one pruning as the inspector shows it: the rule, what it took out and what that
+// saved, e.g. "vitals_repeat on patient_1 · 2 out · ~28 tokens saved: T+01:00 HR 128 …; …".
+func prunedLine(patient, rule string, pruned []string, saved int) string {
+	return fmt.Sprintf("%s on %s · %d out · ~%d tokens saved: %s", rule, patient, len(pruned), saved, strings.Join(pruned, "; "))
 }
 
 func llmCall(c session.CallRecord) LLMCall {

@@ -175,7 +175,12 @@ type TurnTrace struct {
 	Analyzer AnalyzerTrace
 	Calls    []LLMCall
 	Counters string // the patient's entity and team counters after the turn
-	Engine   string // the engine's truth about the patient: scenario, title, state; never on the trainee's screen
+	// Rates are seed 002's rates of the patient's turns so far, one line per agent and the
+	// patient's whole last, a rate past its alert level marked with !.
+	Rates []string
+	// Pruned are what the turn's pruning rules took out of what prompts may carry, one line a rule.
+	Pruned []string
+	Engine string // the engine's truth about the patient: scenario, title, state; never on the trainee's screen
 }
 
 // AnalyzerTrace is the patient-context decision of a turn.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/session/sessiontest"
@@ -67,7 +68,7 @@ func TestOneNEWS2WordingEverywhere(t *testing.T) {
 	if got := l.Snapshot().Patient.NEWS2.Text; got != words {
 		t.Errorf("the header says %q, want %q", got, words)
 	}
-	rep := engine(t, r, "patient_1").Report()
+	rep := aar.Of(engine(t, r, "patient_1"))
 	if rep.NEWS2Now.Text != words || rep.NEWS2AtArrival.Text != readings[0].Score().String() {
 		t.Errorf("the review says %s → %s, want the first and last measured, ending %s", rep.NEWS2AtArrival.Text, rep.NEWS2Now.Text, words)
 	}

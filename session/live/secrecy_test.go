@@ -83,7 +83,7 @@ func TestALeakingModelReachesNoScreenStoreOrExport(t *testing.T) {
 	if len(f.Requests()) < 6 {
 		t.Errorf("%d calls: each refused reply should be asked again once", len(f.Requests()))
 	}
-	stats, err := records.ReadStats(r.Store)
+	stats, err := records.ReadStats(r.Store, records.Window{}, records.SeedThresholds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -27,7 +28,7 @@ const (
 // override is a critical error. An order that cannot be dosed as written gets a question back
 // and nothing is given. An allergy nobody asked about does not stop the order: the drug is given
 // and the reaction plays out, and that is the lesson.
-func (e *Engine) Apply(a Action) []Event {
+func (e *Engine) Apply(a action.Action) []Event {
 	if e.Closed() {
 		return nil // the patient has left the ward
 	}
@@ -131,7 +132,7 @@ func (e *Engine) CheckMedication(drug string) []Finding {
 // administer is what a given drug does beyond the scenario's interventions: the reaction to an
 // allergy or contraindication and the toxicity of an overdose, each a critical error (unless the
 // scenario already named the error, scenarioErred), and the antidotes.
-func (e *Engine) administer(a Action, o OrderRecord, scenarioErred bool, out []Event) []Event {
+func (e *Engine) administer(a action.Action, o OrderRecord, scenarioErred bool, out []Event) []Event {
 	for _, f := range e.CheckMedication(a.Drug) {
 		if f.Level != sc.HardStop {
 			continue
@@ -152,13 +153,13 @@ func (e *Engine) administer(a Action, o OrderRecord, scenarioErred bool, out []E
 
 // intervene applies the effects of the first intervention matching a, scaled by fraction: a
 // dose below the usual one does part of its work.
-func (e *Engine) intervene(a Action, fraction float64, onset, peak, duration int64) {
+func (e *Engine) intervene(a action.Action, fraction float64, onset, peak, duration int64) {
 	source := sourceTreatment
 	if a.Kind == sc.KindOxygen || a.Kind == sc.KindVentilate {
 		source = sourceOxygen
 	}
 	for _, iv := range e.sc.Interventions {
-		if matches(iv.Match, a) {
+		if Matches(iv.Match, a) {
 			effects := scaled(iv.Effects, fraction)
 			if a.Kind == sc.KindMedication || a.Kind == sc.KindFluids {
 				effects = onCourse(effects, onset, peak, duration)
@@ -197,9 +198,9 @@ func (e *Engine) cancel(source string) {
 	e.s.Effects = kept
 }
 
-func (e *Engine) scenarioErrors(a Action, out []Event) []Event {
+func (e *Engine) scenarioErrors(a action.Action, out []Event) []Event {
 	for _, ce := range e.sc.CriticalErrors {
-		if matches(ce.Match, a) && (len(ce.States) == 0 || ce.States.Has(e.s.State)) {
+		if Matches(ce.Match, a) && (len(ce.States) == 0 || ce.States.Has(e.s.State)) {
 			out = e.criticalError(ce.ID, ce.Description, out)
 		}
 	}
@@ -213,11 +214,11 @@ func (e *Engine) criticalError(id, description string, out []Event) []Event {
 }
 
 // markSeen records a against every transition condition it satisfies.
-func (e *Engine) markSeen(a Action) {
+func (e *Engine) markSeen(a action.Action) {
 	for ti := range e.sc.Transitions {
 		tr := &e.sc.Transitions[ti]
 		for i, c := range tr.When {
-			if (c.Action != nil && matches(*c.Action, a)) || (c.Done != nil && matches(*c.Done, a)) {
+			if (c.Action != nil && Matches(*c.Action, a)) || (c.Done != nil && Matches(*c.Done, a)) {
 				e.s.Seen[tr.ConditionIndex(i)] = true
 			}
 		}

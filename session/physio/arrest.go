@@ -220,8 +220,8 @@ func (a *ArrestRecord) StepsOf(what string) []ArrestStep {
 	return out
 }
 
-// arrestedAt reports whether the heart was stopped and the team working at ward second t.
-func (e *Engine) arrestedAt(t int64) bool {
+// ArrestedAt reports whether the heart was stopped and the team working at ward second t.
+func (e *Engine) ArrestedAt(t int64) bool {
 	a := e.s.Arrest
 	return a != nil && t >= a.Onset && (a.ROSC < 0 || t < a.ROSC) && (a.Stopped < 0 || t < a.Stopped)
 }

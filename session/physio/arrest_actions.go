@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
-// errShockNotShockable is the critical error of a shock on a rhythm that is not shockable.
-const errShockNotShockable = "shock-not-shockable"
+// ShockNotShockable is the critical error of a shock on a rhythm that is not shockable.
+const ShockNotShockable = "shock-not-shockable"
 
 // DefaultEnergy is the biphasic shock a trainee gets who names no energy: the usual first shock
 // of 150–200 J (Resuscitation Council UK, ALS 2021).
@@ -19,7 +20,7 @@ const DefaultEnergy = 150
 // a rhythm that is not shockable it is a critical error. The rest is recorded only while the
 // arrest lasts, except the care after a return of circulation, which the review reads from the
 // actions themselves.
-func (e *Engine) arrestAction(act Action, out []Event) []Event {
+func (e *Engine) arrestAction(act action.Action, out []Event) []Event {
 	if e.s.Arrest == nil && e.Rhythm().Arrest() { // the state changed this second
 		e.beginArrest()
 	}
@@ -82,8 +83,8 @@ func (e *Engine) first(at *int64, what string) {
 	}
 }
 
-func (e *Engine) compress(a *ArrestRecord, act Action) {
-	a.Poor = act.Quality == QualityPoor || (act.Rate > 0 && (act.Rate < 100 || act.Rate > 120))
+func (e *Engine) compress(a *ArrestRecord, act action.Action) {
+	a.Poor = act.Quality == action.QualityPoor || (act.Rate > 0 && (act.Rate < 100 || act.Rate > 120))
 	if a.CPR {
 		return
 	}
@@ -106,7 +107,7 @@ func (e *Engine) handsOff(a *ArrestRecord) {
 // check is a rhythm or pulse check: hands off, and the moment a non-shockable arrest whose cause
 // is treated may have restarted. One decision is drawn per two-minute cycle, however many checks
 // the trainee makes in it.
-func (e *Engine) check(a *ArrestRecord, act Action, out []Event) []Event {
+func (e *Engine) check(a *ArrestRecord, act action.Action, out []Event) []Event {
 	e.handsOff(a)
 	what := StepCheck
 	if act.Kind == sc.KindPulseCheck {
@@ -126,7 +127,7 @@ func (e *Engine) check(a *ArrestRecord, act Action, out []Event) []Event {
 
 // shock delivers a shock. On a rhythm that is not shockable it is a critical error and does no
 // good; on VF or pulseless VT it ends the arrest with the ALS model's chance.
-func (e *Engine) shock(act Action, out []Event) []Event {
+func (e *Engine) shock(act action.Action, out []Event) []Event {
 	r := e.Rhythm()
 	a := e.s.Arrest
 	energy := act.EnergyJ
@@ -143,7 +144,7 @@ func (e *Engine) shock(act Action, out []Event) []Event {
 		if a.Active() {
 			e.note(StepShock, fmt.Sprintf("%g J on %s", energy, what), false)
 		}
-		return e.criticalError(errShockNotShockable, "a shock delivered on "+what, out)
+		return e.criticalError(ShockNotShockable, "a shock delivered on "+what, out)
 	}
 	if a.Pads < 0 {
 		a.Pads = e.s.T
@@ -217,7 +218,7 @@ func (e *Engine) rosc(a *ArrestRecord, out []Event) []Event {
 }
 
 // arrestDrug records adrenaline and amiodarone given in the arrest.
-func (e *Engine) arrestDrug(act Action) {
+func (e *Engine) arrestDrug(act action.Action) {
 	what := map[string]string{"epinephrine": StepAdrenaline, "amiodarone": StepAmiodarone}[act.Drug]
 	if what == "" {
 		return
@@ -229,7 +230,7 @@ func (e *Engine) arrestDrug(act Action) {
 
 // treatCause marks the arrest's reversible cause treated by an action that treats it: one that
 // says so, or one the ALS model lists for it.
-func (e *Engine) treatCause(a *ArrestRecord, act Action) {
+func (e *Engine) treatCause(a *ArrestRecord, act action.Action) {
 	id := e.sc.Arrest.Cause
 	c := sc.ALS().Cause(id)
 	if c == nil || a.CauseTreated >= 0 {
@@ -237,7 +238,7 @@ func (e *Engine) treatCause(a *ArrestRecord, act Action) {
 	}
 	treats := act.Kind == sc.KindTreatCause && act.Cause == id
 	for _, m := range c.TreatedBy {
-		treats = treats || matches(m, act)
+		treats = treats || Matches(m, act)
 	}
 	if treats {
 		a.CauseTreated = e.s.T
@@ -272,13 +273,10 @@ func SameRhythm(said string, r sc.Rhythm) bool {
 // SaidVF is VF named without saying coarse or fine, which names either.
 const SaidVF = sc.SaidVF
 
-// QualityPoor marks compressions stated too slow, too fast or too shallow.
-const QualityPoor = "poor"
-
 // asDoneNow is what an action is at this moment: in an arrest, looking at the heart's rhythm is a
 // rhythm check (no one takes a 12-lead during CPR); outside one, a rhythm check is the ECG and
 // feeling a pulse is taking the observations.
-func (e *Engine) asDoneNow(a Action) Action {
+func (e *Engine) asDoneNow(a action.Action) action.Action {
 	switch {
 	case a.Kind == sc.KindECG && e.inArrest():
 		a.Kind = sc.KindRhythmCheck
@@ -310,7 +308,7 @@ func (e *Engine) arrestResult(a ActionRecord) (Result, bool) {
 func (e *Engine) pulseAt(t int64) bool {
 	a := e.s.Arrest
 	if a == nil || t < a.Onset {
-		return !e.stateAt(float64(t)).RhythmKind().Arrest()
+		return !e.StateAt(float64(t)).RhythmKind().Arrest()
 	}
 	return a.ROSC >= 0 && a.ROSC <= t
 }

@@ -3,6 +3,7 @@ package physio
 import (
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkWardTickOneInArrest(b *testing.B) {
 	}
 	w.Advance(40)
 	arrest := w.Engine("a")
-	for _, a := range ParseActions("crash call, start CPR, attach the monitor") {
+	for _, a := range action.Parse("crash call, start CPR, attach the monitor") {
 		arrest.Apply(a)
 	}
 	if !arrest.CPRGoing() {

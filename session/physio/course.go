@@ -1,6 +1,9 @@
 package physio
 
-import sc "github.com/ward-sim/ward/session/scenario"
+import (
+	"github.com/ward-sim/ward/session/action"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
 
 // A drug takes time. Given, it does nothing until its onset by that route (sc.Timing), and its
 // effects grow to full strength by its peak and end with its duration; an IV or IO drug given
@@ -10,13 +13,13 @@ import sc "github.com/ward-sim/ward/session/scenario"
 
 // Pending is an action whose consequences are still to come: they happen at At.
 type Pending struct {
-	At     int64  `json:"at"`
-	Action Action `json:"action"`
+	At     int64         `json:"at"`
+	Action action.Action `json:"action"`
 }
 
 // course is when a given drug (or fluids) starts to act and when it reaches full effect, as
 // offsets from now, and how long it acts (0: as long as the scenario says).
-func (e *Engine) course(a Action) (onset, peak, duration int64) {
+func (e *Engine) course(a action.Action) (onset, peak, duration int64) {
 	wait := int64(0)
 	if a.Kind == sc.KindFluids || a.Route == "IV" || a.Route == "IO" {
 		wait = max(0, e.s.AccessAt-e.s.T)
@@ -48,7 +51,7 @@ func onCourse(effects []sc.Effect, onset, peak, duration int64) []sc.Effect {
 }
 
 // later holds a's consequences until at; an action due now has them at once.
-func (e *Engine) later(a Action, at int64) bool {
+func (e *Engine) later(a action.Action, at int64) bool {
 	if at <= e.s.T {
 		return false
 	}
@@ -75,7 +78,7 @@ func (e *Engine) arrive() {
 
 // consequences are what an action brings about once it acts: an antidote's reversal, and the
 // transition conditions it meets.
-func (e *Engine) consequences(a Action) {
+func (e *Engine) consequences(a action.Action) {
 	if a.Kind == sc.KindMedication {
 		if a.Drug == "epinephrine" {
 			e.cancel(sourceAllergy)

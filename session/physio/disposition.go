@@ -108,6 +108,9 @@ func (e *Engine) Dispose(typed string) (DispositionRecord, error) {
 	return d, nil
 }
 
+// Reflections are the trainee's answers to the reflective questions, in the order given.
+func (e *Engine) Reflections() []ReflectionAnswer { return capped(e.s.Reflections) }
+
 // Disposition is where the patient went, if they did.
 func (e *Engine) Disposition() (DispositionRecord, bool) {
 	if e.s.Disposition == nil {
@@ -140,62 +143,4 @@ func (e *Engine) Reflect(answer string) error {
 	}
 	e.s.Reflections = append(e.s.Reflections, ReflectionAnswer{Question: i, T: float64(e.s.T), Answer: answer})
 	return nil
-}
-
-// ReflectionOutcome is a reflective question, the trainee's answer and which of the key points
-// it named.
-type ReflectionOutcome struct {
-	Question string   `json:"question"`
-	Answer   string   `json:"answer"`
-	Named    []string `json:"named"`
-	Missed   []string `json:"missed"`
-}
-
-// reflections compares each answer with its question's key points.
-func (e *Engine) reflections() []ReflectionOutcome {
-	var out []ReflectionOutcome
-	for _, a := range e.s.Reflections {
-		q := e.sc.Reflection[a.Question]
-		o := ReflectionOutcome{Question: q.Question, Answer: a.Answer, Named: []string{}, Missed: []string{}}
-		for _, kp := range q.KeyPoints {
-			if sc.KeyPointNamed(a.Answer, kp) {
-				o.Named = append(o.Named, kp)
-			} else {
-				o.Missed = append(o.Missed, kp)
-			}
-		}
-		out = append(out, o)
-	}
-	return out
-}
-
-// caseEnd fills the report's diagnosis, disposition and reflection from the record and the key.
-func (e *Engine) caseEnd(r *Report) {
-	r.Diagnoses = append([]DiagnosisRecord{}, e.s.Diagnoses...)
-	if k := e.sc.Diagnosis; k != nil {
-		r.CaseDiagnosis = k.Accepted[0]
-		r.Pointers = e.pointers()
-	}
-	r.Disposition = clonePtr(e.s.Disposition)
-	if k := e.sc.Disposition; k != nil {
-		r.CaseDisposition, r.DispositionReason = k.Accepted, k.Reason
-	}
-	r.Reflections = e.reflections()
-}
-
-// maxPointers bounds what the debrief lists the diagnosis by.
-const maxPointers = 6
-
-// pointers are what pointed to the diagnosis: the signs on arrival, then the results the trainee
-// took (each test once, as first taken).
-func (e *Engine) pointers() []string {
-	out := slices.Clone(e.sc.State(e.sc.InitialState).Signs)
-	seen := map[string]bool{}
-	for _, res := range e.Results() {
-		if !seen[res.Name] {
-			seen[res.Name] = true
-			out = append(out, res.String())
-		}
-	}
-	return out[:min(len(out), maxPointers)]
 }

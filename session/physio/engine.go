@@ -76,6 +76,9 @@ func (e *Engine) Actions() []ActionRecord       { return capped(e.s.Actions) }
 func (e *Engine) Readings() []Reading           { return capped(e.s.Readings) }
 func (e *Engine) SafetyRecords() []SafetyRecord { return capped(e.s.Safety) }
 
+// StateChanges is the course of states, from the arrival's.
+func (e *Engine) StateChanges() []StateChange { return capped(e.s.States) }
+
 // Told lists the topics the patient has answered.
 func (e *Engine) Told() []string                { return capped(e.s.Told) }
 func (e *Engine) CriticalErrors() []ErrorRecord { return capped(e.s.Errors) }

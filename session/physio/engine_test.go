@@ -3,55 +3,15 @@ package physio
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // Headless: the asthma patient's baseline NEWS2 is 8,
 // oxygen raises SpO2 within 3 sim minutes, and the AAR lists the actions
 // with their times.
-func TestAsthmaEndToEnd(t *testing.T) {
-	e, events := play(t, "asthma-exacerbation", 4*60,
-		step{0, "check vitals"},
-		step{30, "applying oxygen 15 L NRB"},
-		step{210, "recheck vitals"},
-	)
-	var vitals []Event // the trainee's checks; a nurse observes a NEWS2 of 8 every minute too
-	for _, ev := range eventsOf(events, EventVitals) {
-		if ev.Reading.Source == "check" {
-			vitals = append(vitals, ev)
-		}
-	}
-	if len(vitals) != 2 {
-		t.Fatalf("want 2 checked readings, got %d", len(vitals))
-	}
-	base, after := vitals[0].Reading, vitals[1].Reading
-	if base.NEWS2 != 8 || base.HR != 128 || base.RR != 32 || base.SpO2 != 88 || base.SBP != 138 || base.DBP != 86 || base.AVPU != "A" {
-		t.Fatalf("baseline %+v, want the reference patient with NEWS2 8", base)
-	}
-	if after.T-30 > 180 || after.SpO2 < 94 {
-		t.Fatalf("SpO2 %d at %gs after oxygen at 30s; want ≥ 94 within 3 min", after.SpO2, after.T)
-	}
-	r := e.Report()
-	md := r.Markdown()
-	for _, want := range []string{"| 00:00 | check vitals |", "| 00:30 | oxygen nrb 15 L/min |", "| 03:30 | check vitals |"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("AAR lacks %q:\n%s", want, md)
-		}
-	}
-	var actions []float64
-	for _, te := range r.Timeline {
-		if te.Kind == "action" {
-			actions = append(actions, te.Elapsed)
-		}
-	}
-	if !reflect.DeepEqual(actions, []float64{0, 30, 210}) {
-		t.Errorf("action times %v", actions)
-	}
-}
-
 // What the trainee sees changes only when someone measures: their own check, or the nurse's
 // next observation, due a minute after a NEWS2 of 7 or more.
 func TestMeasuredVitalsOnlyWhenChecked(t *testing.T) {
@@ -59,7 +19,7 @@ func TestMeasuredVitalsOnlyWhenChecked(t *testing.T) {
 	if _, ok := e.Measured(); ok {
 		t.Fatal("nothing measured yet, but Measured says ok")
 	}
-	e.Apply(Action{Kind: sc.KindCheckVitals})
+	e.Apply(action.Action{Kind: sc.KindCheckVitals})
 	first, _ := e.Measured()
 	if first.NEWS2 < 7 {
 		t.Fatalf("the overdose should arrive with NEWS2 7 or more: %+v", first)
@@ -82,7 +42,7 @@ func TestMeasuredVitalsOnlyWhenChecked(t *testing.T) {
 
 func TestMonitorReadsContinuously(t *testing.T) {
 	e := NewEngine("patient_1", scenario(t, "opioid-overdose"), 1, 0)
-	events := e.Apply(Action{Kind: sc.KindAttachMonitor})
+	events := e.Apply(action.Action{Kind: sc.KindAttachMonitor})
 	events = e.AdvanceTo(185, events)
 	if n := len(eventsOf(events, EventVitals)); n != 4 {
 		t.Errorf("want a reading on attach and each minute (4), got %d", n)
@@ -95,7 +55,7 @@ func TestMonitorReadsContinuously(t *testing.T) {
 
 func TestEffectsActWithOnsetNotAtOnce(t *testing.T) {
 	e := NewEngine("patient_1", scenario(t, "asthma-exacerbation"), 7, 0)
-	e.Apply(Action{Kind: sc.KindOxygen, Device: "nrb", FlowLPM: 15})
+	e.Apply(action.Action{Kind: sc.KindOxygen, Device: "nrb", FlowLPM: 15})
 	e.AdvanceTo(5, nil)
 	if got := e.TrueVitals().SpO2; got > 89 {
 		t.Errorf("SpO2 %d five seconds after oxygen; effects must not be instant", got)
@@ -106,7 +66,7 @@ func TestEffectsActWithOnsetNotAtOnce(t *testing.T) {
 	if got, without := e.TrueVitals().SpO2, control.TrueVitals().SpO2; got < without+6 || got > 97 {
 		t.Errorf("SpO2 %d after seven minutes of oxygen, %d without; want the oxygen's 8 points, within its cap of 97", got, without)
 	}
-	e.Apply(Action{Kind: sc.KindStopOxygen})
+	e.Apply(action.Action{Kind: sc.KindStopOxygen})
 	e.AdvanceTo(470, nil)
 	if got := e.TrueVitals().SpO2; e.OnOxygen() || got > 93 {
 		t.Errorf("SpO2 %d (on oxygen %v) after stopping oxygen; want it falling back", got, e.OnOxygen())
@@ -116,7 +76,7 @@ func TestEffectsActWithOnsetNotAtOnce(t *testing.T) {
 func TestThresholdMustHoldForItsDuration(t *testing.T) {
 	// Anaphylaxis goes to shock when SBP < 75 holds for 60 s (or after 5 min).
 	e := NewEngine("patient_1", scenario(t, "anaphylaxis"), 3, 0)
-	e.Apply(Action{Kind: sc.KindMedication, Drug: "nitroglycerin", DoseMg: 0.4, Route: "SL"}) // SBP 84 < 90: hard stop, pressure crashes
+	e.Apply(action.Action{Kind: sc.KindMedication, Drug: "nitroglycerin", DoseMg: 0.4, Route: "SL"}) // SBP 84 < 90: hard stop, pressure crashes
 	var shockAt float64
 	for t := 1.0; t <= 300 && shockAt == 0; t++ {
 		for _, ev := range e.AdvanceTo(t, nil) {
@@ -136,7 +96,7 @@ func TestAllModeNeedsEveryCondition(t *testing.T) {
 	if e.State() != "sepsis" {
 		t.Fatalf("fluids alone moved sepsis to %s", e.State())
 	}
-	e.Apply(Action{Kind: sc.KindMedication, Drug: "meropenem", DoseMg: 1000, Route: "IV"})
+	e.Apply(action.Action{Kind: sc.KindMedication, Drug: "meropenem", DoseMg: 1000, Route: "IV"})
 	if e.State() != "sepsis" {
 		t.Fatalf("the antibiotic acted before its onset: state %s", e.State())
 	}
@@ -163,13 +123,13 @@ func TestCOPDHarmedByHighFlowOxygen(t *testing.T) {
 
 func TestScenarioCriticalErrorOnlyInItsStates(t *testing.T) {
 	e := NewEngine("patient_1", scenario(t, "hypoglycaemia"), 5, 0)
-	ok := e.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "BUCCAL", DoseMg: 15000})
+	ok := e.Apply(action.Action{Kind: sc.KindMedication, Drug: "glucose", Route: "BUCCAL", DoseMg: 15000})
 	if len(eventsOf(ok, EventCriticalError)) != 0 {
 		t.Fatal("buccal glucose while he can swallow is not an error")
 	}
 	late := NewEngine("patient_1", scenario(t, "hypoglycaemia"), 5, 0)
 	late.AdvanceTo(11*60, nil)
-	bad := late.Apply(Action{Kind: sc.KindMedication, Drug: "glucose", Route: "PO", DoseMg: 15000, Override: true})
+	bad := late.Apply(action.Action{Kind: sc.KindMedication, Drug: "glucose", Route: "PO", DoseMg: 15000, Override: true})
 	if errs := eventsOf(bad, EventCriticalError); len(errs) != 1 || errs[0].Error.ID != "oral-when-unsafe" {
 		t.Fatalf("oral glucose when drowsy: %+v", errs)
 	}
@@ -195,8 +155,8 @@ func TestSnapshotRestoreGivesIdenticalFutures(t *testing.T) {
 	}
 	future := func(x *Engine) string {
 		x.AdvanceTo(400, nil)
-		x.Apply(Action{Kind: sc.KindFluids, VolumeML: 500})
-		x.Apply(Action{Kind: sc.KindCheckVitals})
+		x.Apply(action.Action{Kind: sc.KindFluids, VolumeML: 500})
+		x.Apply(action.Action{Kind: sc.KindCheckVitals})
 		x.AdvanceTo(1500, nil)
 		out, _ := json.Marshal(x.Snapshot())
 		return string(out)
@@ -244,7 +204,7 @@ func TestWardAdvancesEveryPatient(t *testing.T) {
 	if _, err := w.Admit("patient_1", scenario(t, "anaphylaxis")); err == nil {
 		t.Fatal("admitted patient_1 twice")
 	}
-	w.Engine("patient_2").Apply(Action{Kind: sc.KindAttachMonitor})
+	w.Engine("patient_2").Apply(action.Action{Kind: sc.KindAttachMonitor})
 	events := w.Advance(30 * 60)
 	for _, e := range w.Engines() {
 		if e.Clock() != 100+30*60 || e.Elapsed() != 30*60 {
@@ -276,8 +236,8 @@ func TestWardAdvancesEveryPatient(t *testing.T) {
 func TestEventJSONMatchesTheRunContract(t *testing.T) {
 	e := cannulated(t, "fracture-morphine-allergy", 1)
 	var events []Event
-	events = append(events, e.Apply(Action{Kind: sc.KindCheckVitals})...)
-	events = append(events, e.Apply(Action{Kind: sc.KindMedication, Drug: "morphine", DoseMg: 5, Route: "IV"})...)
+	events = append(events, e.Apply(action.Action{Kind: sc.KindCheckVitals})...)
+	events = append(events, e.Apply(action.Action{Kind: sc.KindMedication, Drug: "morphine", DoseMg: 5, Route: "IV"})...)
 	events = e.AdvanceTo(20*60, events)
 	want := map[string][]string{
 		EventVitals:        {"event", "patient_id", "t", "hr", "rr", "spo2", "sbp", "dbp", "temp_c", "gcs", "on_oxygen", "news2", "news2_parts"},
@@ -328,10 +288,10 @@ func TestLogAccessorsMatchTheSnapshot(t *testing.T) {
 		t.Fatalf("play recorded too little to compare: %+v", snap)
 	}
 	for cap(e.s.Readings) == len(e.s.Readings) { // leave the log spare capacity to share
-		e.Apply(Action{Kind: sc.KindCheckVitals})
+		e.Apply(action.Action{Kind: sc.KindCheckVitals})
 	}
 	mine := append(e.Readings(), Reading{Source: "mine"})
-	e.Apply(Action{Kind: sc.KindCheckVitals})
+	e.Apply(action.Action{Kind: sc.KindCheckVitals})
 	if mine[len(mine)-1].Source != "mine" {
 		t.Fatal("the caller's appended reading shares memory with the engine's log")
 	}

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -59,7 +60,7 @@ func playFrom(t testing.TB, e *Engine, end float64, steps ...step) (*Engine, []E
 	var events []Event
 	for _, s := range steps {
 		events = e.AdvanceTo(s.at, events)
-		actions := ParseActions(s.say)
+		actions := action.Parse(s.say)
 		if len(actions) == 0 {
 			t.Fatalf("%q parsed to no actions", s.say)
 		}

@@ -118,13 +118,3 @@ func (e *Engine) End() error {
 	e.s.Disposition = &DispositionRecord{T: float64(e.s.T), Place: PlaceEnded}
 	return nil
 }
-
-// instructorPoints say what the instructor injected and when, so the debrief reads the case
-// with them in mind.
-func instructorPoints(e *Engine, _ Report) []Point {
-	var out []Point
-	for _, in := range e.s.Injected {
-		out = append(out, Point{Kind: PointInstructor, At: e.at(in.T), Text: "the instructor injected " + in.String()})
-	}
-	return out
-}

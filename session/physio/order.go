@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -70,7 +71,7 @@ func (e *Engine) Orders() []OrderRecord { return capped(e.s.Orders) }
 // allergies and contraindications the trainee knows of. It returns the order as it will be
 // given (the route the formulary implies, the dose in mg) and the findings: all of them when the
 // drug is given, only the known ones when it is not.
-func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
+func (e *Engine) checkOrder(a action.Action) (action.Action, OrderRecord, []Finding) {
 	if _, known := sc.LookupDrug(a.Drug); !known {
 		return a, e.unknownDrug(a), nil
 	}
@@ -131,18 +132,6 @@ func (e *Engine) checkOrder(a Action) (Action, OrderRecord, []Finding) {
 		return a, o, known
 	}
 	return a, o, findings
-}
-
-// WrittenDose is the order's dose as written; an action built with only DoseMg or VolumeML (a test's,
-// or one stored before doses were kept) is read as that many mg or mL.
-func (a Action) WrittenDose() sc.Dose {
-	switch {
-	case !a.Dose.IsZero():
-		return a.Dose
-	case a.DoseMg > 0:
-		return sc.Dose{Amount: a.DoseMg, Unit: sc.Milligrams, VolumeML: a.VolumeML}
-	}
-	return sc.Dose{VolumeML: a.VolumeML}
 }
 
 func (e *Engine) doseContext() sc.DoseContext {

@@ -1,10 +1,10 @@
 package physio
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -54,7 +54,7 @@ func TestOrderVerdicts(t *testing.T) {
 			}
 			e, _ := playFrom(t, cannulated(t, c.scenario, 42), float64(len(c.before)), steps...)
 			var orders []Event
-			for _, a := range ParseActions(c.order) {
+			for _, a := range action.Parse(c.order) {
 				orders = append(orders, eventsOf(e.Apply(a), EventOrder)...)
 			}
 			o := onlyEvent(t, orders).Order
@@ -92,42 +92,6 @@ func onlyEvent(t *testing.T, events []Event) Event {
 
 // An overdose stopped is a near miss: nothing given, no critical error, the body untouched. The
 // same overdose overridden is given: the toxicity plays out and it is a critical error.
-func TestOverdoseStoppedThenOverridden(t *testing.T) {
-	control, _ := play(t, "anaphylaxis", 240, step{10, "adrenaline 0.5 mg IM"})
-	stopped, _ := play(t, "anaphylaxis", 240, step{10, "adrenaline 0.5 mg IM"}, step{30, "adrenaline 5 mg IM"})
-	overridden, _ := play(t, "anaphylaxis", 240, step{10, "adrenaline 0.5 mg IM"}, step{30, "adrenaline 5 mg IM"},
-		step{40, "adrenaline 5 mg IM override"})
-
-	if n := len(stopped.CriticalErrors()); n != 0 {
-		t.Errorf("a stopped order made %d critical errors", n)
-	}
-	if stopped.TrueVitals() != control.TrueVitals() {
-		t.Errorf("a stopped order changed the body: %+v, not %+v", stopped.TrueVitals(), control.TrueVitals())
-	}
-	r := stopped.Report()
-	if len(r.NearMisses) != 1 || !slices.ContainsFunc(r.lines(PointNearMiss), func(l string) bool {
-		return strings.HasPrefix(l, "00:30 — the Pharmacist stopped adrenaline 5 mg IM — adrenaline 5 mg IM is 10× the usual")
-	}) {
-		t.Errorf("the review does not report the near miss: %q", r.lines(PointNearMiss))
-	}
-
-	errs := overridden.CriticalErrors()
-	if len(errs) != 1 || !strings.Contains(errs[0].Description, "overrode the Pharmacist's stop and gave adrenaline 5 mg IM") {
-		t.Fatalf("critical errors %+v, want the override", errs)
-	}
-	if strings.Contains(errs[0].Description, "STOP") || strings.Contains(errs[0].Description, "override\"") {
-		t.Errorf("the error keeps the Pharmacist's shouting: %s", errs[0].Description)
-	}
-	tox, ctl := overridden.TrueVitals(), control.TrueVitals()
-	if tox.HR < ctl.HR+20 || tox.SBP < ctl.SBP+20 {
-		t.Errorf("adrenaline overdose: HR %d SBP %d, against %d and %d without; want tachycardia and hypertension",
-			tox.HR, tox.SBP, ctl.HR, ctl.SBP)
-	}
-	if r := overridden.Report(); len(r.NearMisses) != 0 || len(r.OutOfRange) != 1 {
-		t.Errorf("an overridden stop is an error and a dose out of range, not a near miss: %+v", r.Debrief)
-	}
-}
-
 // Overdoses act by drug class, and an antidote undoes its own class's.
 func TestOverdoseToxicityByClass(t *testing.T) {
 	cases := []struct {
@@ -156,7 +120,7 @@ func TestOverdoseToxicityByClass(t *testing.T) {
 			if c.antidote == "" {
 				return
 			}
-			for _, a := range ParseActions(c.antidote) {
+			for _, a := range action.Parse(c.antidote) {
 				e.Apply(a)
 			}
 			e.AdvanceTo(1500, nil)
@@ -209,8 +173,8 @@ func FuzzOrders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		e := NewEngine("patient_1", s, 1, 0)
 		e.s.AccessAt = 0
-		e.Apply(ask(topicAllergies))
-		for _, a := range ParseActions(text) {
+		e.Apply(action.Action{Kind: sc.KindAsk, Topic: topicAllergies})
+		for _, a := range action.Parse(text) {
 			events := e.Apply(a)
 			orders, actions := eventsOf(events, EventOrder), eventsOf(events, EventAction)
 			if a.Kind != sc.KindMedication {

@@ -3,14 +3,16 @@ package physio
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // ActionRecord is an action as the engine applied it, at ward time T.
 type ActionRecord struct {
 	T float64 `json:"t"`
-	Action
+	action.Action
 	// AllergiesAsked is set on medications given after the trainee had asked
 	// about allergies.
 	AllergiesAsked bool    `json:"allergies_asked,omitempty"`
@@ -60,9 +62,9 @@ type SafetyRecord struct {
 	Known bool `json:"known"`
 }
 
-// timelineText is the finding as the review's timeline writes it: what was behind it, and
+// TimelineText is the finding as the review's timeline writes it: what was behind it, and
 // whether the trainee could have known.
-func (r SafetyRecord) timelineText() string {
+func (r SafetyRecord) TimelineText() string {
 	what := "caution"
 	if r.Level == sc.HardStop {
 		what = "contraindication"
@@ -189,4 +191,59 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		head
 		ErrorRecord
 	}{h, e.Error})
+}
+
+// SimTime formats sim seconds as mm:ss (or h:mm:ss), as the review, the prompts and the notes
+// show times.
+func SimTime(sec float64) string {
+	s := int(sec)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s%3600/60, s%60)
+	}
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+// String is the action as the review, memory and the prompts write it: "oxygen nrb 15 L/min",
+// "medication glucose 150 mL of 10% IV" (a dose as the trainee wrote it).
+func (a ActionRecord) String() string {
+	parts := []string{strings.ReplaceAll(string(a.Kind), "_", " ")}
+	add := func(ok bool, format string, v any) {
+		if ok {
+			parts = append(parts, fmt.Sprintf(format, v))
+		}
+	}
+	add(a.Drug != "", "%s", sc.DrugLabel(a.Drug))
+	add(a.Drug != "" && !a.WrittenDose().IsZero(), "%s", a.WrittenDose())
+	add(a.Route != "", "%s", a.Route)
+	add(a.Device != "", "%s", a.Device)
+	add(a.FlowLPM > 0, "%g L/min", a.FlowLPM)
+	add(a.FiO2 > 0, "%g %%", a.FiO2)
+	add(a.Drug == "" && a.VolumeML > 0, "%g mL", a.VolumeML)
+	add(a.Topic != "", "about %s", strings.ReplaceAll(a.Topic, "_", " "))
+	add(a.Test != "", "%s", sc.Tests[a.Test])
+	add(a.Position != "", "%s", a.Position)
+	add(a.Kind == sc.KindGlucoseCheck, "→ %g mmol/L", a.Glucose)
+	add(a.EnergyJ > 0, "%g J", a.EnergyJ)
+	add(a.Rate > 0, "at %d/min", a.Rate)
+	add(a.Quality != "", "(%s)", a.Quality)
+	add(a.Rhythm != "", "%q", a.Rhythm)
+	add(a.Cause != "", "%s", strings.ReplaceAll(a.Cause, "_", " "))
+	return strings.Join(parts, " ")
+}
+
+// String is the reading as the review and the prompts write it, with its NEWS2.
+func (r Reading) String() string {
+	air := "air"
+	if r.OnOxygen {
+		air = "O2"
+	}
+	s := fmt.Sprintf("HR %d, RR %d, SpO2 %d%% (%s), BP %d/%d, T %.1f, GCS %d (%s)",
+		r.HR, r.RR, r.SpO2, air, r.SBP, r.DBP, r.TempC, r.GCS, r.AVPU)
+	if r.NoOutput {
+		s = fmt.Sprintf("no pulse, BP unrecordable, no SpO2 trace (%s), RR %d, T %.1f, GCS %d (%s)", air, r.RR, r.TempC, r.GCS, r.AVPU)
+	}
+	if r.EtCO2 > 0 {
+		s += fmt.Sprintf(", EtCO2 %d", r.EtCO2)
+	}
+	return s + " — " + r.Score().String()
 }

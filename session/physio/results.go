@@ -25,7 +25,7 @@ func (r Result) String() string { return r.Name + " " + r.Value }
 
 // ResultOf is what the action a found, if it is a measurement with a result.
 func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
-	st := e.stateAt(a.T)
+	st := e.StateAt(a.T)
 	switch a.Kind {
 	case sc.KindGlucoseCheck:
 		return Result{T: a.T, Name: "capillary glucose", Value: fmt.Sprintf("%g mmol/L", a.Glucose)}, true
@@ -68,9 +68,9 @@ func (e *Engine) Results() []Result {
 	return out
 }
 
-// stateAt is the scenario state the patient was in at ward time t: actions in a second come
+// StateAt is the scenario state the patient was in at ward time t: actions in a second come
 // before the state change they cause, so a change at t counts from the next second.
-func (e *Engine) stateAt(t float64) *sc.State {
+func (e *Engine) StateAt(t float64) *sc.State {
 	name := e.s.States[0].To
 	for _, c := range e.s.States[1:] {
 		if c.T >= t {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -76,7 +77,7 @@ func pathRows(lines []string, name string) ([]ReviewRow, []error) {
 		say := strings.Trim(strings.TrimSpace(cells[2]), "“”\"")
 		if say == "—" {
 			say = ""
-		} else if len(ParseActions(say)) == 0 {
+		} else if len(action.Parse(say)) == 0 {
 			errs = append(errs, fmt.Errorf("line %d: %q does nothing the engine understands", i+1, say))
 		}
 		at := float64(mm*60 + ss)
@@ -108,7 +109,7 @@ func PlayPath(s *sc.Scenario, p ReviewPath, everyMinute bool) ([]Step, *Engine) 
 	at := func(t float64, row *ReviewRow) {
 		e.AdvanceTo(t, nil)
 		if row != nil {
-			for _, a := range ParseActions(row.Say) {
+			for _, a := range action.Parse(row.Say) {
 				e.Apply(a)
 			}
 		}

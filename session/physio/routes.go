@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -30,7 +31,7 @@ const swallowGCS = 14
 const RuleRouteRefused = "route_refused"
 
 // siteAccess starts vascular access; it is in after the time it takes, unless it already is.
-func (e *Engine) siteAccess(a *Action) {
+func (e *Engine) siteAccess(a *action.Action) {
 	if e.s.AccessAt >= 0 {
 		return
 	}
@@ -131,7 +132,7 @@ func capital(s string) string {
 }
 
 // fluidsRefused is the nurse's word on fluids ordered with no access sited.
-func (e *Engine) fluidsRefused(a Action) OrderRecord {
+func (e *Engine) fluidsRefused(a action.Action) OrderRecord {
 	return OrderRecord{T: float64(e.s.T), Drug: "fluids", Route: "IV", Dose: sc.Dose{VolumeML: a.VolumeML},
 		Verdict: sc.DoseAsk, Rule: RuleRouteRefused, Refused: true,
 		Say: "There's no IV access yet: site a cannula first (\"site a cannula\", or \"IO access\") — no fluids given."}

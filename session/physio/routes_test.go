@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -45,11 +46,11 @@ func TestRoutesAreCheckedAgainstThePatient(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := c.engine()
-			for _, a := range ParseActions(c.before) {
+			for _, a := range action.Parse(c.before) {
 				e.Apply(a)
 			}
 			var orders []Event
-			for _, a := range ParseActions(c.order) {
+			for _, a := range action.Parse(c.order) {
 				orders = append(orders, eventsOf(e.Apply(a), EventOrder)...)
 			}
 			o := onlyEvent(t, orders).Order
@@ -64,7 +65,7 @@ func TestRoutesAreCheckedAgainstThePatient(t *testing.T) {
 // An IV drug given while the cannula goes in starts its course once the access is in.
 func TestAnIVDrugWaitsForTheAccess(t *testing.T) {
 	e := NewEngine("p", scenario(t, "hypoglycaemia"), 1, 0)
-	for _, a := range ParseActions("IV access and glucose 10% 150 mL IV") {
+	for _, a := range action.Parse("IV access and glucose 10% 150 mL IV") {
 		e.Apply(a)
 	}
 	// access in at 60 s, glucose IV onset 1 minute: the state turns at 2 minutes, not before.

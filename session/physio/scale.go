@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -21,7 +22,7 @@ func (e *Engine) Scale() int {
 }
 
 // prescribeTarget sets the SpO2 target a asks for, and says why not when it cannot.
-func (e *Engine) prescribeTarget(a Action) string {
+func (e *Engine) prescribeTarget(a action.Action) string {
 	lo, hi := a.Target[0], a.Target[1]
 	switch {
 	case lo == 94 && hi == 98:
@@ -50,22 +51,4 @@ func (e *Engine) hypercapniaDocumented() bool {
 		}
 	}
 	return false
-}
-
-// targetSats reads a prescribed SpO2 target: "target sats 88-92", "aim for 94 to 98 %".
-func (c clause) targetSats() []placed {
-	i := c.index(catTarget, 0)
-	if i < 0 || c.negated(i) {
-		return nil
-	}
-	var nums []float64
-	for _, lx := range c[i+1:] {
-		if lx.cat == catNum && lx.num >= 50 && lx.num <= 100 {
-			nums = append(nums, lx.num)
-		}
-	}
-	if len(nums) < 2 {
-		return nil
-	}
-	return []placed{{c[i].pos, Action{Kind: sc.KindTargetSats, Target: [2]float64{min(nums[0], nums[1]), max(nums[0], nums[1])}}}}
 }

@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // NEWS2 Scale 2 is the trainee's decision: Scale 1 until a target of 88–92 % is prescribed, and
 // that only once hypercapnia is documented, by a blood gas or by the history of it.
 func TestScale2IsAPrescribedDecision(t *testing.T) {
-	target := ParseActions("target sats 88-92")
+	target := action.Parse("target sats 88-92")
 	cases := []struct {
 		name   string
 		first  string // said before the target
@@ -28,7 +29,7 @@ func TestScale2IsAPrescribedDecision(t *testing.T) {
 			if n := e.TrueNEWS2(); n.Scale != 1 || !strings.HasSuffix(n.String(), "(Scale 1)") {
 				t.Fatalf("on arrival: %s, want Scale 1", n)
 			}
-			for _, a := range ParseActions(c.first) {
+			for _, a := range action.Parse(c.first) {
 				e.Apply(a)
 			}
 			var said string
@@ -43,7 +44,7 @@ func TestScale2IsAPrescribedDecision(t *testing.T) {
 		})
 	}
 	asthma := NewEngine("patient_1", scenario(t, "asthma-exacerbation"), 1, 0)
-	asthma.Apply(Action{Kind: sc.KindTest, Test: "blood_gas"})
+	asthma.Apply(action.Action{Kind: sc.KindTest, Test: "blood_gas"})
 	if asthma.Apply(target[0]); asthma.Scale() != 1 {
 		t.Error("an asthmatic is not hypercapnic: Scale 2 was accepted")
 	}

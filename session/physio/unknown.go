@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -13,7 +14,7 @@ const RuleUnknownDrug = "unknown_drug"
 
 // unknownDrug answers an order for a drug ward does not know: nothing is given, and the
 // Pharmacist names the formulary's closest names, so a misspelling is one step from right.
-func (e *Engine) unknownDrug(a Action) OrderRecord {
+func (e *Engine) unknownDrug(a action.Action) OrderRecord {
 	say := fmt.Sprintf("%s is not in the formulary; nothing given.", a.Drug)
 	if near := closestDrugs(a.Drug, 3); len(near) > 0 {
 		say += " Did you mean " + strings.Join(near, ", ") + "?"
@@ -49,50 +50,4 @@ func closestDrugs(name string, n int) []string {
 		}
 	}
 	return out
-}
-
-// notDrugNames are words that stand where a drug's name would and are not one: "give her 5 mg".
-var notDrugNames = []string{"some", "more", "another", "dose", "doses", "stat", "this", "that", "them", "each",
-	"again", "total", "over", "every", "about", "patient", "please", "now", "with", "only", "just", "then", "bolus"}
-
-// unknownDrug reads a word that stands as a drug's name where ward knows no drug: given, with a
-// dose beside it ("give zorbazine 7 mg IV"). It is an order all the same, answered by the
-// Pharmacist, never dropped.
-func (c clause) unknownDrug(ctx context) []placed {
-	if !ctx.give || c.has(catDrug) || c.has(catFluid) || c.has(catOxygen) {
-		return nil
-	}
-	at := -1
-	for i := 0; i+1 < len(c); i++ {
-		if c[i].cat == catNum && c[i+1].cat == catUnit && massUnits[c[i+1].val] != (conversion{}) {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
-		return nil
-	}
-	for _, i := range []int{at - 1, at + 2, at + 3} {
-		if i == at+3 && (i-1 >= len(c) || c[i-1].word != "of") {
-			continue
-		}
-		if i >= 0 && i < len(c) && c[i].cat == catWord && c[i].word != "of" && looksLikeDrugName(c[i].word) && !c.negated(i) {
-			a := c.medication("", 0, len(c))
-			a.Drug = c[i].word
-			return []placed{{c[i].pos, a}}
-		}
-	}
-	return nil
-}
-
-func looksLikeDrugName(w string) bool {
-	if len(w) < 4 || slices.Contains(notDrugNames, w) {
-		return false
-	}
-	for _, r := range w {
-		if r < 'a' || r > 'z' {
-			return false
-		}
-	}
-	return true
 }

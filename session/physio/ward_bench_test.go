@@ -3,6 +3,7 @@ package physio
 import (
 	"testing"
 
+	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
 
@@ -29,15 +30,6 @@ func BenchmarkWardAdvanceMultiCasualty(b *testing.B) {
 	}
 }
 
-// BenchmarkParseActions parses the five-part compound message, which every turn's parse resembles.
-func BenchmarkParseActions(b *testing.B) {
-	const text = "applying oxygen via non-rebreather at 15L/min, checking vitals… What medications? Any allergies? When did this start?"
-	b.ReportAllocs()
-	for b.Loop() {
-		ParseActions(text)
-	}
-}
-
 // BenchmarkNEWS2 scores one set of observations, as every measured reading is scored.
 func BenchmarkNEWS2(b *testing.B) {
 	v := Vitals{HR: 128, RR: 32, SpO2: 88, SBP: 138, DBP: 86, TempC: 37, GCS: 15, AVPU: "A"}
@@ -60,7 +52,7 @@ func BenchmarkWardAdvanceOnCourse(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	treat := ParseActions("IV access, oxygen 15 L via non-rebreather, naloxone 400 micrograms IM, salbutamol 5 mg nebulised")
+	treat := action.Parse("IV access, oxygen 15 L via non-rebreather, naloxone 400 micrograms IM, salbutamol 5 mg nebulised")
 	admit := func() *Ward {
 		w := NewWard(1, 0)
 		for _, p := range shift.Patients {

@@ -424,6 +424,14 @@ func TestRecordedTurnsForTheInspector(t *testing.T) {
 	if _, ok := rec.Trace(inputs); ok {
 		t.Fatal("a turn before the first")
 	}
+	var pruned []string
+	for back := range inputs {
+		tr, _ := rec.Trace(back)
+		pruned = append(pruned, tr.Pruned...)
+	}
+	if len(pruned) == 0 || len(pruned) != len(runs[0].Prunings) || !strings.Contains(strings.Join(pruned, "\n"), " tokens saved: ") {
+		t.Fatalf("the recorded turns show prunings %q, the trace holds %d", pruned, len(runs[0].Prunings))
+	}
 	f := ollamatest.NewFake(t, ollamatest.Answer(`{"action":"SWITCH_EXISTING","patient_id":"patient_1","reasoning":"the first patient"}`))
 	backend := ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{})
 	runs = recordShift(t, func(c *session.Config) { c.Backend = backend; askModel(c) }, func(t *testing.T, s *session.Session) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/scenario"
 )
@@ -54,10 +55,10 @@ func Dump(store *persist.Store, lib *scenario.Library) (DumpDoc, error) {
 }
 
 // AAR is the After Action Review of one patient of the latest shift; "" means the active one.
-func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.Report, error) {
+func AAR(store *persist.Store, lib *scenario.Library, patientID string) (aar.Report, error) {
 	info, err := latest(store)
 	if err != nil {
-		return physio.Report{}, err
+		return aar.Report{}, err
 	}
 	var reg persist.Registry
 	var doc []byte
@@ -72,16 +73,16 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (physio.
 		return err
 	})
 	if err != nil {
-		return physio.Report{}, err
+		return aar.Report{}, err
 	}
 	if doc == nil {
-		return physio.Report{}, fmt.Errorf("no simulated patient %q in this shift (roster: %v) — pass --patient ID", patientID, reg.IDs())
+		return aar.Report{}, fmt.Errorf("no simulated patient %q in this shift (roster: %v) — pass --patient ID", patientID, reg.IDs())
 	}
 	w, err := currentWard(lib, info, map[string]json.RawMessage{patientID: doc})
 	if err != nil {
-		return physio.Report{}, err
+		return aar.Report{}, err
 	}
-	return w.Engine(patientID).Report(), nil
+	return aar.Of(w.Engine(patientID)), nil
 }
 
 func summarise(e *physio.Engine) SimSummary {

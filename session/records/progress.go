@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/scenario"
 )
@@ -38,11 +39,11 @@ type PatientResult struct {
 	// The case's end: the last working diagnosis and its verdict ("" when none was given), where
 	// the patient went and whether that was right, and the reflective answers against their
 	// key points.
-	Diagnosis        string                     `json:"diagnosis"`
-	DiagnosisVerdict string                     `json:"diagnosis_verdict"`
-	Disposition      string                     `json:"disposition"`
-	DispositionRight bool                       `json:"disposition_right"`
-	Reflections      []physio.ReflectionOutcome `json:"reflections"`
+	Diagnosis        string                  `json:"diagnosis"`
+	DiagnosisVerdict string                  `json:"diagnosis_verdict"`
+	Disposition      string                  `json:"disposition"`
+	DispositionRight bool                    `json:"disposition_right"`
+	Reflections      []aar.ReflectionOutcome `json:"reflections"`
 }
 
 // ScorePercent is the patients' mean score as a percentage of the most they could score.
@@ -144,7 +145,7 @@ func readShiftResult(store *persist.Store, lib *scenario.Library, info persist.S
 		return r, err
 	}
 	for _, e := range w.Engines() {
-		r.Patients = append(r.Patients, patientResult(e.Report()))
+		r.Patients = append(r.Patients, patientResult(aar.Of(e)))
 	}
 	return r, nil
 }
@@ -180,7 +181,7 @@ func lastArchivedSims(store *persist.Store, sessionID string) (map[string]json.R
 	return a.Sim, err
 }
 
-func patientResult(rep physio.Report) PatientResult {
+func patientResult(rep aar.Report) PatientResult {
 	p := PatientResult{PatientID: rep.PatientID, Scenario: rep.Scenario, Score: rep.Score.Total, Max: rep.Score.Max,
 		CriticalErrors: []string{}, Critical: len(rep.CriticalActions), ToCritical: []float64{}, Findings: findings(rep)}
 	for _, er := range rep.CriticalErrors {

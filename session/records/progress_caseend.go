@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/scenario"
 )
 
@@ -50,7 +50,7 @@ func (p PatientResult) dispositionCell() string {
 }
 
 // keyPointsCell says how many key points an answer named, and which it missed.
-func keyPointsCell(r physio.ReflectionOutcome) string {
+func keyPointsCell(r aar.ReflectionOutcome) string {
 	s := fmt.Sprintf("named %d of %d key points", len(r.Named), len(r.Named)+len(r.Missed))
 	if len(r.Missed) > 0 {
 		s += "; missed: " + strings.Join(r.Missed, ", ")

@@ -131,7 +131,7 @@ func TestStatsReportHidesInternals(t *testing.T) {
 	r := sessiontest.New(t, func(*session.Config) {})
 	r.Turn("review patient_1")
 	r.Turn("how are you?")
-	rep, err := records.ReadStats(r.Store)
+	rep, err := records.ReadStats(r.Store, records.Window{}, records.SeedThresholds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/ward-sim/ward/persist"
-	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/scenario"
 )
 
@@ -20,7 +20,7 @@ const recentShifts = 5
 // findings are what cost points in one review, worded the same in every shift so they can be
 // compared: each critical error, each critical action not met, and each part of the score that
 // gave less than its weight.
-func findings(r physio.Report) []string {
+func findings(r aar.Report) []string {
 	var out []string
 	add := func(f string) {
 		if !slices.Contains(out, f) {
@@ -43,7 +43,7 @@ func findings(r physio.Report) []string {
 		}
 	}
 	for _, p := range r.Score.Parts {
-		if p.Name != physio.PartActions && p.Points < p.Max {
+		if p.Name != aar.PartActions && p.Points < p.Max {
 			add("points lost for: the " + p.Name)
 		}
 	}

@@ -15,11 +15,16 @@ import (
 )
 
 // StatsReport is what `ward stats` prints: how the agent team's structured output fared, per
-// patient and in total.
+// patient and in total over the shift, and seed 002's rates per agent and for the shift over the
+// window asked for, each held to its threshold.
 type StatsReport struct {
-	SessionID string         `json:"session_id"`
-	Patients  []PatientStats `json:"patients"`
-	Total     PatientStats   `json:"total"`
+	SessionID  string         `json:"session_id"`
+	Patients   []PatientStats `json:"patients"`
+	Total      PatientStats   `json:"total"`
+	Window     string         `json:"window"`
+	Thresholds Thresholds     `json:"thresholds"`
+	Metrics    []Metrics      `json:"metrics"`
+	Flagged    []string       `json:"flagged"` // "agent: rate" for each rate past its threshold
 }
 
 // PatientStats are one patient's counters. MergeP95US is over the most recent merges.
@@ -41,17 +46,22 @@ type PatientStats struct {
 	MergeP95US float64          `json:"merge_p95_us"`
 }
 
-// ReadStats reads the latest shift's counters.
-func ReadStats(store *persist.Store) (StatsReport, error) {
+// ReadStats reads the latest shift's counters, and its rates over the turns in w held to th.
+func ReadStats(store *persist.Store, w Window, th Thresholds) (StatsReport, error) {
 	doc, err := Stats(store)
 	if err != nil {
 		return StatsReport{}, err
 	}
-	r := StatsReport{SessionID: doc.SessionID, Patients: []PatientStats{}, Total: patientStats("", doc.Total)}
+	r := StatsReport{SessionID: doc.SessionID, Patients: []PatientStats{}, Total: patientStats("", doc.Total),
+		Window: w.String(), Thresholds: th, Flagged: []string{}}
+	var tallies []memory.AgentTally
 	for id, st := range doc.Patients {
 		r.Patients = append(r.Patients, patientStats(id, st))
+		tallies = append(tallies, doc.tallies[id]...)
 	}
 	sort.Slice(r.Patients, func(i, j int) bool { return r.Patients[i].PatientID < r.Patients[j].PatientID })
+	r.Metrics = MetricsOver(tallies, w, th)
+	r.Flagged = append(r.Flagged, Flagged(r.Metrics)...)
 	return r, nil
 }
 
@@ -86,15 +96,26 @@ func (r StatsReport) Table(w io.Writer) error {
 		row(p.PatientID, p)
 	}
 	row("total", r.Total)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nrates over %s (! past the alert level)\n\n", r.Window)
+	if err := rateTable(w, r.Metrics, r.Thresholds); err != nil {
+		return err
+	}
+	if len(r.Flagged) > 0 {
+		fmt.Fprintf(w, "\nflagged: %s\n", strings.Join(r.Flagged, "; "))
+	}
+	return nil
 }
 
 // StatsDoc is what `ward stats` prints: the entity and team counters per patient and in total.
 type StatsDoc struct {
-	SessionID  string                        `json:"session_id"`
-	Total      memory.EntityStats            `json:"total"`
-	MergeP95US float64                       `json:"merge_p95_us"`
-	Patients   map[string]memory.EntityStats `json:"patients"`
+	SessionID  string                         `json:"session_id"`
+	Total      memory.EntityStats             `json:"total"`
+	MergeP95US float64                        `json:"merge_p95_us"`
+	Patients   map[string]memory.EntityStats  `json:"patients"`
+	tallies    map[string][]memory.AgentTally // per patient, for the rates over a window
 }
 
 // Stats reads the counters of the latest shift.
@@ -103,7 +124,7 @@ func Stats(store *persist.Store) (StatsDoc, error) {
 	if err != nil {
 		return StatsDoc{}, err
 	}
-	doc := StatsDoc{SessionID: info.ID, Patients: map[string]memory.EntityStats{}}
+	doc := StatsDoc{SessionID: info.ID, Patients: map[string]memory.EntityStats{}, tallies: map[string][]memory.AgentTally{}}
 	var docs map[string][]byte
 	err = store.View(info.ID, func(tx *persist.Tx) error {
 		docs, err = tx.PatientDocs(persist.KindEntities)
@@ -114,7 +135,7 @@ func Stats(store *persist.Store) (StatsDoc, error) {
 		if err := json.Unmarshal(raw, &e); err != nil {
 			return doc, fmt.Errorf("entities of %s are unreadable: %w", id, err)
 		}
-		doc.Patients[id] = e.Stats
+		doc.Patients[id], doc.tallies[id] = e.Stats, e.Tallies
 		doc.Total = doc.Total.Plus(e.Stats)
 	}
 	doc.MergeP95US = float64(doc.Total.MergeLatency.P95().Nanoseconds()) / 1e3

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -134,7 +135,7 @@ func XAPIBase(s string) (string, error) {
 // and every message said in it, which ties the ward clock to the wall's.
 type xapiShift struct {
 	info    persist.SessionInfo
-	reports []physio.Report
+	reports []aar.Report
 	chat    []memory.Message // oldest first
 }
 
@@ -167,7 +168,7 @@ type caseWriter struct {
 	actor                        Agent
 	shift                        Activity
 	clock                        wallClock
-	r                            physio.Report
+	r                            aar.Report
 	caseActivity                 Activity
 	out                          []timed
 }
@@ -182,7 +183,7 @@ type timed struct {
 // has gone. An event is written only when what it says can no longer change, so its id
 // always names the same statement: a critical action once done (or, when the case closed, not
 // done), a critical error when made, the diagnosis and the disposition when the case closed.
-func (c *caseWriter) statements(r physio.Report) []Statement {
+func (c *caseWriter) statements(r aar.Report) []Statement {
 	c.r = r
 	c.caseActivity = Activity{ObjectType: "Activity", ID: c.base + "scenarios/" + url.PathEscape(r.Scenario),
 		Definition: &ActivityDefinition{Name: en(r.Title), Description: en(r.Presentation), Type: adlActivities + "simulation"}}
@@ -234,7 +235,7 @@ func (c *caseWriter) criticalErrors() {
 // diagnosis is the last working diagnosis, scored against the case's key; answered, with no
 // verdict, when the case has none.
 func (c *caseWriter) diagnosis() {
-	part, scored := scorePart(c.r.Score, physio.PartDiagnosis)
+	part, scored := scorePart(c.r.Score, aar.PartDiagnosis)
 	n := len(c.r.Diagnoses)
 	if n == 0 && !scored {
 		return
@@ -254,7 +255,7 @@ func (c *caseWriter) diagnosis() {
 // ended had none, which fails where the case called for one, as the review scores it.
 func (c *caseWriter) disposition() {
 	d := c.r.Disposition
-	part, scored := scorePart(c.r.Score, physio.PartDisposition)
+	part, scored := scorePart(c.r.Score, aar.PartDisposition)
 	res, verb := &Result{Response: d.Place}, verbAnswered
 	if c.endedByInstructor() {
 		if !scored {
@@ -337,13 +338,13 @@ func passedOr(passed bool) Verb {
 	return verbFailed
 }
 
-func scorePart(s physio.Score, name string) (physio.ScorePart, bool) {
+func scorePart(s aar.Score, name string) (aar.ScorePart, bool) {
 	for _, p := range s.Parts {
 		if p.Name == name {
 			return p, true
 		}
 	}
-	return physio.ScorePart{}, false
+	return aar.ScorePart{}, false
 }
 
 // scoreOf is raw points out of most, held to 0..most as the review holds its score; nil when

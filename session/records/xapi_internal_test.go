@@ -8,6 +8,7 @@ import (
 
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 )
 
@@ -83,19 +84,19 @@ func FuzzXAPIBase(f *testing.F) {
 func TestShiftStatementsOfAClosedCase(t *testing.T) {
 	start := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	done := 30.0
-	r := physio.Report{PatientID: "patient_1", Scenario: "sepsis", Title: "Sepsis", Arrived: 100, Duration: 600,
-		CriticalActions: []physio.CriticalOutcome{
+	r := aar.Report{PatientID: "patient_1", Scenario: "sepsis", Title: "Sepsis", Arrived: 100, Duration: 600,
+		CriticalActions: []aar.CriticalOutcome{
 			{ID: "fluids", Description: "Fluids", Done: true, Met: true, At: &done, Points: 10},
 			{ID: "allergies", Description: "Allergies first", Moot: true, Met: true, Points: 10},
 			{ID: "antibiotics", Description: "Antibiotics", Points: 20},
 		},
 		CriticalErrors: []physio.ErrorRecord{{T: 200, ID: "x"}, {T: 300, ID: "x"}},
 		Disposition:    &physio.DispositionRecord{T: 700, Place: "icu", Accepted: true},
-		Score: physio.Score{Total: 40, Max: 100, Parts: []physio.ScorePart{
-			{Name: physio.PartDiagnosis, Max: 35}, {Name: physio.PartDisposition, Points: 20, Max: 20}}},
+		Score: aar.Score{Total: 40, Max: 100, Parts: []aar.ScorePart{
+			{Name: aar.PartDiagnosis, Max: 35}, {Name: aar.PartDisposition, Points: 20, Max: 20}}},
 	}
 	chat := []memory.Message{{At: start.Add(time.Minute), Sim: 100}, {At: start.Add(2 * time.Minute), Sim: 400}, {At: start.Add(5 * time.Minute), Sim: 700}}
-	got := shiftStatements(DefaultXAPIBase, xapiShift{info: persist.SessionInfo{ID: "s1", CreatedAt: start}, reports: []physio.Report{r}, chat: chat})
+	got := shiftStatements(DefaultXAPIBase, xapiShift{info: persist.SessionInfo{ID: "s1", CreatedAt: start}, reports: []aar.Report{r}, chat: chat})
 	var lines []string
 	ids := map[string]bool{}
 	for _, s := range got {

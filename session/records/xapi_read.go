@@ -2,6 +2,7 @@ package records
 
 import (
 	"fmt"
+	"github.com/ward-sim/ward/session/aar"
 	"sort"
 
 	"github.com/ward-sim/ward/memory"
@@ -35,7 +36,7 @@ func readXAPIShift(store *persist.Store, lib *scenario.Library, info persist.Ses
 		return s, err
 	}
 	for _, e := range w.Engines() {
-		s.reports = append(s.reports, e.Report())
+		s.reports = append(s.reports, aar.Of(e))
 	}
 	if len(s.reports) > 0 {
 		s.chat, err = shiftChat(store, info.ID)

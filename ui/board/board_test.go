@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"fmt"
+	"github.com/ward-sim/ward/session/aar"
 	"strings"
 	"sync"
 	"testing"
@@ -248,7 +249,7 @@ func TestInjectDeteriorationFromTheBoard(t *testing.T) {
 	if got, want := e.TrueVitals().SBP, other.TrueVitals().SBP; got >= want-5 {
 		t.Errorf("systolic after the deterioration = %d; the same case without it = %d", got, want)
 	}
-	rep := e.Report()
+	rep := aar.Of(e)
 	if md := rep.Markdown(); !strings.Contains(md, "the instructor injected a deterioration to shock") {
 		t.Errorf("the review does not show the instructor's deterioration:\n%s", md)
 	}

@@ -1,0 +1,334 @@
+package aar
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
+)
+
+// ArrestReview is the After Action Review of a cardiac arrest, against the Resuscitation Council
+// UK's Adult ALS guidelines (2021). Times are seconds from the collapse; nil: never done.
+type ArrestReview struct {
+	Collapse     float64             `json:"collapse"` // seconds since arrival
+	Recognised   *float64            `json:"recognised"`
+	FirstCPR     *float64            `json:"first_cpr"`
+	FirstShock   *float64            `json:"first_shock,omitempty"` // shockable arrests only
+	Shockable    bool                `json:"shockable"`             // the first rhythm was VF or pulseless VT
+	Fraction     float64             `json:"compression_fraction"`  // of the time since the first compression
+	LongestPause float64             `json:"longest_pause"`
+	Shocks       int                 `json:"shocks"`
+	Outcome      string              `json:"outcome"`
+	Drugs        []DrugTiming        `json:"drugs"`
+	Named        []physio.ArrestStep `json:"rhythms_named"`
+	Causes       string              `json:"causes"`    // how the reversible causes were dealt with
+	CausesOK     bool                `json:"causes_ok"` // considered, and the cause treated if the heart did not restart
+	PostROSC     []CareItem          `json:"post_rosc,omitempty"`
+	Stop         *StopDecision       `json:"stop,omitempty"`
+	Cycles       []Cycle             `json:"cycles"`
+	Source       string              `json:"source"`
+}
+
+// DrugTiming is one drug given in the arrest and whether it came at the right point.
+type DrugTiming struct {
+	At      float64 `json:"at"`
+	Drug    string  `json:"drug"`
+	Verdict string  `json:"verdict"` // on time, early, late, wrong rhythm
+	Why     string  `json:"why"`
+}
+
+// CareItem is one part of the care after a return of circulation.
+type CareItem struct {
+	Item string   `json:"item"`
+	At   *float64 `json:"at"` // seconds from ROSC
+}
+
+// Cycle is one two-minute cycle: from a rhythm check (or the collapse) to the next.
+type Cycle struct {
+	N           int       `json:"n"`
+	From        float64   `json:"from"`
+	To          float64   `json:"to"`
+	Rhythm      sc.Rhythm `json:"rhythm"` // at its start
+	Compressing float64   `json:"compressing"`
+	Events      []string  `json:"events"`
+}
+
+// Verdicts of a drug's timing.
+const (
+	OnTime      = "on time"
+	Early       = "early"
+	Late        = "late"
+	WrongRhythm = "wrong rhythm"
+)
+
+// arrestReview reviews the patient's arrest, or nil when there was none.
+func arrestReview(e *physio.Engine) *ArrestReview {
+	a := e.Arrest()
+	if a == nil {
+		return nil
+	}
+	first := a.Steps[0].Rhythm
+	r := &ArrestReview{
+		Collapse: since(e, float64(a.Onset)), Recognised: after(a, a.Called), FirstCPR: after(a, a.FirstCPR),
+		Shockable: first.Shockable(), LongestPause: float64(a.LongestPause), Outcome: arrestOutcome(e, a),
+		Source: sc.ALS().Sources["RCUK-ALS"],
+	}
+	if n := a.Compressing + a.HandsOff; n > 0 {
+		r.Fraction = float64(a.Compressing) / float64(n)
+	}
+	shocks := a.StepsOf(physio.StepShock)
+	r.Shocks = len(shocks)
+	if r.Shockable && len(shocks) > 0 {
+		r.FirstShock = after(a, shocks[0].T)
+	}
+	r.Drugs = append(drugTimings(a, r.Shockable), missedDrugs(a, r.Shockable, arrestEnd(e))...)
+	r.Named = a.StepsOf(physio.StepNamed)
+	r.Causes, r.CausesOK = causesReviewed(e, a)
+	r.PostROSC = postROSC(e, a)
+	r.Stop = stopDecision(e, a)
+	r.Cycles = cycles(e, a)
+	return r
+}
+
+// after is t as seconds from the collapse, or nil for "never".
+func after(a *physio.ArrestRecord, t int64) *float64 {
+	if t < 0 {
+		return nil
+	}
+	s := float64(t - a.Onset)
+	return &s
+}
+
+func arrestOutcome(e *physio.Engine, a *physio.ArrestRecord) string {
+	switch {
+	case a.ROSC >= 0:
+		return "ROSC at " + physio.SimTime(float64(a.ROSC-a.Onset)) + " from the collapse"
+	case a.Stopped >= 0:
+		return "resuscitation stopped at " + physio.SimTime(float64(a.Stopped-a.Onset)) + " from the collapse"
+	}
+	return "still in arrest at " + physio.SimTime(float64(int64(e.Clock())-a.Onset)) + " from the collapse"
+}
+
+// drugTimings judges each adrenaline and amiodarone against the algorithm: in a shockable arrest
+// both after the third shock, amiodarone 150 mg after the fifth; adrenaline in a non-shockable
+// arrest as soon as there is access; every adrenaline after the first 3–5 minutes after the last.
+func drugTimings(a *physio.ArrestRecord, shockable bool) []DrugTiming {
+	var out []DrugTiming
+	var lastAdrenaline int64 = -1
+	amiodarones := 0
+	for _, s := range a.Steps {
+		if s.What != physio.StepAdrenaline && s.What != physio.StepAmiodarone {
+			continue
+		}
+		d := DrugTiming{At: float64(s.T - a.Onset), Drug: s.What + " " + s.Detail}
+		switch {
+		case s.What == physio.StepAdrenaline && lastAdrenaline >= 0:
+			d.Verdict, d.Why = repeatVerdict(s.T - lastAdrenaline)
+		case s.What == physio.StepAdrenaline && shockable:
+			d.Verdict, d.Why = afterShock(a, s.T, 3)
+		case s.What == physio.StepAdrenaline:
+			d.Verdict, d.Why = soonAfterAccess(a, s.T)
+		case !shockable:
+			d.Verdict, d.Why = WrongRhythm, "amiodarone is for VF or pulseless VT that a shock has not ended"
+		default:
+			amiodarones++
+			d.Verdict, d.Why = afterShock(a, s.T, 3+2*(amiodarones-1))
+		}
+		if s.What == physio.StepAdrenaline {
+			lastAdrenaline = s.T
+		}
+		checkDose(&d, s, amiodarones)
+		out = append(out, d)
+	}
+	return out
+}
+
+// Missed is the verdict on a drug that was due and never given; WrongDose on one given at a
+// dose other than the algorithm's.
+const (
+	Missed    = "missed"
+	WrongDose = "wrong dose"
+)
+
+// checkDose holds a drug to the algorithm's dose: adrenaline 1 mg each time, amiodarone 300 mg
+// and then 150 mg (the nth amiodarone is n). A dose not stated in mg is not judged.
+func checkDose(d *DrugTiming, s physio.ArrestStep, n int) {
+	if d.Verdict == WrongRhythm {
+		return
+	}
+	want := 1.0
+	if s.What == physio.StepAmiodarone {
+		want = map[bool]float64{true: 300, false: 150}[n <= 1]
+	}
+	if s.DoseMg > 0 && s.DoseMg != want {
+		d.Verdict, d.Why = WrongDose, fmt.Sprintf("%g mg; the algorithm's dose is %g mg (%s)", s.DoseMg, want, d.Why)
+	}
+}
+
+// missedDrugs are the drugs that fell due while the arrest went on and were never given:
+// adrenaline and amiodarone a cycle after the third shock, adrenaline three minutes after
+// access in a non-shockable arrest.
+func missedDrugs(a *physio.ArrestRecord, shockable bool, end int64) []DrugTiming {
+	var out []DrugTiming
+	missed := func(what string, due int64, why string) {
+		if due >= 0 && end-due > 150 && len(a.StepsOf(what)) == 0 {
+			out = append(out, DrugTiming{At: float64(due - a.Onset), Drug: what, Verdict: Missed, Why: why})
+		}
+	}
+	shocks := a.StepsOf(physio.StepShock)
+	switch {
+	case shockable && len(shocks) >= 3:
+		missed(physio.StepAdrenaline, shocks[2].T, "due after the third shock")
+		missed(physio.StepAmiodarone, shocks[2].T, "due after the third shock")
+	case !shockable && a.Access >= 0:
+		missed(physio.StepAdrenaline, max(a.Access, a.Onset)+30, "due as soon as there is IV or IO access")
+	}
+	return out
+}
+
+// arrestEnd is when the arrest ended, or now.
+func arrestEnd(e *physio.Engine) int64 {
+	a := e.Arrest()
+	switch {
+	case a.ROSC >= 0:
+		return a.ROSC
+	case a.Stopped >= 0:
+		return a.Stopped
+	}
+	return int64(e.Clock())
+}
+
+func repeatVerdict(gap int64) (string, string) {
+	why := fmt.Sprintf("%s after the last adrenaline; the guideline says every 3–5 minutes", physio.SimTime(float64(gap)))
+	switch {
+	case gap < 180:
+		return Early, why
+	case gap > 300:
+		return Late, why
+	}
+	return OnTime, why
+}
+
+// afterShock: due after shock n, and within the cycle that follows it.
+func afterShock(a *physio.ArrestRecord, t int64, n int) (string, string) {
+	var shocks []physio.ArrestStep
+	for _, s := range a.StepsOf(physio.StepShock) {
+		if s.T <= t {
+			shocks = append(shocks, s)
+		}
+	}
+	if len(shocks) < n {
+		return Early, fmt.Sprintf("given after %d shock(s); it is due after shock %d", len(shocks), n)
+	}
+	gap := t - shocks[n-1].T
+	why := fmt.Sprintf("%s after shock %d", physio.SimTime(float64(gap)), n)
+	if gap > 150 {
+		return Late, why + "; it is due in the cycle after that shock"
+	}
+	return OnTime, why
+}
+
+// soonAfterAccess: in a non-shockable arrest adrenaline is due as soon as there is IV or IO access.
+func soonAfterAccess(a *physio.ArrestRecord, t int64) (string, string) {
+	from := max(a.Onset, a.Access)
+	gap := t - from
+	why := fmt.Sprintf("%s after the collapse or the access, whichever came later", physio.SimTime(float64(gap)))
+	if gap > 180 {
+		return Late, why + "; it is due as soon as there is access"
+	}
+	return OnTime, why
+}
+
+// causesReviewed says how the reversible causes were dealt with, and whether that was enough: a
+// cause treated, or considered when the heart restarted before it needed treating (the coronary
+// occlusion behind VF is treated after ROSC, in the cath lab).
+func causesReviewed(e *physio.Engine, a *physio.ArrestRecord) (string, bool) {
+	considered := len(a.StepsOf(physio.StepCauses)) > 0
+	c := sc.ALS().Cause(e.Scenario().Arrest.Cause)
+	switch {
+	case c != nil && a.CauseTreated >= 0:
+		return fmt.Sprintf("the cause, %s, was treated at %s", c.Name, physio.SimTime(float64(a.CauseTreated-a.Onset))), true
+	case c != nil && considered && a.ROSC >= 0:
+		return fmt.Sprintf("the 4 Hs and 4 Ts were considered; the cause, %s, is for after ROSC (%s)", c.Name, c.Treatment), true
+	case c != nil && considered:
+		return fmt.Sprintf("the 4 Hs and 4 Ts were considered, but the cause, %s, was not treated (it shows as %s; treat with %s)",
+			c.Name, c.Findings, c.Treatment), false
+	case c != nil:
+		return fmt.Sprintf("the reversible causes were not considered; this one was %s (it shows as %s; treat with %s)",
+			c.Name, c.Findings, c.Treatment), false
+	case considered:
+		return "the 4 Hs and 4 Ts were considered", true
+	}
+	return "the 4 Hs and 4 Ts were not considered", false
+}
+
+// postROSCCare are the parts of care after ROSC (RCUK ALS 2021, post-resuscitation care), each
+// with the actions that do it.
+var postROSCCare = []struct {
+	item  string
+	kinds []sc.ActionKind
+}{
+	{"ABCDE reassessment", []sc.ActionKind{sc.KindExamine, sc.KindCheckVitals}},
+	{"oxygen titrated to SpO2 94–98 %", []sc.ActionKind{sc.KindTargetSats, sc.KindOxygen, sc.KindVentilate}},
+	{"12-lead ECG", []sc.ActionKind{sc.KindECG}},
+	{"blood pressure target (systolic above 100 mmHg)", []sc.ActionKind{sc.KindBPTarget}},
+	{"temperature control (no fever)", []sc.ActionKind{sc.KindTempControl}},
+	{"referral (intensive care, the cath lab)", []sc.ActionKind{sc.KindRefer}},
+}
+
+func postROSC(e *physio.Engine, a *physio.ArrestRecord) []CareItem {
+	if a.ROSC < 0 {
+		return nil
+	}
+	var out []CareItem
+	for _, c := range postROSCCare {
+		item := CareItem{Item: c.item}
+		for _, act := range e.Actions() {
+			if act.T >= float64(a.ROSC) && slices.Contains(c.kinds, act.Kind) {
+				at := act.T - float64(a.ROSC)
+				item.At = &at
+				break
+			}
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+// StopDecision judges the decision to stop: the guideline considers stopping when asystole has
+// lasted more than 20 minutes of ALS with no reversible cause found (RCUK ALS 2021).
+type StopDecision struct {
+	After  float64   `json:"after"` // seconds of ALS, from the first compression (or collapse)
+	Rhythm sc.Rhythm `json:"rhythm"`
+	Causes bool      `json:"causes_considered"`
+	InLine bool      `json:"in_line"` // with the guideline
+	Why    string    `json:"why"`
+}
+
+// minALSBeforeStop is the ALS an asystolic arrest is given before stopping is considered.
+const minALSBeforeStop = 20 * 60
+
+func stopDecision(e *physio.Engine, a *physio.ArrestRecord) *StopDecision {
+	if a.Stopped < 0 {
+		return nil
+	}
+	from := a.Onset
+	if a.FirstCPR >= 0 {
+		from = a.FirstCPR
+	}
+	d := &StopDecision{After: float64(a.Stopped - from), Rhythm: a.Rhythm,
+		Causes: len(a.StepsOf(physio.StepCauses))+len(a.StepsOf(physio.StepCause)) > 0}
+	switch {
+	case a.Rhythm.Shockable():
+		d.Why = "stopped while the rhythm was still shockable"
+	case !d.Causes:
+		d.Why = "stopped without going through the reversible causes"
+	case d.After < minALSBeforeStop:
+		d.Why = fmt.Sprintf("stopped after %s of ALS; the guideline considers stopping after 20 minutes of asystole", physio.SimTime(d.After))
+	default:
+		d.InLine = true
+		d.Why = fmt.Sprintf("stopped after %s of ALS in %s, with the reversible causes considered", physio.SimTime(d.After), a.Rhythm)
+	}
+	return d
+}
