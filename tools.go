@@ -31,7 +31,7 @@ func scenariosList(_ context.Context, c *call) error {
 		return err
 	}
 	for _, sc := range lib.List() {
-		fmt.Fprintf(c.stdout, "%-28s %s  (%s)\n", sc.ID, sc.Title, sc.Source)
+		fmt.Fprintf(c.stdout, "%-28s %-11s %s  (%s)\n", sc.ID, sc.Where(), sc.Title, sc.Source)
 	}
 	return nil
 }
