@@ -58,7 +58,7 @@ func TestVerbsCheckTheirArguments(t *testing.T) {
 		{[]string{"archive", "list", "extra"}, `unexpected argument "extra" — see ward archive list --help`},
 		{[]string{"kb", "search"}, "usage: ward kb search QUERY... — see ward kb search --help"},
 		{[]string{"kb", "list", "--embed-model", "m"}, "unknown flag --embed-model — see ward kb list --help"},
-		{[]string{"scenarios", "validate"}, "usage: ward scenarios validate FILE — see ward scenarios validate --help"},
+		{[]string{"scenarios", "validate"}, "usage: ward scenarios validate FILE... — see ward scenarios validate --help"},
 		{[]string{"eval"}, "usage: ward eval delta | analyzer | patient | debrief | arrest | knowledge — see ward eval --help"},
 		{[]string{"eval", "frob"}, "usage: ward eval delta | analyzer | patient | debrief | arrest | knowledge — see ward eval --help"},
 		{[]string{"eval", "delta", "--format", "csv", "--backend", "offline"}, `--format must be text, md or json, not "csv"`},

@@ -97,10 +97,9 @@ func commands(cl *cli) *cobra.Command {
 			spec{use: "list", summary: "the archives of the latest shift, numbered", run: archiveList},
 			spec{use: "show N", summary: "print archive N as JSON", args: count(1, 1), run: archiveShow},
 			spec{use: "restore N", summary: "put archive N back as the shift's patients", args: count(1, 1), run: archiveRestore}),
-		cl.group("scenarios list | validate FILE | new ID --from EXISTING | check [FILE...]", "the scenario library, and writing a scenario", nil,
+		cl.group("scenarios list | new ID --from EXISTING | check [FILE...]", "the scenario library, and writing a scenario", nil,
 			append([]spec{
-				{use: "list", summary: "every scenario: built-in and from --scenarios", flags: []string{"scenarios"}, run: scenariosList},
-				{use: "validate FILE", summary: "check a scenario file; each problem as FILE:LINE", args: count(1, 1), run: scenariosValidate},
+				{use: "list", summary: "every scenario: its setting, built-in or from --scenarios", flags: []string{"scenarios"}, run: scenariosList},
 			}, scenarioAuthoring()...)...),
 		cl.build(spec{use: "formulary [DRUG]", summary: "the formulary: every drug's doses by route, or one drug's",
 			args: count(0, 1), run: formulary}),

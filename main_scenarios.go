@@ -13,8 +13,9 @@ func scenarioAuthoring() []spec {
 	return []spec{
 		{use: "new ID", summary: "write ID.yaml, a commented copy of --from's scenario, and its review (in --scenarios DIR, or here)",
 			flags: []string{"scenarios", "from"}, args: count(1, 1), run: scenariosNew},
-		{use: "check [FILE...]", summary: "play each file's review paths minute by minute and list what cannot happen (no FILE: the whole library)",
+		{use: "check [FILE...]", summary: "validate each file and play its review paths; every problem as FILE:LINE (no FILE: the whole library)",
 			flags: []string{"scenarios"}, args: count(0, -1), run: scenariosCheck},
+		{use: "validate FILE...", summary: "the same as check (its older name)", args: count(1, -1), run: scenariosCheck},
 	}
 }
 

@@ -31,3 +31,33 @@ func TestScenariosNewAndCheck(t *testing.T) {
 		t.Errorf("new without --from: exit %d, want 2", exitCode(err))
 	}
 }
+
+// ward scenarios list shows every case with its setting; validate is check under its older name,
+// so a file check rejects is never "ok" to validate.
+func TestScenariosListAndValidateIsCheck(t *testing.T) {
+	out, err := ward(t, "", "scenarios", "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 40 {
+		t.Errorf("%d cases, want at least 40:\n%s", len(lines), out)
+	}
+	prehospital := 0
+	for _, l := range lines {
+		if strings.Contains(l, " prehospital ") {
+			prehospital++
+		} else if !strings.Contains(l, " hospital ") {
+			t.Errorf("no setting in %q", l)
+		}
+	}
+	if prehospital < 2 {
+		t.Errorf("%d prehospital cases, want at least 2", prehospital)
+	}
+	five := filepath.Join("session", "authoring", "testdata", "five", "dehydration.yaml")
+	checked, errCheck := ward(t, "", "scenarios", "check", five)
+	validated, errValidate := ward(t, "", "scenarios", "validate", five)
+	if exitCode(errCheck) != 1 || exitCode(errValidate) != 1 || checked != validated {
+		t.Errorf("check (exit %d) and validate (exit %d) differ:\n%s\n---\n%s", exitCode(errCheck), exitCode(errValidate), checked, validated)
+	}
+}

@@ -31,31 +31,9 @@ func scenariosList(_ context.Context, c *call) error {
 		return err
 	}
 	for _, sc := range lib.List() {
-		fmt.Fprintf(c.stdout, "%-28s %s  (%s)\n", sc.ID, sc.Title, sc.Source)
+		fmt.Fprintf(c.stdout, "%-28s %-11s %s  (%s)\n", sc.ID, sc.Where(), sc.Title, sc.Source)
 	}
 	return nil
-}
-
-func scenariosValidate(_ context.Context, c *call) error {
-	file := c.args[0]
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	errs := scenario.Validate(data)
-	for _, err := range errs {
-		var e scenario.Error
-		if errors.As(err, &e) {
-			fmt.Fprintf(c.stdout, "%s:%d: %s\n", file, e.Line, e.Msg)
-		} else {
-			fmt.Fprintf(c.stdout, "%s: %v\n", file, err)
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s: %d problem(s)", file, len(errs))
-	}
-	_, err = fmt.Fprintf(c.stdout, "%s: ok\n", file)
-	return err
 }
 
 // formulary writes the formulary, or one drug's entry found by any of its names.

@@ -17,7 +17,7 @@ import (
 // must escape.
 func TestWriteDumpPrintsWhatDumpPrints(t *testing.T) {
 	shift := []string{
-		"/admit patient_2", "/admit patient_3 asthma-exacerbation", `is the pain <worse> & "sharp"?`,
+		"/admit patient_2 sepsis-urosepsis", "/admit patient_3 asthma-exacerbation", `is the pain <worse> & "sharp"?`,
 		"give salbutamol 5 mg nebulised", "/wait 5m", "switch to patient_2", "how are you feeling?",
 	}
 	cleared := []string{"/admit patient_1 anaphylaxis", "checking vitals", "any allergies?", "/wait 2m", "/clear"}

@@ -200,6 +200,7 @@ func init() {
 	add(catDirect, "", "can you", "could you", "would you", "will you", "please", "can we", "could we", "lets",
 		"let s", "let us", "i need you to", "i want you to", "go ahead and", "go ahead")
 	addCurriculum()
+	addLibrary()
 	add(catFiller, "", "ok", "okay", "right", "so", "alright", "now", "hi", "hello", "um", "er", "erm", "well",
 		"great", "good", "thanks", "thank you", "sir", "madam", "mate")
 	addArrestWords()

@@ -254,7 +254,7 @@ func (c clause) treatments() []placed {
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindSplint}})
 		case catIVAccess:
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: lx.val}})
-		case catPeriArrest:
+		case catPeriArrest, catOwnKind:
 			out = append(out, placed{lx.pos, Action{Kind: sc.ActionKind(lx.val)}})
 		case catRoute:
 			if c.startsAccess(lx) {

@@ -27,13 +27,22 @@ const (
 	CheckNotInFormul = "not-formulary" // a drug the case asks for that the formulary does not dose
 )
 
-// Problem is one thing in a scenario file that cannot happen as written.
+// Problem is one thing in a scenario file that cannot happen as written, at its file and line
+// (the review's, for a review's row; line 0 when it is the whole file's).
 type Problem struct {
 	Check string
+	File  string
+	Line  int
 	Text  string
 }
 
-func (p Problem) String() string { return p.Check + ": " + p.Text }
+// String is the problem as an editor or a compiler's reader expects it: FILE:LINE: check: text.
+func (p Problem) String() string {
+	if p.Line == 0 {
+		return fmt.Sprintf("%s: %s: %s", p.File, p.Check, p.Text)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", p.File, p.Line, p.Check, p.Text)
+}
 
 // PathPlay is one review path as the engine played it, minute by minute.
 type PathPlay struct {
@@ -76,9 +85,17 @@ func CheckLibrary(lib *sc.Library) []Report {
 // none).
 func CheckSource(file string, data, review []byte) Report {
 	r := Report{File: file}
-	s, errs := sc.Parse(data)
+	s, errs := sc.ParseAll(data) // the scenario despite its errors, so every check runs in one go
 	for _, e := range errs {
-		r.add(parseCheck(e), "%v", e)
+		var at sc.Error
+		if errors.As(e, &at) {
+			r.add(parseCheck(e), at.Line, "%s", at.Msg)
+		} else {
+			r.add(parseCheck(e), 0, "%v", e)
+		}
+	}
+	if review == nil {
+		r.add(CheckReview, 0, "no review beside the scenario (%s)", reviewFile(r.File))
 	}
 	if s == nil {
 		return r
@@ -106,8 +123,8 @@ func parseCheck(err error) string {
 	return CheckParse
 }
 
-func (r *Report) add(check, format string, args ...any) {
-	r.Problems = append(r.Problems, Problem{Check: check, Text: fmt.Sprintf(format, args...)})
+func (r *Report) add(check string, line int, format string, args ...any) {
+	r.Problems = append(r.Problems, Problem{Check: check, File: r.File, Line: line, Text: fmt.Sprintf(format, args...)})
 }
 
 // reviewFile is the review beside a scenario file.
@@ -124,28 +141,27 @@ func reviewFile(file string) string {
 // and the critical actions the treated-well path never meets.
 func (r *Report) playReview(s *sc.Scenario, review []byte) {
 	if review == nil {
-		r.add(CheckReview, "no review beside the scenario (%s)", reviewFile(r.File))
-		return
+		return // CheckSource says so
 	}
 	paths, errs := physio.ParseReview(string(review))
 	for _, e := range errs {
-		r.add(CheckReview, "%s: %v", reviewFile(r.File), e)
+		r.add(CheckReview, 0, "%s: %v", reviewFile(r.File), e)
 	}
 	for _, p := range paths {
 		steps, e := physio.PlayPath(s, p, true)
 		r.Paths = append(r.Paths, PathPlay{Name: p.Name, Steps: steps})
 		for _, st := range steps {
 			if row := st.Row; row != nil && (st.State != row.State || st.NEWS2 != row.NEWS2) {
-				r.add(CheckReview, "%s, %s %q: the engine is in %s with %s; the review says %s with %s",
-					p.Name, physio.SimTime(row.At), row.Say, st.State, st.NEWS2, row.State, row.NEWS2)
+				r.Problems = append(r.Problems, Problem{Check: CheckReview, File: reviewFile(r.File), Line: row.Line + 1,
+					Text: fmt.Sprintf("%s, %s %q: the engine is in %s with %s; the review says %s with %s", p.Name, physio.SimTime(row.At), row.Say, st.State, st.NEWS2, row.State, row.NEWS2)})
 			}
 		}
 		if p.Name != "Treated well" || len(p.Rows) == 0 {
 			continue
 		}
-		for _, o := range aar.Of(e).CriticalActions {
+		for i, o := range aar.Of(e).CriticalActions {
 			if !o.Met {
-				r.add(CheckUnmet, "critical action %s (%s) is not met on the treated-well path (%s)", o.ID, o.Description, o.Rule)
+				r.add(CheckUnmet, s.Line(fmt.Sprintf("critical_actions[%d]", i)), "critical action %s (%s) is not met on the treated-well path (%s)", o.ID, o.Description, o.Rule)
 			}
 		}
 	}
@@ -177,7 +193,7 @@ func reachable(s *sc.Scenario) reached {
 func (r *Report) unreached(s *sc.Scenario, g reached) {
 	for _, name := range s.StateNames() {
 		if !g[name] {
-			r.add(CheckUnreached, "state %s: no transition that can fire reaches it from %s", name, s.InitialState)
+			r.add(CheckUnreached, s.Line("states."+name), "state %s: no transition that can fire reaches it from %s", name, s.InitialState)
 		}
 	}
 }
@@ -226,13 +242,14 @@ func impossible(t sc.Transition) string {
 func (r *Report) neverFires(s *sc.Scenario, g reached) {
 	for i, t := range s.Transitions {
 		name := fmt.Sprintf("transition %d (%s → %s)", i+1, strings.Join(t.From, ", "), t.To)
+		line := s.Line(fmt.Sprintf("transitions[%d]", i))
 		switch why := impossible(t); {
 		case why != "":
-			r.add(CheckNeverFires, "%s: %s", name, why)
+			r.add(CheckNeverFires, line, "%s: %s", name, why)
 		case !slices.ContainsFunc(t.From, func(f string) bool { return g[f] }):
-			r.add(CheckNeverFires, "%s: the patient is never in a state it leaves from", name)
+			r.add(CheckNeverFires, line, "%s: the patient is never in a state it leaves from", name)
 		case !slices.ContainsFunc(t.From, func(f string) bool { return g[f] && !shadowed(s, i, f) }):
-			r.add(CheckNeverFires, "%s: an earlier transition always takes the patient out of %s first, on time alone",
+			r.add(CheckNeverFires, line, "%s: an earlier transition always takes the patient out of %s first, on time alone",
 				name, strings.Join(t.From, ", "))
 		}
 	}
@@ -304,12 +321,12 @@ func (r *Report) unfound(s *sc.Scenario, g reached) {
 	}
 	for _, k := range knownTopics {
 		if k.has(s) && !answers(k.topic) {
-			r.add(CheckUnfound, "the scenario lists %s, but no disclosure answers a question about %s", k.topic, k.topic)
+			r.add(CheckUnfound, s.Line(k.topic), "the scenario lists %s, but no disclosure answers a question about %s", k.topic, k.topic)
 		}
 	}
 	for _, name := range s.StateNames() {
 		if st := s.State(name); !g[name] && len(st.Disclosures) > 0 {
-			r.add(CheckUnfound, "state %s's disclosures: the state is never reached", name)
+			r.add(CheckUnfound, s.Line("states."+name+".disclosures"), "state %s's disclosures: the state is never reached", name)
 		}
 	}
 	if s.Bystander == nil {
@@ -320,34 +337,36 @@ func (r *Report) unfound(s *sc.Scenario, g reached) {
 			return
 		}
 	}
-	r.add(CheckUnfound, "%s's disclosures: the patient gives the history in every state reached, so the bystander is never asked", s.Bystander.Name)
+	r.add(CheckUnfound, s.Line("bystander"), "%s's disclosures: the patient gives the history in every state reached, so the bystander is never asked", s.Bystander.Name)
 }
 
-// notInFormulary lists each drug the case's matches name that the formulary cannot dose.
+// notInFormulary lists each drug the case's matches name that is in the catalogue (validation
+// reports one that is not) but that the formulary cannot dose.
 func (r *Report) notInFormulary(s *sc.Scenario) {
 	seen := map[string]bool{}
-	check := func(m sc.Match, where string) {
+	check := func(m sc.Match, path, where string) {
 		for _, d := range m.Drug {
-			if _, ok := sc.LookupDoses(d); !ok && !seen[d] {
+			_, known := sc.LookupDrug(d)
+			if _, ok := sc.LookupDoses(d); known && !ok && !seen[d] {
 				seen[d] = true
-				r.add(CheckNotInFormul, "%s (in %s) has no entry in the formulary, so no dose of it can be checked", d, where)
+				r.add(CheckNotInFormul, s.Line(path), "%s (in %s) has no entry in the formulary, so no dose of it can be checked", d, where)
 			}
 		}
 	}
-	for _, iv := range s.Interventions {
-		check(iv.Match, "interventions")
+	for i, iv := range s.Interventions {
+		check(iv.Match, fmt.Sprintf("interventions[%d]", i), "interventions")
 	}
-	for _, a := range s.CriticalActions {
-		check(a.Match, "critical action "+a.ID)
+	for i, a := range s.CriticalActions {
+		check(a.Match, fmt.Sprintf("critical_actions[%d]", i), "critical action "+a.ID)
 	}
-	for _, rs := range s.Rescue {
-		check(rs.Match, "rescue")
+	for i, rs := range s.Rescue {
+		check(rs.Match, fmt.Sprintf("rescue[%d]", i), "rescue")
 	}
-	for _, t := range s.Transitions {
+	for i, t := range s.Transitions {
 		for _, c := range t.When {
 			for _, m := range []*sc.Match{c.Action, c.Done} {
 				if m != nil {
-					check(*m, "transitions")
+					check(*m, fmt.Sprintf("transitions[%d]", i), "transitions")
 				}
 			}
 		}

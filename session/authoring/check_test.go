@@ -37,15 +37,15 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 		t.Fatalf("the good file: %v\n%s", err, good.Text())
 	}
 	for file, want := range map[string]string{
-		"parse":           "parse: line 13: did not find expected",
+		"parse":           "parse.yaml:13: parse: did not find expected",
 		"no-review":       "review: no review beside the scenario",
-		"review-mismatch": `review: Treated well, 02:00 "500 mL Hartmann's bolus": the engine is in better with NEWS2 4 low (Scale 1); the review says dry`,
+		"review-mismatch": `review-mismatch.review.md:18: review: Treated well, 02:00 "500 mL Hartmann's bolus": the engine is in better with NEWS2 4 low (Scale 1); the review says dry`,
 		"unreached":       "unreached: state collapsed: no transition that can fire reaches it from dry",
 		"never-fires":     "never-fires: transition 2 (dry → worse): spo2 above 100, which is at or over the highest the body shows (100)",
 		"unmet":           "unmet: critical action ecg (A 12-lead ECG) is not met on the treated-well path (within 10:00)",
 		"unfound":         "unfound: the scenario lists medications, but no disclosure answers a question about medications",
-		"no-findings":     `no-findings: line 30: state "dry" finds nothing on examining focused`,
-		"not-formulary":   `not-formulary: line 53: unknown drug "cyclizine"`,
+		"no-findings":     `no-findings.yaml:30: no-findings: state "dry" finds nothing on examining focused`,
+		"not-formulary":   `not-formulary.yaml:53: not-formulary: unknown drug "cyclizine"`,
 	} {
 		t.Run(file, func(t *testing.T) {
 			r, err := Check(filepath.Join("testdata", "broken", file+".yaml"))
@@ -102,8 +102,30 @@ critical_actions:`, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "never-fires: transition 3 (dry → better): an earlier transition always takes the patient out of dry first, on time alone"
+	want := "late.yaml:52: never-fires: transition 3 (dry → better): an earlier transition always takes the patient out of dry first, on time alone"
 	if !strings.Contains(problemsOf(r), want) || len(r.Problems) != 1 {
 		t.Errorf("want only %q, got:\n%s", want, problemsOf(r))
+	}
+}
+
+// A file with five problems planted at once (a deleted baseline pupils finding, an unknown drug,
+// a review row the engine does not play, a state nothing reaches, a medication nobody can ask
+// about) reports all five in one run, each at its line: one problem never hides another.
+func TestEveryProblemInOneRun(t *testing.T) {
+	r, err := Check(filepath.Join("testdata", "five", "dehydration.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := problemsOf(r)
+	for _, want := range []string{
+		`dehydration.yaml:34: no-findings: state "dry" finds nothing on examining pupils`,
+		`dehydration.yaml:70: not-formulary: unknown drug "cyclizine"`,
+		`dehydration.review.md:18: review: Treated well, 02:00 "500 mL Hartmann's bolus": the engine is in better`,
+		`dehydration.yaml:42: unreached: state collapsed`,
+		`dehydration.yaml:13: unfound: the scenario lists medications`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in:\n%s", want, got)
+		}
 	}
 }

@@ -48,6 +48,10 @@ var placeAliases = map[string]string{
 	"itu": "icu", "intensive care": "icu", "critical care": "icu", "high dependency": "hdu",
 	"cath lab": "cath-lab", "cathlab": "cath-lab", "catheter lab": "cath-lab", "theatres": "theatre",
 	"operating theatre": "theatre", "discharge": "home", "admit": "ward", "resuscitation": "resus",
+	"major trauma centre": "major-trauma-centre", "mtc": "major-trauma-centre", "trauma centre": "major-trauma-centre",
+	"emergency department": "emergency-department", "ed": "emergency-department", "a&e": "emergency-department",
+	"a and e": "emergency-department", "obstetric unit": "obstetric-unit", "labour ward": "obstetric-unit",
+	"maternity unit": "obstetric-unit",
 }
 
 // Place reads a disposition as typed: one of scenario.Dispositions, or a common alias of one.

@@ -38,9 +38,26 @@ func TestScenariosDeteriorateUntreated(t *testing.T) {
 		{"arrest-vf-ward", 10, "vf-arrest"},
 		{"arrest-pea-tension", 10, "pea-arrest"},
 		{"arrest-asystole-stop", 10, "asystole"},
+		// the library's second step (issue 37)
+		{"postpartum-haemorrhage", 25, "peri-arrest"},
+		{"eclampsia", 20, "hypoxic"},
+		{"ruptured-ectopic", 25, "peri-arrest"},
+		{"paediatric-arrest", 10, "pea-arrest"},
+		{"paediatric-sepsis", 25, "peri-arrest"},
+		{"bronchiolitis", 25, "apnoeic"},
+		{"major-haemorrhage-prehospital", 16, "peri-arrest"},
+		{"hypothermia-prehospital", 22, "collapsed"},
+		{"hyperosmolar-hyperglycaemic-state", 30, "collapse"},
+		{"adrenal-crisis", 25, "collapse"},
+		{"tricyclic-overdose", 22, "peri-arrest"},
+		{"fast-af", 30, "shocked"},
+		{"ruptured-aaa", 25, "peri-arrest"},
+		{"traumatic-tension-pneumothorax", 16, "peri-arrest"},
+		{"major-burns", 22, "obstructed"},
+		{"delirium-fall", 30, "shocked"},
 	}
 	// Arrests that start at the worst NEWS2 there is cannot rise from it.
-	startsAtWorst := []string{"arrest-pea-tension", "arrest-asystole-stop"}
+	startsAtWorst := []string{"arrest-pea-tension", "arrest-asystole-stop", "paediatric-arrest"}
 	var ids []string
 	for _, c := range cases {
 		ids = append(ids, c.scenario)

@@ -233,7 +233,11 @@ func EditDistance(a, b string, limit int) int {
 }
 
 // Dispositions are where a patient may go at the end of a case.
-var Dispositions = []string{"resus", "icu", "hdu", "ward", "cath-lab", "theatre", "home"}
+var Dispositions = append([]string{"resus", "icu", "hdu", "ward", "cath-lab", "theatre", "home"}, Conveyances...)
+
+// Conveyances are where an ambulance crew takes a patient (JRCALC), a prehospital case's
+// disposition.
+var Conveyances = []string{"major-trauma-centre", "emergency-department", "obstetric-unit"}
 
 // Difficulties are how hard a case is, easiest first.
 var Difficulties = []string{"foundation", "intermediate", "advanced"}

@@ -141,6 +141,13 @@ var drugs = []Drug{
 	{"rivaroxaban", []string{"xarelto"}, []string{"anticoagulant", "doac"}},
 	{"warfarin", nil, []string{"anticoagulant", "vitamin_k_antagonist"}},
 	{"dalteparin", []string{"fragmin"}, []string{"anticoagulant"}},
+	// --- the library's second step (issue 37): obstetrics, hypertension in pregnancy ---
+	{"oxytocin", []string{"syntocinon", "pitocin"}, []string{"uterotonic"}},
+	{"ergometrine", []string{"ergonovine", "syntometrine"}, []string{"uterotonic", "ergot_alkaloid"}},
+	{"carboprost", []string{"hemabate"}, []string{"uterotonic", "prostaglandin"}},
+	{"misoprostol", []string{"cytotec"}, []string{"uterotonic", "prostaglandin"}},
+	{"hydralazine", []string{"apresoline"}, []string{"vasodilator"}},
+	{"haloperidol", []string{"haldol"}, []string{"antipsychotic"}},
 }
 
 var (

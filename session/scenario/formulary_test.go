@@ -113,7 +113,7 @@ func TestFormularyFacts(t *testing.T) {
 		{"adrenaline IM 0.5 mg, repeat after 5 min", route("adrenaline", "IM"), 0.5, 0.5, 0.5, false, 0, 0, 300},
 		{"adrenaline IV 1 mg in arrest", route("epinephrine", "IV"), 1, 1, 1, false, 0, 0, 180},
 		{"salbutamol nebulised 2.5–5 mg", route("salbutamol", "NEB"), 2.5, 5, 5, false, 0, 0, 0},
-		{"magnesium 1.2–2 g once", route("magnesium sulfate", "IV"), 1200, 2000, 2000, false, 2000, 0, 0},
+		{"magnesium 1.2–4 g (asthma to eclampsia), 8 g a day", route("magnesium sulfate", "IV"), 1200, 4000, 4000, false, 8000, 86400, 0},
 		{"naloxone IV 400–800 micrograms, 10 mg in all", route("naloxone", "IV"), 0.4, 0.8, 4, false, 10, 0, 60},
 		{"glucose IV 15–20 g", route("glucose", "IV"), 15000, 20000, 25000, false, 0, 0, 600},
 		{"glucagon IM 1 mg", route("glucagon", "IM"), 1, 1, 1, false, 0, 0, 0},

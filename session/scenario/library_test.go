@@ -26,6 +26,10 @@ func TestBuiltinScenarios(t *testing.T) {
 		// the adult curriculum's cases (issue 26)
 		"svt", "bradycardia", "hyperkalaemia-aki", "pulmonary-embolism", "stroke-thrombolysis", "pulmonary-oedema", "status-epilepticus", "bacterial-meningitis", "head-injury-anticoagulated", "upper-gi-bleed", "paracetamol-overdose", "diabetic-ketoacidosis",
 		"paediatric-asthma",
+		// the library's second step (issue 37)
+		"postpartum-haemorrhage", "eclampsia", "ruptured-ectopic", "paediatric-arrest", "paediatric-sepsis", "bronchiolitis",
+		"major-haemorrhage-prehospital", "hypothermia-prehospital", "hyperosmolar-hyperglycaemic-state", "adrenal-crisis",
+		"tricyclic-overdose", "fast-af", "ruptured-aaa", "traumatic-tension-pneumothorax", "major-burns", "delirium-fall",
 	}
 	slices.Sort(want) // List is sorted by id
 	var got []string

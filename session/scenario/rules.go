@@ -23,6 +23,7 @@ func (c *checker) checkScenario(s *Scenario) {
 		c.at("demographics.sex", "sex %q must be F, M or X", sex)
 	}
 	c.checkPresentation(s)
+	c.checkSetting(s)
 	if s.Access != "" && s.Access != "iv" && s.Access != "io" {
 		c.at("access", "access %q must be iv or io (or left out: none)", s.Access)
 	}
@@ -451,6 +452,54 @@ func (c *checker) checkCourses(s *Scenario) {
 		}
 		if st.Course.Over <= 0 {
 			c.at(p+".over", "a course takes a positive time")
+		}
+	}
+}
+
+// checkSetting: a prehospital case has a scene, its kit, drugs only from its kit, and a conveyance
+// for its disposition; a hospital case has none of these.
+func (c *checker) checkSetting(s *Scenario) {
+	switch s.Setting {
+	case "", Hospital:
+		if s.Scene != "" || len(s.Kit) > 0 {
+			c.at("setting", "a scene and a kit are for a prehospital case (setting: prehospital)")
+		}
+		if d := s.Disposition; d != nil && slices.ContainsFunc(d.Accepted, func(p string) bool { return slices.Contains(Conveyances, p) }) {
+			c.at("disposition.accepted", "a conveyance (%s) is a prehospital case's disposition", strings.Join(Conveyances, ", "))
+		}
+		return
+	case Prehospital:
+	default:
+		c.at("setting", "setting %q must be hospital or prehospital", s.Setting)
+		return
+	}
+	if strings.TrimSpace(s.Scene) == "" {
+		c.at("setting", "a prehospital case needs its scene")
+	}
+	if len(s.Kit) == 0 {
+		c.at("setting", "a prehospital case needs its kit: the drugs the crew carries")
+	}
+	for i, k := range s.Kit {
+		if _, ok := LookupDrug(k); !ok {
+			c.at(fmt.Sprintf("kit[%d]", i), "unknown drug %q in the kit", k)
+		}
+	}
+	inKit := func(drug string) bool {
+		d, _ := LookupDrug(drug)
+		return slices.ContainsFunc(s.Kit, func(k string) bool { kd, _ := LookupDrug(k); return kd.Name == d.Name })
+	}
+	for i, a := range s.CriticalActions {
+		for _, d := range a.Match.Drug {
+			if !inKit(d) {
+				c.at(fmt.Sprintf("critical_actions[%d].match.drug", i), "%s is not in the crew's kit", d)
+			}
+		}
+	}
+	if d := s.Disposition; d != nil {
+		for _, p := range d.Accepted {
+			if !slices.Contains(Conveyances, p) && p != "home" {
+				c.at("disposition.accepted", "a prehospital case conveys to %s (or leaves the patient at home), not %q", strings.Join(Conveyances, ", "), p)
+			}
 		}
 	}
 }

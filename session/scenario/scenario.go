@@ -3,6 +3,8 @@
 // shifts, and the drug catalogue that safety checks reason about.
 package scenario
 
+import "strings"
+
 // Scenario is one patient's case. Fields tagged required must be present in
 // YAML; Validate reports what is missing with line numbers.
 type Scenario struct {
@@ -13,13 +15,19 @@ type Scenario struct {
 	// Presentation is what a triage note or a handover says of the patient on arrival, without
 	// the demographics the header already shows and without the diagnosis: the trainee sees
 	// this, never the title.
-	Presentation string       `yaml:"presentation" required:"true"`
-	Bystander    *Bystander   `yaml:"bystander"`
-	History      []string     `yaml:"history"`
-	Medications  []Medication `yaml:"medications"`
-	Allergies    []Allergy    `yaml:"allergies"`
-	Disclosures  []Disclosure `yaml:"disclosures"`
-	Lines        Lines        `yaml:"lines"`
+	Presentation string `yaml:"presentation" required:"true"`
+	// Setting is where the case happens: "hospital" (the default) or "prehospital", an ambulance
+	// crew's call (JRCALC) with a Scene, the Kit the crew carries, and a conveyance decision
+	// (Conveyances) in place of a disposition.
+	Setting     string       `yaml:"setting"`
+	Scene       string       `yaml:"scene"` // what the crew finds on arrival: where, who, what is around
+	Kit         []string     `yaml:"kit"`   // the drugs the ambulance carries; the case's drugs come from it
+	Bystander   *Bystander   `yaml:"bystander"`
+	History     []string     `yaml:"history"`
+	Medications []Medication `yaml:"medications"`
+	Allergies   []Allergy    `yaml:"allergies"`
+	Disclosures []Disclosure `yaml:"disclosures"`
+	Lines       Lines        `yaml:"lines"`
 	// Access is the vascular access the patient arrives with: "" (none), "iv" or "io". Without
 	// it, an IV or IO drug waits for the trainee to site one.
 	Access string `yaml:"access"`
@@ -48,7 +56,23 @@ type Scenario struct {
 	// Source is "builtin" or the file the scenario was loaded from.
 	Source string `yaml:"-"`
 
-	conditions int // total transition conditions, for the engine's flag arrays
+	conditions int            // total transition conditions, for the engine's flag arrays
+	lines      map[string]int // the line of each YAML path, for a checker's problems (Line)
+}
+
+// Line is the line of the file a path of the scenario ("states.worse", "transitions[1]") was
+// read from, or of its nearest parent; 0 when unknown.
+func (s *Scenario) Line(path string) int {
+	for {
+		if line, ok := s.lines[path]; ok {
+			return line
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			return 0
+		}
+		path = path[:i]
+	}
 }
 
 type Demographics struct {
@@ -344,3 +368,17 @@ func (t *Transition) AllRequired() bool { return t.Mode == "all" }
 
 // VitalIndex is the parsed Vital of a threshold condition.
 func (c *Condition) VitalIndex() Vital { return c.vital }
+
+// Settings are where a case may happen.
+const (
+	Hospital    = "hospital"
+	Prehospital = "prehospital"
+)
+
+// Where is the case's setting: hospital unless it says prehospital.
+func (s *Scenario) Where() string {
+	if s.Setting == "" {
+		return Hospital
+	}
+	return s.Setting
+}

@@ -66,6 +66,17 @@ func (s *Scenario) resolveFindings() {
 	}
 }
 
+// writesPupils reports whether the author wrote the pupils of st: its own pupils, or the initial
+// state's, which every state inherits. A case that writes none would be answered "normal" by
+// default, which the author never said (and in a head injury is dangerous).
+func (s *Scenario) writesPupils(st *State) bool {
+	if strings.TrimSpace(st.Pupils) != "" {
+		return true
+	}
+	initial := s.States[s.InitialState]
+	return initial != nil && strings.TrimSpace(initial.Pupils) != ""
+}
+
 // checkFindings reports a region that is not one of Regions, and a state that finds nothing
 // for a region: every examination must have an answer in every state.
 func (c *checker) checkFindings(s *Scenario) {
@@ -86,7 +97,8 @@ func (c *checker) checkFindings(s *Scenario) {
 		}
 		var missing []string
 		for _, region := range Regions {
-			if region != "pupils" && strings.TrimSpace(st.Findings[region]) == "" && strings.TrimSpace(s.Findings[region]) == "" {
+			if strings.TrimSpace(st.Findings[region]) == "" && strings.TrimSpace(s.Findings[region]) == "" &&
+				(region != "pupils" || !s.writesPupils(st)) {
 				missing = append(missing, region)
 			}
 		}

@@ -43,19 +43,61 @@ func Parse(data []byte) (*Scenario, []error) { return parse(data, true) }
 // library's built-ins are checked by its tests; at run time their parse skips that check, the
 // dearest part of start-up.
 func parse(data []byte, doses bool) (*Scenario, []error) {
+	s, errs := parseAll(data, doses)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return s, nil
+}
+
+// ParseAll is Parse for a checker that wants every problem in one run: beside the errors it
+// returns the scenario whenever its states hang together (see wired), so the checks that play
+// the case still run on a file with an unknown drug or a missing finding. A scenario with
+// errors is for checking, never for a shift.
+func ParseAll(data []byte) (*Scenario, []error) { return parseAll(data, true) }
+
+func parseAll(data []byte, doses bool) (*Scenario, []error) {
 	var s Scenario
 	c, ok := decode(data, &s)
-	if ok {
-		c.checkScenario(&s)
-		if doses {
-			c.checkDoses(&s)
-		}
+	if !ok {
+		return nil, c.sorted()
 	}
-	if errs := c.sorted(); len(errs) > 0 {
+	c.checkScenario(&s)
+	if doses {
+		c.checkDoses(&s)
+	}
+	errs := c.sorted()
+	if len(errs) > 0 && !s.wired() {
 		return nil, errs
 	}
 	s.compile()
-	return &s, nil
+	s.lines = c.lines
+	return &s, errs
+}
+
+// wired reports whether every state the scenario names exists (the initial state, each
+// transition's and course's, the arrest's return of circulation): all compile needs.
+func (s *Scenario) wired() bool {
+	has := func(name string) bool { st, ok := s.States[name]; return ok && st != nil }
+	if !has(s.InitialState) {
+		return false
+	}
+	for _, st := range s.States {
+		if st == nil || (st.Course != nil && !has(st.Course.To)) {
+			return false
+		}
+	}
+	for _, t := range s.Transitions {
+		if !has(t.To) {
+			return false
+		}
+		for _, f := range t.From {
+			if !has(f) {
+				return false
+			}
+		}
+	}
+	return s.Arrest == nil || s.Arrest.ROSC == "" || has(s.Arrest.ROSC)
 }
 
 // checker collects errors and remembers the line of every YAML path it saw,

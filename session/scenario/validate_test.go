@@ -37,7 +37,7 @@ critical_actions:
 learning_objectives: [learn]
 presentation: feeling unwell since this morning
 scoring: {trajectory: 20, allergies_first: 10, reassessment: 10, hard_stop: 25, warning: 5}
-findings: {airway: patent, breathing: normal, percussion: resonant, auscultation: clear, heart: normal, pulses: regular, cap_refill: 2 seconds, skin: warm, abdomen: soft, gcs: E4 V5 M6, limbs: normal, focused: nothing more}
+findings: {airway: patent, breathing: normal, percussion: resonant, auscultation: clear, heart: normal, pulses: regular, cap_refill: 2 seconds, skin: warm, abdomen: soft, pupils: equal and reactive, gcs: E4 V5 M6, limbs: normal, focused: nothing more}
 `
 
 func TestValidateFindingsCoverEveryRegionInEveryState(t *testing.T) {
@@ -62,8 +62,24 @@ func TestValidateFindingsCoverEveryRegionInEveryState(t *testing.T) {
 	if got := s.State("well").Finding("heart"); got != "normal" {
 		t.Errorf("well heart = %q, want the baseline", got)
 	}
-	if got := s.State("ill").Finding("pupils"); got != NormalPupils {
-		t.Errorf("pupils = %q, want the normal pupils every state has", got)
+	if got := s.State("ill").Finding("pupils"); got != "equal and reactive" {
+		t.Errorf("pupils = %q, want the baseline's", got)
+	}
+}
+
+// A case whose pupils nobody wrote is refused, not answered "normal" by default: in a head injury
+// that default would be a dangerous lie. A state's own pupils, or the initial state's, count.
+func TestValidatePupilsMustBeWritten(t *testing.T) {
+	noPupils := strings.Replace(minimal, " pupils: equal and reactive,", "", 1)
+	got := fmt.Sprint(Validate([]byte(noPupils)))
+	for _, want := range []string{`state "well" finds nothing on examining pupils`, `state "ill" finds nothing on examining pupils`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	initialWrites := strings.Replace(noPupils, "  well:\n", "  well:\n    pupils: pinpoint\n", 1)
+	if errs := Validate([]byte(initialWrites)); len(errs) > 0 {
+		t.Errorf("the initial state's pupils, which every state inherits: %v", errs)
 	}
 }
 
@@ -345,5 +361,44 @@ func TestValidateScale2EvidenceAndAccess(t *testing.T) {
 	doc = strings.Replace(minimal, "news2: {scale: 1}", "news2: {scale: 2, hypercapnic_target: true, hypercapnia_from: [blood_gas, card]}", 1)
 	if got := fmt.Sprint(Validate([]byte(doc))); !strings.Contains(got, `"card" is neither a test nor a topic`) {
 		t.Errorf("errors %s: want the unknown evidence named", got)
+	}
+}
+
+// A prehospital case has a scene, its kit, drugs from its kit only, and a conveyance for its
+// disposition; a hospital case has none of them.
+func TestValidateSetting(t *testing.T) {
+	withDisposition := minimal + "disposition: {accepted: [ward], reason: admit}\n"
+	prehospital := strings.Replace(withDisposition, "presentation:", "setting: prehospital\npresentation:", 1)
+	got := fmt.Sprint(Validate([]byte(prehospital)))
+	for _, want := range []string{"a prehospital case needs its scene", "a prehospital case needs its kit",
+		`a prehospital case conveys to major-trauma-centre, emergency-department, obstetric-unit (or leaves the patient at home), not "ward"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	good := strings.Replace(prehospital, "setting: prehospital\n", "setting: prehospital\nscene: a kitchen floor\nkit: [glucose]\n", 1)
+	good = strings.Replace(good, "accepted: [ward]", "accepted: [emergency-department]", 1)
+	if errs := Validate([]byte(good)); len(errs) > 0 {
+		t.Errorf("a prehospital case with its scene, kit and conveyance: %v", errs)
+	}
+	s, _ := Parse([]byte(good))
+	if s == nil || s.Where() != Prehospital {
+		t.Fatalf("setting: %+v", s)
+	}
+	hospital := strings.Replace(withDisposition, "accepted: [ward]", "accepted: [major-trauma-centre]", 1)
+	if got := fmt.Sprint(Validate([]byte(hospital))); !strings.Contains(got, "a conveyance (major-trauma-centre, emergency-department, obstetric-unit) is a prehospital case's disposition") {
+		t.Errorf("a hospital case conveying: %s", got)
+	}
+	if s, _ := Parse([]byte(minimal)); s.Where() != Hospital {
+		t.Errorf("a case that says nothing is %q, want hospital", s.Where())
+	}
+}
+
+// A prehospital case's critical actions name only drugs the crew carries.
+func TestValidateKitHoldsTheCaseDrugs(t *testing.T) {
+	pre := strings.Replace(minimal, "presentation:", "setting: prehospital\nscene: a roadside\nkit: [glucose]\npresentation:", 1)
+	pre = strings.Replace(pre, "match: {kind: check_vitals}", "match: {kind: medication, drug: red cells}", 1)
+	if got := fmt.Sprint(Validate([]byte(pre))); !strings.Contains(got, "red cells is not in the crew's kit") {
+		t.Errorf("errors %s: want red cells refused", got)
 	}
 }

@@ -88,16 +88,23 @@ const (
 	KindVagal         ActionKind = "vagal_manoeuvre" // modified Valsalva, carotid sinus massage
 	KindCardioversion ActionKind = "cardioversion"   // a synchronised DC shock
 	KindPacing        ActionKind = "pacing"          // transcutaneous (external) pacing
+
+	// <C> of <C>ABCDE (ATLS, NICE NG39) and of a postpartum haemorrhage (RCOG Green-top 52):
+	// a tourniquet, direct pressure or packing, a pelvic binder, the fundus rubbed up or the uterus
+	// compressed.
+	KindHaemorrhageControl ActionKind = "haemorrhage_control"
 )
 
-// Teams a trainee can call: the cath lab for primary PCI, critical care, a senior doctor.
-var Teams = []string{"pci", "critical_care", "senior"}
+// Teams a trainee can call: the cath lab for primary PCI, critical care, a senior doctor, the
+// obstetric, surgical (general, vascular), paediatric and trauma teams, and a receiving
+// hospital's pre-alert from an ambulance (JRCALC).
+var Teams = []string{"pci", "critical_care", "senior", "obstetrics", "surgery", "paediatrics", "trauma", "prealert"}
 
 // ActionKinds lists every kind, in a stable order.
 var ActionKinds = []ActionKind{
 	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
 	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
-	KindTargetSats, KindRefer, KindVagal, KindCardioversion, KindPacing,
+	KindTargetSats, KindRefer, KindVagal, KindCardioversion, KindPacing, KindHaemorrhageControl,
 	// the cardiac arrest (arrest_kinds.go)
 	KindArrestCall, KindCPR, KindStopCPR, KindPads, KindCharge, KindShock, KindRhythmCheck, KindPulseCheck,
 	KindNameRhythm, KindCauses, KindTreatCause, KindStopResus, KindBPTarget, KindTempControl,
@@ -124,6 +131,12 @@ var Tests = map[string]string{
 	"ctpa":              "CT pulmonary angiogram",
 	"lumbar_puncture":   "lumbar puncture",
 	"paracetamol_level": "paracetamol level",
+	// the library's second step (issue 37)
+	"pregnancy_test": "pregnancy test",
+	"fast_scan":      "FAST ultrasound",
+	"ct_angiogram":   "CT angiogram",
+	"osmolality":     "serum osmolality",
+	"cortisol":       "cortisol",
 }
 
 // Topics a trainee can ask the patient about; disclosures are keyed by them.
@@ -141,7 +154,9 @@ var Devices = []string{
 }
 
 // Positions a patient can be placed in.
-var Positions = []string{"upright", "recovery", "supine", "legs_raised"}
+// left_tilt is a pregnant woman tilted to her left (or her uterus displaced by hand), off her
+// vena cava (RCOG Green-top 56, RCUK maternal resuscitation).
+var Positions = []string{"upright", "recovery", "supine", "legs_raised", "left_tilt"}
 
 // Safety levels, allergy severities and disclosure modes.
 const (

@@ -122,7 +122,7 @@ func TestBoardIsClearWithNoTrainee(t *testing.T) {
 func TestBoardListsTraineesWithNEWS2AndAlarmWaits(t *testing.T) {
 	c := &fakeClass{}
 	c.join(t, "ana", "/admit patient_1 anaphylaxis", "/vitals", "/wait 10m")
-	c.join(t, "ben", "/admit patient_1 hypoglycaemia", "/admit patient_2", "/vitals", "/wait 2m")
+	c.join(t, "ben", "/admit patient_1 hypoglycaemia", "/admit patient_2 upper-gi-bleed", "/vitals", "/wait 2m")
 	m := newBoard(t, c)
 	v := view(m)
 	for _, want := range []string{"2 connected", "alarms: time waited, in sim time", "ana", "ben", "Daniel Reyes", "Tom Harris",
