@@ -124,7 +124,7 @@ func evalSuite(ctx context.Context, c *call, suite string) error {
 			return err
 		}
 	} else {
-		model, tools, err := backend.Choose(ctx, o.model, o.model, o.stall, toStderr(c.stderr))
+		model, tools, err := backend.Choose(ctx, o.backend, o.model, o.stall, toStderr(c.stderr))
 		if err != nil {
 			return err
 		}
