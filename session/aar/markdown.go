@@ -12,7 +12,7 @@ import (
 func (r Report) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("# After action.Action Review — %s\n\n", r.Title)
+	p("# After Action Review — %s\n\n", r.Title)
 	p("**Patient:** %s (%s) · **Presentation:** %s · **Time since arrival:** %s · **Final state:** %s · **NEWS2:** %s\n\n",
 		r.Patient, r.PatientID, r.Presentation, physio.SimTime(r.Duration), r.FinalState, r.news2Course())
 	p("## Critical errors\n\n")

@@ -85,7 +85,7 @@ func TestReportScoresFromTheScenarioWeights(t *testing.T) {
 		t.Errorf("a drug given against a hard stop cost %d, want the scenario's hard_stop 25", got.Points)
 	}
 	md := br.Markdown()
-	for _, want := range []string{"# After action.Action Review — Inferior STEMI", "**Presentation:** central chest pain",
+	for _, want := range []string{"# After Action Review — Inferior STEMI", "**Presentation:** central chest pain",
 		"## Critical errors\n\n- 01:00 — gave glyceryl trinitrate without knowing the patient's medicines: sildenafil taken",
 		"## Missed critical actions\n\n- Cardiac monitoring — not done (within 05:00)\n- A 12-lead ECG within 10 minutes — not done (within 10:00)",
 		"## Score: 0 / 100", "| Aspirin 300 mg chewed | 0 / 10 | not done |",
