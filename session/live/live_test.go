@@ -178,7 +178,9 @@ func BenchmarkResumeFirstSnapshot(b *testing.B) {
 
 func TestLiveShowsTheResumedPatient(t *testing.T) {
 	cfg, s := liveShift(t, 2, 0)
-	NewLive(s, nil).Switch(context.Background(), "patient_2")
+	if err := NewLive(s, nil).Switch(context.Background(), "patient_2"); err != nil {
+		t.Fatal(err)
+	}
 	resumed, err := session.Resume(cfg)
 	if err != nil {
 		t.Fatal(err)
