@@ -102,12 +102,15 @@ func encryptNew(store *persist.Store) error {
 // answers, if it does, for the server's stderr and every trainee's status bar.
 func classSetup(ctx context.Context, c *call, store *persist.Store) (setup *session.Setup, notice string, err error) {
 	o := c.o
+	w, err := wiring(o, store)
+	if err != nil {
+		return nil, "", err
+	}
 	setup, err = session.NewSetup(ctx, store, session.Flags{
 		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
 		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents,
-		Knowledge: o.knowledge, EmbedModel: o.embedModel, ConfirmAdmissions: true, Themes: themes.Names,
-		Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
-	}, func(note string) { notice = note; toStderr(c.stderr)(note) })
+		ConfirmAdmissions: true, Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
+	}, w, func(note string) { notice = note; toStderr(c.stderr)(note) })
 	return setup, notice, err
 }
 

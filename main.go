@@ -133,6 +133,7 @@ func commands(cl *cli) *cobra.Command {
 			flags: append([]string{"exact"}, outFlags...), formats: reportFormats[:2], args: count(2, 2), run: diffCommand}),
 		cl.build(spec{use: "inspect TRACE", summary: "browse a trace's turns and calls in the prompt inspector",
 			flags: []string{"theme"}, args: count(1, 1), run: inspectCommand}),
+		cl.build(spec{use: "version", summary: "the module version and the commit ward was built from", run: version}),
 	)
 	return root
 }

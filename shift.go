@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ward-sim/ward/agents/backend"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
@@ -35,6 +36,11 @@ func openShift(ctx context.Context, c *call, screen bool, notices func(string)) 
 	if backup := store.BindingBackup(); backup != "" {
 		fmt.Fprintf(c.stderr, "ward: the encrypted values of %s are now bound to their places in the file; the file as it was is at %s (delete it once ward opens the file)\n", store.Person(), backup)
 	}
+	w, err := wiring(o, store)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
 	given := map[string]bool{}
 	for _, name := range []string{"theme", "window", "model"} {
 		given[name] = c.cmd.Flags().Lookup(name) != nil && c.given(name)
@@ -42,14 +48,21 @@ func openShift(ctx context.Context, c *call, screen bool, notices func(string)) 
 	setup, err = session.NewSetup(ctx, store, session.Flags{
 		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
 		Window: o.window, Theme: o.theme, Shift: o.shift, Seed: o.seed, Fresh: o.newSession,
-		Scenarios: o.scenarios, Agents: o.agents, Trace: o.trace, Knowledge: o.knowledge, EmbedModel: o.embedModel,
-		ConfirmAdmissions: screen, Themes: themes.Names, Given: given, Instructor: secretsShown(o, store),
-	}, notices)
+		Scenarios: o.scenarios, Agents: o.agents, Trace: o.trace,
+		ConfirmAdmissions: screen, Given: given, Instructor: secretsShown(o, store),
+	}, w, notices)
 	if err != nil {
 		store.Close()
 		return nil, nil, err
 	}
 	return setup, func() { setup.Close(); store.Close() }, nil
+}
+
+// wiring is the composition root's part of a setup: ward's backends (agents/backend) and the
+// protocol cards, their embeddings kept in store.
+func wiring(o *options, store *persist.Store) (session.Wiring, error) {
+	kb, err := backend.Knowledge(o.knowledge, o.embedModel, store)
+	return session.Wiring{Backends: backend.Choose, Knowledge: kb}, err
 }
 
 // traceComplete fails a command whose trace stopped part way: the shift was played, but what

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/agents/backend"
 	"github.com/ward-sim/ward/agents/eval"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollama"
@@ -65,7 +66,7 @@ func kbShow(_ context.Context, c *call) error {
 }
 
 func kbSearch(ctx context.Context, c *call) error {
-	kb, err := session.KnowledgeBase(c.o.knowledge, c.o.embedModel, nil)
+	kb, err := backend.Knowledge(c.o.knowledge, c.o.embedModel, nil)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func evalSuite(ctx context.Context, c *call, suite string) error {
 	}
 	var report eval.Report
 	if suite == "knowledge" {
-		kb, err := session.KnowledgeBase(o.knowledge, o.embedModel, nil)
+		kb, err := backend.Knowledge(o.knowledge, o.embedModel, nil)
 		if err != nil {
 			return err
 		}
@@ -101,24 +102,24 @@ func evalSuite(ctx context.Context, c *call, suite string) error {
 			return err
 		}
 	} else {
-		backend, tools, err := session.ChooseBackend(ctx, o.backend, o.model, o.stall, toStderr(c.stderr))
+		model, tools, err := backend.Choose(ctx, o.backend, o.model, o.stall, toStderr(c.stderr))
 		if err != nil {
 			return err
 		}
 		switch {
 		case suite == "delta":
-			report = eval.EvalDelta(ctx, backend)
+			report = eval.EvalDelta(ctx, model)
 		case suite == "patient", suite == "debrief", suite == "arrest":
 			team, err := agents.LoadTeam("")
 			if err != nil {
 				return err
 			}
-			play := playback.ScriptPlayer(session.Config{Backend: backend, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, session.AskModel)
+			play := playback.ScriptPlayer(session.Config{Backend: model, Tools: tools, Team: team, NumCtx: o.numCtx, OutputBudget: o.outputBudget}, session.AskModel)
 			run := map[string]func(context.Context, llm.Backend, eval.Player) eval.Report{"patient": eval.EvalPatient,
 				"debrief": eval.EvalDebrief, "arrest": eval.EvalArrest}
-			report = run[suite](ctx, backend, play)
-		case backend.Name() == "ollama": // score the model alone, not the rules in front of it
-			report = eval.EvalAnalyzer(ctx, analyzer.NewLLMAnalyzer(backend, analyzer.LLMAnalyzerConfig{NumCtx: o.numCtx}))
+			report = run[suite](ctx, model, play)
+		case model.Name() == "ollama": // score the model alone, not the rules in front of it
+			report = eval.EvalAnalyzer(ctx, analyzer.NewLLMAnalyzer(model, analyzer.LLMAnalyzerConfig{NumCtx: o.numCtx}))
 		default:
 			report = eval.EvalAnalyzer(ctx, analyzer.RulesAnalyzer{})
 		}
@@ -151,7 +152,7 @@ func replayCommand(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	cards, err := session.KnowledgeBase(c.o.knowledge, "", nil) // a replay searches the cards' full text only
+	cards, err := backend.Knowledge(c.o.knowledge, "", nil) // a replay searches the cards' full text only
 	if err != nil {
 		return err
 	}

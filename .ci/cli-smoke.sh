@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/ward" .
+source .ci/ward.sh
+ward_into "$tmp"
 ward() { "$tmp/ward" "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 db="$tmp/ward.db"

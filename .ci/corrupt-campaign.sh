@@ -22,7 +22,8 @@ RANDOM="$seed"
 # The campaign is about damage, not the disk: on tmpfs a commit's fsync costs nothing.
 tmp="$(mktemp -d -p /dev/shm ward-campaign.XXXXXX 2>/dev/null || mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/ward" .
+source .ci/ward.sh
+ward_into "$tmp"
 ward() { "$tmp/ward" "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 

@@ -20,7 +20,8 @@ RANDOM="$seed"
 # killed process loses nothing the kernel already has.
 tmp="$(mktemp -d -p /dev/shm ward-campaign.XXXXXX 2>/dev/null || mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/ward" .
+source .ci/ward.sh
+ward_into "$tmp"
 fail() { echo "FAIL (CRASH_SEED=$seed): $*" >&2; exit 1; }
 db="$tmp/ward.db"
 acked="$tmp/acked" # every acknowledged input so far, one a line

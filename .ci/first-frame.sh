@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 runs=${RUNS:-9}
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/ward" .
+source .ci/ward.sh
+ward_into "$tmp"
 WARD_FIXTURE_DB="$tmp/big.db" go test -count=1 -run TestWriteShiftFixture ./session >/dev/null
 
 measure() { # measure NAME MARKER DB-SETUP

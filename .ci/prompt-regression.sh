@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 dir=testdata/prompt-regression
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/ward" .
+source .ci/ward.sh
+ward_into "$tmp"
 case "${1:-}" in
 --record)
 	rm -f "$dir/trace.jsonl"

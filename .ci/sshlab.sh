@@ -18,6 +18,7 @@ for tool in tmux ssh ssh-keygen; do
 done
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/ward" .
+source .ci/ward.sh
+ward_into "$bin"
 WARD_BIN="$bin/ward" go test -count=1 -run '^TestSSHLab' -v .
 WARD_BIN="$bin/ward" go test -count=1 -run '^TestLoad' -v ./ui/lab/

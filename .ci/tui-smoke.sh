@@ -45,7 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$tmp/ward" .
+source .ci/ward.sh
+ward_into "$tmp"
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -11,5 +11,6 @@ cd "$(dirname "$0")/.."
 command -v tmux >/dev/null || { echo "typeahead.sh needs tmux"; exit 1; }
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/ward" .
+source .ci/ward.sh
+ward_into "$bin"
 WARD_BIN="$bin/ward" go test -count=1 -run '^TestTypeahead' -v .

@@ -164,7 +164,7 @@ func BenchmarkVetReply(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	s, err := Start(Config{Store: store, Seed: 1})
+	s, err := Start(Config{Store: store, Backend: offline.New(), Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestWriteShiftFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	s, err := Start(Config{Store: store, Seed: 1})
+	s, err := Start(Config{Store: store, Backend: offline.New(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,8 @@ func (s *Session) recordedRetrieval(recorded []llm.TraceRetrieval, query string)
 		return knowledge.Retrieval{}, errors.New(rec.Error)
 	}
 	var out knowledge.Retrieval
-	return out, json.Unmarshal(rec.Retrieval, &out)
+	err := json.Unmarshal(rec.Retrieval, &out) // before out is returned: a return's operands have no set order
+	return out, err
 }
 
 // passagesFor are the turn's passages as agent a's facts carry them; none for an agent that

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/themes"
 )
 
 // Prefs are a trainee's preferences, kept with the trainee between shifts. Each one is a
@@ -56,9 +57,9 @@ func (p Prefs) Save(store *persist.Store, trainee string) error {
 	return store.PutPrefs(trainee, doc)
 }
 
-// Set changes one preference from what the trainee typed; themes are the names the TUI knows.
+// Set changes one preference from what the trainee typed; a theme is one the TUI has (themes.Names).
 // An empty value clears it back to ward's default.
-func (p *Prefs) Set(key, value string, themes []string) error {
+func (p *Prefs) Set(key, value string) error {
 	value = strings.TrimSpace(value)
 	switch key {
 	case "handoff":
@@ -68,8 +69,8 @@ func (p *Prefs) Set(key, value string, themes []string) error {
 		}
 		p.Handoff = value
 	case "theme":
-		if value != "" && !slices.Contains(themes, value) {
-			return fmt.Errorf("theme must be one of %s, not %q", strings.Join(themes, ", "), value)
+		if value != "" && !slices.Contains(themes.Names, value) {
+			return fmt.Errorf("theme must be one of %s, not %q", strings.Join(themes.Names, ", "), value)
 		}
 		p.Theme = value
 	case "speed":
@@ -129,7 +130,7 @@ func (s *Session) cmdPrefs(_ context.Context, t *turn, arg string) {
 		return
 	}
 	next := s.prefs
-	if err := next.Set(strings.ToLower(key), value, s.cfg.Themes); err != nil {
+	if err := next.Set(strings.ToLower(key), value); err != nil {
 		t.emit(ErrorEvent{Code: "USAGE", Message: err.Error()})
 		return
 	}

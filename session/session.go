@@ -14,7 +14,6 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/agents/llm"
-	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
@@ -52,8 +51,6 @@ type Config struct {
 	// ConfirmAdmissions makes a new patient named in free text wait for the trainee's yes (a
 	// ConfirmEvent) once the shift has patients. The TUI sets it; `ward run` never prompts.
 	ConfirmAdmissions bool
-	// Themes are the theme names /prefs accepts: the TUI's.
-	Themes []string
 	// Audit records opening the shift, clearing it and taking its chat out of ward; nil records
 	// nothing.
 	Audit *persist.AuditLog
@@ -219,9 +216,6 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Analyzer == nil {
 		cfg.Analyzer = analyzer.NewAnalyzer(nil)
 	}
-	if cfg.Backend == nil {
-		cfg.Backend = offline.New()
-	}
 	if cfg.Team == nil {
 		cfg.Team, err = agents.LoadTeam("")
 	}
@@ -233,8 +227,15 @@ func withDefaults(cfg Config) (Config, error) {
 			err = ErrTraceOfEncrypted
 		}
 	}
+	if err == nil && cfg.Backend == nil {
+		err = ErrNoBackend
+	}
 	return cfg, err
 }
+
+// ErrNoBackend is a shift configured without a model backend: the composition root (main) or a
+// test chooses one, offline or Ollama; the turn links neither.
+var ErrNoBackend = errors.New("session: no backend configured")
 
 // ErrTraceOfEncrypted refuses --trace on an encrypted database: a trace holds every prompt and
 // reply in plain text, which would undo the encryption of the shift it records.

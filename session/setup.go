@@ -12,8 +12,6 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/agents/llm"
-	"github.com/ward-sim/ward/agents/offline"
-	"github.com/ward-sim/ward/agents/ollama"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
@@ -33,28 +31,36 @@ type Flags struct {
 	Fresh                bool // --new: start a shift instead of resuming the latest
 	Scenarios, Agents    string
 	Trace                string
-	Knowledge            string
-	EmbedModel           string
-	ConfirmAdmissions    bool     // a person at the TUI
-	Instructor           bool     // the engine's secrets show (Config.Instructor)
-	Themes               []string // the names /prefs accepts
+	ConfirmAdmissions    bool // a person at the TUI
+	Instructor           bool // the engine's secrets show (Config.Instructor)
 	Given                map[string]bool
 }
 
+// Wiring is what the composition root (main) hands a setup, so that the turn links no backend:
+// how a model's backend is made, and the protocol cards.
+type Wiring struct {
+	// Backends makes the backend for --backend (auto, offline, ollama) and a model, and says
+	// whether the model can call tools; auto may fall back with a notice (agents/backend.Choose).
+	Backends func(ctx context.Context, backend, model string, stall time.Duration, notices func(string)) (llm.Backend, bool, error)
+	// Knowledge is the protocol cards every shift answers from; nil for none.
+	Knowledge *knowledge.KB
+}
+
 // Setup wires shifts on one store: it loads what every shift shares (the scenarios, the team,
-// the cards, the trace) and chooses the backend, once; each trainee signed in gets their own
-// preferences on top (Config).
+// the trace), takes the cards and the backends main wired (Wiring), and chooses the backend,
+// once; each trainee signed in gets their own preferences on top (Config).
 type Setup struct {
-	flags Flags
-	base  Config
+	flags  Flags
+	wiring Wiring
+	base   Config
 	// theme is the TUI theme of the trainee Config last applied.
 	theme string
 }
 
 // NewSetup wires shifts for flags on store, which is signed in. notices hears one-line notes for
 // the user, such as why the offline backend is in use, or that the trace stopped being written.
-func NewSetup(ctx context.Context, store *persist.Store, f Flags, notices func(string)) (*Setup, error) {
-	s := &Setup{flags: f}
+func NewSetup(ctx context.Context, store *persist.Store, f Flags, w Wiring, notices func(string)) (*Setup, error) {
+	s := &Setup{flags: f, wiring: w}
 	if err := s.wire(ctx, store, notices); err != nil {
 		s.Close()
 		return nil, err
@@ -65,7 +71,7 @@ func NewSetup(ctx context.Context, store *persist.Store, f Flags, notices func(s
 func (s *Setup) wire(ctx context.Context, store *persist.Store, notices func(string)) error {
 	f := s.flags
 	cfg := Config{Store: store, NumCtx: f.NumCtx, OutputBudget: f.OutputBudget, Shift: f.Shift, Seed: f.Seed,
-		ConfirmAdmissions: f.ConfirmAdmissions, Themes: f.Themes, Audit: store.Audit(), Instructor: f.Instructor}
+		ConfirmAdmissions: f.ConfirmAdmissions, Audit: store.Audit(), Instructor: f.Instructor, Knowledge: s.wiring.Knowledge}
 	var err error
 	if cfg.Pattern, err = PatientPattern(); err != nil {
 		return err
@@ -82,14 +88,11 @@ func (s *Setup) wire(ctx context.Context, store *persist.Store, notices func(str
 		}
 		s.base.Trace = cfg.Trace
 	}
-	if cfg.Knowledge, err = KnowledgeBase(f.Knowledge, f.EmbedModel, store); err != nil {
-		return err
-	}
 	prefs, err := LoadPrefs(store, store.Person().Trainee)
 	if err != nil {
 		return err
 	}
-	if cfg.Backend, cfg.Tools, err = ChooseBackend(ctx, f.Backend, s.preferred(prefs).model, f.Stall, notices); err != nil {
+	if cfg.Backend, cfg.Tools, err = s.wiring.Backends(ctx, f.Backend, s.preferred(prefs).model, f.Stall, notices); err != nil {
 		return err
 	}
 	AskModel(&cfg)
@@ -101,7 +104,7 @@ func (s *Setup) wire(ctx context.Context, store *persist.Store, notices func(str
 // store (a view signed in as them) and backend (the server's, as they share it). The model stays
 // the one the server chose, whatever the trainee prefers. The trace is s's: close s, not this.
 func (s *Setup) ForTrainee(store *persist.Store, backend llm.Backend) *Setup {
-	t := &Setup{flags: s.flags, base: s.base}
+	t := &Setup{flags: s.flags, wiring: s.wiring, base: s.base}
 	t.flags.Given = maps.Clone(s.flags.Given)
 	if t.flags.Given == nil {
 		t.flags.Given = map[string]bool{}
@@ -175,7 +178,7 @@ func (s *Setup) Config(ctx context.Context) (Config, error) {
 	}
 	team := *cfg.Team // the router follows the model; a shift already running keeps its own
 	cfg.Team = &team
-	if cfg.Backend, cfg.Tools, err = ChooseBackend(ctx, "ollama", chosen.model, s.flags.Stall, func(string) {}); err != nil {
+	if cfg.Backend, cfg.Tools, err = s.wiring.Backends(ctx, "ollama", chosen.model, s.flags.Stall, func(string) {}); err != nil {
 		return cfg, err
 	}
 	AskModel(&cfg)
@@ -228,53 +231,6 @@ func AskModel(cfg *Config) {
 		cfg.Analyzer = analyzer.NewAnalyzer(analyzer.NewLLMAnalyzer(traced, analyzer.LLMAnalyzerConfig{NumCtx: cfg.NumCtx}))
 		cfg.Team.Router = traced
 	}
-}
-
-// ChooseBackend honours --backend and reports whether the model can call tools. auto prefers
-// Ollama and falls back to offline with a one-line notice that says why.
-func ChooseBackend(ctx context.Context, backend, model string, stall time.Duration, notices func(string)) (llm.Backend, bool, error) {
-	switch backend {
-	case "offline":
-		return offline.New(), false, nil
-	case "auto", "ollama":
-	default:
-		return nil, false, fmt.Errorf("--backend must be auto, offline or ollama, not %q", backend)
-	}
-	m, err := ollama.FromEnvironment(model, ollama.Options{StallTimeout: stall})
-	if err != nil {
-		return nil, false, err
-	}
-	probeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	caps, err := m.Probe(probeCtx)
-	if err != nil {
-		if backend == "ollama" {
-			return nil, false, err
-		}
-		notices("using the offline backend: " + err.Error())
-		return offline.New(), false, nil
-	}
-	return m, caps.Tools, nil
-}
-
-// KnowledgeBase is the protocol cards, with the user's own from dir and semantic search on
-// embedModel; store keeps the embeddings between runs (nil: for this process only). Nothing is
-// read until first use.
-func KnowledgeBase(dir, embedModel string, store knowledge.VectorStore) (*knowledge.KB, error) {
-	if dir != "" {
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return nil, fmt.Errorf("--knowledge %s: not a directory of cards", dir)
-		}
-	}
-	opts := knowledge.Options{Dir: dir, Model: embedModel, Store: store}
-	if embedModel != "" {
-		m, err := ollama.FromEnvironment(embedModel, ollama.Options{})
-		if err != nil {
-			return nil, err
-		}
-		opts.Embedder = m
-	}
-	return knowledge.New(opts), nil
 }
 
 // LoadLibrary is the built-in scenarios, with those in dir ("" for none).

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ward-sim/ward/agents/backend"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/persist"
@@ -36,7 +37,7 @@ func TestTheStartDialogsTraineeGetsTheirPreferences(t *testing.T) {
 		given         map[string]bool
 		theme, window string
 	}{{nil, "light", "sliding"}, {map[string]bool{"theme": true, "window": true}, "dark", "block"}} {
-		setup, err := NewSetup(context.Background(), store, Flags{Backend: "offline", Theme: "dark", Window: "block", Given: tc.given}, func(string) {})
+		setup, err := NewSetup(context.Background(), store, Flags{Backend: "offline", Theme: "dark", Window: "block", Given: tc.given}, wired(t, store), func(string) {})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func TestTheStartDialogsTraineeGetsTheirModel(t *testing.T) {
 	if err := (Prefs{Model: ollamatest.TestModel}).Save(store, "bob"); err != nil {
 		t.Fatal(err)
 	}
-	setup, err := NewSetup(context.Background(), store, Flags{Backend: "auto", Model: "absent", Window: "block"}, func(string) {})
+	setup, err := NewSetup(context.Background(), store, Flags{Backend: "auto", Model: "absent", Window: "block"}, wired(t, store), func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func (n named) Model() string { return n.model }
 // backend; the server's own Setup, and the shifts of the others, are left as they were.
 func TestForTraineeGivesEachTheirStoreAndBackend(t *testing.T) {
 	store := setupStore(t, Prefs{Model: "alices-model"})
-	server, err := NewSetup(context.Background(), store, Flags{Backend: "offline", Window: "block"}, func(string) {})
+	server, err := NewSetup(context.Background(), store, Flags{Backend: "offline", Window: "block"}, wired(t, store), func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,4 +125,14 @@ func TestForTraineeGivesEachTheirStoreAndBackend(t *testing.T) {
 	if server.Store() != store || server.Backend().Model() == "alice's share" {
 		t.Error("ForTrainee changed the server's Setup")
 	}
+}
+
+// wired is what main wires a setup with: ward's backends and the built-in cards.
+func wired(t *testing.T, store *persist.Store) Wiring {
+	t.Helper()
+	kb, err := backend.Knowledge("", "", store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Wiring{Backends: backend.Choose, Knowledge: kb}
 }

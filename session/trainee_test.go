@@ -17,7 +17,6 @@ func traineeRig(t *testing.T, trainee string) *rig {
 		if err := cfg.Store.SignIn(persist.Person{Trainee: trainee}, nil); err != nil {
 			t.Fatal(err)
 		}
-		cfg.Themes = []string{"dark", "light"}
 	})
 }
 

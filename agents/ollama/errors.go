@@ -23,7 +23,7 @@ func ollamaError(err error, model string) error {
 		return &llm.ModelNotFoundError{Model: model}
 	}
 	if strings.HasPrefix(err.Error(), "unmarshal:") { // the client's words for a line it could not decode
-		return fmt.Errorf("Ollama sent a reply ward could not read (%v) — check the server's log, then retry", err)
+		return fmt.Errorf("Ollama sent a reply ward could not read (%v) — check the server's log, then retry", err) //nolint:staticcheck // ST1005: Ollama is a name, and the sentence is shown as it is
 	}
 	return fmt.Errorf("ollama: %w", err)
 }

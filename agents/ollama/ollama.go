@@ -165,7 +165,7 @@ func (o *Backend) Chat(ctx context.Context, req llm.Request, onDelta func(string
 
 // errEndedEarly is a stream that ended, with no error, before any chunk: the api client stops
 // reading at a line over its 512 KiB limit and reports nothing, so that is the likely cause.
-var errEndedEarly = errors.New("Ollama's stream ended before a reply began: a line over 512 KiB (the client's limit) ends it there — check the server's log, then retry")
+var errEndedEarly = errors.New("Ollama's stream ended before a reply began: a line over 512 KiB (the client's limit) ends it there — check the server's log, then retry") //nolint:staticcheck // ST1005: Ollama is a name
 
 // replyAccumulator joins streamed chunks into one assistant message.
 type replyAccumulator struct {

@@ -21,7 +21,12 @@ func TestWriteMakesANewFileWholeOrNotAtAll(t *testing.T) {
 		t.Fatalf("over an existing file without force: %v", err)
 	}
 	failed := errors.New("the writer failed")
-	if err := Write(path, true, func(w io.Writer) error { io.WriteString(w, "half"); return failed }); !errors.Is(err, failed) {
+	if err := Write(path, true, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "half"); err != nil {
+			return err
+		}
+		return failed
+	}); !errors.Is(err, failed) {
 		t.Fatalf("a failing writer: %v", err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != "first\n" {
@@ -90,7 +95,9 @@ func TestOpenLogAppendsAndRefusesALink(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.WriteString(line)
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
 		f.Close()
 	}
 	if data, _ := os.ReadFile(log); string(data) != "one\ntwo\n" {

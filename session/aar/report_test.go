@@ -232,7 +232,9 @@ func TestReportJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m map[string]any
-	json.Unmarshal(data, &m)
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range []string{"patient_id", "scenario", "presentation", "timeline", "critical_actions", "critical_errors", "score", "debrief", "news2_at_arrival"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("report JSON lacks %q", k)

@@ -97,7 +97,9 @@ critical_actions:`, 1)
 	if err := os.WriteFile(filepath.Join(dir, "late.yaml"), []byte(late), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "late.review.md"), review, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "late.review.md"), review, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r, err := Check(filepath.Join(dir, "late.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func TestStandingDoesNotWaitForATurn(t *testing.T) {
 	if err := <-injected; err != nil {
 		t.Fatal(err)
 	}
-	if st := e.Standing(); st.At == first.At {
+	if st := e.Standing(); st.At.Equal(first.At) {
 		t.Error("the injection did not renew the standing")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
@@ -24,7 +25,7 @@ func liveShift(tb testing.TB, patients, perPatient int) (session.Config, *sessio
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	cfg := session.Config{Store: store}
+	cfg := session.Config{Store: store, Backend: offline.New()}
 	s, err := session.Start(cfg)
 	if err != nil {
 		tb.Fatal(err)
@@ -178,7 +179,9 @@ func BenchmarkResumeFirstSnapshot(b *testing.B) {
 
 func TestLiveShowsTheResumedPatient(t *testing.T) {
 	cfg, s := liveShift(t, 2, 0)
-	NewLive(s, nil).Switch(context.Background(), "patient_2")
+	if err := NewLive(s, nil).Switch(context.Background(), "patient_2"); err != nil {
+		t.Fatal(err)
+	}
 	resumed, err := session.Resume(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +222,7 @@ func TestStartDialogDropsOnlyAnUntouchedShift(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := session.Config{Store: store}
+		cfg := session.Config{Store: store, Backend: offline.New()}
 		opened, err := session.Start(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -17,7 +17,9 @@ import (
 )
 
 // A class shares one model server: 30 trainees, each playing a real shift on one bbolt store,
-// reach a server with 4 parallel slots, where every call takes 1 s, through one queue. Every turn
+// reach a server with 4 parallel slots, where every call takes a quarter of a second (time scaled
+// down from a model's second or so: only the ratios of call, stall limit and round matter, and
+// the test runs in about 6 s instead of 26), through one queue. Every turn
 // completes, no wait in the queue is taken for a stall, the server never holds more than its 4
 // slots' worth of calls, and no trainee waits more than their share: a call waits at most one
 // round of the class (each trainee ahead of it sends one call, 4 at a time), and no trainee's
@@ -28,13 +30,13 @@ func TestClassSharesOneModelServerFairly(t *testing.T) {
 		trainees = 30
 		slots    = 4
 		turns    = 3
-		callTime = time.Second
-		margin   = 1500 * time.Millisecond // scheduling on a loaded CI machine, with -race
+		callTime = 250 * time.Millisecond
+		margin   = time.Second // scheduling on a loaded CI machine, with -race
 	)
 	f := ollamatest.NewFake(t, ollamatest.Slow(ollamatest.Streamed(hardToBreathe[:30], hardToBreathe[30:60], hardToBreathe[60:]), callTime))
 	f.Limit(slots)
 	// Shorter than the waits in the queue: a wait counted as the model's silence would stall.
-	limit := 2 * callTime
+	limit := 4 * callTime
 	server := &timedServer{Backend: ollama.New(f.Client(), ollamatest.TestModel, ollama.Options{StallTimeout: limit, FirstCall: limit})}
 	q := llm.NewQueue(server, slots)
 	class := startClass(t, q, trainees)

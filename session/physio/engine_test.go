@@ -255,7 +255,9 @@ func TestEventJSONMatchesTheRunContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		var m map[string]any
-		json.Unmarshal(data, &m)
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
 		if m["event"] != ev.Kind || m["patient_id"] != "patient_1" || m["t"] != ev.T() {
 			t.Errorf("bad header in %s", data)
 		}

@@ -13,7 +13,9 @@ func TestWardAdvanceDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range shift.Patients {
-		w.Admit(p.ID, scenario(t, p.Scenario))
+		if _, err := w.Admit(p.ID, scenario(t, p.Scenario)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	w.Advance(3 * 3600) // let every scenario reach a state it stays in
 	if n := testing.AllocsPerRun(200, func() { w.Advance(1) }); n != 0 {

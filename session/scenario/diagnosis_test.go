@@ -137,7 +137,7 @@ func FuzzMatchDiagnosis(f *testing.F) {
 		if got != MatchDiagnosis(key, said) {
 			t.Fatal("not deterministic")
 		}
-		if KeyPointNamed(said, term) != KeyPointNamed(said, term) {
+		if first := KeyPointNamed(said, term); KeyPointNamed(said, term) != first {
 			t.Fatal("key points: not deterministic")
 		}
 		if got.Verdict == VerdictWrong && got.Term != "" {

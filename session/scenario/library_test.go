@@ -112,7 +112,9 @@ func TestShiftFromFile(t *testing.T) {
 	lib := mustLoad(t)
 	dir := t.TempDir()
 	good := filepath.Join(dir, "mine.yaml")
-	os.WriteFile(good, []byte("id: mine\ntitle: Mine\npatients:\n  - {id: patient_7, scenario: hypoglycaemia}\n"), 0o644)
+	if err := os.WriteFile(good, []byte("id: mine\ntitle: Mine\npatients:\n  - {id: patient_7, scenario: hypoglycaemia}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sh, err := lib.Shift(good)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +123,9 @@ func TestShiftFromFile(t *testing.T) {
 		t.Errorf("bed should default to the scenario's, got %q", sh.Patients[0].Bed)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("id: bad\ntitle: Bad\npatients:\n  - {id: patient_1, scenario: hypoglycaemia}\n  - {id: patient_1, scenario: nope}\n"), 0o644)
+	if err := os.WriteFile(bad, []byte("id: bad\ntitle: Bad\npatients:\n  - {id: patient_1, scenario: hypoglycaemia}\n  - {id: patient_1, scenario: nope}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err = lib.Shift(bad)
 	if err == nil || !strings.Contains(err.Error(), "bad.yaml:5: duplicate patient id") ||
 		!strings.Contains(err.Error(), `bad.yaml:5: unknown scenario "nope"`) {
@@ -152,12 +156,16 @@ func TestUserDirectoryOverridesAndReportsFileErrors(t *testing.T) {
 	asthma, _ := builtinFS.ReadFile("builtin/asthma-exacerbation.yaml")
 	dir := t.TempDir()
 	edited := strings.Replace(string(asthma), "title: Acute severe asthma", "title: My asthma", 1)
-	os.WriteFile(filepath.Join(dir, "asthma.yaml"), []byte(edited), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "asthma.yaml"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	lib := mustLoad(t, dir)
 	if s, _ := lib.Get("asthma-exacerbation"); s.Title != "My asthma" {
 		t.Errorf("user scenario should replace the built-in, title %q", s.Title)
 	}
-	os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte("id: broken\ntitle: x\nbogus: 1\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte("id: broken\ntitle: x\nbogus: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err := Load(dir)
 	if err == nil || !strings.Contains(err.Error(), "broken.yaml:3: unknown field \"bogus\"") {
 		t.Fatalf("want file:line error, got %v", err)

@@ -13,7 +13,9 @@ import (
 func TestShiftMixDrawsUnusedScenarios(t *testing.T) {
 	lib := mustLoad(t)
 	file := filepath.Join(t.TempDir(), "mix.yaml")
-	os.WriteFile(file, []byte("id: mix\ntitle: Mix\npatients:\n  - {id: patient_1, scenario: asthma-exacerbation}\nmix: {count: 3, tags: [respiratory, allergy]}\n"), 0o644)
+	if err := os.WriteFile(file, []byte("id: mix\ntitle: Mix\npatients:\n  - {id: patient_1, scenario: asthma-exacerbation}\nmix: {count: 3, tags: [respiratory, allergy]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sh, err := lib.Shift(file)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ward-sim/ward/agents/backend"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
@@ -51,7 +52,7 @@ func newLab(t testing.TB, prepare func(*persist.Store), change func(*Config)) *t
 		prepare(store)
 	}
 	l.setup, err = session.NewSetup(context.Background(), store, session.Flags{Backend: "offline", Window: "block",
-		NumCtx: llm.DefaultNumCtx, OutputBudget: memory.BaseNumPredict, Seed: 1, ConfirmAdmissions: true}, func(string) {})
+		NumCtx: llm.DefaultNumCtx, OutputBudget: memory.BaseNumPredict, Seed: 1, ConfirmAdmissions: true}, wired(t, store), func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func (l *testLab) start() {
 		l.t.Fatal(err)
 	}
 	l.srv, l.addr = srv, ln.Addr().String()
-	go srv.Serve(ln)
+	go func() { _ = srv.Serve(ln) }() // ends with an error when the test shuts the server down
 }
 
 // stop shuts the server down and closes the store, as ward serve does on SIGTERM.
@@ -300,9 +301,19 @@ func (l *testLab) reopen() {
 	}
 	l.store = store
 	if l.setup, err = session.NewSetup(context.Background(), store, session.Flags{Backend: "offline", Window: "block",
-		NumCtx: llm.DefaultNumCtx, OutputBudget: memory.BaseNumPredict, Seed: 1}, func(string) {}); err != nil {
+		NumCtx: llm.DefaultNumCtx, OutputBudget: memory.BaseNumPredict, Seed: 1}, wired(l.t, store), func(string) {}); err != nil {
 		l.t.Fatal(err)
 	}
 	l.cfg.Setup = l.setup
 	l.start()
+}
+
+// wired is what main wires a setup with: ward's backends and the built-in cards.
+func wired(t testing.TB, store *persist.Store) session.Wiring {
+	t.Helper()
+	kb, err := backend.Knowledge("", "", store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session.Wiring{Backends: backend.Choose, Knowledge: kb}
 }
