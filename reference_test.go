@@ -113,7 +113,7 @@ func writeCommand(b *strings.Builder, cmd *cobra.Command, machine func(string) s
 			def = "—"
 		}
 		cell := strings.NewReplacer("|", `\|`).Replace
-		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |", name, cell(usage), cell(machine(def))))
+		rows = append(rows, fmt.Sprintf("| %#q | %s | %s |", name, cell(usage), cell(machine(def))))
 	})
 	if len(rows) > 0 {
 		fmt.Fprintf(b, "| flag | meaning | default |\n| --- | --- | --- |\n%s\n\n", strings.Join(rows, "\n"))

@@ -52,7 +52,7 @@ func termTexts(t testing.TB, lib *sc.Library) []string {
 	for i, term := range terms {
 		next := terms[(i+1)%len(terms)]
 		texts = append(texts,
-			term, strings.ToUpper(term), strings.Title(term), "likely "+term+".", "("+term+")",
+			term, strings.ToUpper(term), titleCase(term), "likely "+term+".", "("+term+")",
 			"["+term+"]", term+caseMask, caseMask+term, "pre"+term, term+"s", term+"-"+next,
 			term+" "+next+" "+term, strings.ReplaceAll(term, "s", "ſ"), strings.ReplaceAll(term, "k", "\u212a"),
 			"the "+strings.ToUpper(term[:len(term)/2])+term[len(term)/2:]+" again, "+term,
@@ -178,4 +178,13 @@ func BenchmarkMaskCase(b *testing.B) {
 			}
 		})
 	}
+}
+
+// titleCase capitalises each word's first letter, the case a heading gives a term.
+func titleCase(s string) string {
+	words := strings.Fields(s)
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return strings.Join(words, " ")
 }

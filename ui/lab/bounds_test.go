@@ -55,7 +55,6 @@ func TestConnectionsAreBoundedByKeyAndInAll(t *testing.T) {
 // Wrong passphrases bar the name for a while that grows with each, and reconnecting does not
 // clear it: the next connection waits it out, told so, before the prompt comes.
 func TestWrongPassphrasesBarTheNameAcrossConnections(t *testing.T) {
-	const instructorPass = "the instructor's long passphrase 42"
 	l := encryptedLab(t, nil)
 	key := l.enrol("jones", true)
 	wrong := l.dial("jones", key)
@@ -142,7 +141,7 @@ func TestAPanicInAConnectionEndsOnlyIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go handler.Serve(ln)
+	go func() { _ = handler.Serve(ln) }()
 	defer handler.Close()
 	for range 2 { // the second finds the server still answering
 		conn, err := gossh.Dial("tcp", ln.Addr().String(), &gossh.ClientConfig{User: "alice",

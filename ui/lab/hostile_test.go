@@ -161,11 +161,11 @@ func (s *server) hugeTerminal(name string, done <-chan struct{}) {
 		s.t.Errorf("%s: %v", name, err)
 		return
 	}
-	go io.Copy(io.Discard, out)
+	go func() { _, _ = io.Copy(io.Discard, out) }()
 	time.Sleep(time.Second) // the prompt to choose a passphrase
-	io.WriteString(keys, s.pass+"\r")
+	_, _ = io.WriteString(keys, s.pass+"\r")
 	time.Sleep(time.Second)
-	io.WriteString(keys, s.pass+"\r")
+	_, _ = io.WriteString(keys, s.pass+"\r")
 	<-done
 }
 
