@@ -121,8 +121,10 @@ func TestBoardIsClearWithNoTrainee(t *testing.T) {
 // waiting and for how long in sim time, and the score so far, within 80×24.
 func TestBoardListsTraineesWithNEWS2AndAlarmWaits(t *testing.T) {
 	c := &fakeClass{}
-	c.join(t, "ana", "/admit patient_1 anaphylaxis", "/vitals", "/wait 10m")
-	c.join(t, "ben", "/admit patient_1 hypoglycaemia", "/admit patient_2 upper-gi-bleed", "/vitals", "/wait 2m")
+	// Each clock is paused once its lines are played: the sim clock otherwise follows the wall
+	// clock, and a slow join (under -race on a busy machine) would move the waits on.
+	c.join(t, "ana", "/admit patient_1 anaphylaxis", "/vitals", "/wait 10m", "/pause")
+	c.join(t, "ben", "/admit patient_1 hypoglycaemia", "/admit patient_2 upper-gi-bleed", "/vitals", "/wait 2m", "/pause")
 	m := newBoard(t, c)
 	v := view(m)
 	for _, want := range []string{"2 connected", "alarms: time waited, in sim time", "ana", "ben", "Daniel Reyes", "Tom Harris",
