@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/ward" .
+. .ci/ward.sh
+ward_into "$bin" # the one binary .ci/run built, or one of its own when run alone
 WARD_BIN="$bin/ward" WARD_HOSTILE=1 timeout 600 go test -count=1 -timeout 9m -run '^TestLoadWithHostileConnections$' -v ./ui/lab/
 go test -count=1 -timeout 5m -run 'Bounded|Barred|Bar|Panic|Huge|Revoked|WithoutASession|LeaveNothing|OverSSHMeet' ./ui/lab/
