@@ -48,8 +48,9 @@ func (e *Engine) Apply(a action.Action) []Event {
 		e.reviewed()
 		return e.recordOrder(e.fluidsRefused(a), nil, out)
 	}
-	if a.Kind == sc.KindCPR && !e.Rhythm().Arrest() {
+	if a.Kind == sc.KindCPR && e.cprOnAPulse() {
 		e.reviewed()
+		out = e.criticalError(errCPRWithPulse, "chest compressions asked for on a patient with a pulse", out)
 		return e.recordOrder(e.compressionsRefused(), nil, out)
 	}
 	if a.Kind == sc.KindIVAccess {

@@ -23,6 +23,15 @@ const resumeAfterROSC = 120
 // of 150–200 J (Resuscitation Council UK, ALS 2021).
 const DefaultEnergy = 150
 
+// cprOnAPulse reports whether chest compressions asked for now would fall on a heart the team
+// knows to be beating: no arrest, and not the two minutes after the shock that restarted it, when
+// the algorithm resumes compressions before anyone checks (so the nurse's word cannot give the
+// return of circulation away).
+func (e *Engine) cprOnAPulse() bool {
+	a := e.s.Arrest
+	return !e.inArrest() && (a == nil || e.s.T-a.ROSC > resumeAfterROSC)
+}
+
 // arrestAction plays what act does to a cardiac arrest. A shock is judged on any patient: on
 // a rhythm that is not shockable it is a critical error. The rest is recorded only while the
 // arrest lasts, except the care after a return of circulation, which the review reads from the
@@ -39,9 +48,6 @@ func (e *Engine) arrestAction(act action.Action, out []Event) []Event {
 		return e.shock(act, out)
 	}
 	a := e.s.Arrest
-	if act.Kind == sc.KindCPR && !e.inArrest() && (a == nil || e.s.T-a.ROSC > resumeAfterROSC) {
-		return e.criticalError(errCPRWithPulse, "chest compressions on a patient with a pulse", out)
-	}
 	if !a.Active() {
 		return out
 	}
