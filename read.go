@@ -76,12 +76,15 @@ func progress(_ context.Context, c *call) error {
 }
 
 // report writes the class report, as the instructor: every trainee's shifts.
-func report(_ context.Context, c *call) error {
+func report(ctx context.Context, c *call) error {
 	lib, err := session.LoadLibrary(c.o.scenarios)
 	if err != nil {
 		return err
 	}
 	c.o.instructor = true
+	if c.given("lrs") {
+		return lrsReport(ctx, c, lib)
+	}
 	if c.o.format == "xapi" || c.given("xapi-base") {
 		return xapiReport(c, lib)
 	}
