@@ -29,6 +29,7 @@ type options struct {
 	knowledge, embedModel           string
 	from                            string        // ward scenarios new: the scenario to start from
 	xapiBase                        string        // ward report --format xapi: the IRI its names go under
+	xapiHomePage                    string        // ward report --format xapi: the system the trainees' accounts are on
 	lrs                             string        // ward report --lrs: the learning record store's xAPI endpoint
 	lrsTimeout                      time.Duration // ward report --lrs: how long a run keeps trying the store
 	stall, timeout                  time.Duration
@@ -227,6 +228,7 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	},
 	"xapi-base": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.xapiBase, "xapi-base", records.DefaultXAPIBase, "with --format xapi: the `IRI` ward names trainees' accounts and cases under (set yours: .invalid never resolves)")
+		fs.StringVar(&o.xapiHomePage, "xapi-homepage", "", "with --format xapi: the `IRI` of the system the trainees' accounts are on (default the --xapi-base)")
 	},
 	"lrs": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.lrs, "lrs", "", "post the xAPI statements to the learning record store at this xAPI endpoint `URL`, through an outbox in the database (basic auth from WARD_LRS_USER and WARD_LRS_PASSWORD)")

@@ -19,9 +19,9 @@ func lrsReport(ctx context.Context, c *call, lib *scenario.Library) error {
 	if c.o.lrsTimeout <= 0 {
 		return usageError{"--lrs-timeout takes a duration above 0, e.g. 30s — see ward report --help"}
 	}
-	base, err := records.XAPIBase(c.o.xapiBase)
+	names, err := xapiNames(c.o)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	lrs, err := records.NewLRS(c.o.lrs, os.Getenv("WARD_LRS_USER"), os.Getenv("WARD_LRS_PASSWORD"))
 	if err != nil {
@@ -32,7 +32,7 @@ func lrsReport(ctx context.Context, c *call, lib *scenario.Library) error {
 		return err
 	}
 	defer store.Close()
-	statements, err := records.ReadXAPI(store, lib, base)
+	statements, err := records.ReadXAPI(store, lib, names)
 	if err != nil {
 		return err
 	}
