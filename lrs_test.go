@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -201,5 +203,33 @@ func TestReportLRSErrorsAreClear(t *testing.T) {
 		if _, err := ward(t, "", "report", "--db", db, "--lrs", bad); !errors.As(err, &usage) {
 			t.Errorf("--lrs %s: %v, want a usage error", bad, err)
 		}
+	}
+}
+
+// In an encrypted database the outbox keeps its statements sealed: the file shows no answer in
+// the clear while the store is down, and the instructor's next run posts them all.
+func TestReportLRSKeepsAnEncryptedOutboxSealed(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "class.db")
+	passphrases(t, "alice on the night shift", "the night sister holds the keys")
+	script := "/admit patient_1 asthma-exacerbation\n/diagnosis acute severe asthma\n/dispo HDU\nHer peak flow was a third of her best\n"
+	if out, err := ward(t, script, "run", "--db", db, "--encrypt", "--trainee", "alice", "--backend", "offline"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	_, down := newFakeLRS(t, func([]string) int { return http.StatusServiceUnavailable })
+	if _, err := ward(t, "", "report", "--db", db, "--lrs", down.URL+"/xapi", "--lrs-timeout", "300ms"); err == nil {
+		t.Fatal("a store that is down took the statements")
+	}
+	if data, _ := os.ReadFile(db); bytes.Contains(data, []byte("peak flow")) || bytes.Contains(data, []byte("ward.invalid/")) {
+		t.Error("the encrypted file holds a waiting statement in the clear")
+	}
+	f, up := newFakeLRS(t, nil)
+	out, err := ward(t, "", "report", "--db", db, "--lrs", up.URL+"/xapi")
+	if err != nil || !strings.Contains(out, "waited") || !strings.Contains(out, "; 0 waiting") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.received) < 3 {
+		t.Errorf("the store took %d statements", len(f.received))
 	}
 }

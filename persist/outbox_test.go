@@ -1,7 +1,8 @@
 package persist
 
 import (
-	"errors"
+	"bytes"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // one again once sent.
 func TestOutboxKeepsRecordsUntilSentAndNeverTwice(t *testing.T) {
 	s, path := openTemp(t)
-	added, err := s.OutboxAdd(map[string][]byte{"b": []byte(`{"id":"b"}`), "a": []byte(`{"id":"a"}`)})
+	added, err := s.OutboxAdd([]OutboxRecord{rec("b"), rec("a")})
 	if err != nil || added != 2 {
 		t.Fatalf("added %d: %v", added, err)
 	}
@@ -22,27 +23,31 @@ func TestOutboxKeepsRecordsUntilSentAndNeverTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ids, docs, err := s.OutboxWaiting()
-	if err != nil || !reflect.DeepEqual(ids, []string{"a", "b"}) || string(docs[1]) != `{"id":"b"}` {
-		t.Fatalf("waiting after a reopening: %v %q %v", ids, docs, err)
+	waiting, err := s.OutboxWaiting()
+	if err != nil || !reflect.DeepEqual(waiting, []OutboxRecord{rec("a"), rec("b")}) {
+		t.Fatalf("waiting after a reopening: %v %v", waiting, err)
 	}
-	if err := s.OutboxSent([]string{"a"}, time.Now()); err != nil {
+	if err := s.OutboxSent(waiting[:1], time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if added, err = s.OutboxAdd(map[string][]byte{"a": []byte(`{"id":"a"}`), "b": []byte(`{"id":"b"}`), "c": []byte(`{}`)}); err != nil || added != 1 {
+	if added, err = s.OutboxAdd([]OutboxRecord{rec("a"), rec("b"), rec("c")}); err != nil || added != 1 {
 		t.Errorf("adding a sent, a waiting and a new record added %d: %v", added, err)
 	}
-	if ids, _, _ = s.OutboxWaiting(); !reflect.DeepEqual(ids, []string{"b", "c"}) {
-		t.Errorf("waiting: %v, want b and c", ids)
+	if waiting, _ = s.OutboxWaiting(); !reflect.DeepEqual(waiting, []OutboxRecord{rec("b"), rec("c")}) {
+		t.Errorf("waiting: %v, want b and c", waiting)
 	}
 }
 
+func rec(id string) OutboxRecord {
+	return OutboxRecord{ID: id, Trainee: "alice", Doc: []byte(`{"id":"` + id + `"}`)}
+}
+
 // Records waiting in the clear stop a file being encrypted; once sent, only their ids remain
-// and the conversion keeps them.
+// and the conversion keeps them; in the encrypted file a record waits sealed.
 func TestEncryptRefusesWhileRecordsWait(t *testing.T) {
 	s, path := openTemp(t)
 	fillShift(t, s, "s-alice", "alice")
-	if _, err := s.OutboxAdd(map[string][]byte{"a": []byte(`{"actor":"alice"}`)}); err != nil {
+	if _, err := s.OutboxAdd([]OutboxRecord{rec("a")}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -57,7 +62,7 @@ func TestEncryptRefusesWhileRecordsWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.OutboxSent([]string{"a"}, time.Now()); err != nil {
+	if err := s.OutboxSent([]OutboxRecord{rec("a")}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -72,7 +77,15 @@ func TestEncryptRefusesWhileRecordsWait(t *testing.T) {
 	if err := s.SignIn(Person{Instructor: true}, []byte("the night sister holds the keys")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.OutboxAdd(map[string][]byte{"a": []byte(`{}`)}); !errors.Is(err, ErrOutboxEncrypted) {
-		t.Errorf("an encrypted file took a record in the clear: %v", err)
+	secret := OutboxRecord{ID: "b", Trainee: "alice", Doc: []byte(`{"response":"a silent chest"}`)}
+	if _, err := s.OutboxAdd([]OutboxRecord{secret}); err != nil {
+		t.Fatal(err)
+	}
+	if waiting, err := s.OutboxWaiting(); err != nil || !reflect.DeepEqual(waiting, []OutboxRecord{secret}) {
+		t.Errorf("a sealed record read back: %v %v", waiting, err)
+	}
+	s.Close()
+	if data, _ := os.ReadFile(path); bytes.Contains(data, []byte("a silent chest")) {
+		t.Error("an encrypted file holds a waiting record in the clear")
 	}
 }

@@ -51,37 +51,37 @@ type Posted struct {
 // the LRS until ctx is done. The error says why some are left.
 func PostXAPI(ctx context.Context, lrs LRS, store *persist.Store, statements []Statement) (Posted, error) {
 	var p Posted
-	ids, _, err := store.OutboxWaiting()
+	earlier, err := store.OutboxWaiting()
 	if err != nil {
 		return p, err
 	}
-	p.Earlier = len(ids)
-	docs := make(map[string][]byte, len(statements))
-	for _, s := range statements {
-		if docs[s.ID], err = json.Marshal(s); err != nil {
+	p.Earlier = len(earlier)
+	records := make([]persist.OutboxRecord, len(statements))
+	for i, s := range statements {
+		records[i] = persist.OutboxRecord{ID: s.ID, Trainee: s.Actor.Account.Name}
+		if records[i].Doc, err = json.Marshal(s); err != nil {
 			return p, err
 		}
 	}
-	if p.Added, err = store.OutboxAdd(docs); err != nil {
+	if p.Added, err = store.OutboxAdd(records); err != nil {
 		return p, err
 	}
-	ids, waiting, err := store.OutboxWaiting()
+	waiting, err := store.OutboxWaiting()
 	if err != nil {
 		return p, err
 	}
-	err = lrs.postAll(ctx, ids, waiting, func(sent []string) error {
+	err = lrs.postAll(ctx, waiting, func(sent []persist.OutboxRecord) error {
 		p.Sent += len(sent)
 		return store.OutboxSent(sent, time.Now())
 	})
-	p.Left = len(ids) - p.Sent
+	p.Left = len(waiting) - p.Sent
 	return p, err
 }
 
-// postAll posts the statements batch by batch; taken is told of each batch the store took.
-func (l LRS) postAll(ctx context.Context, ids []string, docs [][]byte, taken func([]string) error) error {
-	for start := 0; start < len(ids); start += lrsBatch {
-		end := min(start+lrsBatch, len(ids))
-		if err := l.postBatch(ctx, ids[start:end], docs[start:end], taken); err != nil {
+// postAll posts the records batch by batch; taken is told of each batch the store took.
+func (l LRS) postAll(ctx context.Context, records []persist.OutboxRecord, taken func([]persist.OutboxRecord) error) error {
+	for start := 0; start < len(records); start += lrsBatch {
+		if err := l.postBatch(ctx, records[start:min(start+lrsBatch, len(records))], taken); err != nil {
 			return err
 		}
 	}
@@ -90,18 +90,18 @@ func (l LRS) postAll(ctx context.Context, ids []string, docs [][]byte, taken fun
 
 // postBatch posts one batch, again with back-off while the store fails or is unreachable. A
 // 409 on a batch says only that one of them is already there, so each is then posted alone.
-func (l LRS) postBatch(ctx context.Context, ids []string, docs [][]byte, taken func([]string) error) error {
+func (l LRS) postBatch(ctx context.Context, batch []persist.OutboxRecord, taken func([]persist.OutboxRecord) error) error {
 	wait := 250 * time.Millisecond
 	for {
-		status, err := l.post(ctx, docs)
+		status, err := l.post(ctx, batch)
 		switch {
 		case err == nil && (status == http.StatusOK || status == http.StatusNoContent):
-			return taken(ids)
-		case err == nil && status == http.StatusConflict && len(ids) == 1:
-			return taken(ids)
+			return taken(batch)
+		case err == nil && status == http.StatusConflict && len(batch) == 1:
+			return taken(batch)
 		case err == nil && status == http.StatusConflict:
-			for i := range ids {
-				if err := l.postBatch(ctx, ids[i:i+1], docs[i:i+1], taken); err != nil {
+			for i := range batch {
+				if err := l.postBatch(ctx, batch[i:i+1], taken); err != nil {
 					return err
 				}
 			}
@@ -109,7 +109,7 @@ func (l LRS) postBatch(ctx context.Context, ids []string, docs [][]byte, taken f
 		case err == nil && (status == http.StatusUnauthorized || status == http.StatusForbidden):
 			return fmt.Errorf("the LRS at %s refused ward's account (%d %s): set WARD_LRS_USER and WARD_LRS_PASSWORD", l.Statements, status, http.StatusText(status))
 		case err == nil && status != http.StatusTooManyRequests && status < 500:
-			return fmt.Errorf("the LRS at %s answered %d %s to statement %s and its batch", l.Statements, status, http.StatusText(status), ids[0])
+			return fmt.Errorf("the LRS at %s answered %d %s to statement %s and its batch", l.Statements, status, http.StatusText(status), batch[0].ID)
 		case err == nil:
 			err = fmt.Errorf("answered %d %s", status, http.StatusText(status))
 		}
@@ -123,7 +123,11 @@ func (l LRS) postBatch(ctx context.Context, ids []string, docs [][]byte, taken f
 }
 
 // post sends a JSON array of statements and gives the store's status.
-func (l LRS) post(ctx context.Context, docs [][]byte) (int, error) {
+func (l LRS) post(ctx context.Context, batch []persist.OutboxRecord) (int, error) {
+	docs := make([][]byte, len(batch))
+	for i, r := range batch {
+		docs[i] = r.Doc
+	}
 	body := append([]byte("["), bytes.Join(docs, []byte(","))...)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.Statements, bytes.NewReader(append(body, ']')))
 	if err != nil {
