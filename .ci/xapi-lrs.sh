@@ -34,7 +34,8 @@ ward report --db "$db" --lrs "$endpoint" --lrs-timeout 2s >"$tmp/first.out" 2>"$
 cp "$db" "$tmp/copy.db"
 
 AUTH_REPO=test EVENTS_REPO=test MODELS_REPO=memory STORAGE_REPO=memory EXPRESS_PORT="$port" WINSTON_CONSOLE_LEVEL=error \
-	node "$tmp/npm/node_modules/xapi-statements/dist/index.js" >"$tmp/lrs.log" 2>&1 &
+	EXPRESS_MORGAN_DIRECTORY="$tmp/lrs-logs" FS_LOCAL_STORAGE_DIR="$tmp/lrs-storage" \
+	bash -c 'cd "$1" && exec node npm/node_modules/xapi-statements/dist/index.js' - "$tmp" >"$tmp/lrs.log" 2>&1 &
 lrs_pid=$!
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/xAPI/about" && break; sleep 0.2; done
 
