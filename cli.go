@@ -27,8 +27,11 @@ type options struct {
 	scenarios, agents, shift, theme string
 	window, patient, format, out    string
 	knowledge, embedModel           string
-	from                            string // ward scenarios new: the scenario to start from
-	xapiBase                        string // ward report --format xapi: the IRI its names go under
+	from                            string        // ward scenarios new: the scenario to start from
+	xapiBase                        string        // ward report --format xapi: the IRI its names go under
+	xapiHomePage                    string        // ward report --format xapi: the system the trainees' accounts are on
+	lrs                             string        // ward report --lrs: the learning record store's xAPI endpoint
+	lrsTimeout                      time.Duration // ward report --lrs: how long a run keeps trying the store
 	stall, timeout                  time.Duration
 	numCtx, outputBudget            int
 	seed                            int64
@@ -225,6 +228,11 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	},
 	"xapi-base": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.xapiBase, "xapi-base", records.DefaultXAPIBase, "with --format xapi: the `IRI` ward names trainees' accounts and cases under (set yours: .invalid never resolves)")
+		fs.StringVar(&o.xapiHomePage, "xapi-homepage", "", "with --format xapi: the `IRI` of the system the trainees' accounts are on (default the --xapi-base)")
+	},
+	"lrs": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.lrs, "lrs", "", "post the xAPI statements to the learning record store at this xAPI endpoint `URL`, through an outbox in the database (basic auth from WARD_LRS_USER and WARD_LRS_PASSWORD)")
+		fs.DurationVar(&o.lrsTimeout, "lrs-timeout", 30*time.Second, "with --lrs: how long to keep trying a store that fails; what it did not take waits for the next run")
 	},
 	"min": func(fs *pflag.FlagSet, o *options) {
 		fs.Float64Var(&o.min, "min", eval.DefaultMin, "the `share` of cases that must pass, or ward exits 1; 0 makes a report that cannot fail")

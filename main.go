@@ -110,7 +110,7 @@ func commands(cl *cli) *cobra.Command {
 		cl.build(spec{use: "progress", summary: "a trainee's shifts over time: scores, critical errors, time to critical actions",
 			flags: append([]string{"scenarios", "json"}, readFlags...), run: progress}),
 		cl.build(spec{use: "report", summary: "the class report: every trainee's shifts (the instructor's passphrase when encrypted)",
-			flags: append([]string{"db", "scenarios", "xapi-base"}, outFlags...), formats: []string{"md", "csv", "json", "xapi"}, run: report}),
+			flags: append([]string{"db", "scenarios", "xapi-base", "lrs"}, outFlags...), formats: []string{"md", "csv", "json", "xapi"}, run: report}),
 		cl.build(spec{use: "audit", summary: "who opened, exported, cleared or restored what, and failed passphrases",
 			flags: []string{"db", "json"}, run: auditList}),
 		cl.build(spec{use: "encrypt", summary: "encrypt a database's records under a new instructor's passphrase",

@@ -76,13 +76,16 @@ func progress(_ context.Context, c *call) error {
 }
 
 // report writes the class report, as the instructor: every trainee's shifts.
-func report(_ context.Context, c *call) error {
+func report(ctx context.Context, c *call) error {
 	lib, err := session.LoadLibrary(c.o.scenarios)
 	if err != nil {
 		return err
 	}
 	c.o.instructor = true
-	if c.o.format == "xapi" || c.given("xapi-base") {
+	if c.given("lrs") {
+		return lrsReport(ctx, c, lib)
+	}
+	if c.o.format == "xapi" || c.given("xapi-base") || c.given("xapi-homepage") {
 		return xapiReport(c, lib)
 	}
 	return readStore(c, persist.AuditReport, "class report as "+c.o.format, func(st *persist.Store) error {
@@ -107,19 +110,34 @@ func report(_ context.Context, c *call) error {
 // record store.
 func xapiReport(c *call, lib *scenario.Library) error {
 	if c.o.format != "xapi" {
-		return usageError{"--xapi-base goes with --format xapi — see ward report --help"}
+		return usageError{"--xapi-base and --xapi-homepage go with --format xapi — see ward report --help"}
 	}
-	base, err := records.XAPIBase(c.o.xapiBase)
+	names, err := xapiNames(c.o)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	return readStore(c, persist.AuditReport, "class report as xapi", func(st *persist.Store) error {
-		statements, err := records.ReadXAPI(st, lib, base)
+		statements, err := records.ReadXAPI(st, lib, names)
 		if err != nil {
 			return err
 		}
 		return toOut(c, func(out io.Writer) error { return writeJSON(out, statements) })
 	})
+}
+
+// xapiNames are the IRIs --xapi-base and --xapi-homepage give, checked alike.
+func xapiNames(o *options) (records.XAPINames, error) {
+	base, err := records.XAPIBase(o.xapiBase)
+	if err != nil {
+		return records.XAPINames{}, usageError{err.Error()}
+	}
+	home := base
+	if o.xapiHomePage != "" {
+		if home, err = records.XAPIBase(o.xapiHomePage); err != nil {
+			return records.XAPINames{}, usageError{"--xapi-homepage: " + err.Error()}
+		}
+	}
+	return records.XAPINames{Base: base, HomePage: home}, nil
 }
 
 func stats(_ context.Context, c *call) error {

@@ -97,6 +97,11 @@ func writeEncrypted(tx *bolt.Tx, dst string, passphrase []byte, owner string) ([
 				return encryptArchives(to, b, owners, owner, sealFor)
 			case string(bucketTrainees):
 				return encryptPrefs(to, b, sealFor)
+			case string(bucketOutbox): // ids of records sent, nothing about a trainee
+				if !emptyTree(b.Bucket(bucketWaiting)) {
+					return errors.New("learning records wait in the outbox, in the clear: post them (ward report --lrs URL) before encrypting: nothing was converted")
+				}
+				return copyBucket(to, b)
 			}
 			return fmt.Errorf("the bucket %q is not ward's: nothing was converted", name)
 		})

@@ -91,6 +91,8 @@ func reflectionPoints(e *physio.Engine, r Report) []Point {
 // ReflectionOutcome is a reflective question, the trainee's answer and which of the key points
 // it named.
 type ReflectionOutcome struct {
+	Number   int      `json:"number"` // the question's place in the case's list, from 1
+	T        float64  `json:"t"`      // ward time of the answer
 	Question string   `json:"question"`
 	Answer   string   `json:"answer"`
 	Named    []string `json:"named"`
@@ -102,7 +104,7 @@ func reflections(e *physio.Engine) []ReflectionOutcome {
 	var out []ReflectionOutcome
 	for _, a := range e.Reflections() {
 		q := e.Scenario().Reflection[a.Question]
-		o := ReflectionOutcome{Question: q.Question, Answer: a.Answer, Named: []string{}, Missed: []string{}}
+		o := ReflectionOutcome{Number: a.Question + 1, T: a.T, Question: q.Question, Answer: a.Answer, Named: []string{}, Missed: []string{}}
 		for _, kp := range q.KeyPoints {
 			if sc.KeyPointNamed(a.Answer, kp) {
 				o.Named = append(o.Named, kp)

@@ -2,6 +2,7 @@ package records
 
 import (
 	"crypto/sha1"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -30,9 +31,17 @@ const (
 	adlVerbs      = "http://adlnet.gov/expapi/verbs/"
 	adlActivities = "http://adlnet.gov/expapi/activities/"
 	xapiLanguage  = "en-GB"
-	// unnamedTrainee is the account of a shift no trainee signed in to: a plain database's.
-	unnamedTrainee = "unnamed"
 )
+
+// XAPINames are where the export names things: Base for its activities and extensions, HomePage
+// for the system the trainees' accounts are on (the base when empty).
+type XAPINames struct {
+	Base, HomePage string
+}
+
+// ErrNoTrainee refuses to export a shift that names no trainee: a statement's actor must be a
+// person, and ward will not make one up.
+var ErrNoTrainee = errors.New("names no trainee, so its statements would have no actor: play shifts with --trainee NAME to export them")
 
 // Statement is one xAPI statement: an actor did a verb to an object, with a result, in a
 // context, at a time.
@@ -141,15 +150,15 @@ type xapiShift struct {
 
 // shiftStatements are a shift's statements, patient by patient, each patient's in the order
 // they happened.
-func shiftStatements(base string, s xapiShift) []Statement {
-	trainee := s.info.Trainee
-	if trainee == "" {
-		trainee = unnamedTrainee
+func shiftStatements(names XAPINames, s xapiShift) []Statement {
+	base, trainee, home := names.Base, s.info.Trainee, names.HomePage
+	if home == "" {
+		home = base
 	}
 	shiftIRI := base + "shifts/" + url.PathEscape(s.info.ID)
 	shared := caseWriter{
 		base: base, shiftIRI: shiftIRI, registration: nameUUID(shiftIRI),
-		actor: Agent{ObjectType: "Agent", Name: trainee, Account: Account{HomePage: base, Name: trainee}},
+		actor: Agent{ObjectType: "Agent", Name: trainee, Account: Account{HomePage: home, Name: trainee}},
 		shift: Activity{ObjectType: "Activity", ID: shiftIRI, Definition: &ActivityDefinition{
 			Name: en(fmt.Sprintf("Shift %s of %s UTC", shiftName(s.info.Shift), s.info.CreatedAt.UTC().Format("2006-01-02 15:04")))}},
 		clock: wallClock{said: s.chat, start: s.info.CreatedAt},
@@ -195,6 +204,8 @@ func (c *caseWriter) statements(r aar.Report) []Statement {
 	if r.Disposition != nil {
 		c.diagnosis()
 		c.disposition()
+		c.reflections()
+		c.arrest()
 		c.caseEnd()
 	}
 	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].ward < c.out[j].ward })
@@ -270,6 +281,43 @@ func (c *caseWriter) disposition() {
 		verb, res.Success, res.Score = passedOr(d.Accepted), &d.Accepted, scoreOf(part.Points, part.Max)
 	}
 	c.add("disposition", d.T, verb, c.event("disposition", "Disposition", "Where the patient was sent", "question"), res)
+}
+
+// reflections: each reflective answer, answered, with the key points it named (its score) and
+// those it missed; the same question answered twice is two statements.
+func (c *caseWriter) reflections() {
+	for i, o := range c.r.Reflections {
+		key := "reflections/" + strconv.Itoa(o.Number)
+		res := &Result{Response: o.Answer, Score: scoreOf(len(o.Named), len(o.Named)+len(o.Missed))}
+		c.add("reflections/answers/"+strconv.Itoa(i+1), o.T, verbAnswered, c.event(key, o.Question, "A reflective question", "question"), res)
+		res.Extensions[c.base+"extensions/key-points-named"] = o.Named
+		res.Extensions[c.base+"extensions/key-points-missed"] = o.Missed
+	}
+}
+
+// arrest is the cardiac arrest as the review measured it, when there was one: the compression
+// fraction, the longest pause and the times from the collapse to CPR, the first shock and each
+// drug, in extensions. The review's fraction and pauses count sim time, as the engine does;
+// pauses that took none (the clock paused) are counted apart.
+func (c *caseWriter) arrest() {
+	v := c.r.Arrest
+	if v == nil {
+		return
+	}
+	ext := func(name string) string { return c.base + "extensions/arrest-" + name }
+	drugs := make([]map[string]any, len(v.Drugs))
+	for i, d := range v.Drugs {
+		drugs[i] = map[string]any{"drug": d.Drug, "seconds-from-collapse": d.At, "verdict": d.Verdict}
+	}
+	res := &Result{Response: v.Outcome}
+	c.add("arrest", c.r.Arrived+v.Collapse, verbCompleted, c.event("arrest", "Cardiac arrest", "Resuscitation measured against the ALS algorithm (RCUK 2021)", "performance"), res)
+	for name, value := range map[string]any{
+		"compression-fraction": v.Fraction, "longest-pause-seconds": v.LongestPause, "pauses-without-sim-time": v.InstantPauses,
+		"seconds-to-recognition": v.Recognised, "seconds-to-cpr": v.FirstCPR, "seconds-to-first-shock": v.FirstShock,
+		"shockable": v.Shockable, "shocks": v.Shocks, "drugs": drugs,
+	} {
+		res.Extensions[ext(name)] = value
+	}
 }
 
 // endedByInstructor: the instructor closed the case from the board before the trainee sent the

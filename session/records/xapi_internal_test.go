@@ -96,14 +96,14 @@ func TestShiftStatementsOfAClosedCase(t *testing.T) {
 			{Name: aar.PartDiagnosis, Max: 35}, {Name: aar.PartDisposition, Points: 20, Max: 20}}},
 	}
 	chat := []memory.Message{{At: start.Add(time.Minute), Sim: 100}, {At: start.Add(2 * time.Minute), Sim: 400}, {At: start.Add(5 * time.Minute), Sim: 700}}
-	got := shiftStatements(DefaultXAPIBase, xapiShift{info: persist.SessionInfo{ID: "s1", CreatedAt: start}, reports: []aar.Report{r}, chat: chat})
+	got := shiftStatements(XAPINames{Base: DefaultXAPIBase, HomePage: "https://sso.example.org/"}, xapiShift{info: persist.SessionInfo{ID: "s1", Trainee: "alice", CreatedAt: start}, reports: []aar.Report{r}, chat: chat})
 	var lines []string
 	ids := map[string]bool{}
 	for _, s := range got {
 		lines = append(lines, s.Verb.Display[xapiLanguage]+" "+strings.TrimPrefix(s.Object.ID, DefaultXAPIBase+"scenarios/sepsis")+" "+s.Timestamp[11:19])
 		ids[s.ID] = true
-		if s.Actor.Account.Name != unnamedTrainee {
-			t.Errorf("actor %+v, want the unnamed trainee's account", s.Actor)
+		if s.Actor.Account != (Account{HomePage: "https://sso.example.org/", Name: "alice"}) {
+			t.Errorf("actor %+v, want alice's account on the home page given", s.Actor)
 		}
 	}
 	want := []string{

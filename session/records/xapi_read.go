@@ -10,9 +10,10 @@ import (
 	"github.com/ward-sim/ward/session/scenario"
 )
 
-// ReadXAPI reads every shift the store can open as xAPI statements named under base (as
-// XAPIBase returns it), shift by shift in the order they began; lib resolves their scenarios.
-func ReadXAPI(store *persist.Store, lib *scenario.Library, base string) ([]Statement, error) {
+// ReadXAPI reads every shift the store can open as xAPI statements named as names say (its base
+// as XAPIBase returns it), shift by shift in the order they began; lib resolves their scenarios.
+// A shift with statements that names no trainee is refused (ErrNoTrainee).
+func ReadXAPI(store *persist.Store, lib *scenario.Library, names XAPINames) ([]Statement, error) {
 	sessions, err := store.Sessions()
 	if err != nil {
 		return nil, err
@@ -23,7 +24,11 @@ func ReadXAPI(store *persist.Store, lib *scenario.Library, base string) ([]State
 		if err != nil {
 			return out, fmt.Errorf("shift %s: %w", info.ID, err)
 		}
-		out = append(out, shiftStatements(base, s)...)
+		statements := shiftStatements(names, s)
+		if len(statements) > 0 && info.Trainee == "" {
+			return out, fmt.Errorf("shift %s %w", info.ID, ErrNoTrainee)
+		}
+		out = append(out, statements...)
 	}
 	return out, nil
 }

@@ -62,7 +62,7 @@ func signIn(t *testing.T, r *sessiontest.Rig, p persist.Person) {
 // exportJSON is the export of the store as the CLI writes it, decoded as any JSON reader would.
 func exportJSON(t *testing.T, r *sessiontest.Rig, lib *scenario.Library) ([]byte, []map[string]any) {
 	t.Helper()
-	statements, err := records.ReadXAPI(r.Store, lib, records.DefaultXAPIBase)
+	statements, err := records.ReadXAPI(r.Store, lib, records.XAPINames{Base: records.DefaultXAPIBase})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +495,7 @@ func BenchmarkReadXAPI(b *testing.B) {
 	statements := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		out, err := records.ReadXAPI(r.Store, lib, records.DefaultXAPIBase)
+		out, err := records.ReadXAPI(r.Store, lib, records.XAPINames{Base: records.DefaultXAPIBase})
 		if err != nil {
 			b.Fatal(err)
 		}
