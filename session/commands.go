@@ -328,6 +328,7 @@ func (s *Session) cmdProgress(_ context.Context, t *turn, _ string) {
 		return
 	}
 	p.Open = s.info.ID
+	p.Offer(s.cfg.Scenarios) // again, without this shift's cases, which the trainee is still discovering
 	var b strings.Builder
 	_ = p.Table(&b)
 	s.say(t, "```text\n"+b.String()+"```")

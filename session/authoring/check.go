@@ -138,7 +138,9 @@ func reviewFile(file string) string {
 }
 
 // playReview plays each path minute by minute, reports where the review and the engine differ,
-// and the critical actions the treated-well path never meets.
+// and the critical actions the treated-well path never meets; then, if the case as written
+// passes, the same for the patients its variants can be (Scenario.Extreme), each named, since
+// the review must hold for every patient the case may draw.
 func (r *Report) playReview(s *sc.Scenario, review []byte) {
 	if review == nil {
 		return // CheckSource says so
@@ -148,23 +150,39 @@ func (r *Report) playReview(s *sc.Scenario, review []byte) {
 		r.add(CheckReview, 0, "%s: %v", reviewFile(r.File), e)
 	}
 	for _, p := range paths {
-		steps, e := physio.PlayPath(s, p, true)
+		steps := r.playPath(s, p, "")
 		r.Paths = append(r.Paths, PathPlay{Name: p.Name, Steps: steps})
-		for _, st := range steps {
-			if row := st.Row; row != nil && (st.State != row.State || st.NEWS2 != row.NEWS2) {
-				r.Problems = append(r.Problems, Problem{Check: CheckReview, File: reviewFile(r.File), Line: row.Line + 1,
-					Text: fmt.Sprintf("%s, %s %q: the engine is in %s with %s; the review says %s with %s", p.Name, physio.SimTime(row.At), row.Say, st.State, st.NEWS2, row.State, row.NEWS2)})
-			}
-		}
-		if p.Name != "Treated well" || len(p.Rows) == 0 {
-			continue
-		}
-		for i, o := range aar.Of(e).CriticalActions {
-			if !o.Met {
-				r.add(CheckUnmet, s.Line(fmt.Sprintf("critical_actions[%d]", i)), "critical action %s (%s) is not met on the treated-well path (%s)", o.ID, o.Description, o.Rule)
-			}
+	}
+	if len(r.Problems) > 0 {
+		return // the case as written first; its variants would repeat each problem
+	}
+	for i := range s.Extremes() {
+		who := s.Extreme(i)
+		for _, p := range paths {
+			r.playPath(s.As(who), p, fmt.Sprintf("as %s: ", who))
 		}
 	}
+}
+
+// playPath plays one review path as scenario s, and reports each problem prefixed by as (which
+// names the variant played, or is empty for the case as written).
+func (r *Report) playPath(s *sc.Scenario, p physio.ReviewPath, as string) []physio.Step {
+	steps, e := physio.PlayPath(s, p, true)
+	for _, st := range steps {
+		if row := st.Row; row != nil && (st.State != row.State || st.NEWS2 != row.NEWS2) {
+			r.Problems = append(r.Problems, Problem{Check: CheckReview, File: reviewFile(r.File), Line: row.Line + 1,
+				Text: fmt.Sprintf("%s%s, %s %q: the engine is in %s with %s; the review says %s with %s", as, p.Name, physio.SimTime(row.At), row.Say, st.State, st.NEWS2, row.State, row.NEWS2)})
+		}
+	}
+	if p.Name != "Treated well" || len(p.Rows) == 0 {
+		return steps
+	}
+	for i, o := range aar.Of(e).CriticalActions {
+		if !o.Met {
+			r.add(CheckUnmet, s.Line(fmt.Sprintf("critical_actions[%d]", i)), "%scritical action %s (%s) is not met on the treated-well path (%s)", as, o.ID, o.Description, o.Rule)
+		}
+	}
+	return steps
 }
 
 // reached is the set of states some course of the case can reach from the initial state.

@@ -131,3 +131,25 @@ func TestEveryProblemInOneRun(t *testing.T) {
 		}
 	}
 }
+
+// The review must hold for every patient a case's variants may draw: a jitter wide enough to
+// change the NEWS2 the review expects is reported, naming the patient played.
+func TestCheckPlaysTheReviewForEveryVariant(t *testing.T) {
+	lib, err := sc.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, review, _ := lib.Source("pulmonary-embolism")
+	wide := strings.Replace(string(data), "jitter: {dbp: 4, temp_c: 0.2}", "jitter: {dbp: 4, temp_c: 0.2, sbp: 6}", 1)
+	if wide == string(data) {
+		t.Fatal("the case's jitter line moved; the test cannot widen it")
+	}
+	if r := CheckSource("pulmonary-embolism.yaml", data, review); len(r.Problems) > 0 {
+		t.Fatalf("the case as built in:\n%s", problemsOf(r))
+	}
+	r := CheckSource("pulmonary-embolism.yaml", []byte(wide), review)
+	text := problemsOf(r)
+	if !strings.Contains(text, "review: as ") || !strings.Contains(text, "sbp -6") {
+		t.Errorf("a systolic jitter that moves the NEWS2 is not reported per variant:\n%s", text)
+	}
+}

@@ -10,8 +10,10 @@ import (
 // Snapshot is an engine's complete state. It round-trips through JSON, and
 // an engine restored from it continues exactly as the original would.
 type Snapshot struct {
-	PatientID        string                `json:"patient_id"`
-	Scenario         string                `json:"scenario"`
+	PatientID string `json:"patient_id"`
+	Scenario  string `json:"scenario"`
+	// Patient is who the case's variants drew at admission; nil: the case as written.
+	Patient          *sc.Patient           `json:"patient,omitempty"`
 	RNG              uint64                `json:"rng,string"`
 	Admitted         int64                 `json:"admitted"` // ward second of arrival
 	T                int64                 `json:"t"`        // ward second reached
@@ -75,11 +77,12 @@ type Snapshot struct {
 // Snapshot returns a copy of the engine's state that shares nothing with it.
 func (e *Engine) Snapshot() Snapshot { return e.s.clone() }
 
-// Restore rebuilds an engine from a snapshot of scenario s.
+// Restore rebuilds an engine from a snapshot of scenario s, as the patient drawn at admission.
 func Restore(snap Snapshot, s *sc.Scenario) (*Engine, error) {
 	if snap.Scenario != s.ID {
 		return nil, fmt.Errorf("snapshot of %s is for scenario %q, not %q", snap.PatientID, snap.Scenario, s.ID)
 	}
+	s = s.As(snap.Patient)
 	st := s.State(snap.State)
 	if st == nil {
 		return nil, fmt.Errorf("snapshot of %s is in state %q, which scenario %q does not have", snap.PatientID, snap.State, s.ID)
@@ -91,6 +94,7 @@ func Restore(snap Snapshot, s *sc.Scenario) (*Engine, error) {
 }
 
 func (s Snapshot) clone() Snapshot {
+	s.Patient = clonePtr(s.Patient) // its allergy, medication and jitter are never changed after the draw
 	s.Effects = slices.Clone(s.Effects)
 	s.Seen = slices.Clone(s.Seen)
 	s.HeldSince = slices.Clone(s.HeldSince)

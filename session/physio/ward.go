@@ -26,12 +26,16 @@ func NewWard(seed int64, clock float64) *Ward {
 // Clock is the ward time in seconds.
 func (w *Ward) Clock() float64 { return w.clock }
 
-// Admit starts patientID on scenario s now.
+// Admit starts patientID on scenario s now, as the patient its variants draw for this ward's seed
+// and patientID (the case as written when it declares none).
 func (w *Ward) Admit(patientID string, s *sc.Scenario) (*Engine, error) {
 	if w.Engine(patientID) != nil {
 		return nil, fmt.Errorf("%s is already on the ward", patientID)
 	}
-	e := NewEngine(patientID, s, w.patientSeed(patientID), w.clock)
+	seed := w.patientSeed(patientID)
+	who := s.Draw(seed)
+	e := NewEngine(patientID, s.As(who), seed, w.clock)
+	e.s.Patient = who
 	w.engines = append(w.engines, e)
 	return e, nil
 }

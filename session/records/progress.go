@@ -35,6 +35,8 @@ type PatientResult struct {
 	CriticalErrors []string `json:"critical_errors"`
 	Critical       int      `json:"critical_actions"`
 	Met            int      `json:"critical_actions_met"`
+	// Missed are the critical actions (by id) not met, from which the next shift is suggested.
+	Missed []string `json:"missed_critical_actions"`
 	// ToCritical are the seconds after arrival at which each critical action done was first done.
 	ToCritical []float64 `json:"seconds_to_critical_actions"`
 	// Findings are what cost points, in words that compare across shifts (recurring.go).
@@ -126,6 +128,8 @@ type Progress struct {
 	// Open is the shift being played, whose scenarios the table does not name: the trainee is
 	// still discovering its cases.
 	Open string `json:"-"`
+	// Next is the case suggested for the next shift, and why; nil when nothing was missed.
+	Next *Suggestion `json:"next,omitempty"`
 }
 
 // ReadProgress reads the results of every shift of the trainee the store acts for that has a
@@ -137,7 +141,17 @@ func ReadProgress(store *persist.Store, lib *scenario.Library) (Progress, error)
 		return p, err
 	}
 	p.Shifts, err = shiftResults(store, lib, sessions)
+	p.Offer(lib)
 	return p, err
+}
+
+// Offer sets Next from the shifts played, the open one left out: its cases are still being
+// discovered, so no reason may name them.
+func (p *Progress) Offer(lib *scenario.Library) {
+	p.Next = nil
+	if next, ok := p.Suggest(lib); ok {
+		p.Next = &next
+	}
 }
 
 // shiftResults reads the shifts among sessions that have a patient, oldest first.
@@ -201,7 +215,7 @@ func lastArchivedSims(store *persist.Store, sessionID string) (map[string]json.R
 
 func patientResult(rep aar.Report) PatientResult {
 	p := PatientResult{PatientID: rep.PatientID, Attempted: rep.Attempted, Scenario: rep.Scenario, Score: rep.Score.Total, Max: rep.Score.Max,
-		CriticalErrors: []string{}, Critical: len(rep.CriticalActions), ToCritical: []float64{}, Findings: findings(rep)}
+		CriticalErrors: []string{}, Critical: len(rep.CriticalActions), ToCritical: []float64{}, Findings: findings(rep), Missed: []string{}}
 	for _, er := range rep.CriticalErrors {
 		p.CriticalErrors = append(p.CriticalErrors, er.Description)
 	}
@@ -215,6 +229,8 @@ func patientResult(rep aar.Report) PatientResult {
 	for _, o := range rep.CriticalActions {
 		if o.Met {
 			p.Met++
+		} else {
+			p.Missed = append(p.Missed, o.ID)
 		}
 		if o.At != nil {
 			p.ToCritical = append(p.ToCritical, *o.At)
@@ -247,6 +263,9 @@ func (p Progress) Table(w io.Writer) error {
 	b.WriteString("errors: critical errors · critical: critical actions met of those asked for ·\n" +
 		"to critical: mean time from a patient's arrival to a critical action\n")
 	p.caseEnds(&b)
+	if n := p.Next; n != nil {
+		fmt.Fprintf(&b, "\nNext shift: ward run --new, then /admit ID %d (a case from /scenarios) — %s.\n", n.Number, n.Reason)
+	}
 	b.WriteString("\nScore, 0–100%\n")
 	for i, s := range p.Shifts {
 		fmt.Fprintf(&b, "%3d  %-*s %4d%%\n", i+1, chartWidth, bar(float64(s.ScorePercent()), 100), s.ScorePercent())

@@ -285,3 +285,42 @@ func said(events []session.Event) string {
 	}
 	return b.String()
 }
+
+// A trainee who gave no oxygen in two cases is offered, from their progress record, a third case
+// that asks for it, with the reason; /progress offers one in the shift too, without naming the
+// case being played.
+func TestProgressOffersTheMissedActionAgain(t *testing.T) {
+	lib, err := scenario.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sessiontest.Trainee(t, "carol")
+	r.Turn("/admit patient_1 asthma-exacerbation")
+	r.Turn("/vitals")
+	r.Turn("give salbutamol 5 mg nebulised")
+	r.Turn("/wait 10m")
+	r.NewShift()
+	r.Turn("/admit patient_1 pulmonary-embolism")
+	r.Turn("/vitals")
+	r.Turn("/wait 10m")
+
+	p, err := records.ReadProgress(r.Store, lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := p.Next
+	if next == nil || next.Action != "oxygen" {
+		t.Fatalf("offered %+v; want a case for oxygen, missed in both shifts", next)
+	}
+	if next.Scenario == "asthma-exacerbation" || next.Scenario == "pulmonary-embolism" {
+		t.Errorf("offered %s again, a case just played", next.Scenario)
+	}
+	if want := `you missed the critical action "oxygen" in 2 case(s) (asthma-exacerbation, pulmonary-embolism)`; !strings.Contains(next.Reason, want) {
+		t.Errorf("reason %q, want %q", next.Reason, want)
+	}
+	// In the shift, the case being played is not named: the offer rests on the shifts before.
+	if got := said(r.Turn("/progress")); !strings.Contains(got, "Next shift:") || !strings.Contains(got, "(asthma-exacerbation)") ||
+		strings.Contains(got, "pulmonary-embolism") {
+		t.Errorf("/progress said:\n%s", got)
+	}
+}

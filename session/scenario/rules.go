@@ -28,6 +28,7 @@ func (c *checker) checkScenario(s *Scenario) {
 		c.at("access", "access %q must be iv or io (or left out: none)", s.Access)
 	}
 	c.checkNEWS2(s.NEWS2)
+	c.checkVariants(s)
 	for i, m := range s.Medications {
 		p := fmt.Sprintf("medications[%d]", i)
 		if m.Class != "" && !KnownClass(m.Class) {

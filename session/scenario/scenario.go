@@ -52,6 +52,8 @@ type Scenario struct {
 	Disposition        *DispositionKey      `yaml:"disposition"`
 	Reflection         []ReflectiveQuestion `yaml:"reflection"`
 	Arrest             *Arrest              `yaml:"arrest"` // how a cardiac arrest in the case plays
+	// Variants is what may differ between admissions of the case (variants.go); nil: none.
+	Variants *Variants `yaml:"variants"`
 
 	// Source is "builtin" or the file the scenario was loaded from.
 	Source string `yaml:"-"`

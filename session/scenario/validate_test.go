@@ -402,3 +402,26 @@ func TestValidateKitHoldsTheCaseDrugs(t *testing.T) {
 		t.Errorf("errors %s: want red cells refused", got)
 	}
 }
+
+// Variants an author cannot mean are reported in one run, each at its line.
+func TestValidateVariants(t *testing.T) {
+	data, err := builtinFS.ReadFile("builtin/copd-exacerbation.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.NewReplacer(
+		"age: [64, 80]", "age: [80, 64]",
+		"{name: Derek Ellis, sex: M}", "{name: Derek Ellis, sex: male}",
+		"jitter: {sbp: 8, dbp: 5, temp_c: 0.2}", "jitter: {sbp: 8, dbp: 0, lactate: 1}",
+	).Replace(string(data))
+	var msgs []string
+	for _, e := range Validate([]byte(bad)) {
+		msgs = append(msgs, e.Error())
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"youngest first", `sex "male"`, `unknown vital "lactate"`, "jitter must be above 0"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q among:\n%s", want, all)
+		}
+	}
+}
