@@ -351,3 +351,41 @@ func TestRunThePatientNoticesARepeatedQuestion(t *testing.T) {
 		t.Errorf("asked once: %q; asked again: %q", first, again)
 	}
 }
+
+// capillaryGlucose is every glucose the Monitor read out, in order.
+var capillaryGlucose = regexp.MustCompile(`Capillary glucose: ([\d.]+) mmol/L`)
+
+func glucoseReadings(events []jsonEvent) []float64 {
+	var out []float64
+	for _, m := range capillaryGlucose.FindAllStringSubmatch(monitorSaid(events), -1) {
+		g, _ := strconv.ParseFloat(m[1], 64)
+		out = append(out, g)
+	}
+	return out
+}
+
+// After IV glucose and nothing to eat the glucose falls again as the insulin goes on acting
+// (JBDS hypoglycaemia 2023: long-acting carbohydrate must follow); a sandwich once he is awake
+// holds it up.
+func TestRunHypoglycaemiaRecursWithoutLongActingCarbohydrate(t *testing.T) {
+	for _, fed := range []bool{false, true} {
+		food := "/wait 1s"
+		if fed {
+			food = "give him a sandwich"
+		}
+		r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+		events := runJSON(t, r.s, lines("/admit patient_1 hypoglycaemia", "check his glucose", "IV access", "/wait 1m",
+			"give glucose 10% 150 mL IV", "/wait 15m", "check his glucose", food, "/wait 30m", "check his glucose",
+			"/wait 15m", "check his glucose"))
+		g := glucoseReadings(events)
+		if len(g) != 4 || g[0] > 3 || g[1] < 4 {
+			t.Fatalf("fed %v: glucose %v, want low, then above 4 after IV glucose", fed, g)
+		}
+		if !fed && (g[2] >= 4 || g[3] >= g[2]) {
+			t.Errorf("no food after IV glucose: glucose %v, want it falling below 4 again and on", g)
+		}
+		if fed && (g[2] < 5 || g[3] < 5) {
+			t.Errorf("a sandwich after IV glucose: glucose %v, want it held above 5", g)
+		}
+	}
+}
