@@ -389,3 +389,37 @@ func TestRunHypoglycaemiaRecursWithoutLongActingCarbohydrate(t *testing.T) {
 		}
 	}
 }
+
+// Amiodarone's 300 mg bolus is the arrest's: after ROSC, in a perfusing patient, the Pharmacist
+// stops it for the situation; run in over 20 minutes it is given, and the review lists it.
+func TestRunAmiodaroneBolusWithAPulseIsStopped(t *testing.T) {
+	events, aar := arrestRun(t, "arrest-vf-ward", append(vfWell[:10:10],
+		"05:00 amiodarone 300 mg IV", "05:30 amiodarone 300 mg IV over 20 minutes")...)
+	orders := ofKind(events, "order")
+	var amiodarone []jsonEvent
+	for _, o := range orders {
+		if o.str("drug") == "amiodarone" {
+			amiodarone = append(amiodarone, o)
+		}
+	}
+	if len(amiodarone) != 2 {
+		t.Fatalf("amiodarone orders %v", amiodarone)
+	}
+	bolus, infusion := amiodarone[0], amiodarone[1]
+	if bolus["given"] != false || bolus.str("rule") != "situation" || !strings.Contains(bolus.str("say"), "cardiac arrest only") {
+		t.Errorf("a 300 mg bolus after ROSC: %v", bolus)
+	}
+	if infusion["given"] != true || infusion.str("verdict") != "ok" {
+		t.Errorf("300 mg over 20 minutes after ROSC: %v", infusion)
+	}
+	arrest, _ := aar["arrest"].(map[string]any)
+	drugs, _ := arrest["drugs"].([]any)
+	listed := false
+	for _, d := range drugs {
+		d, _ := d.(map[string]any)
+		listed = listed || strings.HasPrefix(d["drug"].(string), "amiodarone") && d["verdict"] == "after ROSC"
+	}
+	if !listed {
+		t.Errorf("the review's drugs %v, want the amiodarone infusion after ROSC", drugs)
+	}
+}
