@@ -423,3 +423,35 @@ func TestRunAmiodaroneBolusWithAPulseIsStopped(t *testing.T) {
 		t.Errorf("the review's drugs %v, want the amiodarone infusion after ROSC", drugs)
 	}
 }
+
+// A chest drain, like a needle decompression, is judged by its side: on the healthy right chest
+// of a left tension pneumothorax it is a critical error and treats nothing; on the left it
+// decompresses him. A splint on the sound leg is the same error.
+func TestRunWrongSideChestDrainIsACriticalError(t *testing.T) {
+	for _, side := range []string{"right", "left"} {
+		r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, true })
+		events := runJSON(t, r.s, lines("/admit patient_1 traumatic-tension-pneumothorax",
+			"insert a chest drain on the "+side, "/wait 2m", "listen to the chest"))
+		wrong := 0
+		for _, e := range ofKind(events, "critical_error") {
+			if e.str("id") == "wrong-side-procedure" {
+				wrong++
+			}
+		}
+		decompressed := false
+		for _, e := range ofKind(events, "state") {
+			decompressed = decompressed || e.str("to") == "decompressed"
+		}
+		if side == "right" && (wrong != 1 || decompressed) {
+			t.Errorf("a right chest drain for a left tension: %d wrong-side errors, decompressed %v", wrong, decompressed)
+		}
+		if side == "left" && (wrong != 0 || !decompressed) {
+			t.Errorf("a left chest drain: %d wrong-side errors, decompressed %v", wrong, decompressed)
+		}
+	}
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events := runJSON(t, r.s, lines("/admit patient_1 fracture-morphine-allergy", "splint the left leg", "splint the right leg"))
+	if errs := ofKind(events, "critical_error"); len(errs) != 1 || errs[0].str("id") != "wrong-side-procedure" {
+		t.Errorf("a splint on her sound left leg, then her broken right: critical errors %v", errs)
+	}
+}

@@ -127,6 +127,7 @@ func ParseDose(text string) (d Dose, ok bool) {
 	for i := 0; i < len(toks); {
 		i += d.read(toks, i)
 	}
+	d.Infusion = d.Infusion && !d.PerHour // a rate by the hour already says it runs in
 	return d, !d.IsZero()
 }
 
