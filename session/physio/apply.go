@@ -51,7 +51,7 @@ func (e *Engine) Apply(a action.Action) []Event {
 	}
 	if a.Kind == sc.KindCPR && !e.Rhythm().Arrest() {
 		e.reviewed()
-		return e.recordOrder(e.compressionsRefused(), nil, out)
+		return e.compressionsWithPulse(e.recordOrder(e.compressionsRefused(), nil, out))
 	}
 	if a.Kind == sc.KindIVAccess {
 		e.siteAccess(&a)

@@ -15,6 +15,16 @@ const ShockNotShockable = "shock-not-shockable"
 // errCPRWithPulse is the critical error of chest compressions started on a heart that has output.
 const errCPRWithPulse = "cpr-with-pulse"
 
+// compressionsWithPulse is the critical error of compressions called for on a patient with a
+// pulse, unless resumed straight after the shock that restarted the heart, as the algorithm has
+// them resumed before anyone knows.
+func (e *Engine) compressionsWithPulse(out []Event) []Event {
+	if a := e.s.Arrest; a != nil && a.ROSC >= 0 && e.s.T-a.ROSC <= resumeAfterROSC {
+		return out
+	}
+	return e.criticalError(errCPRWithPulse, "chest compressions on a patient with a pulse", out)
+}
+
 // resumeAfterROSC is how long after a return of circulation compressions are still the algorithm:
 // CPR resumes at once after a shock, for two minutes, before anyone checks (RCUK ALS 2021).
 const resumeAfterROSC = 120
@@ -39,8 +49,8 @@ func (e *Engine) arrestAction(act action.Action, out []Event) []Event {
 		return e.shock(act, out)
 	}
 	a := e.s.Arrest
-	if act.Kind == sc.KindCPR && !e.inArrest() && (a == nil || e.s.T-a.ROSC > resumeAfterROSC) {
-		return e.criticalError(errCPRWithPulse, "chest compressions on a patient with a pulse", out)
+	if act.Kind == sc.KindCPR && !e.inArrest() {
+		return e.compressionsWithPulse(out)
 	}
 	if !a.Active() {
 		return out
