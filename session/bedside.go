@@ -93,6 +93,8 @@ func confirm(a physio.ActionRecord) string {
 		return "Synchronised DC shock delivered."
 	case sc.KindPacing:
 		return "Pads on and pacing: capture confirmed."
+	case sc.KindFeed:
+		return "Something to eat: a sandwich and a drink, long-acting carbohydrate."
 	}
 	return confirmArrest(a)
 }

@@ -351,3 +351,107 @@ func TestRunThePatientNoticesARepeatedQuestion(t *testing.T) {
 		t.Errorf("asked once: %q; asked again: %q", first, again)
 	}
 }
+
+// capillaryGlucose is every glucose the Monitor read out, in order.
+var capillaryGlucose = regexp.MustCompile(`Capillary glucose: ([\d.]+) mmol/L`)
+
+func glucoseReadings(events []jsonEvent) []float64 {
+	var out []float64
+	for _, m := range capillaryGlucose.FindAllStringSubmatch(monitorSaid(events), -1) {
+		g, _ := strconv.ParseFloat(m[1], 64)
+		out = append(out, g)
+	}
+	return out
+}
+
+// After IV glucose and nothing to eat the glucose falls again as the insulin goes on acting
+// (JBDS hypoglycaemia 2023: long-acting carbohydrate must follow); a sandwich once he is awake
+// holds it up.
+func TestRunHypoglycaemiaRecursWithoutLongActingCarbohydrate(t *testing.T) {
+	for _, fed := range []bool{false, true} {
+		food := "/wait 1s"
+		if fed {
+			food = "give him a sandwich"
+		}
+		r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+		events := runJSON(t, r.s, lines("/admit patient_1 hypoglycaemia", "check his glucose", "IV access", "/wait 1m",
+			"give glucose 10% 150 mL IV", "/wait 15m", "check his glucose", food, "/wait 30m", "check his glucose",
+			"/wait 15m", "check his glucose"))
+		g := glucoseReadings(events)
+		if len(g) != 4 || g[0] > 3 || g[1] < 4 {
+			t.Fatalf("fed %v: glucose %v, want low, then above 4 after IV glucose", fed, g)
+		}
+		if !fed && (g[2] >= 4 || g[3] >= g[2]) {
+			t.Errorf("no food after IV glucose: glucose %v, want it falling below 4 again and on", g)
+		}
+		if fed && (g[2] < 5 || g[3] < 5) {
+			t.Errorf("a sandwich after IV glucose: glucose %v, want it held above 5", g)
+		}
+	}
+}
+
+// Amiodarone's 300 mg bolus is the arrest's: after ROSC, in a perfusing patient, the Pharmacist
+// stops it for the situation; run in over 20 minutes it is given, and the review lists it.
+func TestRunAmiodaroneBolusWithAPulseIsStopped(t *testing.T) {
+	events, aar := arrestRun(t, "arrest-vf-ward", append(vfWell[:10:10],
+		"05:00 amiodarone 300 mg IV", "05:30 amiodarone 300 mg IV over 20 minutes")...)
+	orders := ofKind(events, "order")
+	var amiodarone []jsonEvent
+	for _, o := range orders {
+		if o.str("drug") == "amiodarone" {
+			amiodarone = append(amiodarone, o)
+		}
+	}
+	if len(amiodarone) != 2 {
+		t.Fatalf("amiodarone orders %v", amiodarone)
+	}
+	bolus, infusion := amiodarone[0], amiodarone[1]
+	if bolus["given"] != false || bolus.str("rule") != "situation" || !strings.Contains(bolus.str("say"), "cardiac arrest only") {
+		t.Errorf("a 300 mg bolus after ROSC: %v", bolus)
+	}
+	if infusion["given"] != true || infusion.str("verdict") != "ok" {
+		t.Errorf("300 mg over 20 minutes after ROSC: %v", infusion)
+	}
+	arrest, _ := aar["arrest"].(map[string]any)
+	drugs, _ := arrest["drugs"].([]any)
+	listed := false
+	for _, d := range drugs {
+		d, _ := d.(map[string]any)
+		listed = listed || strings.HasPrefix(d["drug"].(string), "amiodarone") && d["verdict"] == "after ROSC"
+	}
+	if !listed {
+		t.Errorf("the review's drugs %v, want the amiodarone infusion after ROSC", drugs)
+	}
+}
+
+// A chest drain, like a needle decompression, is judged by its side: on the healthy right chest
+// of a left tension pneumothorax it is a critical error and treats nothing; on the left it
+// decompresses him. A splint on the sound leg is the same error.
+func TestRunWrongSideChestDrainIsACriticalError(t *testing.T) {
+	for _, side := range []string{"right", "left"} {
+		r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, true })
+		events := runJSON(t, r.s, lines("/admit patient_1 traumatic-tension-pneumothorax",
+			"insert a chest drain on the "+side, "/wait 2m", "listen to the chest"))
+		wrong := 0
+		for _, e := range ofKind(events, "critical_error") {
+			if e.str("id") == "wrong-side-procedure" {
+				wrong++
+			}
+		}
+		decompressed := false
+		for _, e := range ofKind(events, "state") {
+			decompressed = decompressed || e.str("to") == "decompressed"
+		}
+		if side == "right" && (wrong != 1 || decompressed) {
+			t.Errorf("a right chest drain for a left tension: %d wrong-side errors, decompressed %v", wrong, decompressed)
+		}
+		if side == "left" && (wrong != 0 || !decompressed) {
+			t.Errorf("a left chest drain: %d wrong-side errors, decompressed %v", wrong, decompressed)
+		}
+	}
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events := runJSON(t, r.s, lines("/admit patient_1 fracture-morphine-allergy", "splint the left leg", "splint the right leg"))
+	if errs := ofKind(events, "critical_error"); len(errs) != 1 || errs[0].str("id") != "wrong-side-procedure" {
+		t.Errorf("a splint on her sound left leg, then her broken right: critical errors %v", errs)
+	}
+}

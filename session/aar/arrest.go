@@ -63,7 +63,15 @@ const (
 	Early       = "early"
 	Late        = "late"
 	WrongRhythm = "wrong rhythm"
+	// AfterROSC is an arrest drug given once the heart had restarted, by infusion: no longer the
+	// algorithm's to time, and not faulted; BolusWithPulse is the arrest's bolus given to a
+	// perfusing patient on the trainee's override of the Pharmacist.
+	AfterROSC      = "after ROSC"
+	BolusWithPulse = "bolus with a pulse"
 )
+
+// judged reports whether a drug's verdict is the algorithm's fault to find.
+func judged(verdict string) bool { return verdict != OnTime && verdict != AfterROSC }
 
 // arrestReview reviews the patient's arrest, or nil when there was none.
 func arrestReview(e *physio.Engine) *ArrestReview {
@@ -86,6 +94,7 @@ func arrestReview(e *physio.Engine) *ArrestReview {
 		r.FirstShock = after(a, shocks[0].T)
 	}
 	r.Drugs = append(drugTimings(a, r.Shockable), missedDrugs(a, r.Shockable, arrestEnd(e))...)
+	r.Drugs = append(r.Drugs, drugsAfterROSC(e, a)...)
 	r.Named = a.StepsOf(physio.StepNamed)
 	r.Causes, r.CausesOK = causesReviewed(e, a)
 	r.PostROSC = postROSC(e, a)
@@ -110,7 +119,7 @@ func (v *ArrestReview) faults(elapsed float64) bool {
 		return false
 	}
 	return slices.ContainsFunc(v.Drugs, func(d DrugTiming) bool {
-		return d.At == elapsed-v.Collapse && d.Verdict != OnTime && d.Verdict != Missed
+		return d.At == elapsed-v.Collapse && judged(d.Verdict) && d.Verdict != Missed
 	})
 }
 
@@ -162,6 +171,28 @@ func drugTimings(a *physio.ArrestRecord, shockable bool) []DrugTiming {
 			lastAdrenaline = s.T
 		}
 		checkDose(&d, s, amiodarones)
+		out = append(out, d)
+	}
+	return out
+}
+
+// drugsAfterROSC are the arrest's drugs given once the heart had restarted: an infusion of
+// amiodarone for a tachyarrhythmia that recurs, or a bolus the Pharmacist stopped and the trainee
+// gave anyway (RCUK ALS 2021: with a pulse, amiodarone runs in over 10–20 minutes).
+func drugsAfterROSC(e *physio.Engine, a *physio.ArrestRecord) []DrugTiming {
+	if a.ROSC < 0 {
+		return nil
+	}
+	var out []DrugTiming
+	for _, o := range e.Orders() {
+		if !o.Given || o.T < float64(a.ROSC) || (o.Drug != "amiodarone" && o.Drug != "epinephrine") {
+			continue
+		}
+		d := DrugTiming{At: o.T - float64(a.Onset), Drug: o.Text(), Verdict: AfterROSC,
+			Why: "given with a pulse, run in over time: for a tachyarrhythmia, not the arrest algorithm"}
+		if !o.Dose.IsInfusion() {
+			d.Verdict, d.Why = BolusWithPulse, "the arrest's bolus given to a perfusing patient, on an override: it risks hypotension and bradycardia"
+		}
 		out = append(out, d)
 	}
 	return out

@@ -206,7 +206,7 @@ func rescuePoints(e *physio.Engine, r Report) []Point {
 
 // rescues reports whether a was the rescue treatment rs, given in one of its states.
 func rescues(e *physio.Engine, rs sc.Rescue, a physio.ActionRecord) bool {
-	return physio.Matches(rs.Match, a.Action) && rs.States.Has(e.StateAt(a.T).Name())
+	return !a.WrongSide && physio.Matches(rs.Match, a.Action) && rs.States.Has(e.StateAt(a.T).Name())
 }
 
 // isRescue reports whether a was any of the case's rescue treatments, or anything given in a

@@ -216,7 +216,7 @@ func criticalOutcomes(e *physio.Engine) []CriticalOutcome {
 	first := map[string]int{} // critical action id → index of first matching action
 	for _, ca := range e.Scenario().CriticalActions {
 		first[ca.ID] = slices.IndexFunc(actions, func(a physio.ActionRecord) bool {
-			return physio.Matches(ca.Match, a.Action) && (len(ca.States) == 0 || ca.States.Has(e.StateAt(a.T).Name()))
+			return !a.WrongSide && physio.Matches(ca.Match, a.Action) && (len(ca.States) == 0 || ca.States.Has(e.StateAt(a.T).Name()))
 		})
 	}
 	var out []CriticalOutcome

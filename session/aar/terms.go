@@ -36,6 +36,7 @@ var kindWords = map[sc.ActionKind][]string{
 	sc.KindCardioversion:      {"cardiover", "synchronised", "synchronized", "dc shock"},
 	sc.KindPacing:             {"pacing", "paced", "pace"},
 	sc.KindHaemorrhageControl: {"haemorrhage control", "bleeding", "tourniquet", "binder", "pressure", "fundus", "fundal", "bimanual"},
+	sc.KindFeed:               {"carbohydrate", "meal", "food", "eat", "sandwich", "snack"},
 	// the cardiac arrest
 	sc.KindArrestCall:  {"arrest", "help", "2222", "crash"},
 	sc.KindCPR:         {"compression", "cpr"},

@@ -47,7 +47,7 @@ func (a Action) IsTreatment() bool {
 	switch a.Kind {
 	case sc.KindOxygen, sc.KindStopOxygen, sc.KindMedication, sc.KindIVAccess, sc.KindFluids,
 		sc.KindAirway, sc.KindVentilate, sc.KindPosition, sc.KindSplint, sc.KindRefer, sc.KindVagal, sc.KindCardioversion,
-		sc.KindPacing, sc.KindCPR, sc.KindShock, sc.KindTreatCause, sc.KindHaemorrhageControl:
+		sc.KindPacing, sc.KindCPR, sc.KindShock, sc.KindTreatCause, sc.KindHaemorrhageControl, sc.KindFeed:
 		return true
 	}
 	return false

@@ -65,7 +65,8 @@ func addArrestWords() {
 		"reversible causes", "reversible cause", "4 hs", "4 ts")
 	add(catTreatCause, "tension_pneumothorax", "needle decompression", "needle decompress", "decompress",
 		"decompression", "needle thoracocentesis", "needle thoracentesis", "finger thoracostomy", "thoracostomy",
-		"decompress the chest", "chest decompression")
+		"decompress the chest", "chest decompression", "chest drain", "insert a chest drain", "intercostal drain",
+		"chest tube", "tube thoracostomy")
 	add(catTreatCause, "tamponade", "pericardiocentesis")
 	add(catTreatCause, "thrombosis", "thrombolysis", "thrombolyse", "thrombolyze", "lyse", "thrombolytic")
 	add(catTreatCause, "hypothermia", "rewarm", "rewarming", "active rewarming", "warm him up", "warm her up")

@@ -8,7 +8,7 @@ const catOwnKind category = 201
 // addLibrary adds what the library's second step needs (issue 37): control of bleeding (<C>ABCDE,
 // a postpartum haemorrhage), a pregnant woman's left tilt, the obstetric, surgical, paediatric
 // and trauma teams and an ambulance's pre-alert, an infant's feeding asked about, and the
-// investigations its cases order.
+// investigations its cases order; and long-acting carbohydrate after a hypo is treated.
 func addLibrary() {
 	add(catOwnKind, string(sc.KindHaemorrhageControl), "tourniquet", "apply a tourniquet", "cat tourniquet",
 		"pelvic binder", "pelvic splint", "sam pelvic sling", "direct pressure", "pressure on the wound",
@@ -34,4 +34,7 @@ func addLibrary() {
 	add(catTest, "osmolality", "osmolality", "serum osmolality", "osmolarity", "sodium level", "serum sodium")
 	add(catTopic, "last_meal", "feeding", "feeds", "her feeds", "his feeds", "bottles", "last feed")
 	add(catTest, "cortisol", "cortisol", "random cortisol", "serum cortisol")
+	add(catOwnKind, string(sc.KindFeed), "sandwich", "a sandwich", "toast", "biscuits", "a meal", "start a meal",
+		"something to eat", "food", "let him eat", "let her eat", "oral carbohydrate", "long acting carbohydrate",
+		"starchy carbohydrate", "starchy snack", "complex carbohydrate", "carbohydrate snack")
 }

@@ -251,7 +251,7 @@ func (c clause) treatments() []placed {
 		case catPos:
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindPosition, Position: lx.val}})
 		case catSplint:
-			out = append(out, placed{lx.pos, Action{Kind: sc.KindSplint}})
+			out = append(out, placed{lx.pos, Action{Kind: sc.KindSplint, Side: c.side()}})
 		case catIVAccess:
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: lx.val}})
 		case catPeriArrest, catOwnKind:

@@ -2,6 +2,7 @@ package physio
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 
 	"github.com/ward-sim/ward/session/action"
@@ -64,6 +65,8 @@ func (e *Engine) Apply(a action.Action) []Event {
 		}
 	}
 	rec := ActionRecord{T: float64(t), Action: a, GCS: e.TrueVitals().GCS}
+	wrong := e.wrongSide(a)
+	rec.WrongSide = wrong != ""
 	if a.Kind == sc.KindIVAccess {
 		rec.AccessIn = float64(e.s.AccessAt)
 	}
@@ -87,6 +90,10 @@ func (e *Engine) Apply(a action.Action) []Event {
 	}
 	e.s.Actions = append(e.s.Actions, rec)
 	out = append(out, Event{Kind: EventAction, PatientID: e.s.PatientID, Action: rec})
+	if wrong != "" { // done on the healthy side, it treats nothing
+		e.reviewed()
+		return e.checkTransitions(e.criticalError(errWrongSide, wrong, out))
+	}
 
 	switch a.Kind {
 	case sc.KindCheckVitals:
@@ -117,6 +124,27 @@ func (e *Engine) Apply(a action.Action) []Event {
 	}
 	e.reviewed() // the trainee is with the patient: what sounds now, they hear
 	return e.checkTransitions(out)
+}
+
+// errWrongSide is the critical error of a one-sided procedure on the side without the problem.
+const errWrongSide = "wrong-side-procedure"
+
+// oneSided are the procedures done on one side of the body.
+var oneSided = map[sc.ActionKind]bool{sc.KindTreatCause: true, sc.KindSplint: true}
+
+// wrongSide says what is wrong with a one-sided procedure done on the side without the case's
+// one-sided problem (a decompression or chest drain of the healthy lung, a splint on the sound
+// limb), arrest or not; "" when it names no side or the right one.
+func (e *Engine) wrongSide(a action.Action) string {
+	side := e.sc.OneSided()
+	if side == "" || a.Side == "" || a.Side == side || !oneSided[a.Kind] {
+		return ""
+	}
+	what := "a splint"
+	if c := sc.ALS().Cause(a.Cause); c != nil {
+		what = c.Name + " treated"
+	}
+	return fmt.Sprintf("%s on the %s: the problem is on the %s", what, a.Side, side)
 }
 
 // recordOrder keeps a checked order and the findings that go with it, and reports them.

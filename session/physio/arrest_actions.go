@@ -88,20 +88,7 @@ func (e *Engine) arrestAction(act action.Action, out []Event) []Event {
 		e.arrestDrug(act)
 	}
 	e.treatCause(a, act)
-	return e.wrongSide(act, out)
-}
-
-// errWrongSide is the critical error of a one-sided procedure on the side without the cause.
-const errWrongSide = "wrong-side-procedure"
-
-// wrongSide judges a procedure done on one side against the side of the case's cause: a needle
-// decompression of the healthy lung is a critical error, arrest or not.
-func (e *Engine) wrongSide(act action.Action, out []Event) []Event {
-	side := e.sc.Arrest.Side
-	if act.Kind != sc.KindTreatCause || act.Side == "" || side == "" || act.Cause != e.sc.Arrest.Cause || act.Side == side {
-		return out
-	}
-	return e.criticalError(errWrongSide, fmt.Sprintf("%s treated on the %s: the %s is on the %s", act.Cause, act.Side, act.Cause, side), out)
+	return out
 }
 
 // first records when something was first done in the arrest.
@@ -270,9 +257,6 @@ func (e *Engine) treatCause(a *ArrestRecord, act action.Action) {
 	treats := act.Kind == sc.KindTreatCause && act.Cause == id
 	for _, m := range c.TreatedBy {
 		treats = treats || Matches(m, act)
-	}
-	if treats && act.Side != "" && e.sc.Arrest.Side != "" && act.Side != e.sc.Arrest.Side {
-		return // the wrong side: arrestAction records the error
 	}
 	if treats {
 		a.CauseTreated = e.s.T

@@ -26,6 +26,9 @@ type ActionRecord struct {
 	Found string `json:"found,omitempty"`
 	// Scale is the NEWS2 SpO2 scale a prescribed target left the patient on.
 	Scale int `json:"scale,omitempty"`
+	// WrongSide: a one-sided procedure done on the side without the problem, which treated
+	// nothing and meets nothing the case asks for.
+	WrongSide bool `json:"wrong_side,omitempty"`
 }
 
 // Reading is one set of measured vitals with its NEWS2.

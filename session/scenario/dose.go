@@ -28,6 +28,8 @@ type Dose struct {
 	PerHour  bool     // an infusion of units ("0.1 units/kg/h"): Amount runs each hour; checks weigh the first
 	VolumeML float64  // the volume to give, when stated
 	Strength Strength // zero when not stated
+	// Infusion: run in over a time ("over 20 minutes", "as an infusion"), not pushed as a bolus.
+	Infusion bool
 }
 
 // Strength is how much drug one mL (or one puff) holds.
@@ -46,6 +48,9 @@ func (s Strength) IsZero() bool { return s.Amount == 0 }
 func (s Strength) Same(o Strength) bool {
 	return s.Unit == o.Unit && s.Puff == o.Puff && math.Abs(s.Amount-o.Amount) <= 1e-9*math.Max(s.Amount, o.Amount)
 }
+
+// IsInfusion reports whether the dose runs in over time, by a rate or as written.
+func (d Dose) IsInfusion() bool { return d.Infusion || d.PerHour }
 
 // IsZero reports whether the phrase held no dose at all.
 func (d Dose) IsZero() bool { return d.Amount == 0 && d.VolumeML == 0 && d.Strength.IsZero() }
@@ -81,6 +86,9 @@ func (d Dose) String() string {
 			parts = append(parts, "of")
 		}
 		parts = append(parts, d.Strength.Label)
+	}
+	if d.Infusion {
+		parts = append(parts, "by infusion")
 	}
 	return strings.Join(parts, " ")
 }
@@ -119,23 +127,31 @@ func ParseDose(text string) (d Dose, ok bool) {
 	for i := 0; i < len(toks); {
 		i += d.read(toks, i)
 	}
+	d.Infusion = d.Infusion && !d.PerHour // a rate by the hour already says it runs in
 	return d, !d.IsZero()
 }
 
 // read takes what starts at toks[i] into d and returns how many tokens it used.
 func (d *Dose) read(toks []token, i int) int {
 	t := toks[i]
-	if !t.isNum {
-		if pct, ok := dextroseStrength[t.word]; ok {
-			d.setStrength(percent(pct))
-		}
-		return 1
-	}
 	at := func(k int) token {
 		if i+k < len(toks) {
 			return toks[i+k]
 		}
 		return token{}
+	}
+	if !t.isNum {
+		if pct, ok := dextroseStrength[t.word]; ok {
+			d.setStrength(percent(pct))
+		}
+		if infusionWords[t.word] {
+			d.Infusion = true
+		}
+		if t.word == "over" && at(1).isNum && timeWords[at(2).word] { // "over 20 minutes"
+			d.Infusion = true
+			return 3
+		}
+		return 1
 	}
 	// 1:1000, 1 in 10,000, 1 in 10 000
 	if (at(1).word == ":" || at(1).word == "in") && at(2).isNum {
@@ -324,6 +340,8 @@ var (
 		"spray": true, "sprays": true}
 	timeWords = map[string]bool{"min": true, "mins": true, "minute": true, "minutes": true, "h": true,
 		"hr": true, "hrs": true, "hour": true, "hours": true, "day": true, "d": true}
+	// infusionWords say a dose runs in over time rather than as a bolus.
+	infusionWords = map[string]bool{"infusion": true, "infuse": true, "infused": true, "drip": true}
 	// dextroseStrength: D10 is dextrose 10 %, as written on American charts.
 	dextroseStrength = map[string]float64{"d5": 5, "d10": 10, "d20": 20, "d50": 50}
 	numberWords      = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,

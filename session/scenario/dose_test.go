@@ -26,6 +26,8 @@ func TestParseDose(t *testing.T) {
 			Strength: Strength{Amount: 0.1, Unit: Milligrams, Puff: true, Label: "100 micrograms/puff"}}},
 		{"5 mg nebulised", Dose{Amount: 5, Unit: Milligrams}},
 		{"give adrenaline 50 mg IV", Dose{Amount: 50, Unit: Milligrams}},
+		{"300 mg IV over 20 minutes", Dose{Amount: 300, Unit: Milligrams, Infusion: true}},
+		{"300 mg by infusion", Dose{Amount: 300, Unit: Milligrams, Infusion: true}},
 		{"0.5 ml of 1:1000", Dose{VolumeML: 0.5, Strength: mgPerML(1, "1 in 1000")}},
 		{"0.5 mL of 1 in 1,000 adrenaline", Dose{VolumeML: 0.5, Strength: mgPerML(1, "1 in 1000")}},
 		{"10 ml of 1 in 10 000", Dose{VolumeML: 10, Strength: mgPerML(0.1, "1 in 10000")}},

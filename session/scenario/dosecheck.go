@@ -96,6 +96,9 @@ func CheckDose(o Order, ctx DoseContext, given []Order) Verdict {
 	case r.OnlyIn == SituationCardiacArrest && !ctx.Arrest:
 		// the amount is still checked: an overdose by the wrong route is two errors, and both are said
 		v.add(DoseStop, RuleSituation, "STOP — %s %s is for cardiac arrest only%s.", e.Name, v.Route, e.otherwise(ctx))
+	case r.BolusOnlyIn == SituationCardiacArrest && !ctx.Arrest && !o.Dose.IsInfusion():
+		v.add(DoseStop, RuleSituation, "STOP — a bolus of %s %s is for cardiac arrest only; with a pulse, run it in over 10–20 minutes (order it \"over 20 minutes\").",
+			e.Name, v.Route)
 	case r.ToEffect:
 		v.Kind, v.Say = DoseOK, fmt.Sprintf("%s %s is taken as needed, to effect.", capital(e.Name), v.Route)
 		return v

@@ -29,14 +29,17 @@ type DrugDoses struct {
 // RouteDoses are an adult's doses by one route, in the drug's base unit
 // (mg, units or mL).
 type RouteDoses struct {
-	Route     string
-	Usual     DoseRange // a usual single dose
-	Max       DoseRange // the maximum single dose (High only)
-	Total     DoseRange // the maximum given in all within Window (High only); zero: none
-	Window    Seconds   // 0: the whole shift
-	Repeat    Seconds   // the shortest interval between doses by this route; 0: none
-	OnlyIn    string    // a situation the route is kept for (Situations); "": any
-	Strengths []Strength
+	Route  string
+	Usual  DoseRange // a usual single dose
+	Max    DoseRange // the maximum single dose (High only)
+	Total  DoseRange // the maximum given in all within Window (High only); zero: none
+	Window Seconds   // 0: the whole shift
+	Repeat Seconds   // the shortest interval between doses by this route; 0: none
+	OnlyIn string    // a situation the route is kept for (Situations); "": any
+	// BolusOnlyIn is a situation a bolus by this route is kept for; outside it the dose is run
+	// in over time (amiodarone: a push in cardiac arrest, 10–20 minutes with a pulse).
+	BolusOnlyIn string
+	Strengths   []Strength
 	// ToEffect: the patient takes it as needed (Entonox); no amount is ordered.
 	ToEffect bool
 	Note     string
@@ -184,6 +187,7 @@ type routeYAML struct {
 	Window    Seconds  `yaml:"window"`
 	Repeat    Seconds  `yaml:"repeat"`
 	OnlyIn    string   `yaml:"only_in"`
+	BolusOnly string   `yaml:"bolus_only_in"`
 	Strengths []string `yaml:"strengths"`
 	ToEffect  bool     `yaml:"to_effect"`
 	Note      string   `yaml:"note"`
@@ -247,7 +251,7 @@ func (c *checker) formularyEntry(name string, r drugYAML) *DrugDoses {
 }
 
 func (c *checker) routeDoses(ry routeYAML, base Unit, drugStrengths []Strength, p string) RouteDoses {
-	rd := RouteDoses{Route: ry.Route, Window: ry.Window, Repeat: ry.Repeat, OnlyIn: ry.OnlyIn,
+	rd := RouteDoses{Route: ry.Route, Window: ry.Window, Repeat: ry.Repeat, OnlyIn: ry.OnlyIn, BolusOnlyIn: ry.BolusOnly,
 		ToEffect: ry.ToEffect, Note: ry.Note, Timing: Timing{Onset: ry.Onset, Peak: ry.Peak, Duration: ry.Duration}}
 	if !rd.Timing.ordered() {
 		c.at(p, "onset, peak and duration must be positive and in that order (onset ≤ peak ≤ duration)")
@@ -262,6 +266,9 @@ func (c *checker) routeDoses(ry routeYAML, base Unit, drugStrengths []Strength, 
 	}
 	if ry.OnlyIn != "" && ry.OnlyIn != SituationCardiacArrest {
 		c.at(p+".only_in", "only_in %q must be %s", ry.OnlyIn, SituationCardiacArrest)
+	}
+	if ry.BolusOnly != "" && ry.BolusOnly != SituationCardiacArrest {
+		c.at(p+".bolus_only_in", "bolus_only_in %q must be %s", ry.BolusOnly, SituationCardiacArrest)
 	}
 	if ry.Window > 0 && ry.Total == "" {
 		c.at(p+".window", "a window needs a total")

@@ -165,6 +165,9 @@ func routeNote(r RouteDoses) string {
 	if r.OnlyIn == SituationCardiacArrest {
 		parts = append(parts, "cardiac arrest only")
 	}
+	if r.BolusOnlyIn == SituationCardiacArrest {
+		parts = append(parts, "a bolus in cardiac arrest only, by infusion otherwise")
+	}
 	if len(r.Strengths) > 0 {
 		parts = append(parts, strings.Join(labels(r.Strengths), ", "))
 	}

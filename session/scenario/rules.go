@@ -24,6 +24,9 @@ func (c *checker) checkScenario(s *Scenario) {
 	}
 	c.checkPresentation(s)
 	c.checkSetting(s)
+	if s.Side != "" && s.Side != "left" && s.Side != "right" {
+		c.at("side", "side %q must be left or right (or left out)", s.Side)
+	}
 	if s.Access != "" && s.Access != "iv" && s.Access != "io" {
 		c.at("access", "access %q must be iv or io (or left out: none)", s.Access)
 	}

@@ -31,6 +31,10 @@ type Scenario struct {
 	// Access is the vascular access the patient arrives with: "" (none), "iv" or "io". Without
 	// it, an IV or IO drug waits for the trainee to site one.
 	Access string `yaml:"access"`
+	// Side is the side of a one-sided problem (a pneumothorax, an injured limb), "left" or
+	// "right": a procedure done on the other side (a decompression, a chest drain, a splint)
+	// treats nothing and is a critical error. A cardiac arrest's cause may give it instead.
+	Side string `yaml:"side"`
 	// NilByMouth is why nothing may be given by mouth ("for theatre"); empty: no such order.
 	NilByMouth         string               `yaml:"nil_by_mouth"`
 	NEWS2              NEWS2Config          `yaml:"news2" required:"true"`
@@ -376,6 +380,15 @@ const (
 	Hospital    = "hospital"
 	Prehospital = "prehospital"
 )
+
+// OneSided is the side of the case's one-sided problem: its own, or its arrest's cause's; "" when
+// it has none.
+func (s *Scenario) OneSided() string {
+	if s.Side == "" && s.Arrest != nil {
+		return s.Arrest.Side
+	}
+	return s.Side
+}
 
 // Where is the case's setting: hospital unless it says prehospital.
 func (s *Scenario) Where() string {

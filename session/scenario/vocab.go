@@ -93,6 +93,10 @@ const (
 	// a tourniquet, direct pressure or packing, a pelvic binder, the fundus rubbed up or the uterus
 	// compressed.
 	KindHaemorrhageControl ActionKind = "haemorrhage_control"
+
+	// Long-acting carbohydrate by mouth once a hypoglycaemic patient can swallow: a sandwich, a
+	// meal, toast or biscuits (JBDS hypoglycaemia 2023): without it the glucose falls again.
+	KindFeed ActionKind = "feed"
 )
 
 // Teams a trainee can call: the cath lab for primary PCI, critical care, a senior doctor, the
@@ -104,7 +108,7 @@ var Teams = []string{"pci", "critical_care", "senior", "obstetrics", "surgery", 
 var ActionKinds = []ActionKind{
 	KindCheckVitals, KindAttachMonitor, KindGlucoseCheck, KindECG, KindExamine, KindPupils, KindTest, KindOxygen,
 	KindStopOxygen, KindMedication, KindIVAccess, KindFluids, KindAirway, KindVentilate, KindPosition, KindSplint, KindAsk,
-	KindTargetSats, KindRefer, KindVagal, KindCardioversion, KindPacing, KindHaemorrhageControl,
+	KindTargetSats, KindRefer, KindVagal, KindCardioversion, KindPacing, KindHaemorrhageControl, KindFeed,
 	// the cardiac arrest (arrest_kinds.go)
 	KindArrestCall, KindCPR, KindStopCPR, KindPads, KindCharge, KindShock, KindRhythmCheck, KindPulseCheck,
 	KindNameRhythm, KindCauses, KindTreatCause, KindStopResus, KindBPTarget, KindTempControl,
