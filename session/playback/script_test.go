@@ -13,7 +13,7 @@ import (
 // The offline harness meets the bar of both evals of played turns, and the scripts reach the
 // levels of consciousness the patient eval is about.
 func TestEvalsOfTheOfflineHarness(t *testing.T) {
-	play := ScriptPlayer(session.Config{}, func(*session.Config) {})
+	play := ScriptPlayer(session.Config{Backend: offline.New()}, func(*session.Config) {})
 	patient := eval.EvalPatient(context.Background(), offline.New(), play)
 	debrief := eval.EvalDebrief(context.Background(), offline.New(), play)
 	arrest := eval.EvalArrest(context.Background(), offline.New(), play)
@@ -41,7 +41,7 @@ func TestEvalsOfTheOfflineHarness(t *testing.T) {
 // A script's turns carry the calls their line made and the patient's consciousness, and the
 // critical errors on record at the end.
 func TestScriptPlayerRecordsEachLine(t *testing.T) {
-	play := ScriptPlayer(session.Config{}, func(*session.Config) {})
+	play := ScriptPlayer(session.Config{Backend: offline.New()}, func(*session.Config) {})
 	p, err := play(context.Background(), eval.Script{Scenario: "opioid-overdose",
 		Lines: []string{"Can you hear me?", "/vitals", "IO access and give flumazenil 200 micrograms IV."}})
 	if err != nil {
