@@ -124,11 +124,11 @@ func TestBoardListsTraineesWithNEWS2AndAlarmWaits(t *testing.T) {
 	// Each clock is paused once its lines are played: the sim clock otherwise follows the wall
 	// clock, and a slow join (under -race on a busy machine) would move the waits on.
 	c.join(t, "ana", "/admit patient_1 anaphylaxis", "/vitals", "/wait 10m", "/pause")
-	c.join(t, "ben", "/admit patient_1 hypoglycaemia", "/admit patient_2 upper-gi-bleed", "/vitals", "/wait 2m", "/pause")
+	c.join(t, "ben", "/admit patient_1 hypoglycaemia", "/admit patient_2 sepsis-urosepsis", "/vitals", "/wait 2m", "/pause")
 	m := newBoard(t, c)
 	v := view(m)
 	for _, want := range []string{"2 connected", "alarms: time waited, in sim time", "ana", "ben", "Daniel Reyes", "Tom Harris",
-		"Graham Foster", "NEWS2 15 high", "emergency 8:00", "score so far"} {
+		"Eleanor Price", "NEWS2 15 high", "emergency 8:00", "score so far"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the board lacks %q:\n%s", want, v)
 		}
