@@ -269,6 +269,17 @@ func (l *testLab) hasAudit(action, as string) bool {
 	return false
 }
 
+// answered reports whether the patient has answered yet: the line that opens a chart is
+// stored there before anyone answers it, so a chart that is not empty is not yet answered.
+func (l *testLab) answered(trainee, patient string) bool {
+	for _, m := range l.latestChat(trainee, "", patient) {
+		if m.Role == "assistant" && m.Agent == "Patient" {
+			return true
+		}
+	}
+	return false
+}
+
 // latestChat is the trainee's latest shift's messages with a patient, read on a view of theirs.
 func (l *testLab) latestChat(trainee, pass, patient string) []memory.Message {
 	l.t.Helper()

@@ -209,7 +209,7 @@ func TestADroppedConnectionLosesNothing(t *testing.T) {
 	c.waitFor("patient_1")
 	c.typeLine("review patient_1")
 	c.waitFor("Frank Walsh")
-	for len(l.latestChat("alice", "", "patient_1")) == 0 { // the review's greeting, before the gate shuts
+	for !l.answered("alice", "patient_1") { // the review's greeting, before the gate shuts
 		time.Sleep(20 * time.Millisecond)
 	}
 	gate.armed.Store(true)
@@ -345,7 +345,7 @@ func TestShutdownWaitsForARunningTurn(t *testing.T) {
 	c := l.dial("alice", l.enrol("alice", false))
 	c.waitFor("patient_1")
 	c.typeLine("review patient_1")
-	for len(l.latestChat("alice", "", "patient_1")) == 0 {
+	for !l.answered("alice", "patient_1") {
 		time.Sleep(20 * time.Millisecond)
 	}
 	gate.armed.Store(true)
@@ -635,7 +635,7 @@ func TestLinesNotYetSentComeBackAfterADrop(t *testing.T) {
 	c := l.dial("alice", key)
 	c.waitFor("patient_1")
 	c.typeLine("review patient_1")
-	for len(l.latestChat("alice", "", "patient_1")) == 0 {
+	for !l.answered("alice", "patient_1") {
 		time.Sleep(20 * time.Millisecond)
 	}
 	gate.armed.Store(true)
