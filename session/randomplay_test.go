@@ -309,7 +309,7 @@ func (c *invariants) checkMessage(line string, m MessageEvent) {
 func (c *invariants) checkRhythmUnnamed(line string, m MessageEvent, e *physio.Engine) {
 	c.t.Helper()
 	asked := strings.ToLower(line)
-	if m.Agent == "Patient" || strings.Contains(asked, "ecg") || strings.Contains(asked, "12") || strings.Contains(asked, "lead") {
+	if m.Agent == "Patient" || isBystander(m.Agent, e) || strings.Contains(asked, "ecg") || strings.Contains(asked, "12") || strings.Contains(asked, "lead") {
 		return
 	}
 	r := string(e.Rhythm())
@@ -319,6 +319,13 @@ func (c *invariants) checkRhythmUnnamed(line string, m MessageEvent, e *physio.E
 	if regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(r) + `\b`).MatchString(m.Text) {
 		c.fail("%s named the rhythm %q unasked: %q", m.Agent, r, m.Text)
 	}
+}
+
+// isBystander: a relative or witness tells the history as they know it ("she has atrial
+// fibrillation"), which is not ward reading the strip.
+func isBystander(agent string, e *physio.Engine) bool {
+	b := e.Scenario().Bystander
+	return b != nil && agent == bystanderSource(b)
 }
 
 // readingAt is the engine's reading taken at ward time t.
