@@ -10,14 +10,14 @@
 # -fuzzminimizetime is kept short (FUZZ_MINIMIZE_TIME, default 1s): with Go's default of 60s the
 # workers spend the run minimising the first inputs that find new coverage, and the exec
 # counters stay at 0/sec. A target fails when it reports fewer than FUZZ_MIN_EXECS executions
-# (default 1000) after its seed corpus, or when the fuzzer finds a failing input (go test writes
+# (default 250) after its seed corpus, or when the fuzzer finds a failing input (go test writes
 # it under the package's testdata/fuzz/, to commit with the fix).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fuzztime="${FUZZ_TIME:-2s}"
 minimize="${FUZZ_MINIMIZE_TIME:-1s}"
-min_execs="${FUZZ_MIN_EXECS:-1000}"
+min_execs="${FUZZ_MIN_EXECS:-250}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 

@@ -13,7 +13,12 @@ import (
 // A shift played against a real `ollama serve` and the tiny model replays with no model: the
 // model's analyzer and router calls and whatever the random weights answered, streamed chunks
 // and all.
+// Each call costs the tiny model seconds, so CI leaves it out (the replay of streamed chunks is
+// tested against the NDJSON fake in every run; the real server's chunks by the two-call flow).
 func TestLiveReplayOfAnOllamaShift(t *testing.T) {
+	if !ollamatest.Full() {
+		t.Skip("set " + ollamatest.LiveEnv + "=1 and " + ollamatest.FullEnv + "=1 to run it")
+	}
 	srv := ollamatest.StartForTest(t, 1)
 	backend := ollama.New(srv.Client, ollamatest.ModelName, ollama.Options{})
 	caps, err := backend.Probe(t.Context())
@@ -28,7 +33,8 @@ func TestLiveReplayOfAnOllamaShift(t *testing.T) {
 			"/admit patient_1 asthma-exacerbation",
 			"Hello Maya, what brought you in today?", // the Patient
 			"what should I do next?",                 // the router, then the agent it names
-			"Give salbutamol 5 mg nebulised.",        // the analyzer
+			// talk of "context" that names no patient, which the rules leave to the analyzer
+			"Keeping the context of your last admission in mind, is the tightness any better?",
 		} {
 			s.Turn(context.Background(), line, func(session.Event) {})
 		}
