@@ -99,6 +99,7 @@ func (r ContentReader) History(patientID string, each func(memory.Message) error
 		b = h.Bucket([]byte(patientID))
 	}
 	err := eachMessage(r.s, historyRel(patientID), b, each)
+	forgetTxPages(r.s.b.Tx()) // a history is read once: its pages go back to the page cache (pages.go)
 	switch {
 	case err == nil:
 		return nil

@@ -298,6 +298,7 @@ type walker struct {
 	strict bool
 	seen   pageSet
 	lost   func(error)
+	used   uint64 // pages read since they were last handed back (forgetEvery)
 }
 
 func newWalker(r *rawFile, strict bool, lost func(error)) *walker {
@@ -402,6 +403,10 @@ func (w *walker) use(id uint64) (rawPage, error) {
 	}
 	for i := id; i < id+n; i++ {
 		w.seen.add(i)
+	}
+	if w.used += n; w.used >= forgetEvery {
+		forgetMapped(w.r.data) // the pages read so far go back to the page cache (pages.go)
+		w.used = 0
 	}
 	return p, nil
 }

@@ -2,7 +2,10 @@ package persist
 
 import (
 	"encoding/json"
+	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -53,13 +56,12 @@ func (ps storedPatients) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		facts, err := json.Marshal(e.Facts)
-		if err != nil {
-			return nil, err
-		}
 		out = appendJSONString(out, id)
 		out = appendJSONString(append(out, `:{"patient_id":`...), e.PatientID)
-		out = append(append(out, `,"facts":`...), facts...)
+		var err error
+		if out, err = appendFacts(append(out, `,"facts":`...), e.Facts); err != nil {
+			return nil, err
+		}
 		if out, err = appendJSONTime(append(out, `,"created_at":`...), e.CreatedAt); err != nil {
 			return nil, err
 		}
@@ -69,6 +71,52 @@ func (ps storedPatients) MarshalJSON() ([]byte, error) {
 		out = append(out, '}')
 	}
 	return append(out, '}'), nil
+}
+
+// appendFacts appends a patient's facts as encoding/json writes a map[string]any: keys sorted,
+// and the values a registry holds (strings, whole and decimal numbers, flags) by hand, so a
+// commit that rewrites the registry for one patient's summary spends no allocation on the others
+// (every other value by encoding/json itself).
+func appendFacts(out []byte, facts map[string]any) ([]byte, error) {
+	if facts == nil {
+		return append(out, "null"...), nil
+	}
+	var held [24]string // a registry entry has about a dozen facts: no allocation to sort them
+	keys := held[:0]
+	for k := range facts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out = append(out, '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var err error
+		if out, err = appendFact(append(appendJSONString(out, k), ':'), facts[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(out, '}'), nil
+}
+
+func appendFact(out []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case string:
+		return appendJSONString(out, v), nil
+	case bool:
+		return strconv.AppendBool(out, v), nil
+	case nil:
+		return append(out, "null"...), nil
+	case int:
+		return strconv.AppendInt(out, int64(v), 10), nil
+	case float64: // encoding/json's own rule: plain notation from 1e-6 up to 1e21
+		if abs := math.Abs(v); v == 0 || abs >= 1e-6 && abs < 1e21 {
+			return strconv.AppendFloat(out, v, 'f', -1, 64), nil
+		}
+	}
+	b, err := json.Marshal(v)
+	return append(out, b...), err
 }
 
 // appendJSONString appends s quoted as encoding/json quotes it: as it is when it holds nothing

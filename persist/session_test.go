@@ -229,8 +229,13 @@ func TestRegistryEncodesAsReflection(t *testing.T) {
 	}
 	at := time.Date(2026, 11, 21, 8, 0, 0, 123456789, time.FixedZone("odd", -(9*3600+30*60)))
 	reg := Registry{ActivePatientID: "patient_2", Patients: map[string]PatientEntry{
-		"patient_1":         {PatientID: "patient_1", Facts: map[string]any{"name": "Mr <Chen> & \"son\"", "age": 67.5, "tags": []any{"a", 1.0}}, CreatedAt: at, UpdatedAt: at.UTC()},
-		"patient_2":         {PatientID: "patient_2", CreatedAt: time.Time{}, UpdatedAt: at.Add(time.Hour)},
+		"patient_1": {PatientID: "patient_1", Facts: map[string]any{"name": "Mr <Chen> & \"son\"", "age": 67.5, "tags": []any{"a", 1.0}}, CreatedAt: at, UpdatedAt: at.UTC()},
+		"patient_2": {PatientID: "patient_2", CreatedAt: time.Time{}, UpdatedAt: at.Add(time.Hour)},
+		"patient_4": {PatientID: "patient_4", Facts: map[string]any{
+			"age": 67, "news2": 7.0, "at": 3605.25, "neg": -0.0, "tiny": 1e-7, "small": 1e-6, "huge": 1e21, "big": 9.99e20,
+			"minus": -12.5, "yes": true, "no": false, "none": nil, "n": json.Number("12"), "obj": map[string]any{"b": 1, "a": "<"},
+			"é<key>": "x\u2028 ", "": "",
+		}},
 		"bed\u2028\t\"4\"é": {PatientID: "<x>\x00\xff", Facts: map[string]any{}},
 	}}
 	want, err := json.Marshal(reflected{&reg.ActivePatientID, reg.Patients})

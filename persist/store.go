@@ -137,6 +137,18 @@ func decodeStored(data []byte, v any) error {
 	return nil
 }
 
+// Commits is how many durable commits the file has had since it was made: bbolt numbers each
+// committed write transaction, and a read sees the last number. A turn's cost in commits (each
+// is two fdatasyncs) is counted with it.
+func (s *Store) Commits() (uint64, error) {
+	var id int
+	err := s.db.View(func(tx *bolt.Tx) error {
+		id = tx.ID()
+		return nil
+	})
+	return uint64(id), err
+}
+
 // Close releases the file and its lock; a view's Close forgets its keys only (view.go).
 func (s *Store) Close() error {
 	if s.shared {

@@ -234,3 +234,28 @@ func readRaw(t *testing.T, path string, fn func(*bolt.Tx)) {
 		return nil
 	})
 }
+
+// Commits counts each durable commit once, and a rolled-back transaction or a read not at all.
+func TestCommitsCountsDurableCommits(t *testing.T) {
+	s, _ := openTemp(t)
+	before := commits(t, s)
+	sid := "s1"
+	newSession(t, s, sid)
+	mustUpdate(t, s, sid, func(tx *Tx) error { return tx.Append("patient_1", msg("user", "hello", 0)) })
+	_ = s.Update(sid, func(*Tx) error { return errors.New("rolled back") })
+	if err := s.View(sid, func(*Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := commits(t, s) - before; got != 2 {
+		t.Fatalf("a new session and one append made %d commits, want 2", got)
+	}
+}
+
+func commits(t *testing.T, s *Store) uint64 {
+	t.Helper()
+	n, err := s.Commits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

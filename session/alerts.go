@@ -9,7 +9,6 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/memory"
-	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -19,16 +18,13 @@ import (
 // alarm, where the trainee reads it on going to them), and on the roster and the status bar,
 // drawn from the roster summary, which the registry keeps across a restart.
 
-// tellAlerts stores each new alarm and escalation as a message in its patient's chat, in one
-// commit with the sim state that raised it, so a crash cannot keep one without the other. An
+// tellAlerts tells each new alarm and escalation as a message in its patient's chat, kept for the
+// turn's next commit, which writes it with the sim state that raised it, so a crash cannot keep
+// one without the other (and the engine, stepped again from its stored state, raises it again). An
 // alert raised and repeated within the same stretch of time (a long /wait) is told as it last
 // sounded, with the numbers then; a repeat of one told before sounds again (the event, the
 // bell) but adds nothing to the chat.
 func (s *Session) tellAlerts(t *turn, events []physio.Event) {
-	type told struct {
-		patient string
-		msg     memory.Message
-	}
 	type key struct {
 		patient, kind string
 		raised        float64
@@ -56,29 +52,17 @@ func (s *Session) tellAlerts(t *turn, events []physio.Event) {
 		at[k] = len(msgs)
 		msgs = append(msgs, told{ev.PatientID, msg})
 	}
-	if len(msgs) == 0 {
-		return
-	}
-	err := t.storage(func() error {
-		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
-			for _, m := range msgs {
-				if err := tx.Append(m.patient, m.msg); err != nil {
-					return err
-				}
-			}
-			return s.saveSim(tx)
-		})
-	})
-	if err != nil {
-		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not save an alarm: " + err.Error()})
-		return
-	}
 	for _, m := range msgs {
-		if m.patient == s.active {
-			s.remember(m.msg)
-		}
 		t.emit(MessageEvent{PatientID: m.patient, Role: m.msg.Role, Agent: m.msg.Agent, Text: m.msg.Content, At: m.msg.At})
 	}
+	t.told = append(t.told, msgs...)
+}
+
+// told is a message for a patient's chat that the turn's next commit stores: an alarm or
+// escalation.
+type told struct {
+	patient string
+	msg     memory.Message
 }
 
 // PatientAlert is an alarm or escalation waiting on a patient, as the status bar and the jump

@@ -117,7 +117,9 @@ func (s *Session) send(ctx context.Context, t *turn, q ask) (llm.Response, error
 		emit:  func(text string) { t.emit(DeltaEvent{PatientID: s.active, Agent: q.agent, Text: text}) },
 		clean: func(text string) bool { return v.why(text) == "" },
 	}
-	s.noticeModelLoad(t)
+	if err := s.beforeModelCall(t); err != nil {
+		return llm.Response{}, err
+	}
 	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	stream.flush()
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
@@ -236,6 +238,26 @@ func startsPlain(raw string) bool {
 	trimmed := strings.TrimSpace(raw)
 	return trimmed != "" && !strings.HasPrefix(trimmed, "{")
 }
+
+// beforeModelCall is what a turn owes the trainee before a model is asked: the line they typed
+// on disk, since a model may take minutes in which the process can be killed or the machine
+// sleep (one commit of its own: the reply's commit cannot come before the reply), and a word if
+// the model may still be loading. A backend answering in the process (llm.InProcess) is no such
+// wait: the line goes with the answer, in the turn's one commit.
+func (s *Session) beforeModelCall(t *turn) error {
+	s.noticeModelLoad(t)
+	if !t.holdsLine() || llm.AnswersInProcess(s.cfg.Backend) {
+		return nil
+	}
+	if !s.commit(t, nil) {
+		return errLineNotSaved
+	}
+	return nil
+}
+
+// errLineNotSaved stops a model call whose turn could not store the trainee's line first (the
+// turn has said why).
+var errLineNotSaved = errors.New("the line was not saved, so no model was asked")
 
 // noticeModelLoad tells the trainee, once a turn, that a model no call has answered yet may be
 // loading.

@@ -26,16 +26,15 @@ func (s *Session) cmdDiagnosis(ctx context.Context, t *turn, arg string) {
 	case e.Closed():
 		s.caseRefused(t, e, physio.ErrClosed)
 		return
-	case !s.commit(t, s.typed(t), nil): // kept before the model may be asked for its opinion
-		return
 	}
+	t.hold(s.typed(t))
 	earlier := e.Diagnoses()
 	d, err := e.Diagnose(arg)
 	if err != nil {
 		s.caseRefused(t, e, err)
 		return
 	}
-	if d.Verdict != sc.VerdictAccepted && d.Verdict != "" {
+	if d.Verdict != sc.VerdictAccepted && d.Verdict != "" && s.beforeModelCall(t) == nil {
 		s.secondOpinion(ctx, e, d)
 	}
 	s.sim.dirty[s.active] = true
@@ -118,9 +117,7 @@ func (s *Session) caseRefused(t *turn, e *physio.Engine, err error) {
 
 // caseNote stores the command with the patient's history and ward's answer after it.
 func (s *Session) caseNote(t *turn, text string) {
-	if !s.commit(t, s.typed(t), nil) {
-		return
-	}
+	t.hold(s.typed(t))
 	s.record(t, []memory.Message{s.wardSays(t, text)}, nil)
 }
 

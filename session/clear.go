@@ -17,7 +17,7 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 	if err := s.sim.keepAll(); err != nil { // the archive holds every engine as it is now
 		t.emit(ErrorEvent{Code: "STORAGE", Message: "some patients could not be read, and are archived as they were stored: " + err.Error()})
 	}
-	if !s.commit(t, typed, nil) { // the clear itself is archived with everything else
+	if !s.commit(t, typed) { // the clear itself is archived with everything else
 		return
 	}
 	roster := s.roster

@@ -213,13 +213,11 @@ const (
 	effectAsk    = "ask" // none: a question about the guidance does nothing at the bedside
 )
 
-// agentCommand stores the typed command with the patient's history, applies its effect in the
+// agentCommand keeps the typed command for the patient's history (hold), applies its effect in the
 // engine, and lets the team answer it like any other turn.
 func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 	typed := s.typed(t)
-	if !s.commit(t, typed, nil) {
-		return
-	}
+	t.hold(typed)
 	if effect == effectAAR {
 		e := s.engine(t, s.active)
 		t.emit(AAREvent{aar.Of(e)})
@@ -227,9 +225,11 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
 }
 
-// typed is the command line as typed, for the active conversation.
+// typed is the line as typed, for the active conversation, at the sim time it was typed.
 func (s *Session) typed(t *turn) *typedText {
-	return &typedText{msg: s.message(memory.RoleUser, "", t.input), to: s.active}
+	msg := s.message(memory.RoleUser, "", t.input)
+	msg.Sim = s.sim.ward.Clock()
+	return &typedText{msg: msg, to: s.active}
 }
 
 // cmdWait lets time pass for every patient on the ward.
@@ -307,9 +307,7 @@ func (s *Session) cmdHandoff(_ context.Context, t *turn, arg string) {
 // draft stores a note or handoff with the patient's history, as the Orchestrator's, so it is
 // part of the record the trainee reviews.
 func (s *Session) draft(t *turn, text string) {
-	if !s.commit(t, s.typed(t), nil) {
-		return
-	}
+	t.hold(s.typed(t))
 	msg := s.message(memory.RoleAssistant, agents.AgentOrchestrator, text)
 	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: msg.Agent, Text: text, At: msg.At})
 	s.record(t, []memory.Message{msg}, nil)

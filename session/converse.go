@@ -253,25 +253,18 @@ func pointLines(points []aar.Point) []string {
 	return out
 }
 
-// record is the last stage: it stores what the turn said with the active conversation, with the
-// engine's changes, in one commit, then reports the error that stopped the turn. A turn with
+// record is the last stage: it stores what the turn said with the active conversation, after the
+// line the turn holds and with the engine's changes, in one commit, then reports the error that stopped the turn. A turn with
 // nothing left to store (its alarms' commit took the sim's changes) makes no commit.
 func (s *Session) record(t *turn, said []memory.Message, failure error) {
 	for i := range said {
 		said[i].Sim = s.sim.ward.Clock()
 	}
-	if len(said) == 0 && !s.simUnsaved() {
+	if len(said) == 0 && !s.simUnsaved() && !t.holdsLine() {
 		s.reportFailure(t, failure)
 		return
 	}
-	err := t.storage(func() error {
-		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
-			if err := tx.Append(s.active, said...); err != nil {
-				return err
-			}
-			return s.saveSim(tx)
-		})
-	})
+	err := s.update(t, func(tx *persist.Tx) error { return tx.Append(s.active, said...) })
 	if err != nil {
 		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the turn: " + err.Error()})
 	} else {

@@ -194,16 +194,11 @@ func (s *Session) storeInjected(id string, msg memory.Message, reg *persist.Regi
 	if s.active != id {
 		lines = append(lines, line{s.active, s.message(memory.RoleAssistant, memory.SystemAgent, fmt.Sprintf("News of %s: /switch %s to see it.", id, id))})
 	}
-	err := s.storeInstructor(lines, emit, func(tx *persist.Tx) error {
-		if reg == nil {
-			return nil
-		}
-		return tx.PutRegistry(*reg)
-	})
-	if err == nil && reg != nil {
+	if reg != nil { // the commit writes the mirror, with any summaries it holds unsaved
 		s.mirror(*reg)
+		s.registryUnsaved = true
 	}
-	return err
+	return s.storeInstructor(lines, emit, func(*persist.Tx) error { return nil })
 }
 
 // storeInstructor commits lines attributed to the instructor with what also writes and the sim's

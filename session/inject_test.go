@@ -288,3 +288,18 @@ func TestInjectedImprovementIsCalledBetter(t *testing.T) {
 		t.Errorf("the trainee heard %q; want the nurse saying they look better, without the state's name", heard)
 	}
 }
+
+// An admission while the registry mirror holds summaries the store has not had yet (the clock
+// moved a NEWS2 since the last commit, as a running screen's does) is stored with the new patient:
+// the commit writes the registry once, as the mirror has it with the admission.
+func TestInjectAdmissionOverUnsavedSummaries(t *testing.T) {
+	r := injectRig(t)
+	r.s.registryUnsaved = true
+	if _, err := r.inject(Injection{Kind: physio.InjectAdmission, Scenario: "hypoglycaemia"}); err != nil {
+		t.Fatal(err)
+	}
+	r.restart()
+	if got := r.s.roster; len(got) != 2 || got[1] != "patient_2" {
+		t.Fatalf("roster after a restart = %v, want patient_2 on it", got)
+	}
+}

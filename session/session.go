@@ -84,12 +84,13 @@ type Session struct {
 	speed   float64          // sim seconds per wall second, 1–10
 	turns   []TurnRecord     // the latest turns, newest last, for the inspector
 	at      time.Time        // the wall time of the input being handled, which its prompts carry (see begin)
-	// summariesChanged: the registry mirror holds roster summaries the store does not have yet.
-	summariesChanged bool
-	prefs            Prefs           // the trainee's preferences
-	offered          map[string]bool // preference values the trainee was already asked to keep
-	recurring        []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
-	replayed         int             // retrievals of cfg.Replaying handed out so far
+	// registryUnsaved: the registry mirror holds what the store does not have yet (roster
+	// summaries, a switch), for the next commit.
+	registryUnsaved bool
+	prefs           Prefs           // the trainee's preferences
+	offered         map[string]bool // preference values the trainee was already asked to keep
+	recurring       []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
+	replayed        int             // retrievals of cfg.Replaying handed out so far
 	// windowFrom is, per patient, the wall time of the first message its last prompt's window
 	// showed: a later one means the window left messages behind (prune.go).
 	windowFrom map[string]time.Time
@@ -315,7 +316,6 @@ func (s *Session) admitShift(nameOrFile string) error {
 	if err != nil {
 		return err
 	}
-	t := newTurn("", func(Event) {})
 	for _, p := range roster {
 		id, ok := analyzer.NormalizeID(p.ID, s.cfg.Pattern)
 		if !ok {
@@ -325,11 +325,14 @@ func (s *Session) admitShift(nameOrFile string) error {
 		if err != nil {
 			return fmt.Errorf("shift %s: %w", sh.ID, err)
 		}
-		next := s.registryWith(id, "", e, p.Bed)
-		if !s.commit(t, nil, &next) {
-			return fmt.Errorf("shift %s: could not record %s", sh.ID, id)
-		}
+		s.mirror(s.registryWith(id, "", e, p.Bed))
+		s.registryUnsaved = true
 	}
 	s.info.Shift = sh.ID
-	return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { return tx.PutInfo(s.info) })
+	return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { // the whole roster, in one commit
+		if err := tx.PutInfo(s.info); err != nil {
+			return err
+		}
+		return s.saveSim(tx)
+	})
 }

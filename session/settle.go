@@ -66,12 +66,12 @@ func (typed *typedText) write(tx *persist.Tx) error {
 // the registry's decision. ok is false when the turn ends here (a clear, a missing ID, a
 // failure).
 //
-// The typed text is durable before anything that could fail or wait: when the analyzer decides
-// at once (the rules), it is written in the same commit as the registry's decision; when a model
-// must be asked, it is written first.
+// The typed text is durable before anything that could wait: when the analyzer decides at once
+// (the rules), it is held for the turn's commit (hold), with the registry's decision; when a
+// model must be asked, it is written first.
 func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 	restored := s.restoreFromRegistry(t)
-	typed := &typedText{msg: s.message(memory.RoleUser, "", t.input), to: s.active}
+	typed := s.typed(t)
 	if analyzer.IsClearPhrase(t.input) {
 		s.clear(t, typed, analyzer.Decision{Action: analyzer.ActionClear, Source: analyzer.SourceRules, Reasoning: "exact clear phrase"})
 		return settled{}, false
@@ -79,7 +79,7 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 	t0 := time.Now()
 	d, now := s.analyzeNow(t.input)
 	if !now {
-		if !s.commit(t, typed, nil) {
+		if !s.commit(t, typed) {
 			return settled{}, false
 		}
 		d = s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(t.input))
@@ -110,7 +110,7 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		if typed != nil {
 			typed.moveTo("")
 		}
-		if s.commit(t, typed, nil) {
+		if s.commit(t, typed) {
 			s.reportDecision(t, decision, d, "")
 			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.notAnID(d) + s.whichPatient(d.Candidates)})
 		}
@@ -131,9 +131,7 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 			return settled{}, false
 		}
 	default:
-		if !s.commit(t, typed, nil) {
-			return settled{}, false
-		}
+		t.hold(typed)
 	}
 	s.reportDecision(t, decision, d, s.active)
 	prior := s.priorTo(typed)
@@ -153,7 +151,7 @@ func (s *Session) asksBeforeAdmitting(typed *typedText) bool {
 // askToAdmit keeps what was typed where it was typed and asks question; a yes sends the /admit
 // line.
 func (s *Session) askToAdmit(t *turn, typed *typedText, d analyzer.Decision, id, question string) {
-	if !s.commit(t, typed, nil) {
+	if !s.commit(t, typed) {
 		return
 	}
 	s.reportDecision(t, DecisionUnchanged, d, s.active)
@@ -169,7 +167,7 @@ func (s *Session) askAboutLookAlike(t *turn, typed *typedText, d analyzer.Decisi
 		s.askToAdmit(t, typed, d, id, fmt.Sprintf("%s is not on the roster, but %s is: the IDs differ only in case or leading zeros. Admit %s as a new patient? (To see %s, answer no and name %s.)", id, twin, id, twin, twin))
 		return
 	}
-	if s.commit(t, typed, nil) {
+	if s.commit(t, typed) {
 		s.reportDecision(t, DecisionNeedsPatientID, d, "")
 		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: fmt.Sprintf("%s is not on the roster, but %s is: the IDs differ only in case or leading zeros. Name %s to see them, or send %s %s to admit a new patient.", id, twin, twin, CmdAdmit, id)})
 	}
@@ -198,46 +196,77 @@ func (s *Session) priorTo(typed *typedText) []memory.Message {
 	return slices.Clone(h)
 }
 
-// commit writes, in one durable commit, the typed text if no commit has taken it yet, the
-// registry when it changed, and whatever the sim changed since the last commit. It is the one
-// place the typed text is stored. It reports whether everything was written.
-func (s *Session) commit(t *turn, typed *typedText, reg *persist.Registry) bool {
-	pending := typed != nil && !typed.stored
-	if !pending && reg == nil {
+// hold keeps the typed line for the turn's next commit, which writes it first: a line the rules
+// placed goes to disk with what answers it, in the turn's one commit. Before a model is asked,
+// beforeModelCall commits it on its own, and endTurn commits a line still held, so it is durable
+// before anything waits and before the turn is acknowledged.
+func (t *turn) hold(typed *typedText) {
+	if typed != nil && !typed.stored {
+		t.line = typed
+	}
+}
+
+// holdsLine reports whether the turn holds a line no commit has taken yet.
+func (t *turn) holdsLine() bool { return t.line != nil && !t.line.stored }
+
+// holds reports whether the turn holds anything the store must have before it is acknowledged:
+// the line, a switch, the alarms it told.
+func (t *turn) holds() bool { return t.holdsLine() || t.moved || len(t.told) > 0 }
+
+// commit writes, in one durable commit, the line the turn holds (typed, if given), the registry
+// when the turn switched patient, and whatever the sim changed since the last commit. It reports
+// whether everything was written.
+func (s *Session) commit(t *turn, typed *typedText) bool {
+	t.hold(typed)
+	if !t.holds() {
 		return true
 	}
-	if pending && typed.from == "" {
-		typed.msg.Sim = s.sim.ward.Clock()
+	if err := s.update(t, func(*persist.Tx) error { return nil }); err != nil {
+		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the message: " + err.Error()})
+		return false
 	}
+	return true
+}
+
+// update is every durable commit a turn makes, and the one place the typed text is stored: the
+// line the turn holds first, so it stays above whatever answers it, the alarms it told, then
+// write's values, then what the sim changed (a switch's registry with it).
+func (s *Session) update(t *turn, write func(*persist.Tx) error) error {
+	line, pending, told := t.line, t.holdsLine(), t.told
 	err := t.storage(func() error {
 		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
 			if pending {
-				if err := typed.write(tx); err != nil {
+				if err := line.write(tx); err != nil {
 					return err
 				}
 			}
-			if reg != nil {
-				if err := tx.PutRegistry(*reg); err != nil {
+			for _, m := range told {
+				if err := tx.Append(m.patient, m.msg); err != nil {
 					return err
 				}
+			}
+			if err := write(tx); err != nil {
+				return err
 			}
 			return s.saveSim(tx)
 		})
 	})
 	if err != nil {
-		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the message: " + err.Error()})
-		return false
+		return err
 	}
-	if reg != nil {
-		s.mirror(*reg)
-	}
+	t.moved, t.told = false, nil
 	if pending {
-		typed.stored, typed.from = true, ""
-		if typed.to == s.active {
-			s.remember(typed.msg)
+		line.stored, line.from = true, ""
+		if line.to == s.active {
+			s.remember(line.msg)
 		}
 	}
-	return true
+	for _, m := range told {
+		if m.patient == s.active {
+			s.remember(m.msg)
+		}
+	}
+	return nil
 }
 
 // restoreFromRegistry silently revives the registry's active patient when memory has none, as
@@ -388,8 +417,8 @@ func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision
 	t.emit(*t.decisionEvent)
 }
 
-// activate points the registry at id, admitting the patient first when they are new, in one
-// commit with the typed text. A change of patient starts from that patient's own history: every
+// activate points the registry at id, admitting the patient first when they are new; the turn's
+// commit writes it with the typed text. A change of patient starts from that patient's own history: every
 // piece of per-patient agent state (the window, the gate, memory, entities) is read from that
 // patient's records, so nothing of the previous patient carries over.
 func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, scenario string) (*physio.Engine, bool) {
@@ -403,7 +432,7 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 		}
 		if err != nil {
 			t.emit(ErrorEvent{Code: "ADMIT", Message: err.Error()})
-			s.commit(t, typed, nil) // the line is kept even when the admission fails
+			s.commit(t, typed) // the line is kept even when the admission fails
 			return nil, false
 		}
 	}
@@ -414,10 +443,9 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 	if admitted != nil {
 		bed = sc.FreeBed(admitted.Scenario().Demographics.Bed, s.onRoster(factBed))
 	}
-	next := s.registryWith(id, id, admitted, bed)
-	if !s.commit(t, typed, &next) {
-		return nil, false
-	}
+	s.mirror(s.registryWith(id, id, admitted, bed))
+	s.registryUnsaved, t.moved = true, true // for the turn's commit, with the line (hold)
+	t.hold(typed)
 	if err := t.storage(func() error { return s.loadHistory(id) }); err != nil {
 		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not switch to " + id + ": " + err.Error()})
 		return nil, false

@@ -256,11 +256,11 @@ func (m *sim) save(tx *persist.Tx) error {
 // saveSim writes the sim's changes since the last commit, the roster summaries they changed and
 // the shift clock, in tx.
 func (s *Session) saveSim(tx *persist.Tx) error {
-	if s.summariesChanged {
+	if s.registryUnsaved {
 		if err := tx.PutRegistry(s.reg); err != nil {
 			return err
 		}
-		s.summariesChanged = false
+		s.registryUnsaved = false
 	}
 	if err := s.sim.save(tx); err != nil {
 		return err
@@ -303,7 +303,7 @@ func (s *Session) noteSummary(id string, sm summary) {
 	}
 	sm.put(entry.Facts)
 	s.reg.Patients[id] = entry
-	s.summariesChanged = true
+	s.registryUnsaved = true
 }
 
 // engine is a patient's engine, woken on first use; a patient who cannot be read is reported on
@@ -342,7 +342,10 @@ func (s *Session) Tick(wall time.Duration, emit func(Event)) {
 		return
 	}
 	s.begin(llm.TraceInput{Op: llm.InputTick, Wall: wall}, emit)
-	s.advance(&turn{emit: emit}, wall.Seconds()*s.speed)
+	t := &turn{emit: emit}
+	s.advance(t, wall.Seconds()*s.speed)
+	s.commit(t, nil) // the alarms it told, if any, with the state that raised them
+
 }
 
 // Flush saves what the clock changed since the last commit; the TUI calls it every few seconds
@@ -358,5 +361,5 @@ func (s *Session) Flush() error {
 // simUnsaved reports whether saveSim has anything to write: a dirty patient, a roster summary
 // or the clock.
 func (s *Session) simUnsaved() bool {
-	return len(s.sim.dirty) > 0 || s.summariesChanged || s.sim.ward.Clock() != s.info.ClockSeconds
+	return len(s.sim.dirty) > 0 || s.registryUnsaved || s.sim.ward.Clock() != s.info.ClockSeconds
 }

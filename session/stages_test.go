@@ -24,24 +24,32 @@ func (r *rig) stageTurn(text string) *turn {
 	return newTurn(text, func(Event) {})
 }
 
-// settle alone: a line for the active patient is stored in their conversation before anyone
-// answers, and the conversation handed on is the one it continues, without it.
-func TestSettleStoresTheLineBeforeAnyoneAnswers(t *testing.T) {
+// settle alone: a line for the active patient is held for the turn's commit, which stores it
+// as the newest message of their conversation, and the conversation handed on is the one it
+// continues, without it.
+func TestSettleHoldsTheLineForTheTurnsCommit(t *testing.T) {
 	r := newRig(t)
 	r.turn("/admit patient_1 asthma-exacerbation")
 	r.turn("How is your breathing?")
 	line := "Is the tightness any better?"
 
-	st, ok := r.s.settle(context.Background(), r.stageTurn(line))
+	tt := r.stageTurn(line)
+	st, ok := r.s.settle(context.Background(), tt)
 	if !ok || r.s.active != "patient_1" {
 		t.Fatalf("settle = ok %v, active %s; want patient_1", ok, r.s.active)
 	}
 	stored := contents(r.dump().Histories["patient_1"])
-	if stored[len(stored)-1] != "user:"+line {
-		t.Errorf("stored = %q: the line is not the newest message", stored)
+	if prior := contents(st.prior); !slices.Equal(prior, stored) {
+		t.Errorf("prior = %q, want the stored conversation %q", prior, stored)
 	}
-	if prior := contents(st.prior); !slices.Equal(prior, stored[:len(stored)-1]) {
-		t.Errorf("prior = %q, want the stored conversation before the line", prior)
+	if !tt.holdsLine() || tt.line.to != "patient_1" {
+		t.Fatalf("settle holds no line for patient_1")
+	}
+	if !r.s.commit(tt, nil) {
+		t.Fatal("the turn's commit failed")
+	}
+	if stored = contents(r.dump().Histories["patient_1"]); stored[len(stored)-1] != "user:"+line {
+		t.Errorf("stored = %q: the line is not the newest message", stored)
 	}
 }
 
@@ -55,9 +63,10 @@ func TestSettleHandsOnTheConversationOfThePatientNamed(t *testing.T) {
 	r.turn("/admit patient_2 anaphylaxis")
 	r.turn("Any itching?")
 
-	st, ok := r.s.settle(context.Background(), r.stageTurn("patient_1, is the tightness any better?"))
-	if !ok || r.s.active != "patient_1" {
-		t.Fatalf("settle = ok %v, active %s; want patient_1", ok, r.s.active)
+	tt := r.stageTurn("patient_1, is the tightness any better?")
+	st, ok := r.s.settle(context.Background(), tt)
+	if !ok || r.s.active != "patient_1" || !r.s.commit(tt, nil) {
+		t.Fatalf("settle = ok %v, active %s; want patient_1, and the turn's commit", ok, r.s.active)
 	}
 	if prior := contents(st.prior); !slices.Contains(prior, "user:How is your breathing?") || slices.Contains(prior, "user:Any itching?") {
 		t.Errorf("prior = %q, want patient_1's conversation", prior)

@@ -33,6 +33,9 @@ type turn struct {
 	toolCalls     int            // tool calls so far, which number their IDs
 	loadNoticed   bool           // the trainee was told the model may be loading
 	pruned        []PruneEvent   // what the turn's pruning rules took out, for the inspector
+	line          *typedText     // the trainee's line, held for the turn's next commit (hold)
+	moved         bool           // the turn switched patient: the registry goes with its next commit
+	told          []told         // alarms told, for the turn's next commit
 }
 
 func newTurn(input string, emit func(Event)) *turn {
@@ -58,10 +61,10 @@ func (s *Session) Turn(ctx context.Context, text string, emit func(Event)) {
 
 // observeCalls makes the calls the session does not build itself, the analyzer's and the
 // router's, part of the turn: each is an llm_call event and an entry in the inspector. Before
-// the turn's first call of any kind, the trainee hears if the model may still be loading. stop
-// ends it with the turn.
+// each, the turn does what it owes the trainee (beforeModelCall; a line it could not store is
+// reported, and the call goes on). stop ends it with the turn.
 func (s *Session) observeCalls(t *turn) (stop func()) {
-	s.cfg.Observer.Hear(func() { s.noticeModelLoad(t) }, func(rec llm.TraceRecord) {
+	s.cfg.Observer.Hear(func() { _ = s.beforeModelCall(t) }, func(rec llm.TraceRecord) {
 		rec.PatientID = s.active
 		s.recordCall(t, CallRecord{Trace: rec})
 	})
@@ -102,6 +105,7 @@ func (s *Session) message(role, agent, content string) memory.Message {
 }
 
 func (s *Session) endTurn(t *turn) {
+	s.commit(t, nil) // what the turn still holds is durable before it is acknowledged
 	if !strings.EqualFold(t.input, CmdInspect) {
 		s.keepTurnRecord(t)
 	}

@@ -56,3 +56,38 @@ func BenchmarkTickFlushPatients(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWaitOneInCare is /wait 1m on a roster of 1 and of 100 where only patient_1 is still
+// in care: the other 99 have gone home (/dispo), so their engines stand still and nothing of
+// theirs changes. What /wait costs beyond the one-patient shift is what it pays for the roster
+// rather than for the patients who changed.
+func BenchmarkWaitOneInCare(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run(fmt.Sprintf("roster=%d", n), func(b *testing.B) {
+			s := oneInCare(b, n)
+			ctx, discard := context.Background(), func(Event) {}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i > 0 && i%30 == 0 {
+					b.StopTimer()
+					s = oneInCare(b, n)
+					b.StartTimer()
+				}
+				s.Turn(ctx, "/wait 1m", discard)
+			}
+		})
+	}
+}
+
+// oneInCare is a shift of n patients of whom all but patient_1 have been sent home.
+func oneInCare(b *testing.B, n int) *Session {
+	s := admittedShift(b, n)
+	ctx, discard := context.Background(), func(Event) {}
+	for p := 2; p <= n; p++ {
+		s.Turn(ctx, fmt.Sprintf("/switch patient_%d", p), discard)
+		s.Turn(ctx, "/dispo home", discard)
+	}
+	s.Turn(ctx, "/switch patient_1", discard)
+	return s
+}

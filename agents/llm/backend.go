@@ -74,5 +74,20 @@ type Backend interface {
 	Chat(ctx context.Context, req Request, onDelta func(string)) (Response, error)
 }
 
+// InProcess is a backend that answers inside ward's own process from the request alone, in
+// microseconds, waiting on nothing (the offline backend). A turn waits on any other backend for
+// seconds or minutes, so it makes the trainee's line durable before calling it; a call to this
+// one is no such window, and the line goes to disk with the answer, in the turn's one commit.
+type InProcess interface {
+	Backend
+	InProcess()
+}
+
+// AnswersInProcess reports whether b is an InProcess backend.
+func AnswersInProcess(b Backend) bool {
+	_, ok := b.(InProcess)
+	return ok
+}
+
 // Zero is a temperature of 0, for requests that want the model's most likely answer.
 func Zero() *float64 { z := 0.0; return &z }

@@ -23,6 +23,9 @@ func New() *Backend { return &Backend{} }
 func (*Backend) Name() string  { return "offline" }
 func (*Backend) Model() string { return "" }
 
+// InProcess: the answer is worked out here, from the prompt, with nothing to wait on.
+func (*Backend) InProcess() {}
+
 // offlineChunks is how many pieces the reply streams in, so the UI's
 // streaming path runs the same way as with a model.
 const offlineChunks = 4

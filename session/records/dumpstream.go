@@ -22,7 +22,7 @@ func WriteDump(w io.Writer, store *persist.Store, lib *scenario.Library, forTrai
 	if err != nil {
 		return err
 	}
-	out := &jsonStream{w: bufio.NewWriter(w)}
+	out := newJSONStream(w)
 	err = store.ReadDump(info.ID, func(schema int, content persist.ContentReader, archives []persist.ArchiveReader) error {
 		out.open('{')
 		if forTrainee {
@@ -37,17 +37,17 @@ func WriteDump(w io.Writer, store *persist.Store, lib *scenario.Library, forTrai
 		if err := writeArchives(out, archives, forTrainee); err != nil {
 			return err
 		}
-		w, err := currentWard(lib, info, sims)
-		if err != nil {
-			return err
-		}
 		summaries := map[string]SimSummary{}
-		for _, e := range w.Engines() {
-			s := summarise(e)
+		for _, id := range inOrder(sims) { // one engine at a time: each is dropped once summarised
+			w, err := currentWard(lib, info, map[string]json.RawMessage{id: sims[id]})
+			if err != nil {
+				return err
+			}
+			s := summarise(w.Engine(id))
 			if forTrainee {
 				s = s.forTrainee()
 			}
-			summaries[e.PatientID()] = s
+			summaries[id] = s
 		}
 		out.field("sim", summaries)
 		out.close('}')
@@ -148,13 +148,28 @@ func writeHistory(out *jsonStream, r persist.ContentReader, patientID string) er
 }
 
 // jsonStream writes one JSON document a value at a time, laid out as encoding/json's
-// MarshalIndent with no prefix and a two-space indent lays out the whole: each value is
-// MarshalIndent's own, indented to its depth, and the containers around them are written here.
+// MarshalIndent with no prefix and a two-space indent lays out the whole: each value is encoded
+// straight to the writer by a json.Encoder indenting to its depth, and the containers around
+// them are written here.
 type jsonStream struct {
-	w        *bufio.Writer
-	empty    []bool       // for each open container, innermost last: nothing written in it yet
-	indented bytes.Buffer // the value being written, reused: a dump writes one per message
-	err      error
+	w     *bufio.Writer
+	enc   *json.Encoder // writes to w through lineless, reusing its buffers value after value
+	empty []bool        // for each open container, innermost last: nothing written in it yet
+	err   error
+}
+
+func newJSONStream(w io.Writer) *jsonStream {
+	bw := bufio.NewWriter(w)
+	return &jsonStream{w: bw, enc: json.NewEncoder(lineless{bw})}
+}
+
+// lineless writes an Encoder's value without the newline the Encoder ends it with: what follows
+// a value in a document (a comma, a bracket) is the stream's to write.
+type lineless struct{ w *bufio.Writer }
+
+func (l lineless) Write(p []byte) (int, error) {
+	_, err := l.w.Write(bytes.TrimSuffix(p, []byte("\n")))
+	return len(p), err
 }
 
 func (j *jsonStream) write(s string) {
@@ -164,8 +179,14 @@ func (j *jsonStream) write(s string) {
 }
 
 func (j *jsonStream) open(bracket byte) {
-	j.write(string(bracket))
+	j.writeByte(bracket)
 	j.empty = append(j.empty, true)
+}
+
+func (j *jsonStream) writeByte(c byte) {
+	if j.err == nil {
+		j.err = j.w.WriteByte(c)
+	}
 }
 
 // close ends the innermost container; an empty one stays on its line, as "[]" or "{}".
@@ -175,20 +196,32 @@ func (j *jsonStream) close(bracket byte) {
 		j.newline(n)
 	}
 	j.empty = j.empty[:n]
-	j.write(string(bracket))
+	j.writeByte(bracket)
 }
 
 // next begins the innermost container's next member on a line of its own.
 func (j *jsonStream) next() {
 	n := len(j.empty) - 1
 	if !j.empty[n] {
-		j.write(",")
+		j.writeByte(',')
 	}
 	j.empty[n] = false
 	j.newline(n + 1)
 }
 
-func (j *jsonStream) newline(depth int) { j.write("\n" + strings.Repeat("  ", depth)) }
+func (j *jsonStream) newline(depth int) {
+	j.writeByte('\n')
+	j.write(indentOf(depth))
+}
+
+// indentOf is the indentation of a line at depth: two spaces a level.
+func indentOf(depth int) string {
+	const spaces = "                "
+	if 2*depth <= len(spaces) {
+		return spaces[:2*depth]
+	}
+	return strings.Repeat("  ", depth)
+}
 
 func (j *jsonStream) key(k string) {
 	j.next()
@@ -206,13 +239,6 @@ func (j *jsonStream) value(v any) {
 	if j.err != nil {
 		return
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		j.err = err
-		return
-	}
-	j.indented.Reset()
-	if j.err = json.Indent(&j.indented, b, strings.Repeat("  ", len(j.empty)), "  "); j.err == nil {
-		_, j.err = j.w.Write(j.indented.Bytes())
-	}
+	j.enc.SetIndent(indentOf(len(j.empty)), "  ")
+	j.err = j.enc.Encode(v)
 }
