@@ -305,9 +305,22 @@ func (s *Session) held() int {
 	return max(recentLimit, max(w.Early, w.Late)+2*s.step())
 }
 
+// shiftNamed is a built-in shift, a shift file, or the trainee's suggested next shift
+// (records.NextShiftID), drawn from their progress as it stands.
+func (s *Session) shiftNamed(nameOrFile string) (scenario.Shift, error) {
+	if nameOrFile != records.NextShiftID {
+		return s.cfg.Scenarios.Shift(nameOrFile)
+	}
+	p, err := records.ReadProgress(s.cfg.Store, s.cfg.Scenarios)
+	if err != nil {
+		return scenario.Shift{}, fmt.Errorf("the next shift: %w", err)
+	}
+	return p.Roster(s.cfg.Scenarios)
+}
+
 // admitShift puts a shift's patients on the ward and the roster, none of them active yet.
 func (s *Session) admitShift(nameOrFile string) error {
-	sh, err := s.cfg.Scenarios.Shift(nameOrFile)
+	sh, err := s.shiftNamed(nameOrFile)
 	if err != nil {
 		return err
 	}

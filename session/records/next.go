@@ -2,6 +2,7 @@ package records
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -226,4 +227,28 @@ func earlier(a, b string, latest map[string]bool, played map[string]int) bool {
 
 func asksFor(s *scenario.Scenario, action string) bool {
 	return slices.ContainsFunc(s.CriticalActions, func(c scenario.CriticalAction) bool { return c.ID == action })
+}
+
+// NextShiftID names the suggested next shift where a shift is chosen (ward --shift next, the
+// start dialog): the shift that starts holds the cases NextShift suggests then.
+const NextShiftID = "next"
+
+// ErrNothingToSuggest: every case the trainee may be offered is played, and no weakness is due.
+var ErrNothingToSuggest = errors.New("no next shift to suggest: no weakness is due and every case that may be offered has been played; choose a shift")
+
+// Roster is the suggested next shift as a roster to start: a patient for each case suggested, in
+// the case's own bed or the next free one.
+func (p Progress) Roster(lib *scenario.Library) (scenario.Shift, error) {
+	sh := scenario.Shift{ID: NextShiftID, Title: "Your next shift"}
+	if len(p.Next) == 0 {
+		return sh, ErrNothingToSuggest
+	}
+	beds := map[string]bool{}
+	for i, n := range p.Next {
+		c, _ := lib.Get(n.Scenario) // NextShift chose it from lib
+		bed := scenario.FreeBed(c.Demographics.Bed, beds)
+		beds[bed] = true
+		sh.Patients = append(sh.Patients, scenario.ShiftPatient{ID: fmt.Sprintf("patient_%d", i+1), Scenario: n.Scenario, Bed: bed})
+	}
+	return sh, nil
 }
