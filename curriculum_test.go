@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 )
@@ -106,5 +107,30 @@ func TestTheCurriculumBoundsTheNextShift(t *testing.T) {
 	}
 	if p := progressOf(t, db); p.Curriculum != nil {
 		t.Errorf("after clear, the progress still has a curriculum: %v", p.Curriculum)
+	}
+}
+
+// The TUI's start dialog offers alice the same next shift `ward progress` does, for her alone,
+// with each patient's reason.
+func TestTheStartDialogIsOfferedTheNextShift(t *testing.T) {
+	lib, err := scenario.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "ward.db")
+	missOxygenTwice(t, db)
+	store, err := persist.OpenAs(db, persist.Access{Person: persist.Person{Trainee: "alice"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	c, err := nextShiftChoice(store, lib)
+	if err != nil || c == nil {
+		t.Fatalf("no next shift offered: %v", err)
+	}
+	want := progressOf(t, db).Next
+	if c.ID != records.NextShiftID || c.Trainee != "alice" || len(c.Reasons) != len(want) || c.Reasons[0] != want[0].Reason ||
+		!strings.Contains(c.Reasons[0], `"oxygen" in 2 case(s)`) {
+		t.Errorf("offered %+v; want alice's next shift, %+v", c, want)
 	}
 }
