@@ -92,8 +92,8 @@ func runHeadless(ctx context.Context, c *call) error {
 	return traceComplete(c, setup)
 }
 
-// tui opens the terminal UI. With no shift to resume (and no --new or --shift) it offers the
-// built-in shifts in a start dialog.
+// tui opens the terminal UI. With no shift to resume, or one that is over (and no --new or
+// --shift), it offers the trainee's next shift and the built-in shifts in a start dialog.
 func tui(ctx context.Context, c *call) error {
 	o := c.o
 	var opts ui.Options
@@ -117,7 +117,7 @@ func tui(ctx context.Context, c *call) error {
 	if opts.TraineeFixed, err = store.Encrypted(); err != nil {
 		return err
 	}
-	if !resumed && !o.newSession && o.shift == "" {
+	if over := resumed && s.Over(); (!resumed || over) && !o.newSession && o.shift == "" {
 		next, err := nextShiftChoice(store, setup.Library())
 		if next != nil {
 			opts.StartShifts = append(opts.StartShifts, *next)
@@ -127,6 +127,10 @@ func tui(ctx context.Context, c *call) error {
 		}
 		for _, sh := range setup.Library().Shifts() {
 			opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})
+		}
+		if over {
+			opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{Title: "Back to your last shift", Summary: "it is over: /aar reviews each patient",
+				Stay: true, Trainee: opts.Trainee})
 		}
 	}
 	restart := func(shift, trainee string) (*session.Session, error) {

@@ -21,6 +21,9 @@ type ShiftChoice struct {
 	// Trainee: the choice is this trainee's own (their suggested next shift), offered while the
 	// dialog names them; "" for anyone.
 	Trainee string
+	// Stay closes the dialog on the shift behind it (one that is over, still to review) and
+	// starts nothing.
+	Stay bool
 }
 
 // helpView is the `?` overlay, generated from the key bindings, in two balanced columns when

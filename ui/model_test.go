@@ -548,6 +548,20 @@ func TestStartDialogOffersTheNextShiftWithItsReasons(t *testing.T) {
 	}
 }
 
+// Over a shift that is over, the dialog may be closed on it, to review it: nothing starts.
+func TestStartDialogGoesBackToAShiftThatIsOver(t *testing.T) {
+	f := newFakeWard()
+	m := New(f, Options{Trainee: "sam", StartShifts: []ShiftChoice{
+		{ID: "next", Title: "Your next shift", Summary: "1 patient(s), chosen for you", Trainee: "sam", Reasons: []string{"you have not yet met a case of trauma"}},
+		{Title: "Back to your last shift", Summary: "it is over: /aar reviews each patient", Stay: true, Trainee: "sam"},
+	}})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	press(t, m, "down", "enter")
+	if len(f.started) != 0 || m.overlay != overlayNone {
+		t.Fatalf("started %q, overlay %d; want the dialog closed on the last shift", f.started, m.overlay)
+	}
+}
+
 func TestLargePasteIsHeldAsideAndSentWhole(t *testing.T) {
 	f := newFakeWard()
 	m := newTestModel(t, f, 120, 40)

@@ -308,7 +308,7 @@ func (p Progress) nextShift(b *strings.Builder) {
 	if p.Curriculum != nil {
 		from = ", from the class's curriculum"
 	}
-	fmt.Fprintf(b, "\nNext shift%s: ward --shift next (or ward run --new --shift next), or /admit ID N (N: a case's number in /scenarios)\n", from)
+	fmt.Fprintf(b, "\nNext shift%s: ward --shift next (or ward run --shift next), or /admit ID N (N: a case's number in /scenarios)\n", from)
 	for _, n := range p.Next {
 		fmt.Fprintf(b, "  %2d  %s — %s.\n", n.Number, n.Scenario, n.Reason)
 	}
