@@ -50,8 +50,8 @@ func (w weakness) due(closed int) bool {
 // in the most cases first; ties: the one missed most recently), a case that asks for it again,
 // away from the cases of the last shift so the weakness comes back in a new setting, the least
 // recently played first (the open shift counts as the last); then, while there is room, cases
-// the trainee has not played yet, a domain they have not met first. With a curriculum the cases
-// come from it alone. The open shift's results are left out: its cases are still being
+// the trainee has not played yet, a domain they have not met first, and last the cases played
+// least recently. With a curriculum the cases come from it alone. The open shift's results are left out: its cases are still being
 // discovered, so no reason may name them.
 func (p Progress) NextShift(lib *scenario.Library) []Suggestion {
 	var out []Suggestion
@@ -73,13 +73,14 @@ func (p Progress) NextShift(lib *scenario.Library) []Suggestion {
 	newDomain := func(c *scenario.Scenario) bool {
 		return unplayed(c) && slices.ContainsFunc(c.Tags, func(t string) bool { return !met[t] })
 	}
-	for _, fits := range []func(*scenario.Scenario) bool{newDomain, unplayed} {
+	anyCase := func(*scenario.Scenario) bool { return true } // a curriculum played through: the least recent
+	for _, fits := range []func(*scenario.Scenario) bool{newDomain, unplayed, anyCase} {
 		for len(out) < NextShiftSize {
 			c, n := p.bestCase(lib, chosen, fits)
 			if c == nil {
 				break
 			}
-			pick(c, n, Suggestion{Reason: newCaseReason(c, met)})
+			pick(c, n, Suggestion{Reason: p.freshReason(c, met, played)})
 			for _, t := range c.Tags {
 				met[t] = true // the next new case brings another domain
 			}
@@ -118,13 +119,18 @@ func (w weakness) reason() string {
 	return r + "; this case asks for it again"
 }
 
-func newCaseReason(c *scenario.Scenario, met map[string]bool) string {
+// freshReason says why a case that tests no weakness was chosen: a domain not met, a case not
+// played, or the time since it was played.
+func (p Progress) freshReason(c *scenario.Scenario, met map[string]bool, played map[string]int) string {
 	for _, t := range c.Tags {
 		if !met[t] {
 			return fmt.Sprintf("you have not yet met a case of %s", t)
 		}
 	}
-	return "you have not played this case yet"
+	if played[c.ID] == 0 {
+		return "you have not played this case yet"
+	}
+	return fmt.Sprintf("you last played this case %d shift(s) ago", len(p.Shifts)+1-played[c.ID])
 }
 
 // dueWeaknesses are the weaknesses offered now, the one missed in the most cases first (ties:
@@ -233,8 +239,8 @@ func asksFor(s *scenario.Scenario, action string) bool {
 // start dialog): the shift that starts holds the cases NextShift suggests then.
 const NextShiftID = "next"
 
-// ErrNothingToSuggest: every case the trainee may be offered is played, and no weakness is due.
-var ErrNothingToSuggest = errors.New("no next shift to suggest: no weakness is due and every case that may be offered has been played; choose a shift")
+// ErrNothingToSuggest: the library (or the curriculum) has no case to offer.
+var ErrNothingToSuggest = errors.New("no case to suggest for the next shift; choose a shift")
 
 // Roster is the suggested next shift as a roster to start: a patient for each case suggested, in
 // the case's own bed or the next free one.

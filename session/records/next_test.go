@@ -159,3 +159,21 @@ func TestNextShiftComesFromTheCurriculum(t *testing.T) {
 		t.Errorf("the table does not say the shift comes from the curriculum:\n%s", b.String())
 	}
 }
+
+// A curriculum played through, with nothing missed, offers its cases played least recently.
+func TestAPlayedThroughCurriculumComesBackLeastRecentFirst(t *testing.T) {
+	lib := library(t)
+	p := shifts(missed("eclampsia"), missed("postpartum-haemorrhage"), missed("ruptured-ectopic"), missed("svt"))
+	p.Curriculum = []string{"eclampsia", "postpartum-haemorrhage", "svt"}
+	next := p.NextShift(lib)
+	var got []string
+	for _, n := range next {
+		got = append(got, n.Scenario)
+	}
+	if !slices.Equal(got, []string{"eclampsia", "postpartum-haemorrhage", "svt"}) {
+		t.Fatalf("offered %v; want the curriculum, least recently played first", got)
+	}
+	if next[0].Reason != "you last played this case 4 shift(s) ago" {
+		t.Errorf("reason %q", next[0].Reason)
+	}
+}
