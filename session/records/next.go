@@ -151,7 +151,7 @@ func (p Progress) dueWeaknesses(lib *scenario.Library) []weakness {
 
 // weaknesses plays the closed shifts in order through the spacing's boxes: each case attempted
 // that asks for a critical action misses it (box 0) or does it (a box up, once it was missed
-// before). closed is how many closed shifts there are.
+// before). closed is how many closed shifts there are in which the trainee attended a patient.
 func (p Progress) weaknesses(lib *scenario.Library) (map[string]*weakness, int) {
 	out := map[string]*weakness{}
 	closed, n := 0, 0
@@ -178,7 +178,9 @@ func (p Progress) weaknesses(lib *scenario.Library) (map[string]*weakness, int) 
 				}
 			}
 		}
-		closed++
+		if len(s.attempted()) > 0 { // a shift in which the trainee did nothing does not space
+			closed++
+		}
 	}
 	return out, closed
 }

@@ -126,6 +126,11 @@ func TestAWeaknessPractisedComesBackLaterAndFades(t *testing.T) {
 			t.Errorf("after shift %d (%s): oxygen offered %v, want %v", i+1, s.why, got, s.offer)
 		}
 	}
+	idle := shifts(played[:2]...)
+	idle.Shifts = append(idle.Shifts, ShiftResult{Session: "idle", Patients: []PatientResult{{Scenario: "svt"}}})
+	if offersOxygen(idle) {
+		t.Error("a shift in which the trainee attended no one counted as a shift of rest")
+	}
 	next := shifts(played[:3]...).NextShift(lib)
 	if len(next) == 0 || !strings.Contains(next[0].Reason, "then did it in 1 case(s) since") {
 		t.Errorf("the reason of a weakness done right since does not say so: %+v", next)
