@@ -71,6 +71,21 @@ func TestAMissedActionIsOfferedAgainAndTheNextShiftStartsIt(t *testing.T) {
 	if got := shifts[len(shifts)-1]; len(shifts) != 3 || got.Shift != records.NextShiftID || !slices.Equal(got.Scenarios(), want) {
 		t.Errorf("the shift started holds %v (shift %q); want %v", got.Scenarios(), got.Shift, want)
 	}
+	// The shift says why, in its own conversation, naming none of its cases.
+	dump, err := ward(t, "", "dump", "--db", db, "--trainee", "alice")
+	if err != nil || !strings.Contains(dump, "This shift was drawn from your progress") || !strings.Contains(dump, reasonJSON(t, "patient_1: "+reason)) {
+		t.Errorf("the shift does not say why it was drawn (%v):\n%.2000s", err, dump)
+	}
+}
+
+// reasonJSON is s as it reads inside a JSON string.
+func reasonJSON(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Trim(string(b), `"`)
 }
 
 // With a curriculum set, every case of the next shift comes from it; an unknown entry is refused
