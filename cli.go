@@ -200,7 +200,7 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 		fs.StringVar(&o.agents, "agents", "", "YAML `file` overriding the built-in agent team")
 	},
 	"shift": func(fs *pflag.FlagSet, o *options) {
-		fs.StringVar(&o.shift, "shift", "", "start a new shift with this `roster`: quiet-night, busy-ed, multi-casualty, medical-take or a file")
+		fs.StringVar(&o.shift, "shift", "", "start a new shift with this `roster`: quiet-night, busy-ed, multi-casualty, medical-take, a file, or next (the cases your progress suggests, see ward progress)")
 	},
 	"theme": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.theme, "theme", "dark", "colour `theme`: dark, light or high-contrast")

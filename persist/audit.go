@@ -28,7 +28,8 @@ const (
 	AuditFailed     = "passphrase_failed"
 	AuditEnrol      = "enrol" // a trainee got their key
 	AuditPassphrase = "passphrase_set"
-	AuditEncrypt    = "encrypt" // the database was converted
+	AuditEncrypt    = "encrypt"    // the database was converted
+	AuditCurriculum = "curriculum" // the class's curriculum was set or cleared
 	// A server's connections (ward serve): each one, who signed in, who was refused and why,
 	// a trainee's newer connection taking over their older one, and how each ended.
 	AuditConnect    = "connect"

@@ -89,7 +89,7 @@ func writeEncrypted(tx *bolt.Tx, dst string, passphrase []byte, owner string) ([
 				return err
 			}
 			switch string(name) {
-			case string(bucketMeta), string(bucketEmbeddings): // nothing about a trainee
+			case string(bucketMeta), string(bucketEmbeddings), string(bucketClass): // nothing about a trainee
 				return copyBucket(to, b)
 			case string(bucketSessions):
 				return encryptSessions(to, b, owners, sealFor)

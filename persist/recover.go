@@ -157,8 +157,8 @@ func (c *copier) all(src *rawFile, tx *bolt.Tx) error {
 		}
 	}
 	// An encrypted file's keys and its trainees' sealed preferences go across as they are: the
-	// sealed values copied above open only with them.
-	for _, name := range [][]byte{bucketKeys, bucketTrainees} {
+	// sealed values copied above open only with them. The class's curriculum goes with them.
+	for _, name := range [][]byte{bucketKeys, bucketTrainees, bucketClass} {
 		if ref, ok := top[string(name)]; ok {
 			b, err := tx.CreateBucket(name)
 			if err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ward-sim/ward/agents"
@@ -140,3 +141,11 @@ func (s *Session) secondOpinion(ctx context.Context, e *physio.Engine, d physio.
 
 // offlineBackend is the offline backend's name.
 const offlineBackend = "offline"
+
+// Over reports whether the shift has nothing left to play: the instructor ended it, or every
+// patient on it has gone (a disposition). The screen then offers the next shift rather than
+// resuming this one without a word.
+func (s *Session) Over() bool {
+	sums := s.Summaries()
+	return s.Ended() || (len(sums) > 0 && !slices.ContainsFunc(sums, func(p PatientSummary) bool { return p.Disposition == "" }))
+}

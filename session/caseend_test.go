@@ -185,3 +185,28 @@ func TestDispositionLeavesNoAlarmWaiting(t *testing.T) {
 		t.Errorf("alerts still waiting on a patient gone to ICU: %+v", w)
 	}
 }
+
+// A shift is over once every patient on it has gone, or the instructor ended it; an empty one,
+// or one with a patient still there, is not.
+func TestAShiftIsOverWhenEveryPatientHasGone(t *testing.T) {
+	r := traineeRig(t, "alice")
+	if r.s.Over() {
+		t.Error("an empty shift is over")
+	}
+	r.turn("/admit patient_1 asthma-exacerbation")
+	r.turn("/admit patient_2 anaphylaxis")
+	r.turn("/switch patient_1")
+	r.turn("/dispo icu")
+	if r.s.Over() {
+		t.Error("the shift is over with patient_2 still there")
+	}
+	r.turn("/switch patient_2")
+	r.turn("/dispo ward")
+	if !r.s.Over() {
+		t.Error("every patient has gone, and the shift is not over")
+	}
+	e := injectRig(t)
+	if err := e.s.End(func(Event) {}); err != nil || !e.s.Over() {
+		t.Errorf("a shift the instructor ended is not over (%v)", err)
+	}
+}

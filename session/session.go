@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ward-sim/ward/agents"
@@ -306,9 +307,33 @@ func (s *Session) held() int {
 	return max(recentLimit, max(w.Early, w.Late)+2*s.step())
 }
 
-// admitShift puts a shift's patients on the ward and the roster, none of them active yet.
+// shiftNamed is a built-in shift, a shift file, or the trainee's suggested next shift
+// (records.NextShiftID), drawn from their progress as it stands, with why each patient is on
+// it, in words that name no case of it.
+func (s *Session) shiftNamed(nameOrFile string) (sh scenario.Shift, why string, err error) {
+	if nameOrFile != records.NextShiftID {
+		sh, err = s.cfg.Scenarios.Shift(nameOrFile)
+		return sh, "", err
+	}
+	p, err := records.ReadProgress(s.cfg.Store, s.cfg.Scenarios)
+	if err != nil {
+		return sh, "", fmt.Errorf("the next shift: %w", err)
+	}
+	if sh, err = p.Roster(s.cfg.Scenarios); err != nil {
+		return sh, "", err
+	}
+	var b strings.Builder
+	b.WriteString("This shift was drawn from your progress:")
+	for i, n := range p.Next {
+		fmt.Fprintf(&b, "\n- %s: %s", sh.Patients[i].ID, n.Reason)
+	}
+	return sh, b.String(), nil
+}
+
+// admitShift puts a shift's patients on the ward and the roster, none of them active yet; a
+// shift drawn from the trainee's progress says why in the shift's own conversation.
 func (s *Session) admitShift(nameOrFile string) error {
-	sh, err := s.cfg.Scenarios.Shift(nameOrFile)
+	sh, why, err := s.shiftNamed(nameOrFile)
 	if err != nil {
 		return err
 	}
@@ -329,10 +354,18 @@ func (s *Session) admitShift(nameOrFile string) error {
 		s.registryUnsaved = true
 	}
 	s.info.Shift = sh.ID
-	return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { // the whole roster, in one commit
-		if err := tx.PutInfo(s.info); err != nil {
+	var said []memory.Message
+	if why != "" {
+		said = append(said, s.message(memory.RoleAssistant, memory.SystemAgent, why))
+	}
+	err = s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { // the whole roster, in one commit
+		if err := errors.Join(tx.PutInfo(s.info), tx.Append("", said...)); err != nil {
 			return err
 		}
 		return s.saveSim(tx)
 	})
+	if err == nil {
+		s.remember(said...)
+	}
+	return err
 }

@@ -16,6 +16,14 @@ type ShiftChoice struct {
 	ID      string // what Shift.Start receives
 	Title   string
 	Summary string // e.g. "2 patients"
+	// Reasons say why each of its patients was chosen (the suggested next shift), one line each.
+	Reasons []string
+	// Trainee: the choice is this trainee's own (their suggested next shift), offered while the
+	// dialog names them; "" for anyone.
+	Trainee string
+	// Stay closes the dialog on the shift behind it (one that is over, still to review) and
+	// starts nothing.
+	Stay bool
 }
 
 // helpView is the `?` overlay, generated from the key bindings, in two balanced columns when
@@ -187,8 +195,15 @@ type startDialog struct {
 	err     string // why the last start failed
 }
 
+// choices are the shifts offered to the trainee the dialog names now, then an empty roster.
 func (d *startDialog) choices() []ShiftChoice {
-	return append(append([]ShiftChoice(nil), d.shifts...), ShiftChoice{ID: "", Title: "Empty roster", Summary: "admit patients as you go"})
+	var out []ShiftChoice
+	for _, s := range d.shifts {
+		if s.Trainee == "" || s.Trainee == d.trainee {
+			out = append(out, s)
+		}
+	}
+	return append(out, ShiftChoice{ID: "", Title: "Empty roster", Summary: "admit patients as you go"})
 }
 
 // Update returns the chosen shift once the user picks one.
@@ -208,6 +223,7 @@ func (d *startDialog) Update(msg tea.KeyMsg) (chosen *ShiftChoice) {
 	case msg.Type == tea.KeyRunes && !msg.Alt && !msg.Paste, msg.Type == tea.KeySpace:
 		d.trainee += string(msg.Runes)
 	}
+	d.Move(0) // another trainee may have fewer choices
 	return nil
 }
 
@@ -241,6 +257,16 @@ func (d *startDialog) View(width int) string {
 			lines = append(lines, t.Selected.Render(fit(row, inner)))
 		} else {
 			lines = append(lines, t.Text.Render(fit(row, inner)))
+		}
+		for n, why := range s.Reasons { // under their shift, each hanging from its number
+			wrapped := strings.Split(wrap(themes.Printable(why), max(inner-5, 1)), "\n")
+			for k, line := range wrapped {
+				lead := "     "
+				if k == 0 {
+					lead = fmt.Sprintf("  %d. ", n+1)
+				}
+				lines = append(lines, t.Muted.Render(lead+line))
+			}
 		}
 	}
 	if d.err != "" {

@@ -320,7 +320,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch m.overlay {
 	case overlayStart:
-		if chosen := m.start.Update(msg); chosen != nil {
+		chosen := m.start.Update(msg)
+		switch {
+		case chosen != nil && chosen.Stay:
+			m.overlay = overlayNone
+		case chosen != nil:
 			return startCmd(m.ctx, m.shift, chosen.ID, m.start.trainee, m.opts.StartedTheme)
 		}
 		return nil

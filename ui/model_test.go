@@ -502,6 +502,66 @@ func TestStartDialogNamesTheTrainee(t *testing.T) {
 	}
 }
 
+// The start dialog offers the trainee's suggested next shift first, with why each patient was
+// chosen: enter takes it, one key; another choice is a move away. It is offered only while the
+// dialog names the trainee it was drawn for.
+func TestStartDialogOffersTheNextShiftWithItsReasons(t *testing.T) {
+	why := `you missed the critical action "oxygen" in 2 case(s) (asthma-exacerbation, pulmonary-embolism); this case asks for it again`
+	shifts := []ShiftChoice{
+		{ID: "next", Title: "Your next shift", Summary: "2 patients, chosen for you", Trainee: "sam",
+			Reasons: []string{why, "you have not yet met a case of obstetrics"}},
+		{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"},
+	}
+	f := newFakeWard()
+	m := New(f, Options{StartShifts: shifts, Trainee: "sam"})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	out := screen(m)
+	for _, want := range []string{"Your next shift", `  1. you missed the critical action "oxygen" in 2 case(s)`, "      exacerbation, pulmonary-embolism)",
+		"  2. you have not yet met a case of obstetrics"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the dialog does not show %q:\n%s", want, out)
+		}
+	}
+	press(t, m, "enter")
+	if !slices.Equal(f.started, []string{"next for sam"}) {
+		t.Fatalf("enter started %q; want the next shift for sam", f.started)
+	}
+
+	f = newFakeWard()
+	m = New(f, Options{StartShifts: shifts, Trainee: "sam"})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	press(t, m, "down", "enter")
+	if !slices.Equal(f.started, []string{"quiet-night for sam"}) {
+		t.Fatalf("started %q; want the shift chosen instead", f.started)
+	}
+
+	f = newFakeWard()
+	m = New(f, Options{StartShifts: shifts, Trainee: "sam"})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	press(t, m, "x")
+	if out := screen(m); strings.Contains(out, "Your next shift") || strings.Contains(out, "oxygen") {
+		t.Errorf("sam's next shift is offered to samx:\n%s", out)
+	}
+	press(t, m, "enter")
+	if !slices.Equal(f.started, []string{"quiet-night for samx"}) {
+		t.Fatalf("started %q; want the first shift left for samx", f.started)
+	}
+}
+
+// Over a shift that is over, the dialog may be closed on it, to review it: nothing starts.
+func TestStartDialogGoesBackToAShiftThatIsOver(t *testing.T) {
+	f := newFakeWard()
+	m := New(f, Options{Trainee: "sam", StartShifts: []ShiftChoice{
+		{ID: "next", Title: "Your next shift", Summary: "1 patient(s), chosen for you", Trainee: "sam", Reasons: []string{"you have not yet met a case of trauma"}},
+		{Title: "Back to your last shift", Summary: "it is over: /aar reviews each patient", Stay: true, Trainee: "sam"},
+	}})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	press(t, m, "down", "enter")
+	if len(f.started) != 0 || m.overlay != overlayNone {
+		t.Fatalf("started %q, overlay %d; want the dialog closed on the last shift", f.started, m.overlay)
+	}
+}
+
 func TestLargePasteIsHeldAsideAndSentWhole(t *testing.T) {
 	f := newFakeWard()
 	m := newTestModel(t, f, 120, 40)

@@ -9,7 +9,7 @@ import (
 // Options configure the UI. main fills them from flags and from session.
 type Options struct {
 	Theme       themes.Theme
-	StartShifts []ShiftChoice // when not nil, open with the start dialog offering these
+	StartShifts []ShiftChoice // when not nil, open with the start dialog offering these (over the shift resumed, when it is over)
 	Trainee     string        // whose shift the start dialog starts
 	// TraineeFixed: the start dialog may not change the trainee (their passphrase, or their key at
 	// ward serve, opened ward).

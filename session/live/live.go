@@ -292,8 +292,9 @@ func (e *Live) Start(_ context.Context, shift, trainee string) error {
 	// A failure leaves only an empty shift behind, which the next start would not resume anyway.
 	_ = e.s.DiscardIfUnused()
 	// Patient IDs repeat across shifts, so nothing remembered about the old one's patients carries over.
-	// The new shift's clock starts now, not when the last one ticked.
-	e.s, e.notes, e.chat, e.lastTick = s, nil, chatCache{}, time.Now()
+	// The new shift's clock starts now, not when the last one ticked. Its own conversation shows
+	// a page, as any other does (a shift drawn from the trainee's progress says why there).
+	e.s, e.notes, e.chat, e.lastTick = s, nil, chatCache{want: chatPage}, time.Now()
 	clear(e.aliases)
 	s.Restore(func(session.Event) {})
 	e.refresh()

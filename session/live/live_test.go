@@ -294,3 +294,24 @@ func TestLiveStartBeginsTheClockAtTheChoice(t *testing.T) {
 		t.Fatalf("the new shift starts at %s", clock)
 	}
 }
+
+// A shift the dialog starts shows its own conversation from the start: a shift drawn from the
+// trainee's progress says there why each patient is on it.
+func TestLiveStartShowsTheNewShiftsOwnConversation(t *testing.T) {
+	cfg, s := liveShift(t, 0, 0)
+	said := memory.Message{Role: "assistant", Agent: memory.SystemAgent, Content: "This shift was drawn from your progress", At: time.Now()}
+	e := NewLive(s, func(string, string) (*session.Session, error) {
+		next, err := session.Start(cfg)
+		if err == nil {
+			err = cfg.Store.Update(next.ID(), func(tx *persist.Tx) error { return tx.Append("", said) })
+		}
+		return next, err
+	})
+	if err := e.Start(context.Background(), "", ""); err != nil {
+		t.Fatal(err)
+	}
+	chat := e.Snapshot().Chat
+	if len(chat) != 1 || !strings.Contains(chat[0].Content, said.Content) {
+		t.Fatalf("the new shift's chat: %+v", chat)
+	}
+}

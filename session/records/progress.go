@@ -128,16 +128,22 @@ type Progress struct {
 	// Open is the shift being played, whose scenarios the table does not name: the trainee is
 	// still discovering its cases.
 	Open string `json:"-"`
-	// Next is the case suggested for the next shift, and why; nil when nothing was missed.
-	Next *Suggestion `json:"next,omitempty"`
+	// Curriculum is the cases of the class's curriculum, which the next shift is drawn from;
+	// nil when the instructor set none (the whole library).
+	Curriculum []string `json:"curriculum,omitempty"`
+	// Next is the cases suggested for the next shift, and why (NextShift).
+	Next []Suggestion `json:"next,omitempty"`
 }
 
 // ReadProgress reads the results of every shift of the trainee the store acts for that has a
-// patient in it; lib resolves the scenarios they ran.
+// patient in it, and the class's curriculum; lib resolves the scenarios they ran.
 func ReadProgress(store *persist.Store, lib *scenario.Library) (Progress, error) {
 	p := Progress{Trainee: store.Person().Trainee, Shifts: []ShiftResult{}}
 	sessions, err := store.Sessions()
 	if err != nil {
+		return p, err
+	}
+	if p.Curriculum, err = readCurriculum(store, lib); err != nil {
 		return p, err
 	}
 	p.Shifts, err = shiftResults(store, lib, sessions)
@@ -145,13 +151,23 @@ func ReadProgress(store *persist.Store, lib *scenario.Library) (Progress, error)
 	return p, err
 }
 
+// readCurriculum is the cases of the curriculum the instructor set, nil when none.
+func readCurriculum(store *persist.Store, lib *scenario.Library) ([]string, error) {
+	entries, err := store.Curriculum()
+	if err != nil || entries == nil {
+		return nil, err
+	}
+	cases, err := lib.Curriculum(entries)
+	if err != nil {
+		return nil, fmt.Errorf("the class's curriculum: %w (ward curriculum set, or clear, changes it)", err)
+	}
+	return cases, nil
+}
+
 // Offer sets Next from the shifts played, the open one left out: its cases are still being
 // discovered, so no reason may name them.
 func (p *Progress) Offer(lib *scenario.Library) {
-	p.Next = nil
-	if next, ok := p.Suggest(lib); ok {
-		p.Next = &next
-	}
+	p.Next = p.NextShift(lib)
 }
 
 // shiftResults reads the shifts among sessions that have a patient, oldest first.
@@ -263,9 +279,7 @@ func (p Progress) Table(w io.Writer) error {
 	b.WriteString("errors: critical errors · critical: critical actions met of those asked for ·\n" +
 		"to critical: mean time from a patient's arrival to a critical action\n")
 	p.caseEnds(&b)
-	if n := p.Next; n != nil {
-		fmt.Fprintf(&b, "\nNext shift: ward run --new, then /admit ID %d (a case from /scenarios) — %s.\n", n.Number, n.Reason)
-	}
+	p.nextShift(&b)
 	b.WriteString("\nScore, 0–100%\n")
 	for i, s := range p.Shifts {
 		fmt.Fprintf(&b, "%3d  %-*s %4d%%\n", i+1, chartWidth, bar(float64(s.ScorePercent()), 100), s.ScorePercent())
@@ -283,6 +297,21 @@ func (p Progress) Table(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// nextShift writes the suggested next shift, a case a line with the reason it was chosen.
+func (p Progress) nextShift(b *strings.Builder) {
+	if len(p.Next) == 0 {
+		return
+	}
+	from := ""
+	if p.Curriculum != nil {
+		from = ", from the class's curriculum"
+	}
+	fmt.Fprintf(b, "\nNext shift%s: ward --shift next (or ward run --shift next), or /admit ID N (N: a case's number in /scenarios)\n", from)
+	for _, n := range p.Next {
+		fmt.Fprintf(b, "  %2d  %s — %s.\n", n.Number, n.Scenario, n.Reason)
+	}
 }
 
 // scenarios names a shift's scenarios, unless it is the one being played.

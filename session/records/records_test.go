@@ -308,8 +308,11 @@ func TestProgressOffersTheMissedActionAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := p.Next
-	if next == nil || next.Action != "oxygen" {
+	if len(p.Next) == 0 {
+		t.Fatal("no next shift offered")
+	}
+	next := p.Next[0]
+	if next.Action != "oxygen" {
 		t.Fatalf("offered %+v; want a case for oxygen, missed in both shifts", next)
 	}
 	if next.Scenario == "asthma-exacerbation" || next.Scenario == "pulmonary-embolism" {
