@@ -75,6 +75,7 @@ func (r Report) Markdown() string {
 		}
 	}
 	r.arrestMarkdown(&b)
+	r.teamMarkdown(&b)
 	p("\n## Timeline\n\n| Time | Event |\n|---|---|\n")
 	for _, t := range r.Timeline {
 		p("| %s | %s |\n", physio.SimTime(t.Elapsed), cell(t.Text))
