@@ -10,7 +10,6 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/memory"
-	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/records"
 )
@@ -222,14 +221,16 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 	}
 	if effect == effectAAR {
 		e := s.engine(t, s.active)
-		t.emit(AAREvent{aar.Of(e)})
+		t.emit(AAREvent{s.review(e)})
 	}
 	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
 }
 
-// typed is the command line as typed, for the active conversation.
+// typed is the line as typed, for the active conversation, with who said it in a team.
 func (s *Session) typed(t *turn) *typedText {
-	return &typedText{msg: s.message(memory.RoleUser, "", t.input), to: s.active}
+	msg := s.message(memory.RoleUser, "", t.input)
+	msg.By, msg.TeamRole, msg.For = t.by.Name, t.by.Role, t.orderFor
+	return &typedText{msg: msg, to: s.active}
 }
 
 // cmdWait lets time pass for every patient on the ward.

@@ -71,7 +71,7 @@ func (typed *typedText) write(tx *persist.Tx) error {
 // must be asked, it is written first.
 func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 	restored := s.restoreFromRegistry(t)
-	typed := &typedText{msg: s.message(memory.RoleUser, "", t.input), to: s.active}
+	typed := s.typed(t)
 	if analyzer.IsClearPhrase(t.input) {
 		s.clear(t, typed, analyzer.Decision{Action: analyzer.ActionClear, Source: analyzer.SourceRules, Reasoning: "exact clear phrase"})
 		return settled{}, false

@@ -33,6 +33,8 @@ type turn struct {
 	toolCalls     int            // tool calls so far, which number their IDs
 	loadNoticed   bool           // the trainee was told the model may be loading
 	pruned        []PruneEvent   // what the turn's pruning rules took out, for the inspector
+	by            Member         // the team member who said the line; zero in a shift of one
+	orderFor      string         // whom the line orders to carry it out (team.go)
 }
 
 func newTurn(input string, emit func(Event)) *turn {
