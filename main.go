@@ -119,6 +119,7 @@ func commands(cl *cli) *cobra.Command {
 			flags: []string{"db", "trainee", "instructor"}, run: passwd}),
 		serveCommand(cl),
 		enrolCommand(cl),
+		teamCommand(cl),
 		cl.build(spec{use: "doctor", summary: "check the Ollama setup ward will use, and say what to change",
 			flags: []string{"model", "num-ctx"}, run: doctor}),
 		cl.group("kb list | search QUERY | show ID", "the protocol cards ward answers from, and what a query retrieves", []string{"knowledge"},

@@ -21,7 +21,10 @@ import (
 // member's role holds is the nurse's, carried out at once as in a shift of one. The review reads
 // the loops back from the stored lines (aar.Team).
 
-// Member is one member of a team: their name and role (aar.Roles).
+// TeamRoles are the roles a member may have, the leader first (aar.Roles).
+var TeamRoles = aar.Roles
+
+// Member is one member of a team: their name and role (TeamRoles).
 type Member struct{ Name, Role string }
 
 func (m Member) String() string { return m.Name + " (" + m.Role + ")" }
