@@ -23,7 +23,7 @@ import (
 // serveFlags are what `ward serve` accepts: where it listens, and the shift flags every
 // trainee's shift shares. No --trace: one file would interleave the class's turns, which no
 // replay could follow.
-var serveFlags = []string{"db", "encrypt", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift",
+var serveFlags = []string{"db", "encrypt", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift", "seed",
 	"scenarios", "agents", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
 
 // serveCommand declares `ward serve`; its --encrypt asks the instructor's passphrase alone, for
@@ -109,7 +109,7 @@ func classSetup(ctx context.Context, c *call, store *persist.Store) (setup *sess
 	}
 	setup, err = session.NewSetup(ctx, store, session.Flags{
 		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
-		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents,
+		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents, Seed: o.seed,
 		ConfirmAdmissions: true, Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
 	}, w, func(note string) { notice = note; toStderr(c.stderr)(note) })
 	return setup, notice, err

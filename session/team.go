@@ -11,6 +11,7 @@ import (
 	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/action"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/records"
 )
 
 // A resuscitation team shares one shift: one engine, one clock, one record. Each member's line
@@ -106,7 +107,7 @@ func (s *Session) noteClosed(t *turn) {
 	if t.by.Name == "" || t.orderFor != "" || s.active == "" {
 		return
 	}
-	lines := teamLines(s.history, 0)
+	lines := records.TeamLines(s.history, 0)
 	if len(lines) == 0 || lines[len(lines)-1].By != t.by.Name {
 		return // the line was not this patient's
 	}
@@ -119,27 +120,12 @@ func (s *Session) noteClosed(t *turn) {
 	}
 }
 
-// teamLines are the lines members of a team said in msgs, timed from arrived (ward seconds).
-func teamLines(msgs []memory.Message, arrived float64) []aar.TeamLine {
-	var out []aar.TeamLine
-	for _, m := range msgs {
-		if m.Role == memory.RoleUser && m.TeamRole != "" {
-			out = append(out, aar.TeamLine{At: m.Sim - arrived, By: m.By, Role: m.TeamRole, For: m.For, Text: m.Content})
-		}
-	}
-	return out
-}
-
 // review is the After Action Review of the patient, with the team's part when a team played
 // them: read from the whole stored conversation, not the part held in memory.
 func (s *Session) review(e *physio.Engine) aar.Report {
 	r := aar.Of(e)
-	msgs, _, err := s.Recent(e.PatientID(), math.MaxInt)
-	if err != nil {
-		return r
-	}
-	if lines := teamLines(msgs, r.Arrived); len(lines) > 0 {
-		r.Team = aar.Team(lines)
+	if msgs, _, err := s.Recent(e.PatientID(), math.MaxInt); err == nil {
+		records.WithTeam(&r, msgs)
 	}
 	return r
 }

@@ -228,13 +228,15 @@ func (s *Server) joinTeam(t Team) (*teamShift, error) {
 	return ts, nil
 }
 
-// openTeamLive resumes the team's latest shift, or starts one: the server's --shift, with the
-// team's case admitted.
+// openTeamLive resumes the team's latest shift, or starts one: the server's --shift, or the
+// team's case admitted. A new one starts with its clock paused, so no sim time passes while the
+// team gathers: the leader starts it (/pause).
 func (s *Server) openTeamLive(t Team, view *persist.Store) (*live.Live, error) {
 	ctx := context.Background()
 	setup := s.cfg.Setup.ForTrainee(view, s.cfg.Backend(t.Trainee()))
 	sess, resumed, err := setup.Resume(ctx)
-	if err == nil && (!resumed || len(sess.Summaries()) == 0) {
+	fresh := err == nil && (!resumed || len(sess.Summaries()) == 0)
+	if fresh {
 		shift := s.cfg.Shift
 		if t.Scenario != "" {
 			shift = ""
@@ -248,10 +250,17 @@ func (s *Server) openTeamLive(t Team, view *persist.Store) (*live.Live, error) {
 		return nil, errors.New("a team's shift is started by the instructor (ward team)")
 	})
 	l.OnPanic(func(v any, stack []byte) { s.panicked(persist.Person{Trainee: t.Trainee()}, "a team's turn", v, stack) })
-	if t.Scenario != "" && len(sess.Summaries()) == 0 {
-		for u := range l.Submit(ctx, "/admit patient_1 "+t.Scenario) {
+	if !fresh {
+		return l, nil
+	}
+	start := []string{"/pause"}
+	if t.Scenario != "" {
+		start = append(start, "/admit patient_1 "+t.Scenario)
+	}
+	for _, line := range start {
+		for u := range l.Submit(ctx, line) {
 			if u.Kind == live.UpdateError {
-				return nil, fmt.Errorf("team %s's case %s: %s", t.Name, t.Scenario, u.Text)
+				return nil, fmt.Errorf("team %s's shift: %s: %s", t.Name, line, u.Text)
 			}
 		}
 	}
@@ -292,7 +301,8 @@ func (s *Server) openTeamShift(c *conn, t Team) (*shift, ui.Options, error) {
 	if err != nil {
 		return nil, opts, err
 	}
-	opts.Notice = strings.TrimSuffix(fmt.Sprintf("team %s: you are %s; %s", t.Name, me, s.cfg.Notice), "; ")
+	opts.Notice = strings.TrimSuffix(fmt.Sprintf("team %s: you are %s; the leader starts and stops the clock (/pause); %s",
+		t.Name, me, s.cfg.Notice), "; ")
 	sh := &shift{Live: ts.live, srv: s, who: c.who.person(), gone: make(chan struct{}), member: &me, team: ts,
 		release: func() { s.leaveTeam(ts) }}
 	return sh, opts, nil
