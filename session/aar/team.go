@@ -123,7 +123,8 @@ func (t TeamReview) Unacknowledged() []TeamOrder {
 	return out
 }
 
-// Team reviews the team's lines, in the order they were said. A line ordering a member opens an
+// Team reviews the team's lines, in the order they were said, its members listed by role (the
+// leader first), then in the order they first spoke. A line ordering a member opens an
 // order; a member's line whose actions match an open order's (the same kind, the same drug)
 // closes the oldest such order; an order for the nurse is carried out as it is said.
 func Team(lines []TeamLine) *TeamReview {
@@ -149,6 +150,9 @@ func Team(lines []TeamLine) *TeamReview {
 		}
 		t.Members[i].Actions = append(t.Members[i].Actions, did)
 	}
+	slices.SortStableFunc(t.Members, func(a, b MemberReview) int {
+		return slices.Index(Roles, a.Role) - slices.Index(Roles, b.Role)
+	})
 	return t
 }
 
