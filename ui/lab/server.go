@@ -63,6 +63,7 @@ type Server struct {
 	mu      sync.Mutex
 	closing bool
 	open    map[*conn]bool        // every connection, for Shutdown to close
+	teamsMu sync.Mutex            // guards teams, and a team's shift while it opens or closes
 	teams   map[string]*teamShift // the teams' shifts with a member connected, by team
 	perKey  map[string]int        // connections open by key fingerprint
 	serving chan struct{}         // closed once Serve is taking connections; nil before Serve

@@ -207,8 +207,8 @@ type teamShift struct {
 // joinTeam is the team's running shift, opened (its latest shift resumed, or one started with
 // its case) for the first member to connect.
 func (s *Server) joinTeam(t Team) (*teamShift, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.teamsMu.Lock()
+	defer s.teamsMu.Unlock()
 	if ts := s.teams[t.Name]; ts != nil {
 		ts.team = t // the members' roles as formed last
 		ts.conns++
@@ -267,19 +267,17 @@ func (s *Server) openTeamLive(t Team, view *persist.Store) (*live.Live, error) {
 	return l, nil
 }
 
-// leaveTeam lets a member's connection go; the last one out saves the shift and closes it.
+// leaveTeam lets a member's connection go; the last one out saves the shift and closes it,
+// before a member connecting next can resume it.
 func (s *Server) leaveTeam(ts *teamShift) {
-	s.mu.Lock()
-	ts.conns--
-	last := ts.conns == 0
-	if last {
-		delete(s.teams, ts.team.Name)
+	s.teamsMu.Lock()
+	defer s.teamsMu.Unlock()
+	if ts.conns--; ts.conns > 0 {
+		return
 	}
-	s.mu.Unlock()
-	if last {
-		_ = ts.live.Close()
-		ts.view.Close()
-	}
+	delete(s.teams, ts.team.Name)
+	_ = ts.live.Close()
+	ts.view.Close()
 }
 
 // openTeamShift is a member's screen on their team's shift: their lines are theirs, in their
@@ -310,7 +308,7 @@ func (s *Server) openTeamShift(c *conn, t Team) (*shift, ui.Options, error) {
 
 // members is the team as it was formed last, for a member's turn.
 func (s *Server) members(ts *teamShift) []session.Member {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.teamsMu.Lock()
+	defer s.teamsMu.Unlock()
 	return slices.Clone(ts.team.Members)
 }

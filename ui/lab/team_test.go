@@ -3,6 +3,7 @@ package lab
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ward-sim/ward/session"
 	gossh "golang.org/x/crypto/ssh"
@@ -63,6 +64,21 @@ func TestATeamSharesOneShift(t *testing.T) {
 	bob.waitFor("carol · drugs") // what was said while he was away
 	bob.waitFor("CPR started")
 
+	// Every member leaves: the last one out saves the shift; the first back resumes it.
+	for _, c := range []*client{alice, bob, carol} {
+		c.conn.Close()
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for l.srv.teamOpen("red") {
+		if time.Now().After(deadline) {
+			t.Fatal("team red's shift is still open with every member gone")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	alice = l.dial("alice", keys["alice"])
+	alice.waitFor("Graham Holt")
+	alice.waitFor("IV access done")
+
 	msgs := l.latestChat(red.Trainee(), "", "patient_1")
 	var said []string
 	for _, m := range msgs {
@@ -75,6 +91,13 @@ func TestATeamSharesOneShift(t *testing.T) {
 	if strings.Join(said, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the team's shift holds:\n%s\nwant:\n%s", strings.Join(said, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// teamOpen says whether the team's shift is open: a member is connected.
+func (s *Server) teamOpen(name string) bool {
+	s.teamsMu.Lock()
+	defer s.teamsMu.Unlock()
+	return s.teams[name] != nil
 }
 
 // ward team refuses what cannot be a team: a role that is none of the five, a member named
