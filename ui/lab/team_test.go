@@ -44,6 +44,18 @@ func TestATeamSharesOneShift(t *testing.T) {
 		screens[m.Name].waitFor("you are " + m.Name + " (" + m.Role + ")")
 	}
 	alice, bob, carol := screens["alice"], screens["bob"], screens["carol"]
+
+	// The instructor's board shows the team as one row, its members in role order; watching it
+	// shows the shared screen.
+	teacher := l.dial("jones", l.enrol("jones", true))
+	row := "team red: alice (leader), bob (circulation), carol (drugs)"
+	teacher.waitFor(row)
+	if trainees := l.srv.Class().Trainees(); len(trainees) != 1 || trainees[0].Name != row || trainees[0].Live == nil {
+		t.Errorf("the class is %+v; want team red as one row", trainees)
+	}
+	if frame, ok := l.srv.Class().Frame(row); !ok || !strings.Contains(frame, "Graham Holt") {
+		t.Errorf("the team's row has no frame of the shared screen (%v):\n%s", ok, frame)
+	}
 	alice.typeLine("he's in cardiac arrest, crash call")
 	alice.typeLine("start CPR")
 	for _, c := range screens {

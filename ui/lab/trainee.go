@@ -40,7 +40,11 @@ func (s *Server) train(c *conn, next ssh.Handler) {
 	}
 	defer sh.release() // after the turns: saves the clock
 	defer sh.stop()
-	s.class.seat(st, sh.Live)
+	team, role := "", ""
+	if sh.member != nil {
+		team, role = sh.team.team.Name, sh.member.Role
+	}
+	s.class.seat(st, sh.Live, team, role)
 	d := s.class.draft(st.name)
 	opts.Unsent, opts.Typed = d.lines, d.typed
 	screen := ui.New(sh, opts)
