@@ -2,6 +2,7 @@ package records_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/ward-sim/ward/persist"
@@ -11,10 +12,11 @@ import (
 	"github.com/ward-sim/ward/session/sessiontest"
 )
 
-// A team's shift is exported as each member's statements of the case, the team an identified
-// xAPI Group in their context with every member, the member's role an extension; no two
-// statements share an id.
-func TestXAPIStatementsOfATeam(t *testing.T) {
+// teamShift is team-red's shift of the VF arrest: alice (leader) orders CPR, which bob
+// (circulation) says started, and pads, which he never says on. The store is signed in as the
+// instructor.
+func teamShift(t *testing.T) (*sessiontest.Rig, *scenario.Library) {
+	t.Helper()
 	lib, err := scenario.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +32,33 @@ func TestXAPIStatementsOfATeam(t *testing.T) {
 	say(alice, "he's in cardiac arrest, crash call")
 	say(alice, "start CPR")
 	say(bob, "CPR started")
+	say(alice, "pads on")
 	signIn(t, r, persist.Person{Instructor: true})
+	return r, lib
+}
+
+// ward report's team view: the team's shift under its name, with the members, the closed-loop
+// rate and the order never said done.
+func TestClassReportTeamView(t *testing.T) {
+	r, lib := teamShift(t)
+	report, err := records.ReadClassReport(r.Store, lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := report.Markdown()
+	for _, want := range []string{"## team-red", "### The team", "alice (leader): lines that acted 3, outside their role 0",
+		"bob (circulation): lines that acted 1", "| 1/2 (50%) |", `alice to bob: "pads on"`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the class report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// A team's shift is exported as each member's statements of the case, the team an identified
+// xAPI Group in their context with every member, the member's role an extension; no two
+// statements share an id.
+func TestXAPIStatementsOfATeam(t *testing.T) {
+	r, lib := teamShift(t)
 	statements, err := records.ReadXAPI(r.Store, lib, records.XAPINames{Base: records.DefaultXAPIBase})
 	if err != nil {
 		t.Fatal(err)
