@@ -16,8 +16,7 @@ var red = Team{Name: "red", Scenario: "arrest-vf-ward", Members: []session.Membe
 // team red, on the VF arrest; it returns their keys.
 func newTeamLab(t *testing.T) (*testLab, map[string]gossh.Signer) {
 	t.Helper()
-	var l *testLab
-	l = newLab(t, nil, func(c *Config) { c.Teams = strings.TrimSuffix(c.Keys, ".keys") + ".teams" })
+	l := newLab(t, nil, func(c *Config) { c.Teams = strings.TrimSuffix(c.Keys, ".keys") + ".teams" })
 	keys := map[string]gossh.Signer{}
 	for _, m := range red.Members {
 		keys[m.Name] = l.enrol(m.Name, false)
