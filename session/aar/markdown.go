@@ -93,6 +93,7 @@ func (r Report) Digest() string {
 		lines = append(lines, pt.Labelled())
 	}
 	lines = append(lines, r.arrestDigest()...)
+	lines = append(lines, r.teamDigest()...)
 	return strings.Join(append(lines, r.Score.HowScored()), "\n")
 }
 

@@ -103,6 +103,17 @@ type MemberAction struct {
 	Closes  string   `json:"closes,omitempty"` // the order it closed, as said
 }
 
+// OutsideRole counts the member's lines that did another role's work.
+func (m MemberReview) OutsideRole() int {
+	n := 0
+	for _, a := range m.Actions {
+		if len(a.Outside) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Rate is the closed-loop rate: the orders said to a member that the member said were done; 0
 // with none.
 func (t TeamReview) Rate() float64 {

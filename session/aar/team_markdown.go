@@ -74,3 +74,20 @@ func (r Report) teamMarkdown(b *strings.Builder) {
 		list(b, did, "Nothing that acted on the patient.")
 	}
 }
+
+// teamDigest is the team's part as lines for the Preceptor's prompt: the closed loops, the
+// orders never said done, and each member's part.
+func (r Report) teamDigest() []string {
+	t := r.Team
+	if t == nil {
+		return nil
+	}
+	lines := []string{fmt.Sprintf("Team: closed-loop rate %d of %d orders said to a member were said back done.", t.Closed, t.Addressed)}
+	for _, o := range t.Unacknowledged() {
+		lines = append(lines, fmt.Sprintf("Team: %s's order to %s at %s was never said done: %q.", o.By, o.For, physio.SimTime(o.At), o.Text))
+	}
+	for _, m := range t.Members {
+		lines = append(lines, fmt.Sprintf("Team: %s (%s) said %d lines that acted, %d outside their role.", m.Name, m.Role, len(m.Actions), m.OutsideRole()))
+	}
+	return lines
+}

@@ -1,6 +1,9 @@
 package aar
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The loops read back from a team's lines: an order said done by its member is closed; one done
 // by another member was carried out but not closed; the nurse's is carried out as it is said;
@@ -50,5 +53,26 @@ func TestTeamClosedLoops(t *testing.T) {
 func TestTeamRate(t *testing.T) {
 	if r := (TeamReview{}).Rate(); r != 0 {
 		t.Errorf("no orders: rate %v", r)
+	}
+}
+
+// The Preceptor's digest carries the team's part: the loops, the order never said done, and
+// each member's lines, those outside their role counted.
+func TestTeamDigest(t *testing.T) {
+	r := Report{Team: Team([]TeamLine{
+		{At: 10, By: "alice", Role: RoleLeader, For: "bob", Text: "shock 150 J"},
+		{At: 12, By: "bob", Role: RoleCirculation, Text: "150 J shock delivered"},
+		{At: 40, By: "alice", Role: RoleLeader, For: "bob", Text: "stop compressions"},
+		{At: 50, By: "bob", Role: RoleCirculation, Text: "amiodarone 300 mg IV given"},
+	})}
+	d := r.Digest()
+	for _, want := range []string{"Team: closed-loop rate 1 of 2", `Team: alice's order to bob at 00:40 was never said done: "stop compressions".`,
+		"Team: bob (circulation) said 2 lines that acted, 1 outside their role."} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the digest lacks %q:\n%s", want, d)
+		}
+	}
+	if (Report{}).teamDigest() != nil {
+		t.Error("a shift of one has a team digest")
 	}
 }

@@ -40,13 +40,7 @@ func teamsMarkdown(b *strings.Builder, shifts []ShiftResult) {
 			}
 			var members, open []string
 			for _, m := range t.Members {
-				outside := 0
-				for _, a := range m.Actions {
-					if len(a.Outside) > 0 {
-						outside++
-					}
-				}
-				members = append(members, fmt.Sprintf("%s (%s): lines that acted %d, outside their role %d", m.Name, m.Role, len(m.Actions), outside))
+				members = append(members, fmt.Sprintf("%s (%s): lines that acted %d, outside their role %d", m.Name, m.Role, len(m.Actions), m.OutsideRole()))
 			}
 			for _, o := range t.Unacknowledged() {
 				open = append(open, fmt.Sprintf("%s to %s: %q", o.By, o.For, o.Text))
