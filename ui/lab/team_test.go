@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -101,6 +102,37 @@ func TestATeamSharesOneShift(t *testing.T) {
 		"bob/circulation/: CPR started", "carol/drugs/: IV access done"}
 	if strings.Join(said, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the team's shift holds:\n%s\nwant:\n%s", strings.Join(said, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A team shares no one's key, so an encrypted database refuses a member's connection with a
+// line that says why, once they have signed in.
+func TestATeamNeedsAnUnencryptedDatabase(t *testing.T) {
+	const pass = "alice's own passphrase 7"
+	l := newLab(t, func(s *persist.Store) {
+		if err := s.Protect([]byte("the instructor's long passphrase 42")); err != nil {
+			t.Fatal(err)
+		}
+	}, func(c *Config) { c.Teams = strings.TrimSuffix(c.Keys, ".keys") + ".teams" })
+	key := l.enrol("alice", false)
+	all, err := ReadEnrolments(l.cfg.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := FormTeam(l.cfg.Teams, Team{Name: "red", Members: []session.Member{{Name: "alice", Role: "leader"}}}, all); err != nil {
+		t.Fatal(err)
+	}
+	c := l.dial("alice", key)
+	c.waitFor("choose a passphrase")
+	c.typeLine(pass)
+	c.waitFor("The same again")
+	c.typeLine(pass)
+	if code := c.waitExit(); code == 0 {
+		t.Errorf("the refused member's session exited %d", code)
+	}
+	c.waitFor("a team's shift needs an unencrypted database")
+	if !l.hasAudit(persist.AuditRefused, "trainee alice") {
+		t.Errorf("the refusal is not audited: %+v", l.audited())
 	}
 }
 
