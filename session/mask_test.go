@@ -91,7 +91,7 @@ func TestCaseMaskerMasksAsOneByOne(t *testing.T) {
 		}
 		m := newCaseMasker(lib, unique)
 		for i, text := range texts {
-			if raceDetector && i%sampleStride != 0 {
+			if !checkedUnderRace(i, maskerStride) {
 				continue // the oracle's regexps under -race: every text costs minutes in all
 			}
 			want := maskOneByOne(lib, roster, text)
@@ -107,22 +107,13 @@ func TestCaseMaskerMasksAsOneByOne(t *testing.T) {
 	for _, roster := range append(whole, alone...) {
 		compare(roster, terms)
 	}
-	if masked < 1000/sampled() {
+	if masked < 1000/strideUnderRace(maskerStride) {
 		t.Errorf("only %d of the texts were masked: the comparison says little", masked)
 	}
 }
 
-// sampleStride is how sparsely the race detector's run compares the masker with its oracle: a
-// fixed stride, so every run checks the same texts, and the plain run (the README's `go test
-// ./...`) checks them all.
-const sampleStride = 8
-
-func sampled() int {
-	if raceDetector {
-		return sampleStride
-	}
-	return 1
-}
+// maskerStride is how sparsely the race detector's run compares the masker with its oracle.
+const maskerStride = 32
 
 func FuzzCaseMasker(f *testing.F) {
 	lib, err := sc.Load()

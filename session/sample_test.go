@@ -1,0 +1,65 @@
+package session
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests that repeat the same work over the whole scenario library check a fixed sample under the
+// race detector, whose binary runs Go code several times slower: every run checks the same
+// items, the plain run (the README's `go test ./...`) checks them all, and CI runs them once more
+// without -race (.ci/run, "whole library") so nothing goes unchecked there.
+
+// strideUnderRace is stride under -race and 1 (every item) otherwise.
+func strideUnderRace(stride int) int {
+	if raceDetector {
+		return stride
+	}
+	return 1
+}
+
+// checkedUnderRace reports whether item i of a walk over the library is checked in this run.
+func checkedUnderRace(i, stride int) bool { return i%strideUnderRace(stride) == 0 }
+
+// TestCIRunsEverySampledTestWhole: a test that samples under -race is named in .ci/run's
+// whole-library step, or CI would only ever see its sample.
+func TestCIRunsEverySampledTestWhole(t *testing.T) {
+	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("*_test.go")
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || !strings.HasPrefix(fn.Name.Name, "Test") || !samples(fn) {
+				continue
+			}
+			if !strings.Contains(string(ci), fn.Name.Name) {
+				t.Errorf("%s samples under -race (%s) but .ci/run's whole-library step does not name it", fn.Name.Name, name)
+			}
+		}
+	}
+}
+
+// samples reports whether fn calls checkedUnderRace or strideUnderRace.
+func samples(fn *ast.FuncDecl) bool {
+	found := false
+	ast.Inspect(fn, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && (id.Name == "checkedUnderRace" || id.Name == "strideUnderRace") {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
