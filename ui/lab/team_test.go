@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,14 @@ func TestATeamSharesOneShift(t *testing.T) {
 	}
 	if frame, ok := l.srv.Class().Frame(row); !ok || !strings.Contains(frame, "Graham Holt") {
 		t.Errorf("the team's row has no frame of the shared screen (%v):\n%s", ok, frame)
+	}
+	// What the instructor injects through the team's row reaches every member's screen.
+	inject := session.Injection{Kind: session.InjectResult, PatientID: "patient_1", Text: "K+ 3.1"}
+	if err := l.srv.Class().Trainees()[0].Live.Inject(context.Background(), inject); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range screens {
+		c.waitFor("K+ 3.1")
 	}
 	alice.typeLine("he's in cardiac arrest, crash call")
 	alice.typeLine("start CPR")
