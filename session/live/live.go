@@ -409,7 +409,7 @@ func (e *Live) mergeNotes() []ChatMessage {
 		if !ok {
 			id = fmt.Sprint(m.At.UnixNano())
 		}
-		out = append(out, ChatMessage{ID: id, Role: m.Role, Agent: m.Agent, Content: m.Content, Sources: m.Sources, Speaker: speaker(m)})
+		out = append(out, ChatMessage{ID: id, Role: m.Role, Agent: m.Agent, Content: m.Content, Sources: m.Sources, Speaker: records.MemberOf(m)})
 	}
 	for _, n := range notes {
 		out = append(out, n.msg)
@@ -440,12 +440,4 @@ func (e *Live) Transcript(context.Context) (records.Conversation, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.s.Transcript()
-}
-
-// speaker names the team member who said a line and their role; "" in a shift of one.
-func speaker(m memory.Message) string {
-	if m.TeamRole == "" {
-		return ""
-	}
-	return m.By + " · " + m.TeamRole
 }

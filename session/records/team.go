@@ -8,6 +8,15 @@ import (
 	"github.com/ward-sim/ward/session/aar"
 )
 
+// MemberOf names the team member who said a line, and their role ("alice · leader"); "" for a
+// line of a shift of one, or one no member said.
+func MemberOf(m memory.Message) string {
+	if m.Role != memory.RoleUser || m.TeamRole == "" {
+		return ""
+	}
+	return m.By + " · " + m.TeamRole
+}
+
 // TeamLines are the lines members of a resuscitation team said in msgs (a line's By, TeamRole
 // and For), timed in seconds from arrived (ward time).
 func TeamLines(msgs []memory.Message, arrived float64) []aar.TeamLine {

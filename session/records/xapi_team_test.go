@@ -85,3 +85,18 @@ func TestXAPIStatementsOfATeam(t *testing.T) {
 		t.Errorf("statements by actor: %v; want alice and bob, the same number each", by)
 	}
 }
+
+// A transcript of a team's shift heads each member's line with who said it and in which role.
+func TestTranscriptNamesTheMember(t *testing.T) {
+	r, _ := teamShift(t)
+	tr, err := records.Export(r.Store, "patient_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := tr.Markdown()
+	for _, want := range []string{"alice · leader", "bob · circulation"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, md)
+		}
+	}
+}
