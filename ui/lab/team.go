@@ -36,8 +36,12 @@ type Team struct {
 	Members  []session.Member
 }
 
+// teamPrefix begins the name a team's shift is stored under; ward enrol refuses it for a trainee,
+// who would otherwise open the team's shifts as their own.
+const teamPrefix = "team-"
+
 // Trainee is the name the team's shift is stored under.
-func (t Team) Trainee() string { return "team-" + t.Name }
+func (t Team) Trainee() string { return teamPrefix + t.Name }
 
 // Member is the team's member named; false when they are not one.
 func (t Team) Member(name string) (session.Member, bool) {

@@ -200,6 +200,14 @@ func TestFormTeamRefuses(t *testing.T) {
 	}
 }
 
+// A trainee cannot be enrolled under a name a team's shift is stored under.
+func TestEnrolRefusesATeamsName(t *testing.T) {
+	path := t.TempDir() + "/ward.db.keys"
+	if _, err := Enrol(path, Enrolment{Name: "team-red", Key: newKey(t).PublicKey()}); err == nil || !strings.Contains(err.Error(), "teams' shifts") {
+		t.Errorf("enrolling team-red: %v", err)
+	}
+}
+
 func FuzzParseTeam(f *testing.F) {
 	f.Add("team red arrest-vf-ward alice:leader bob:circulation")
 	f.Add("team red - alice:leader")
