@@ -45,8 +45,11 @@ func (s *Session) TeamTurn(ctx context.Context, by Member, team []Member, text s
 		return
 	}
 	s.restoreFromRegistry(t)
-	t.orderFor = orderedTo(by, team, action.Parse(line))
-	if t.orderFor != "" && t.orderFor != aar.Nurse && s.active != "" {
+	switch to := orderedTo(by, team, action.Parse(line)); {
+	case to == aar.Nurse:
+		t.orderFor = to // carried out at once, as in a shift of one
+	case to != "" && s.active != "": // with no patient active, the line finds its patient and acts
+		t.orderFor = to
 		s.holdOrder(t, team)
 		return
 	}

@@ -215,3 +215,17 @@ func TestTeamOrderedTo(t *testing.T) {
 		}
 	}
 }
+
+// With no patient active, the leader's order is not held for a member (there is no one to give
+// it to yet): the line goes through the turn as any line does, and is stored as no order.
+func TestTeamOrderWithNoPatientIsNoOrder(t *testing.T) {
+	r := newRigWith(t, func(c *Config) {})
+	r.s.TeamTurn(context.Background(), alice, three, "start CPR", func(Event) {})
+	msgs, _, err := r.s.Recent("", math.MaxInt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) == 0 || msgs[0].Content != "start CPR" || msgs[0].By != "alice" || msgs[0].For != "" {
+		t.Errorf("the shift's history: %+v", msgs)
+	}
+}
