@@ -86,18 +86,25 @@ func playTeam(t *testing.T, s *Session, team []Member, script []string) []Event 
 	return events
 }
 
-func teamReview(t *testing.T, s *Session) aar.Report {
+// teamReview is the leader's /aar: the review, and what the Preceptor said of it.
+func teamReview(t *testing.T, s *Session) (aar.Report, string) {
 	t.Helper()
 	var reviews []AAREvent
+	var debrief string
 	s.TeamTurn(context.Background(), alice, three, "/aar", func(e Event) {
-		if r, ok := e.(AAREvent); ok {
-			reviews = append(reviews, r)
+		switch e := e.(type) {
+		case AAREvent:
+			reviews = append(reviews, e)
+		case MessageEvent:
+			if e.Agent == "Preceptor" {
+				debrief = e.Text
+			}
 		}
 	})
 	if len(reviews) != 1 {
 		t.Fatalf("%d reviews", len(reviews))
 	}
-	return reviews[0].Report
+	return reviews[0].Report, debrief
 }
 
 // A team runs the VF arrest to ROSC: every line is stored headed by its member and role, the
@@ -105,7 +112,7 @@ func teamReview(t *testing.T, s *Session) aar.Report {
 func TestTeamRunsVFArrestToROSC(t *testing.T) {
 	r := newRigWith(t, func(c *Config) { c.Seed = 1 })
 	events := playTeam(t, r.s, three, teamVF)
-	rev := teamReview(t, r.s)
+	rev, debrief := teamReview(t, r.s)
 
 	if rev.Arrest == nil || !strings.Contains(rev.Arrest.Outcome, "ROSC") {
 		t.Fatalf("the arrest did not end in ROSC: %+v", rev.Arrest)
@@ -155,6 +162,14 @@ func TestTeamRunsVFArrestToROSC(t *testing.T) {
 		`alice to carol at`, `"give 1 mg adrenaline IV"`, "outside their role: airway", "hands-off time", "### bob (circulation)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the debrief lacks %q:\n%s", want, md)
+		}
+	}
+
+	// The Preceptor debriefs the team from its part of the review too.
+	for _, want := range []string{"**The team**", "closed-loop rate 9 of 10", "alice's order to carol at 03:30 was never said done",
+		"carol (drugs) said 2 lines that acted, 1 outside their role"} {
+		if !strings.Contains(debrief, want) {
+			t.Errorf("the Preceptor's debrief lacks %q:\n%s", want, debrief)
 		}
 	}
 
