@@ -99,6 +99,7 @@ func TestSSHTeam(t *testing.T) {
 	}
 	term["alice"].send(line("/aar")) // the review, then the Preceptor's debrief, on every screen
 	for _, w := range term {
+		w.waitFor(`closed-loop rate 9 of 10`)
 		w.waitFor(`Which one thing will you do differently`)
 	}
 

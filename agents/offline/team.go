@@ -257,10 +257,10 @@ var debriefSections = []struct {
 	{"Diagnosis: ", "Your diagnosis", true},
 	{"Disposition: ", "Your disposition", true},
 	{"Reflection: ", "Your reflections, against the key points", true},
-	{"Team: ", "The team", true},
 	{"Plus: ", "What went well", false},
 	{"Delta: ", "What to change", false},
 	{"Instructor: ", "What the instructor injected", true},
+	{"Team: ", "The team", true},
 }
 
 // debriefShown bounds the plus and delta lines to what a trainee reads at once; the full review
