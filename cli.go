@@ -40,8 +40,10 @@ type options struct {
 	force                           bool
 	trainee                         string
 	instructor, encrypt, debug      bool
-	listen, hostKey                 string // ward serve
-	key, authorizedKeys             string // ward enrol
+	listen, hostKey                 string   // ward serve
+	key, authorizedKeys             string   // ward enrol
+	members                         []string // ward team: NAME:ROLE
+	scenario                        string   // ward team: the case of the team's shift
 	slots                           int
 	idle                            time.Duration
 	last                            int                // ward stats: the window, in turns
@@ -263,6 +265,12 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 	},
 	"key": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.key, "key", "", "the public key `file` to enrol (one authorized_keys line, e.g. id_ed25519.pub)")
+	},
+	"member": func(fs *pflag.FlagSet, o *options) {
+		fs.StringArrayVar(&o.members, "member", nil, "a member of the team and their role, `NAME:ROLE` (leader, airway, circulation, drugs, recorder); once per member")
+	},
+	"scenario": func(fs *pflag.FlagSet, o *options) {
+		fs.StringVar(&o.scenario, "scenario", "", "the `ID` of the case the team's shift starts with (default: ward serve's --shift)")
 	},
 	"authorized-keys": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.authorizedKeys, "authorized-keys", "", "enrol every key of this authorized_keys `file` as a trainee, its comment the name")

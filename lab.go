@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,7 +23,7 @@ import (
 // serveFlags are what `ward serve` accepts: where it listens, and the shift flags every
 // trainee's shift shares. No --trace: one file would interleave the class's turns, which no
 // replay could follow.
-var serveFlags = []string{"db", "encrypt", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift",
+var serveFlags = []string{"db", "encrypt", "listen", "host-key", "slots", "idle", "theme", "backend", "model", "shift", "seed",
 	"scenarios", "agents", "window", "num-ctx", "num-predict", "stall", "knowledge", "embed-model"}
 
 // serveCommand declares `ward serve`; its --encrypt asks the instructor's passphrase alone, for
@@ -70,7 +71,7 @@ func serve(ctx context.Context, c *call) error {
 	defer setup.Close()
 	queue := llm.NewQueue(setup.Backend(), o.slots) // one model server, shared fairly
 	keys := lab.KeysPath(o.db)
-	srv, err := lab.New(lab.Config{Setup: setup, HostKey: hostKey, Keys: keys, Idle: o.idle, Theme: theme,
+	srv, err := lab.New(lab.Config{Setup: setup, HostKey: hostKey, Keys: keys, Teams: lab.TeamsPath(o.db), Idle: o.idle, Theme: theme,
 		Shift: o.shift, Notice: notice, Log: c.stderr, Backend: queue.For})
 	if err != nil {
 		return err
@@ -108,7 +109,7 @@ func classSetup(ctx context.Context, c *call, store *persist.Store) (setup *sess
 	}
 	setup, err = session.NewSetup(ctx, store, session.Flags{
 		Backend: o.backend, Model: o.model, Stall: o.stall, NumCtx: o.numCtx, OutputBudget: o.outputBudget,
-		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents,
+		Window: o.window, Theme: o.theme, Scenarios: o.scenarios, Agents: o.agents, Seed: o.seed,
 		ConfirmAdmissions: true, Given: map[string]bool{"theme": true, "window": c.given("window"), "model": true},
 	}, w, func(note string) { notice = note; toStderr(c.stderr)(note) })
 	return setup, notice, err
@@ -186,6 +187,52 @@ func enrol(_ context.Context, c *call) error {
 		fmt.Fprintf(c.stdout, "%d key(s) were enrolled already\n", len(es)-len(added))
 	}
 	return nil
+}
+
+func teamCommand(cl *cli) *cobra.Command {
+	return cl.build(spec{use: "team NAME",
+		summary: "form a resuscitation team for ward serve: enrolled trainees, each in a role (--member NAME:ROLE), " +
+			"sharing one shift of --scenario's case",
+		flags: []string{"db", "member", "scenario", "scenarios"}, args: count(1, 1), run: team})
+}
+
+// team forms a team of enrolled trainees (--member NAME:ROLE, once each) in the teams beside the
+// database; a running server reads them at its next connection.
+func team(_ context.Context, c *call) error {
+	o := c.o
+	if len(o.members) == 0 {
+		return usageError{"usage: ward team NAME --member NAME:ROLE... [--scenario ID] — roles: " + strings.Join(session.TeamRoles, ", ")}
+	}
+	t := lab.Team{Name: c.args[0], Scenario: o.scenario}
+	for _, s := range o.members {
+		m, err := lab.ParseMember(s)
+		if err != nil {
+			return usageError{"--member " + err.Error()}
+		}
+		t.Members = append(t.Members, m)
+	}
+	if t.Scenario != "" {
+		lib, err := session.LoadLibrary(o.scenarios)
+		if err != nil {
+			return err
+		}
+		if _, ok := lib.Get(t.Scenario); !ok {
+			return usageError{fmt.Sprintf("--scenario %s: no such scenario (ward scenarios list)", t.Scenario)}
+		}
+	}
+	enrolled, err := lab.ReadEnrolments(lab.KeysPath(o.db))
+	if err != nil {
+		return err
+	}
+	if err := lab.FormTeam(lab.TeamsPath(o.db), t, enrolled); err != nil {
+		return err
+	}
+	var members []string
+	for _, m := range t.Members {
+		members = append(members, m.String())
+	}
+	_, err = fmt.Fprintf(c.stdout, "formed team %s: %s\n", t.Name, strings.Join(members, ", "))
+	return err
 }
 
 // enrolment reads --key FILE: one public key in authorized_keys form.

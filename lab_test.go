@@ -198,3 +198,39 @@ func TestServeChecksItsFlags(t *testing.T) {
 		t.Errorf("--slots 0: %v; want a usage error", err)
 	}
 }
+
+// ward team forms a team of enrolled trainees beside the database, says whom, and checks its
+// arguments: members, their roles and enrolment, the case.
+func TestTeamFormsATeamBesideTheDatabase(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "class.db")
+	for _, name := range []string{"alice", "bob"} {
+		key, _ := keyFile(t, dir, name+".pub", "")
+		if _, err := ward(t, "", "enrol", name, "--key", key, "--db", db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := ward(t, "", "team", "red", "--member", "alice:leader", "--member", "bob:drugs", "--scenario", "arrest-vf-ward", "--db", db)
+	if err != nil || out != "formed team red: alice (leader), bob (drugs)\n" {
+		t.Fatalf("ward team: %v %q", err, out)
+	}
+	teams, err := lab.ReadTeams(lab.TeamsPath(db))
+	if err != nil || len(teams) != 1 || teams[0].Scenario != "arrest-vf-ward" || len(teams[0].Members) != 2 {
+		t.Errorf("the teams beside the database: %+v %v", teams, err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"team", "red", "--db", db}, "usage: ward team NAME --member"},
+		{[]string{"team", "red", "--member", "alice", "--db", db}, "is not NAME:ROLE"},
+		{[]string{"team", "red", "--member", "alice:pilot", "--db", db}, "none of leader"},
+		{[]string{"team", "red", "--member", "carol:leader", "--db", db}, "carol is not an enrolled trainee"},
+		{[]string{"team", "red", "--member", "alice:leader", "--scenario", "no-such-case", "--db", db}, "no such scenario"},
+		{[]string{"team", "--member", "alice:leader", "--db", db}, "usage: ward team NAME"},
+	} {
+		if _, err := ward(t, "", c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ward %q: %v, want %q", c.args, err, c.want)
+		}
+	}
+}

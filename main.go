@@ -120,6 +120,7 @@ func commands(cl *cli) *cobra.Command {
 		serveCommand(cl),
 		enrolCommand(cl),
 		curriculumCommand(cl),
+		teamCommand(cl),
 		cl.build(spec{use: "doctor", summary: "check the Ollama setup ward will use, and say what to change",
 			flags: []string{"model", "num-ctx"}, run: doctor}),
 		cl.group("kb list | search QUERY | show ID", "the protocol cards ward answers from, and what a query retrieves", []string{"knowledge"},

@@ -25,6 +25,11 @@ type Message struct {
 	// own rules: ByInstructor for an event injected from the class's board. The voice the trainee
 	// hears it in is Agent's; Spoken leaves By out, so no model is told.
 	By string `json:"by,omitempty"`
+	// In a resuscitation team's shift a member's line names them in By and their role in
+	// TeamRole; For is whom the line orders to carry it out (a member, or the nurse when no member
+	// holds that part of the work), empty for a line that is no order.
+	TeamRole string `json:"team_role,omitempty"`
+	For      string `json:"for,omitempty"`
 }
 
 // ByInstructor marks a message the instructor injected.

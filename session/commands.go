@@ -10,7 +10,6 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/analyzer"
 	"github.com/ward-sim/ward/memory"
-	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/records"
 )
@@ -220,15 +219,17 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 	t.hold(typed)
 	if effect == effectAAR {
 		e := s.engine(t, s.active)
-		t.emit(AAREvent{aar.Of(e)})
+		t.emit(AAREvent{s.review(e)})
 	}
 	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
 }
 
-// typed is the line as typed, for the active conversation, at the sim time it was typed.
+// typed is the line as typed, for the active conversation, at the sim time it was typed, with who
+// said it in a team.
 func (s *Session) typed(t *turn) *typedText {
 	msg := s.message(memory.RoleUser, "", t.input)
 	msg.Sim = s.sim.ward.Clock()
+	msg.By, msg.TeamRole, msg.For = t.by.Name, t.by.Role, t.orderFor
 	return &typedText{msg: msg, to: s.active}
 }
 

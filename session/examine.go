@@ -39,7 +39,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 		return x
 	}
 	if st.effect == effectAAR {
-		r := aar.Of(x.engine)
+		r := s.review(x.engine)
 		x.review = &r
 	}
 	actions := actionsOf(t.input, st.effect)

@@ -36,6 +36,8 @@ type turn struct {
 	line          *typedText     // the trainee's line, held for the turn's next commit (hold)
 	moved         bool           // the turn switched patient: the registry goes with its next commit
 	told          []told         // alarms told, for the turn's next commit
+	by            Member         // the team member who said the line; zero in a shift of one
+	orderFor      string         // whom the line orders to carry it out (team.go)
 }
 
 func newTurn(input string, emit func(Event)) *turn {

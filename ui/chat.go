@@ -244,7 +244,11 @@ func (c *chatPane) renderMessage(msg live.ChatMessage) []string {
 		}
 		return c.withLabel(c.agentLabel(msg.Agent), body)
 	case "user":
-		return c.withLabel(c.theme.UserLabel.Render("You"), c.styledLines(c.theme.Text, text, c.width-bodyIndent))
+		who := "You"
+		if msg.Speaker != "" {
+			who = truncate(themes.Printable(msg.Speaker), c.width)
+		}
+		return c.withLabel(c.theme.UserLabel.Render(who), c.styledLines(c.theme.Text, text, c.width-bodyIndent))
 	default:
 		return c.styledLines(c.theme.SystemText, "· "+text, c.width)
 	}

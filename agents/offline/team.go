@@ -260,6 +260,7 @@ var debriefSections = []struct {
 	{"Plus: ", "What went well", false},
 	{"Delta: ", "What to change", false},
 	{"Instructor: ", "What the instructor injected", true},
+	{"Team: ", "The team", true},
 }
 
 // debriefShown bounds the plus and delta lines to what a trainee reads at once; the full review

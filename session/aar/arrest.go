@@ -112,6 +112,16 @@ func (v *ArrestReview) SimTimeNote() string {
 	return fmt.Sprintf("counted in sim time: %d pause(s) began and ended in the same sim second (lines typed with the clock paused, or sent at once), so their real length is not measured", v.InstantPauses)
 }
 
+// HandsOff is the arrest's time without compressions, seconds, from the collapse to the end of
+// its last cycle: what the compression fraction leaves out, before the first compression too.
+func (v *ArrestReview) HandsOff() float64 {
+	var off float64
+	for _, c := range v.Cycles {
+		off += c.To - c.From - c.Compressing
+	}
+	return off
+}
+
 // faults reports whether the review faults a drug given at elapsed seconds since arrival (early,
 // late, the wrong rhythm or dose), so nothing praises the same dose. A nil review faults nothing.
 func (v *ArrestReview) faults(elapsed float64) bool {

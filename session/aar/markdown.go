@@ -75,6 +75,7 @@ func (r Report) Markdown() string {
 		}
 	}
 	r.arrestMarkdown(&b)
+	r.teamMarkdown(&b)
 	p("\n## Timeline\n\n| Time | Event |\n|---|---|\n")
 	for _, t := range r.Timeline {
 		p("| %s | %s |\n", physio.SimTime(t.Elapsed), cell(t.Text))
@@ -92,6 +93,7 @@ func (r Report) Digest() string {
 		lines = append(lines, pt.Labelled())
 	}
 	lines = append(lines, r.arrestDigest()...)
+	lines = append(lines, r.teamDigest()...)
 	return strings.Join(append(lines, r.Score.HowScored()), "\n")
 }
 

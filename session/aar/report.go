@@ -59,6 +59,8 @@ type Report struct {
 	Objectives []string `json:"learning_objectives"`
 	// Arrest reviews a cardiac arrest against the ALS algorithm, cycle by cycle; nil if none.
 	Arrest *ArrestReview `json:"arrest,omitempty"`
+	// Team reviews a resuscitation team's orders and members (team.go); nil for a shift of one.
+	Team *TeamReview `json:"team,omitempty"`
 }
 
 // ScoreAt is a measured NEWS2 and when it was measured.

@@ -31,6 +31,8 @@ type Live struct {
 	lastTick  time.Time
 	lastFlush time.Time
 	onPanic   func(v any, stack []byte)
+	arrivals  sync.Mutex    // guards tail
+	tail      chan struct{} // closed when the turn that arrived last is over (runTurn)
 
 	// Guarded by mu.
 	chat    chatCache
@@ -69,7 +71,8 @@ const chatPage = 100
 // or "" for an empty roster, for the trainee named.
 func NewLive(s *session.Session, restart func(shift, trainee string) (*session.Session, error)) *Live {
 	e := &Live{s: s, restart: restart, lastTick: time.Now(), lastFlush: time.Now(),
-		live: map[string]string{}, aliases: map[int64]string{}}
+		live: map[string]string{}, aliases: map[int64]string{}, tail: make(chan struct{})}
+	close(e.tail)
 	s.Restore(func(session.Event) {})
 	e.refresh()
 	return e
@@ -115,7 +118,23 @@ func (e *Live) Retry(ctx context.Context) <-chan Update {
 	return e.runTurn(ctx, func(ctx context.Context, emit func(session.Event)) { e.s.Retry(ctx, emit) })
 }
 
-// runTurn runs a turn with ctx. While a model call of the turn waits its turn in a class's queue
+// SubmitAs runs one line a member of a team said (session.TeamTurn), as Submit does.
+func (e *Live) SubmitAs(ctx context.Context, by session.Member, team []session.Member, text string) <-chan Update {
+	return e.runTurn(ctx, func(ctx context.Context, emit func(session.Event)) { e.s.TeamTurn(ctx, by, team, text, emit) })
+}
+
+// arrive queues a turn behind the turns that arrived before it: wait is closed when the one
+// before is over, and done closes this one's. mu alone would let waiting turns run in any order,
+// and a team's lines must run in the order they were said.
+func (e *Live) arrive() (wait <-chan struct{}, done func()) {
+	e.arrivals.Lock()
+	defer e.arrivals.Unlock()
+	wait, next := e.tail, make(chan struct{})
+	e.tail = next
+	return wait, func() { close(next) }
+}
+
+// runTurn runs a turn with ctx, after the turns that arrived before it. While a model call of the turn waits its turn in a class's queue
 // (llm.Queue), the screen hears how many calls are ahead.
 func (e *Live) runTurn(ctx context.Context, run func(context.Context, func(session.Event))) <-chan Update {
 	out := make(chan Update, 64)
@@ -126,9 +145,12 @@ func (e *Live) runTurn(ctx context.Context, run func(context.Context, func(sessi
 		}
 	}
 	waiting := llm.WithWaiting(ctx, func(ahead int) { send(Update{Kind: UpdateWaiting, Ahead: ahead}) })
+	before, done := e.arrive()
 	go func() {
 		defer close(out)
 		defer e.survive(send) // after mu is unlocked
+		defer done()
+		<-before
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.tick()
@@ -388,7 +410,7 @@ func (e *Live) mergeNotes() []ChatMessage {
 		if !ok {
 			id = fmt.Sprint(m.At.UnixNano())
 		}
-		out = append(out, ChatMessage{ID: id, Role: m.Role, Agent: m.Agent, Content: m.Content, Sources: m.Sources})
+		out = append(out, ChatMessage{ID: id, Role: m.Role, Agent: m.Agent, Content: m.Content, Sources: m.Sources, Speaker: records.MemberOf(m)})
 	}
 	for _, n := range notes {
 		out = append(out, n.msg)

@@ -125,6 +125,7 @@ type ChatMessage struct {
 	Agent   string // which agent spoke, for assistant messages
 	Content string
 	Sources []string // the protocol passages the message cites, shown under it
+	Speaker string   // in a team's shift, the member who said a line and their role
 }
 
 // TurnStats describes the last finished turn for the status bar.

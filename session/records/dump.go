@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
@@ -62,6 +63,7 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (aar.Rep
 	}
 	var reg persist.Registry
 	var doc []byte
+	var msgs []memory.Message
 	err = store.View(info.ID, func(tx *persist.Tx) error {
 		if reg, err = tx.Registry(); err != nil {
 			return err
@@ -69,7 +71,10 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (aar.Rep
 		if patientID == "" {
 			patientID = reg.ActivePatientID
 		}
-		doc, err = tx.PatientDoc(persist.KindSim, patientID)
+		if doc, err = tx.PatientDoc(persist.KindSim, patientID); err != nil {
+			return err
+		}
+		msgs, err = tx.History(patientID)
 		return err
 	})
 	if err != nil {
@@ -82,7 +87,9 @@ func AAR(store *persist.Store, lib *scenario.Library, patientID string) (aar.Rep
 	if err != nil {
 		return aar.Report{}, err
 	}
-	return aar.Of(w.Engine(patientID)), nil
+	r := aar.Of(w.Engine(patientID))
+	WithTeam(&r, msgs)
+	return r, nil
 }
 
 func summarise(e *physio.Engine) SimSummary {

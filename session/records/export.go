@@ -81,6 +81,8 @@ func TranscriptOf(patientID, name string, msgs []memory.Message) Conversation {
 // speaker names who said a message, as the chat shows it.
 func speaker(m memory.Message) string {
 	switch {
+	case MemberOf(m) != "":
+		return MemberOf(m)
 	case m.Role == "user":
 		return "You"
 	case m.Role == "tool" && m.ToolName != "":

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/session/physio"
@@ -41,6 +42,8 @@ type PatientResult struct {
 	ToCritical []float64 `json:"seconds_to_critical_actions"`
 	// Findings are what cost points, in words that compare across shifts (recurring.go).
 	Findings []string `json:"findings"`
+	// Team is how a resuscitation team worked on the patient; nil for a shift of one.
+	Team *aar.TeamReview `json:"team,omitempty"`
 	// The case's end: the last working diagnosis and its verdict ("" when none was given), where
 	// the patient went and whether that was right, and the reflective answers against their
 	// key points.
@@ -192,10 +195,34 @@ func readShiftResult(store *persist.Store, lib *scenario.Library, info persist.S
 	if err != nil {
 		return r, err
 	}
-	for _, e := range w.Engines() {
-		r.Patients = append(r.Patients, patientResult(aar.Of(e)))
+	engines := w.Engines()
+	said, err := histories(store, info.ID, engines)
+	if err != nil {
+		return r, err
+	}
+	for _, e := range engines {
+		rep := aar.Of(e)
+		WithTeam(&rep, said[e.PatientID()])
+		r.Patients = append(r.Patients, patientResult(rep))
 	}
 	return r, nil
+}
+
+// histories are the stored conversations of the engines' patients (none for a patient only an
+// archive holds), for a team's part of their review.
+func histories(store *persist.Store, sessionID string, engines []*physio.Engine) (map[string][]memory.Message, error) {
+	out := map[string][]memory.Message{}
+	err := store.View(sessionID, func(tx *persist.Tx) error {
+		for _, e := range engines {
+			msgs, err := tx.History(e.PatientID())
+			if err != nil {
+				return err
+			}
+			out[e.PatientID()] = msgs
+		}
+		return nil
+	})
+	return out, err
 }
 
 // endedWard puts back the engines a shift ended with: its patients now or, when it was cleared
@@ -231,7 +258,8 @@ func lastArchivedSims(store *persist.Store, sessionID string) (map[string]json.R
 
 func patientResult(rep aar.Report) PatientResult {
 	p := PatientResult{PatientID: rep.PatientID, Attempted: rep.Attempted, Scenario: rep.Scenario, Score: rep.Score.Total, Max: rep.Score.Max,
-		CriticalErrors: []string{}, Critical: len(rep.CriticalActions), ToCritical: []float64{}, Findings: findings(rep), Missed: []string{}}
+		CriticalErrors: []string{}, Critical: len(rep.CriticalActions), ToCritical: []float64{}, Findings: findings(rep), Missed: []string{},
+		Team: rep.Team}
 	for _, er := range rep.CriticalErrors {
 		p.CriticalErrors = append(p.CriticalErrors, er.Description)
 	}

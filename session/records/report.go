@@ -82,6 +82,7 @@ func (c ClassReport) Markdown() string {
 				mdCell(strings.Join(s.Scenarios(), ", ")))
 		}
 		caseEndsMarkdown(&b, t.Shifts)
+		teamsMarkdown(&b, t.Shifts)
 		if len(t.Recurring) > 0 {
 			b.WriteString("\nRecurring across the last shifts:\n\n")
 			for _, f := range t.Recurring {

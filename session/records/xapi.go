@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,13 +110,23 @@ type ResultScore struct {
 	Max    int     `json:"max"`
 }
 
-// Context is the shift a statement belongs to: its registration and the activities around it.
+// Context is the shift a statement belongs to: its registration and the activities around it,
+// and in a team's shift the team (the member's role is an extension).
 type Context struct {
 	Registration      string            `json:"registration"`
+	Team              *Group            `json:"team,omitempty"`
 	ContextActivities ContextActivities `json:"contextActivities"`
 	Platform          string            `json:"platform"`
 	Language          string            `json:"language"`
 	Extensions        map[string]any    `json:"extensions"`
+}
+
+// Group is a team: an identified xAPI Group, named as its shift's trainee, with its members.
+type Group struct {
+	ObjectType string  `json:"objectType"`
+	Name       string  `json:"name"`
+	Account    Account `json:"account"`
+	Member     []Agent `json:"member"`
 }
 
 // ContextActivities are an activity's parent (the case of an event, the shift of a case) and
@@ -158,15 +169,51 @@ func shiftStatements(names XAPINames, s xapiShift) []Statement {
 	shiftIRI := base + "shifts/" + url.PathEscape(s.info.ID)
 	shared := caseWriter{
 		base: base, shiftIRI: shiftIRI, registration: nameUUID(shiftIRI),
-		actor: Agent{ObjectType: "Agent", Name: trainee, Account: Account{HomePage: home, Name: trainee}},
+		actor: agent(home, trainee),
 		shift: Activity{ObjectType: "Activity", ID: shiftIRI, Definition: &ActivityDefinition{
 			Name: en(fmt.Sprintf("Shift %s of %s UTC", shiftName(s.info.Shift), s.info.CreatedAt.UTC().Format("2006-01-02 15:04")))}},
 		clock: wallClock{said: s.chat, start: s.info.CreatedAt},
 	}
 	out := []Statement{}
-	for _, r := range s.reports {
-		c := shared
-		out = append(out, c.statements(r)...)
+	members := teamMembers(s.chat)
+	if len(members) == 0 {
+		for _, r := range s.reports {
+			c := shared
+			out = append(out, c.statements(r)...)
+		}
+		return out
+	}
+	// A team's shift: each member's statements of every case, the team in their context.
+	team := &Group{ObjectType: "Group", Name: trainee, Account: Account{HomePage: home, Name: trainee}}
+	for _, m := range members {
+		team.Member = append(team.Member, agent(home, m.name))
+	}
+	for _, m := range members {
+		for _, r := range s.reports {
+			c := shared
+			c.actor, c.team, c.member = agent(home, m.name), team, m
+			out = append(out, c.statements(r)...)
+		}
+	}
+	return out
+}
+
+// agent is the person named, by their account on home.
+func agent(home, name string) Agent {
+	return Agent{ObjectType: "Agent", Name: name, Account: Account{HomePage: home, Name: name}}
+}
+
+// member is one member of a team's shift: their name and role.
+type member struct{ name, role string }
+
+// teamMembers are the members who spoke in a team's shift, in the order they first did; none in
+// a shift of one.
+func teamMembers(chat []memory.Message) []member {
+	var out []member
+	for _, m := range chat {
+		if m.TeamRole != "" && !slices.ContainsFunc(out, func(o member) bool { return o.name == m.By }) {
+			out = append(out, member{m.By, m.TeamRole})
+		}
 	}
 	return out
 }
@@ -175,6 +222,8 @@ func shiftStatements(names XAPINames, s xapiShift) []Statement {
 type caseWriter struct {
 	base, shiftIRI, registration string
 	actor                        Agent
+	team                         *Group // a team's shift: the team, and the member the statements are of
+	member                       member
 	shift                        Activity
 	clock                        wallClock
 	r                            aar.Report
@@ -365,11 +414,16 @@ func (c *caseWriter) add(key string, at float64, verb Verb, object Activity, res
 // statement is the trainee's statement of an event of this patient (named by key), at the wall
 // time the ward clock passed at.
 func (c *caseWriter) statement(key string, at float64, verb Verb, object Activity, res *Result) Statement {
+	id, extensions := c.shiftIRI, map[string]any{c.base + "extensions/patient": c.r.PatientID}
+	if c.team != nil {
+		id += "/members/" + url.PathEscape(c.member.name)
+		extensions[c.base+"extensions/team-role"] = c.member.role
+	}
 	return Statement{
-		ID:    nameUUID(c.shiftIRI + "/patients/" + url.PathEscape(c.r.PatientID) + "/" + key),
+		ID:    nameUUID(id + "/patients/" + url.PathEscape(c.r.PatientID) + "/" + key),
 		Actor: c.actor, Verb: verb, Object: object, Result: res,
-		Context: Context{Registration: c.registration, Platform: "ward", Language: xapiLanguage,
-			Extensions: map[string]any{c.base + "extensions/patient": c.r.PatientID}},
+		Context: Context{Registration: c.registration, Team: c.team, Platform: "ward", Language: xapiLanguage,
+			Extensions: extensions},
 		Timestamp: c.clock.at(at).UTC().Format("2006-01-02T15:04:05.000Z"),
 	}
 }

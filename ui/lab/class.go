@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/ui"
 	"github.com/ward-sim/ward/ui/board"
@@ -38,6 +39,8 @@ type seat struct {
 	frame atomic.Pointer[string]
 	close func(line string) // ends the connection, the line its last words
 	done  chan struct{}     // closed once its shift is saved and its view closed
+	team  string            // the team whose shift it shows; "" for the trainee's own
+	role  string            // the trainee's role in the team
 }
 
 func newClass() *Class { return &Class{seats: map[string]*seat{}, drafts: map[string]draft{}} }
@@ -82,34 +85,73 @@ func (c *Class) leave(st *seat) {
 	}
 }
 
-// seated is the trainees whose shift is running, sorted by name.
-func (c *Class) seated() []*seat {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []*seat
-	for _, st := range c.seats {
-		if st.live != nil {
-			out = append(out, st)
-		}
-	}
-	slices.SortFunc(out, func(a, b *seat) int { return strings.Compare(a.name, b.name) })
-	return out
-}
-
-// Trainees are the trainees connected now whose shift is running, sorted by name.
+// Trainees are the trainees connected now whose shift is running, sorted by name; a team's
+// members are one row, named for the team and its members connected, in role order.
 func (c *Class) Trainees() []board.Trainee {
 	var out []board.Trainee
-	for _, st := range c.seated() {
-		out = append(out, board.Trainee{Name: st.name, Since: st.since, Live: st.live})
+	for _, r := range c.rows() {
+		out = append(out, board.Trainee{Name: r.name, Since: r.seats[0].since, Live: r.seats[0].live})
 	}
 	return out
 }
 
-// Frame is the trainee's screen as it was last drawn; false when they are not connected.
-func (c *Class) Frame(trainee string) (string, bool) {
+// row is one row of the board: a trainee's seat, or a team's members' seats.
+type row struct {
+	name  string
+	seats []*seat // a team's sorted by role; the first's frame is the row's
+}
+
+// rows are the board's rows, sorted by name.
+func (c *Class) rows() []row {
 	c.mu.Lock()
-	st := c.seats[trainee]
+	defer c.mu.Unlock()
+	var out []row
+	teams := map[string]int{}
+	for _, st := range c.seats {
+		switch i, ok := teams[st.team]; {
+		case st.live == nil:
+		case st.team == "":
+			out = append(out, row{name: st.name, seats: []*seat{st}})
+		case ok:
+			out[i].seats = append(out[i].seats, st)
+		default:
+			teams[st.team] = len(out)
+			out = append(out, row{seats: []*seat{st}})
+		}
+	}
+	for i, r := range out {
+		if r.seats[0].team == "" {
+			continue
+		}
+		slices.SortStableFunc(r.seats, func(a, b *seat) int {
+			if d := slices.Index(session.TeamRoles, a.role) - slices.Index(session.TeamRoles, b.role); d != 0 {
+				return d
+			}
+			return strings.Compare(a.name, b.name)
+		})
+		var members []string
+		for _, st := range r.seats {
+			members = append(members, st.name+" ("+st.role+")")
+		}
+		out[i].name = "team " + r.seats[0].team + ": " + strings.Join(members, ", ")
+	}
+	slices.SortFunc(out, func(a, b row) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// Frame is the screen of the board's row named (a trainee, or a team: its first member's) as
+// it was last drawn; false when they are not connected.
+func (c *Class) Frame(name string) (string, bool) {
+	c.mu.Lock()
+	st := c.seats[name]
 	c.mu.Unlock()
+	if st == nil {
+		for _, r := range c.rows() {
+			if r.name == name {
+				st = r.seats[0]
+			}
+		}
+	}
 	if st == nil {
 		return "", false
 	}
@@ -119,11 +161,12 @@ func (c *Class) Frame(trainee string) (string, bool) {
 	return "", true
 }
 
-// seat shows st's running shift to the board.
-func (c *Class) seat(st *seat, l *live.Live) {
+// seat shows st's running shift to the board: their own, or their team's (named, with their
+// role).
+func (c *Class) seat(st *seat, l *live.Live, team, role string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st.live = l
+	st.live, st.team, st.role = l, team, role
 }
 
 // framed is a program's model that keeps every frame it draws where the board can read it,

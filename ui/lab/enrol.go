@@ -173,6 +173,9 @@ func Enrol(path string, es ...Enrolment) (Enrolments, error) {
 		if err := CheckName(e.Name); err != nil {
 			return nil, err
 		}
+		if strings.HasPrefix(e.Name, teamPrefix) {
+			return nil, fmt.Errorf("%q: names starting %q are teams' shifts (ward team); choose another", e.Name, teamPrefix)
+		}
 		fresh, err := all.check(e)
 		if err != nil {
 			return nil, err

@@ -36,6 +36,7 @@ type Config struct {
 	Setup   *session.Setup // the server's: store, scenarios, team, cards and backend, wired once
 	HostKey string         // the host key's file, created (0600) on first start and kept
 	Keys    string         // the enrolments (KeysPath of the database)
+	Teams   string         // the teams (TeamsPath of the database); "": no teams
 	Idle    time.Duration  // a connection with no keystroke for this long is closed; 0: never
 	Login   time.Duration  // a connection not logged in (its session open) by then is dropped; 0: 30 s
 	Theme   themes.Theme   // one theme for everyone: lipgloss's styles are global
@@ -61,10 +62,12 @@ type Server struct {
 
 	mu      sync.Mutex
 	closing bool
-	open    map[*conn]bool // every connection, for Shutdown to close
-	perKey  map[string]int // connections open by key fingerprint
-	serving chan struct{}  // closed once Serve is taking connections; nil before Serve
-	conns   sync.WaitGroup // handlers running: each saves its shift before it ends
+	open    map[*conn]bool        // every connection, for Shutdown to close
+	teamsMu sync.Mutex            // guards teams, and a team's shift while it opens or closes
+	teams   map[string]*teamShift // the teams' shifts with a member connected, by team
+	perKey  map[string]int        // connections open by key fingerprint
+	serving chan struct{}         // closed once Serve is taking connections; nil before Serve
+	conns   sync.WaitGroup        // handlers running: each saves its shift before it ends
 }
 
 // closeGrace is how long a connection being closed has to show its last line before it is cut.
@@ -83,7 +86,7 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.Theme.NoColor {
 		lipgloss.SetColorProfile(termenv.ANSI256)
 	}
-	s := &Server{cfg: cfg, store: cfg.Setup.Store(), class: newClass(), open: map[*conn]bool{}, perKey: map[string]int{},
+	s := &Server{cfg: cfg, store: cfg.Setup.Store(), class: newClass(), open: map[*conn]bool{}, perKey: map[string]int{}, teams: map[string]*teamShift{},
 		guesses: newGuesses()}
 	if s.cfg.Log == nil {
 		s.cfg.Log = io.Discard

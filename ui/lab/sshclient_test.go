@@ -23,8 +23,10 @@ type sshTerminal struct {
 	want    func(lines []string) bool // what await waits to see
 	seen    chan time.Time            // when it was first on the screen
 	readErr error
-	notice  *regexp.Regexp // what the screen must never show
-	noticed string         // the first screen that showed it
+	notice  *regexp.Regexp       // what the screen must never show
+	noticed string               // the first screen that showed it
+	marks   *regexp.Regexp       // what seenAt notes when it is first in the chat (nil: nothing)
+	marked  map[string]time.Time // when each was
 }
 
 const termRows, termCols = 40, 120
@@ -38,6 +40,11 @@ func authorizedLine(signer ssh.Signer, name string) string {
 // dialTerminal signs in to addr as user with signer and opens a 120×40 pty running the user's
 // program.
 func dialTerminal(addr, user string, signer ssh.Signer) (*sshTerminal, error) {
+	return dialTerminalSized(addr, user, signer, termRows, termCols)
+}
+
+// dialTerminalSized is dialTerminal with a pty of rows × cols.
+func dialTerminalSized(addr, user string, signer ssh.Signer, rows, cols int) (*sshTerminal, error) {
 	client, err := ssh.Dial("tcp", addr, &ssh.ClientConfig{
 		User:            user,
 		Auth:            []ssh.AuthMethod{ssh.PublicKeys(signer)},
@@ -52,14 +59,14 @@ func dialTerminal(addr, user string, signer ssh.Signer) (*sshTerminal, error) {
 		client.Close()
 		return nil, err
 	}
-	term := &sshTerminal{name: user, client: client, sess: sess, scr: newVTScreen(termRows, termCols)}
+	term := &sshTerminal{name: user, client: client, sess: sess, scr: newVTScreen(rows, cols), marked: map[string]time.Time{}}
 	if term.keys, err = sess.StdinPipe(); err != nil {
 		term.Close()
 		return nil, err
 	}
 	out, err := sess.StdoutPipe()
 	if err == nil {
-		err = sess.RequestPty("xterm-256color", termRows, termCols, ssh.TerminalModes{ssh.ECHO: 0})
+		err = sess.RequestPty("xterm-256color", rows, cols, ssh.TerminalModes{ssh.ECHO: 0})
 	}
 	if err == nil {
 		err = sess.Shell()
@@ -84,6 +91,7 @@ func (c *sshTerminal) draw(out io.Reader) {
 			_, _ = c.keys.Write(answers)
 		}
 		c.check(at)
+		c.note(at)
 		if c.notice != nil && c.noticed == "" && c.notice.MatchString(c.scr.String()) {
 			c.noticed = c.scr.String()
 			c.giveUp()
@@ -105,6 +113,37 @@ func (c *sshTerminal) check(at time.Time) {
 		c.want = nil
 		c.seen <- at
 	}
+}
+
+// note keeps when each text marks matches was first in the chat (above the input). The caller
+// holds mu.
+func (c *sshTerminal) note(at time.Time) {
+	if c.marks == nil {
+		return
+	}
+	lines := c.scr.Lines()
+	for _, l := range lines[:inputTop(lines)] {
+		for _, m := range c.marks.FindAllString(l, -1) {
+			if _, ok := c.marked[m]; !ok {
+				c.marked[m] = at
+			}
+		}
+	}
+}
+
+// watchMarks makes the terminal note when each text re matches is first in the chat.
+func (c *sshTerminal) watchMarks(re *regexp.Regexp) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.marks = re
+}
+
+// seenAt is when mark was first in the chat; false while it has not been.
+func (c *sshTerminal) seenAt(mark string) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.marked[mark]
+	return at, ok
 }
 
 // giveUp ends an await still waiting: the connection ended or the screen showed the notice.

@@ -38,9 +38,13 @@ func (s *Server) train(c *conn, next ssh.Handler) {
 		s.refuse(c, who, fmt.Errorf("could not open your shift: %w", err))
 		return
 	}
-	defer sh.Live.Close() // after the turns: saves the clock
+	defer sh.release() // after the turns: saves the clock
 	defer sh.stop()
-	s.class.seat(st, sh.Live)
+	team, role := "", ""
+	if sh.member != nil {
+		team, role = sh.team.team.Name, sh.member.Role
+	}
+	s.class.seat(st, sh.Live, team, role)
 	d := s.class.draft(st.name)
 	opts.Unsent, opts.Typed = d.lines, d.typed
 	screen := ui.New(sh, opts)
@@ -75,6 +79,12 @@ func (s *Server) takeOver(c *conn, st *seat) {
 // else (the trainee is fixed).
 func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, error) {
 	name := c.who.Name
+	if t, ok, err := s.teamOf(name); err != nil || ok {
+		if err != nil {
+			return nil, ui.Options{}, err
+		}
+		return s.openTeamShift(c, t)
+	}
 	ctx := context.Background() // a turn outlives its connection, to commit
 	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Notice: s.cfg.Notice,
 		Clipboard: c.sess, Confined: true, SaveDir: filepath.Join(s.store.Path()+".exports", name)}
@@ -90,6 +100,7 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 		return nil, opts, err
 	}
 	sh := &shift{srv: s, who: c.who.person(), gone: make(chan struct{})}
+	sh.release = func() { _ = sh.Live.Close() }
 	restart := func(shiftID, trainee string) (*session.Session, error) {
 		if trainee != name {
 			return nil, fmt.Errorf("this connection is %s's", name)
@@ -118,29 +129,49 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 // done: the trainee's view of the store closes after stop.
 type shift struct {
 	*live.Live
-	srv   *Server
-	who   persist.Person
-	mu    sync.Mutex
-	ended bool
-	gone  chan struct{}
-	busy  sync.WaitGroup // turns, starts and switches under way
+	srv     *Server
+	who     persist.Person
+	release func()          // once its turns are over: the Live saved, or the team's left
+	member  *session.Member // a team member's: their lines are theirs, in their role
+	team    *teamShift
+	mu      sync.Mutex
+	ended   bool
+	gone    chan struct{}
+	busy    sync.WaitGroup // turns, starts and switches under way
 }
 
 // errGone is what the screen hears when it asks after its connection ended.
 var errGone = errors.New("the connection has ended")
 
-// Submit runs a turn, as Live does.
+// Submit runs a turn, as Live does; a team member's, as theirs.
 func (sh *shift) Submit(ctx context.Context, text string) <-chan live.Update {
+	if sh.member != nil {
+		team := sh.srv.members(sh.team)
+		return sh.turn(func() <-chan live.Update { return sh.Live.SubmitAs(ctx, *sh.member, team, text) })
+	}
 	return sh.turn(func() <-chan live.Update { return sh.Live.Submit(ctx, text) })
 }
 
-// Retry runs the last turn again, as Live does.
+// errTeamRetry is why a team member cannot retry: the last line may be another member's.
+var errTeamRetry = errors.New("a team's shift has no retry: the last line may be another member's; say it again")
+
+// Retry runs the last turn again, as Live does; a team's shift has none.
 func (sh *shift) Retry(ctx context.Context) <-chan live.Update {
+	if sh.member != nil {
+		out := make(chan live.Update, 2)
+		out <- live.Update{Kind: live.UpdateError, Text: errTeamRetry.Error()}
+		out <- live.Update{Kind: live.UpdateChanged}
+		close(out)
+		return out
+	}
 	return sh.turn(func() <-chan live.Update { return sh.Live.Retry(ctx) })
 }
 
-// Start starts a shift, as Live does.
+// Start starts a shift, as Live does; a team's is started by ward team.
 func (sh *shift) Start(ctx context.Context, shiftID, trainee string) error {
+	if sh.member != nil {
+		return errors.New("a team's shift is started by the instructor (ward team)")
+	}
 	if !sh.enter() {
 		return errGone
 	}
