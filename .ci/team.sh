@@ -6,9 +6,9 @@
 # connection drops mid-arrest and she comes back to the same arrest; `ward aar` of the team's
 # shift names who did what, the closed-loop rate and the order never said done.
 # The driver is sshteam_test.go (package main); then 8 teams of 4 under load (Go SSH clients,
-# ui/lab/team_load_test.go; figures in BENCHMARKS.md, "Team"); then the team's tests of its packages (the
-# review, the turn, arrival order, the server with Go SSH clients). About 30 s warm, under 2 min
-# cold; every step has its -timeout.
+# ui/lab/team_load_test.go; figures in BENCHMARKS.md, "Team"). The team's other tests (the review,
+# the turn, arrival order, the server with Go SSH clients) run in the suite itself. About 30 s
+# warm; every step has its -timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in tmux ssh ssh-keygen; do
@@ -20,4 +20,3 @@ source .ci/ward.sh
 ward_into "$bin"
 WARD_BIN="$bin/ward" go test -count=1 -timeout 3m -run '^TestSSHTeam$' -v .
 WARD_BIN="$bin/ward" go test -count=1 -timeout 3m -run '^TestTeamLoadOverSSH$' -v ./ui/lab/
-go test -count=1 -timeout 5m -race -run 'Team' ./session/aar/ ./session/ ./session/live/ ./ui/lab/
