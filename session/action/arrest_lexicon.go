@@ -32,7 +32,9 @@ func addArrestWords() {
 		"resume compressions", "continue cpr", "continue compressions", "back on the chest", "hands on", "30 2",
 		"30 to 2")
 	add(catPause, "", "pause", "pausing", "hands off", "hold compressions", "hold cpr", "stop compressions",
-		"stop cpr", "stopping cpr", "stand clear", "everyone clear", "all clear", "everybody clear")
+		"stop cpr", "stopping cpr", "stopping compressions", "pausing compressions", "compressions stopped",
+		"compressions paused", "compressions held", "cpr stopped", "cpr paused", "cpr held", "stand clear",
+		"everyone clear", "all clear", "everybody clear")
 	add(catPads, "", "pads", "defib pads", "defibrillator pads", "pads on", "put the pads on", "attach pads",
 		"attach the pads", "defibrillator", "defib", "aed")
 	add(catCharge, "", "charge", "charging", "charge the defib", "charge the defibrillator", "charge to")
