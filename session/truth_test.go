@@ -58,13 +58,20 @@ func saidAsReadAt(t *testing.T, events []jsonEvent) {
 	}
 }
 
-// An educator's check: sepsis left untreated for 40 minutes. Every repeat of the nurse's call
-// says the numbers of the reading she has just taken, and when she first called.
+// An educator's check: sepsis left untreated for 40 minutes, and on. Every repeat of the nurse's
+// call says the numbers of the reading she has just taken, and when she first called; the
+// patient keeps worsening, through septic shock into refractory shock; and the PEA arrest it
+// ends in is called by the nurse, unmonitored, in the second it happens.
 func TestRunUntreatedSepsisEscalationsSayTheNumbersNow(t *testing.T) {
-	r := newRigWith(t, func(c *Config) { c.Seed = 3 })
-	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "/wait 40m"))
+	r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 3, true })
+	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "/wait 40m", "/wait 60m"))
 	saidAsReadAt(t, events)
-	escalations := ofKind(events, "escalation")
+	var escalations []jsonEvent // the first 40 minutes'
+	for _, e := range ofKind(events, "escalation") {
+		if e.num("t") <= 2400 {
+			escalations = append(escalations, e)
+		}
+	}
 	if len(escalations) < 5 {
 		t.Fatalf("%d escalations in 40 unanswered minutes", len(escalations))
 	}
@@ -75,13 +82,29 @@ func TestRunUntreatedSepsisEscalationsSayTheNumbersNow(t *testing.T) {
 	if numbersSaid(first.str("text"))["sbp"] == numbersSaid(last.str("text"))["sbp"] {
 		t.Errorf("the first call %q and the last %q name the same blood pressure through septic shock", first.str("text"), last.str("text"))
 	}
-	// Untreated septic shock keeps worsening: no plateau from 20 to 40 minutes.
+	// Untreated septic shock keeps worsening: no plateau from 20 to 40 minutes, nor after.
 	sbp := map[float64]float64{}
 	for _, v := range ofKind(events, "vitals") {
 		sbp[v.num("t")] = v.num("sbp")
 	}
-	if at20, at40 := sbp[1200], sbp[2400]; at20 == 0 || at40 > at20-5 {
-		t.Errorf("systolic %g at 20 minutes and %g at 40, want it falling in untreated septic shock", at20, at40)
+	if at20, at40, at60 := sbp[1200], sbp[2400], sbp[3600]; at20 == 0 || at40 > at20-5 || at60 == 0 || at60 > at40-5 {
+		t.Errorf("systolic %g at 20 minutes, %g at 40 and %g at 60, want it falling in untreated septic shock", at20, at40, at60)
+	}
+	var arrest float64 = -1
+	for _, e := range ofKind(events, "state") {
+		if e.str("to") == "pea-arrest" {
+			arrest = e.num("t")
+		}
+	}
+	if arrest < 2400 {
+		t.Fatalf("untreated refractory septic shock: the arrest at %g, want one after the first 40 minutes", arrest)
+	}
+	called := false
+	for _, e := range ofKind(events, "escalation") {
+		called = called || e.num("t") == arrest && strings.HasPrefix(e.str("text"), "Cardiac arrest")
+	}
+	if !called {
+		t.Errorf("the PEA arrest at %g was not called by the nurse in its second", arrest)
 	}
 }
 
