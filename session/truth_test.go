@@ -478,3 +478,52 @@ func TestRunWrongSideChestDrainIsACriticalError(t *testing.T) {
 		t.Errorf("a splint on her sound left leg, then her broken right: critical errors %v", errs)
 	}
 }
+
+// A limb is examined on its side, from the engine: her broken right shin is found on the right,
+// and the sound left leg (or the right arm) finds the limb the case says is normal; a tourniquet
+// on the sound leg is a critical error that stops nothing, as a splint there is; and the DVT of a
+// PE is in its left calf, whose case has no one-sided chest for a drain to be "wrong" on.
+func TestRunLimbsAreExaminedAndTreatedOnTheirSide(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	said := monitorSaid(runJSON(t, r.s, lines("/admit patient_1 fracture-morphine-allergy",
+		"examine her right leg", "examine her left leg", "look at her right arm")))
+	for _, want := range []string{"Right leg (neurovascular): right shin deformed mid-shaft",
+		"Left leg (neurovascular): normal: no deformity", "Right arm (neurovascular): normal: no deformity"} {
+		if !strings.Contains(strings.ToLower(said), strings.ToLower(want)) {
+			t.Errorf("the examinations lack %q:\n%s", want, said)
+		}
+	}
+	if strings.Count(said, "deformed mid-shaft") != 1 {
+		t.Errorf("the fracture found on more than the right leg:\n%s", said)
+	}
+
+	r = newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, true })
+	events := runJSON(t, r.s, lines("/admit patient_1 major-haemorrhage-prehospital",
+		"apply a tourniquet to the left thigh", "/wait 30s", "apply a tourniquet to the right thigh"))
+	var errs []string
+	for _, e := range ofKind(events, "critical_error") {
+		errs = append(errs, e.str("id"))
+	}
+	var controlled float64 = -1
+	for _, e := range ofKind(events, "state") {
+		if e.str("to") == "controlled" && controlled < 0 {
+			controlled = e.num("t")
+		}
+	}
+	if len(errs) != 1 || errs[0] != "wrong-side-procedure" || controlled < 30 {
+		t.Errorf("a tourniquet on his sound left thigh, then the bleeding right: errors %v, controlled at %g", errs, controlled)
+	}
+
+	r = newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events = runJSON(t, r.s, lines("/admit patient_1 pulmonary-embolism", "examine the right leg", "examine the left leg",
+		"insert a chest drain on the right"))
+	said = monitorSaid(events)
+	if !strings.Contains(said, "ight leg (neurovascular): normal: soft, not swollen") || !strings.Contains(said, "Left calf swollen") {
+		t.Errorf("the PE's legs:\n%s", said)
+	}
+	for _, e := range ofKind(events, "critical_error") {
+		if e.str("id") == "wrong-side-procedure" {
+			t.Errorf("a chest drain in a PE judged by the leg's side: %q", e.str("text"))
+		}
+	}
+}

@@ -1,11 +1,24 @@
 package physio
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ward-sim/ward/session/action"
 )
+
+// examined is what an examination finds: a limb on the other side from the case's one-sided limb
+// (or the same side's other limb) is the sound limb; anything else is the region's finding now.
+func (e *Engine) examined(a action.Action) string {
+	region := cmp.Or(a.Region, "pupils")
+	if l := e.sc.Limb; region == "limbs" && !l.Is(a.Side, a.Limb) {
+		return l.Sound
+	}
+	return e.finding(region)
+}
 
 // finding is what examining region finds now: the felt state's words, with any GCS in them the
 // engine's own number, so the examination, the monitor and the nurse give one GCS.
