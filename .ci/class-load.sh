@@ -5,7 +5,7 @@
 # 12 connections at once, turns that panic through the test-only hook). The test
 # (ui/lab/hostile_test.go) fails if a turn is lost, the others' p99 turn passes 1.5× the quiet
 # run's, the server's peak RSS passes 448 MiB, or its memory grows after everyone has gone.
-# Then the in-process bounds and isolation tests of ui/lab. About 3 minutes on 2 cores.
+# The in-process bounds and isolation tests of ui/lab run in the suite itself (`go test ./...`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(mktemp -d)"
@@ -13,4 +13,3 @@ trap 'rm -rf "$bin"' EXIT
 . .ci/ward.sh
 ward_into "$bin" # the one binary .ci/run built, or one of its own when run alone
 WARD_BIN="$bin/ward" WARD_HOSTILE=1 timeout 600 go test -count=1 -timeout 9m -run '^TestLoadWithHostileConnections$' -v ./ui/lab/
-go test -count=1 -timeout 5m -run 'Bounded|Barred|Bar|Panic|Huge|Revoked|WithoutASession|LeaveNothing|OverSSHMeet' ./ui/lab/

@@ -4,7 +4,7 @@
 # the start of a line, read with grep rather than `go test -list`, which would build every test
 # binary of the module once more), so a new one is run without editing this file.
 #
-# FUZZ_TIME is the time per target (default 5s, what CI runs). A long run, for a scheduled job
+# FUZZ_TIME is the time per target (default 2s, what CI runs). A long run, for a scheduled job
 # or before a release: FUZZ_TIME=10m bash .ci/fuzz.sh
 #
 # -fuzzminimizetime is kept short (FUZZ_MINIMIZE_TIME, default 1s): with Go's default of 60s the
@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-fuzztime="${FUZZ_TIME:-5s}"
+fuzztime="${FUZZ_TIME:-2s}"
 minimize="${FUZZ_MINIMIZE_TIME:-1s}"
 min_execs="${FUZZ_MIN_EXECS:-1000}"
 tmp="$(mktemp -d)"

@@ -8,9 +8,8 @@
 # connection loses nothing; an idle one is closed, its shift saved. On an encrypted database the
 # passphrase is asked over SSH, unechoed.
 # The driver is sshlab_test.go (package main).
-# Then the load tests (ui/lab): Go SSH clients on loopback, 5 trainees × 5 turns on the offline
-# backend (load_test.go; WARD_LOAD=30x50 for the issue's class), and 30 trainees sharing a
-# 4-slot httptest model fairly (fairshare_test.go). Figures: BENCHMARKS.md, "A class over SSH".
+# The load tests of ui/lab (load_test.go, fairshare_test.go; WARD_LOAD=30x50 for the issue's
+# class) run in the suite itself; figures: BENCHMARKS.md, "A class over SSH".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in tmux ssh ssh-keygen; do
@@ -21,4 +20,3 @@ trap 'rm -rf "$bin"' EXIT
 source .ci/ward.sh
 ward_into "$bin"
 WARD_BIN="$bin/ward" go test -count=1 -run '^TestSSHLab' -v .
-WARD_BIN="$bin/ward" go test -count=1 -run '^TestLoad' -v ./ui/lab/

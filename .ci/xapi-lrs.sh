@@ -18,8 +18,11 @@ db="$tmp/ward.db"
 
 # The store is a large npm package: when the registry cannot deliver it in time, say so plainly
 # and skip (the outbox's behaviour is also tested against httptest stores in lrs_test.go).
-if ! timeout 300 npm install --silent --no-audit --no-fund --prefix "$tmp/npm" xapi-statements@5.0.1 >/dev/null; then
-	echo "SKIPPED: npm could not install xapi-statements@5.0.1; the real-LRS check did not run"
+source .ci/npm-tools.sh
+npm="${WARD_NPM_PREFIX:-$tmp/npm}"
+mkdir -p "$npm"
+if ! npm_tool "$npm" "$XAPI_STATEMENTS" 300; then
+	echo "SKIPPED: npm could not install $XAPI_STATEMENTS; the real-LRS check did not run"
 	exit 0
 fi
 
@@ -39,7 +42,7 @@ cp "$db" "$tmp/copy.db"
 
 AUTH_REPO=test EVENTS_REPO=test MODELS_REPO=memory STORAGE_REPO=memory EXPRESS_PORT="$port" WINSTON_CONSOLE_LEVEL=error \
 	EXPRESS_MORGAN_DIRECTORY="$tmp/lrs-logs" FS_LOCAL_STORAGE_DIR="$tmp/lrs-storage" \
-	bash -c 'cd "$1" && exec node npm/node_modules/xapi-statements/dist/index.js' - "$tmp" >"$tmp/lrs.log" 2>&1 &
+	bash -c 'cd "$1" && exec node "$2/node_modules/xapi-statements/dist/index.js"' - "$tmp" "$npm" >"$tmp/lrs.log" 2>&1 &
 lrs_pid=$!
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/xAPI/about" && break; sleep 0.2; done
 

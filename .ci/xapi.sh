@@ -15,8 +15,10 @@ ward() { timeout 60 "$tmp/ward" "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 db="$tmp/ward.db"
 
-(cd "$tmp" && timeout 90 npm install --silent --no-audit --no-fund --prefix "$tmp/npm" xapi-validation@2.1.4 >/dev/null) ||
-	fail "npm could not install xapi-validation"
+source .ci/npm-tools.sh
+npm="${WARD_NPM_PREFIX:-$tmp/npm}"
+mkdir -p "$npm"
+npm_tool "$npm" "$XAPI_VALIDATION" 120 || fail "npm could not install $XAPI_VALIDATION"
 
 # alice: asthma sent to HDU with three reflective answers, then a VF arrest brought back.
 printf '%s\n' "/admit patient_1 asthma-exacerbation" "applying oxygen 15 L NRB" "/diagnosis acute severe asthma" "/dispo HDU" \
@@ -35,4 +37,4 @@ for want in /reflections/1 /arrest /disposition; do
 	grep -q "\"https://lrs.example.org/ward/scenarios/[a-z-]*$want\"" "$tmp/class.json" || fail "the export has no $want statement"
 done
 grep -q 'hypoglycaemia' "$tmp/class.json" && fail "a patient never opened has statements"
-NODE_PATH="$tmp/npm/node_modules" node .ci/xapi-validate.js "$tmp/class.json"
+NODE_PATH="$npm/node_modules" node .ci/xapi-validate.js "$tmp/class.json"

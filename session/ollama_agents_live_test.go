@@ -79,9 +79,10 @@ var everyCaller = cacheRun{
 // its later calls when other agents speak in between: with one sequence each call evicts the
 // others' cache; with one per agent each keeps its own. Per token = prompt_eval_duration /
 // prompt_eval_count; an agent's first call (after an unrelated warm-up) is its cold reference.
+// It takes about five minutes on two cores, so CI leaves it out (BENCHMARKS.md has its figures).
 func TestLiveCachePerAgent(t *testing.T) {
-	if !ollamatest.Live() {
-		t.Skip("set " + ollamatest.LiveEnv + "=1 to run against a real ollama serve")
+	if !ollamatest.Live() || !ollamatest.Full() {
+		t.Skip("set " + ollamatest.LiveEnv + "=1 and " + ollamatest.FullEnv + "=1 to run it")
 	}
 	for slots, all := range measureCache(t, threeAgents) {
 		if slots > 1 && medianOf(all) >= 0.5 {

@@ -39,6 +39,13 @@ const LiveEnv = "WARD_LIVE_OLLAMA"
 // Live reports whether the live tests run.
 func Live() bool { return os.Getenv(LiveEnv) == "1" }
 
+// FullEnv turns the live measurements from CI's short form (enough to hold their assertions) to
+// the long form BENCHMARKS.md reports: every history strategy, every server setting.
+const FullEnv = "WARD_LIVE_FULL"
+
+// Full reports whether the live measurements run in their long form.
+func Full() bool { return os.Getenv(FullEnv) == "1" }
+
 // StartTiny starts a server with parallel sequences (OLLAMA_NUM_PARALLEL) and creates the tiny
 // model in it as ModelName.
 func StartTiny(ctx context.Context, parallel int) (*Server, error) {

@@ -26,12 +26,9 @@ func TestLiveReplayOfAnOllamaShift(t *testing.T) {
 	}, func(t *testing.T, s *session.Session) {
 		for _, line := range []string{
 			"/admit patient_1 asthma-exacerbation",
-			"Hello Maya, what brought you in today?",
-			"I'm checking your vitals now.",
-			"what should I do next?",
-			"/admit patient_2 anaphylaxis",
-			"let's compare patient_1 and patient_2",
-			"Give salbutamol 5 mg nebulised.",
+			"Hello Maya, what brought you in today?", // the Patient
+			"what should I do next?",                 // the router, then the agent it names
+			"Give salbutamol 5 mg nebulised.",        // the analyzer
 		} {
 			s.Turn(context.Background(), line, func(session.Event) {})
 		}
