@@ -65,7 +65,7 @@ func (e *Engine) Apply(a action.Action) []Event {
 	}
 	rec := ActionRecord{T: float64(t), Action: a, GCS: e.TrueVitals().GCS}
 	wrong := e.wrongSide(a)
-	rec.WrongSide = wrong != "" || a.Kind == sc.KindExamine && a.Region == "limbs" && !e.sc.Limb.Is(a.Side, a.Limb)
+	rec.WrongSide = wrong != "" || e.soundLimb(a)
 	if a.Kind == sc.KindIVAccess {
 		rec.AccessIn = float64(e.s.AccessAt)
 	}

@@ -2,6 +2,7 @@ package physio
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	sc "github.com/ward-sim/ward/session/scenario"
@@ -59,13 +60,11 @@ func (e *Engine) Awaited() []Awaited {
 	return out
 }
 
-// lookedSince reports whether the trainee took observations or examined the patient at or after
-// ward time t.
+// looks are the trainee's own looks at the patient: observations, an examination, and in an
+// arrest the checks of pulse and rhythm.
+var looks = []sc.ActionKind{sc.KindCheckVitals, sc.KindExamine, sc.KindPupils, sc.KindPulseCheck, sc.KindRhythmCheck}
+
+// lookedSince reports whether the trainee looked at the patient at or after ward time t.
 func (e *Engine) lookedSince(t float64) bool {
-	for _, a := range e.s.Actions {
-		if a.T >= t && (a.Kind == sc.KindCheckVitals || a.Kind == sc.KindExamine || a.Kind == sc.KindPupils) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(e.s.Actions, func(a ActionRecord) bool { return a.T >= t && slices.Contains(looks, a.Kind) })
 }

@@ -33,7 +33,8 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 		st := e.StateAt(a.T + 0.5)
 		return Result{T: a.T, Name: sc.Tests[testECG], Value: ecgOf(st)}, ecgOf(st) != ""
 	case sc.KindPupils, sc.KindExamine:
-		region, name := cmp.Or(a.Region, "pupils"), sc.RegionNames[cmp.Or(a.Region, "pupils")]
+		region := cmp.Or(a.Region, "pupils")
+		name := sc.RegionNames[region]
 		if region == "limbs" && a.Side != "" { // "left leg (neurovascular)"
 			name = a.Side + " " + cmp.Or(a.Limb, "limbs") + " (neurovascular)"
 		}
