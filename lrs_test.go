@@ -21,7 +21,7 @@ func lrsClass(t *testing.T) (db string, ids []string) {
 	db = filepath.Join(t.TempDir(), "ward.db")
 	script := "/admit patient_1 asthma-exacerbation\napplying oxygen 15 L NRB\n/diagnosis asthma\n/wait 2m\n/dispo HDU\n" +
 		"/admit patient_2 sepsis-urosepsis\ncheck vitals\n/dispo ward\n"
-	if out, err := ward(t, script, "run", "--db", db, "--backend", "offline", "--new", "--seed", "4"); err != nil {
+	if out, err := ward(t, script, "run", "--db", db, "--backend", "offline", "--new", "--seed", "4", "--trainee", "alice"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	out, err := ward(t, "", "report", "--db", db, "--format", "xapi")

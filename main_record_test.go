@@ -30,7 +30,7 @@ func TestReportIsByteIdenticalAcrossRuns(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "ward.db")
 	script := "/admit patient_1 asthma-exacerbation\n/admit patient_2 sepsis-urosepsis\n/admit patient_10 hypoglycaemia\n" +
 		"check vitals\n/switch patient_1\ncheck vitals\n/diagnosis asthma\n"
-	if out, err := ward(t, script, "run", "--db", db, "--backend", "offline", "--new", "--seed", "4"); err != nil {
+	if out, err := ward(t, script, "run", "--db", db, "--backend", "offline", "--new", "--seed", "4", "--trainee", "alice"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, format := range []string{"md", "csv", "json", "xapi"} {

@@ -100,6 +100,36 @@ func TestXAPIRefusesAShiftWithNoTrainee(t *testing.T) {
 	}
 }
 
+// A shift played without --trainee is kept under the login's name ("root"), which names no one
+// to a learning record store: the xAPI export refuses it in one line that says what to pass,
+// while the class report's other formats still read it. Resumed with --trainee, it is named.
+func TestXAPIRefusesAShiftPlayedUnderTheLogin(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ward.db")
+	script := "/admit patient_1 asthma-exacerbation\napplying oxygen 15 L NRB\n/dispo HDU\n"
+	if out, err := ward(t, script, "run", "--db", db, "--backend", "offline", "--new", "--seed", "4"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	login := persist.LoginName()
+	out, err := ward(t, "", "report", "--db", db, "--format", "xapi")
+	if err == nil || out != "" || !strings.Contains(err.Error(), "--trainee NAME") ||
+		!strings.Contains(err.Error(), `"`+login+`"`) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a shift played under the login %q: %v\n%s", login, err, out)
+	}
+	for _, format := range []string{"md", "csv", "json"} {
+		if out, err := ward(t, "", "report", "--db", db, "--format", format); err != nil || !strings.Contains(out, login) {
+			t.Errorf("--format %s of a shift with no trainee named: %v\n%s", format, err, out)
+		}
+	}
+	if out, err := ward(t, "/wait 1m\n", "run", "--db", db, "--backend", "offline", "--trainee", login); err != nil {
+		t.Fatalf("resumed as %s: %v\n%s", login, err, out)
+	}
+	out, err = ward(t, "", "report", "--db", db, "--format", "xapi")
+	var statements []records.Statement
+	if err != nil || json.Unmarshal([]byte(out), &statements) != nil || len(statements) == 0 || statements[0].Actor.Name != login {
+		t.Fatalf("the shift resumed with --trainee %s: %v\n%s", login, err, out)
+	}
+}
+
 func mustOpen(t *testing.T, db string) *persist.Store {
 	t.Helper()
 	st, err := persist.OpenSnapshot(db)

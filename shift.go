@@ -18,9 +18,9 @@ import (
 
 // person is whom the flags name. The instructor sees every trainee unless --trainee names one.
 func person(c *call) persist.Person {
-	p := persist.Person{Trainee: c.o.trainee, Instructor: c.o.instructor}
-	if p.Instructor && !c.given("trainee") {
-		p.Trainee = ""
+	p := persist.Person{Trainee: c.o.trainee, Instructor: c.o.instructor, Login: !c.given("trainee")}
+	if p.Instructor && p.Login {
+		p.Trainee, p.Login = "", false
 	}
 	return p
 }

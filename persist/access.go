@@ -19,6 +19,9 @@ import (
 type Person struct {
 	Trainee    string // "" finds any trainee's shifts
 	Instructor bool   // the instructor's key opens every trainee's records
+	// Login marks a Trainee that is the login's name (LoginName), taken because none was given:
+	// a shift is kept under it, but it names no trainee to a learning record store.
+	Login bool
 }
 
 func (p Person) String() string {

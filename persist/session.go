@@ -21,6 +21,9 @@ type SessionInfo struct {
 	Seed         int64     `json:"seed"`
 	// Ended is when the instructor ended the shift for debrief; zero while it runs.
 	Ended time.Time `json:"ended,omitzero"`
+	// TraineeIsLogin: Trainee is the login's name, taken because the shift was played without
+	// one (Person.Login).
+	TraineeIsLogin bool `json:"trainee_is_login,omitempty"`
 }
 
 var (

@@ -188,3 +188,40 @@ func TestHandoffCarriesEscalationsDiagnosisAndPending(t *testing.T) {
 		}
 	}
 }
+
+// Each handoff hands on what is still to come, read from the record: the tests sent whose
+// results are not back (the bloods and the cultures, not the lactate read at the bedside), and the
+// review of a drug's response, due at its peak (the formulary's course), overdue once that has
+// passed with no look since, and gone once the trainee has looked.
+func TestHandoffCarriesResultsAwaitedAndReviewsDue(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 7 })
+	r.turn("/admit patient_1 sepsis-urosepsis")
+	r.turn("send bloods, blood cultures and a lactate")
+	r.turn("give paracetamol 1 g orally")
+	paracetamol := "review of the response to paracetamol 1 g PO (given at T+00:00) "
+	for _, format := range []string{"sbar", "ipass", "mist"} {
+		got := saidText(r.turn("/handoff " + format))
+		for _, want := range []string{"bloods result awaited (ordered at T+00:00: sent to the lab;",
+			"blood cultures result awaited", paracetamol + "due at T+1:00:00"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %q:\n%s", format, want, got)
+			}
+		}
+		if strings.Contains(got, "lactate result awaited") || strings.Contains(got, "nothing recorded as pending") {
+			t.Errorf("%s: the lactate is back, and something is pending:\n%s", format, got)
+		}
+	}
+	r.turn("/wait 61m")
+	for _, format := range []string{"sbar", "ipass", "mist"} {
+		if got := saidText(r.turn("/handoff " + format)); !strings.Contains(got, paracetamol+"overdue since T+1:00:00") {
+			t.Errorf("%s an hour on, with no look since:\n%s", format, got)
+		}
+	}
+	r.turn("check vitals")
+	for _, format := range []string{"sbar", "ipass", "mist"} {
+		if got := saidText(r.turn("/handoff " + format)); strings.Contains(got, "review of the response to paracetamol") ||
+			!strings.Contains(got, "bloods result awaited") {
+			t.Errorf("%s after the trainee looked:\n%s", format, got)
+		}
+	}
+}

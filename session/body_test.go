@@ -38,7 +38,7 @@ func TestExaminationIsAnsweredFromTheFindings(t *testing.T) {
 	wants := map[int]string{
 		1: "On examination — breath sounds: widespread polyphonic expiratory wheeze",
 		3: "limbs (neurovascular): right shin deformed mid-shaft, skin intact; the right foot is warm",
-		4: "pulses: fast, regular radial pulse; limbs (neurovascular): right shin",
+		4: "pulses: fast, regular radial pulse; right leg (neurovascular): right shin",
 	}
 	for i, want := range wants {
 		if !strings.Contains(nurse[i], want) {

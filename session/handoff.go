@@ -80,7 +80,7 @@ func evidenceOf(e *physio.Engine, mem *memory.Memory) evidence {
 }
 
 // keyEvents are the record's moments a handoff must carry, oldest first, and what is still
-// waiting: an escalation or alarm not yet reviewed, and the next observations when due.
+// waiting: an escalation or alarm not yet reviewed, a result not back, a drug's review.
 func keyEvents(e *physio.Engine) (events, pending []string) {
 	at := func(t float64) string { return memory.Clock(t - e.Admitted()) }
 	for _, a := range e.Alerts() {
@@ -105,7 +105,22 @@ func keyEvents(e *physio.Engine) (events, pending []string) {
 	for _, er := range e.CriticalErrors() {
 		events = append(events, at(er.T)+" critical error: "+er.Description)
 	}
+	for _, w := range e.Awaited() {
+		pending = append(pending, awaiting(w, at))
+	}
 	return events, pending
+}
+
+// awaiting is one thing still to come, as a handoff says it: a result awaited, or a drug's
+// review due (or overdue).
+func awaiting(w physio.Awaited, at func(float64) string) string {
+	switch {
+	case w.Due == 0:
+		return fmt.Sprintf("%s result awaited (ordered at %s: %s)", w.What, at(w.T), w.Result)
+	case w.Overdue:
+		return fmt.Sprintf("review of the response to %s (given at %s) overdue since %s", w.What, at(w.T), at(w.Due))
+	}
+	return fmt.Sprintf("review of the response to %s (given at %s) due at %s", w.What, at(w.T), at(w.Due))
 }
 
 // situation lists what was told of this illness, one labelled line a topic.

@@ -114,7 +114,8 @@ func Start(cfg Config) (*Session, error) {
 		seed = now.UnixNano()
 	}
 	who := cfg.Store.Person()
-	info := persist.SessionInfo{ID: newSessionID(now), CreatedAt: now, Seed: seed, Trainee: who.Trainee}
+	info := persist.SessionInfo{ID: newSessionID(now), CreatedAt: now, Seed: seed, Trainee: who.Trainee,
+		TraineeIsLogin: who.Login && who.Trainee != ""}
 	if err := cfg.Store.CreateSession(info); err != nil {
 		return nil, err
 	}
@@ -150,8 +151,11 @@ func Resume(cfg Config) (*Session, error) {
 	}
 	who := cfg.Store.Person()
 	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
-	if info.Trainee == "" && who.Trainee != "" { // a shift from before ward had trainees is the first trainee's to resume it
-		s.info.Trainee = who.Trainee
+	named := info.TraineeIsLogin && !who.Login && who.Trainee == info.Trainee
+	if named || info.Trainee == "" && who.Trainee != "" {
+		// a shift from before ward had trainees is the first trainee's to resume it, and one
+		// begun under the login's name is named once its trainee resumes it with --trainee
+		s.info.Trainee, s.info.TraineeIsLogin = who.Trainee, who.Login
 		err = cfg.Store.Update(info.ID, func(tx *persist.Tx) error { return tx.PutInfo(s.info) })
 	}
 	if err == nil {

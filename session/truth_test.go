@@ -58,13 +58,20 @@ func saidAsReadAt(t *testing.T, events []jsonEvent) {
 	}
 }
 
-// An educator's check: sepsis left untreated for 40 minutes. Every repeat of the nurse's call
-// says the numbers of the reading she has just taken, and when she first called.
+// An educator's check: sepsis left untreated for 40 minutes, and on. Every repeat of the nurse's
+// call says the numbers of the reading she has just taken, and when she first called; the
+// patient keeps worsening, through septic shock into refractory shock; and the PEA arrest it
+// ends in is called by the nurse, unmonitored, in the second it happens.
 func TestRunUntreatedSepsisEscalationsSayTheNumbersNow(t *testing.T) {
-	r := newRigWith(t, func(c *Config) { c.Seed = 3 })
-	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "/wait 40m"))
+	r := newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 3, true })
+	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "/wait 40m", "/wait 60m"))
 	saidAsReadAt(t, events)
-	escalations := ofKind(events, "escalation")
+	var escalations []jsonEvent // the first 40 minutes'
+	for _, e := range ofKind(events, "escalation") {
+		if e.num("t") <= 2400 {
+			escalations = append(escalations, e)
+		}
+	}
 	if len(escalations) < 5 {
 		t.Fatalf("%d escalations in 40 unanswered minutes", len(escalations))
 	}
@@ -75,13 +82,29 @@ func TestRunUntreatedSepsisEscalationsSayTheNumbersNow(t *testing.T) {
 	if numbersSaid(first.str("text"))["sbp"] == numbersSaid(last.str("text"))["sbp"] {
 		t.Errorf("the first call %q and the last %q name the same blood pressure through septic shock", first.str("text"), last.str("text"))
 	}
-	// Untreated septic shock keeps worsening: no plateau from 20 to 40 minutes.
+	// Untreated septic shock keeps worsening: no plateau from 20 to 40 minutes, nor after.
 	sbp := map[float64]float64{}
 	for _, v := range ofKind(events, "vitals") {
 		sbp[v.num("t")] = v.num("sbp")
 	}
-	if at20, at40 := sbp[1200], sbp[2400]; at20 == 0 || at40 > at20-5 {
-		t.Errorf("systolic %g at 20 minutes and %g at 40, want it falling in untreated septic shock", at20, at40)
+	if at20, at40, at60 := sbp[1200], sbp[2400], sbp[3600]; at20 == 0 || at40 > at20-5 || at60 == 0 || at60 > at40-5 {
+		t.Errorf("systolic %g at 20 minutes, %g at 40 and %g at 60, want it falling in untreated septic shock", at20, at40, at60)
+	}
+	var arrest float64 = -1
+	for _, e := range ofKind(events, "state") {
+		if e.str("to") == "pea-arrest" {
+			arrest = e.num("t")
+		}
+	}
+	if arrest < 2400 {
+		t.Fatalf("untreated refractory septic shock: the arrest at %g, want one after the first 40 minutes", arrest)
+	}
+	called := false
+	for _, e := range ofKind(events, "escalation") {
+		called = called || e.num("t") == arrest && strings.HasPrefix(e.str("text"), "Cardiac arrest")
+	}
+	if !called {
+		t.Errorf("the PEA arrest at %g was not called by the nurse in its second", arrest)
 	}
 }
 
@@ -453,5 +476,54 @@ func TestRunWrongSideChestDrainIsACriticalError(t *testing.T) {
 	events := runJSON(t, r.s, lines("/admit patient_1 fracture-morphine-allergy", "splint the left leg", "splint the right leg"))
 	if errs := ofKind(events, "critical_error"); len(errs) != 1 || errs[0].str("id") != "wrong-side-procedure" {
 		t.Errorf("a splint on her sound left leg, then her broken right: critical errors %v", errs)
+	}
+}
+
+// A limb is examined on its side, from the engine: her broken right shin is found on the right,
+// and the sound left leg (or the right arm) finds the limb the case says is normal; a tourniquet
+// on the sound leg is a critical error that stops nothing, as a splint there is; and the DVT of a
+// PE is in its left calf, whose case has no one-sided chest for a drain to be "wrong" on.
+func TestRunLimbsAreExaminedAndTreatedOnTheirSide(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+	said := monitorSaid(runJSON(t, r.s, lines("/admit patient_1 fracture-morphine-allergy",
+		"examine her right leg", "examine her left leg", "look at her right arm")))
+	for _, want := range []string{"Right leg (neurovascular): right shin deformed mid-shaft",
+		"Left leg (neurovascular): normal: no deformity", "Right arm (neurovascular): normal: no deformity"} {
+		if !strings.Contains(strings.ToLower(said), strings.ToLower(want)) {
+			t.Errorf("the examinations lack %q:\n%s", want, said)
+		}
+	}
+	if strings.Count(said, "deformed mid-shaft") != 1 {
+		t.Errorf("the fracture found on more than the right leg:\n%s", said)
+	}
+
+	r = newRigWith(t, func(c *Config) { c.Seed, c.Instructor = 42, true })
+	events := runJSON(t, r.s, lines("/admit patient_1 major-haemorrhage-prehospital",
+		"apply a tourniquet to the left thigh", "/wait 30s", "apply a tourniquet to the right thigh"))
+	var errs []string
+	for _, e := range ofKind(events, "critical_error") {
+		errs = append(errs, e.str("id"))
+	}
+	var controlled float64 = -1
+	for _, e := range ofKind(events, "state") {
+		if e.str("to") == "controlled" && controlled < 0 {
+			controlled = e.num("t")
+		}
+	}
+	if len(errs) != 1 || errs[0] != "wrong-side-procedure" || controlled < 30 {
+		t.Errorf("a tourniquet on his sound left thigh, then the bleeding right: errors %v, controlled at %g", errs, controlled)
+	}
+
+	r = newRigWith(t, func(c *Config) { c.Seed = 42 })
+	events = runJSON(t, r.s, lines("/admit patient_1 pulmonary-embolism", "examine the right leg", "examine the left leg",
+		"insert a chest drain on the right"))
+	said = monitorSaid(events)
+	if !strings.Contains(said, "ight leg (neurovascular): normal: soft, not swollen") || !strings.Contains(said, "Left calf swollen") {
+		t.Errorf("the PE's legs:\n%s", said)
+	}
+	for _, e := range ofKind(events, "critical_error") {
+		if e.str("id") == "wrong-side-procedure" {
+			t.Errorf("a chest drain in a PE judged by the leg's side: %q", e.str("text"))
+		}
 	}
 }

@@ -262,3 +262,22 @@ func TestSpeechFollowsConsciousness(t *testing.T) {
 		t.Error("only a patient who cannot talk is described")
 	}
 }
+
+// Examining her sound left leg is no check of the broken right leg's circulation: the
+// neurovascular critical action is met by the right leg's examination only.
+func TestTheSoundLimbMeetsNoLimbCheck(t *testing.T) {
+	met := func(say string) bool {
+		e, _ := play(t, "fracture-morphine-allergy", 120, step{30, say})
+		for _, o := range Of(e).CriticalActions {
+			if o.ID == "neurovascular" {
+				return o.Met
+			}
+		}
+		t.Fatal("no neurovascular critical action")
+		return false
+	}
+	if met("examine her left leg") || !met("examine her right leg") || !met("check the foot's circulation") {
+		t.Errorf("neurovascular met: left leg %v, right leg %v, the foot unsided %v",
+			met("examine her left leg"), met("examine her right leg"), met("check the foot's circulation"))
+	}
+}

@@ -34,8 +34,10 @@ type Action struct {
 	Rate    int     `json:"rate,omitempty"`
 	Quality string  `json:"quality,omitempty"` // QualityPoor, or empty
 	Cause   string  `json:"cause,omitempty"`
-	// Side is the side a one-sided procedure was done on ("left" or "right"), when stated.
+	// Side is the side a one-sided procedure was done on, or a limb examined on ("left" or
+	// "right"), when stated; Limb is which limb an examination named ("arm" or "leg").
 	Side string `json:"side,omitempty"`
+	Limb string `json:"limb,omitempty"`
 }
 
 // QualityPoor marks compressions stated too slow, too fast or too shallow.

@@ -23,6 +23,8 @@ const (
 	partChest = "chest" // looked at, tapped, listened to or all three
 	partNeuro = "neuro" // conscious level and pupils
 	partWhole = "whole" // a full A-to-E examination
+	partArm   = "arm"   // a limb, examined on the side the line names
+	partLeg   = "leg"
 )
 
 func init() {
@@ -38,9 +40,11 @@ func init() {
 	add(catBodyPart, "airway", "airway", "mouth", "throat", "tongue", "oropharynx", "her airway", "his airway")
 	add(catBodyPart, "abdomen", "abdomen", "abdo", "tummy", "belly", "stomach")
 	add(catBodyPart, "skin", "skin", "rash", "hives", "peripheries", "colour", "color")
-	add(catBodyPart, "limbs", "leg", "legs", "foot", "feet", "toes", "ankle", "shin", "calf", "arm", "arms", "hand",
-		"hands", "limb", "limbs", "wrist", "knee", "hip", "sensation", "circulation", "movement", "injured leg",
-		"the injury", "injury", "fracture", "deformity", "wound")
+	add(catBodyPart, "limbs", "limb", "limbs", "sensation", "circulation", "movement", "the injury", "injury",
+		"fracture", "deformity", "wound")
+	add(catBodyPart, partLeg, "leg", "legs", "foot", "feet", "toes", "ankle", "shin", "calf", "knee", "hip", "thigh",
+		"injured leg")
+	add(catBodyPart, partArm, "arm", "arms", "hand", "hands", "wrist", "elbow", "forearm")
 	add(catBodyPart, "pulses", "pulses", "peripheral pulses", "central pulse", "central pulses", "radial pulse",
 		"carotid pulse", "femoral pulse")
 	add(catBodyPart, partNeuro, "neuro", "neurology", "neurological", "nervous system", "conscious level",
@@ -73,11 +77,14 @@ func (c clause) examinations(verb string, haveVerb bool) []placed {
 	var out []placed
 	add := func(pos int, regions ...string) {
 		for _, r := range regions {
-			kind := sc.KindExamine
-			if r == "pupils" {
-				kind = sc.KindPupils // the scenarios' older name for this one look
+			a := Action{Kind: sc.KindExamine, Region: r}
+			switch r {
+			case "pupils":
+				a.Kind = sc.KindPupils // the scenarios' older name for this one look
+			case "limbs": // "examine the left leg": that side's limb
+				a.Side, a.Limb = c.side(), c.limb()
 			}
-			out = append(out, placed{pos, Action{Kind: kind, Region: r}})
+			out = append(out, placed{pos, a})
 		}
 	}
 	for i, lx := range c {
@@ -149,6 +156,8 @@ func partRegions(part, verb string) []string {
 		return []string{"gcs", "pupils", "limbs"}
 	case partWhole:
 		return sc.Regions
+	case partArm, partLeg:
+		return []string{"limbs"}
 	case "heart":
 		if verb == examListen || verb == examAny {
 			return []string{"heart"}
@@ -156,4 +165,18 @@ func partRegions(part, verb string) []string {
 		return []string{"pulses"}
 	}
 	return []string{part}
+}
+
+// limb is the limb the clause names, arm or leg; "" when it names neither or both.
+func (c clause) limb() string {
+	named := ""
+	for _, lx := range c {
+		if lx.cat == catBodyPart && (lx.val == partArm || lx.val == partLeg) {
+			if named != "" && named != lx.val {
+				return ""
+			}
+			named = lx.val
+		}
+	}
+	return named
 }

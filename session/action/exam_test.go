@@ -23,15 +23,25 @@ func exams(regions ...string) []Action {
 	return out
 }
 
+// limbExam is an examination of the limbs on one side, of one limb when named.
+func limbExam(side, limb string) Action {
+	return Action{Kind: sc.KindExamine, Region: "limbs", Side: side, Limb: limb}
+}
+
 func TestParseExaminations(t *testing.T) {
 	cases := []struct {
 		text string
 		want []Action
 	}{
 		{"listen to her chest", exams("auscultation")},
-		{"examine the leg", exams("limbs")},
-		{"check the pulses and sensation in the right foot", exams("pulses", "limbs")},
-		{"check the foot's circulation", exams("limbs")},
+		{"examine the leg", []Action{limbExam("", "leg")}},
+		{"check the pulses and sensation in the right foot", []Action{exam("pulses"), limbExam("right", "leg")}},
+		{"check the foot's circulation", []Action{limbExam("", "leg")}},
+		// A limb is examined on the side the line names: the side, and which limb.
+		{"examine the left leg", []Action{limbExam("left", "leg")}},
+		{"look at his right arm", []Action{limbExam("right", "arm")}},
+		{"examine the left side's limbs", []Action{limbExam("left", "")}},
+		{"feel the right radial pulse", exams("pulses")},
 		{"examine his chest", exams("breathing", "percussion", "auscultation")},
 		{"percuss the chest", exams("percussion")},
 		{"look at her chest", exams("breathing")},
@@ -45,7 +55,7 @@ func TestParseExaminations(t *testing.T) {
 		{"look at the skin", exams("skin")},
 		{"examine him", exams("focused")},
 		{"neuro exam", exams("gcs", "pupils", "limbs")},
-		{"neurovascular status of the right leg", exams("limbs")},
+		{"neurovascular status of the right leg", []Action{limbExam("right", "leg")}},
 		{"check the foot pulses", exams("limbs")},
 		{"feel her pulses", exams("pulses")},
 		{"listen to the heart and lungs", exams("heart", "auscultation")},

@@ -254,8 +254,10 @@ func (c clause) treatments() []placed {
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindSplint, Side: c.side()}})
 		case catIVAccess:
 			out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: lx.val}})
-		case catPeriArrest, catOwnKind:
+		case catPeriArrest:
 			out = append(out, placed{lx.pos, Action{Kind: sc.ActionKind(lx.val)}})
+		case catOwnKind: // "a tourniquet on the right thigh" is done on one side
+			out = append(out, placed{lx.pos, Action{Kind: sc.ActionKind(lx.val), Side: c.side()}})
 		case catRoute:
 			if c.startsAccess(lx) {
 				out = append(out, placed{lx.pos, Action{Kind: sc.KindIVAccess, Route: cmp.Or(lx.val, "IV")}})

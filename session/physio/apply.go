@@ -1,7 +1,6 @@
 package physio
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 
@@ -66,7 +65,7 @@ func (e *Engine) Apply(a action.Action) []Event {
 	}
 	rec := ActionRecord{T: float64(t), Action: a, GCS: e.TrueVitals().GCS}
 	wrong := e.wrongSide(a)
-	rec.WrongSide = wrong != ""
+	rec.WrongSide = wrong != "" || e.soundLimb(a)
 	if a.Kind == sc.KindIVAccess {
 		rec.AccessIn = float64(e.s.AccessAt)
 	}
@@ -82,7 +81,7 @@ func (e *Engine) Apply(a action.Action) []Event {
 		}
 		e.hear(a.Topic)
 	case sc.KindExamine, sc.KindPupils:
-		rec.Found = e.finding(cmp.Or(a.Region, "pupils"))
+		rec.Found = e.examined(a)
 	case sc.KindGlucoseCheck:
 		raw := e.raw()
 		rec.Glucose = math.Round(raw[sc.Glucose]*10) / 10
@@ -129,18 +128,22 @@ func (e *Engine) Apply(a action.Action) []Event {
 // errWrongSide is the critical error of a one-sided procedure on the side without the problem.
 const errWrongSide = "wrong-side-procedure"
 
-// oneSided are the procedures done on one side of the body.
-var oneSided = map[sc.ActionKind]bool{sc.KindTreatCause: true, sc.KindSplint: true}
+// oneSided are the procedures done on one side of the body, each with what it is called.
+var oneSided = map[sc.ActionKind]string{sc.KindTreatCause: "", sc.KindSplint: "a splint",
+	sc.KindHaemorrhageControl: "haemorrhage control"}
 
 // wrongSide says what is wrong with a one-sided procedure done on the side without the case's
-// one-sided problem (a decompression or chest drain of the healthy lung, a splint on the sound
-// limb), arrest or not; "" when it names no side or the right one.
+// one-sided problem (a decompression or chest drain of the healthy lung; a splint or tourniquet
+// on the sound limb), arrest or not; "" when it names no side or the right one.
 func (e *Engine) wrongSide(a action.Action) string {
-	side := e.sc.OneSided()
-	if side == "" || a.Side == "" || a.Side == side || !oneSided[a.Kind] {
+	what, ok := oneSided[a.Kind]
+	side := e.sc.LimbSide()
+	if a.Kind == sc.KindTreatCause {
+		side = e.sc.OneSided()
+	}
+	if !ok || side == "" || a.Side == "" || a.Side == side {
 		return ""
 	}
-	what := "a splint"
 	if c := sc.ALS().Cause(a.Cause); c != nil {
 		what = c.Name + " treated"
 	}

@@ -1,11 +1,30 @@
 package physio
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ward-sim/ward/session/action"
+	sc "github.com/ward-sim/ward/session/scenario"
 )
+
+// examined is what an examination finds: the sound limb's finding for a sound limb, else the
+// region's finding now.
+func (e *Engine) examined(a action.Action) string {
+	if e.soundLimb(a) {
+		return e.sc.Limb.Sound
+	}
+	return e.finding(cmp.Or(a.Region, "pupils"))
+}
+
+// soundLimb reports whether a examines a limb other than the case's one-sided limb: the other
+// side's, or the same side's other limb.
+func (e *Engine) soundLimb(a action.Action) bool {
+	return a.Kind == sc.KindExamine && a.Region == "limbs" && !e.sc.Limb.Is(a.Side, a.Limb)
+}
 
 // finding is what examining region finds now: the felt state's words, with any GCS in them the
 // engine's own number, so the examination, the monitor and the nurse give one GCS.

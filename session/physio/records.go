@@ -26,8 +26,9 @@ type ActionRecord struct {
 	Found string `json:"found,omitempty"`
 	// Scale is the NEWS2 SpO2 scale a prescribed target left the patient on.
 	Scale int `json:"scale,omitempty"`
-	// WrongSide: a one-sided procedure done on the side without the problem, which treated
-	// nothing and meets nothing the case asks for.
+	// WrongSide: done on the side without the problem: a one-sided procedure, which treated
+	// nothing, or an examination of a limb other than the case's one-sided limb. Either meets
+	// nothing the case asks for (the injured leg's neurovascular check is not the sound leg's).
 	WrongSide bool `json:"wrong_side,omitempty"`
 }
 

@@ -34,7 +34,11 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 		return Result{T: a.T, Name: sc.Tests[testECG], Value: ecgOf(st)}, ecgOf(st) != ""
 	case sc.KindPupils, sc.KindExamine:
 		region := cmp.Or(a.Region, "pupils")
-		return Result{T: a.T, Name: sc.RegionNames[region], Value: cmp.Or(a.Found, st.Finding(region)), Exam: true}, true
+		name := sc.RegionNames[region]
+		if region == "limbs" && a.Side != "" { // "left leg (neurovascular)"
+			name = a.Side + " " + cmp.Or(a.Limb, "limbs") + " (neurovascular)"
+		}
+		return Result{T: a.T, Name: name, Value: cmp.Or(a.Found, st.Finding(region)), Exam: true}, true
 	case sc.KindTest:
 		return Result{T: a.T, Name: sc.Tests[a.Test], Value: cmp.Or(st.Results[a.Test], noResult)}, true
 	}

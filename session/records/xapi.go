@@ -40,8 +40,9 @@ type XAPINames struct {
 	Base, HomePage string
 }
 
-// ErrNoTrainee refuses to export a shift that names no trainee: a statement's actor must be a
-// person, and ward will not make one up.
+// ErrNoTrainee refuses to export a shift that names no trainee, or only the login's name it was
+// played under without --trainee ("root"): a statement's actor must be a person, and ward will
+// not make one up.
 var ErrNoTrainee = errors.New("names no trainee, so its statements would have no actor: play shifts with --trainee NAME to export them")
 
 // Statement is one xAPI statement: an actor did a verb to an object, with a result, in a

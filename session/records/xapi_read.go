@@ -12,7 +12,8 @@ import (
 
 // ReadXAPI reads every shift the store can open as xAPI statements named as names say (its base
 // as XAPIBase returns it), shift by shift in the order they began; lib resolves their scenarios.
-// A shift with statements that names no trainee is refused (ErrNoTrainee).
+// A shift with statements that names no trainee, or only the login it was played under, is
+// refused (ErrNoTrainee).
 func ReadXAPI(store *persist.Store, lib *scenario.Library, names XAPINames) ([]Statement, error) {
 	sessions, err := store.Sessions()
 	if err != nil {
@@ -25,8 +26,12 @@ func ReadXAPI(store *persist.Store, lib *scenario.Library, names XAPINames) ([]S
 			return out, fmt.Errorf("shift %s: %w", info.ID, err)
 		}
 		statements := shiftStatements(names, s)
-		if len(statements) > 0 && info.Trainee == "" {
+		switch {
+		case len(statements) == 0:
+		case info.Trainee == "":
 			return out, fmt.Errorf("shift %s %w", info.ID, ErrNoTrainee)
+		case info.TraineeIsLogin:
+			return out, fmt.Errorf("shift %s was played without --trainee, under the login %q, which %w", info.ID, info.Trainee, ErrNoTrainee)
 		}
 		out = append(out, statements...)
 	}

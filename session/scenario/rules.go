@@ -50,6 +50,7 @@ func (c *checker) checkScenario(s *Scenario) {
 	}
 	c.checkStates(s)
 	c.checkFindings(s)
+	c.checkLimb(s)
 	c.checkCourses(s)
 	c.checkRhythms(s)
 	c.checkArrest(s)

@@ -31,10 +31,11 @@ type Scenario struct {
 	// Access is the vascular access the patient arrives with: "" (none), "iv" or "io". Without
 	// it, an IV or IO drug waits for the trainee to site one.
 	Access string `yaml:"access"`
-	// Side is the side of a one-sided problem (a pneumothorax, an injured limb), "left" or
-	// "right": a procedure done on the other side (a decompression, a chest drain, a splint)
-	// treats nothing and is a critical error. A cardiac arrest's cause may give it instead.
+	// Side is the side of a one-sided chest problem (a pneumothorax), "left" or "right": a
+	// decompression or chest drain of the other side treats nothing and is a critical error. A
+	// cardiac arrest's cause may give it instead. A one-sided limb is Limb.
 	Side string `yaml:"side"`
+	Limb *Limb  `yaml:"limb"`
 	// NilByMouth is why nothing may be given by mouth ("for theatre"); empty: no such order.
 	NilByMouth         string               `yaml:"nil_by_mouth"`
 	NEWS2              NEWS2Config          `yaml:"news2" required:"true"`
@@ -381,8 +382,8 @@ const (
 	Prehospital = "prehospital"
 )
 
-// OneSided is the side of the case's one-sided problem: its own, or its arrest's cause's; "" when
-// it has none.
+// OneSided is the side of the case's one-sided chest problem: its own, or its arrest's cause's;
+// "" when it has none.
 func (s *Scenario) OneSided() string {
 	if s.Side == "" && s.Arrest != nil {
 		return s.Arrest.Side

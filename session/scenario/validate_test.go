@@ -425,3 +425,33 @@ func TestValidateVariants(t *testing.T) {
 		}
 	}
 }
+
+// A case whose limbs finding names a side declares its one-sided limb, with its source and what
+// the other limbs find, and its findings name that side; the limb answers only for its own side.
+func TestValidateOneSidedLimb(t *testing.T) {
+	sided := strings.Replace(minimal, "limbs: normal,", "limbs: left calf swollen and tender,", 1)
+	if got := fmt.Sprint(Validate([]byte(sided))); !strings.Contains(got, "the limbs finding names a side: declare the one-sided limb") {
+		t.Errorf("errors %s: want the undeclared one-sided limb named", got)
+	}
+	wrong := sided + "limb: {side: right, limbs: [leg, tail], sound: the left calf normal}\n"
+	got := fmt.Sprint(Validate([]byte(wrong)))
+	for _, want := range []string{`limb "tail" must be arm or leg`, "say what makes the limb one-sided",
+		"name no side or limb in it", "names a side but not the one-sided limb's (right)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s: want %q", got, want)
+		}
+	}
+	right := sided + "limb: {side: left, limbs: [leg], source: a DVT (NICE NG158), sound: 'normal: soft, not swollen'}\n"
+	s, errs := Parse([]byte(right))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, c := range []struct {
+		side, limb string
+		is         bool
+	}{{"left", "leg", true}, {"left", "", true}, {"", "arm", true}, {"right", "leg", false}, {"left", "arm", false}} {
+		if got := s.Limb.Is(c.side, c.limb); got != c.is {
+			t.Errorf("Is(%q, %q) = %v, want %v", c.side, c.limb, got, c.is)
+		}
+	}
+}
