@@ -100,11 +100,11 @@ func TestTheCurriculumBoundsTheNextShift(t *testing.T) {
 	if out, err := ward(t, "", "curriculum", "set", "paediatrics", "eclampsia", "--db", db); err != nil || !strings.Contains(out, "eclampsia") {
 		t.Fatalf("curriculum set: %v\n%s", err, out)
 	}
-	out, err := ward(t, "", "curriculum", "set", "paediatrics", "no-such-case", "--db", db)
+	_, err = ward(t, "", "curriculum", "set", "paediatrics", "no-such-case", "--db", db)
 	if exitCode(err) != 2 || !strings.Contains(err.Error(), `"no-such-case"`) {
 		t.Errorf("an unknown case: exit %d, %v", exitCode(err), err)
 	}
-	if out, err = ward(t, "", "curriculum", "show", "--db", db); err != nil || !strings.Contains(out, "paediatrics, eclampsia") {
+	if out, err := ward(t, "", "curriculum", "show", "--db", db); err != nil || !strings.Contains(out, "paediatrics, eclampsia") {
 		t.Errorf("the refused set changed the curriculum (%v):\n%s", err, out)
 	}
 	cases, _ := lib.Curriculum([]string{"paediatrics", "eclampsia"})

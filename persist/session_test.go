@@ -3,6 +3,7 @@ package persist
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -232,7 +233,7 @@ func TestRegistryEncodesAsReflection(t *testing.T) {
 		"patient_1": {PatientID: "patient_1", Facts: map[string]any{"name": "Mr <Chen> & \"son\"", "age": 67.5, "tags": []any{"a", 1.0}}, CreatedAt: at, UpdatedAt: at.UTC()},
 		"patient_2": {PatientID: "patient_2", CreatedAt: time.Time{}, UpdatedAt: at.Add(time.Hour)},
 		"patient_4": {PatientID: "patient_4", Facts: map[string]any{
-			"age": 67, "news2": 7.0, "at": 3605.25, "neg": -0.0, "tiny": 1e-7, "small": 1e-6, "huge": 1e21, "big": 9.99e20,
+			"age": 67, "news2": 7.0, "at": 3605.25, "neg": math.Copysign(0, -1), "tiny": 1e-7, "small": 1e-6, "huge": 1e21, "big": 9.99e20,
 			"minus": -12.5, "yes": true, "no": false, "none": nil, "n": json.Number("12"), "obj": map[string]any{"b": 1, "a": "<"},
 			"é<key>": "x\u2028 ", "": "",
 		}},
