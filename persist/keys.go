@@ -66,8 +66,18 @@ type kdfParams struct {
 // BenchmarkSignIn measures what it costs.
 var recommendedKDF = kdfParams{3, 64 * 1024, 4}
 
-// kdfCost is the cost of a new wrap; the package's tests lower it.
+// kdfCost is the cost of a new wrap; tests lower it to cheapKDF.
 var kdfCost = recommendedKDF
+
+// cheapKDF is the least argon2id cost: a passphrase check in microseconds.
+var cheapKDF = kdfParams{1, 64, 1}
+
+// CheapKDFForTests makes every new passphrase wrap use cheapKDF, for the test binaries of other
+// packages that create encrypted databases by the dozen: at the recommended cost a derivation
+// takes tens of milliseconds, and seconds under the race detector. A wrap stores its own cost,
+// so what is made under it opens anywhere. Only a TestMain calls it; BenchmarkSignIn measures
+// the real cost, and the class-load test runs the ward binary, which never lowers it.
+func CheapKDFForTests() { kdfCost = cheapKDF }
 
 // ErrWrongPassphrase is a passphrase that does not open the key it was given for. Nothing is
 // written when it happens.

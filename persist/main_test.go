@@ -11,7 +11,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	kdfCost = kdfParams{1, 64, 1} // a passphrase check in microseconds, not tens of milliseconds
+	CheapKDFForTests()
 	if path := os.Getenv(crashChildEnv); path != "" {
 		os.Exit(runCrashChild(path))
 	}

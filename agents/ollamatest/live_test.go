@@ -84,6 +84,23 @@ func TestLiveStreamingChat(t *testing.T) {
 	t.Logf("%d deltas, done_reason %q: %q", len(deltas), resp.DoneReason, resp.Message.Content)
 }
 
+// The knowledge base's semantic half asks the server for one vector a text, in order, all of one
+// length; the whole library is embedded by the knowledge eval in the long form (WARD_LIVE_FULL).
+func TestLiveEmbed(t *testing.T) {
+	b := backend(t, ollamatest.ModelName)
+	texts := []string{"Adrenaline 1 mg IV every 3 to 5 minutes in a non-shockable arrest.", "Oxygen to a target of 94 to 98 %.", ""}
+	vecs, err := b.Embed(t.Context(), ollamatest.ModelName, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vecs) != len(texts) || len(vecs[0]) == 0 || len(vecs[1]) != len(vecs[0]) {
+		t.Fatalf("%d vectors for %d texts, lengths %d and %d", len(vecs), len(texts), len(vecs[0]), len(vecs[1]))
+	}
+	if slices.Equal(vecs[0], vecs[1]) {
+		t.Error("two different texts got the same vector")
+	}
+}
+
 // recorder keeps the raw replies of the backend it wraps, to check what the model wrote.
 type recorder struct {
 	llm.Backend
