@@ -4,20 +4,20 @@
 # the start of a line, read with grep rather than `go test -list`, which would build every test
 # binary of the module once more), so a new one is run without editing this file.
 #
-# FUZZ_TIME is the time per target (default 2s, what CI runs). A long run, for a scheduled job
+# FUZZ_TIME is the time per target (default 1s, what CI runs). A long run, for a scheduled job
 # or before a release: FUZZ_TIME=10m bash .ci/fuzz.sh
 #
 # -fuzzminimizetime is kept short (FUZZ_MINIMIZE_TIME, default 1s): with Go's default of 60s the
 # workers spend the run minimising the first inputs that find new coverage, and the exec
 # counters stay at 0/sec. A target fails when it reports fewer than FUZZ_MIN_EXECS executions
-# (default 250) after its seed corpus, or when the fuzzer finds a failing input (go test writes
+# (default 100) after its seed corpus, or when the fuzzer finds a failing input (go test writes
 # it under the package's testdata/fuzz/, to commit with the fix).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-fuzztime="${FUZZ_TIME:-2s}"
+fuzztime="${FUZZ_TIME:-1s}"
 minimize="${FUZZ_MINIMIZE_TIME:-1s}"
-min_execs="${FUZZ_MIN_EXECS:-250}"
+min_execs="${FUZZ_MIN_EXECS:-100}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 

@@ -527,3 +527,19 @@ func TestRunLimbsAreExaminedAndTreatedOnTheirSide(t *testing.T) {
 		}
 	}
 }
+
+// Found by random play: once the SVT reverts to sinus (here by an injection), the examination
+// reads the pulse and the monitor as a bedside examiner would, and names no rhythm.
+func TestExaminationAfterRevertingNamesNoRhythm(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 svt")
+	if _, err := r.inject(Injection{Kind: InjectDeterioration, PatientID: "patient_1", State: "sinus"}); err != nil {
+		t.Fatal(err)
+	}
+	r.turn("/wait 5s")
+	for _, m := range only[MessageEvent](r.turn("examine him")) {
+		if strings.Contains(strings.ToLower(m.Text), "sinus rhythm") {
+			t.Errorf("%s named the rhythm: %q", m.Agent, m.Text)
+		}
+	}
+}
