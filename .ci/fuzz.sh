@@ -25,11 +25,19 @@ trap 'rm -rf "$tmp"' EXIT
 # deadline exceeded" as -fuzztime ends, having found nothing (go.dev/issue/75804, fixed in Go
 # 1.27): such a run wrote no failing input, so it is run once more. A run that wrote a failing
 # input fails at once; a second bare deadline is reported and not counted as a finding.
+# A target whose baseline (its seeds, testdata and the inputs Go's fuzz cache kept from earlier
+# runs) outlasts FUZZ_TIME ends before it explores anything; it is run once more at three times
+# the time.
 fuzz_one() { # fuzz_one PKG TARGET LOG
-	local try
+	local try time=$fuzztime
 	for try in 1 2; do
-		if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" >"$3" 2>&1; then
-			return 0
+		if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$time" -fuzzminimizetime "$minimize" >"$3" 2>&1; then
+			if grep -q 'execs: [1-9]' "$3" || ! grep -q 'gathering baseline coverage' "$3" || [ "$try" = 2 ]; then
+				return 0
+			fi
+			[[ $fuzztime =~ ^[0-9]+s$ ]] && time=$((${fuzztime%s} * 3))s
+			echo "note: $2 was still gathering its baseline at $fuzztime; run again for $time" >&2
+			continue
 		fi
 		if grep -q 'Failing input written to' "$3" || ! grep -q 'context deadline exceeded' "$3"; then
 			return 1
