@@ -26,17 +26,24 @@ trap 'rm -rf "$tmp"' EXIT
 # 1.27): such a run wrote no failing input, so it is run once more. A run that wrote a failing
 # input fails at once; a second bare deadline is reported and not counted as a finding.
 # A target whose baseline (its seeds, testdata and the inputs Go's fuzz cache kept from earlier
-# runs) outlasts FUZZ_TIME ends before it explores anything; it is run once more at three times
-# the time.
+# runs) takes most of FUZZ_TIME runs fewer than FUZZ_MIN_EXECS inputs; it is run once more at
+# three times the time.
+# execs_in LOG: the inputs run, from the last progress line ("fuzz: elapsed: 3s, execs: 12430 ...").
+execs_in() {
+	local n
+	n="$({ grep -o 'execs: [0-9]*' "$1" || true; } | tail -1 | cut -d' ' -f2)"
+	echo "${n:-0}"
+}
+
 fuzz_one() { # fuzz_one PKG TARGET LOG
 	local try time=$fuzztime
 	for try in 1 2; do
 		if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$time" -fuzzminimizetime "$minimize" >"$3" 2>&1; then
-			if grep -q 'execs: [1-9]' "$3" || ! grep -q 'gathering baseline coverage' "$3" || [ "$try" = 2 ]; then
+			if [ "$(execs_in "$3")" -ge "$min_execs" ] || [ "$try" = 2 ]; then
 				return 0
 			fi
 			[[ $fuzztime =~ ^[0-9]+s$ ]] && time=$((${fuzztime%s} * 3))s
-			echo "note: $2 was still gathering its baseline at $fuzztime; run again for $time" >&2
+			echo "note: $2 ran $(execs_in "$3") inputs in $fuzztime, most of it its baseline; run again for $time" >&2
 			continue
 		fi
 		if grep -q 'Failing input written to' "$3" || ! grep -q 'context deadline exceeded' "$3"; then
@@ -58,7 +65,7 @@ while read -r pkg dir; do
 			exit 1
 		fi
 		# Progress lines read "fuzz: elapsed: 3s, execs: 12430 (4143/sec), new interesting: ...".
-		execs="$({ grep -o 'execs: [0-9]*' "$log" || true; } | tail -1 | cut -d' ' -f2)"
+		execs="$(execs_in "$log")"
 		stalled="$(grep -c 'execs: [0-9]* (0/sec)' "$log" || true)"
 		reports="$(grep -c 'execs: [0-9]*' "$log" || true)"
 		printf '%-45s %-24s %9s execs, %s of %s progress reports at 0/sec\n' "$pkg" "$target" "${execs:-0}" "$stalled" "$reports"
