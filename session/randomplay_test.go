@@ -283,7 +283,7 @@ func readingNumber(r physio.Reading, label string) int {
 }
 
 var (
-	measuredAt = regexp.MustCompile(`^Measured at T\+(\d+):(\d\d)`)
+	measuredAt = regexp.MustCompile(`^Measured at T\+(?:(\d+):)?(\d+):(\d\d)\b`) // physio.SimTime: [H:]MM:SS
 	examGCS    = regexp.MustCompile(`E(\d) V(\d|T) M(\d)(?: \((\d+)\))?`)
 )
 
@@ -298,9 +298,10 @@ func (c *invariants) checkMessage(line string, m MessageEvent) {
 		return
 	}
 	if mm := measuredAt.FindStringSubmatch(m.Text); mm != nil {
-		min, _ := strconv.Atoi(mm[1])
-		sec, _ := strconv.Atoi(mm[2])
-		at := eng.Admitted() + float64(min*60+sec)
+		hours, _ := strconv.Atoi(mm[1]) // "" before an hour has passed
+		min, _ := strconv.Atoi(mm[2])
+		sec, _ := strconv.Atoi(mm[3])
+		at := eng.Admitted() + float64(hours*3600+min*60+sec)
 		r, ok := readingAt(eng, at)
 		if !ok {
 			c.fail("%q names a reading at %g the engine has not taken", m.Text, at)
