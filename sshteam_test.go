@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -11,40 +12,11 @@ import (
 	"github.com/ward-sim/ward/memory"
 )
 
-// sshTeamVF is a team of three running the VF arrest to ROSC (ward serve --seed 1: ROSC at the
+// sshTeamVF holds a team of three running the VF arrest to ROSC (ward serve --seed 1: ROSC at the
 // second shock), as session's TestTeamRunsVFArrestToROSC plays it: each step "[MM:SS] NAME
 // LINE", the leader's /wait to its time first. The leader orders, the members say it back done;
 // the adrenaline order is never said done; carol's oxygen is the airway's work.
-var sshTeamVF = []string{
-	"00:05 bob attach the monitor",
-	"00:35 alice he's in cardiac arrest, crash call",
-	"00:35 alice start CPR",
-	"00:36 bob CPR started",
-	"00:50 alice pads on, charge to 150 J",
-	"00:52 bob pads on, charging to 150 J",
-	"01:00 alice stop compressions",
-	"01:00 bob stopping compressions",
-	"01:01 alice rhythm check",
-	"01:03 alice this is VF",
-	"01:03 alice shock 150 J",
-	"01:04 bob 150 J shock delivered, resume CPR",
-	"01:30 alice IV access",
-	"01:40 carol IV access done",
-	"01:41 alice consider the 4 Hs and 4 Ts",
-	"02:50 alice charge to 200 J",
-	"02:51 bob charging to 200 J",
-	"03:00 alice stop compressions",
-	"03:00 bob stopping compressions",
-	"03:01 alice rhythm check",
-	"03:03 alice shock 200 J",
-	"03:04 bob 200 J shock delivered, resume CPR",
-	"03:30 alice give 1 mg adrenaline IV",
-	"04:00 alice stop compressions",
-	"04:00 bob stopping compressions",
-	"04:01 alice pulse check",
-	"04:10 alice check vitals",
-	"04:30 carol oxygen 15 L via non-rebreather",
-}
+const sshTeamVF = "testdata/team-vf-arrest.txt"
 
 // Issue 39's team over SSH with the real OpenSSH client: `ward team` forms alice (leader), bob
 // (circulation) and carol (drugs) while `ward serve` runs; each connects with their own key to
@@ -70,7 +42,11 @@ func TestSSHTeam(t *testing.T) {
 	term["alice"].waitFor(`you are alice \(leader\)`)
 
 	stored, clock := 0, 0
-	for i, step := range sshTeamVF {
+	script, err := os.ReadFile(sshTeamVF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, step := range strings.Split(strings.TrimSpace(string(script)), "\n") {
 		at, rest, _ := strings.Cut(step, " ")
 		var mm, ss int
 		if _, err := fmt.Sscanf(at, "%d:%d", &mm, &ss); err != nil {

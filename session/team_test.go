@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -22,36 +23,16 @@ var (
 // teamVF is a team of three running the VF arrest to ROSC (seed 1: at the second shock): the leader orders, the
 // circulation and drugs members say each order back done, one order (adrenaline) is never said
 // done, and the drugs member gives oxygen, the airway's work, when the team has no airway.
-var teamVF = []string{
-	"alice /admit patient_1 arrest-vf-ward",
-	"00:05 bob attach the monitor",
-	"00:35 alice he's in cardiac arrest, crash call",
-	"00:35 alice start CPR",
-	"00:36 bob CPR started",
-	"00:50 alice pads on, charge to 150 J",
-	"00:52 bob pads on, charging to 150 J",
-	"01:00 alice stop compressions",
-	"01:00 bob stopping compressions",
-	"01:01 alice rhythm check",
-	"01:03 alice this is VF",
-	"01:03 alice shock 150 J",
-	"01:04 bob 150 J shock delivered, resume CPR",
-	"01:30 alice IV access",
-	"01:40 carol IV access done",
-	"01:41 alice consider the 4 Hs and 4 Ts",
-	"02:50 alice charge to 200 J",
-	"02:51 bob charging to 200 J",
-	"03:00 alice stop compressions",
-	"03:00 bob stopping compressions",
-	"03:01 alice rhythm check",
-	"03:03 alice shock 200 J",
-	"03:04 bob 200 J shock delivered, resume CPR",
-	"03:30 alice give 1 mg adrenaline IV",
-	"04:00 alice stop compressions",
-	"04:00 bob stopping compressions",
-	"04:01 alice pulse check",
-	"04:10 alice check vitals",
-	"04:30 carol oxygen 15 L via non-rebreather",
+var teamVF = append([]string{"alice /admit patient_1 arrest-vf-ward"}, teamScript("../testdata/team-vf-arrest.txt")...)
+
+// teamScript reads a team's script, one step a line: the VF arrest is played here and over SSH
+// (the root package's TestSSHTeam) from one file.
+func teamScript(path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
 
 // playTeam plays a team's script on s: each step "[MM:SS] NAME LINE", a /wait (said by the
