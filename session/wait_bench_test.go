@@ -11,17 +11,21 @@ import (
 // steps sixty seconds, its events are remembered and the patients they changed are stored. Every
 // thirty sim minutes the shift is admitted afresh, outside the timer, so the patients stay in
 // their first half hour.
-func BenchmarkWaitPatients(b *testing.B) {
+func BenchmarkWaitPatients(b *testing.B) { benchWait(b, "patients", admittedShift) }
+
+// benchWait times /wait 1m on shifts of 1 and 100 that shift makes, made afresh every thirty
+// sim minutes outside the timer.
+func benchWait(b *testing.B, label string, shift func(testing.TB, int) *Session) {
 	for _, n := range []int{1, 100} {
-		b.Run(fmt.Sprintf("patients=%d", n), func(b *testing.B) {
-			s := admittedShift(b, n)
+		b.Run(fmt.Sprintf("%s=%d", label, n), func(b *testing.B) {
+			s := shift(b, n)
 			ctx, discard := context.Background(), func(Event) {}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if i > 0 && i%30 == 0 {
 					b.StopTimer()
-					s = admittedShift(b, n)
+					s = shift(b, n)
 					b.StartTimer()
 				}
 				s.Turn(ctx, "/wait 1m", discard)
@@ -61,27 +65,10 @@ func BenchmarkTickFlushPatients(b *testing.B) {
 // in care: the other 99 have gone home (/dispo), so their engines stand still and nothing of
 // theirs changes. What /wait costs beyond the one-patient shift is what it pays for the roster
 // rather than for the patients who changed.
-func BenchmarkWaitOneInCare(b *testing.B) {
-	for _, n := range []int{1, 100} {
-		b.Run(fmt.Sprintf("roster=%d", n), func(b *testing.B) {
-			s := oneInCare(b, n)
-			ctx, discard := context.Background(), func(Event) {}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i > 0 && i%30 == 0 {
-					b.StopTimer()
-					s = oneInCare(b, n)
-					b.StartTimer()
-				}
-				s.Turn(ctx, "/wait 1m", discard)
-			}
-		})
-	}
-}
+func BenchmarkWaitOneInCare(b *testing.B) { benchWait(b, "roster", oneInCare) }
 
 // oneInCare is a shift of n patients of whom all but patient_1 have been sent home.
-func oneInCare(b *testing.B, n int) *Session {
+func oneInCare(b testing.TB, n int) *Session {
 	s := admittedShift(b, n)
 	ctx, discard := context.Background(), func(Event) {}
 	for p := 2; p <= n; p++ {
