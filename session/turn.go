@@ -77,7 +77,7 @@ func (s *Session) observeCalls(t *turn) (stop func()) {
 // registry, everything else by the engine first and then the team.
 func (s *Session) respond(ctx context.Context, t *turn, st settled) {
 	if st.effect == "" && isRosterQuestion(t.input) {
-		s.record(t, []memory.Message{s.wardSays(t, s.rosterAnswer())}, nil)
+		s.record(t, []memory.Message{s.wardSays(t, s.reg.rosterAnswer(s.active))}, nil)
 		return
 	}
 	if e := s.engine(t, s.active); e != nil && e.Closed() && st.effect == "" {
@@ -113,7 +113,7 @@ func (s *Session) endTurn(t *turn) {
 	}
 	t.emit(TurnEndEvent{
 		Input: t.input, Decision: string(t.decision), ActivePatient: nullable(s.active),
-		Roster: s.roster, Footer: footer(s.info.ID, s.active, s.roster), Timing: t.timing,
+		Roster: s.reg.roster, Footer: footer(s.info.ID, s.active, s.reg.roster), Timing: t.timing,
 	})
 }
 
