@@ -38,7 +38,7 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 		return
 	}
 	s.active = ""
-	s.history = nil
+	s.chat.history = nil
 	s.reg.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
 	s.sim = newSim(s.cfg.Scenarios, s.info.Seed, s.sim.ward.Clock())
 	s.reportDecision(t, DecisionClear, d, "")

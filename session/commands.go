@@ -221,7 +221,7 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 		e := s.engine(t, s.active)
 		t.emit(AAREvent{s.review(e)})
 	}
-	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
+	s.respond(ctx, t, settled{prior: s.chat.priorTo(typed, s.active), effect: effect})
 }
 
 // typed is the line as typed, for the active conversation, at the sim time it was typed, with who

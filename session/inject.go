@@ -214,7 +214,7 @@ func (s *Session) storeInstructor(lines []line, emit func(Event), also func(*per
 	}
 	for _, l := range lines {
 		if l.conv == s.active {
-			s.remember(l.msg)
+			s.chat.remember(l.msg)
 		}
 		emit(MessageEvent{PatientID: l.conv, Role: l.msg.Role, Agent: l.msg.Agent, Text: l.msg.Content, At: l.msg.At})
 	}

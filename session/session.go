@@ -73,28 +73,19 @@ type Config struct {
 type Session struct {
 	cfg       Config
 	info      persist.SessionInfo
-	active    string           // in-memory active patient, "" when none
-	history   []memory.Message // the newest messages of the active conversation, oldest first
-	reg       registry         // the settle stage: the mirror of the stored registry
+	active    string   // in-memory active patient, "" when none
+	reg       registry // the settle stage: the mirror of the stored registry
+	chat      chat     // the active conversation held in memory, which the converse stage reads
 	sim       *sim
-	est       memory.Estimator // calibrated from Ollama's prompt_eval_count as calls come back
-	paused    bool             // the real-time clock (TUI) is stopped
-	speed     float64          // sim seconds per wall second, 1–10
-	turns     []TurnRecord     // the latest turns, newest last, for the inspector
-	at        time.Time        // the wall time of the input being handled, which its prompts carry (see begin)
-	prefs     Prefs            // the trainee's preferences
-	offered   map[string]bool  // preference values the trainee was already asked to keep
-	recurring []string         // findings that recur across the trainee's earlier shifts (records.Recurring)
-	replayed  int              // retrievals of cfg.Replaying handed out so far
-	// windowFrom is, per patient, the wall time of the first message its last prompt's window
-	// showed: a later one means the window left messages behind (prune.go).
-	windowFrom map[string]time.Time
+	paused    bool            // the real-time clock (TUI) is stopped
+	speed     float64         // sim seconds per wall second, 1–10
+	turns     []TurnRecord    // the latest turns, newest last, for the inspector
+	at        time.Time       // the wall time of the input being handled, which its prompts carry (see begin)
+	prefs     Prefs           // the trainee's preferences
+	offered   map[string]bool // preference values the trainee was already asked to keep
+	recurring []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
+	replayed  int             // retrievals of cfg.Replaying handed out so far
 }
-
-// recentLimit is about how much of a conversation is held in memory for prompts, unless the
-// window wants more. It covers the default windows with room to spare; the full history stays in
-// the store.
-const recentLimit = 64
 
 // Start begins a new shift: empty, or with the roster of cfg.Shift.
 func Start(cfg Config) (*Session, error) {
@@ -113,7 +104,7 @@ func Start(cfg Config) (*Session, error) {
 	if err := cfg.Store.CreateSession(info); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), sim: newSim(cfg.Scenarios, info.Seed, 0), speed: 1}
+	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), chat: chat{window: cfg.Window}, sim: newSim(cfg.Scenarios, info.Seed, 0), speed: 1}
 	s.reg.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
 	if cfg.Shift != "" {
 		if err := s.admitShift(cfg.Shift); err != nil {
@@ -144,7 +135,7 @@ func Resume(cfg Config) (*Session, error) {
 		return nil, records.ErrNoShift
 	}
 	who := cfg.Store.Person()
-	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
+	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), chat: chat{window: cfg.Window}, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
 	named := info.TraineeIsLogin && !who.Login && who.Trainee == info.Trainee
 	if named || info.Trainee == "" && who.Trainee != "" {
 		// a shift from before ward had trainees is the first trainee's to resume it, and one
@@ -253,7 +244,7 @@ func (s *Session) Active() string { return s.active }
 
 // Conversation is the in-memory chat context: one fresh snapshot at index 0, then the history.
 func (s *Session) Conversation() []memory.Message {
-	return withSnapshot(s.history, snapshotMessage(s.info.ID, s.active, s.reg.roster, s.cfg.Now()))
+	return withSnapshot(s.chat.history, snapshotMessage(s.info.ID, s.active, s.reg.roster, s.cfg.Now()))
 }
 
 // readDoc reads one of a patient's stored documents, for waking them.
@@ -265,37 +256,9 @@ func (s *Session) readDoc(kind, patientID string) (doc []byte, err error) {
 	return doc, err
 }
 
-// loadHistory makes patientID ("" for the session) the conversation held in memory: its newest
-// messages, starting at a multiple of the window's step, so a block window computed on what is
-// held starts exactly where it would on the whole history.
+// loadHistory makes patientID ("" for the session) the conversation held in memory.
 func (s *Session) loadHistory(patientID string) error {
-	return s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
-		n := tx.Len(patientID)
-		held := s.held()
-		keep := min(n, held+(n-held)%s.step())
-		h, err := tx.Recent(patientID, keep)
-		s.history = h
-		return err
-	})
-}
-
-// remember appends to the in-memory conversation, dropping its oldest messages a whole window
-// step at a time, for the same alignment.
-func (s *Session) remember(msgs ...memory.Message) {
-	s.history = append(s.history, msgs...)
-	if extra := len(s.history) - s.held(); extra >= s.step() {
-		drop := extra / s.step() * s.step()
-		s.history = append(s.history[:0:0], s.history[drop:]...)
-	}
-}
-
-func (s *Session) step() int { return max(s.cfg.Window.Step, 1) }
-
-// held is how many messages the in-memory conversation keeps: enough for the largest window the
-// configuration can build, and at least recentLimit.
-func (s *Session) held() int {
-	w := s.cfg.Window
-	return max(recentLimit, max(w.Early, w.Late)+2*s.step())
+	return s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error { return s.chat.load(tx, patientID) })
 }
 
 // shiftNamed is a built-in shift, a shift file, or the trainee's suggested next shift
@@ -356,7 +319,7 @@ func (s *Session) admitShift(nameOrFile string) error {
 		return s.saveSim(tx)
 	})
 	if err == nil {
-		s.remember(said...)
+		s.chat.remember(said...)
 	}
 	return err
 }

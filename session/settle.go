@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -133,7 +132,7 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		t.hold(typed)
 	}
 	s.reportDecision(t, decision, d, s.active)
-	prior := s.priorTo(typed)
+	prior := s.chat.priorTo(typed, s.active)
 	if admitted != nil { // kept below the line that admitted them, so their chart says how they came
 		s.record(t, []memory.Message{s.wardSays(t, admissionNote(admitted, s.reg.bedOf(admitted.PatientID())))}, nil)
 	}
@@ -170,16 +169,6 @@ func (s *Session) askAboutLookAlike(t *turn, typed *typedText, d analyzer.Decisi
 		s.reportDecision(t, DecisionNeedsPatientID, d, "")
 		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: fmt.Sprintf("%s is not on the roster, but %s is: the IDs differ only in case or leading zeros. Name %s to see them, or send %s %s to admit a new patient.", id, twin, twin, CmdAdmit, id)})
 	}
-}
-
-// priorTo is the active conversation as it stood before the typed text: a text typed in it is
-// its newest message.
-func (s *Session) priorTo(typed *typedText) []memory.Message {
-	h := s.history
-	if typed != nil && typed.stored && typed.to == s.active && len(h) > 0 {
-		h = h[:len(h)-1]
-	}
-	return slices.Clone(h)
 }
 
 // hold keeps the typed line for the turn's next commit, which writes it first: a line the rules
@@ -244,12 +233,12 @@ func (s *Session) update(t *turn, write func(*persist.Tx) error) error {
 	if pending {
 		line.stored, line.from = true, ""
 		if line.to == s.active {
-			s.remember(line.msg)
+			s.chat.remember(line.msg)
 		}
 	}
 	for _, m := range told {
 		if m.patient == s.active {
-			s.remember(m.msg)
+			s.chat.remember(m.msg)
 		}
 	}
 	return nil

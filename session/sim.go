@@ -278,7 +278,7 @@ func (s *Session) saveSim(tx *persist.Tx) error {
 func (s *Session) recordEvents(t *turn, events []physio.Event) {
 	pruned := s.sim.record(events)
 	for _, id := range slices.Sorted(maps.Keys(pruned)) {
-		s.reportPruning(t, id, memory.Pruning{Rule: memory.RuleVitalsRepeat, Pruned: pruned[id]}, s.memoryLineTokens(pruned[id]))
+		s.reportPruning(t, id, memory.Pruning{Rule: memory.RuleVitalsRepeat, Pruned: pruned[id]}, s.chat.lineTokens(pruned[id]))
 	}
 	changed := map[string]bool{}
 	for _, ev := range events {
