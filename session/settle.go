@@ -80,7 +80,7 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 		if !s.commit(t, typed) {
 			return settled{}, false
 		}
-		d = s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(t.input))
+		d = s.cfg.Analyzer.Analyze(ctx, s.reg.analyzerInput(t.input, s.active))
 		if d.Source == analyzer.SourceFallback {
 			// Never silently: the trainee sees that the model did not answer and what decided.
 			t.emit(NoteEvent{PatientID: s.active, Stop: "analyzer", Text: "The analyzer model did not answer, so ward's rules decided: " + d.Reasoning})
@@ -93,10 +93,7 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 // decide lets the registry settle the analyzer's proposal: the ID must match the pattern, and the
 // registry alone decides new versus existing. A new patient gets scenario, or one picked for them.
 func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.Decision, scenario string) (settled, bool) {
-	decision, id := resolve(d, contextState{
-		active: s.active, restored: restored, pattern: s.cfg.Pattern,
-		known: s.reg.has,
-	})
+	decision, id := s.reg.resolve(d, s.active, restored)
 	var admitted *physio.Engine
 	switch decision {
 	case DecisionClear:
@@ -291,17 +288,13 @@ func (s *Session) analyzeNow(text string) (analyzer.Decision, bool) {
 	case isRosterQuestion(text):
 		why = "roster question, answered from the registry"
 	default:
-		return s.cfg.Analyzer.Immediate(s.analyzerInput(text))
+		return s.cfg.Analyzer.Immediate(s.reg.analyzerInput(text, s.active))
 	}
 	action := analyzer.ActionUnchanged
 	if s.active == "" {
 		action = analyzer.ActionNone
 	}
 	return analyzer.Decision{Action: action, Source: analyzer.SourceRules, Reasoning: why}, true
-}
-
-func (s *Session) analyzerInput(text string) analyzer.AnalyzerInput {
-	return analyzer.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: s.reg.roster, Patients: s.reg.namedPatients(), Pattern: s.cfg.Pattern}
 }
 
 // isRosterQuestion: a roster question is answered from the registry, never by a model.
