@@ -122,7 +122,7 @@ func (c *conversation) speak(ctx context.Context, a agents.Agent, r agents.Route
 	first := len(c.t.calls)
 	defer func() { // once the reply is held to the record, so the trace says how it was
 		for i := range c.t.calls[first:] {
-			c.t.calls[first+i].Retrieved = c.s.passagesFor(a, c.x)
+			c.t.calls[first+i].Retrieved = c.s.cards.passagesFor(a, c.x)
 		}
 		c.s.writeTrace(c.t, c.t.calls[first:])
 	}()
