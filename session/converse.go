@@ -93,7 +93,7 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 	switched := c.passesTo(a.Name)
 	reply, err := c.speak(ctx, a, r)
 	if switched {
-		c.s.countSwitch(a.Name, err == nil)
+		c.countSwitch(a.Name, err == nil)
 	}
 	return reply, err
 }
@@ -158,7 +158,7 @@ func (c *conversation) Hear(ev agents.TeamEvent) {
 		c.t.emit(GateEvent{State: ev.Gate})
 	case agents.EventNote:
 		c.t.emit(NoteEvent{PatientID: c.s.active, Stop: ev.Stop, Text: ev.Text})
-		c.s.countStop(ev.Stop)
+		c.countStop(ev.Stop)
 	}
 }
 
