@@ -14,6 +14,7 @@ import (
 	"github.com/ward-sim/ward/agents/ollamatest"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
 // A class shares one model server: 30 trainees, each playing a real shift on one bbolt store,
@@ -90,17 +91,23 @@ func TestClassSharesOneModelServerFairly(t *testing.T) {
 
 const hardToBreathe = `{"reply":"It is hard to breathe.","entities_to_update":{},"derived_entities_to_update":{}}`
 
-// startClass starts a shift for each trainee on one store, each answered through q as that
-// trainee, with a patient admitted.
+// startClass starts a shift for each trainee on one store and one scenario library, as ward
+// serve does, each answered through q as that trainee, with a patient admitted. (A library per
+// shift would parse every scenario once per trainee to pick their patient: most of the test's
+// time under -race.)
 func startClass(t *testing.T, q *llm.Queue, trainees int) []*Live {
 	store, err := persist.Open(filepath.Join(t.TempDir(), "ward.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := scenario.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	class := make([]*Live, trainees)
 	for i := range class {
-		s, err := session.Start(session.Config{Store: store, Backend: q.For(fmt.Sprint("trainee", i))})
+		s, err := session.Start(session.Config{Store: store, Scenarios: lib, Backend: q.For(fmt.Sprint("trainee", i))})
 		if err != nil {
 			t.Fatal(err)
 		}
