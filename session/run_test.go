@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
 // jsonEvent is one decoded output line of `ward run`.
@@ -121,8 +123,12 @@ func newRigWith(t *testing.T, change func(*Config)) *rig {
 	}
 	t.Cleanup(func() { store.Close() })
 	clock := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	lib, err := builtinLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := Config{
-		Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil),
+		Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil), Scenarios: lib,
 		Now: func() time.Time { clock = clock.Add(time.Second); return clock },
 	}
 	change(&cfg)
@@ -132,6 +138,12 @@ func newRigWith(t *testing.T, change func(*Config)) *rig {
 	}
 	return &rig{t: t, store: store, cfg: cfg, s: s}
 }
+
+// builtinLibrary is the built-in library, loaded once and shared by the rigs, as ward serve shares
+// one among a class (a Library is read-only and safe to share). A library of its own per rig
+// would parse every scenario again in each test whose patient arrives without one (PickScenario
+// parses them all to choose): most of those tests' time under -race.
+var builtinLibrary = sync.OnceValues(func() (*scenario.Library, error) { return scenario.Load() })
 
 // lines joins input lines the way a file or a pipe gives them to `ward run`.
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }

@@ -6,6 +6,7 @@ package sessiontest
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
 // Rig is one shift under test and what started it.
@@ -32,8 +34,12 @@ func New(t testing.TB, change func(*session.Config)) *Rig {
 	}
 	t.Cleanup(func() { store.Close() })
 	clock := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	lib, err := builtinLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := session.Config{
-		Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil),
+		Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil), Scenarios: lib,
 		Now: func() time.Time { clock = clock.Add(time.Second); return clock },
 	}
 	change(&cfg)
@@ -41,6 +47,11 @@ func New(t testing.TB, change func(*session.Config)) *Rig {
 	r.NewShift()
 	return r
 }
+
+// builtinLibrary is the built-in library, loaded once and shared by the rigs, as ward serve shares
+// one among a class (a Library is read-only and safe to share): a library per rig would parse
+// every scenario again whenever a patient arrives without one (PickScenario parses them all).
+var builtinLibrary = sync.OnceValues(func() (*scenario.Library, error) { return scenario.Load() })
 
 // Seeded is a rig whose shift's physiology is seeded, as `ward run --seed 1` is.
 func Seeded(t testing.TB) *Rig { return New(t, func(c *session.Config) { c.Seed = 1 }) }
