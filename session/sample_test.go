@@ -26,14 +26,17 @@ func strideUnderRace(stride int) int {
 // checkedUnderRace reports whether item i of a walk over the library is checked in this run.
 func checkedUnderRace(i, stride int) bool { return i%strideUnderRace(stride) == 0 }
 
-// TestCIRunsEverySampledTestWhole: a test that samples under -race is named in .ci/run's
-// whole-library step, or CI would only ever see its sample.
+// TestCIRunsEverySampledTestWhole: a test that samples under -race, here or in session/live
+// (sessiontest.CheckedUnderRace), is named in .ci/run's whole-library step, which runs both
+// packages, or CI would only ever see its sample.
 func TestCIRunsEverySampledTestWhole(t *testing.T) {
 	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob("*_test.go")
+	live, _ := filepath.Glob(filepath.Join("live", "*_test.go"))
+	files = append(files, live...)
 	fset := token.NewFileSet()
 	for _, name := range files {
 		f, err := parser.ParseFile(fset, name, nil, 0)
@@ -52,11 +55,12 @@ func TestCIRunsEverySampledTestWhole(t *testing.T) {
 	}
 }
 
-// samples reports whether fn calls checkedUnderRace or strideUnderRace.
+// samples reports whether fn calls checkedUnderRace, strideUnderRace or
+// sessiontest.CheckedUnderRace.
 func samples(fn *ast.FuncDecl) bool {
 	found := false
 	ast.Inspect(fn, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && (id.Name == "checkedUnderRace" || id.Name == "strideUnderRace") {
+		if id, ok := n.(*ast.Ident); ok && (id.Name == "checkedUnderRace" || id.Name == "strideUnderRace" || id.Name == "CheckedUnderRace") {
 			found = true
 		}
 		return !found

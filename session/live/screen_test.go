@@ -95,13 +95,17 @@ func TestTheInspectorShowsTheEnginesTruth(t *testing.T) {
 }
 
 // The trainee discovers the case: nothing on their screen names a scenario's title, diagnosis
-// or state, for any built-in scenario; the admission gives the presentation.
+// or state, for any built-in scenario (a sample of every third under -race); the admission gives
+// the presentation.
 func TestTheTraineeSeesThePresentationNeverTheDiagnosis(t *testing.T) {
 	lib, err := scenario.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range lib.List() {
+	for i, sc := range lib.List() {
+		if !sessiontest.CheckedUnderRace(i, 3) {
+			continue
+		}
 		t.Run(sc.ID, func(t *testing.T) {
 			r := sessiontest.Seeded(t)
 			l := NewLive(r.S, nil)
