@@ -203,6 +203,7 @@ var bedside = []string{
 // window mode, and compares ward's own prompt estimates (what llm_call reports) with full
 // history. Run with -v to see the table that BENCHMARKS.md records.
 func TestBoundedGrowth(t *testing.T) {
+	t.Parallel() // its own rigs, and ward's token estimates, not time: see sample_test.go
 	modes := []struct {
 		name   string
 		window memory.Window

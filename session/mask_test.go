@@ -75,6 +75,7 @@ func rosters(lib *sc.Library) (whole, alone [][]string) {
 }
 
 func TestCaseMaskerMasksAsOneByOne(t *testing.T) {
+	t.Parallel() // pure work on the library: see sample_test.go
 	lib, err := sc.Load()
 	if err != nil {
 		t.Fatal(err)

@@ -128,6 +128,7 @@ func agentsOf(calls []CallRecord) string {
 // checked here too: a typical later turn of the block window re-evaluates at most an eighth of
 // its prompt, and less than the sliding window does.
 func TestBedsideScriptStaysMeasurable(t *testing.T) {
+	t.Parallel() // its own rigs: see sample_test.go
 	shares := map[string]float64{}
 	for _, h := range liveHistories() {
 		r := scriptRig(t, func(c *Config) { c.Window = h.window })

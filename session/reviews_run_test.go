@@ -18,6 +18,7 @@ import (
 // its own seed, so a threshold may be crossed a little sooner or later; TestScenarioReviews
 // holds the review's columns to the engine row by row.)
 func TestRunEveryReviewPath(t *testing.T) {
+	t.Parallel() // its own rigs: see sample_test.go
 	lib := newRig(t).s.cfg.Scenarios
 	for i, s := range lib.List() {
 		if !checkedUnderRace(i, 3) {

@@ -275,6 +275,7 @@ func TestRunLinesWaitAdvancesClockAndMonitorReports(t *testing.T) {
 }
 
 func TestRunLinesRefusesOverlongLines(t *testing.T) {
+	t.Parallel() // its own rigs: see sample_test.go
 	tests := []struct {
 		name    string
 		long    string

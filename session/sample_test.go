@@ -14,6 +14,12 @@ import (
 // race detector, whose binary runs Go code several times slower: every run checks the same
 // items, the plain run (the README's `go test ./...`) checks them all, and CI runs them once more
 // without -race (.ci/run, "whole library") so nothing goes unchecked there.
+//
+// The longest of them, and others as long, also call t.Parallel: this package's binary is the
+// last of the suite to finish under -race, running its tests one at a time on one of CI's two
+// cores. Only a test that shares nothing may: its own rigs (a store in t.TempDir, the read-only
+// library every rig shares), no environment variables, flags, working directory or package
+// state, and no measure of allocations or time another test would disturb.
 
 // strideUnderRace is stride under -race and 1 (every item) otherwise.
 func strideUnderRace(stride int) int {

@@ -66,6 +66,7 @@ func secretsOf(scenarios ...*sc.Scenario) []string {
 // included, no prompt before the debrief holds the scenario's identifier, title, diagnosis or
 // state names — neither for the patient being seen nor for another on the roster.
 func TestNoPromptBeforeTheDebriefHoldsTheDiagnosis(t *testing.T) {
+	t.Parallel() // its own rigs: see sample_test.go
 	list := newRig(t).s.cfg.Scenarios.List()
 	team, err := agents.LoadTeam("")
 	if err != nil {
