@@ -42,6 +42,7 @@ func progressOf(t *testing.T, db string) records.Progress {
 // A trainee who failed "oxygen" in two cases is offered, with the reason, a shift whose first
 // case asks for it again; `ward run --shift next` starts that shift.
 func TestAMissedActionIsOfferedAgainAndTheNextShiftStartsIt(t *testing.T) {
+	t.Parallel() // commands on files of its own: see TestMain
 	lib, err := scenario.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +92,7 @@ func reasonJSON(t *testing.T, s string) string {
 // With a curriculum set, every case of the next shift comes from it; an unknown entry is refused
 // by name and changes nothing; clearing it offers the whole library again.
 func TestTheCurriculumBoundsTheNextShift(t *testing.T) {
+	t.Parallel() // commands on files of its own: see TestMain
 	lib, err := scenario.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +130,7 @@ func TestTheCurriculumBoundsTheNextShift(t *testing.T) {
 // The TUI's start dialog offers alice the same next shift `ward progress` does, for her alone,
 // with each patient's reason.
 func TestTheStartDialogIsOfferedTheNextShift(t *testing.T) {
+	t.Parallel() // commands on files of its own: see TestMain
 	lib, err := scenario.Load()
 	if err != nil {
 		t.Fatal(err)

@@ -77,9 +77,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return root.ExecuteContext(ctx)
 }
 
+// Commands are listed in the order commands declares them. Cobra's switch is a package variable,
+// set once here: set in commands, every in-process run (the tests run them in parallel) wrote it.
+func init() { cobra.EnableCommandSorting = false }
+
 // commands declares every command: its synopsis, summary, flags, arguments and body.
 func commands(cl *cli) *cobra.Command {
-	cobra.EnableCommandSorting = false // commands are listed in the order declared here
 	root := cl.build(spec{use: "ward", summary: "open the TUI (resumes the latest shift)",
 		flags: append([]string{"theme", "bell"}, sessionFlags...), run: tui})
 	root.SilenceErrors, root.SilenceUsage = true, true

@@ -27,6 +27,7 @@ func TestArchiveShowMasksTheCaseUnlessInstructor(t *testing.T) {
 // Every `ward report` format is byte-identical across runs on one database: no row or patient
 // follows a map's order.
 func TestReportIsByteIdenticalAcrossRuns(t *testing.T) {
+	t.Parallel() // commands on files of its own: see TestMain
 	db := filepath.Join(t.TempDir(), "ward.db")
 	script := "/admit patient_1 asthma-exacerbation\n/admit patient_2 sepsis-urosepsis\n/admit patient_10 hypoglycaemia\n" +
 		"check vitals\n/switch patient_1\ncheck vitals\n/diagnosis asthma\n"

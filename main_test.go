@@ -22,6 +22,10 @@ import (
 // ward runs a command line in-process and returns stdout and the error.
 // TestMain: the tests here create dozens of encrypted databases in-process; argon2id's real cost
 // is persist's to measure (BenchmarkSignIn), and the binary the SSH tests run keeps it.
+//
+// The longest tests that only run commands on files of their own (a database, a trace in
+// t.TempDir) call t.Parallel, so under -race this package uses both of CI's cores. A test that
+// sets the environment (t.Setenv forbids it anyway), sends a signal, or measures time may not.
 func TestMain(m *testing.M) {
 	persist.CheapKDFForTests()
 	os.Exit(m.Run())
@@ -327,6 +331,7 @@ func TestReplayNotesAnotherVersionAndRefusesAnotherFormat(t *testing.T) {
 // A trace of a resumed shift replays when it also holds the run that started the shift, and
 // cannot be replayed from the resumed run alone.
 func TestReplayOfAResumedShift(t *testing.T) {
+	t.Parallel() // commands on files of its own: see TestMain
 	dir := t.TempDir()
 	db, trace, second := filepath.Join(dir, "ward.db"), filepath.Join(dir, "both.jsonl"), filepath.Join(dir, "second.jsonl")
 	for _, args := range [][]string{{"--new", "--trace", trace}, {"--trace", trace}, {"--trace", second}} {
@@ -653,6 +658,7 @@ func TestEveryAuditedActionAppearsOnce(t *testing.T) {
 }
 
 func TestProgressAndPreferencesFromTheCommandLine(t *testing.T) {
+	t.Parallel() // commands on files of its own: see TestMain
 	db := filepath.Join(t.TempDir(), "ward.db")
 	for range 2 {
 		if _, err := ward(t, playAsthma+"/prefs handoff mist\n", "run", "--db", db, "--trainee", "alice", "--backend", "offline", "--new"); err != nil {

@@ -46,6 +46,7 @@ func TestATraceOnAFullDiskFailsTheRun(t *testing.T) {
 // A trace cut part way through a line (a killed ward, a full disk) replays its whole turns, and
 // no run is appended to it.
 func TestACutTraceReplaysWhatIsWhole(t *testing.T) {
+	t.Parallel() // commands on files of its own: see TestMain
 	trace := recordTrace(t, "review patient_1\nany allergies?\n/wait 2m\n/vitals\n")
 	data := fileBytes(t, trace)
 	cut := filepath.Join(t.TempDir(), "cut.jsonl")
