@@ -12,6 +12,7 @@ import (
 	"github.com/ward-sim/ward/session/action"
 	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/records"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
 // A resuscitation team shares one shift: one engine, one clock, one record. Each member's line
@@ -24,6 +25,18 @@ import (
 
 // TeamRoles are the roles a member may have, the leader first (aar.Roles).
 var TeamRoles = aar.Roles
+
+// TeamRolesFor are the roles a member of a team may have when its shift starts with the case id
+// of lib ("" for the server's shift): TeamRoles. An error names a case lib lacks.
+func TeamRolesFor(lib *scenario.Library, id string) ([]string, error) {
+	if id == "" {
+		return TeamRoles, nil
+	}
+	if _, ok := lib.Get(id); !ok {
+		return nil, fmt.Errorf("no such scenario %s (ward scenarios list)", id)
+	}
+	return TeamRoles, nil
+}
 
 // Member is one member of a team: their name and role (TeamRoles).
 type Member struct{ Name, Role string }

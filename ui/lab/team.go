@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/ui"
+	"github.com/ward-sim/ward/ui/board"
 )
 
 // A team is enrolled trainees sharing one shift, each in a role (session.TeamRoles). The teams
@@ -52,9 +54,9 @@ func (t Team) Member(name string) (session.Member, bool) {
 	return t.Members[i], true
 }
 
-// check refuses a team that is not well formed: its name, its members' names and roles, how
-// many, and a member named twice.
-func (t Team) check() error {
+// check refuses a team that is not well formed: its name, its members' names and roles (each one
+// of roles, or any word for nil), how many, and a member named twice.
+func (t Team) check(roles []string) error {
 	if err := CheckName(t.Name); err != nil {
 		return fmt.Errorf("team name: %w", err)
 	}
@@ -65,8 +67,11 @@ func (t Team) check() error {
 		if err := CheckName(m.Name); err != nil {
 			return err
 		}
-		if !slices.Contains(session.TeamRoles, m.Role) {
-			return fmt.Errorf("team %s: %s's role %q is none of %s", t.Name, m.Name, m.Role, strings.Join(session.TeamRoles, ", "))
+		if roles == nil && !rolePattern.MatchString(m.Role) {
+			return fmt.Errorf("team %s: %s's role %q is not a role's name", t.Name, m.Name, m.Role)
+		}
+		if roles != nil && !slices.Contains(roles, m.Role) {
+			return fmt.Errorf("team %s: %s's role %q is none of %s", t.Name, m.Name, m.Role, strings.Join(roles, ", "))
 		}
 		if slices.ContainsFunc(t.Members[:i], func(o session.Member) bool { return o.Name == m.Name }) {
 			return fmt.Errorf("team %s: %s is named twice", t.Name, m.Name)
@@ -74,6 +79,9 @@ func (t Team) check() error {
 	}
 	return nil
 }
+
+// rolePattern is what a role read back from the teams may be: formed, it was one of its case's.
+var rolePattern = regexp.MustCompile(`^[a-z][a-z-]{0,31}$`)
 
 // ParseMember reads NAME:ROLE.
 func ParseMember(s string) (session.Member, error) {
@@ -145,7 +153,7 @@ func parseTeam(line string) (Team, error) {
 		}
 		t.Members = append(t.Members, m)
 	}
-	return t, t.check()
+	return t, t.check(nil)
 }
 
 // Of is the team the trainee is a member of, the one formed last; false for none.
@@ -158,10 +166,11 @@ func (all Teams) Of(trainee string) (Team, bool) {
 	return Team{}, false
 }
 
-// FormTeam adds the team to the file at path, each member an enrolled trainee of enrolled; a
-// running server reads it at its next connection.
-func FormTeam(path string, t Team, enrolled Enrolments) error {
-	if err := t.check(); err != nil {
+// FormTeam adds the team to the file at path, each member an enrolled trainee of enrolled in one
+// of roles (session.TeamRolesFor its case); a running server reads it at its next connection.
+// `ward team` and the instructor's board both form teams here.
+func FormTeam(path string, t Team, enrolled Enrolments, roles []string) error {
+	if err := t.check(roles); err != nil {
 		return err
 	}
 	if slices.ContainsFunc(enrolled, func(e Enrolment) bool { return e.Name == t.Trainee() }) {
@@ -315,4 +324,57 @@ func (s *Server) members(ts *teamShift) []session.Member {
 	s.teamsMu.Lock()
 	defer s.teamsMu.Unlock()
 	return slices.Clone(ts.team.Members)
+}
+
+// The instructor's board forms teams as `ward team` does.
+var _ board.Teams = boardTeams{}
+
+// boardTeams forms teams on the instructor's board: from the enrolled trainees and the server's
+// case library, read afresh, through FormTeam.
+type boardTeams struct{ s *Server }
+
+// Enrolled are the enrolled trainees, each once, sorted.
+func (b boardTeams) Enrolled() ([]string, error) {
+	all, err := ReadEnrolments(b.s.cfg.Keys)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range all {
+		if !e.Instructor {
+			names = append(names, e.Name)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
+}
+
+// Cases are the IDs of the server's scenarios.
+func (b boardTeams) Cases() []string {
+	var ids []string
+	for _, sc := range b.s.cfg.Setup.Library().List() {
+		ids = append(ids, sc.ID)
+	}
+	return ids
+}
+
+// Roles are those a member of a team of the case may have.
+func (b boardTeams) Roles(scenario string) ([]string, error) {
+	return session.TeamRolesFor(b.s.cfg.Setup.Library(), scenario)
+}
+
+// Form forms the team, as `ward team` does.
+func (b boardTeams) Form(name, scenario string, members []session.Member) error {
+	if b.s.cfg.Teams == "" {
+		return errors.New("this server keeps no teams")
+	}
+	roles, err := b.Roles(scenario)
+	if err != nil {
+		return err
+	}
+	enrolled, err := ReadEnrolments(b.s.cfg.Keys)
+	if err != nil {
+		return err
+	}
+	return FormTeam(b.s.cfg.Teams, Team{Name: name, Scenario: scenario, Members: members}, enrolled, roles)
 }

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func newTeamLab(t *testing.T) (*testLab, map[string]gossh.Signer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := FormTeam(l.cfg.Teams, red, all); err != nil {
+	if err := FormTeam(l.cfg.Teams, red, all, session.TeamRoles); err != nil {
 		t.Fatal(err)
 	}
 	return l, keys
@@ -128,7 +129,7 @@ func TestATeamNeedsAnUnencryptedDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := FormTeam(l.cfg.Teams, Team{Name: "red", Members: []session.Member{{Name: "alice", Role: "leader"}}}, all); err != nil {
+	if err := FormTeam(l.cfg.Teams, Team{Name: "red", Members: []session.Member{{Name: "alice", Role: "leader"}}}, all, session.TeamRoles); err != nil {
 		t.Fatal(err)
 	}
 	c := l.dial("alice", key)
@@ -172,13 +173,13 @@ func TestFormTeamRefuses(t *testing.T) {
 		{Team{Name: "red", Members: make([]session.Member, 9)}, "1 to 8 members"},
 		{Team{Name: "-red", Members: []session.Member{{Name: "alice", Role: "leader"}}}, "cannot be an enrolled name"},
 	} {
-		if err := FormTeam(path, c.team, enrolled); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := FormTeam(path, c.team, enrolled, session.TeamRoles); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.team, err, c.want)
 		}
 	}
 	// A team formed again is its last line; a trainee in two teams is in the later one.
 	ok := func(team Team) {
-		if err := FormTeam(path, team, enrolled); err != nil {
+		if err := FormTeam(path, team, enrolled, session.TeamRoles); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -221,4 +222,38 @@ func FuzzParseTeam(f *testing.F) {
 			t.Errorf("%q read back as %q (%v)", team.line(), back.line(), err)
 		}
 	})
+}
+
+// The instructor forms a team on the board over SSH, as `ward team` would: a name, the case,
+// each member's role. It is written to the teams like any other, and its members' next
+// connections are its shift, each in their role.
+func TestTheInstructorFormsATeamOnTheBoard(t *testing.T) {
+	l := newLab(t, nil, func(c *Config) { c.Teams = strings.TrimSuffix(c.Keys, ".keys") + ".teams" })
+	alice, bob := l.enrol("alice", false), l.enrol("bob", false)
+	teacher := l.dial("jones", l.enrol("jones", true))
+	teacher.waitFor("t form team")
+	teacher.typeKeys("t")
+	teacher.waitFor("The team's name")
+	teacher.typeLine("blue")
+	teacher.waitFor("which case")
+	const down, right = "\x1b[B", "\x1b[C"
+	at := slices.Index(boardTeams{l.srv}.Cases(), "arrest-vf-ward")
+	teacher.typeKeys(strings.Repeat(down, at+1) + "\r")
+	teacher.waitFor("give each member a role")
+	teacher.typeKeys(right + down + strings.Repeat(right, 3) + "\r") // alice leads, bob on circulation
+	teacher.waitFor("team blue: formed: alice (leader), bob (circulation)")
+
+	all, err := ReadTeams(l.cfg.Teams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Team{Name: "blue", Scenario: "arrest-vf-ward", Members: []session.Member{{Name: "alice", Role: "leader"}, {Name: "bob", Role: "circulation"}}}
+	if team, _ := all.Of("bob"); team.line() != want.line() {
+		t.Fatalf("the teams hold %q, want %q", team.line(), want.line())
+	}
+	screen := l.dial("bob", bob)
+	screen.waitFor("you are bob (circulation)")
+	screen.waitFor("Graham Holt")
+	l.dial("alice", alice).waitFor("you are alice (leader)")
+	teacher.waitFor("team blue: alice (leader), bob (circulation)")
 }
