@@ -19,7 +19,9 @@ import (
 // is a turn of the shift, stored with who said it and in which role (memory.Message's By and
 // TeamRole). An order from the leader whose every action is another member's part of the work
 // is that member's to carry out: it is stored with whom it is for and does nothing to the
-// patient until the member says it is done (their line acts, and closes the loop). An order no
+// patient until the member says it is done (their line acts, and closes the loop): in their own
+// words, or saying it back in few ("adrenaline in": the order is carried out as the leader said
+// it, aar.TeamReview.SaidBack). An order no
 // member's role holds is the nurse's, carried out at once as in a shift of one. The review reads
 // the loops back from the stored lines (aar.Team).
 
@@ -58,6 +60,9 @@ func (s *Session) TeamTurn(ctx context.Context, by Member, team []Member, text s
 		return
 	}
 	s.restoreFromRegistry(t)
+	if o, ok := aar.Team(records.TeamLines(s.history, 0)).SaidBack(by.Name, line); ok {
+		t.carries = o.Text // "adrenaline in": the order done as the leader said it
+	}
 	switch to := orderedTo(by, team, action.Parse(line)); {
 	case to == aar.Nurse:
 		t.orderFor = to // carried out at once, as in a shift of one

@@ -112,7 +112,7 @@ func TestTeamRunsVFArrestToROSC(t *testing.T) {
 	}
 	// The adrenaline never said done was never given: the order alone does nothing.
 	for _, d := range rev.Arrest.Drugs {
-		if d.Drug == "epinephrine" || d.Drug == "adrenaline" {
+		if strings.Contains(d.Drug, "adrenaline") { // as the review names it: "adrenaline 1 mg IV"
 			t.Errorf("adrenaline was given though no one said it was done: %+v", d)
 		}
 	}
@@ -223,5 +223,57 @@ func TestTeamOrderWithNoPatientIsNoOrder(t *testing.T) {
 	}
 	if len(msgs) == 0 || msgs[0].Content != "start CPR" || msgs[0].By != "alice" || msgs[0].For != "" {
 		t.Errorf("the shift's history: %+v", msgs)
+	}
+}
+
+// A member closes the loop as a team speaks, in few words: "IV's in", "adrenaline in" carry out
+// the leader's order as the leader said it (the dose and route the member did not repeat), and
+// close it; "done" alone says back nothing and closes nothing.
+func TestTeamSaysBackInFewWords(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 1 })
+	events := playTeam(t, r.s, three, []string{
+		"alice /admit patient_1 arrest-vf-ward",
+		"00:10 alice he's in cardiac arrest, crash call",
+		"00:10 alice start CPR",
+		"00:11 bob compressions started",
+		"00:20 alice IV access",
+		"00:40 carol IV's in",
+		"00:50 alice give 1 mg adrenaline IV",
+		"01:00 carol adrenaline in",
+		"01:10 alice charge to 150 J",
+		"01:11 bob done",
+	})
+	rev, _ := teamReview(t, r.s)
+	tm := rev.Team
+	if tm == nil || tm.Addressed != 4 || tm.Closed != 3 {
+		t.Fatalf("the team's loops: %+v", tm)
+	}
+	if open := tm.Unacknowledged(); len(open) != 1 || open[0].Text != "charge to 150 J" {
+		t.Errorf("unacknowledged: %+v, want bob's charge (\"done\" said back nothing)", open)
+	}
+	adrenaline := tm.Orders[2]
+	if adrenaline.DoneBy != "carol" || adrenaline.Done == nil || *adrenaline.Done-adrenaline.At != 10 {
+		t.Errorf("the adrenaline order: %+v", adrenaline)
+	}
+	given := false
+	for _, d := range rev.Arrest.Drugs {
+		given = given || d.Drug == "adrenaline 1 mg IV"
+	}
+	if !given {
+		t.Errorf("carol's \"adrenaline in\" gave no adrenaline 1 mg IV: %+v", rev.Arrest.Drugs)
+	}
+	var told []string
+	for _, e := range events {
+		if n, ok := e.(NoteEvent); ok && n.Stop == "team" {
+			told = append(told, n.Text)
+		}
+	}
+	want := `carol closed the loop on alice's order "give 1 mg adrenaline IV" after 00:10.`
+	if len(told) != 3 || told[2] != want {
+		t.Errorf("the team was told:\n%s\nwant the third: %s", strings.Join(told, "\n"), want)
+	}
+	c := tm.Members[2]
+	if c.Name != "carol" || len(c.Actions) != 2 || c.Actions[1].Closes != "give 1 mg adrenaline IV" {
+		t.Errorf("carol's actions: %+v", c)
 	}
 }

@@ -38,6 +38,7 @@ type turn struct {
 	told          []told         // alarms told, for the turn's next commit
 	by            Member         // the team member who said the line; zero in a shift of one
 	orderFor      string         // whom the line orders to carry it out (team.go)
+	carries       string         // the order a member's line says back as done, which it carries out (team.go)
 }
 
 func newTurn(input string, emit func(Event)) *turn {
