@@ -201,7 +201,7 @@ func teamCommand(cl *cli) *cobra.Command {
 func team(_ context.Context, c *call) error {
 	o := c.o
 	if len(o.members) == 0 {
-		return usageError{"usage: ward team NAME --member NAME:ROLE... [--scenario ID] — roles: " + strings.Join(session.TeamRoles, ", ")}
+		return usageError{"usage: ward team NAME --member NAME:ROLE... [--scenario ID] — roles: " + strings.Join(session.TeamRoles, ", ") + ", and those the case names"}
 	}
 	t := lab.Team{Name: c.args[0], Scenario: o.scenario}
 	for _, s := range o.members {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,7 +207,7 @@ func TestTeamOrderedTo(t *testing.T) {
 		{alice, "how are you feeling", ""},
 		{bob, "give 1 mg adrenaline IV", ""},
 	} {
-		if got := orderedTo(c.by, pair, action.Parse(c.line)); got != c.want {
+		if got := orderedTo(c.by, pair, nil, action.Parse(c.line)); got != c.want {
 			t.Errorf("%s says %q: ordered to %q, want %q", c.by, c.line, got, c.want)
 		}
 	}
@@ -275,5 +276,70 @@ func TestTeamSaysBackInFewWords(t *testing.T) {
 	c := tm.Members[2]
 	if c.Name != "carol" || len(c.Actions) != 2 || c.Actions[1].Closes != "give 1 mg adrenaline IV" {
 		t.Errorf("carol's actions: %+v", c)
+	}
+}
+
+// A role the case names holds its kinds when a member has it: the midwife of an obstetric
+// haemorrhage is ordered to the uterus; without one, anyone may do it and no one is ordered.
+func TestTeamOrderedToACaseRole(t *testing.T) {
+	lib, err := LoadLibrary("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pph, _ := lib.Get("postpartum-haemorrhage")
+	dana := Member{Name: "dana", Role: "midwife"}
+	fundus := action.Parse("rub up the fundus")
+	if got := orderedTo(alice, []Member{alice, carol, dana}, pph.TeamRoles, fundus); got != "dana" {
+		t.Errorf("the fundus ordered to %q, want dana, the midwife (%+v)", got, fundus)
+	}
+	if got := orderedTo(alice, three, pph.TeamRoles, fundus); got != "" {
+		t.Errorf("with no midwife, the fundus ordered to %q", got)
+	}
+	if got := orderedTo(alice, []Member{alice, carol, dana}, pph.TeamRoles, action.Parse("give oxytocin 5 units IV")); got != "carol" {
+		t.Errorf("the oxytocin ordered to %q, want carol (drugs)", got)
+	}
+
+	// In the shift, the order waits for the midwife, whose word closes it.
+	r := newRigWith(t, func(c *Config) { c.Seed = 1 })
+	events := playTeam(t, r.s, []Member{alice, carol, dana}, []string{"alice /admit patient_1 postpartum-haemorrhage",
+		"00:10 alice rub up the fundus", "00:20 dana fundus rubbed up"})
+	var said []string
+	for _, e := range events {
+		switch e := e.(type) {
+		case NoteEvent:
+			said = append(said, e.Text)
+		case MessageEvent:
+			said = append(said, e.Text)
+		}
+	}
+	for _, want := range []string{"Order for dana (midwife)", `dana closed the loop on alice's order "rub up the fundus" after 00:10.`} {
+		if !slices.ContainsFunc(said, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("the team was not told %q:\n%s", want, strings.Join(said, "\n"))
+		}
+	}
+}
+
+// The roles a case's team may have are every team's and the case's own; a case not in the
+// library is named.
+func TestTeamRolesFor(t *testing.T) {
+	lib, err := LoadLibrary("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{
+		"":                       "leader airway circulation drugs recorder",
+		"arrest-vf-ward":         "leader airway circulation drugs recorder",
+		"paediatric-arrest":      "leader airway circulation drugs recorder timekeeper",
+		"postpartum-haemorrhage": "leader airway circulation drugs recorder midwife",
+	} {
+		if roles, err := TeamRolesFor(lib, id); err != nil || strings.Join(roles, " ") != want {
+			t.Errorf("%q: %v (%v), want %s", id, roles, err, want)
+		}
+	}
+	if _, err := TeamRolesFor(lib, "no-such-case"); err == nil || !strings.Contains(err.Error(), "no such scenario no-such-case") {
+		t.Errorf("an unknown case: %v", err)
+	}
+	if TeamRoles[len(TeamRoles)-1] != "recorder" {
+		t.Errorf("TeamRolesFor changed TeamRoles: %v", TeamRoles)
 	}
 }

@@ -48,6 +48,14 @@ var roleOf = map[sc.ActionKind]string{
 // RoleOf is the role whose part of the work a is; "" when any member may do it.
 func RoleOf(a action.Action) string { return roleOf[a.Kind] }
 
+// RoleRank orders a team's roles: every team's in the order of Roles, then those a case names.
+func RoleRank(role string) int {
+	if i := slices.Index(Roles, role); i >= 0 {
+		return i
+	}
+	return len(Roles)
+}
+
 // IsRole says whether role is one of a team's roles.
 func IsRole(role string) bool { return slices.Contains(Roles, role) }
 
@@ -171,9 +179,7 @@ func Team(lines []TeamLine) *TeamReview {
 		}
 		t.Members[i].Actions = append(t.Members[i].Actions, did)
 	}
-	slices.SortStableFunc(t.Members, func(a, b MemberReview) int {
-		return slices.Index(Roles, a.Role) - slices.Index(Roles, b.Role)
-	})
+	slices.SortStableFunc(t.Members, func(a, b MemberReview) int { return RoleRank(a.Role) - RoleRank(b.Role) })
 	return t
 }
 

@@ -31,7 +31,7 @@ func SaysBack(said, order string) bool {
 			return false
 		case slices.ContainsFunc(strings.Fields(lx.word), func(w string) bool { return slices.Contains(doneWords, w) }):
 			done = true
-		case strings.HasSuffix(lx.word, "ed") && slices.ContainsFunc(orderLx, func(o lexeme) bool { return sameWord(lx.word, o.word) }):
+		case slices.ContainsFunc(orderLx, func(o lexeme) bool { return saysDone(lx.word, o.word) }):
 			done = true
 		}
 	}
@@ -67,6 +67,20 @@ func sameWord(a, b string) bool {
 				continue
 			}
 			if x == y || len(x) >= 4 && strings.HasPrefix(y, x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// saysDone reports whether a word of phrase said is a word of phrase order in the past tense:
+// "charged" of "charge", "shocked" of "shock", "rubbed" of "rub".
+func saysDone(said, order string) bool {
+	for _, w := range strings.Fields(said) {
+		for _, o := range strings.Fields(order) {
+			if len(o) >= 3 && !slices.Contains(unechoed, o) &&
+				(w == o+"ed" || w == o+"d" && strings.HasSuffix(o, "e") || w == o+o[len(o)-1:]+"ed") {
 				return true
 			}
 		}

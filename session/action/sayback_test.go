@@ -22,6 +22,8 @@ func TestSaysBack(t *testing.T) {
 		{"charged, stand clear", "charge the defib to 150 J", true},
 		{"shocking now… shock delivered", "shock", true},
 		{"shocked", "deliver a shock", true},
+		{"fundus rubbed up", "rub up the fundus", true},
+		{"started", "start compressions", false}, // the order's verb alone names nothing
 		{"oxygen on", "15 litres oxygen via non-rebreather", true},
 		{"pads on", "pads on please", true},
 		{"cannula in", "IV access please", false}, // another word for it: the parser reads it (Parse)

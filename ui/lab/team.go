@@ -312,11 +312,26 @@ func (s *Server) openTeamShift(c *conn, t Team) (*shift, ui.Options, error) {
 	if err != nil {
 		return nil, opts, err
 	}
-	opts.Notice = strings.TrimSuffix(fmt.Sprintf("team %s: you are %s; the leader starts and stops the clock (/pause); %s",
-		t.Name, me, s.cfg.Notice), "; ")
+	opts.Notice = strings.TrimSuffix(fmt.Sprintf("team %s: you are %s%s; the leader starts and stops the clock (/pause); %s",
+		t.Name, me, s.roleDoes(t, me.Role), s.cfg.Notice), "; ")
 	sh := &shift{Live: ts.live, srv: s, who: c.who.person(), gone: make(chan struct{}), member: &me, team: ts,
 		release: func() { s.leaveTeam(ts) }}
 	return sh, opts, nil
+}
+
+// roleDoes is what a role the team's case names does, for the member given it: ", who …"; "" for
+// the roles every team has.
+func (s *Server) roleDoes(t Team, role string) string {
+	sc, ok := s.cfg.Setup.Library().Get(t.Scenario)
+	if !ok {
+		return ""
+	}
+	for _, r := range sc.TeamRoles {
+		if r.Name == role {
+			return ", who " + r.Does
+		}
+	}
+	return ""
 }
 
 // members is the team as it was formed last, for a member's turn.

@@ -225,8 +225,8 @@ func FuzzParseTeam(f *testing.F) {
 }
 
 // The instructor forms a team on the board over SSH, as `ward team` would: a name, the case,
-// each member's role. It is written to the teams like any other, and its members' next
-// connections are its shift, each in their role.
+// each member's role, the case's own roles among them. It is written to the teams like any
+// other, and its members' next connections are its shift, each in their role.
 func TestTheInstructorFormsATeamOnTheBoard(t *testing.T) {
 	l := newLab(t, nil, func(c *Config) { c.Teams = strings.TrimSuffix(c.Keys, ".keys") + ".teams" })
 	alice, bob := l.enrol("alice", false), l.enrol("bob", false)
@@ -236,24 +236,24 @@ func TestTheInstructorFormsATeamOnTheBoard(t *testing.T) {
 	teacher.waitFor("The team's name")
 	teacher.typeLine("blue")
 	teacher.waitFor("which case")
-	const down, right = "\x1b[B", "\x1b[C"
-	at := slices.Index(boardTeams{l.srv}.Cases(), "arrest-vf-ward")
+	const down, right, left = "\x1b[B", "\x1b[C", "\x1b[D"
+	at := slices.Index(boardTeams{l.srv}.Cases(), "paediatric-arrest")
 	teacher.typeKeys(strings.Repeat(down, at+1) + "\r")
-	teacher.waitFor("give each member a role")
-	teacher.typeKeys(right + down + strings.Repeat(right, 3) + "\r") // alice leads, bob on circulation
-	teacher.waitFor("team blue: formed: alice (leader), bob (circulation)")
+	teacher.waitFor("roles: leader, airway, circulation, drugs, recorder, timekeeper")
+	teacher.typeKeys(right + down + left + "\r") // alice leads, bob keeps time
+	teacher.waitFor("team blue: formed: alice (leader), bob (timekeeper)")
 
 	all, err := ReadTeams(l.cfg.Teams)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Team{Name: "blue", Scenario: "arrest-vf-ward", Members: []session.Member{{Name: "alice", Role: "leader"}, {Name: "bob", Role: "circulation"}}}
+	want := Team{Name: "blue", Scenario: "paediatric-arrest", Members: []session.Member{{Name: "alice", Role: "leader"}, {Name: "bob", Role: "timekeeper"}}}
 	if team, _ := all.Of("bob"); team.line() != want.line() {
 		t.Fatalf("the teams hold %q, want %q", team.line(), want.line())
 	}
 	screen := l.dial("bob", bob)
-	screen.waitFor("you are bob (circulation)")
-	screen.waitFor("Graham Holt")
-	l.dial("alice", alice).waitFor("you are alice (leader)")
-	teacher.waitFor("team blue: alice (leader), bob (circulation)")
+	screen.waitFor("you are bob (timekeeper), who keeps the time")
+	screen.waitFor("Poppy Clarke")
+	l.dial("alice", alice).waitFor("you are alice (leader);")
+	teacher.waitFor("team blue: alice (leader), bob (timekeeper)")
 }
