@@ -72,7 +72,7 @@ func (s *Session) TeamTurn(ctx context.Context, by Member, team []Member, text s
 		return
 	}
 	s.restoreFromRegistry(t)
-	if o, ok := aar.Team(records.TeamLines(s.history, 0)).SaidBack(by.Name, line); ok {
+	if o, ok := aar.Team(records.TeamLines(s.chat.history, 0)).SaidBack(by.Name, line); ok {
 		t.carries = o.Text // "adrenaline in": the order done as the leader said it
 	}
 	switch to := orderedTo(by, team, s.caseRoles(t), action.Parse(line)); {
