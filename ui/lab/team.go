@@ -218,16 +218,24 @@ type teamShift struct {
 }
 
 // joinTeam is the team's running shift, opened (its latest shift resumed, or one started with
-// its case) for the first member to connect.
-func (s *Server) joinTeam(t Team) (*teamShift, error) {
+// its case) for the first member to connect, through member, the member's own view: in an
+// encrypted database the team's key opens through theirs, and a member joining the running
+// shift gets it boxed for them (persist.TeamAs, ShareTeam).
+func (s *Server) joinTeam(t Team, member *persist.Store) (*teamShift, error) {
 	s.teamsMu.Lock()
 	defer s.teamsMu.Unlock()
 	if ts := s.teams[t.Name]; ts != nil {
+		if err := ts.view.ShareTeam(member); err != nil {
+			return nil, err
+		}
 		ts.team = t // the members' roles as formed last
 		ts.conns++
 		return ts, nil
 	}
-	view, err := s.store.As(persist.Person{Trainee: t.Trainee()}, nil)
+	view, err := member.TeamAs(t.Trainee())
+	if errors.Is(err, persist.ErrNoAccess) {
+		return nil, fmt.Errorf("team %s's shift opens with the keys of the members who have joined it: connect while one of them is in it (%w)", t.Name, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -293,22 +301,16 @@ func (s *Server) leaveTeam(ts *teamShift) {
 	ts.view.Close()
 }
 
-// openTeamShift is a member's screen on their team's shift: their lines are theirs, in their
-// role (session.TeamTurn).
-func (s *Server) openTeamShift(c *conn, t Team) (*shift, ui.Options, error) {
+// openTeamShift is a member's screen on their team's shift, opened through view, their own:
+// their lines are theirs, in their role (session.TeamTurn).
+func (s *Server) openTeamShift(c *conn, view *persist.Store, t Team) (*shift, ui.Options, error) {
 	opts := ui.Options{Theme: s.cfg.Theme, Trainee: c.who.Name, TraineeFixed: true, Clipboard: c.sess, Confined: true,
 		SaveDir: filepath.Join(s.store.Path()+".exports", c.who.Name)}
-	if encrypted, err := s.store.Encrypted(); err != nil || encrypted {
-		if err == nil {
-			err = errors.New("a team's shift needs an unencrypted database: the team shares no one's key")
-		}
-		return nil, opts, err
-	}
 	if err := os.MkdirAll(opts.SaveDir, 0o700); err != nil {
 		return nil, opts, err
 	}
 	me, _ := t.Member(c.who.Name)
-	ts, err := s.joinTeam(t)
+	ts, err := s.joinTeam(t, view)
 	if err != nil {
 		return nil, opts, err
 	}

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -90,13 +91,7 @@ func TestATeamSharesOneShift(t *testing.T) {
 	for _, c := range []*client{alice, bob, carol} {
 		c.conn.Close()
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for l.srv.teamOpen("red") {
-		if time.Now().After(deadline) {
-			t.Fatal("team red's shift is still open with every member gone")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	l.waitTeamClosed("red")
 	alice = l.dial("alice", keys["alice"])
 	alice.waitFor("Graham Holt")
 	alice.waitFor("IV access done")
@@ -115,34 +110,84 @@ func TestATeamSharesOneShift(t *testing.T) {
 	}
 }
 
-// A team shares no one's key, so an encrypted database refuses a member's connection with a
-// line that says why, once they have signed in.
-func TestATeamNeedsAnUnencryptedDatabase(t *testing.T) {
-	const pass = "alice's own passphrase 7"
+// On an encrypted database each member signs in with their own passphrase and the team's shift
+// opens through it: the first member makes the team's key, a member joining while another is in
+// gets it, and comes back to the shift alone later; a member who never joined with one who holds
+// it is refused with a line that says what to do, audited.
+func TestATeamOnAnEncryptedDatabase(t *testing.T) {
 	l := newLab(t, func(s *persist.Store) {
 		if err := s.Protect([]byte("the instructor's long passphrase 42")); err != nil {
 			t.Fatal(err)
 		}
 	}, func(c *Config) { c.Teams = strings.TrimSuffix(c.Keys, ".keys") + ".teams" })
-	key := l.enrol("alice", false)
+	keys := map[string]gossh.Signer{}
+	for _, name := range []string{"alice", "bob", "carol"} {
+		keys[name] = l.enrol(name, false)
+	}
 	all, err := ReadEnrolments(l.cfg.Keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := FormTeam(l.cfg.Teams, Team{Name: "red", Members: []session.Member{{Name: "alice", Role: "leader"}}}, all, session.TeamRoles); err != nil {
+	if err := FormTeam(l.cfg.Teams, red, all, session.TeamRoles); err != nil {
 		t.Fatal(err)
 	}
-	c := l.dial("alice", key)
-	c.waitFor("choose a passphrase")
-	c.typeLine(pass)
-	c.waitFor("The same again")
-	c.typeLine(pass)
-	if code := c.waitExit(); code == 0 {
+	firstTime := func(name string) *client {
+		c := l.dial(name, keys[name])
+		c.waitFor("choose a passphrase")
+		c.typeLine(name + "'s own passphrase 7")
+		c.waitFor("The same again")
+		c.typeLine(name + "'s own passphrase 7")
+		return c
+	}
+	alice := firstTime("alice")
+	alice.waitFor("you are alice (leader)")
+	bob := firstTime("bob")
+	bob.waitFor("you are bob (circulation)")
+	alice.typeLine("he's in cardiac arrest, crash call")
+	bob.waitFor("alice · leader")
+	for _, c := range []*client{alice, bob} {
+		c.conn.Close()
+	}
+	l.waitTeamClosed("red")
+
+	// bob, alone, opens it with his own passphrase and finds the arrest where it was.
+	bob = l.dial("bob", keys["bob"])
+	bob.waitFor("Passphrase of trainee bob")
+	bob.typeLine("bob's own passphrase 7")
+	bob.waitFor("Graham Holt")
+	bob.waitFor("crash call")
+
+	// carol never joined with a member in: alone, she is refused and told why.
+	bob.conn.Close()
+	l.waitTeamClosed("red")
+	carol := firstTime("carol")
+	if code := carol.waitExit(); code == 0 {
 		t.Errorf("the refused member's session exited %d", code)
 	}
-	c.waitFor("a team's shift needs an unencrypted database")
-	if !l.hasAudit(persist.AuditRefused, "trainee alice") {
+	carol.waitFor("connect while one of them is in it")
+	if !l.hasAudit(persist.AuditRefused, "trainee carol") {
 		t.Errorf("the refusal is not audited: %+v", l.audited())
+	}
+
+	// The team's lines are sealed: the file holds none of them in the clear.
+	data, err := os.ReadFile(l.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "crash call") {
+		t.Error("the team's line is in the file in the clear")
+	}
+}
+
+// waitTeamClosed waits until the team's shift is closed: every member gone, and it saved.
+func (l *testLab) waitTeamClosed(team string) {
+	l.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for l.srv.teamOpen(team) {
+		if time.Now().After(deadline) {
+			l.t.Fatalf("team %s's shift is still open with every member gone", team)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
