@@ -187,8 +187,8 @@ func (m *model) teamView() string {
 		opts = slices.Clone(d.cases)
 		help = [][2]string{{"↑/↓", "choose"}, {"enter", "next"}, {"esc", "cancel"}}
 	case teamRoles:
-		lines = append(lines, fmt.Sprintf("Team %s, %s: give each member a role (roles: %s).", d.name.Value(),
-			cmp.Or(d.scenario, serversShift), strings.Join(d.roles, ", ")))
+		lines = append(lines, fmt.Sprintf("Team %s, %s: give each member a role.", d.name.Value(), cmp.Or(d.scenario, serversShift)),
+			t.Muted.Render("roles: "+strings.Join(d.roles, ", ")))
 		for _, who := range d.trainees {
 			role := "–"
 			if i, ok := d.role[who]; ok {
