@@ -33,9 +33,7 @@ type turn struct {
 	toolCalls     int            // tool calls so far, which number their IDs
 	loadNoticed   bool           // the trainee was told the model may be loading
 	pruned        []PruneEvent   // what the turn's pruning rules took out, for the inspector
-	line          *typedText     // the trainee's line, held for the turn's next commit (hold)
-	moved         bool           // the turn switched patient: the registry goes with its next commit
-	told          []told         // alarms told, for the turn's next commit
+	pending                      // what the turn owes the store until a commit takes it (record.go)
 	by            Member         // the team member who said the line; zero in a shift of one
 	orderFor      string         // whom the line orders to carry it out (team.go)
 	carries       string         // the order a member's line says back as done, which it carries out (team.go)
