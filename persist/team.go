@@ -43,6 +43,9 @@ func (s *Store) TeamAs(team string) (*Store, error) {
 			return err
 		}
 		box, ok := k.Members[member]
+		if len(k.Members) == 0 { // ward encrypt sealed the team's shifts, as every trainee's, for the instructor
+			return fmt.Errorf("the shifts of %s were encrypted with the database and open for the instructor only: form the team again under another name: %w", team, ErrNoAccess)
+		}
 		if !ok {
 			return fmt.Errorf("the shift of %s opens for a member who has joined it before: join while one of them is in it: %w", team, ErrNoAccess)
 		}

@@ -2,6 +2,7 @@ package persist
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/ward-sim/ward/memory"
@@ -91,5 +92,37 @@ func TestATeamInAPlainFile(t *testing.T) {
 	}
 	if err := team.ShareTeam(alice); err != nil {
 		t.Error(err)
+	}
+}
+
+// A team's shifts in a file ward encrypt converted are sealed for the instructor alone, as every
+// trainee's: no member's key opens them, and the refusal says what to do.
+func TestATeamConvertedByEncrypt(t *testing.T) {
+	plain, path := openTemp(t)
+	fillShift(t, plain, "s-alice", "alice")
+	fillShift(t, plain, "s-red", "team-red")
+	plain.Close()
+	const instructor = "the night sister holds the keys"
+	if _, err := Encrypt(path, []byte(instructor), "owner"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	boss, err := s.As(Person{Instructor: true}, []byte(instructor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := boss.SetPassphrase("alice", []byte("alice's own passphrase 7")); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := s.As(Person{Trainee: "alice"}, []byte("alice's own passphrase 7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.TeamAs("team-red"); !errors.Is(err, ErrNoAccess) || !strings.Contains(err.Error(), "form the team again under another name") {
+		t.Errorf("alice opening a converted team's shift: %v", err)
 	}
 }
