@@ -18,11 +18,15 @@ import (
 
 // Teams is how the board forms a team: ui/lab implements it with what `ward team` runs.
 type Teams interface {
-	Enrolled() ([]string, error)                                // the enrolled trainees, by name
+	Enrolled() ([]Enrolled, error)                              // the enrolled trainees, by name
 	Cases() []string                                            // the scenario IDs a team's shift may start with
 	Roles(scenario string) ([]string, error)                    // the roles a member may have in the case's team, the leader first
 	Form(name, scenario string, members []session.Member) error // checks the team and forms it
 }
+
+// Enrolled is an enrolled trainee, and the team they are in now ("" for none): forming another
+// takes them from it.
+type Enrolled struct{ Name, Team string }
 
 // serversShift is the case option that starts the team's shift as ward serve's --shift.
 const serversShift = "(ward serve's --shift)"
@@ -42,7 +46,7 @@ type teamDialog struct {
 	name     textinput.Model
 	scenario string
 	cases    []string
-	trainees []string
+	trainees []Enrolled
 	roles    []string       // the roles the case allows
 	role     map[string]int // each trainee's role, an index into roles; absent: not a member
 	cursor   int
@@ -92,7 +96,7 @@ func (d *teamDialog) cycle(by int) {
 	if d.step != teamRoles || len(d.trainees) == 0 {
 		return
 	}
-	who := d.trainees[d.cursor]
+	who := d.trainees[d.cursor].Name
 	i, ok := d.role[who]
 	if !ok {
 		i = -1
@@ -153,9 +157,9 @@ func (m *model) teamNext() tea.Cmd {
 // members are the trainees given a role, in the roles' order.
 func (d *teamDialog) members() []session.Member {
 	var out []session.Member
-	for _, who := range d.trainees {
-		if i, ok := d.role[who]; ok {
-			out = append(out, session.Member{Name: who, Role: d.roles[i]})
+	for _, e := range d.trainees {
+		if i, ok := d.role[e.Name]; ok {
+			out = append(out, session.Member{Name: e.Name, Role: d.roles[i]})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b session.Member) int {
@@ -189,12 +193,16 @@ func (m *model) teamView() string {
 	case teamRoles:
 		lines = append(lines, fmt.Sprintf("Team %s, %s: give each member a role.", d.name.Value(), cmp.Or(d.scenario, serversShift)),
 			t.Muted.Render("roles: "+strings.Join(d.roles, ", ")))
-		for _, who := range d.trainees {
+		for _, e := range d.trainees {
 			role := "–"
-			if i, ok := d.role[who]; ok {
+			if i, ok := d.role[e.Name]; ok {
 				role = d.roles[i]
 			}
-			opts = append(opts, fmt.Sprintf("%-20s %s", who, role))
+			line := fmt.Sprintf("%-20s %-12s", e.Name, role)
+			if e.Team != "" {
+				line += t.Muted.Render(" now in team " + e.Team)
+			}
+			opts = append(opts, line)
 		}
 		if len(d.trainees) == 0 {
 			lines = append(lines, t.Muted.Render("(no trainee is enrolled: ward enrol NAME --key FILE)"))

@@ -16,8 +16,10 @@ type fakeTeams struct {
 	formed []string
 }
 
-func (f *fakeTeams) Enrolled() ([]string, error) { return []string{"alice", "bob", "carol"}, nil }
-func (f *fakeTeams) Cases() []string             { return []string{"anaphylaxis", "arrest-vf-ward"} }
+func (f *fakeTeams) Enrolled() ([]Enrolled, error) {
+	return []Enrolled{{Name: "alice"}, {Name: "bob", Team: "blue"}, {Name: "carol"}}, nil
+}
+func (f *fakeTeams) Cases() []string { return []string{"anaphylaxis", "arrest-vf-ward"} }
 func (f *fakeTeams) Roles(scenario string) ([]string, error) {
 	if scenario == "arrest-vf-ward" {
 		return append(slices.Clone(session.TeamRoles), "timekeeper"), nil
@@ -34,7 +36,8 @@ func (f *fakeTeams) Form(name, scenario string, members []session.Member) error 
 }
 
 // The instructor forms a team on the board: a name, the case, then a role for each member they
-// choose (→ moves a trainee's role on, ← back); a trainee left without a role is not a member.
+// choose (→ moves a trainee's role on, ← back), each shown with the team they are in now; a
+// trainee left without a role is not a member.
 // The status line says the team was formed, and the board is back.
 func TestFormATeamFromTheBoard(t *testing.T) {
 	teams := &fakeTeams{}
@@ -62,7 +65,7 @@ func TestFormATeamFromTheBoard(t *testing.T) {
 	// timekeeper (back from none, the last role) and then left out again.
 	press(m, "right", "down", "right", "right", "right", "down", "left")
 	v = view(m)
-	for _, want := range []string{"Team red, arrest-vf-ward", "timekeeper", "alice", "leader", "bob", "circulation"} {
+	for _, want := range []string{"Team red, arrest-vf-ward", "timekeeper", "alice", "leader", "bob", "circulation", "now in team blue"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the roles step lacks %q:\n%s", want, v)
 		}

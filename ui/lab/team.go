@@ -350,9 +350,13 @@ var _ board.Teams = boardTeams{}
 // case library, read afresh, through FormTeam.
 type boardTeams struct{ s *Server }
 
-// Enrolled are the enrolled trainees, each once, sorted.
-func (b boardTeams) Enrolled() ([]string, error) {
+// Enrolled are the enrolled trainees, each once, sorted, with the team each is in now.
+func (b boardTeams) Enrolled() ([]board.Enrolled, error) {
 	all, err := ReadEnrolments(b.s.cfg.Keys)
+	if err != nil {
+		return nil, err
+	}
+	teams, err := ReadTeams(b.s.cfg.Teams)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +367,12 @@ func (b boardTeams) Enrolled() ([]string, error) {
 		}
 	}
 	slices.Sort(names)
-	return slices.Compact(names), nil
+	var out []board.Enrolled
+	for _, name := range slices.Compact(names) {
+		t, _ := teams.Of(name)
+		out = append(out, board.Enrolled{Name: name, Team: t.Name})
+	}
+	return out, nil
 }
 
 // Cases are the IDs of the server's scenarios.

@@ -275,6 +275,13 @@ func FuzzParseTeam(f *testing.F) {
 func TestTheInstructorFormsATeamOnTheBoard(t *testing.T) {
 	l := newLab(t, nil, func(c *Config) { c.Teams = strings.TrimSuffix(c.Keys, ".keys") + ".teams" })
 	alice, bob := l.enrol("alice", false), l.enrol("bob", false)
+	enrolled, err := ReadEnrolments(l.cfg.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := FormTeam(l.cfg.Teams, Team{Name: "red", Members: []session.Member{{Name: "alice", Role: "drugs"}}}, enrolled, session.TeamRoles); err != nil {
+		t.Fatal(err)
+	}
 	teacher := l.dial("jones", l.enrol("jones", true))
 	teacher.waitFor("t form team")
 	teacher.typeKeys("t")
@@ -285,6 +292,7 @@ func TestTheInstructorFormsATeamOnTheBoard(t *testing.T) {
 	at := slices.Index(boardTeams{l.srv}.Cases(), "paediatric-arrest")
 	teacher.typeKeys(strings.Repeat(down, at+1) + "\r")
 	teacher.waitFor("roles: leader, airway, circulation, drugs, recorder, timekeeper")
+	teacher.waitFor("now in team red")           // alice, whom the new team takes from red
 	teacher.typeKeys(right + down + left + "\r") // alice leads, bob keeps time
 	teacher.waitFor("team blue: formed: alice (leader), bob (timekeeper)")
 
