@@ -53,7 +53,7 @@ func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt
 		q.prompt.After, q.retry = memory.Spoken(exchange), "tool results: second call"
 		resp, err = c.send(ctx, q)
 	} else if err == nil && free && memory.ParseAgentOutput(resp.Message.Content).Malformed {
-		s.countFormatFailure(a.Name)
+		c.countFormatFailure(a.Name)
 		q.retry = "reply broke the output format: asked again held to it"
 		resp, err = c.send(ctx, q)
 	}
@@ -63,7 +63,7 @@ func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt
 	if why := llm.Unfinished(resp.DoneReason); why != "" {
 		t.emit(ErrorEvent{Code: "LLM_CUT", Message: why + " — ctrl+r asks again"})
 	}
-	reply, merge := s.absorb(t, a.Name, resp.Message.Content)
+	reply, merge := c.absorb(a.Name, resp.Message.Content)
 	t.calls[len(t.calls)-1].Trace.Merge = merge
 	return reply + llm.CutMark(resp.DoneReason), nil
 }

@@ -93,7 +93,7 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 	switched := c.passesTo(a.Name)
 	reply, err := c.speak(ctx, a, r)
 	if switched {
-		c.s.countSwitch(a.Name, err == nil)
+		c.countSwitch(a.Name, err == nil)
 	}
 	return reply, err
 }
@@ -158,7 +158,7 @@ func (c *conversation) Hear(ev agents.TeamEvent) {
 		c.t.emit(GateEvent{State: ev.Gate})
 	case agents.EventNote:
 		c.t.emit(NoteEvent{PatientID: c.s.active, Stop: ev.Stop, Text: ev.Text})
-		c.s.countStop(ev.Stop)
+		c.countStop(ev.Stop)
 	}
 }
 
@@ -249,17 +249,4 @@ func pointLines(points []aar.Point) []string {
 		out[i] = pt.Labelled()
 	}
 	return out
-}
-
-// wardSays is a reply from ward itself, shown at once and recorded with the turn.
-func (s *Session) wardSays(t *turn, text string) memory.Message {
-	return s.saySpoken(t, memory.SystemAgent, text)
-}
-
-// saySpoken is a line ward writes itself in another voice at the bedside (the nurse, a
-// relative), shown at once and recorded with the turn.
-func (s *Session) saySpoken(t *turn, voice, text string) memory.Message {
-	msg := s.message(memory.RoleAssistant, voice, text)
-	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: voice, Text: text, At: msg.At})
-	return msg
 }

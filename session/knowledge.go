@@ -122,7 +122,7 @@ func (c *conversation) cite(a agents.Agent, reply string) (string, []string) {
 	checked := knowledge.CheckCitations(reply, given)
 	if checked.Removed > 0 {
 		c.held(fmt.Sprintf("%d citation(s) of passages it was not given were removed", checked.Removed))
-		c.s.countCitationsRemoved(checked.Removed)
+		c.countCitationsRemoved(checked.Removed)
 	}
 	return checked.Text, checked.Sources()
 }

@@ -138,3 +138,16 @@ func (s *Session) Retry(ctx context.Context, emit func(Event)) {
 	defer s.observeCalls(t)()
 	s.respond(ctx, t, settled{prior: slices.Delete(slices.Clone(s.chat.history), i, i+1), retry: true})
 }
+
+// wardSays is a reply from ward itself, shown at once and recorded with the turn.
+func (s *Session) wardSays(t *turn, text string) memory.Message {
+	return s.saySpoken(t, memory.SystemAgent, text)
+}
+
+// saySpoken is a line ward writes itself in another voice at the bedside (the nurse, a
+// relative), shown at once and recorded with the turn.
+func (s *Session) saySpoken(t *turn, voice, text string) memory.Message {
+	msg := s.message(memory.RoleAssistant, voice, text)
+	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: voice, Text: text, At: msg.At})
+	return msg
+}
