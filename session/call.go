@@ -95,7 +95,7 @@ type ask struct {
 // trace file and the inspector.
 func (s *Session) send(ctx context.Context, t *turn, q ask) (llm.Response, error) {
 	numPredict := s.numPredictFor(q.x)
-	p, shrunk, err := q.prompt.Fit(&s.est, q.budget, numPredict)
+	p, shrunk, err := q.prompt.Fit(&s.chat.est, q.budget, numPredict)
 	var tooLong *agents.PromptTooLongError
 	if errors.As(err, &tooLong) && tooLong.Tokens+numPredict <= s.cfg.NumCtx {
 		err = nil // the smallest prompt misses a retry's tighter budget but fits the context itself
@@ -103,7 +103,7 @@ func (s *Session) send(ctx context.Context, t *turn, q ask) (llm.Response, error
 	if err != nil {
 		return llm.Response{}, err
 	}
-	sections := p.Sections(&s.est)
+	sections := p.Sections(&s.chat.est)
 	req := llm.Request{
 		Agent: q.agent, Messages: p.Messages(), Tools: q.tools,
 		Options:   llm.Options{NumCtx: s.cfg.NumCtx, NumPredict: numPredict},
@@ -123,7 +123,7 @@ func (s *Session) send(ctx context.Context, t *turn, q ask) (llm.Response, error
 	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	stream.flush()
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
-		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
+		s.chat.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
 	}
 	rec := CallRecord{Trace: trace, Recall: p.Memory}
 	rec.Trace.PatientID, rec.Trace.Retry, rec.Trace.Shrunk = s.active, q.retry, shrunk

@@ -268,7 +268,7 @@ func (s *Session) record(t *turn, said []memory.Message, failure error) {
 	if err != nil {
 		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the turn: " + err.Error()})
 	} else {
-		s.remember(said...)
+		s.chat.remember(said...)
 	}
 	s.reportFailure(t, failure)
 }

@@ -21,7 +21,7 @@ func (s *Session) prompt(a agents.Agent, x *examination, window []memory.Message
 	p := agents.Prompt{Static: a.SystemText(), User: text}
 	shown := s.cfg.Window.Apply(window, elapsed(x))
 	p.Window = memory.Spoken(shown)
-	snap := snapshotMessage(s.info.ID, s.active, s.roster, s.at).Content
+	snap := snapshotMessage(s.info.ID, s.active, s.reg.roster, s.at).Content
 	if x.engine == nil {
 		p.Dynamic = agents.JoinSections(agents.TurnSection(agents.TurnFacts{Knowledge: s.passagesFor(a, x)}), snap)
 		return p

@@ -77,7 +77,7 @@ func (s *Session) observeCalls(t *turn) (stop func()) {
 // registry, everything else by the engine first and then the team.
 func (s *Session) respond(ctx context.Context, t *turn, st settled) {
 	if st.effect == "" && isRosterQuestion(t.input) {
-		s.record(t, []memory.Message{s.wardSays(t, s.rosterAnswer())}, nil)
+		s.record(t, []memory.Message{s.wardSays(t, s.reg.rosterAnswer(s.active))}, nil)
 		return
 	}
 	if e := s.engine(t, s.active); e != nil && e.Closed() && st.effect == "" {
@@ -113,7 +113,7 @@ func (s *Session) endTurn(t *turn) {
 	}
 	t.emit(TurnEndEvent{
 		Input: t.input, Decision: string(t.decision), ActivePatient: nullable(s.active),
-		Roster: s.roster, Footer: footer(s.info.ID, s.active, s.roster), Timing: t.timing,
+		Roster: s.reg.roster, Footer: footer(s.info.ID, s.active, s.reg.roster), Timing: t.timing,
 	})
 }
 
@@ -129,22 +129,13 @@ func footer(sessionID, active string, roster []string) string {
 // storing it twice: the path for a failed, stalled or empty answer.
 func (s *Session) Retry(ctx context.Context, emit func(Event)) {
 	s.begin(llm.TraceInput{Op: llm.InputRetry}, emit)
-	i := lastUserMessage(s.history)
+	i := s.chat.lastUserMessage()
 	if i < 0 {
 		emit(ErrorEvent{Code: "NOTHING_TO_RETRY", Message: "nothing to retry yet"})
 		return
 	}
-	t := newTurn(s.history[i].Content, emit)
+	t := newTurn(s.chat.history[i].Content, emit)
 	defer s.endTurn(t)
 	defer s.observeCalls(t)()
-	s.respond(ctx, t, settled{prior: slices.Delete(slices.Clone(s.history), i, i+1), retry: true})
-}
-
-func lastUserMessage(h []memory.Message) int {
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role == memory.RoleUser {
-			return i
-		}
-	}
-	return -1
+	s.respond(ctx, t, settled{prior: slices.Delete(slices.Clone(s.chat.history), i, i+1), retry: true})
 }
