@@ -231,6 +231,18 @@ func resolve(d analyzer.Decision, st contextState) (Decision, string) {
 	}
 }
 
+// resolve is the registry's decision on the analyzer's proposal, with active the patient the turn
+// is with and restored whether they were revived from the registry this turn.
+func (r *registry) resolve(d analyzer.Decision, active string, restored bool) (Decision, string) {
+	return resolve(d, contextState{active: active, restored: restored, known: r.has, pattern: r.pattern})
+}
+
+// analyzerInput is what the analyzer reads of a line typed while active is the active patient:
+// the roster, the patients as a trainee names them, the pattern of an ID.
+func (r *registry) analyzerInput(text, active string) analyzer.AnalyzerInput {
+	return analyzer.AnalyzerInput{Text: text, ActivePatient: active, Roster: r.roster, Patients: r.namedPatients(), Pattern: r.pattern}
+}
+
 // keep is the decision for a turn that stays with the active patient.
 func keep(st contextState) Decision {
 	if st.restored {

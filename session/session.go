@@ -84,7 +84,7 @@ type Session struct {
 	prefs     Prefs           // the trainee's preferences
 	offered   map[string]bool // preference values the trainee was already asked to keep
 	recurring []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
-	replayed  int             // retrievals of cfg.Replaying handed out so far
+	cards     cards           // the protocol passages the team answers from
 }
 
 // Start begins a new shift: empty, or with the roster of cfg.Shift.
@@ -104,7 +104,7 @@ func Start(cfg Config) (*Session, error) {
 	if err := cfg.Store.CreateSession(info); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), chat: chat{window: cfg.Window}, sim: newSim(cfg.Scenarios, info.Seed, 0), speed: 1}
+	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), chat: chat{window: cfg.Window}, cards: newCards(cfg), sim: newSim(cfg.Scenarios, info.Seed, 0), speed: 1}
 	s.reg.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
 	if cfg.Shift != "" {
 		if err := s.admitShift(cfg.Shift); err != nil {
@@ -135,7 +135,7 @@ func Resume(cfg Config) (*Session, error) {
 		return nil, records.ErrNoShift
 	}
 	who := cfg.Store.Person()
-	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), chat: chat{window: cfg.Window}, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
+	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), chat: chat{window: cfg.Window}, cards: newCards(cfg), sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
 	named := info.TraineeIsLogin && !who.Login && who.Trainee == info.Trainee
 	if named || info.Trainee == "" && who.Trainee != "" {
 		// a shift from before ward had trainees is the first trainee's to resume it, and one

@@ -80,7 +80,7 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 		if !s.commit(t, typed) {
 			return settled{}, false
 		}
-		d = s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(t.input))
+		d = s.cfg.Analyzer.Analyze(ctx, s.reg.analyzerInput(t.input, s.active))
 		if d.Source == analyzer.SourceFallback {
 			// Never silently: the trainee sees that the model did not answer and what decided.
 			t.emit(NoteEvent{PatientID: s.active, Stop: "analyzer", Text: "The analyzer model did not answer, so ward's rules decided: " + d.Reasoning})
@@ -93,10 +93,7 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 // decide lets the registry settle the analyzer's proposal: the ID must match the pattern, and the
 // registry alone decides new versus existing. A new patient gets scenario, or one picked for them.
 func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.Decision, scenario string) (settled, bool) {
-	decision, id := resolve(d, contextState{
-		active: s.active, restored: restored, pattern: s.cfg.Pattern,
-		known: s.reg.has,
-	})
+	decision, id := s.reg.resolve(d, s.active, restored)
 	var admitted *physio.Engine
 	switch decision {
 	case DecisionClear:
@@ -171,79 +168,6 @@ func (s *Session) askAboutLookAlike(t *turn, typed *typedText, d analyzer.Decisi
 	}
 }
 
-// hold keeps the typed line for the turn's next commit, which writes it first: a line the rules
-// placed goes to disk with what answers it, in the turn's one commit. Before a model is asked,
-// beforeModelCall commits it on its own, and endTurn commits a line still held, so it is durable
-// before anything waits and before the turn is acknowledged.
-func (t *turn) hold(typed *typedText) {
-	if typed != nil && !typed.stored {
-		t.line = typed
-	}
-}
-
-// holdsLine reports whether the turn holds a line no commit has taken yet.
-func (t *turn) holdsLine() bool { return t.line != nil && !t.line.stored }
-
-// holds reports whether the turn holds anything the store must have before it is acknowledged:
-// the line, a switch, the alarms it told.
-func (t *turn) holds() bool { return t.holdsLine() || t.moved || len(t.told) > 0 }
-
-// commit writes, in one durable commit, the line the turn holds (typed, if given), the registry
-// when the turn switched patient, and whatever the sim changed since the last commit. It reports
-// whether everything was written.
-func (s *Session) commit(t *turn, typed *typedText) bool {
-	t.hold(typed)
-	if !t.holds() {
-		return true
-	}
-	if err := s.update(t, func(*persist.Tx) error { return nil }); err != nil {
-		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the message: " + err.Error()})
-		return false
-	}
-	return true
-}
-
-// update is every durable commit a turn makes, and the one place the typed text is stored: the
-// line the turn holds first, so it stays above whatever answers it, the alarms it told, then
-// write's values, then what the sim changed (a switch's registry with it).
-func (s *Session) update(t *turn, write func(*persist.Tx) error) error {
-	line, pending, told := t.line, t.holdsLine(), t.told
-	err := t.storage(func() error {
-		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
-			if pending {
-				if err := line.write(tx); err != nil {
-					return err
-				}
-			}
-			for _, m := range told {
-				if err := tx.Append(m.patient, m.msg); err != nil {
-					return err
-				}
-			}
-			if err := write(tx); err != nil {
-				return err
-			}
-			return s.saveSim(tx)
-		})
-	})
-	if err != nil {
-		return err
-	}
-	t.moved, t.told = false, nil
-	if pending {
-		line.stored, line.from = true, ""
-		if line.to == s.active {
-			s.chat.remember(line.msg)
-		}
-	}
-	for _, m := range told {
-		if m.patient == s.active {
-			s.chat.remember(m.msg)
-		}
-	}
-	return nil
-}
-
 // restoreFromRegistry silently revives the registry's active patient when memory has none, as
 // after a restart. It reports whether it did. The registry is the source of truth for who is
 // active; the session mirrors it (the store's file lock is exclusive to this process and every
@@ -291,17 +215,13 @@ func (s *Session) analyzeNow(text string) (analyzer.Decision, bool) {
 	case isRosterQuestion(text):
 		why = "roster question, answered from the registry"
 	default:
-		return s.cfg.Analyzer.Immediate(s.analyzerInput(text))
+		return s.cfg.Analyzer.Immediate(s.reg.analyzerInput(text, s.active))
 	}
 	action := analyzer.ActionUnchanged
 	if s.active == "" {
 		action = analyzer.ActionNone
 	}
 	return analyzer.Decision{Action: action, Source: analyzer.SourceRules, Reasoning: why}, true
-}
-
-func (s *Session) analyzerInput(text string) analyzer.AnalyzerInput {
-	return analyzer.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: s.reg.roster, Patients: s.reg.namedPatients(), Pattern: s.cfg.Pattern}
 }
 
 // isRosterQuestion: a roster question is answered from the registry, never by a model.

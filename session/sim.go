@@ -253,25 +253,6 @@ func (m *sim) save(tx *persist.Tx) error {
 	return nil
 }
 
-// saveSim writes the sim's changes since the last commit, the roster summaries they changed and
-// the shift clock, in tx.
-func (s *Session) saveSim(tx *persist.Tx) error {
-	if s.reg.unsaved {
-		if err := tx.PutRegistry(s.reg.Registry); err != nil {
-			return err
-		}
-		s.reg.unsaved = false
-	}
-	if err := s.sim.save(tx); err != nil {
-		return err
-	}
-	if clock := s.sim.ward.Clock(); clock != s.info.ClockSeconds {
-		s.info.ClockSeconds = clock
-		return tx.PutInfo(s.info)
-	}
-	return nil
-}
-
 // recordEvents feeds engine events into memory, reports what memory pruned, and keeps the
 // roster's summaries in the registry up to date with each patient's measured NEWS2, state and
 // waiting alerts.
@@ -341,10 +322,4 @@ func (s *Session) Flush() error {
 		return nil
 	}
 	return s.cfg.Store.Update(s.info.ID, s.saveSim)
-}
-
-// simUnsaved reports whether saveSim has anything to write: a dirty patient, a roster summary
-// or the clock.
-func (s *Session) simUnsaved() bool {
-	return len(s.sim.dirty) > 0 || s.reg.unsaved || s.sim.ward.Clock() != s.info.ClockSeconds
 }

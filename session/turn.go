@@ -33,9 +33,7 @@ type turn struct {
 	toolCalls     int            // tool calls so far, which number their IDs
 	loadNoticed   bool           // the trainee was told the model may be loading
 	pruned        []PruneEvent   // what the turn's pruning rules took out, for the inspector
-	line          *typedText     // the trainee's line, held for the turn's next commit (hold)
-	moved         bool           // the turn switched patient: the registry goes with its next commit
-	told          []told         // alarms told, for the turn's next commit
+	pending                      // what the turn owes the store until a commit takes it (record.go)
 	by            Member         // the team member who said the line; zero in a shift of one
 	orderFor      string         // whom the line orders to carry it out (team.go)
 }
@@ -138,4 +136,17 @@ func (s *Session) Retry(ctx context.Context, emit func(Event)) {
 	defer s.endTurn(t)
 	defer s.observeCalls(t)()
 	s.respond(ctx, t, settled{prior: slices.Delete(slices.Clone(s.chat.history), i, i+1), retry: true})
+}
+
+// wardSays is a reply from ward itself, shown at once and recorded with the turn.
+func (s *Session) wardSays(t *turn, text string) memory.Message {
+	return s.saySpoken(t, memory.SystemAgent, text)
+}
+
+// saySpoken is a line ward writes itself in another voice at the bedside (the nurse, a
+// relative), shown at once and recorded with the turn.
+func (s *Session) saySpoken(t *turn, voice, text string) memory.Message {
+	msg := s.message(memory.RoleAssistant, voice, text)
+	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: voice, Text: text, At: msg.At})
+	return msg
 }

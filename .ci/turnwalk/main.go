@@ -3,8 +3,9 @@
 //
 // The walk is static: from Session.Turn it follows, in source order, every use of a function or
 // method declared in package session (calls and method values alike), expanding each function
-// once, depth first. It skips the slash commands (Session.command), since a typed line does not
-// take that branch. "Rooms entered" counts each step of the walk that goes into a function of
+// once, depth first, and then from the Speaker's methods (conversation.Speak and Hear), which the
+// team calls back through an interface. It skips the slash commands (Session.command), since a
+// typed line does not take that branch. "Rooms entered" counts each step of the walk that goes into a function of
 // another file than the one it came from; "types" counts steps into another receiver type.
 //
 //	go run ./.ci/turnwalk            (from the module root)
@@ -116,9 +117,30 @@ func run() error {
 	}
 	w := walker{fset: fset, info: info, decls: decls, seen: map[*types.Func]bool{}, entries: map[string]int{}}
 	w.walk(start, "", "")
+	// The team (agents.Team.Run) calls back into the turn through agents.Speaker, an interface
+	// the walk cannot follow: converse's Speaker is walked from its methods, as converse would
+	// enter them.
+	speaker := pkg.Scope().Lookup("conversation").Type().(*types.Named)
+	for i := 0; i < speaker.NumMethods(); i++ {
+		if m := speaker.Method(i); m.Name() == "Speak" || m.Name() == "Hear" {
+			w.walk(m, "converse.go", "Session")
+		}
+	}
 	fmt.Printf("\nthe walk of a typed line from Session.Turn (static, each function once, slash commands skipped):\n")
 	fmt.Printf("  functions reached %d, files %d, rooms entered %d (steps into another file), type changes %d\n",
 		len(w.seen), len(w.entries), w.rooms, w.typeSteps)
+	byType := map[string]int{}
+	for fn := range w.seen {
+		r := recv(fn)
+		if r == "" {
+			r = "(functions)"
+		}
+		byType[r]++
+	}
+	fmt.Println("  functions reached, by receiver type:")
+	for _, r := range sortedKeys(byType) {
+		fmt.Printf("    %-14s %d\n", r, byType[r])
+	}
 	fmt.Println("  entries per file:")
 	for _, f := range sortedKeys(w.entries) {
 		fmt.Printf("    %-14s %d\n", f, w.entries[f])
