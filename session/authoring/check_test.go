@@ -46,6 +46,7 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 		"unfound":         "unfound: the scenario lists medications, but no disclosure answers a question about medications",
 		"no-findings":     `no-findings.yaml:30: no-findings: state "dry" finds nothing on examining focused`,
 		"not-formulary":   `not-formulary.yaml:53: not-formulary: unknown drug "cyclizine"`,
+		"team-roles":      "team-roles.yaml:53: team-roles: circulation is a role every team has",
 	} {
 		t.Run(file, func(t *testing.T) {
 			r, err := Check(filepath.Join("testdata", "broken", file+".yaml"))
@@ -58,8 +59,8 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 		})
 	}
 	entries, _ := filepath.Glob(filepath.Join("testdata", "broken", "*.yaml"))
-	if len(entries) != 9 {
-		t.Errorf("%d broken files, want one per check (9)", len(entries))
+	if len(entries) != 10 {
+		t.Errorf("%d broken files, want one per check (10)", len(entries))
 	}
 }
 
