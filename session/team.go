@@ -22,9 +22,8 @@ import (
 // is that member's to carry out: it is stored with whom it is for and does nothing to the
 // patient until the member says it is done (their line acts, and closes the loop): in their own
 // words, or saying it back in few ("adrenaline in": the order is carried out as the leader said
-// it, aar.TeamReview.SaidBack). An order no
-// member's role holds is the nurse's, carried out at once as in a shift of one. The review reads
-// the loops back from the stored lines (aar.Team).
+// it, aar.TeamReview.SaidBack). An order no member's role holds is the nurse's, carried out at
+// once as in a shift of one. The review reads the loops back from the stored lines (aar.Team).
 
 // TeamRoles are the roles a member may have, the leader first (aar.Roles).
 var TeamRoles = aar.Roles
