@@ -24,47 +24,62 @@ func (s *Store) TeamAs(team string) (*Store, error) {
 	if err := checkTraineeName(team, true); err != nil {
 		return nil, err
 	}
+	v := s.newView()
+	v.acc.person, v.acc.dataKeys = Person{Trainee: team}, map[string]*sealer{}
+	encrypted, err := s.Encrypted()
+	if err != nil || !encrypted {
+		return v, err // a plain file: the view needs no key, and nothing is written
+	}
 	member := s.Person().Trainee
 	var c *sealer
-	err := s.update(func(tx *bolt.Tx) (err error) {
-		if !s.encrypted(tx) {
-			return nil
-		}
-		own, err := s.dataKey(tx, member)
-		if err != nil {
-			return err
-		}
-		k, found, err := readTraineeKey(tx, team)
-		switch {
-		case err != nil:
-			return err
-		case !found:
-			c, err = newTeamKey(tx, team, member, own)
-			return err
-		}
-		box, ok := k.Members[member]
-		if len(k.Members) == 0 { // ward encrypt sealed the team's shifts, as every trainee's, for the instructor
-			return fmt.Errorf("the shifts of %s were encrypted with the database and open for the instructor only: form the team again under another name: %w", team, ErrNoAccess)
-		}
-		if !ok {
-			return fmt.Errorf("the shift of %s opens for a member who has joined it before: join while one of them is in it: %w", team, ErrNoAccess)
-		}
-		key, err := boxOpen(own.key, box, teamAAD(team, member))
-		if err != nil {
-			return fmt.Errorf("%s's key boxed for %s does not open: it is damaged", team, member)
-		}
-		c, err = newSealer(team, key, !k.Bound)
+	found := true
+	err = s.view(func(tx *bolt.Tx) (err error) {
+		c, found, err = s.openTeamKey(tx, team, member)
 		return err
 	})
+	if err == nil && !found { // the first member ever: the one write
+		err = s.update(func(tx *bolt.Tx) (err error) {
+			if c, found, err = s.openTeamKey(tx, team, member); err != nil || found {
+				return err
+			}
+			own, err := s.dataKey(tx, member)
+			if err == nil {
+				c, err = newTeamKey(tx, team, member, own)
+			}
+			return err
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
-	v := s.newView()
-	v.acc.person, v.acc.dataKeys = Person{Trainee: team}, map[string]*sealer{}
-	if c != nil {
-		v.acc.dataKeys[team] = c
-	}
+	v.acc.dataKeys[team] = c
 	return v, nil
+}
+
+// openTeamKey opens the team's key with the member's box of it; found is false when the team has
+// no key yet.
+func (s *Store) openTeamKey(tx *bolt.Tx, team, member string) (c *sealer, found bool, err error) {
+	k, found, err := readTraineeKey(tx, team)
+	if err != nil || !found {
+		return nil, found, err
+	}
+	box, ok := k.Members[member]
+	switch {
+	case len(k.Members) == 0: // ward encrypt sealed the team's shifts, as every trainee's, for the instructor
+		return nil, true, fmt.Errorf("the shifts of %s were encrypted with the database and open for the instructor only: form the team again under another name: %w", team, ErrNoAccess)
+	case !ok:
+		return nil, true, fmt.Errorf("the shift of %s opens for a member who has joined it before: join while one of them is in it: %w", team, ErrNoAccess)
+	}
+	own, err := s.dataKey(tx, member)
+	if err != nil {
+		return nil, true, err
+	}
+	key, err := boxOpen(own.key, box, teamAAD(team, member))
+	if err != nil {
+		return nil, true, fmt.Errorf("%s's key boxed for %s does not open: it is damaged", team, member)
+	}
+	c, err = newSealer(team, key, !k.Bound)
+	return c, true, err
 }
 
 // newTeamKey makes a team's data key, sealed to the instructor and boxed for its first member.
@@ -94,10 +109,18 @@ func newTeamKey(tx *bolt.Tx, team, member string, own *sealer) (*sealer, error) 
 // has one.
 func (s *Store) ShareTeam(member *Store) error {
 	team, who := s.Person().Trainee, member.Person().Trainee
-	return s.update(func(tx *bolt.Tx) error {
-		if !s.encrypted(tx) {
-			return nil
+	shared := true
+	err := s.view(func(tx *bolt.Tx) error {
+		if s.encrypted(tx) {
+			k, _, err := readTraineeKey(tx, team)
+			shared = err == nil && k.Members[who] != nil
 		}
+		return nil
+	})
+	if err != nil || shared {
+		return err // a plain file, or a member who holds it: nothing to write
+	}
+	return s.update(func(tx *bolt.Tx) error {
 		k, found, err := readTraineeKey(tx, team)
 		if err == nil && !found {
 			err = errors.New("the team has no key")

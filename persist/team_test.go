@@ -79,19 +79,24 @@ func TestATeamsShiftOpensThroughEachMember(t *testing.T) {
 	}
 }
 
-// A plain file needs no key for a team: the view acts for the team, and sharing does nothing.
+// A plain file needs no key for a team: the view acts for the team, and neither joining nor
+// sharing writes to the file (no commit, no sync, as a member connects).
 func TestATeamInAPlainFile(t *testing.T) {
-	s, _ := openTemp(t)
+	s, path := openTemp(t)
 	alice, err := s.As(Person{Trainee: "alice"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := fileHash(t, path)
 	team, err := alice.TeamAs("team-red")
 	if err != nil || team.Person().Trainee != "team-red" {
 		t.Fatalf("%v %+v", err, team)
 	}
 	if err := team.ShareTeam(alice); err != nil {
 		t.Error(err)
+	}
+	if fileHash(t, path) != before {
+		t.Error("joining a team in a plain file wrote to it")
 	}
 }
 
