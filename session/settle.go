@@ -410,9 +410,13 @@ func (s *Session) needsIDMessage() string {
 func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision, patientID string) {
 	t.decision = decision
 	t.timing.ServiceMS = msSince(t.started)
+	reasoning := d.Reasoning
+	if decision != DecisionRestored { // a restore's reasoning is ward's own sentence: masking it would read every case on the roster before the first frame
+		reasoning = s.maskCase(reasoning)
+	}
 	t.decisionEvent = &DecisionEvent{
 		Input: t.input, Decision: string(decision), AnalyzerAction: string(d.Action),
-		PatientID: patientID, Source: d.Source, Reasoning: s.maskCase(d.Reasoning), Timing: t.timing,
+		PatientID: patientID, Source: d.Source, Reasoning: reasoning, Timing: t.timing,
 	}
 	t.emit(*t.decisionEvent)
 }
