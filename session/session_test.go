@@ -370,7 +370,7 @@ func TestResumeDecodesOnlyWhatTheScreenShows(t *testing.T) {
 	if asleep := r.s.sim.asleep; len(asleep) != 4 || slices.Contains(asleep, "patient_3") {
 		t.Errorf("after the roster and the active patient, asleep = %v; want every patient but patient_3", asleep)
 	}
-	if r.s.cfg.Instructor || r.s.masker != nil {
+	if r.s.cfg.Instructor || r.s.reg.masker != nil {
 		t.Error("the resume read every case on the roster to mask its own sentence (a trainee's shift wanted)")
 	}
 	if !slices.Equal(got, want) {

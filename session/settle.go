@@ -228,12 +228,15 @@ func (s *Session) analyzeNow(text string) (analyzer.Decision, bool) {
 func isRosterQuestion(text string) bool { return analyzer.IsRosterQuestion(text) }
 
 func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision, patientID string) {
+	s.emitDecision(t, decision, d, s.maskCase(d.Reasoning), patientID)
+}
+
+// emitDecision reports the turn's decision with its reasoning as shown: the analyzer's masked
+// (reportDecision), or ward's own sentence as it is (Restore: masking it would read every case on
+// the roster before the first frame).
+func (s *Session) emitDecision(t *turn, decision Decision, d analyzer.Decision, reasoning, patientID string) {
 	t.decision = decision
 	t.timing.ServiceMS = msSince(t.started)
-	reasoning := d.Reasoning
-	if decision != DecisionRestored { // a restore's reasoning is ward's own sentence: masking it would read every case on the roster before the first frame
-		reasoning = s.maskCase(reasoning)
-	}
 	t.decisionEvent = &DecisionEvent{
 		Input: t.input, Decision: string(decision), AnalyzerAction: string(d.Action),
 		PatientID: patientID, Source: d.Source, Reasoning: reasoning, Timing: t.timing,
