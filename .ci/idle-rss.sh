@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # idle-rss.sh — the resident memory of the TUI at rest: the real binary opened in a 120×40
-# pseudo-terminal (.ci/first_frame.py) on a shift of 10 patients × 100 messages, left alone for
+# pseudo-terminal (.ci/first_frame.py) on a shift of 10 patients × MESSAGES (default 100), left alone for
 # IDLE seconds (default 5) after its first frame, then its VmRSS read from /proc. Prints each run
 # and the median of RUNS (default 5) per binary; binaries given as arguments are run in turn,
 # round by round, so that two builds are compared on the same load.
@@ -19,7 +19,7 @@ if [ ${#bins[@]} -eq 0 ]; then
 	ward_into "$tmp"
 	bins=("$tmp/ward")
 fi
-WARD_FIXTURE_DB="$tmp/ten.db" WARD_FIXTURE_PATIENTS=10 WARD_FIXTURE_MESSAGES=100 \
+WARD_FIXTURE_DB="$tmp/ten.db" WARD_FIXTURE_PATIENTS=10 WARD_FIXTURE_MESSAGES="${MESSAGES:-100}" \
 	go test -count=1 -run TestWriteShiftFixture ./session >/dev/null
 
 declare -A rss
