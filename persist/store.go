@@ -57,10 +57,11 @@ func schemaVersion() int { return 1 + len(migrations) }
 type Store struct {
 	db      *bolt.DB
 	path    string
-	acc     access    // who uses the store, and the keys they opened (access.go)
-	pins    *pinCache // the pins its transactions decoded (pins.go), shared with its views
-	release func()    // lets outputs name the file and its audit record again (outfile.Hold)
-	shared  bool      // a view of another Store's file (view.go): Close leaves the file open
+	acc     access        // who uses the store, and the keys they opened (access.go)
+	pins    *pinCache     // the pins its transactions decoded (pins.go), shared with its views
+	release func()        // lets outputs name the file and its audit record again (outfile.Hold)
+	shared  bool          // a view of another Store's file (view.go): Close leaves the file open
+	verify  *verification // the damage check a write waits for (verify.go); nil when none runs
 }
 
 // openError gives a one-line message and matches its sentinel with errors.Is.
@@ -112,8 +113,13 @@ var writeOptions = &bolt.Options{Timeout: lockTimeout, NoFreelistSync: true, Fre
 
 // view and update run a bbolt transaction, and name the file when a stored value turns out
 // damaged.
-func (s *Store) view(fn func(*bolt.Tx) error) error   { return s.damage(s.db.View(fn)) }
-func (s *Store) update(fn func(*bolt.Tx) error) error { return s.damage(s.db.Update(fn)) }
+func (s *Store) view(fn func(*bolt.Tx) error) error { return s.damage(s.db.View(fn)) }
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	if err := s.verify.verified(); err != nil {
+		return err
+	}
+	return s.damage(s.db.Update(fn))
+}
 
 func (s *Store) damage(err error) error {
 	var c *corruptValue
@@ -155,6 +161,7 @@ func (s *Store) Close() error {
 		s.forget()
 		return nil
 	}
+	_ = s.verify.verified() // the check's reads end before the file closes; its verdict no longer matters
 	s.release()
 	return s.db.Close()
 }
