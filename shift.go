@@ -138,10 +138,7 @@ func tuiOn(ctx context.Context, c *call, setup *session.Setup, opts *ui.Options)
 		return err
 	}
 	if over := resumed && s.Over(); (!resumed || over) && !o.newSession && o.shift == "" {
-		var err error
-		if opts.StartShifts, err = ui.StartChoices(setup, over); err != nil && opts.Notice == "" {
-			opts.Notice = "no next shift offered: " + err.Error()
-		}
+		opts.StartShifts, opts.NextShift = ui.StartChoices(setup, over)
 	}
 	restart := func(shift, trainee string) (*session.Session, error) {
 		if p := store.Person(); trainee != p.Trainee {

@@ -227,6 +227,15 @@ func (d *startDialog) Update(msg tea.KeyMsg) (chosen *ShiftChoice) {
 	return nil
 }
 
+// offer puts the trainee's next shift first. A cursor the trainee moved stays on their choice;
+// one they left on the first is on the offer.
+func (d *startDialog) offer(next ShiftChoice) {
+	d.shifts = append([]ShiftChoice{next}, d.shifts...)
+	if d.cursor > 0 && (next.Trainee == "" || next.Trainee == d.trainee) {
+		d.cursor++
+	}
+}
+
 // Move moves the cursor delta choices.
 func (d *startDialog) Move(delta int) {
 	d.cursor = min(max(d.cursor+delta, 0), len(d.choices())-1)

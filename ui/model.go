@@ -139,7 +139,23 @@ func New(shift Shift, opts Options) *Model {
 }
 
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(fetchSnapshot(m.shift), refreshLater(m.shift))
+	return tea.Batch(fetchSnapshot(m.shift), refreshLater(m.shift), m.readNextShift())
+}
+
+// readNextShift reads the next shift for the start dialog, when it is open and there is one to
+// read.
+func (m *Model) readNextShift() tea.Cmd {
+	next := m.opts.NextShift
+	if m.overlay != overlayStart || next == nil {
+		return nil
+	}
+	return func() tea.Msg { c, err := next(); return nextShiftMsg{c, err} }
+}
+
+// nextShiftMsg is the next shift Options.NextShift read, or why none is offered.
+type nextShiftMsg struct {
+	choice *ShiftChoice
+	err    error
 }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -171,6 +187,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case NoticeMsg:
 		m.notice = notice{text: string(msg), level: noticeWarn}
+		return nil
+	case nextShiftMsg:
+		if msg.err != nil {
+			m.notice = notice{text: strings.TrimPrefix(m.notice.text+"; no next shift offered: "+msg.err.Error(), "; "), level: noticeWarn}
+		}
+		if msg.choice != nil {
+			m.start.offer(*msg.choice)
+		}
 		return nil
 	case tea.KeyMsg:
 		return m.handleKey(msg)

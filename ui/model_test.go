@@ -548,6 +548,52 @@ func TestStartDialogOffersTheNextShiftWithItsReasons(t *testing.T) {
 	}
 }
 
+// The next shift is read after the first frame and offered first when it comes: a trainee who
+// has not moved is on it, one who moved stays on their choice; a failure to read it is said and
+// leaves the built-in shifts.
+func TestStartDialogOffersTheNextShiftWhenItComes(t *testing.T) {
+	next := ShiftChoice{ID: "next", Title: "Your next shift", Summary: "1 patient(s), chosen for you", Trainee: "sam",
+		Reasons: []string{"you have not yet met a case of trauma"}}
+	builtin := []ShiftChoice{{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"}, {ID: "busy-ed", Title: "Busy ED", Summary: "3 patients"}}
+	read := 0
+	opts := Options{StartShifts: builtin, Trainee: "sam", NextShift: func() (*ShiftChoice, error) { read++; return &next, nil }}
+	f := newFakeWard()
+	m := New(f, opts)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if out := screen(m); !strings.Contains(out, "Quiet night") || strings.Contains(out, "Your next shift") || read != 0 {
+		t.Fatalf("before Init's commands ran (read %d times):\n%s", read, out)
+	}
+	run(m, m.readNextShift())
+	if out := screen(m); read != 1 || !strings.Contains(out, "Your next shift") || !strings.Contains(out, "a case of trauma") {
+		t.Fatalf("the offer did not come (read %d times):\n%s", read, out)
+	}
+	press(t, m, "enter")
+	if !slices.Equal(f.started, []string{"next for sam"}) {
+		t.Fatalf("started %q; want the offer, which a cursor left first is on", f.started)
+	}
+
+	f = newFakeWard()
+	m = New(f, opts)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	press(t, m, "down")
+	m.Update(nextShiftMsg{choice: &next})
+	press(t, m, "enter")
+	if !slices.Equal(f.started, []string{"busy-ed for sam"}) {
+		t.Fatalf("started %q; want busy-ed, which the trainee had moved to before the offer came", f.started)
+	}
+
+	f = newFakeWard()
+	m = New(f, Options{StartShifts: builtin, Trainee: "sam", Notice: "offline backend"})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	m.Update(nextShiftMsg{err: errors.New("progress unreadable")})
+	if got := m.notice.text; got != "offline backend; no next shift offered: progress unreadable" {
+		t.Errorf("the notice after a failed read is %q; want it said beside the notice there was", got)
+	}
+	if out := screen(m); !strings.Contains(out, "Quiet night") {
+		t.Errorf("a failed read took the built-in shifts away:\n%s", out)
+	}
+}
+
 // Over a shift that is over, the dialog may be closed on it, to review it: nothing starts.
 func TestStartDialogGoesBackToAShiftThatIsOver(t *testing.T) {
 	f := newFakeWard()
