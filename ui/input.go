@@ -181,7 +181,7 @@ func (in *inputPane) setHeld(s string) {
 }
 
 func (in *inputPane) View() string {
-	t := in.theme
+	t := &in.theme
 	rule := t.Muted
 	if in.focused {
 		rule = t.Accent

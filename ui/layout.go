@@ -107,7 +107,7 @@ func (m *Model) frame() string {
 	top, height := m.header.Height(), m.dialogHeight()
 	switch m.overlay {
 	case overlayHelp:
-		help, _ := helpView(m.theme, m.keys, m.width-4, height, m.helpOffset)
+		help, _ := helpView(&m.theme, m.keys, m.width-4, height, m.helpOffset)
 		screen = overlay(screen, help, m.width, top, height)
 	case overlayConfirm:
 		screen = overlay(screen, m.confirms[0].View(m.width, !m.input.Empty()), m.width, top, height)
@@ -168,7 +168,7 @@ func (m *Model) chatRule() string {
 // searchBar takes the chat rule's place while a search is open: the query, where it is, and
 // the keys.
 func (m *Model) searchBar() string {
-	t := m.theme
+	t := &m.theme
 	status := m.chat.search.Status()
 	if status != "" {
 		status = "  " + status

@@ -61,7 +61,7 @@ const maxNoticeLines = 3
 // View draws the status bar. A notice that does not fit beside the key hints is never cut: it
 // wraps on lines of its own above the usual line.
 func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints []key.Binding) string {
-	t := s.theme
+	t := &s.theme
 	var lines []string
 	left := s.summary(vs, activity)
 	if n.text != "" {
@@ -107,7 +107,7 @@ func (s *statusPane) noticeLines(n notice) []string {
 }
 
 func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
-	t := s.theme
+	t := &s.theme
 	switch level {
 	case noticeWarn:
 		return t.StatusBar.Foreground(t.Warn.GetForeground())
@@ -120,7 +120,7 @@ func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
 // summary is the left of the status bar: what runs and what is queued (activity), the backend,
 // the last turn's figures and the clock's speed.
 func (s *statusPane) summary(vs live.ViewState, activity string) string {
-	t := s.theme
+	t := &s.theme
 	head := ""
 	if activity != "" {
 		// What runs and what waits comes first: a narrow terminal cuts the figures, never this.
