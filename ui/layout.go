@@ -62,6 +62,7 @@ func (m *Model) relayout() {
 	if m.width == 0 {
 		return
 	}
+	m.bodyFresh = false
 	m.header.SetSize(m.width)
 	m.header.Render(m.state)
 	m.status.SetSize(m.width)
@@ -122,7 +123,15 @@ func (m *Model) frame() string {
 // dialogHeight is the room between the header and the status bar.
 func (m *Model) dialogHeight() int { return m.height - m.header.Height() - m.lay.statusHeight }
 
+// bodyView is the body as last drawn when nothing it shows has changed since.
 func (m *Model) bodyView() string {
+	if !m.bodyFresh {
+		m.body, m.bodyFresh = m.drawBody(), true
+	}
+	return m.body
+}
+
+func (m *Model) drawBody() string {
 	parts := []string{m.vitals.View(), m.chatRule(), m.chat.View()}
 	if strip := m.ecg.View(); strip != "" {
 		parts = slices.Insert(parts, 1, strip)

@@ -798,3 +798,27 @@ func TestTheFirstScreenSaysTheClockIsRunningAndHowToPause(t *testing.T) {
 		t.Errorf("an ended shift's hint offers /pause: %q", hint)
 	}
 }
+
+// The body drawn once and kept while keys only type into the input is the body drawn afresh,
+// whatever comes between the keys: a snapshot with a new line, focus moving to the chat and
+// back, a search, a resize, paging.
+func TestAKeptBodyIsTheBodyDrawnAfresh(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	grown := f.Snapshot()
+	grown.Chat = append(grown.Chat, live.ChatMessage{ID: "patient_1-4", Role: "assistant", Agent: "nurse", Content: "Obs are due."})
+	steps := []tea.Msg{keyMsg("h"), keyMsg("i"), snapshotMsg{state: grown}, keyMsg("!"), keyMsg("tab"), keyMsg("x"),
+		keyMsg("tab"), keyMsg("tab"), keyMsg("y"), keyMsg("ctrl+f"), keyMsg("O"), keyMsg("esc"), keyMsg("z"),
+		tea.WindowSizeMsg{Width: 90, Height: 30}, keyMsg("w"), keyMsg("pgup"), keyMsg("v"), keyMsg("end"), keyMsg("u")}
+	for i, msg := range steps {
+		m.Update(msg)
+		kept := m.View()
+		m.bodyFresh = false
+		if afresh := m.View(); kept != afresh {
+			t.Fatalf("after step %d (%#v) the kept frame differs from the frame drawn afresh:\n%s\n---\n%s", i, msg, kept, afresh)
+		}
+		if _, ok := msg.(snapshotMsg); ok && !strings.Contains(stripStyles(kept), "Obs are due.") {
+			t.Fatal("the snapshot's new line is not on the screen:\n" + stripStyles(kept))
+		}
+	}
+}
