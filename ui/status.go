@@ -37,7 +37,18 @@ type statusPane struct {
 	theme themes.Theme
 	width int
 	help  help.Model
+	hints map[hintsKey]string // the hints as drawn, by what they were drawn from
 }
+
+// hintsKey is what the key hints are drawn from: the bindings' keys and words, and the width.
+type hintsKey struct {
+	words string
+	width int
+}
+
+// maxHintViews bounds the hints kept drawn: a few sets of hints at a few widths are all a screen
+// shows.
+const maxHintViews = 64
 
 func newStatusPane(t themes.Theme) statusPane {
 	h := help.New()
@@ -50,7 +61,28 @@ func newStatusPane(t themes.Theme) statusPane {
 		FullDesc:       t.Muted,
 		FullSeparator:  t.Muted,
 	}
-	return statusPane{theme: t, help: h}
+	return statusPane{theme: t, help: h, hints: map[hintsKey]string{}}
+}
+
+// hintsView is the key hints drawn within width (0: all), drawn once for each set and width: the
+// help draws every hint through lipgloss, which was most of the status bar's cost a frame.
+func (s *statusPane) hintsView(hints []key.Binding, width int) string {
+	var words strings.Builder
+	for _, h := range hints {
+		if h.Enabled() {
+			words.WriteString(h.Help().Key + "\x00" + h.Help().Desc + "\x00")
+		}
+	}
+	k := hintsKey{words.String(), width}
+	if v, ok := s.hints[k]; ok {
+		return v
+	}
+	if len(s.hints) >= maxHintViews {
+		clear(s.hints)
+	}
+	s.help.Width = width
+	s.hints[k] = s.help.ShortHelpView(hints)
+	return s.hints[k]
 }
 
 func (s *statusPane) SetSize(width int) { s.width = width }
@@ -75,8 +107,7 @@ func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints []
 		}
 	}
 	left = truncate(left, s.leftWidth())
-	s.help.Width = max(s.width-lipgloss.Width(left)-2, 0)
-	right := s.help.ShortHelpView(hints)
+	right := s.hintsView(hints, max(s.width-lipgloss.Width(left)-2, 0))
 	gap := max(s.width-lipgloss.Width(left)-lipgloss.Width(right), 0)
 	// the help keeps its first hint even when it does not fit; the line never outgrows the screen
 	return strings.Join(append(lines, fit(left+t.StatusBar.Render(strings.Repeat(" ", gap))+right, s.width)), "\n")
@@ -94,8 +125,7 @@ func (s *statusPane) Height(n notice, hints []key.Binding) int {
 }
 
 func (s *statusPane) fitsBeside(n notice, hints []key.Binding) bool {
-	s.help.Width = 0
-	return lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.help.ShortHelpView(hints)) <= s.width
+	return lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.hintsView(hints, 0)) <= s.width
 }
 
 func (s *statusPane) noticeLines(n notice) []string {
