@@ -32,6 +32,7 @@ import (
 // WARD_LOAD=30x50. .ci/sshlab.sh builds ward and runs this with WARD_BIN at 5×5.
 func TestLoadOverSSH(t *testing.T) {
 	trainees, turns := loadSize(t)
+	clientsFrom := selfCPU()
 	srv := startServer(t, trainees, nil, "--backend", "offline", "--shift", "quiet-night")
 	runs := make([]traineeRun, trainees)
 	var wg sync.WaitGroup
@@ -50,6 +51,7 @@ func TestLoadOverSSH(t *testing.T) {
 	}
 	hangUp(runs)
 	rss, cpu := srv.usage()
+	clients := selfCPU() - clientsFrom // the trainees' SSH clients and their screens, in this process
 	srv.stop()
 
 	var turnTimes, keyTimes []time.Duration
@@ -67,9 +69,9 @@ func TestLoadOverSSH(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	t.Logf("%d trainees × %d turns: 0 lost; turn p50 %s p99 %s; keystroke to frame p50 %s p99 %s; server peak RSS %d MiB, CPU %.1f s",
+	t.Logf("%d trainees × %d turns: 0 lost; turn p50 %s p99 %s; keystroke to frame p50 %s p99 %s; server peak RSS %d MiB, CPU %.1f s; clients' CPU %.1f s",
 		trainees, turns, percentile(turnTimes, 50), percentile(turnTimes, 99),
-		percentile(keyTimes, 50), percentile(keyTimes, 99), rss>>20, cpu.Seconds())
+		percentile(keyTimes, 50), percentile(keyTimes, 99), rss>>20, cpu.Seconds(), clients.Seconds())
 }
 
 // loadSize is WARD_LOAD (TRAINEESxTURNS), 5×5 when unset.
