@@ -38,6 +38,24 @@ type statusPane struct {
 	width int
 	help  help.Model
 	hints map[hintsKey]string // the hints as drawn, by what they were drawn from
+	drawn struct {            // the whole bar as last drawn, and what it was drawn from
+		key  statusKey
+		view string
+	}
+}
+
+// statusKey is everything the status bar is drawn from.
+type statusKey struct {
+	width          int
+	notice         notice
+	activity       string
+	hints          string // hintWords
+	backend, model string
+	last           live.TurnStats
+	paused         bool
+	speed          float64
+	alert          live.Alert // the most urgent waiting, if any
+	alerts         int
 }
 
 // hintsKey is what the key hints are drawn from: the bindings' keys and words, and the width.
@@ -67,13 +85,7 @@ func newStatusPane(t themes.Theme) statusPane {
 // hintsView is the key hints drawn within width (0: all), drawn once for each set and width: the
 // help draws every hint through lipgloss, which was most of the status bar's cost a frame.
 func (s *statusPane) hintsView(hints []key.Binding, width int) string {
-	var words strings.Builder
-	for _, h := range hints {
-		if h.Enabled() {
-			words.WriteString(h.Help().Key + "\x00" + h.Help().Desc + "\x00")
-		}
-	}
-	k := hintsKey{words.String(), width}
+	k := hintsKey{hintWords(hints), width}
 	if v, ok := s.hints[k]; ok {
 		return v
 	}
@@ -90,9 +102,34 @@ func (s *statusPane) SetSize(width int) { s.width = width }
 // maxNoticeLines bounds a long notice; the chat gives up that many lines while it shows.
 const maxNoticeLines = 3
 
-// View draws the status bar. A notice that does not fit beside the key hints is never cut: it
-// wraps on lines of its own above the usual line.
+// hintWords is what the enabled hints say: their keys and words.
+func hintWords(hints []key.Binding) string {
+	var words strings.Builder
+	for _, h := range hints {
+		if h.Enabled() {
+			words.WriteString(h.Help().Key + "\x00" + h.Help().Desc + "\x00")
+		}
+	}
+	return words.String()
+}
+
+// View draws the status bar, or gives it as last drawn when nothing it shows has changed: most
+// frames of a class are keystrokes, which leave it as it was.
 func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints []key.Binding) string {
+	k := statusKey{width: s.width, notice: n, activity: activity, hints: hintWords(hints), backend: vs.Backend, model: vs.Model,
+		last: vs.Last, paused: vs.Paused, speed: vs.Speed, alerts: len(vs.Alerts)}
+	if len(vs.Alerts) > 0 {
+		k.alert = vs.Alerts[0]
+	}
+	if s.drawn.view == "" || s.drawn.key != k {
+		s.drawn.key, s.drawn.view = k, s.draw(vs, n, activity, hints)
+	}
+	return s.drawn.view
+}
+
+// draw draws the status bar. A notice that does not fit beside the key hints is never cut: it
+// wraps on lines of its own above the usual line.
+func (s *statusPane) draw(vs live.ViewState, n notice, activity string, hints []key.Binding) string {
 	t := &s.theme
 	var lines []string
 	left := s.summary(vs, activity)
