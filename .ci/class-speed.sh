@@ -3,7 +3,8 @@
 # the offline backend under TestLoadOverSSH (ui/lab/load_test.go), N trainees × 50 turns, each
 # run beside the load average it ran at, printed as one table.
 #   OLD=<commit>  also build that commit and alternate old and new, ROUNDS times (default 3), at
-#                 the first size: the two binaries under the same machine, turn about.
+#                 the first size: the two binaries under the same machine, turn about. OLD_BIN
+#                 names that commit's binary when it is built already.
 #   SIZES         the class sizes, the first compared (default "30x50 60x50 100x50").
 #   SHM=1         one more run of the first size with the database on tmpfs (/dev/shm): what the
 #                 disk's fsync adds to a turn.
@@ -16,7 +17,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/new" .
 go test -c -o "$work/lab.test" ./ui/lab
-if [ -n "${OLD:-}" ]; then
+if [ -n "${OLD_BIN:-}" ]; then
+	ln -s "$(realpath "$OLD_BIN")" "$work/old"
+elif [ -n "${OLD:-}" ]; then
 	mkdir "$work/old-src"
 	git archive "$OLD" | tar -x -C "$work/old-src"
 	(cd "$work/old-src" && go build -o "$work/old" .)
