@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -8,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
+	"github.com/ward-sim/ward/ui"
 )
 
 // missOxygenTwice plays two headless shifts for alice in which she gives no oxygen: an asthma
@@ -126,12 +129,8 @@ func TestTheCurriculumBoundsTheNextShift(t *testing.T) {
 }
 
 // The TUI's start dialog offers alice the same next shift `ward progress` does, for her alone,
-// with each patient's reason.
+// with each patient's reason, before the built-in shifts.
 func TestTheStartDialogIsOfferedTheNextShift(t *testing.T) {
-	lib, err := scenario.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	db := filepath.Join(t.TempDir(), "ward.db")
 	missOxygenTwice(t, db)
 	store, err := persist.OpenAs(db, persist.Access{Person: persist.Person{Trainee: "alice"}})
@@ -139,11 +138,20 @@ func TestTheStartDialogIsOfferedTheNextShift(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	c, err := nextShiftChoice(store, lib)
-	if err != nil || c == nil {
-		t.Fatalf("no next shift offered: %v", err)
+	w, err := wiring(&options{}, store)
+	if err != nil {
+		t.Fatal(err)
 	}
-	want := progressOf(t, db).Next
+	setup, err := session.NewSetup(context.Background(), store, session.Flags{Backend: "offline", Window: "block"}, w, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer setup.Close()
+	choices, err := ui.StartChoices(setup, false)
+	if err != nil || len(choices) < 2 {
+		t.Fatalf("start choices %+v: %v", choices, err)
+	}
+	c, want := choices[0], progressOf(t, db).Next
 	if c.ID != records.NextShiftID || c.Trainee != "alice" || len(c.Reasons) != len(want) || c.Reasons[0] != want[0].Reason ||
 		!strings.Contains(c.Reasons[0], `"oxygen" in 2 case(s)`) {
 		t.Errorf("offered %+v; want alice's next shift, %+v", c, want)

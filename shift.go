@@ -10,8 +10,6 @@ import (
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
-	"github.com/ward-sim/ward/session/records"
-	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
 	"github.com/ward-sim/ward/ui"
 )
@@ -118,19 +116,9 @@ func tui(ctx context.Context, c *call) error {
 		return err
 	}
 	if over := resumed && s.Over(); (!resumed || over) && !o.newSession && o.shift == "" {
-		next, err := nextShiftChoice(store, setup.Library())
-		if next != nil {
-			opts.StartShifts = append(opts.StartShifts, *next)
-		}
-		if err != nil && opts.Notice == "" {
+		var err error
+		if opts.StartShifts, err = ui.StartChoices(setup, over); err != nil && opts.Notice == "" {
 			opts.Notice = "no next shift offered: " + err.Error()
-		}
-		for _, sh := range setup.Library().Shifts() {
-			opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})
-		}
-		if over {
-			opts.StartShifts = append(opts.StartShifts, ui.ShiftChoice{Title: "Back to your last shift", Summary: "it is over: /aar reviews each patient",
-				Stay: true, Trainee: opts.Trainee})
 		}
 	}
 	restart := func(shift, trainee string) (*session.Session, error) {
@@ -149,24 +137,6 @@ func tui(ctx context.Context, c *call) error {
 	engine := live.NewLive(s, restart)
 	defer engine.Close()
 	return errors.Join(ui.Run(ctx, engine, opts), traceComplete(c, setup))
-}
-
-// nextShiftChoice is the start dialog's offer of the shift the trainee's progress suggests, with
-// why each patient was chosen; nil when there is nothing to suggest.
-func nextShiftChoice(store *persist.Store, lib *scenario.Library) (*ui.ShiftChoice, error) {
-	p, err := records.ReadProgress(store, lib)
-	if err != nil || len(p.Next) == 0 {
-		return nil, err
-	}
-	c := ui.ShiftChoice{ID: records.NextShiftID, Title: "Your next shift", Trainee: p.Trainee,
-		Summary: fmt.Sprintf("%d patient(s), chosen for you", len(p.Next))}
-	if p.Curriculum != nil {
-		c.Summary += " from the curriculum"
-	}
-	for _, n := range p.Next {
-		c.Reasons = append(c.Reasons, n.Reason)
-	}
-	return &c, nil
 }
 
 // readStore opens a snapshot of the database for a read-only command, signed in as the flags

@@ -13,12 +13,10 @@
 # skips it without WARD_BIN). Figures: BENCHMARKS.md, "A class over SSH".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in tmux ssh ssh-keygen; do
-	command -v "$tool" >/dev/null || { echo "sshlab.sh needs $tool (Debian: tmux, openssh-client)"; exit 1; }
-done
+source .ci/ward.sh
+needs tmux ssh ssh-keygen
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
-source .ci/ward.sh
 ward_into "$bin"
 WARD_BIN="$bin/ward" go test -count=1 -run '^TestSSHLab' -v .
 WARD_BIN="$bin/ward" go test -count=1 -run '^TestLoadOverSSH$' -v ./ui/lab/

@@ -11,12 +11,10 @@
 # warm; every step has its -timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in tmux ssh ssh-keygen; do
-	command -v "$tool" >/dev/null || { echo "team.sh needs $tool (Debian: tmux, openssh-client)"; exit 1; }
-done
+source .ci/ward.sh
+needs tmux ssh ssh-keygen
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
-source .ci/ward.sh
 ward_into "$bin"
 WARD_BIN="$bin/ward" go test -count=1 -timeout 3m -run '^TestSSHTeam$' -v .
 WARD_BIN="$bin/ward" go test -count=1 -timeout 3m -run '^TestTeamLoadOverSSH$' -v ./ui/lab/

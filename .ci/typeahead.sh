@@ -8,9 +8,9 @@
 # for, in order, and no clear without a y. The driver is typeahead_test.go (package main).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v tmux >/dev/null || { echo "typeahead.sh needs tmux"; exit 1; }
+source .ci/ward.sh
+needs tmux
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
-source .ci/ward.sh
 ward_into "$bin"
 WARD_BIN="$bin/ward" go test -count=1 -run '^TestTypeahead' -v .

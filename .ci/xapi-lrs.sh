@@ -19,8 +19,7 @@ db="$tmp/ward.db"
 # The store is a large npm package: when the registry cannot deliver it in time, say so plainly
 # and skip (the outbox's behaviour is also tested against httptest stores in lrs_test.go).
 source .ci/npm-tools.sh
-npm="${WARD_NPM_PREFIX:-$tmp/npm}"
-mkdir -p "$npm"
+npm="$(npm_prefix "$tmp")"
 if ! npm_tool "$npm" "$XAPI_STATEMENTS" 300; then
 	echo "SKIPPED: npm could not install $XAPI_STATEMENTS; the real-LRS check did not run"
 	exit 0

@@ -16,8 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 db="$tmp/ward.db"
 
 source .ci/npm-tools.sh
-npm="${WARD_NPM_PREFIX:-$tmp/npm}"
-mkdir -p "$npm"
+npm="$(npm_prefix "$tmp")"
 npm_tool "$npm" "$XAPI_VALIDATION" 120 || fail "npm could not install $XAPI_VALIDATION"
 
 # alice: asthma sent to HDU with three reflective answers, then a VF arrest brought back.

@@ -108,7 +108,7 @@ func (s *Session) cmdAck(_ context.Context, t *turn, arg string) {
 	waiting, _ := e.Waiting()
 	n := e.Acknowledge()
 	s.sim.dirty[id] = true
-	s.noteSummary(id, summaryOf(e))
+	s.reg.noteSummary(id, summaryOf(e))
 	s.record(t, nil, nil)
 	switch {
 	case n == 0:

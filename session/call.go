@@ -13,7 +13,6 @@ import (
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/session/action"
-	"github.com/ward-sim/ward/session/physio"
 	"github.com/ward-sim/ward/session/records"
 	"github.com/ward-sim/ward/session/scenario"
 	"github.com/ward-sim/ward/themes"
@@ -39,24 +38,24 @@ type CallRecord struct {
 // to the trace once the reply is held to the record.
 func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt, retry string) (string, error) {
 	s, t := c.s, c.t
-	q := ask{agent: a.Name, prompt: p, budget: s.cfg.NumCtx, x: c.x, tools: s.toolsFor(a, c.x), retry: retry}
+	q := ask{agent: a.Name, prompt: p, budget: s.cfg.NumCtx, x: c.x, tools: c.toolsFor(a), retry: retry}
 	free := q.tools != nil // the first call may call a tool instead of answering in the format
 	q.held = !free
-	resp, err := s.send(ctx, t, q)
+	resp, err := c.send(ctx, q)
 	if errors.Is(err, llm.ErrEmpty) && retry == "" {
 		q.budget, q.retry = s.cfg.NumCtx/2, "empty answer: retried with a smaller prompt"
-		resp, err = s.send(ctx, t, q)
+		resp, err = c.send(ctx, q)
 	}
 	q.budget, q.held = s.cfg.NumCtx, true // every later call answers in the format
 	if err == nil && len(resp.Message.ToolCalls) > 0 {
-		exchange := s.runTools(t, a.Name, c.x, q.tools, resp.Message)
+		exchange := c.runTools(a.Name, q.tools, resp.Message)
 		c.keep(exchange...)
 		q.prompt.After, q.retry = memory.Spoken(exchange), "tool results: second call"
-		resp, err = s.send(ctx, t, q)
+		resp, err = c.send(ctx, q)
 	} else if err == nil && free && memory.ParseAgentOutput(resp.Message.Content).Malformed {
-		s.countFormatFailure(a.Name)
+		c.countFormatFailure(a.Name)
 		q.retry = "reply broke the output format: asked again held to it"
-		resp, err = s.send(ctx, t, q)
+		resp, err = c.send(ctx, q)
 	}
 	if err != nil {
 		return "", err
@@ -64,14 +63,15 @@ func (c *conversation) call(ctx context.Context, a agents.Agent, p agents.Prompt
 	if why := llm.Unfinished(resp.DoneReason); why != "" {
 		t.emit(ErrorEvent{Code: "LLM_CUT", Message: why + " — ctrl+r asks again"})
 	}
-	reply, merge := s.absorb(t, a.Name, resp.Message.Content)
+	reply, merge := c.absorb(a.Name, resp.Message.Content)
 	t.calls[len(t.calls)-1].Trace.Merge = merge
 	return reply + llm.CutMark(resp.DoneReason), nil
 }
 
 // numPredictFor is the output budget: the compound rule's 2000/3000/4000, scaled when the
 // session's base budget is not the default 2000 (a slow CPU, or a test model).
-func (s *Session) numPredictFor(x *examination) int {
+func (c *conversation) numPredictFor() int {
+	s, x := c.s, c.x
 	budget := max(x.compound.NumPredict, memory.BaseNumPredict)
 	return budget * s.cfg.OutputBudget / memory.BaseNumPredict
 }
@@ -93,9 +93,10 @@ type ask struct {
 // send fits the prompt into its budget (num_ctx itself stays constant, so Ollama never reloads),
 // makes the backend call, streams its tokens to the UI, and reports it to the event stream, the
 // trace file and the inspector.
-func (s *Session) send(ctx context.Context, t *turn, q ask) (llm.Response, error) {
-	numPredict := s.numPredictFor(q.x)
-	p, shrunk, err := q.prompt.Fit(&s.est, q.budget, numPredict)
+func (c *conversation) send(ctx context.Context, q ask) (llm.Response, error) {
+	s, t := c.s, c.t
+	numPredict := c.numPredictFor()
+	p, shrunk, err := q.prompt.Fit(&s.chat.est, q.budget, numPredict)
 	var tooLong *agents.PromptTooLongError
 	if errors.As(err, &tooLong) && tooLong.Tokens+numPredict <= s.cfg.NumCtx {
 		err = nil // the smallest prompt misses a retry's tighter budget but fits the context itself
@@ -103,7 +104,7 @@ func (s *Session) send(ctx context.Context, t *turn, q ask) (llm.Response, error
 	if err != nil {
 		return llm.Response{}, err
 	}
-	sections := p.Sections(&s.est)
+	sections := p.Sections(&s.chat.est)
 	req := llm.Request{
 		Agent: q.agent, Messages: p.Messages(), Tools: q.tools,
 		Options:   llm.Options{NumCtx: s.cfg.NumCtx, NumPredict: numPredict},
@@ -123,7 +124,7 @@ func (s *Session) send(ctx context.Context, t *turn, q ask) (llm.Response, error
 	resp, trace, err := llm.Call(ctx, s.cfg.Backend, req, stream.add)
 	stream.flush()
 	if err == nil && resp.Metrics.PromptEvalCount > 0 {
-		s.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
+		s.chat.est.Calibrate(sections.Total(), resp.Metrics.PromptEvalCount)
 	}
 	rec := CallRecord{Trace: trace, Recall: p.Memory}
 	rec.Trace.PatientID, rec.Trace.Retry, rec.Trace.Shrunk = s.active, q.retry, shrunk
@@ -404,7 +405,8 @@ func describeTurn(rec TurnRecord) string {
 
 // toolsFor is what agent a may call: its tools from the team file, when the model can call tools
 // at all. Without tool support the engine's results are already in the dynamic context.
-func (s *Session) toolsFor(a agents.Agent, x *examination) []llm.Tool {
+func (c *conversation) toolsFor(a agents.Agent) []llm.Tool {
+	s, x := c.s, c.x
 	if !s.cfg.Tools || x.engine == nil {
 		return nil
 	}
@@ -414,7 +416,8 @@ func (s *Session) toolsFor(a agents.Agent, x *examination) []llm.Tool {
 // runTools executes the model's tool calls against the engine and memory, each once it holds to
 // the tools offered, and returns the exchange (the call, then each result) for the second call
 // and the patient's interaction log.
-func (s *Session) runTools(t *turn, agent string, x *examination, offered []llm.Tool, call memory.Message) []memory.Message {
+func (c *conversation) runTools(agent string, offered []llm.Tool, call memory.Message) []memory.Message {
+	s, t := c.s, c.t
 	now := s.cfg.Now().UTC()
 	asked := memory.Message{Role: memory.RoleAssistant, Agent: agent, Content: call.Content, At: now}
 	var results []memory.Message
@@ -424,7 +427,7 @@ func (s *Session) runTools(t *turn, agent string, x *examination, offered []llm.
 		id := fmt.Sprintf("call_%d_%d", s.at.UnixNano(), t.toolCalls)
 		t.toolCalls++
 		asked.ToolCalls = append(asked.ToolCalls, memory.ToolCall{ID: id, Name: tc.Name, Args: tc.Args})
-		content := s.runTool(t, x, offered, tc.Name, tc.Args)
+		content := c.runTool(offered, tc.Name, tc.Args)
 		results = append(results, memory.Message{Role: memory.RoleTool, ToolCallID: id, ToolName: tc.Name, Content: content, At: now})
 	}
 	return append([]memory.Message{asked}, results...)
@@ -432,7 +435,8 @@ func (s *Session) runTools(t *turn, agent string, x *examination, offered []llm.
 
 // runTool answers one call. Whatever the model sent, the answer is the engine's or a validation
 // error the model can read; it never reaches the trainee as fact.
-func (s *Session) runTool(t *turn, x *examination, offered []llm.Tool, name string, args map[string]any) string {
+func (c *conversation) runTool(offered []llm.Tool, name string, args map[string]any) string {
+	s := c.s
 	if err := agents.CheckCall(offered, name, args); err != nil {
 		return "error: " + err.Error()
 	}
@@ -441,7 +445,7 @@ func (s *Session) runTool(t *turn, x *examination, offered []llm.Tool, name stri
 	var err error
 	switch name {
 	case agents.ToolCheckVitals:
-		return s.checkVitalsTool(t, x.engine)
+		return c.checkVitalsTool()
 	case agents.ToolRecordQuote:
 		err = mem.AddQuote(clock, stringArg(args, "speaker"), stringArg(args, "quote"))
 	case agents.ToolRecordAssessment:
@@ -458,7 +462,8 @@ func (s *Session) runTool(t *turn, x *examination, offered []llm.Tool, name stri
 
 // checkVitalsTool measures the patient as a trainee's check would, so the reading is logged,
 // scored and remembered like any other.
-func (s *Session) checkVitalsTool(t *turn, e *physio.Engine) string {
+func (c *conversation) checkVitalsTool() string {
+	s, t, e := c.s, c.t, c.x.engine
 	events := e.Apply(action.Action{Kind: scenario.KindCheckVitals})
 	s.recordEvents(t, events)
 	for _, ev := range events {

@@ -63,7 +63,7 @@ func (s *Session) cmdDispo(_ context.Context, t *turn, arg string) {
 		return
 	}
 	s.sim.dirty[s.active] = true
-	s.noteSummary(s.active, summaryOf(e))
+	s.reg.noteSummary(s.active, summaryOf(e))
 	text := fmt.Sprintf("%s leaves for %s at %s; the case is closed.", s.active, d.Place, physio.SimTime(e.Elapsed()))
 	if len(e.Diagnoses()) == 0 {
 		text += " No working diagnosis was given."

@@ -87,8 +87,8 @@ func TestRunDiagnosisDispositionAndReflection(t *testing.T) {
 	if sm := r.s.Summaries()[0]; sm.Disposition != "hdu" || sm.Alert != "" {
 		t.Errorf("the roster does not show where the patient went, or keeps an alarm on them: %+v", sm)
 	}
-	if !strings.Contains(r.s.rosterAnswer(), "(gone to hdu)") {
-		t.Errorf("roster answer: %s", r.s.rosterAnswer())
+	if !strings.Contains(r.s.reg.rosterAnswer(r.s.active), "(gone to hdu)") {
+		t.Errorf("roster answer: %s", r.s.reg.rosterAnswer(r.s.active))
 	}
 }
 

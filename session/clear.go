@@ -20,7 +20,7 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 	if !s.commit(t, typed) { // the clear itself is archived with everything else
 		return
 	}
-	roster := s.roster
+	roster := s.reg.roster
 	var number int
 	err := t.storage(func() error {
 		if err := s.Flush(); err != nil { // when the commit had no typed text to store
@@ -38,8 +38,8 @@ func (s *Session) clear(t *turn, typed *typedText, d analyzer.Decision) {
 		return
 	}
 	s.active = ""
-	s.history = nil
-	s.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
+	s.chat.history = nil
+	s.reg.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
 	s.sim = newSim(s.cfg.Scenarios, s.info.Seed, s.sim.ward.Clock())
 	s.reportDecision(t, DecisionClear, d, "")
 	t.emit(MessageEvent{Role: "assistant", Agent: memory.SystemAgent, Text: clearedText(roster, number)})
@@ -62,16 +62,16 @@ func clearedText(roster []string, archive int) string {
 func (s *Session) ClearPreview() (patients, messages, archive int, err error) {
 	err = s.cfg.Store.View(s.ID(), func(tx *persist.Tx) error {
 		messages = tx.Len("")
-		for _, pid := range s.roster {
+		for _, pid := range s.reg.roster {
 			messages += tx.Len(pid)
 		}
 		return nil
 	})
 	if err != nil {
-		return len(s.roster), messages, 0, err
+		return len(s.reg.roster), messages, 0, err
 	}
 	archives, err := records.ArchiveEntries(s.cfg.Store, s.ID())
-	return len(s.roster), messages, len(archives) + 1, err
+	return len(s.reg.roster), messages, len(archives) + 1, err
 }
 
 // IsClearRequest reports whether text would clear the shift: /clear, or wording the rules read as

@@ -109,7 +109,7 @@ func HelpTable() string {
 }
 
 func (s *Session) cmdPatients(_ context.Context, t *turn, _ string) {
-	s.say(t, s.rosterAnswer())
+	s.say(t, s.reg.rosterAnswer(s.active))
 }
 
 func (s *Session) cmdClear(_ context.Context, t *turn, _ string) {
@@ -133,7 +133,7 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 	}
 	id, ok := analyzer.NormalizeID(fields[0], s.cfg.Pattern)
 	if !ok {
-		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.needsIDMessage()})
+		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.reg.needsIDMessage()})
 		return
 	}
 	if _, known := s.reg.Patients[id]; known {
@@ -155,7 +155,7 @@ func (s *Session) cmdAdmit(_ context.Context, t *turn, arg string) {
 // and whether a patient of the shift has it already (no two may).
 func (s *Session) cmdScenarios(_ context.Context, t *turn, _ string) {
 	var b strings.Builder
-	taken := s.onRoster(factScenario)
+	taken := s.reg.onRoster(factScenario)
 	for i, sc := range s.cfg.Scenarios.List() {
 		fmt.Fprintf(&b, "%2d  %s", i+1, sc.Presentation)
 		if sc.Difficulty != "" {
@@ -221,7 +221,7 @@ func (s *Session) agentCommand(ctx context.Context, t *turn, effect string) {
 		e := s.engine(t, s.active)
 		t.emit(AAREvent{s.review(e)})
 	}
-	s.respond(ctx, t, settled{prior: s.priorTo(typed), effect: effect})
+	s.respond(ctx, t, settled{prior: s.chat.priorTo(typed, s.active), effect: effect})
 }
 
 // typed is the line as typed, for the active conversation, at the sim time it was typed, with who

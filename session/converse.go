@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/ward-sim/ward/agents"
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
-	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/aar"
 	"github.com/ward-sim/ward/themes"
 )
@@ -95,7 +93,7 @@ func (c *conversation) Speak(ctx context.Context, a agents.Agent, r agents.Route
 	switched := c.passesTo(a.Name)
 	reply, err := c.speak(ctx, a, r)
 	if switched {
-		c.s.countSwitch(a.Name, err == nil)
+		c.countSwitch(a.Name, err == nil)
 	}
 	return reply, err
 }
@@ -124,7 +122,7 @@ func (c *conversation) speak(ctx context.Context, a agents.Agent, r agents.Route
 	first := len(c.t.calls)
 	defer func() { // once the reply is held to the record, so the trace says how it was
 		for i := range c.t.calls[first:] {
-			c.t.calls[first+i].Retrieved = c.s.passagesFor(a, c.x)
+			c.t.calls[first+i].Retrieved = c.s.cards.passagesFor(a, c.x)
 		}
 		c.s.writeTrace(c.t, c.t.calls[first:])
 	}()
@@ -160,7 +158,7 @@ func (c *conversation) Hear(ev agents.TeamEvent) {
 		c.t.emit(GateEvent{State: ev.Gate})
 	case agents.EventNote:
 		c.t.emit(NoteEvent{PatientID: c.s.active, Stop: ev.Stop, Text: ev.Text})
-		c.s.countStop(ev.Stop)
+		c.countStop(ev.Stop)
 	}
 }
 
@@ -251,66 +249,4 @@ func pointLines(points []aar.Point) []string {
 		out[i] = pt.Labelled()
 	}
 	return out
-}
-
-// record is the last stage: it stores what the turn said with the active conversation, after the
-// line the turn holds and with the engine's changes, in one commit, then reports the error that stopped the turn. A turn with
-// nothing left to store (its alarms' commit took the sim's changes) makes no commit.
-func (s *Session) record(t *turn, said []memory.Message, failure error) {
-	for i := range said {
-		said[i].Sim = s.sim.ward.Clock()
-	}
-	if len(said) == 0 && !s.simUnsaved() && !t.holdsLine() {
-		s.reportFailure(t, failure)
-		return
-	}
-	err := s.update(t, func(tx *persist.Tx) error { return tx.Append(s.active, said...) })
-	if err != nil {
-		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the turn: " + err.Error()})
-	} else {
-		s.remember(said...)
-	}
-	s.reportFailure(t, failure)
-}
-
-func (s *Session) reportFailure(t *turn, failure error) {
-	if failure != nil {
-		s.reportLLMError(t, failure)
-	}
-}
-
-func (s *Session) reportLLMError(t *turn, err error) {
-	code := "LLM_ERROR"
-	var unreachable *llm.UnreachableError
-	var notFound *llm.ModelNotFoundError
-	var tooLong *agents.PromptTooLongError
-	var stall *llm.StallError
-	switch {
-	case errors.As(err, &stall):
-		code = "LLM_STALLED"
-	case errors.As(err, &tooLong):
-		code = "PROMPT_TOO_LONG"
-	case errors.As(err, &unreachable):
-		code = "LLM_UNREACHABLE"
-	case errors.As(err, &notFound):
-		code = "MODEL_NOT_FOUND"
-	case errors.Is(err, llm.ErrEmpty):
-		code = "LLM_EMPTY"
-	case errors.Is(err, context.Canceled):
-		code = "CANCELLED"
-	}
-	t.emit(ErrorEvent{Code: code, Message: err.Error()})
-}
-
-// wardSays is a reply from ward itself, shown at once and recorded with the turn.
-func (s *Session) wardSays(t *turn, text string) memory.Message {
-	return s.saySpoken(t, memory.SystemAgent, text)
-}
-
-// saySpoken is a line ward writes itself in another voice at the bedside (the nurse, a
-// relative), shown at once and recorded with the turn.
-func (s *Session) saySpoken(t *turn, voice, text string) memory.Message {
-	msg := s.message(memory.RoleAssistant, voice, text)
-	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: voice, Text: text, At: msg.At})
-	return msg
 }

@@ -42,7 +42,8 @@ func (s *Session) entityContext(a agents.Agent) string {
 // absorb parses an agent's raw output, merges its entity delta and returns the reply text and
 // the merge. Output that breaks the format never loses the reply; the counters and the event say
 // what went wrong.
-func (s *Session) absorb(t *turn, agent, raw string) (string, *memory.MergeResult) {
+func (c *conversation) absorb(agent, raw string) (string, *memory.MergeResult) {
+	s, t := c.s, c.t
 	out := memory.ParseAgentOutput(raw)
 	if s.active == "" {
 		return out.Reply, nil
@@ -81,7 +82,8 @@ func provenance(derived map[string]any) (string, float64) {
 }
 
 // countStop counts a turn the team's guards stopped, beside the entity counters of that patient.
-func (s *Session) countStop(stop string) {
+func (c *conversation) countStop(stop string) {
+	s := c.s
 	if s.active == "" {
 		return
 	}
@@ -95,7 +97,8 @@ func (s *Session) countStop(stop string) {
 }
 
 // countSwitch counts the conversation passing to agent, and whether agent answered.
-func (s *Session) countSwitch(agent string, answered bool) {
+func (c *conversation) countSwitch(agent string, answered bool) {
+	s := c.s
 	if s.active == "" {
 		return
 	}
@@ -104,7 +107,8 @@ func (s *Session) countSwitch(agent string, answered bool) {
 }
 
 // countFormatFailure counts a reply that broke ward's output format, by the agent that wrote it.
-func (s *Session) countFormatFailure(agent string) {
+func (c *conversation) countFormatFailure(agent string) {
+	s := c.s
 	if s.active == "" {
 		return
 	}
@@ -118,7 +122,8 @@ func (s *Session) countFormatFailure(agent string) {
 
 // countCitationsRemoved counts citations of passages an agent was not given, beside the team's
 // other counters.
-func (s *Session) countCitationsRemoved(n int) {
+func (c *conversation) countCitationsRemoved(n int) {
+	s := c.s
 	if s.active == "" {
 		return
 	}

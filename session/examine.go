@@ -49,9 +49,9 @@ func (s *Session) examine(t *turn, st settled) *examination {
 			x.events = append(x.events, x.engine.Apply(a)...)
 		}
 		if a.Kind == sc.KindAsk && x.speech.GivesHistory() {
-			x.disclosures = append(x.disclosures, s.disclose(x.engine, a.Topic)...)
+			x.disclosures = append(x.disclosures, s.sim.disclose(x.engine, a.Topic)...)
 		} else if a.Kind == sc.KindAsk {
-			x.bystander = append(x.bystander, s.discloseForPatient(x.engine, a.Topic)...)
+			x.bystander = append(x.bystander, s.sim.discloseForPatient(x.engine, a.Topic)...)
 		}
 	}
 	x.results = results(x)
@@ -93,26 +93,26 @@ func (x *examination) disclosedIn(p memory.Part, reply string) bool {
 
 // disclose returns what the patient tells about topic, and remembers it: a disclosure made once
 // is part of the patient's memory from then on.
-func (s *Session) disclose(e *physio.Engine, topic string) []agents.Disclosure {
-	return s.remembered(e, e.Tells(topic), "")
+func (m *sim) disclose(e *physio.Engine, topic string) []agents.Disclosure {
+	return m.remembered(e, e.Tells(topic), "")
 }
 
 // discloseForPatient returns what the bystander tells about topic for a patient who cannot, and
 // remembers it with who said it.
-func (s *Session) discloseForPatient(e *physio.Engine, topic string) []agents.Disclosure {
+func (m *sim) discloseForPatient(e *physio.Engine, topic string) []agents.Disclosure {
 	b := e.Scenario().Bystander
 	if b == nil {
 		return nil
 	}
-	return s.remembered(e, b.DisclosuresAbout(topic), bystanderSource(b))
+	return m.remembered(e, b.DisclosuresAbout(topic), bystanderSource(b))
 }
 
 // remembered records each disclosure in the patient's memory once, labelled with its source
 // when someone other than the patient said it, and returns them as told, each marked when it
 // was told before.
-func (s *Session) remembered(e *physio.Engine, list []sc.Disclosure, source string) []agents.Disclosure {
+func (m *sim) remembered(e *physio.Engine, list []sc.Disclosure, source string) []agents.Disclosure {
 	var out []agents.Disclosure
-	mem := s.sim.memory(e.PatientID())
+	mem := m.memory(e.PatientID())
 	for _, d := range list {
 		text := d.Text
 		if source != "" {

@@ -107,7 +107,7 @@ func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) erro
 // injectable is the engine of a patient an event may be injected into.
 func (s *Session) injectable(id string) (*physio.Engine, error) {
 	if _, ok := s.reg.Patients[id]; !ok {
-		return nil, fmt.Errorf("no patient %q on this shift (roster: %v)", id, s.roster)
+		return nil, fmt.Errorf("no patient %q on this shift (roster: %v)", id, s.reg.roster)
 	}
 	e, err := s.sim.engine(id)
 	switch {
@@ -149,7 +149,7 @@ func (s *Session) heard(e *physio.Engine, in Injection) memory.Message {
 func (s *Session) injectAdmission(in Injection, emit func(Event)) error {
 	id := in.PatientID
 	if id == "" {
-		id = s.nextPatientID()
+		id = s.reg.nextPatientID()
 	}
 	id, ok := analyzer.NormalizeID(id, s.cfg.Pattern)
 	switch {
@@ -161,24 +161,15 @@ func (s *Session) injectAdmission(in Injection, emit func(Event)) error {
 	if _, known := s.cfg.Scenarios.Get(in.Scenario); !known {
 		return fmt.Errorf("no scenario %q in the library", in.Scenario)
 	}
-	e, err := s.sim.admit(id, in.Scenario, s.onRoster(factScenario))
+	e, err := s.sim.admit(id, in.Scenario, s.reg.onRoster(factScenario))
 	if err != nil {
 		return err
 	}
 	_ = e.Record(physio.InjectAdmission, in.Scenario) // a new case is open
-	bed := sc.FreeBed(e.Scenario().Demographics.Bed, s.onRoster(factBed))
-	reg := s.registryWith(id, s.reg.ActivePatientID, e, bed)
+	bed := sc.FreeBed(e.Scenario().Demographics.Bed, s.reg.onRoster(factBed))
+	reg := s.reg.with(id, s.reg.ActivePatientID, e, bed, s.cfg.Now().UTC())
 	msg := s.message(memory.RoleAssistant, memory.SystemAgent, admissionNote(e, bed))
 	return s.storeInjected(id, msg, &reg, emit)
-}
-
-// nextPatientID is the first patient_N not on the roster.
-func (s *Session) nextPatientID() string {
-	for n := len(s.roster) + 1; ; n++ {
-		if id := fmt.Sprintf("patient_%d", n); !slices.Contains(s.roster, id) {
-			return id
-		}
-	}
 }
 
 // line is a message for one conversation ("" for the shift's own).
@@ -195,8 +186,8 @@ func (s *Session) storeInjected(id string, msg memory.Message, reg *persist.Regi
 		lines = append(lines, line{s.active, s.message(memory.RoleAssistant, memory.SystemAgent, fmt.Sprintf("News of %s: /switch %s to see it.", id, id))})
 	}
 	if reg != nil { // the commit writes the mirror, with any summaries it holds unsaved
-		s.mirror(*reg)
-		s.registryUnsaved = true
+		s.reg.mirror(*reg)
+		s.reg.unsaved = true
 	}
 	return s.storeInstructor(lines, emit, func(*persist.Tx) error { return nil })
 }
@@ -223,7 +214,7 @@ func (s *Session) storeInstructor(lines []line, emit func(Event), also func(*per
 	}
 	for _, l := range lines {
 		if l.conv == s.active {
-			s.remember(l.msg)
+			s.chat.remember(l.msg)
 		}
 		emit(MessageEvent{PatientID: l.conv, Role: l.msg.Role, Agent: l.msg.Agent, Text: l.msg.Content, At: l.msg.At})
 	}
@@ -249,7 +240,7 @@ func (s *Session) End(emit func(Event)) error {
 			continue // closed already: the patient has gone
 		}
 		s.sim.dirty[id] = true
-		s.noteSummary(id, summaryOf(e))
+		s.reg.noteSummary(id, summaryOf(e))
 		lines = append(lines, line{id, s.message(memory.RoleAssistant, memory.SystemAgent,
 			fmt.Sprintf("The instructor ended the shift for debrief: %s's case is closed. /aar reviews it.", id))})
 	}
@@ -286,7 +277,7 @@ func (s *Session) InjectChoices() Choices {
 			c.States[p.ID] = slices.Sorted(maps.Keys(sc.States))
 		}
 	}
-	taken := s.onRoster(factScenario)
+	taken := s.reg.onRoster(factScenario)
 	for _, sc := range s.cfg.Scenarios.List() {
 		if !taken[sc.ID] {
 			c.Scenarios = append(c.Scenarios, sc.ID)

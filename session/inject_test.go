@@ -183,7 +183,7 @@ func TestInjectAdmission(t *testing.T) {
 		t.Errorf("the active conversation ends with %+v", m)
 	}
 	r.restart()
-	if got := r.s.roster; len(got) != 2 || got[1] != "patient_2" {
+	if got := r.s.reg.roster; len(got) != 2 || got[1] != "patient_2" {
 		t.Fatalf("roster after a restart = %v", got)
 	}
 	e := r.engine("patient_2")
@@ -216,7 +216,7 @@ func TestInjectRefusalsChangeNothing(t *testing.T) {
 			t.Errorf("%+v: error %v, want %q", c.in, err, c.want)
 		}
 	}
-	if engineJSON(t, r) != before || len(r.stored("patient_1")) != msgs || len(r.s.roster) != 1 {
+	if engineJSON(t, r) != before || len(r.stored("patient_1")) != msgs || len(r.s.reg.roster) != 1 {
 		t.Error("a refused injection changed the shift")
 	}
 }
@@ -255,8 +255,8 @@ func TestEndClosesEveryCase(t *testing.T) {
 	if !strings.Contains(rep.Markdown(), "The instructor ended the case before a disposition") {
 		t.Error("the review does not say the instructor ended the case")
 	}
-	if refused := errorsOf(r.turn("/admit patient_3")); !strings.Contains(refused, "no new patient comes in") || len(r.s.roster) != 2 {
-		t.Errorf("an admission after the end: %q, roster %v", refused, r.s.roster)
+	if refused := errorsOf(r.turn("/admit patient_3")); !strings.Contains(refused, "no new patient comes in") || len(r.s.reg.roster) != 2 {
+		t.Errorf("an admission after the end: %q, roster %v", refused, r.s.reg.roster)
 	}
 	if err := r.s.End(func(Event) {}); !errors.Is(err, ErrShiftEnded) {
 		t.Errorf("a second end: %v", err)
@@ -294,12 +294,12 @@ func TestInjectedImprovementIsCalledBetter(t *testing.T) {
 // the commit writes the registry once, as the mirror has it with the admission.
 func TestInjectAdmissionOverUnsavedSummaries(t *testing.T) {
 	r := injectRig(t)
-	r.s.registryUnsaved = true
+	r.s.reg.unsaved = true
 	if _, err := r.inject(Injection{Kind: physio.InjectAdmission, Scenario: "hypoglycaemia"}); err != nil {
 		t.Fatal(err)
 	}
 	r.restart()
-	if got := r.s.roster; len(got) != 2 || got[1] != "patient_2" {
+	if got := r.s.reg.roster; len(got) != 2 || got[1] != "patient_2" {
 		t.Fatalf("roster after a restart = %v, want patient_2 on it", got)
 	}
 }

@@ -22,10 +22,24 @@ type retrieval struct {
 	err error
 }
 
+// cards are where the team's protocol passages come from: the knowledge base, whose rankings by
+// an embedding model the trace keeps, or in a replay of such a run, its recorded retrievals,
+// handed out in order.
+type cards struct {
+	kb        *knowledge.KB // nil for none
+	trace     *llm.TraceWriter
+	replaying *llm.TraceRun // the recorded run a replay plays again; nil when the shift is live
+	replayed  int           // retrievals of replaying handed out so far
+}
+
+func newCards(cfg Config) cards {
+	return cards{kb: cfg.Knowledge, trace: cfg.Trace, replaying: cfg.Replaying}
+}
+
 // needsKnowledge reports whether agent a reads protocol passages this turn: by its recall rule,
 // or because the trainee asked a protocol question.
-func (s *Session) needsKnowledge(a agents.Agent, x *examination) bool {
-	return s.cfg.Knowledge != nil && (a.RecallsKnowledge() || knowledge.IsProtocolQuestion(x.question()))
+func (k *cards) needsKnowledge(a agents.Agent, x *examination) bool {
+	return k.kb != nil && (a.RecallsKnowledge() || knowledge.IsProtocolQuestion(x.question()))
 }
 
 // question is the trainee's text as a query: without the @mention that picked the agent.
@@ -35,7 +49,7 @@ func (x *examination) question() string { return agents.WithoutMention(x.text) }
 // leaves the turn without passages and says why, once; the team still answers.
 func (c *conversation) retrieve(ctx context.Context, a agents.Agent) {
 	s, x := c.s, c.x
-	if x.retrieval != nil || !s.needsKnowledge(a, x) {
+	if x.retrieval != nil || !s.cards.needsKnowledge(a, x) {
 		return
 	}
 	ctx = knowledge.WithProgress(ctx, func(p knowledge.Progress) {
@@ -43,7 +57,7 @@ func (c *conversation) retrieve(ctx context.Context, a agents.Agent) {
 			c.t.emit(progressOf(p))
 		}
 	})
-	r, err := s.retrieveCards(ctx, x.question())
+	r, err := s.cards.retrieve(ctx, x.question())
 	x.retrieval = &retrieval{Retrieval: r, err: err}
 	switch {
 	case err != nil:
@@ -53,34 +67,34 @@ func (c *conversation) retrieve(ctx context.Context, a agents.Agent) {
 	}
 }
 
-// retrieveCards asks the protocol cards for query's passages. A ranking by an embedding model is
+// retrieve asks the protocol cards for query's passages. A ranking by an embedding model is
 // written to the trace, and a replay of it takes the recorded retrieval instead: it asks no model.
-func (s *Session) retrieveCards(ctx context.Context, query string) (knowledge.Retrieval, error) {
-	if run := s.cfg.Replaying; run != nil && run.Header.EmbedModel != "" {
-		return s.recordedRetrieval(run.Retrievals, query)
+func (k *cards) retrieve(ctx context.Context, query string) (knowledge.Retrieval, error) {
+	if run := k.replaying; run != nil && run.Header.EmbedModel != "" {
+		return k.recorded(run.Retrievals, query)
 	}
-	r, err := s.cfg.Knowledge.Retrieve(ctx, query, passagesPerTurn)
-	if s.cfg.Knowledge.EmbedModel() != "" {
+	r, err := k.kb.Retrieve(ctx, query, passagesPerTurn)
+	if k.kb.EmbedModel() != "" {
 		rec := llm.TraceRetrieval{Query: query}
 		if err != nil {
 			rec.Error = err.Error()
 		} else {
 			rec.Retrieval, _ = json.Marshal(r) // strings, numbers and booleans: it always encodes
 		}
-		_ = s.cfg.Trace.WriteRetrieval(rec) // as with calls, a trace that cannot be written changes nothing
+		_ = k.trace.WriteRetrieval(rec) // as with calls, a trace that cannot be written changes nothing
 	}
 	return r, err
 }
 
-// recordedRetrieval is the next of a recorded run's retrievals, handed out in order, for query; a
+// recorded is the next of a recorded run's retrievals, handed out in order, for query; a
 // query the recording did not make at this point is an error, so the turn's prompt goes without
 // passages and the replay diverges there.
-func (s *Session) recordedRetrieval(recorded []llm.TraceRetrieval, query string) (knowledge.Retrieval, error) {
-	if s.replayed >= len(recorded) {
+func (k *cards) recorded(recorded []llm.TraceRetrieval, query string) (knowledge.Retrieval, error) {
+	if k.replayed >= len(recorded) {
 		return knowledge.Retrieval{}, fmt.Errorf("the recording holds no retrieval for %q", query)
 	}
-	rec := recorded[s.replayed]
-	s.replayed++
+	rec := recorded[k.replayed]
+	k.replayed++
 	if rec.Query != query {
 		return knowledge.Retrieval{}, fmt.Errorf("the recording retrieved for %q here, not %q", rec.Query, query)
 	}
@@ -94,8 +108,8 @@ func (s *Session) recordedRetrieval(recorded []llm.TraceRetrieval, query string)
 
 // passagesFor are the turn's passages as agent a's facts carry them; none for an agent that
 // does not read them.
-func (s *Session) passagesFor(a agents.Agent, x *examination) []knowledge.Passage {
-	if x.retrieval == nil || !s.needsKnowledge(a, x) {
+func (k *cards) passagesFor(a agents.Agent, x *examination) []knowledge.Passage {
+	if x.retrieval == nil || !k.needsKnowledge(a, x) {
 		return nil
 	}
 	return x.retrieval.Passages
@@ -104,11 +118,11 @@ func (s *Session) passagesFor(a agents.Agent, x *examination) []knowledge.Passag
 // cite keeps a reply's citations of the passages the agent was given and removes the rest,
 // counting them, and returns the sources to show under the message.
 func (c *conversation) cite(a agents.Agent, reply string) (string, []string) {
-	given := c.s.passagesFor(a, c.x)
+	given := c.s.cards.passagesFor(a, c.x)
 	checked := knowledge.CheckCitations(reply, given)
 	if checked.Removed > 0 {
 		c.held(fmt.Sprintf("%d citation(s) of passages it was not given were removed", checked.Removed))
-		c.s.countCitationsRemoved(checked.Removed)
+		c.countCitationsRemoved(checked.Removed)
 	}
 	return checked.Text, checked.Sources()
 }

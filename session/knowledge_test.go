@@ -69,6 +69,30 @@ func TestAProtocolQuestionIsAnsweredNotActedOn(t *testing.T) {
 	}
 }
 
+// In the library's new areas the Preceptor answers from their own cards: an obstetric, a
+// paediatric and a prehospital trauma case, each asked what its critical actions turn on.
+func TestTheNewCasesAreAnsweredFromTheirCards(t *testing.T) {
+	for _, tc := range []struct{ scenario, question, source, says string }{
+		{"postpartum-haemorrhage", "can I give ergometrine to a woman with pre-eclampsia who is bleeding after birth?",
+			"Severe pre-eclampsia and eclampsia › Blood pressure, fluids and delivery — NICE", "Never give ergometrine to a woman with pre-eclampsia"},
+		{"paediatric-arrest", "what dose of adrenaline in a paediatric arrest with PEA?",
+			"Paediatric cardiac arrest › Non-shockable rhythms: asystole and PEA — Resuscitation Council UK", "10 micrograms/kg"},
+		{"major-haemorrhage-prehospital", "when is tranexamic acid given in trauma and how much?",
+			"Major trauma, the primary survey and major haemorrhage › Fluids, blood and tranexamic acid — NICE", "within 3 hours of injury"},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			r := withKnowledge(t, "")
+			turns := byTurn(runJSON(t, r.s, lines("/admit patient_1 "+tc.scenario, "/ask "+tc.question)))
+			said := onlyOne(t, ofKind(turns[1], "message"), "answer")
+			sources := strs(said["sources"])
+			if said.str("agent") != agents.AgentPreceptor || !strings.Contains(said.str("text"), tc.says) ||
+				len(sources) != 1 || !strings.Contains(sources[0], tc.source) {
+				t.Errorf("the answer %v with sources %q; want the Preceptor quoting %q from %s", said, sources, tc.says, tc.source)
+			}
+		})
+	}
+}
+
 // The passages travel in the dynamic context, where the KV cache expects change, never in the
 // static prefix; the Patient gets none.
 func TestPassagesAreInTheDynamicContextOnly(t *testing.T) {

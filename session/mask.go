@@ -32,18 +32,18 @@ type caseMasker struct {
 }
 
 // caseMasker is the roster's masker, built on first use after the roster's scenarios change.
-func (s *Session) caseMasker() *caseMasker {
-	if s.masker == nil {
-		s.masker = newCaseMasker(s.cfg.Scenarios, s.rosterScenarios())
+func (r *registry) caseMasker() *caseMasker {
+	if r.masker == nil {
+		r.masker = newCaseMasker(r.lib, r.rosterScenarios())
 	}
-	return s.masker
+	return r.masker
 }
 
 // rosterScenarios are the ids of the roster's scenarios, each once, in roster order.
-func (s *Session) rosterScenarios() []string {
+func (r *registry) rosterScenarios() []string {
 	var ids []string
-	for _, id := range s.roster {
-		if sid := scenarioOf(s.reg.Patients[id].Facts); !slices.Contains(ids, sid) {
+	for _, id := range r.roster {
+		if sid := scenarioOf(r.Patients[id].Facts); !slices.Contains(ids, sid) {
 			ids = append(ids, sid)
 		}
 	}
@@ -52,9 +52,9 @@ func (s *Session) rosterScenarios() []string {
 
 // forgetMaskerUnlessRoster drops the masker when the roster's scenarios are no longer those it was
 // built for; a switch of patient keeps it.
-func (s *Session) forgetMaskerUnlessRoster() {
-	if s.masker != nil && !slices.Equal(s.masker.scenarios, s.rosterScenarios()) {
-		s.masker = nil
+func (r *registry) forgetMaskerUnlessRoster() {
+	if r.masker != nil && !slices.Equal(r.masker.scenarios, r.rosterScenarios()) {
+		r.masker = nil
 	}
 }
 

@@ -144,20 +144,20 @@ func TestMaskerFollowsTheRoster(t *testing.T) {
 	r := newRig(t)
 	s := r.s
 	r.turn("/admit patient_1 anaphylaxis")
-	before := s.caseMasker()
+	before := s.reg.caseMasker()
 	if got := s.maskCase("could be anaphylaxis"); got != "could be "+caseMask {
 		t.Fatalf("masked %q", got)
 	}
 	r.turn("/admit patient_2 asthma-exacerbation")
-	if s.caseMasker() == before {
+	if s.reg.caseMasker() == before {
 		t.Fatal("a new case on the roster kept the old masker")
 	}
 	if got := s.maskCase("an asthma exacerbation, not anaphylaxis"); strings.Contains(got, "anaphylaxis") || strings.Contains(got, "exacerbation") {
 		t.Fatalf("masked %q", got)
 	}
-	now := s.caseMasker()
+	now := s.reg.caseMasker()
 	r.turn("switch to patient_1")
-	if s.caseMasker() != now {
+	if s.reg.caseMasker() != now {
 		t.Fatal("a switch of patient rebuilt the masker")
 	}
 }

@@ -21,9 +21,9 @@ func (s *Session) prompt(a agents.Agent, x *examination, window []memory.Message
 	p := agents.Prompt{Static: a.SystemText(), User: text}
 	shown := s.cfg.Window.Apply(window, elapsed(x))
 	p.Window = memory.Spoken(shown)
-	snap := snapshotMessage(s.info.ID, s.active, s.roster, s.at).Content
+	snap := snapshotMessage(s.info.ID, s.active, s.reg.roster, s.at).Content
 	if x.engine == nil {
-		p.Dynamic = agents.JoinSections(agents.TurnSection(agents.TurnFacts{Knowledge: s.passagesFor(a, x)}), snap)
+		p.Dynamic = agents.JoinSections(agents.TurnSection(agents.TurnFacts{Knowledge: s.cards.passagesFor(a, x)}), snap)
 		return p
 	}
 	f := s.facts(a, x, window)
@@ -95,7 +95,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 	f.Turn.Orders, f.Turn.Verdicts = ordersAndVerdicts(e, x.text)
 	f.Turn.Checks = orderChecks(x.events)
 	f.Turn.Arrest = arrestFacts(e)
-	f.Turn.Knowledge = s.passagesFor(a, x)
+	f.Turn.Knowledge = s.cards.passagesFor(a, x)
 	if x.review != nil {
 		f.Turn.Review = x.review.Digest()
 		f.Turn.EarlierShifts = s.recurring

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"time"
-
 	"github.com/ward-sim/ward/agents/llm"
 	"github.com/ward-sim/ward/memory"
 )
@@ -25,41 +23,15 @@ func (s *Session) reportPruning(t *turn, patient string, p memory.Pruning, saved
 	s.reportTrace(t.emit)
 }
 
-// memoryLineTokens is what memory items cost in a prompt's memory section, one "- line" each.
-func (s *Session) memoryLineTokens(lines []string) int {
-	n := 0
-	for _, l := range lines {
-		n += s.est.Tokens("- " + l + "\n")
-	}
-	return n
-}
-
 // noticeWindow reports the messages the active patient's conversation window left behind since
-// its last prompt: window is the conversation before the trainee's text, shown the part the
-// prompt carries. The first prompt of a patient in this process only marks where the window
-// starts, as what fell out before was reported when it fell.
+// its last prompt (chat.leftBehind).
 func (s *Session) noticeWindow(t *turn, window, shown []memory.Message) {
-	if s.active == "" || len(shown) == 0 {
-		return
-	}
-	from := shown[0].At
-	last, seen := s.windowFrom[s.active]
-	if s.windowFrom == nil {
-		s.windowFrom = map[string]time.Time{}
-	}
-	s.windowFrom[s.active] = from
-	if !seen || !from.After(last) {
-		return
-	}
-	var left []memory.Message
+	left := s.chat.leftBehind(s.active, window, shown)
 	var lines []string
-	for _, m := range window[:len(window)-len(shown)] {
-		if !m.At.Before(last) {
-			left = append(left, m)
-			lines = append(lines, speakerOf(m)+": "+m.Content)
-		}
+	for _, m := range left {
+		lines = append(lines, speakerOf(m)+": "+m.Content)
 	}
-	s.reportPruning(t, s.active, memory.Pruning{Rule: memory.RuleMessageWindow, Pruned: lines}, s.est.Messages(memory.Spoken(left)))
+	s.reportPruning(t, s.active, memory.Pruning{Rule: memory.RuleMessageWindow, Pruned: lines}, s.chat.est.Messages(memory.Spoken(left)))
 }
 
 // speakerOf names who wrote a message: its agent, or its role for the trainee's own lines.

@@ -322,6 +322,23 @@ func (c *invariants) checkMessage(line string, m MessageEvent) {
 	}
 	c.checkFindings(m, eng)
 	c.checkRhythmUnnamed(line, m, eng)
+	c.checkStateUnnamed(m, eng)
+}
+
+// checkStateUnnamed: a case's states are the author's and the instructor's words, never a
+// trainee's: no voice says a state's id as written ("septic-shock", "refractory_shock") or its
+// description. A one-word id ("sepsis") is also a clinical word, so only written ids are looked for.
+func (c *invariants) checkStateUnnamed(m MessageEvent, e *physio.Engine) {
+	c.t.Helper()
+	text := strings.ToLower(m.Text)
+	for id, st := range e.Scenario().States {
+		if strings.ContainsAny(id, "-_") && regexp.MustCompile(`\b`+regexp.QuoteMeta(strings.ToLower(id))+`\b`).MatchString(text) {
+			c.fail("%s said the state %q: %q", m.Agent, id, m.Text)
+		}
+		if d := strings.ToLower(strings.TrimSpace(st.Description)); d != "" && strings.Contains(text, d) {
+			c.fail("%s said the description of the state %q: %q", m.Agent, id, m.Text)
+		}
+	}
 }
 
 // checkRhythmUnnamed: ward's own voices (the nurse, the monitor, ward) name no rhythm the trainee

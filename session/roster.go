@@ -2,11 +2,16 @@ package session
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/ward-sim/ward/agents/analyzer"
+	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/physio"
+	sc "github.com/ward-sim/ward/session/scenario"
 )
 
 // summary is what the roster shows of a patient: the state, the last two measured NEWS2 and the
@@ -123,30 +128,55 @@ func (sm summary) Overdue(clock float64) bool {
 	return sm.Known && clock-sm.At > physio.ObsInterval(sm.NEWS2, sm.Band)
 }
 
+// registry is the settle stage's own state: the mirror of the stored registry (who is on the
+// shift, who was active, the roster's summaries) and what is worked out from it once per change:
+// the sorted roster, the patients as a trainee names them, the masker of their cases. It alone
+// decides new versus existing (decide); the turn's commit writes it when it is unsaved.
+type registry struct {
+	persist.Registry
+	roster []string           // the registry's patients, sorted
+	named  []analyzer.Patient // the patients as a trainee names them; nil until needed after a change
+	masker *caseMasker        // masks the roster's case terms; nil until needed after the roster changes
+	// unsaved: the mirror holds what the store does not have yet (roster summaries, a switch),
+	// for the next commit.
+	unsaved bool
+	lib     *sc.Library
+	pattern *regexp.Regexp
+}
+
+// newRegistry is an empty registry stage for a shift configured by cfg; mirror fills it.
+func newRegistry(cfg Config) registry { return registry{lib: cfg.Scenarios, pattern: cfg.Pattern} }
+
+// has reports whether patient id is on the registry.
+func (r *registry) has(id string) bool {
+	_, ok := r.Patients[id]
+	return ok
+}
+
 // rosterAnswer names every patient on the roster, as the trainee knows them and in order of
 // arrival, and no other ID, not even an example: the registry, not the conversation, says who
 // exists.
-func (s *Session) rosterAnswer() string {
-	if len(s.roster) == 0 {
-		return fmt.Sprintf("No patients on the roster yet. Start by naming one, with an ID that matches %s.", s.cfg.Pattern)
+func (r *registry) rosterAnswer(active string) string {
+	if len(r.roster) == 0 {
+		return fmt.Sprintf("No patients on the roster yet. Start by naming one, with an ID that matches %s.", r.pattern)
 	}
 	var named []string
-	active := "None is active."
-	for _, p := range s.namedPatients() {
-		if place := summaryFrom(s.reg.Patients[p.ID].Facts).Disposition; place != "" {
+	says := "None is active."
+	for _, p := range r.namedPatients() {
+		if place := summaryFrom(r.Patients[p.ID].Facts).Disposition; place != "" {
 			named = append(named, patientLabel(p)+" (gone to "+place+")")
 			continue
 		}
 		named = append(named, patientLabel(p))
-		if p.ID == s.active {
-			active = patientLabel(p) + " is active."
+		if p.ID == active {
+			says = patientLabel(p) + " is active."
 		}
 	}
 	count := "1 patient"
 	if len(named) > 1 {
 		count = fmt.Sprintf("%d patients", len(named))
 	}
-	return fmt.Sprintf("%s on the roster, in order of arrival: %s. %s", count, strings.Join(named, ", "), active)
+	return fmt.Sprintf("%s on the roster, in order of arrival: %s. %s", count, strings.Join(named, ", "), says)
 }
 
 // Decision is what the session did with the patient context on one turn.
@@ -201,6 +231,18 @@ func resolve(d analyzer.Decision, st contextState) (Decision, string) {
 	}
 }
 
+// resolve is the registry's decision on the analyzer's proposal, with active the patient the turn
+// is with and restored whether they were revived from the registry this turn.
+func (r *registry) resolve(d analyzer.Decision, active string, restored bool) (Decision, string) {
+	return resolve(d, contextState{active: active, restored: restored, known: r.has, pattern: r.pattern})
+}
+
+// analyzerInput is what the analyzer reads of a line typed while active is the active patient:
+// the roster, the patients as a trainee names them, the pattern of an ID.
+func (r *registry) analyzerInput(text, active string) analyzer.AnalyzerInput {
+	return analyzer.AnalyzerInput{Text: text, ActivePatient: active, Roster: r.roster, Patients: r.namedPatients(), Pattern: r.pattern}
+}
+
 // keep is the decision for a turn that stays with the active patient.
 func keep(st contextState) Decision {
 	if st.restored {
@@ -208,3 +250,170 @@ func keep(st contextState) Decision {
 	}
 	return DecisionUnchanged
 }
+
+// notAnID says why a line that asked for a patient found no one: what it meant as an ID is not
+// one the pattern takes. "" when it named no ID.
+func (r *registry) notAnID(d analyzer.Decision) string {
+	meant := d.Invalid
+	if meant == "" {
+		meant = d.PatientID // a model's proposal that the pattern refused
+	}
+	if meant == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s is not a patient ID ward can use (IDs match %s), so no one was given that line. ", meant, r.pattern)
+}
+
+// namedPatients are the roster's patients as a trainee may call them, in order of arrival: the
+// registry's name, sex and bed, and the patient's complaint. A model reads them, so nothing here
+// names the case: not its identifier, title or diagnosis. They are worked out once a registry
+// (every line the trainee types is analysed with them); callers read them, never change them.
+func (r *registry) namedPatients() []analyzer.Patient {
+	if r.named == nil {
+		r.named = r.nameThePatients()
+	}
+	return r.named
+}
+
+func (r *registry) nameThePatients() []analyzer.Patient {
+	ids := slices.Clone(r.roster)
+	slices.SortStableFunc(ids, func(a, b string) int {
+		return r.Patients[a].CreatedAt.Compare(r.Patients[b].CreatedAt)
+	})
+	out := make([]analyzer.Patient, len(ids))
+	for i, id := range ids {
+		f := r.Patients[id].Facts
+		p := analyzer.Patient{ID: id}
+		p.Name, _ = f["name"].(string)
+		p.Sex, _ = f["sex"].(string)
+		p.Bed, _ = f["bed"].(string)
+		if sc, ok := r.lib.Get(scenarioOf(f)); ok {
+			p.Condition = sc.ChiefComplaint // what the patient says: a model reads it
+			p.Case = strings.ReplaceAll(sc.ID, "-", " ")
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// whichPatient asks which of the candidates a reference meant, by title and bed, or for an ID
+// when there are none.
+func (r *registry) whichPatient(candidates []string) string {
+	if len(candidates) == 0 {
+		return r.needsIDMessage()
+	}
+	var named []string
+	for _, p := range r.namedPatients() {
+		if slices.Contains(candidates, p.ID) {
+			named = append(named, patientLabel(p))
+		}
+	}
+	last := len(named) - 1
+	return "Which patient — " + strings.Join(named[:last], ", ") + " or " + named[last] + "?"
+}
+
+// patientLabel is how a question names a patient: their title, and their ID when the title
+// does not hold it.
+func patientLabel(p analyzer.Patient) string {
+	title := p.Title()
+	if !strings.Contains(title, p.ID) {
+		return title + " (" + p.ID + ")"
+	}
+	return title
+}
+
+// needsIDMessage asks for a patient: it names those on the roster, so every example is one the
+// trainee can use; on an empty roster it shows IDs the pattern takes for an admission.
+func (r *registry) needsIDMessage() string {
+	var named []string
+	for _, p := range r.namedPatients() {
+		named = append(named, patientLabel(p))
+	}
+	if len(named) > 0 {
+		return "Which patient? On the roster: " + strings.Join(named, ", ") + ". Name one, or give a new ID to admit."
+	}
+	examples := analyzer.ExampleIDs(r.pattern)
+	if len(examples) == 0 {
+		return fmt.Sprintf("Which patient? Give an ID that matches %s.", r.pattern)
+	}
+	return fmt.Sprintf("Which patient? Give an ID such as %s (pattern %s).", strings.Join(examples, " or "), r.pattern)
+}
+
+// with is the registry with patient id recorded at now (with the facts of a just-admitted
+// engine) and active as the active patient.
+func (r *registry) with(id, active string, admitted *physio.Engine, bed string, now time.Time) persist.Registry {
+	entry, ok := r.Patients[id]
+	if !ok {
+		entry = persist.PatientEntry{PatientID: id, Facts: map[string]any{}, CreatedAt: now}
+	}
+	if admitted != nil {
+		entry.Facts = facts(admitted, bed)
+	}
+	entry.UpdatedAt = now
+	next := persist.Registry{ActivePatientID: active, Patients: maps.Clone(r.Patients)}
+	if next.Patients == nil {
+		next.Patients = map[string]persist.PatientEntry{}
+	}
+	next.Patients[id] = entry
+	return next
+}
+
+// onRoster is the set of values the roster's patients have for a fact: the scenarios or beds
+// already taken on this shift.
+func (r *registry) onRoster(fact string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range r.Patients {
+		if v, ok := p.Facts[fact].(string); ok && v != "" {
+			out[v] = true
+		}
+	}
+	return out
+}
+
+// bedOf is the bed the registry gives a patient.
+func (r *registry) bedOf(id string) string {
+	bed, _ := r.Patients[id].Facts[factBed].(string)
+	return bed
+}
+
+func scenarioOf(facts map[string]any) string {
+	id, _ := facts["scenario"].(string)
+	return id
+}
+
+// mirror makes reg the stage's view of the stored registry.
+func (r *registry) mirror(reg persist.Registry) {
+	r.Registry = reg
+	r.roster, r.named = reg.IDs(), nil
+	r.forgetMaskerUnlessRoster()
+}
+
+// noteSummary puts a patient's roster summary into the registry mirror, to be written with the
+// next commit.
+func (r *registry) noteSummary(id string, sm summary) {
+	entry, ok := r.Patients[id]
+	if !ok || summaryFrom(entry.Facts) == sm {
+		return
+	}
+	if entry.Facts == nil {
+		entry.Facts = map[string]any{}
+	}
+	sm.put(entry.Facts)
+	r.Patients[id] = entry
+	r.unsaved = true
+}
+
+// nextPatientID is the first patient_N not on the roster.
+func (r *registry) nextPatientID() string {
+	for n := len(r.roster) + 1; ; n++ {
+		if id := fmt.Sprintf("patient_%d", n); !slices.Contains(r.roster, id) {
+			return id
+		}
+	}
+}
+
+// Keys of a registry entry's facts that a shift keeps unique among its patients.
+const (
+	factScenario = "scenario"
+	factBed      = "bed"
+)

@@ -57,10 +57,10 @@ func TestShiftWithAMixStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRigWith(t, func(c *Config) { c.Shift, c.Seed = file, 7 })
-	if got := len(r.s.roster); got != 3 {
-		t.Fatalf("roster %v, want 3 drawn patients", r.s.roster)
+	if got := len(r.s.reg.roster); got != 3 {
+		t.Fatalf("roster %v, want 3 drawn patients", r.s.reg.roster)
 	}
-	for _, id := range r.s.roster {
+	for _, id := range r.s.reg.roster {
 		sc, _ := r.s.cfg.Scenarios.Get(r.s.reg.Patients[id].Facts["scenario"].(string))
 		if !strings.Contains(strings.Join(sc.Tags, " "), "respiratory") {
 			t.Errorf("%s drew %s, tagged %v", id, sc.ID, sc.Tags)

@@ -71,36 +71,21 @@ type Config struct {
 // Session is one shift. It is not safe for concurrent use: the UI and the runner call it from one
 // goroutine at a time.
 type Session struct {
-	cfg     Config
-	info    persist.SessionInfo
-	active  string             // in-memory active patient, "" when none
-	history []memory.Message   // the newest messages of the active conversation, oldest first
-	reg     persist.Registry   // mirror of the stored registry; see hydrate
-	roster  []string           // the registry's patients, sorted
-	masker  *caseMasker        // masks the roster's case terms; nil until needed after the roster changes
-	named   []analyzer.Patient // the registry's patients as a trainee names them; nil until needed after it changes
-	sim     *sim
-	est     memory.Estimator // calibrated from Ollama's prompt_eval_count as calls come back
-	paused  bool             // the real-time clock (TUI) is stopped
-	speed   float64          // sim seconds per wall second, 1–10
-	turns   []TurnRecord     // the latest turns, newest last, for the inspector
-	at      time.Time        // the wall time of the input being handled, which its prompts carry (see begin)
-	// registryUnsaved: the registry mirror holds what the store does not have yet (roster
-	// summaries, a switch), for the next commit.
-	registryUnsaved bool
-	prefs           Prefs           // the trainee's preferences
-	offered         map[string]bool // preference values the trainee was already asked to keep
-	recurring       []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
-	replayed        int             // retrievals of cfg.Replaying handed out so far
-	// windowFrom is, per patient, the wall time of the first message its last prompt's window
-	// showed: a later one means the window left messages behind (prune.go).
-	windowFrom map[string]time.Time
+	cfg       Config
+	info      persist.SessionInfo
+	active    string   // in-memory active patient, "" when none
+	reg       registry // the settle stage: the mirror of the stored registry
+	chat      chat     // the active conversation held in memory, which the converse stage reads
+	sim       *sim
+	paused    bool            // the real-time clock (TUI) is stopped
+	speed     float64         // sim seconds per wall second, 1–10
+	turns     []TurnRecord    // the latest turns, newest last, for the inspector
+	at        time.Time       // the wall time of the input being handled, which its prompts carry (see begin)
+	prefs     Prefs           // the trainee's preferences
+	offered   map[string]bool // preference values the trainee was already asked to keep
+	recurring []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
+	cards     cards           // the protocol passages the team answers from
 }
-
-// recentLimit is about how much of a conversation is held in memory for prompts, unless the
-// window wants more. It covers the default windows with room to spare; the full history stays in
-// the store.
-const recentLimit = 64
 
 // Start begins a new shift: empty, or with the roster of cfg.Shift.
 func Start(cfg Config) (*Session, error) {
@@ -119,8 +104,8 @@ func Start(cfg Config) (*Session, error) {
 	if err := cfg.Store.CreateSession(info); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, 0), speed: 1}
-	s.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
+	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), chat: chat{window: cfg.Window}, cards: newCards(cfg), sim: newSim(cfg.Scenarios, info.Seed, 0), speed: 1}
+	s.reg.mirror(persist.Registry{Patients: map[string]persist.PatientEntry{}})
 	if cfg.Shift != "" {
 		if err := s.admitShift(cfg.Shift); err != nil {
 			return nil, err
@@ -150,7 +135,7 @@ func Resume(cfg Config) (*Session, error) {
 		return nil, records.ErrNoShift
 	}
 	who := cfg.Store.Person()
-	s := &Session{cfg: cfg, info: info, sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
+	s := &Session{cfg: cfg, info: info, reg: newRegistry(cfg), chat: chat{window: cfg.Window}, cards: newCards(cfg), sim: newSim(cfg.Scenarios, info.Seed, info.ClockSeconds), speed: 1}
 	named := info.TraineeIsLogin && !who.Login && who.Trainee == info.Trainee
 	if named || info.Trainee == "" && who.Trainee != "" {
 		// a shift from before ward had trainees is the first trainee's to resume it, and one
@@ -161,7 +146,7 @@ func Resume(cfg Config) (*Session, error) {
 	if err == nil {
 		err = cfg.Store.View(info.ID, func(tx *persist.Tx) error {
 			reg, err := tx.Registry()
-			s.mirror(reg)
+			s.reg.mirror(reg)
 			return err
 		})
 	}
@@ -171,7 +156,7 @@ func Resume(cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.sim.asleep, s.sim.read = slices.Clone(s.roster), s.readDoc
+	s.sim.asleep, s.sim.read = slices.Clone(s.reg.roster), s.readDoc
 	if err := s.loadHistory(""); err != nil {
 		return nil, err
 	}
@@ -259,7 +244,7 @@ func (s *Session) Active() string { return s.active }
 
 // Conversation is the in-memory chat context: one fresh snapshot at index 0, then the history.
 func (s *Session) Conversation() []memory.Message {
-	return withSnapshot(s.history, snapshotMessage(s.info.ID, s.active, s.roster, s.cfg.Now()))
+	return withSnapshot(s.chat.history, snapshotMessage(s.info.ID, s.active, s.reg.roster, s.cfg.Now()))
 }
 
 // readDoc reads one of a patient's stored documents, for waking them.
@@ -271,44 +256,9 @@ func (s *Session) readDoc(kind, patientID string) (doc []byte, err error) {
 	return doc, err
 }
 
-// mirror makes reg the session's view of the stored registry.
-func (s *Session) mirror(reg persist.Registry) {
-	s.reg = reg
-	s.roster, s.named = reg.IDs(), nil
-	s.forgetMaskerUnlessRoster()
-}
-
-// loadHistory makes patientID ("" for the session) the conversation held in memory: its newest
-// messages, starting at a multiple of the window's step, so a block window computed on what is
-// held starts exactly where it would on the whole history.
+// loadHistory makes patientID ("" for the session) the conversation held in memory.
 func (s *Session) loadHistory(patientID string) error {
-	return s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
-		n := tx.Len(patientID)
-		held := s.held()
-		keep := min(n, held+(n-held)%s.step())
-		h, err := tx.Recent(patientID, keep)
-		s.history = h
-		return err
-	})
-}
-
-// remember appends to the in-memory conversation, dropping its oldest messages a whole window
-// step at a time, for the same alignment.
-func (s *Session) remember(msgs ...memory.Message) {
-	s.history = append(s.history, msgs...)
-	if extra := len(s.history) - s.held(); extra >= s.step() {
-		drop := extra / s.step() * s.step()
-		s.history = append(s.history[:0:0], s.history[drop:]...)
-	}
-}
-
-func (s *Session) step() int { return max(s.cfg.Window.Step, 1) }
-
-// held is how many messages the in-memory conversation keeps: enough for the largest window the
-// configuration can build, and at least recentLimit.
-func (s *Session) held() int {
-	w := s.cfg.Window
-	return max(recentLimit, max(w.Early, w.Late)+2*s.step())
+	return s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error { return s.chat.load(tx, patientID) })
 }
 
 // shiftNamed is a built-in shift, a shift file, or the trainee's suggested next shift
@@ -350,12 +300,12 @@ func (s *Session) admitShift(nameOrFile string) error {
 		if !ok {
 			return fmt.Errorf("shift %s: patient id %q does not match PATIENT_ID_PATTERN %s", sh.ID, p.ID, s.cfg.Pattern)
 		}
-		e, err := s.sim.admit(id, p.Scenario, s.onRoster(factScenario))
+		e, err := s.sim.admit(id, p.Scenario, s.reg.onRoster(factScenario))
 		if err != nil {
 			return fmt.Errorf("shift %s: %w", sh.ID, err)
 		}
-		s.mirror(s.registryWith(id, "", e, p.Bed))
-		s.registryUnsaved = true
+		s.reg.mirror(s.reg.with(id, "", e, p.Bed, s.cfg.Now().UTC()))
+		s.reg.unsaved = true
 	}
 	s.info.Shift = sh.ID
 	var said []memory.Message
@@ -369,7 +319,7 @@ func (s *Session) admitShift(nameOrFile string) error {
 		return s.saveSim(tx)
 	})
 	if err == nil {
-		s.remember(said...)
+		s.chat.remember(said...)
 	}
 	return err
 }

@@ -3,8 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -82,7 +80,7 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 		if !s.commit(t, typed) {
 			return settled{}, false
 		}
-		d = s.cfg.Analyzer.Analyze(ctx, s.analyzerInput(t.input))
+		d = s.cfg.Analyzer.Analyze(ctx, s.reg.analyzerInput(t.input, s.active))
 		if d.Source == analyzer.SourceFallback {
 			// Never silently: the trainee sees that the model did not answer and what decided.
 			t.emit(NoteEvent{PatientID: s.active, Stop: "analyzer", Text: "The analyzer model did not answer, so ward's rules decided: " + d.Reasoning})
@@ -95,10 +93,7 @@ func (s *Session) settle(ctx context.Context, t *turn) (settled, bool) {
 // decide lets the registry settle the analyzer's proposal: the ID must match the pattern, and the
 // registry alone decides new versus existing. A new patient gets scenario, or one picked for them.
 func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.Decision, scenario string) (settled, bool) {
-	decision, id := resolve(d, contextState{
-		active: s.active, restored: restored, pattern: s.cfg.Pattern,
-		known: func(id string) bool { _, ok := s.reg.Patients[id]; return ok },
-	})
+	decision, id := s.reg.resolve(d, s.active, restored)
 	var admitted *physio.Engine
 	switch decision {
 	case DecisionClear:
@@ -112,18 +107,18 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		}
 		if s.commit(t, typed) {
 			s.reportDecision(t, decision, d, "")
-			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.notAnID(d) + s.whichPatient(d.Candidates)})
+			t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: s.reg.notAnID(d) + s.reg.whichPatient(d.Candidates)})
 		}
 		return settled{}, false
 	case DecisionNewBlank, DecisionSwitchExisting:
 		// Free text and /switch may be slips for a roster patient; /admit says "new" outright.
 		slip := typed.free() || d.Action == analyzer.ActionSwitchExisting
-		if decision == DecisionNewBlank && slip && analyzer.LookAlike(id, s.roster) != "" {
+		if decision == DecisionNewBlank && slip && analyzer.LookAlike(id, s.reg.roster) != "" {
 			s.askAboutLookAlike(t, typed, d, id)
 			return settled{}, false
 		}
 		if decision == DecisionNewBlank && s.asksBeforeAdmitting(typed) {
-			s.askToAdmit(t, typed, d, id, fmt.Sprintf("%s is not on the roster (%d patients are). Admit %s as a new patient?", id, len(s.roster), id))
+			s.askToAdmit(t, typed, d, id, fmt.Sprintf("%s is not on the roster (%d patients are). Admit %s as a new patient?", id, len(s.reg.roster), id))
 			return settled{}, false
 		}
 		var ok bool
@@ -134,9 +129,9 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 		t.hold(typed)
 	}
 	s.reportDecision(t, decision, d, s.active)
-	prior := s.priorTo(typed)
+	prior := s.chat.priorTo(typed, s.active)
 	if admitted != nil { // kept below the line that admitted them, so their chart says how they came
-		s.record(t, []memory.Message{s.wardSays(t, admissionNote(admitted, s.bedOf(admitted.PatientID())))}, nil)
+		s.record(t, []memory.Message{s.wardSays(t, admissionNote(admitted, s.reg.bedOf(admitted.PatientID())))}, nil)
 	}
 	return settled{prior: prior}, true
 }
@@ -145,7 +140,7 @@ func (s *Session) decide(t *turn, typed *typedText, restored bool, d analyzer.De
 // trainee's yes first: on a screen that asks (ward run never does), once the shift has patients,
 // where a typo such as "patient 6" would otherwise admit someone at once.
 func (s *Session) asksBeforeAdmitting(typed *typedText) bool {
-	return typed.free() && s.cfg.ConfirmAdmissions && len(s.roster) > 0
+	return typed.free() && s.cfg.ConfirmAdmissions && len(s.reg.roster) > 0
 }
 
 // askToAdmit keeps what was typed where it was typed and asks question; a yes sends the /admit
@@ -162,7 +157,7 @@ func (s *Session) askToAdmit(t *turn, typed *typedText, d analyzer.Decision, id,
 // leading zeros ("patient_01" beside patient_1): most likely a slip for that patient, so no one
 // is admitted without a word. A screen asks; ward run, which never asks, says how to go on.
 func (s *Session) askAboutLookAlike(t *turn, typed *typedText, d analyzer.Decision, id string) {
-	twin := analyzer.LookAlike(id, s.roster)
+	twin := analyzer.LookAlike(id, s.reg.roster)
 	if s.cfg.ConfirmAdmissions {
 		s.askToAdmit(t, typed, d, id, fmt.Sprintf("%s is not on the roster, but %s is: the IDs differ only in case or leading zeros. Admit %s as a new patient? (To see %s, answer no and name %s.)", id, twin, id, twin, twin))
 		return
@@ -171,102 +166,6 @@ func (s *Session) askAboutLookAlike(t *turn, typed *typedText, d analyzer.Decisi
 		s.reportDecision(t, DecisionNeedsPatientID, d, "")
 		t.emit(ErrorEvent{Code: string(DecisionNeedsPatientID), Message: fmt.Sprintf("%s is not on the roster, but %s is: the IDs differ only in case or leading zeros. Name %s to see them, or send %s %s to admit a new patient.", id, twin, twin, CmdAdmit, id)})
 	}
-}
-
-// notAnID says why a line that asked for a patient found no one: what it meant as an ID is not
-// one the pattern takes. "" when it named no ID.
-func (s *Session) notAnID(d analyzer.Decision) string {
-	meant := d.Invalid
-	if meant == "" {
-		meant = d.PatientID // a model's proposal that the pattern refused
-	}
-	if meant == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s is not a patient ID ward can use (IDs match %s), so no one was given that line. ", meant, s.cfg.Pattern)
-}
-
-// priorTo is the active conversation as it stood before the typed text: a text typed in it is
-// its newest message.
-func (s *Session) priorTo(typed *typedText) []memory.Message {
-	h := s.history
-	if typed != nil && typed.stored && typed.to == s.active && len(h) > 0 {
-		h = h[:len(h)-1]
-	}
-	return slices.Clone(h)
-}
-
-// hold keeps the typed line for the turn's next commit, which writes it first: a line the rules
-// placed goes to disk with what answers it, in the turn's one commit. Before a model is asked,
-// beforeModelCall commits it on its own, and endTurn commits a line still held, so it is durable
-// before anything waits and before the turn is acknowledged.
-func (t *turn) hold(typed *typedText) {
-	if typed != nil && !typed.stored {
-		t.line = typed
-	}
-}
-
-// holdsLine reports whether the turn holds a line no commit has taken yet.
-func (t *turn) holdsLine() bool { return t.line != nil && !t.line.stored }
-
-// holds reports whether the turn holds anything the store must have before it is acknowledged:
-// the line, a switch, the alarms it told.
-func (t *turn) holds() bool { return t.holdsLine() || t.moved || len(t.told) > 0 }
-
-// commit writes, in one durable commit, the line the turn holds (typed, if given), the registry
-// when the turn switched patient, and whatever the sim changed since the last commit. It reports
-// whether everything was written.
-func (s *Session) commit(t *turn, typed *typedText) bool {
-	t.hold(typed)
-	if !t.holds() {
-		return true
-	}
-	if err := s.update(t, func(*persist.Tx) error { return nil }); err != nil {
-		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the message: " + err.Error()})
-		return false
-	}
-	return true
-}
-
-// update is every durable commit a turn makes, and the one place the typed text is stored: the
-// line the turn holds first, so it stays above whatever answers it, the alarms it told, then
-// write's values, then what the sim changed (a switch's registry with it).
-func (s *Session) update(t *turn, write func(*persist.Tx) error) error {
-	line, pending, told := t.line, t.holdsLine(), t.told
-	err := t.storage(func() error {
-		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
-			if pending {
-				if err := line.write(tx); err != nil {
-					return err
-				}
-			}
-			for _, m := range told {
-				if err := tx.Append(m.patient, m.msg); err != nil {
-					return err
-				}
-			}
-			if err := write(tx); err != nil {
-				return err
-			}
-			return s.saveSim(tx)
-		})
-	})
-	if err != nil {
-		return err
-	}
-	t.moved, t.told = false, nil
-	if pending {
-		line.stored, line.from = true, ""
-		if line.to == s.active {
-			s.remember(line.msg)
-		}
-	}
-	for _, m := range told {
-		if m.patient == s.active {
-			s.remember(m.msg)
-		}
-	}
-	return nil
 }
 
 // restoreFromRegistry silently revives the registry's active patient when memory has none, as
@@ -316,7 +215,7 @@ func (s *Session) analyzeNow(text string) (analyzer.Decision, bool) {
 	case isRosterQuestion(text):
 		why = "roster question, answered from the registry"
 	default:
-		return s.cfg.Analyzer.Immediate(s.analyzerInput(text))
+		return s.cfg.Analyzer.Immediate(s.reg.analyzerInput(text, s.active))
 	}
 	action := analyzer.ActionUnchanged
 	if s.active == "" {
@@ -325,87 +224,8 @@ func (s *Session) analyzeNow(text string) (analyzer.Decision, bool) {
 	return analyzer.Decision{Action: action, Source: analyzer.SourceRules, Reasoning: why}, true
 }
 
-func (s *Session) analyzerInput(text string) analyzer.AnalyzerInput {
-	return analyzer.AnalyzerInput{Text: text, ActivePatient: s.active, Roster: s.roster, Patients: s.namedPatients(), Pattern: s.cfg.Pattern}
-}
-
-// namedPatients are the roster's patients as a trainee may call them, in order of arrival: the
-// registry's name, sex and bed, and the patient's complaint. A model reads them, so nothing here
-// names the case: not its identifier, title or diagnosis. They are worked out once a registry
-// (every line the trainee types is analysed with them); callers read them, never change them.
-func (s *Session) namedPatients() []analyzer.Patient {
-	if s.named == nil {
-		s.named = s.nameThePatients()
-	}
-	return s.named
-}
-
-func (s *Session) nameThePatients() []analyzer.Patient {
-	ids := slices.Clone(s.roster)
-	slices.SortStableFunc(ids, func(a, b string) int {
-		return s.reg.Patients[a].CreatedAt.Compare(s.reg.Patients[b].CreatedAt)
-	})
-	out := make([]analyzer.Patient, len(ids))
-	for i, id := range ids {
-		f := s.reg.Patients[id].Facts
-		p := analyzer.Patient{ID: id}
-		p.Name, _ = f["name"].(string)
-		p.Sex, _ = f["sex"].(string)
-		p.Bed, _ = f["bed"].(string)
-		if sc, ok := s.cfg.Scenarios.Get(scenarioOf(f)); ok {
-			p.Condition = sc.ChiefComplaint // what the patient says: a model reads it
-			p.Case = strings.ReplaceAll(sc.ID, "-", " ")
-		}
-		out[i] = p
-	}
-	return out
-}
-
 // isRosterQuestion: a roster question is answered from the registry, never by a model.
 func isRosterQuestion(text string) bool { return analyzer.IsRosterQuestion(text) }
-
-// whichPatient asks which of the candidates a reference meant, by title and bed, or for an ID
-// when there are none.
-func (s *Session) whichPatient(candidates []string) string {
-	if len(candidates) == 0 {
-		return s.needsIDMessage()
-	}
-	var named []string
-	for _, p := range s.namedPatients() {
-		if slices.Contains(candidates, p.ID) {
-			named = append(named, patientLabel(p))
-		}
-	}
-	last := len(named) - 1
-	return "Which patient — " + strings.Join(named[:last], ", ") + " or " + named[last] + "?"
-}
-
-// patientLabel is how a question names a patient: their title, and their ID when the title
-// does not hold it.
-func patientLabel(p analyzer.Patient) string {
-	title := p.Title()
-	if !strings.Contains(title, p.ID) {
-		return title + " (" + p.ID + ")"
-	}
-	return title
-}
-
-// needsIDMessage asks for a patient: it names those on the roster, so every example is one the
-// trainee can use; on an empty roster it shows IDs the pattern takes for an admission.
-func (s *Session) needsIDMessage() string {
-	var named []string
-	for _, p := range s.namedPatients() {
-		named = append(named, patientLabel(p))
-	}
-	if len(named) > 0 {
-		return "Which patient? On the roster: " + strings.Join(named, ", ") + ". Name one, or give a new ID to admit."
-	}
-	examples := analyzer.ExampleIDs(s.cfg.Pattern)
-	if len(examples) == 0 {
-		return fmt.Sprintf("Which patient? Give an ID that matches %s.", s.cfg.Pattern)
-	}
-	return fmt.Sprintf("Which patient? Give an ID such as %s (pattern %s).", strings.Join(examples, " or "), s.cfg.Pattern)
-}
 
 func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision, patientID string) {
 	t.decision = decision
@@ -428,7 +248,7 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 		if s.Ended() {
 			err = fmt.Errorf("%w: no new patient comes in; /aar reviews each patient", ErrShiftEnded)
 		} else {
-			admitted, err = s.sim.admit(id, scenario, s.onRoster(factScenario))
+			admitted, err = s.sim.admit(id, scenario, s.reg.onRoster(factScenario))
 		}
 		if err != nil {
 			t.emit(ErrorEvent{Code: "ADMIT", Message: err.Error()})
@@ -441,10 +261,10 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 	}
 	bed := ""
 	if admitted != nil {
-		bed = sc.FreeBed(admitted.Scenario().Demographics.Bed, s.onRoster(factBed))
+		bed = sc.FreeBed(admitted.Scenario().Demographics.Bed, s.reg.onRoster(factBed))
 	}
-	s.mirror(s.registryWith(id, id, admitted, bed))
-	s.registryUnsaved, t.moved = true, true // for the turn's commit, with the line (hold)
+	s.reg.mirror(s.reg.with(id, id, admitted, bed, s.cfg.Now().UTC()))
+	s.reg.unsaved, t.moved = true, true // for the turn's commit, with the line (hold)
 	t.hold(typed)
 	if err := t.storage(func() error { return s.loadHistory(id) }); err != nil {
 		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not switch to " + id + ": " + err.Error()})
@@ -454,57 +274,8 @@ func (s *Session) activate(t *turn, typed *typedText, id string, isNew bool, sce
 	return admitted, true
 }
 
-// registryWith is the registry with patient id recorded (with the facts of a just-admitted
-// engine) and active as the active patient.
-func (s *Session) registryWith(id, active string, admitted *physio.Engine, bed string) persist.Registry {
-	now := s.cfg.Now().UTC()
-	entry, ok := s.reg.Patients[id]
-	if !ok {
-		entry = persist.PatientEntry{PatientID: id, Facts: map[string]any{}, CreatedAt: now}
-	}
-	if admitted != nil {
-		entry.Facts = facts(admitted, bed)
-	}
-	entry.UpdatedAt = now
-	next := persist.Registry{ActivePatientID: active, Patients: maps.Clone(s.reg.Patients)}
-	if next.Patients == nil {
-		next.Patients = map[string]persist.PatientEntry{}
-	}
-	next.Patients[id] = entry
-	return next
-}
-
 func admissionNote(e *physio.Engine, bed string) string {
 	sc := e.Scenario()
 	d := sc.Demographics
 	return fmt.Sprintf("%s admitted: %s, %d %s, %s — %s.", e.PatientID(), d.Name, d.Age, d.Sex, bed, sc.Presentation)
-}
-
-// Keys of a registry entry's facts that a shift keeps unique among its patients.
-const (
-	factScenario = "scenario"
-	factBed      = "bed"
-)
-
-// onRoster is the set of values the roster's patients have for a fact: the scenarios or beds
-// already taken on this shift.
-func (s *Session) onRoster(fact string) map[string]bool {
-	out := map[string]bool{}
-	for _, p := range s.reg.Patients {
-		if v, ok := p.Facts[fact].(string); ok && v != "" {
-			out[v] = true
-		}
-	}
-	return out
-}
-
-// bedOf is the bed the registry gives a patient.
-func (s *Session) bedOf(id string) string {
-	bed, _ := s.reg.Patients[id].Facts[factBed].(string)
-	return bed
-}
-
-func scenarioOf(facts map[string]any) string {
-	id, _ := facts["scenario"].(string)
-	return id
 }

@@ -253,32 +253,13 @@ func (m *sim) save(tx *persist.Tx) error {
 	return nil
 }
 
-// saveSim writes the sim's changes since the last commit, the roster summaries they changed and
-// the shift clock, in tx.
-func (s *Session) saveSim(tx *persist.Tx) error {
-	if s.registryUnsaved {
-		if err := tx.PutRegistry(s.reg); err != nil {
-			return err
-		}
-		s.registryUnsaved = false
-	}
-	if err := s.sim.save(tx); err != nil {
-		return err
-	}
-	if clock := s.sim.ward.Clock(); clock != s.info.ClockSeconds {
-		s.info.ClockSeconds = clock
-		return tx.PutInfo(s.info)
-	}
-	return nil
-}
-
 // recordEvents feeds engine events into memory, reports what memory pruned, and keeps the
 // roster's summaries in the registry up to date with each patient's measured NEWS2, state and
 // waiting alerts.
 func (s *Session) recordEvents(t *turn, events []physio.Event) {
 	pruned := s.sim.record(events)
 	for _, id := range slices.Sorted(maps.Keys(pruned)) {
-		s.reportPruning(t, id, memory.Pruning{Rule: memory.RuleVitalsRepeat, Pruned: pruned[id]}, s.memoryLineTokens(pruned[id]))
+		s.reportPruning(t, id, memory.Pruning{Rule: memory.RuleVitalsRepeat, Pruned: pruned[id]}, s.chat.lineTokens(pruned[id]))
 	}
 	changed := map[string]bool{}
 	for _, ev := range events {
@@ -286,24 +267,9 @@ func (s *Session) recordEvents(t *turn, events []physio.Event) {
 	}
 	for id := range changed {
 		if e := s.sim.ward.Engine(id); e != nil {
-			s.noteSummary(id, summaryOf(e))
+			s.reg.noteSummary(id, summaryOf(e))
 		}
 	}
-}
-
-// noteSummary puts a patient's roster summary into the registry mirror, to be written with the
-// next commit.
-func (s *Session) noteSummary(id string, sm summary) {
-	entry, ok := s.reg.Patients[id]
-	if !ok || summaryFrom(entry.Facts) == sm {
-		return
-	}
-	if entry.Facts == nil {
-		entry.Facts = map[string]any{}
-	}
-	sm.put(entry.Facts)
-	s.reg.Patients[id] = entry
-	s.registryUnsaved = true
 }
 
 // engine is a patient's engine, woken on first use; a patient who cannot be read is reported on
@@ -314,7 +280,7 @@ func (s *Session) engine(t *turn, id string) *physio.Engine {
 		t.emit(ErrorEvent{Code: "STORAGE", Message: "could not read " + id + ": " + err.Error()})
 	}
 	if e != nil {
-		s.noteSummary(id, summaryOf(e)) // a shift stored before summaries gets them as it wakes
+		s.reg.noteSummary(id, summaryOf(e)) // a shift stored before summaries gets them as it wakes
 	}
 	return e
 }
@@ -356,10 +322,4 @@ func (s *Session) Flush() error {
 		return nil
 	}
 	return s.cfg.Store.Update(s.info.ID, s.saveSim)
-}
-
-// simUnsaved reports whether saveSim has anything to write: a dirty patient, a roster summary
-// or the clock.
-func (s *Session) simUnsaved() bool {
-	return len(s.sim.dirty) > 0 || s.registryUnsaved || s.sim.ward.Clock() != s.info.ClockSeconds
 }

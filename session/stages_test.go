@@ -252,7 +252,7 @@ func TestFreeTextAdmissionAsksFirst(t *testing.T) {
 		t.Errorf("confirm line %q, want /admit patient_6", confirm.Line)
 	}
 	if _, admitted := r.s.reg.Patients["patient_6"]; admitted || r.s.Active() != "patient_1" {
-		t.Fatalf("the question admitted or switched: roster %v, active %s", r.s.roster, r.s.Active())
+		t.Fatalf("the question admitted or switched: roster %v, active %s", r.s.reg.roster, r.s.Active())
 	}
 	if h := r.dump().Histories["patient_1"]; h[len(h)-1].Content != "how about patient 6?" {
 		t.Errorf("the typed text is not kept with patient_1: %+v", h[len(h)-1])
@@ -431,8 +431,8 @@ func TestLookAlikeIDIsAskedAboutBeforeAdmitting(t *testing.T) {
 		t.Fatal("ward run admitted the look-alike")
 	}
 	headless.turn("/switch Patient_01")
-	if len(headless.s.roster) != 1 {
-		t.Fatalf("/switch admitted a look-alike: roster %v", headless.s.roster)
+	if len(headless.s.reg.roster) != 1 {
+		t.Fatalf("/switch admitted a look-alike: roster %v", headless.s.reg.roster)
 	}
 	headless.turn("/admit patient_001")
 	if headless.s.Active() != "patient_001" {

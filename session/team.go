@@ -107,7 +107,7 @@ func (s *Session) noteClosed(t *turn) {
 	if t.by.Name == "" || t.orderFor != "" || s.active == "" {
 		return
 	}
-	lines := records.TeamLines(s.history, 0)
+	lines := records.TeamLines(s.chat.history, 0)
 	if len(lines) == 0 || lines[len(lines)-1].By != t.by.Name {
 		return // the line was not this patient's
 	}

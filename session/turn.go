@@ -33,9 +33,7 @@ type turn struct {
 	toolCalls     int            // tool calls so far, which number their IDs
 	loadNoticed   bool           // the trainee was told the model may be loading
 	pruned        []PruneEvent   // what the turn's pruning rules took out, for the inspector
-	line          *typedText     // the trainee's line, held for the turn's next commit (hold)
-	moved         bool           // the turn switched patient: the registry goes with its next commit
-	told          []told         // alarms told, for the turn's next commit
+	pending                      // what the turn owes the store until a commit takes it (record.go)
 	by            Member         // the team member who said the line; zero in a shift of one
 	orderFor      string         // whom the line orders to carry it out (team.go)
 }
@@ -77,7 +75,7 @@ func (s *Session) observeCalls(t *turn) (stop func()) {
 // registry, everything else by the engine first and then the team.
 func (s *Session) respond(ctx context.Context, t *turn, st settled) {
 	if st.effect == "" && isRosterQuestion(t.input) {
-		s.record(t, []memory.Message{s.wardSays(t, s.rosterAnswer())}, nil)
+		s.record(t, []memory.Message{s.wardSays(t, s.reg.rosterAnswer(s.active))}, nil)
 		return
 	}
 	if e := s.engine(t, s.active); e != nil && e.Closed() && st.effect == "" {
@@ -113,7 +111,7 @@ func (s *Session) endTurn(t *turn) {
 	}
 	t.emit(TurnEndEvent{
 		Input: t.input, Decision: string(t.decision), ActivePatient: nullable(s.active),
-		Roster: s.roster, Footer: footer(s.info.ID, s.active, s.roster), Timing: t.timing,
+		Roster: s.reg.roster, Footer: footer(s.info.ID, s.active, s.reg.roster), Timing: t.timing,
 	})
 }
 
@@ -129,22 +127,26 @@ func footer(sessionID, active string, roster []string) string {
 // storing it twice: the path for a failed, stalled or empty answer.
 func (s *Session) Retry(ctx context.Context, emit func(Event)) {
 	s.begin(llm.TraceInput{Op: llm.InputRetry}, emit)
-	i := lastUserMessage(s.history)
+	i := s.chat.lastUserMessage()
 	if i < 0 {
 		emit(ErrorEvent{Code: "NOTHING_TO_RETRY", Message: "nothing to retry yet"})
 		return
 	}
-	t := newTurn(s.history[i].Content, emit)
+	t := newTurn(s.chat.history[i].Content, emit)
 	defer s.endTurn(t)
 	defer s.observeCalls(t)()
-	s.respond(ctx, t, settled{prior: slices.Delete(slices.Clone(s.history), i, i+1), retry: true})
+	s.respond(ctx, t, settled{prior: slices.Delete(slices.Clone(s.chat.history), i, i+1), retry: true})
 }
 
-func lastUserMessage(h []memory.Message) int {
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role == memory.RoleUser {
-			return i
-		}
-	}
-	return -1
+// wardSays is a reply from ward itself, shown at once and recorded with the turn.
+func (s *Session) wardSays(t *turn, text string) memory.Message {
+	return s.saySpoken(t, memory.SystemAgent, text)
+}
+
+// saySpoken is a line ward writes itself in another voice at the bedside (the nurse, a
+// relative), shown at once and recorded with the turn.
+func (s *Session) saySpoken(t *turn, voice, text string) memory.Message {
+	msg := s.message(memory.RoleAssistant, voice, text)
+	t.emit(MessageEvent{PatientID: s.active, Role: msg.Role, Agent: voice, Text: text, At: msg.At})
+	return msg
 }

@@ -93,7 +93,7 @@ func (c *conversation) heldToTheFacts(ctx context.Context, a agents.Agent, p age
 	if why == "" {
 		return reply
 	}
-	c.s.countHeld(why)
+	c.countHeld(why)
 	c.held("the reply " + heldWords[why] + ": asked again")
 	c.t.emit(NoteEvent{PatientID: c.s.active, Stop: "held", Text: "The " + a.Name + "'s reply " + heldWords[why] + ", so it was not shown; asked again."})
 	again := p
@@ -103,7 +103,7 @@ func (c *conversation) heldToTheFacts(ctx context.Context, a agents.Agent, p age
 	if more = themes.Printable(more); err == nil && strings.TrimSpace(more) != "" && v.why(more) == "" {
 		return more
 	}
-	c.s.countHeld(heldReplaced)
+	c.countHeld(heldReplaced)
 	c.held("the reply " + heldWords[why] + " twice; the engine's own line replaced it")
 	return c.enginesLine(a)
 }
@@ -134,7 +134,8 @@ func (c *conversation) enginesLine(a agents.Agent) string {
 }
 
 // countHeld counts a reply held, by why, among the team's counters.
-func (s *Session) countHeld(why string) {
+func (c *conversation) countHeld(why string) {
+	s := c.s
 	if s.active == "" {
 		return
 	}

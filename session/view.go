@@ -45,8 +45,8 @@ type PatientSummary struct {
 
 // Summaries describes the roster, in ID order.
 func (s *Session) Summaries() []PatientSummary {
-	out := make([]PatientSummary, 0, len(s.roster))
-	for _, id := range s.roster {
+	out := make([]PatientSummary, 0, len(s.reg.roster))
+	for _, id := range s.reg.roster {
 		f := s.reg.Patients[id].Facts
 		name, _ := f["name"].(string)
 		out = append(out, PatientSummary{ID: id, Name: name, summary: summaryFrom(f)})
@@ -256,5 +256,5 @@ func (s *Session) maskCase(text string) string {
 	if s.cfg.Instructor {
 		return text
 	}
-	return s.caseMasker().mask(text)
+	return s.reg.caseMasker().mask(text)
 }

@@ -150,3 +150,15 @@ func TestDiagnosisWithoutAKey(t *testing.T) {
 		t.Errorf("parts %+v, diagnosis point %q", r.Score.Parts, points(r, PointDiagnosis))
 	}
 }
+
+// A hypothermic patient left cooling below a systolic of 90 goes straight to a centre that can
+// rewarm on ECLS (RCUK 2021), said as a crew says it; the emergency department stays right too.
+func TestHypothermiaConveysToAnECLSCentre(t *testing.T) {
+	for _, typed := range []string{"ECMO centre", "ECLS", "emergency department"} {
+		e, _ := play(t, "hypothermia-prehospital", 60)
+		mustDo(t, errOf(e.Dispose(typed)))
+		if d, _ := e.Disposition(); !d.Accepted {
+			t.Errorf("%q: disposition %+v, want it accepted", typed, d)
+		}
+	}
+}

@@ -51,7 +51,8 @@ var placeAliases = map[string]string{
 	"major trauma centre": "major-trauma-centre", "mtc": "major-trauma-centre", "trauma centre": "major-trauma-centre",
 	"emergency department": "emergency-department", "ed": "emergency-department", "a&e": "emergency-department",
 	"a and e": "emergency-department", "obstetric unit": "obstetric-unit", "labour ward": "obstetric-unit",
-	"maternity unit": "obstetric-unit",
+	"maternity unit": "obstetric-unit", "ecls centre": "ecls-centre", "ecmo centre": "ecls-centre",
+	"ecls": "ecls-centre", "ecmo": "ecls-centre",
 }
 
 // Place reads a disposition as typed: one of scenario.Dispositions, or a common alias of one.

@@ -236,8 +236,9 @@ func EditDistance(a, b string, limit int) int {
 var Dispositions = append([]string{"resus", "icu", "hdu", "ward", "cath-lab", "theatre", "home"}, Conveyances...)
 
 // Conveyances are where an ambulance crew takes a patient (JRCALC), a prehospital case's
-// disposition.
-var Conveyances = []string{"major-trauma-centre", "emergency-department", "obstetric-unit"}
+// disposition; an ECLS centre is one that can rewarm on extracorporeal life support, where
+// RCUK 2021 sends a hypothermic patient at risk of arrest or in arrest.
+var Conveyances = []string{"major-trauma-centre", "emergency-department", "obstetric-unit", "ecls-centre"}
 
 // Difficulties are how hard a case is, easiest first.
 var Difficulties = []string{"foundation", "intermediate", "advanced"}

@@ -371,7 +371,7 @@ func TestValidateSetting(t *testing.T) {
 	prehospital := strings.Replace(withDisposition, "presentation:", "setting: prehospital\npresentation:", 1)
 	got := fmt.Sprint(Validate([]byte(prehospital)))
 	for _, want := range []string{"a prehospital case needs its scene", "a prehospital case needs its kit",
-		`a prehospital case conveys to major-trauma-centre, emergency-department, obstetric-unit (or leaves the patient at home), not "ward"`} {
+		`a prehospital case conveys to major-trauma-centre, emergency-department, obstetric-unit, ecls-centre (or leaves the patient at home), not "ward"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("errors %s: want %q", got, want)
 		}
@@ -386,7 +386,7 @@ func TestValidateSetting(t *testing.T) {
 		t.Fatalf("setting: %+v", s)
 	}
 	hospital := strings.Replace(withDisposition, "accepted: [ward]", "accepted: [major-trauma-centre]", 1)
-	if got := fmt.Sprint(Validate([]byte(hospital))); !strings.Contains(got, "a conveyance (major-trauma-centre, emergency-department, obstetric-unit) is a prehospital case's disposition") {
+	if got := fmt.Sprint(Validate([]byte(hospital))); !strings.Contains(got, "a conveyance (major-trauma-centre, emergency-department, obstetric-unit, ecls-centre) is a prehospital case's disposition") {
 		t.Errorf("a hospital case conveying: %s", got)
 	}
 	if s, _ := Parse([]byte(minimal)); s.Where() != Hospital {

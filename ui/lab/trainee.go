@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -109,14 +110,16 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 	}
 	sh.Live = live.NewLive(sess, restart)
 	sh.Live.OnPanic(func(v any, stack []byte) { s.panicked(c.who.person(), "a turn", v, stack) })
-	if len(sess.Summaries()) == 0 { // nothing on the roster yet: --shift, or the trainee chooses
+	// Nothing on the roster yet: --shift, or the trainee chooses. Without --shift, a shift that is
+	// over offers the choice too, as at the terminal: their next shift first.
+	if over := sess.Over(); len(sess.Summaries()) == 0 || (over && s.cfg.Shift == "") {
 		if resumed && s.cfg.Shift != "" {
 			err = sh.Live.Start(ctx, s.cfg.Shift, name) // the empty shift left is discarded
 		}
 		if s.cfg.Shift == "" {
-			for _, r := range setup.Library().Shifts() {
-				opts.StartShifts = append(opts.StartShifts,
-					ui.ShiftChoice{ID: r.ID, Title: r.Title, Summary: fmt.Sprintf("%d patients", len(r.Patients))})
+			var why error
+			if opts.StartShifts, why = ui.StartChoices(setup, over); why != nil {
+				opts.Notice = strings.TrimPrefix(opts.Notice+"; no next shift offered: "+why.Error(), "; ")
 			}
 		}
 	}
