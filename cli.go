@@ -267,7 +267,7 @@ var flagDefs = map[string]func(fs *pflag.FlagSet, o *options){
 		fs.StringVar(&o.key, "key", "", "the public key `file` to enrol (one authorized_keys line, e.g. id_ed25519.pub)")
 	},
 	"member": func(fs *pflag.FlagSet, o *options) {
-		fs.StringArrayVar(&o.members, "member", nil, "a member of the team and their role, `NAME:ROLE` (leader, airway, circulation, drugs, recorder); once per member")
+		fs.StringArrayVar(&o.members, "member", nil, "a member of the team and their role, `NAME:ROLE` (leader, airway, circulation, drugs, recorder, and those --scenario's case names); once per member")
 	},
 	"scenario": func(fs *pflag.FlagSet, o *options) {
 		fs.StringVar(&o.scenario, "scenario", "", "the `ID` of the case the team's shift starts with (default: ward serve's --shift)")

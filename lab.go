@@ -231,7 +231,7 @@ func teamCommand(cl *cli) *cobra.Command {
 func team(_ context.Context, c *call) error {
 	o := c.o
 	if len(o.members) == 0 {
-		return usageError{"usage: ward team NAME --member NAME:ROLE... [--scenario ID] — roles: " + strings.Join(session.TeamRoles, ", ")}
+		return usageError{"usage: ward team NAME --member NAME:ROLE... [--scenario ID] — roles: " + strings.Join(session.TeamRoles, ", ") + ", and those the case names"}
 	}
 	t := lab.Team{Name: c.args[0], Scenario: o.scenario}
 	for _, s := range o.members {
@@ -241,20 +241,19 @@ func team(_ context.Context, c *call) error {
 		}
 		t.Members = append(t.Members, m)
 	}
-	if t.Scenario != "" {
-		lib, err := session.LoadLibrary(o.scenarios)
-		if err != nil {
-			return err
-		}
-		if _, ok := lib.Get(t.Scenario); !ok {
-			return usageError{fmt.Sprintf("--scenario %s: no such scenario (ward scenarios list)", t.Scenario)}
-		}
+	lib, err := session.LoadLibrary(o.scenarios)
+	if err != nil {
+		return err
+	}
+	roles, err := session.TeamRolesFor(lib, t.Scenario)
+	if err != nil {
+		return usageError{"--scenario " + err.Error()}
 	}
 	enrolled, err := lab.ReadEnrolments(lab.KeysPath(o.db))
 	if err != nil {
 		return err
 	}
-	if err := lab.FormTeam(lab.TeamsPath(o.db), t, enrolled); err != nil {
+	if err := lab.FormTeam(lab.TeamsPath(o.db), t, enrolled, roles); err != nil {
 		return err
 	}
 	var members []string

@@ -241,6 +241,11 @@ func TestTeamFormsATeamBesideTheDatabase(t *testing.T) {
 	if err != nil || len(teams) != 1 || teams[0].Scenario != "arrest-vf-ward" || len(teams[0].Members) != 2 {
 		t.Errorf("the teams beside the database: %+v %v", teams, err)
 	}
+	// A role the case names is one its team may have.
+	out, err = ward(t, "", "team", "blue", "--member", "alice:leader", "--member", "bob:timekeeper", "--scenario", "paediatric-arrest", "--db", db)
+	if err != nil || out != "formed team blue: alice (leader), bob (timekeeper)\n" {
+		t.Fatalf("ward team with the case's timekeeper: %v %q", err, out)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -248,6 +253,7 @@ func TestTeamFormsATeamBesideTheDatabase(t *testing.T) {
 		{[]string{"team", "red", "--db", db}, "usage: ward team NAME --member"},
 		{[]string{"team", "red", "--member", "alice", "--db", db}, "is not NAME:ROLE"},
 		{[]string{"team", "red", "--member", "alice:pilot", "--db", db}, "none of leader"},
+		{[]string{"team", "red", "--member", "alice:timekeeper", "--scenario", "arrest-vf-ward", "--db", db}, "none of leader, airway, circulation, drugs, recorder"},
 		{[]string{"team", "red", "--member", "carol:leader", "--db", db}, "carol is not an enrolled trainee"},
 		{[]string{"team", "red", "--member", "alice:leader", "--scenario", "no-such-case", "--db", db}, "no such scenario"},
 		{[]string{"team", "--member", "alice:leader", "--db", db}, "usage: ward team NAME"},

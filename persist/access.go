@@ -326,11 +326,10 @@ func putTraineeKey(tx *bolt.Tx, trainee string, dataKey, passphrase []byte, boun
 	if err != nil {
 		return err
 	}
-	raw, err := json.Marshal(k)
-	if err != nil {
-		return err
+	if old, found, err := readTraineeKey(tx, trainee); err == nil && found {
+		k.Members = old.Members // a team's members keep their boxes of its key (team.go)
 	}
-	return putTraineeValue(tx, trainee, keyTraineeKey, raw)
+	return putKey(tx, trainee, k)
 }
 
 // SetPassphrase gives a trainee a new passphrase. The store must hold their data key: signed in

@@ -40,10 +40,13 @@ type instructorKey struct {
 // Bound says the trainee's values are all sealed bound to their place (seal.go); a key written
 // before ward bound them lacks it, and the trainee's values are bound when their key is next
 // opened by a writer (bind.go).
+//
+// Members is a team's (team.go): its data key boxed under each member's own data key, by member.
 type traineeKey struct {
-	Own        *passWrap `json:"own,omitempty"`
-	Instructor []byte    `json:"instructor"` // ephemeral public key ‖ nonce ‖ ciphertext
-	Bound      bool      `json:"bound,omitempty"`
+	Own        *passWrap         `json:"own,omitempty"`
+	Instructor []byte            `json:"instructor"` // ephemeral public key ‖ nonce ‖ ciphertext
+	Bound      bool              `json:"bound,omitempty"`
+	Members    map[string][]byte `json:"members,omitempty"` // nonce ‖ ciphertext
 }
 
 // passWrap is a secret encrypted under a key derived from a passphrase, with the parameters

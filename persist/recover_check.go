@@ -2,7 +2,6 @@ package persist
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -115,11 +114,7 @@ func markBound(tx *bolt.Tx, trainee string) error {
 		return err
 	}
 	key.Bound = true
-	raw, err := json.Marshal(key)
-	if err != nil {
-		return err
-	}
-	return putTraineeValue(tx, trainee, keyTraineeKey, raw)
+	return putKey(tx, trainee, key)
 }
 
 // shelf keeps what authenticates of one shelf, sealed again in a bucket that lives only in the

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -42,7 +43,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 		r := s.review(x.engine)
 		x.review = &r
 	}
-	actions := actionsOf(t.input, st.effect)
+	actions := actionsOf(cmp.Or(t.carries, t.input), st.effect)
 	x.speech = x.engine.Speech() // no time passes within a turn
 	for _, a := range actions {
 		if !st.retry {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,7 +113,7 @@ func TestTeamRunsVFArrestToROSC(t *testing.T) {
 	}
 	// The adrenaline never said done was never given: the order alone does nothing.
 	for _, d := range rev.Arrest.Drugs {
-		if d.Drug == "epinephrine" || d.Drug == "adrenaline" {
+		if strings.Contains(d.Drug, "adrenaline") { // as the review names it: "adrenaline 1 mg IV"
 			t.Errorf("adrenaline was given though no one said it was done: %+v", d)
 		}
 	}
@@ -206,7 +207,7 @@ func TestTeamOrderedTo(t *testing.T) {
 		{alice, "how are you feeling", ""},
 		{bob, "give 1 mg adrenaline IV", ""},
 	} {
-		if got := orderedTo(c.by, pair, action.Parse(c.line)); got != c.want {
+		if got := orderedTo(c.by, pair, nil, action.Parse(c.line)); got != c.want {
 			t.Errorf("%s says %q: ordered to %q, want %q", c.by, c.line, got, c.want)
 		}
 	}
@@ -223,5 +224,122 @@ func TestTeamOrderWithNoPatientIsNoOrder(t *testing.T) {
 	}
 	if len(msgs) == 0 || msgs[0].Content != "start CPR" || msgs[0].By != "alice" || msgs[0].For != "" {
 		t.Errorf("the shift's history: %+v", msgs)
+	}
+}
+
+// A member closes the loop as a team speaks, in few words: "IV's in", "adrenaline in" carry out
+// the leader's order as the leader said it (the dose and route the member did not repeat), and
+// close it; "done" alone says back nothing and closes nothing.
+func TestTeamSaysBackInFewWords(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 1 })
+	events := playTeam(t, r.s, three, []string{
+		"alice /admit patient_1 arrest-vf-ward",
+		"00:10 alice he's in cardiac arrest, crash call",
+		"00:10 alice start CPR",
+		"00:11 bob compressions started",
+		"00:20 alice IV access",
+		"00:40 carol IV's in",
+		"00:50 alice give 1 mg adrenaline IV",
+		"01:00 carol adrenaline in",
+		"01:10 alice charge to 150 J",
+		"01:11 bob done",
+	})
+	rev, _ := teamReview(t, r.s)
+	tm := rev.Team
+	if tm == nil || tm.Addressed != 4 || tm.Closed != 3 {
+		t.Fatalf("the team's loops: %+v", tm)
+	}
+	if open := tm.Unacknowledged(); len(open) != 1 || open[0].Text != "charge to 150 J" {
+		t.Errorf("unacknowledged: %+v, want bob's charge (\"done\" said back nothing)", open)
+	}
+	adrenaline := tm.Orders[2]
+	if adrenaline.DoneBy != "carol" || adrenaline.Done == nil || *adrenaline.Done-adrenaline.At != 10 {
+		t.Errorf("the adrenaline order: %+v", adrenaline)
+	}
+	given := false
+	for _, d := range rev.Arrest.Drugs {
+		given = given || d.Drug == "adrenaline 1 mg IV"
+	}
+	if !given {
+		t.Errorf("carol's \"adrenaline in\" gave no adrenaline 1 mg IV: %+v", rev.Arrest.Drugs)
+	}
+	var told []string
+	for _, e := range events {
+		if n, ok := e.(NoteEvent); ok && n.Stop == "team" {
+			told = append(told, n.Text)
+		}
+	}
+	want := `carol closed the loop on alice's order "give 1 mg adrenaline IV" after 00:10.`
+	if len(told) != 3 || told[2] != want {
+		t.Errorf("the team was told:\n%s\nwant the third: %s", strings.Join(told, "\n"), want)
+	}
+	c := tm.Members[2]
+	if c.Name != "carol" || len(c.Actions) != 2 || c.Actions[1].Closes != "give 1 mg adrenaline IV" {
+		t.Errorf("carol's actions: %+v", c)
+	}
+}
+
+// A role the case names holds its kinds when a member has it: the midwife of an obstetric
+// haemorrhage is ordered to the uterus; without one, anyone may do it and no one is ordered.
+func TestTeamOrderedToACaseRole(t *testing.T) {
+	lib, err := LoadLibrary("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pph, _ := lib.Get("postpartum-haemorrhage")
+	dana := Member{Name: "dana", Role: "midwife"}
+	fundus := action.Parse("rub up the fundus")
+	if got := orderedTo(alice, []Member{alice, carol, dana}, pph.TeamRoles, fundus); got != "dana" {
+		t.Errorf("the fundus ordered to %q, want dana, the midwife (%+v)", got, fundus)
+	}
+	if got := orderedTo(alice, three, pph.TeamRoles, fundus); got != "" {
+		t.Errorf("with no midwife, the fundus ordered to %q", got)
+	}
+	if got := orderedTo(alice, []Member{alice, carol, dana}, pph.TeamRoles, action.Parse("give oxytocin 5 units IV")); got != "carol" {
+		t.Errorf("the oxytocin ordered to %q, want carol (drugs)", got)
+	}
+
+	// In the shift, the order waits for the midwife, whose word closes it.
+	r := newRigWith(t, func(c *Config) { c.Seed = 1 })
+	events := playTeam(t, r.s, []Member{alice, carol, dana}, []string{"alice /admit patient_1 postpartum-haemorrhage",
+		"00:10 alice rub up the fundus", "00:20 dana fundus rubbed up"})
+	var said []string
+	for _, e := range events {
+		switch e := e.(type) {
+		case NoteEvent:
+			said = append(said, e.Text)
+		case MessageEvent:
+			said = append(said, e.Text)
+		}
+	}
+	for _, want := range []string{"Order for dana (midwife)", `dana closed the loop on alice's order "rub up the fundus" after 00:10.`} {
+		if !slices.ContainsFunc(said, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("the team was not told %q:\n%s", want, strings.Join(said, "\n"))
+		}
+	}
+}
+
+// The roles a case's team may have are every team's and the case's own; a case not in the
+// library is named.
+func TestTeamRolesFor(t *testing.T) {
+	lib, err := LoadLibrary("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{
+		"":                       "leader airway circulation drugs recorder",
+		"arrest-vf-ward":         "leader airway circulation drugs recorder",
+		"paediatric-arrest":      "leader airway circulation drugs recorder timekeeper",
+		"postpartum-haemorrhage": "leader airway circulation drugs recorder midwife",
+	} {
+		if roles, err := TeamRolesFor(lib, id); err != nil || strings.Join(roles, " ") != want {
+			t.Errorf("%q: %v (%v), want %s", id, roles, err, want)
+		}
+	}
+	if _, err := TeamRolesFor(lib, "no-such-case"); err == nil || !strings.Contains(err.Error(), "no such scenario no-such-case") {
+		t.Errorf("an unknown case: %v", err)
+	}
+	if TeamRoles[len(TeamRoles)-1] != "recorder" {
+		t.Errorf("TeamRolesFor changed TeamRoles: %v", TeamRoles)
 	}
 }

@@ -36,6 +36,7 @@ type turn struct {
 	pending                      // what the turn owes the store until a commit takes it (record.go)
 	by            Member         // the team member who said the line; zero in a shift of one
 	orderFor      string         // whom the line orders to carry it out (team.go)
+	carries       string         // the order a member's line says back as done, which it carries out (team.go)
 }
 
 func newTurn(input string, emit func(Event)) *turn {

@@ -130,6 +130,23 @@ func (c *chatPane) AppendDelta(id, agent, text string) {
 	}
 }
 
+// ShowWriting shows the replies another screen's turn is streaming (a team's), as far as they
+// have come; a reply that is no longer streaming goes, for the history holds it.
+func (c *chatPane) ShowWriting(ws []live.Writing) {
+	var shown []*liveMessage
+	for _, w := range ws {
+		lm := c.liveMessage(w.ID, w.Agent)
+		if lm.text.Len() != len(w.Text) {
+			lm.text.Reset()
+			lm.text.WriteString(w.Text)
+			lm.dirty = true
+			c.unseen = c.unseen || !c.follow
+		}
+		shown = append(shown, lm)
+	}
+	c.live = shown
+}
+
 // EndTurn forgets streamed messages; the history now holds whatever the
 // engine kept of them.
 func (c *chatPane) EndTurn() { c.live = nil }

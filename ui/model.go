@@ -238,6 +238,9 @@ func (m *Model) applyState(s live.ViewState) {
 	m.roster.SetState(s)
 	m.chat.hint = firstScreenHint(s)
 	m.chat.SetHistory(s.Chat, newPatient)
+	if m.turn == nil { // a turn of this screen's own streams to it (handleStream)
+		m.chat.ShowWriting(s.Writing)
+	}
 	m.relayout()
 }
 

@@ -48,6 +48,14 @@ var roleOf = map[sc.ActionKind]string{
 // RoleOf is the role whose part of the work a is; "" when any member may do it.
 func RoleOf(a action.Action) string { return roleOf[a.Kind] }
 
+// RoleRank orders a team's roles: every team's in the order of Roles, then those a case names.
+func RoleRank(role string) int {
+	if i := slices.Index(Roles, role); i >= 0 {
+		return i
+	}
+	return len(Roles)
+}
+
 // IsRole says whether role is one of a team's roles.
 func IsRole(role string) bool { return slices.Contains(Roles, role) }
 
@@ -149,21 +157,29 @@ func Team(lines []TeamLine) *TeamReview {
 			t.Members = append(t.Members, MemberReview{Name: l.By, Role: l.Role})
 		}
 		acts := action.Parse(l.Text)
+		back := -1
+		if l.For == "" {
+			back = t.saidBack(l.By, l.Text, acts)
+		}
+		if back >= 0 {
+			acts = action.Parse(t.Orders[back].Text) // the member did the order as it was said
+		}
 		if len(acts) == 0 {
 			continue
 		}
 		did := MemberAction{At: l.At, Text: l.Text, Order: l.For != "", Outside: outside(l.Role, acts)}
-		if l.For != "" {
+		switch {
+		case l.For != "":
 			did.Outside = nil // an order gives the work to its role
 			t.order(l, acts)
-		} else {
+		case back >= 0:
+			did.Closes = t.closeOrder(back, l)
+		default:
 			did.Closes = t.close(l, acts)
 		}
 		t.Members[i].Actions = append(t.Members[i].Actions, did)
 	}
-	slices.SortStableFunc(t.Members, func(a, b MemberReview) int {
-		return slices.Index(Roles, a.Role) - slices.Index(Roles, b.Role)
-	})
+	slices.SortStableFunc(t.Members, func(a, b MemberReview) int { return RoleRank(a.Role) - RoleRank(b.Role) })
 	return t
 }
 
@@ -186,13 +202,40 @@ func (t *TeamReview) close(l TeamLine, acts []action.Action) string {
 		if o.Done != nil || !slices.ContainsFunc(o.keys, func(k string) bool { return slices.Contains(said, k) }) {
 			continue
 		}
-		o.Done, o.DoneBy = &l.At, l.By
-		if l.By == o.For { // done by another, it was carried out, but the loop was not closed
-			t.Closed++
-		}
-		return o.Text
+		return t.closeOrder(i, l)
 	}
 	return ""
+}
+
+// closeOrder closes the order at i with the line, and says which.
+func (t *TeamReview) closeOrder(i int, l TeamLine) string {
+	o := &t.Orders[i]
+	o.Done, o.DoneBy = &l.At, l.By
+	if l.By == o.For { // done by another, it was carried out, but the loop was not closed
+		t.Closed++
+	}
+	return o.Text
+}
+
+// SaidBack is the member's open order that line says back as done in few words ("adrenaline
+// in", "charged": action.SaysBack), the oldest if several: the line carries it out as the order
+// said it. False when the line says back none, or does something of its own beside.
+func (t *TeamReview) SaidBack(member, line string) (TeamOrder, bool) {
+	if i := t.saidBack(member, line, action.Parse(line)); i >= 0 {
+		return t.Orders[i], true
+	}
+	return TeamOrder{}, false
+}
+
+func (t *TeamReview) saidBack(member, line string, acts []action.Action) int {
+	said := keys(acts)
+	for i, o := range t.Orders {
+		beside := slices.ContainsFunc(said, func(k string) bool { return !slices.Contains(o.keys, k) })
+		if o.Done == nil && o.For == member && !beside && action.SaysBack(line, o.Text) {
+			return i
+		}
+	}
+	return -1
 }
 
 // keys name what actions do, to match a done with its order: the kind, and the drug for a drug.

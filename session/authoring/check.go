@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ward-sim/ward/session/aar"
+	"github.com/ward-sim/ward/session/action"
 	"github.com/ward-sim/ward/session/physio"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -25,6 +26,7 @@ const (
 	CheckUnfound     = "unfound"       // a disclosure no question finds
 	CheckNoFindings  = "no-findings"   // a state without examination findings (validation finds it)
 	CheckNotInFormul = "not-formulary" // a drug the case asks for that the formulary does not dose
+	CheckTeamRoles   = "team-roles"    // a role the case names that every team has already
 )
 
 // Problem is one thing in a scenario file that cannot happen as written, at its file and line
@@ -106,7 +108,24 @@ func CheckSource(file string, data, review []byte) Report {
 	r.neverFires(s, g)
 	r.unfound(s, g)
 	r.notInFormulary(s)
+	r.teamRoles(s)
 	return r
+}
+
+// teamRoles lists each role the case names that is one every resuscitation team has (aar.Roles),
+// or that holds work one of those roles holds: ward team would offer it twice, or take the
+// work from its role.
+func (r *Report) teamRoles(s *sc.Scenario) {
+	for i, role := range s.TeamRoles {
+		if aar.IsRole(role.Name) {
+			r.add(CheckTeamRoles, s.Line(fmt.Sprintf("team_roles[%d]", i)), "%s is a role every team has (%s): name the case's own", role.Name, strings.Join(aar.Roles, ", "))
+		}
+		for _, k := range role.Holds {
+			if every := aar.RoleOf(action.Action{Kind: k}); every != "" {
+				r.add(CheckTeamRoles, s.Line(fmt.Sprintf("team_roles[%d]", i)), "%s holds %s, which is the %s's work in every team", role.Name, k, every)
+			}
+		}
+	}
 }
 
 // parseCheck files a validation error under the check it is about, so an unknown drug reads as

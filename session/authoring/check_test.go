@@ -46,6 +46,7 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 		"unfound":         "unfound: the scenario lists medications, but no disclosure answers a question about medications",
 		"no-findings":     `no-findings.yaml:30: no-findings: state "dry" finds nothing on examining focused`,
 		"not-formulary":   `not-formulary.yaml:53: not-formulary: unknown drug "cyclizine"`,
+		"team-roles":      "team-roles.yaml:53: team-roles: circulation is a role every team has",
 	} {
 		t.Run(file, func(t *testing.T) {
 			r, err := Check(filepath.Join("testdata", "broken", file+".yaml"))
@@ -58,8 +59,8 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 		})
 	}
 	entries, _ := filepath.Glob(filepath.Join("testdata", "broken", "*.yaml"))
-	if len(entries) != 9 {
-		t.Errorf("%d broken files, want one per check (9)", len(entries))
+	if len(entries) != 10 {
+		t.Errorf("%d broken files, want one per check (10)", len(entries))
 	}
 }
 
@@ -151,5 +152,31 @@ func TestCheckPlaysTheReviewForEveryVariant(t *testing.T) {
 	text := problemsOf(r)
 	if !strings.Contains(text, "review: as ") || !strings.Contains(text, "sbp -6") {
 		t.Errorf("a systolic jitter that moves the NEWS2 is not reported per variant:\n%s", text)
+	}
+}
+
+// A role the case names must be its own: not one every team has, nor holding work a role of
+// every team holds. A role of its own passes.
+func TestTeamRolesAreTheCasesOwn(t *testing.T) {
+	good := filepath.Join("testdata", "good", "dehydration")
+	data, _ := os.ReadFile(good + ".yaml")
+	review, _ := os.ReadFile(good + ".review.md")
+	roles := strings.Replace(string(data), "critical_actions:", `team_roles:
+  - {name: timekeeper, does: calls the cycles, source: RCUK PLS 2021}
+  - {name: leader, does: leads again, source: RCUK}
+  - {name: midwife, does: compresses the uterus, holds: [haemorrhage_control, cpr], source: RCOG}
+critical_actions:`, 1)
+	r := CheckSource("roles.yaml", []byte(roles), review)
+	got := problemsOf(r)
+	for _, want := range []string{
+		"roles.yaml:54: team-roles: leader is a role every team has (leader, airway, circulation, drugs, recorder): name the case's own",
+		"roles.yaml:55: team-roles: midwife holds cpr, which is the circulation's work in every team",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in:\n%s", want, got)
+		}
+	}
+	if len(r.Problems) != 2 {
+		t.Errorf("%d problems, want 2:\n%s", len(r.Problems), got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,7 @@ type Live struct {
 	notes   []note            // what ward showed without storing it, in the active conversation
 	sounded int               // alarms and escalations sounded since the screen opened
 	live    map[string]string // agent → ID of its message streaming now
+	writing []Writing         // the messages streaming now, as far as they have come
 	aliases map[int64]string  // stored message time → the live ID it streamed under
 	nextID  int
 	last    TurnStats
@@ -163,6 +165,7 @@ func (e *Live) runTurn(ctx context.Context, run func(context.Context, func(sessi
 		})
 		e.last.Latency = time.Since(started)
 		clear(e.live)
+		e.writing = nil
 		e.refresh()
 		send(Update{Kind: UpdateChanged})
 	}()
@@ -210,7 +213,9 @@ func (e *Live) hear(ev session.Event) {
 func (e *Live) translate(ev session.Event) []Update {
 	switch ev := ev.(type) {
 	case session.DeltaEvent:
-		return []Update{{Kind: UpdateDelta, MessageID: e.liveID(ev.Agent), Agent: ev.Agent, Text: ev.Text}}
+		id := e.liveID(ev.Agent)
+		e.write(id, ev.Agent, ev.Text)
+		return []Update{{Kind: UpdateDelta, MessageID: id, Agent: ev.Agent, Text: ev.Text}}
 	case session.MessageEvent:
 		return e.finished(ev)
 	case session.ErrorEvent:
@@ -255,9 +260,24 @@ func (e *Live) liveID(agent string) string {
 	return id
 }
 
+// write adds a delta to the message streaming as id, and shows it in the view the other screens
+// read (Snapshot) at once: the view is not rebuilt, only its Writing replaced.
+func (e *Live) write(id, agent, text string) {
+	i := slices.IndexFunc(e.writing, func(w Writing) bool { return w.ID == id })
+	if i < 0 {
+		i = len(e.writing)
+		e.writing = append(e.writing, Writing{ID: id, Agent: agent})
+	}
+	e.writing[i].Text += text
+	v := *e.view.Load()
+	v.Writing = slices.Clone(e.writing)
+	e.view.Store(&v)
+}
+
 func (e *Live) finished(ev session.MessageEvent) []Update {
 	id, streamed := e.live[ev.Agent]
 	delete(e.live, ev.Agent)
+	e.writing = slices.DeleteFunc(e.writing, func(w Writing) bool { return w.ID == id })
 	if ev.At.IsZero() {
 		e.note(ev.Text) // shown, never stored: the history need not be re-read
 	} else {
@@ -361,6 +381,7 @@ func (e *Live) refresh() {
 	}
 	v.Chat = e.chatView(active)
 	v.ChatMore = e.chat.more
+	v.Writing = slices.Clone(e.writing)
 	e.view.Store(&v)
 }
 

@@ -26,7 +26,14 @@ type ViewState struct {
 	// Sounded counts the alarms and escalations that have sounded (or sounded again) since the
 	// screen opened: the screen rings the bell when it grows.
 	Sounded int
+	// Writing are the replies a turn is streaming now, as far as they have come: a screen that
+	// did not send the turn's line (a team's other members) shows them as they grow.
+	Writing []Writing
 }
+
+// Writing is a reply still streaming: its ID (the one its deltas and its stored message carry),
+// who speaks, and its text so far.
+type Writing struct{ ID, Agent, Text string }
 
 // Patient is what the header shows about the active patient.
 type Patient struct {

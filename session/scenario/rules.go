@@ -54,6 +54,7 @@ func (c *checker) checkScenario(s *Scenario) {
 	c.checkCourses(s)
 	c.checkRhythms(s)
 	c.checkArrest(s)
+	c.checkTeamRoles(s)
 	for i, t := range s.Transitions {
 		c.checkTransition(s, t, fmt.Sprintf("transitions[%d]", i))
 	}

@@ -57,6 +57,9 @@ type Scenario struct {
 	Disposition        *DispositionKey      `yaml:"disposition"`
 	Reflection         []ReflectiveQuestion `yaml:"reflection"`
 	Arrest             *Arrest              `yaml:"arrest"` // how a cardiac arrest in the case plays
+	// TeamRoles are the roles a resuscitation team of the case may have beyond the five every
+	// team may (teamroles.go).
+	TeamRoles []TeamRole `yaml:"team_roles"`
 	// Variants is what may differ between admissions of the case (variants.go); nil: none.
 	Variants *Variants `yaml:"variants"`
 

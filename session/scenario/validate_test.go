@@ -455,3 +455,34 @@ func TestValidateOneSidedLimb(t *testing.T) {
 		}
 	}
 }
+
+// A case's team roles are checked: a name a member can be given, once; what the role does and
+// its source; kinds that exist, each held by one role.
+func TestValidateTeamRoles(t *testing.T) {
+	doc := strings.Replace(minimal, "initial_state: well", `team_roles:
+  - {name: timekeeper, does: calls the cycles, source: RCUK PLS 2021}
+  - {name: Scrub Nurse, does: hands the kit, source: RCOG}
+  - {name: timekeeper, does: again, source: RCUK}
+  - {name: midwife, does: rubs the fundus, holds: [haemorrhage_control, dance], source: RCOG}
+  - {name: second, does: also rubs it, holds: [haemorrhage_control], source: RCOG}
+  - {name: nothing}
+initial_state: well`, 1)
+	got := ""
+	for _, err := range Validate([]byte(doc)) {
+		got += err.Error() + "\n"
+	}
+	for _, want := range []string{
+		`line 8: a team role's name "Scrub Nurse" must be one lowercase word`,
+		`line 9: team role "timekeeper" is named twice`,
+		`line 10: unknown action kind "dance"`,
+		`line 11: haemorrhage_control is held by team role midwife already`,
+		`line 12: missing required field "does" in team_roles[5]`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "\n"); n != 6 { // and the last's missing source
+		t.Errorf("%d errors, want 6:\n%s", n, got)
+	}
+}

@@ -51,11 +51,13 @@ const (
 	modeWatch       // watching the chosen trainee's screen (watch.go)
 	modeInject      // the inject dialog (inject.go)
 	modeEnd         // asking before ending the chosen trainee's shift
+	modeTeam        // the team dialog (team.go)
 )
 
 // model is the instructor's program.
 type model struct {
 	class         Class
+	teams         Teams
 	theme         themes.Theme
 	width, height int
 	mode          mode
@@ -64,6 +66,7 @@ type model struct {
 	status        string // what the last injection or end did, or why it did not
 	watch         watch
 	inject        *dialog
+	team          *teamDialog
 }
 
 // row is one trainee as the board shows them.
@@ -75,9 +78,10 @@ type row struct {
 	standing live.Standing
 }
 
-// New is the instructor's program model. theme is the server's theme.
-func New(class Class, theme themes.Theme) tea.Model {
-	m := &model{class: class, theme: theme, width: 80, height: 24}
+// New is the instructor's program model: the board of class, forming teams through teams. theme
+// is the server's theme.
+func New(class Class, teams Teams, theme themes.Theme) tea.Model {
+	m := &model{class: class, teams: teams, theme: theme, width: 80, height: 24}
 	m.read()
 	return m
 }
@@ -107,6 +111,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.injectKey(msg)
 		case modeEnd:
 			return m, m.endKey(msg)
+		case modeTeam:
+			return m, m.teamKey(msg)
 		}
 		return m, m.boardKey(msg)
 	}
@@ -126,6 +132,8 @@ func (m *model) boardKey(msg tea.KeyMsg) tea.Cmd {
 		if ok {
 			return m.startWatch(r.name)
 		}
+	case "t":
+		m.startTeam()
 	case "i", "e":
 		switch {
 		case !ok:
@@ -208,6 +216,8 @@ func (m *model) View() string {
 		return m.watchView()
 	case modeInject:
 		return m.injectView()
+	case modeTeam:
+		return m.teamView()
 	}
 	return m.boardView()
 }

@@ -71,7 +71,7 @@ func plainTheme(t *testing.T) themes.Theme {
 }
 
 func newBoard(t *testing.T, c Class) *model {
-	m := New(c, plainTheme(t)).(*model)
+	m := New(c, nil, plainTheme(t)).(*model)
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return m
 }
@@ -80,7 +80,7 @@ func view(m tea.Model) string { return ansi.Strip(m.View()) }
 
 // key is a key as Bubble Tea delivers it: a name ("enter", "esc", "down") or the runes typed.
 func key(k string) tea.KeyMsg {
-	named := map[string]tea.KeyType{"enter": tea.KeyEnter, "esc": tea.KeyEsc, "down": tea.KeyDown, "up": tea.KeyUp}
+	named := map[string]tea.KeyType{"enter": tea.KeyEnter, "esc": tea.KeyEsc, "down": tea.KeyDown, "up": tea.KeyUp, "left": tea.KeyLeft, "right": tea.KeyRight}
 	if kt, ok := named[k]; ok {
 		return tea.KeyMsg{Type: kt}
 	}
@@ -362,7 +362,7 @@ func BenchmarkBoardTick(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := New(c, th).(*model)
+	m := New(c, nil, th).(*model)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	b.ReportAllocs()
 	for b.Loop() {

@@ -136,7 +136,7 @@ func (m *model) statusLine() string {
 }
 
 func (m *model) help() string {
-	return m.keys([][2]string{{"↑/↓ j/k", "choose"}, {"enter", "watch"}, {"i", "inject"}, {"e", "end shift"}, {"q", "quit"}})
+	return m.keys([][2]string{{"↑/↓ j/k", "choose"}, {"enter", "watch"}, {"i", "inject"}, {"e", "end shift"}, {"t", "form team"}, {"q", "quit"}})
 }
 
 // keys is a help line: each key and what it does.

@@ -124,7 +124,7 @@ func (c *Class) rows() []row {
 			continue
 		}
 		slices.SortStableFunc(r.seats, func(a, b *seat) int {
-			if d := slices.Index(session.TeamRoles, a.role) - slices.Index(session.TeamRoles, b.role); d != 0 {
+			if d := session.RoleRank(a.role) - session.RoleRank(b.role); d != 0 {
 				return d
 			}
 			return strings.Compare(a.name, b.name)

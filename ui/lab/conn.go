@@ -135,7 +135,7 @@ func (s *Server) instruct(c *conn, next ssh.Handler) {
 	}
 	view.Close() // the passphrase is proven; the board reads the trainees' running shifts only
 	s.audit(who, persist.AuditSignIn, describe(c.sess))
-	c.model = board.New(s.class, s.cfg.Theme)
+	c.model = board.New(s.class, boardTeams{s}, s.cfg.Theme)
 	c.sess.Context().SetValue(connKey{}, c)
 	next(c.sess)
 	s.audit(who, persist.AuditDisconnect, c.why())

@@ -68,6 +68,9 @@ type Server struct {
 	perKey  map[string]int        // connections open by key fingerprint
 	serving chan struct{}         // closed once Serve is taking connections; nil before Serve
 	conns   sync.WaitGroup        // handlers running: each saves its shift before it ends
+	// sockets: connections accepted and not yet closed, each of which may still write its audit
+	// line as it closes; Shutdown waits for them, so nothing is written after it returns.
+	sockets sync.WaitGroup
 }
 
 // closeGrace is how long a connection being closed has to show its last line before it is cut.
@@ -134,9 +137,22 @@ type (
 // stalls in the handshake would otherwise hold its goroutines for good. admit stops the clock.
 // A connection that ends without ever opening a session (a failed handshake, ssh -N, a client
 // that only asked to forward) is audited as it closes: admit audits the others.
+// A connection that arrives once the server is closing is closed at once, unaudited: the audit
+// may already be closed.
 func (s *Server) loginWithin(ctx ssh.Context, conn net.Conn) net.Conn {
+	s.mu.Lock()
+	closing := s.closing
+	if !closing {
+		s.sockets.Add(1)
+	}
+	s.mu.Unlock()
+	if closing {
+		_ = conn.Close()
+		return conn
+	}
 	ctx.SetValue(loginTimer{}, time.AfterFunc(s.cfg.Login, func() { _ = conn.Close() }))
 	return &auditedConn{Conn: conn, closed: func() {
+		defer s.sockets.Done()
 		if ctx.Value(sessionOpened{}) == nil {
 			s.audit(persist.Person{}, persist.AuditConnect, noSession(ctx, conn.RemoteAddr()))
 		}
@@ -246,6 +262,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = errors.Join(err, s.ssh.Close())
 	}
 	s.conns.Wait()
+	s.sockets.Wait()
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/ui"
+	"github.com/ward-sim/ward/ui/board"
 )
 
 // A team is enrolled trainees sharing one shift, each in a role (session.TeamRoles). The teams
@@ -52,9 +54,9 @@ func (t Team) Member(name string) (session.Member, bool) {
 	return t.Members[i], true
 }
 
-// check refuses a team that is not well formed: its name, its members' names and roles, how
-// many, and a member named twice.
-func (t Team) check() error {
+// check refuses a team that is not well formed: its name, its members' names and roles (each one
+// of roles, or any word for nil), how many, and a member named twice.
+func (t Team) check(roles []string) error {
 	if err := CheckName(t.Name); err != nil {
 		return fmt.Errorf("team name: %w", err)
 	}
@@ -65,8 +67,11 @@ func (t Team) check() error {
 		if err := CheckName(m.Name); err != nil {
 			return err
 		}
-		if !slices.Contains(session.TeamRoles, m.Role) {
-			return fmt.Errorf("team %s: %s's role %q is none of %s", t.Name, m.Name, m.Role, strings.Join(session.TeamRoles, ", "))
+		if roles == nil && !rolePattern.MatchString(m.Role) {
+			return fmt.Errorf("team %s: %s's role %q is not a role's name", t.Name, m.Name, m.Role)
+		}
+		if roles != nil && !slices.Contains(roles, m.Role) {
+			return fmt.Errorf("team %s: %s's role %q is none of %s", t.Name, m.Name, m.Role, strings.Join(roles, ", "))
 		}
 		if slices.ContainsFunc(t.Members[:i], func(o session.Member) bool { return o.Name == m.Name }) {
 			return fmt.Errorf("team %s: %s is named twice", t.Name, m.Name)
@@ -74,6 +79,9 @@ func (t Team) check() error {
 	}
 	return nil
 }
+
+// rolePattern is what a role read back from the teams may be: formed, it was one of its case's.
+var rolePattern = regexp.MustCompile(`^[a-z][a-z-]{0,31}$`)
 
 // ParseMember reads NAME:ROLE.
 func ParseMember(s string) (session.Member, error) {
@@ -145,7 +153,7 @@ func parseTeam(line string) (Team, error) {
 		}
 		t.Members = append(t.Members, m)
 	}
-	return t, t.check()
+	return t, t.check(nil)
 }
 
 // Of is the team the trainee is a member of, the one formed last; false for none.
@@ -158,10 +166,11 @@ func (all Teams) Of(trainee string) (Team, bool) {
 	return Team{}, false
 }
 
-// FormTeam adds the team to the file at path, each member an enrolled trainee of enrolled; a
-// running server reads it at its next connection.
-func FormTeam(path string, t Team, enrolled Enrolments) error {
-	if err := t.check(); err != nil {
+// FormTeam adds the team to the file at path, each member an enrolled trainee of enrolled in one
+// of roles (session.TeamRolesFor its case); a running server reads it at its next connection.
+// `ward team` and the instructor's board both form teams here.
+func FormTeam(path string, t Team, enrolled Enrolments, roles []string) error {
+	if err := t.check(roles); err != nil {
 		return err
 	}
 	if slices.ContainsFunc(enrolled, func(e Enrolment) bool { return e.Name == t.Trainee() }) {
@@ -209,16 +218,24 @@ type teamShift struct {
 }
 
 // joinTeam is the team's running shift, opened (its latest shift resumed, or one started with
-// its case) for the first member to connect.
-func (s *Server) joinTeam(t Team) (*teamShift, error) {
+// its case) for the first member to connect, through member, the member's own view: in an
+// encrypted database the team's key opens through theirs, and a member joining the running
+// shift gets it boxed for them (persist.TeamAs, ShareTeam).
+func (s *Server) joinTeam(t Team, member *persist.Store) (*teamShift, error) {
 	s.teamsMu.Lock()
 	defer s.teamsMu.Unlock()
 	if ts := s.teams[t.Name]; ts != nil {
+		if err := ts.view.ShareTeam(member); err != nil {
+			return nil, err
+		}
 		ts.team = t // the members' roles as formed last
 		ts.conns++
 		return ts, nil
 	}
-	view, err := s.store.As(persist.Person{Trainee: t.Trainee()}, nil)
+	view, err := member.TeamAs(t.Trainee())
+	if errors.Is(err, persist.ErrNoAccess) {
+		return nil, fmt.Errorf("team %s's shift opens with the keys of the members who have joined it: connect while one of them is in it (%w)", t.Name, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -284,30 +301,39 @@ func (s *Server) leaveTeam(ts *teamShift) {
 	ts.view.Close()
 }
 
-// openTeamShift is a member's screen on their team's shift: their lines are theirs, in their
-// role (session.TeamTurn).
-func (s *Server) openTeamShift(c *conn, t Team) (*shift, ui.Options, error) {
+// openTeamShift is a member's screen on their team's shift, opened through view, their own:
+// their lines are theirs, in their role (session.TeamTurn).
+func (s *Server) openTeamShift(c *conn, view *persist.Store, t Team) (*shift, ui.Options, error) {
 	opts := ui.Options{Theme: s.cfg.Theme, Trainee: c.who.Name, TraineeFixed: true, Clipboard: c.sess, Confined: true,
 		SaveDir: filepath.Join(s.store.Path()+".exports", c.who.Name)}
-	if encrypted, err := s.store.Encrypted(); err != nil || encrypted {
-		if err == nil {
-			err = errors.New("a team's shift needs an unencrypted database: the team shares no one's key")
-		}
-		return nil, opts, err
-	}
 	if err := os.MkdirAll(opts.SaveDir, 0o700); err != nil {
 		return nil, opts, err
 	}
 	me, _ := t.Member(c.who.Name)
-	ts, err := s.joinTeam(t)
+	ts, err := s.joinTeam(t, view)
 	if err != nil {
 		return nil, opts, err
 	}
-	opts.Notice = strings.TrimSuffix(fmt.Sprintf("team %s: you are %s; the leader starts and stops the clock (/pause); %s",
-		t.Name, me, s.cfg.Notice), "; ")
+	opts.Notice = strings.TrimSuffix(fmt.Sprintf("team %s: you are %s%s; the leader starts and stops the clock (/pause); %s",
+		t.Name, me, s.roleDoes(t, me.Role), s.cfg.Notice), "; ")
 	sh := &shift{Live: ts.live, srv: s, who: c.who.person(), gone: make(chan struct{}), member: &me, team: ts,
 		release: func() { s.leaveTeam(ts) }}
 	return sh, opts, nil
+}
+
+// roleDoes is what a role the team's case names does, for the member given it: ", who …"; "" for
+// the roles every team has.
+func (s *Server) roleDoes(t Team, role string) string {
+	sc, ok := s.cfg.Setup.Library().Get(t.Scenario)
+	if !ok {
+		return ""
+	}
+	for _, r := range sc.TeamRoles {
+		if r.Name == role {
+			return ", who " + r.Does
+		}
+	}
+	return ""
 }
 
 // members is the team as it was formed last, for a member's turn.
@@ -315,4 +341,66 @@ func (s *Server) members(ts *teamShift) []session.Member {
 	s.teamsMu.Lock()
 	defer s.teamsMu.Unlock()
 	return slices.Clone(ts.team.Members)
+}
+
+// The instructor's board forms teams as `ward team` does.
+var _ board.Teams = boardTeams{}
+
+// boardTeams forms teams on the instructor's board: from the enrolled trainees and the server's
+// case library, read afresh, through FormTeam.
+type boardTeams struct{ s *Server }
+
+// Enrolled are the enrolled trainees, each once, sorted, with the team each is in now.
+func (b boardTeams) Enrolled() ([]board.Enrolled, error) {
+	all, err := ReadEnrolments(b.s.cfg.Keys)
+	if err != nil {
+		return nil, err
+	}
+	teams, err := ReadTeams(b.s.cfg.Teams)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range all {
+		if !e.Instructor {
+			names = append(names, e.Name)
+		}
+	}
+	slices.Sort(names)
+	var out []board.Enrolled
+	for _, name := range slices.Compact(names) {
+		t, _ := teams.Of(name)
+		out = append(out, board.Enrolled{Name: name, Team: t.Name})
+	}
+	return out, nil
+}
+
+// Cases are the IDs of the server's scenarios.
+func (b boardTeams) Cases() []string {
+	var ids []string
+	for _, sc := range b.s.cfg.Setup.Library().List() {
+		ids = append(ids, sc.ID)
+	}
+	return ids
+}
+
+// Roles are those a member of a team of the case may have.
+func (b boardTeams) Roles(scenario string) ([]string, error) {
+	return session.TeamRolesFor(b.s.cfg.Setup.Library(), scenario)
+}
+
+// Form forms the team, as `ward team` does.
+func (b boardTeams) Form(name, scenario string, members []session.Member) error {
+	if b.s.cfg.Teams == "" {
+		return errors.New("this server keeps no teams")
+	}
+	roles, err := b.Roles(scenario)
+	if err != nil {
+		return err
+	}
+	enrolled, err := ReadEnrolments(b.s.cfg.Keys)
+	if err != nil {
+		return err
+	}
+	return FormTeam(b.s.cfg.Teams, Team{Name: name, Scenario: scenario, Members: members}, enrolled, roles)
 }

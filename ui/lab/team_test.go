@@ -2,6 +2,8 @@ package lab
 
 import (
 	"context"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +29,7 @@ func newTeamLab(t *testing.T) (*testLab, map[string]gossh.Signer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := FormTeam(l.cfg.Teams, red, all); err != nil {
+	if err := FormTeam(l.cfg.Teams, red, all, session.TeamRoles); err != nil {
 		t.Fatal(err)
 	}
 	return l, keys
@@ -89,13 +91,7 @@ func TestATeamSharesOneShift(t *testing.T) {
 	for _, c := range []*client{alice, bob, carol} {
 		c.conn.Close()
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for l.srv.teamOpen("red") {
-		if time.Now().After(deadline) {
-			t.Fatal("team red's shift is still open with every member gone")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	l.waitTeamClosed("red")
 	alice = l.dial("alice", keys["alice"])
 	alice.waitFor("Graham Holt")
 	alice.waitFor("IV access done")
@@ -114,34 +110,84 @@ func TestATeamSharesOneShift(t *testing.T) {
 	}
 }
 
-// A team shares no one's key, so an encrypted database refuses a member's connection with a
-// line that says why, once they have signed in.
-func TestATeamNeedsAnUnencryptedDatabase(t *testing.T) {
-	const pass = "alice's own passphrase 7"
+// On an encrypted database each member signs in with their own passphrase and the team's shift
+// opens through it: the first member makes the team's key, a member joining while another is in
+// gets it, and comes back to the shift alone later; a member who never joined with one who holds
+// it is refused with a line that says what to do, audited.
+func TestATeamOnAnEncryptedDatabase(t *testing.T) {
 	l := newLab(t, func(s *persist.Store) {
 		if err := s.Protect([]byte("the instructor's long passphrase 42")); err != nil {
 			t.Fatal(err)
 		}
 	}, func(c *Config) { c.Teams = strings.TrimSuffix(c.Keys, ".keys") + ".teams" })
-	key := l.enrol("alice", false)
+	keys := map[string]gossh.Signer{}
+	for _, name := range []string{"alice", "bob", "carol"} {
+		keys[name] = l.enrol(name, false)
+	}
 	all, err := ReadEnrolments(l.cfg.Keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := FormTeam(l.cfg.Teams, Team{Name: "red", Members: []session.Member{{Name: "alice", Role: "leader"}}}, all); err != nil {
+	if err := FormTeam(l.cfg.Teams, red, all, session.TeamRoles); err != nil {
 		t.Fatal(err)
 	}
-	c := l.dial("alice", key)
-	c.waitFor("choose a passphrase")
-	c.typeLine(pass)
-	c.waitFor("The same again")
-	c.typeLine(pass)
-	if code := c.waitExit(); code == 0 {
+	firstTime := func(name string) *client {
+		c := l.dial(name, keys[name])
+		c.waitFor("choose a passphrase")
+		c.typeLine(name + "'s own passphrase 7")
+		c.waitFor("The same again")
+		c.typeLine(name + "'s own passphrase 7")
+		return c
+	}
+	alice := firstTime("alice")
+	alice.waitFor("you are alice (leader)")
+	bob := firstTime("bob")
+	bob.waitFor("you are bob (circulation)")
+	alice.typeLine("he's in cardiac arrest, crash call")
+	bob.waitFor("alice · leader")
+	for _, c := range []*client{alice, bob} {
+		c.conn.Close()
+	}
+	l.waitTeamClosed("red")
+
+	// bob, alone, opens it with his own passphrase and finds the arrest where it was.
+	bob = l.dial("bob", keys["bob"])
+	bob.waitFor("Passphrase of trainee bob")
+	bob.typeLine("bob's own passphrase 7")
+	bob.waitFor("Graham Holt")
+	bob.waitFor("crash call")
+
+	// carol never joined with a member in: alone, she is refused and told why.
+	bob.conn.Close()
+	l.waitTeamClosed("red")
+	carol := firstTime("carol")
+	if code := carol.waitExit(); code == 0 {
 		t.Errorf("the refused member's session exited %d", code)
 	}
-	c.waitFor("a team's shift needs an unencrypted database")
-	if !l.hasAudit(persist.AuditRefused, "trainee alice") {
+	carol.waitFor("connect while one of them is in it")
+	if !l.hasAudit(persist.AuditRefused, "trainee carol") {
 		t.Errorf("the refusal is not audited: %+v", l.audited())
+	}
+
+	// The team's lines are sealed: the file holds none of them in the clear.
+	data, err := os.ReadFile(l.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "crash call") {
+		t.Error("the team's line is in the file in the clear")
+	}
+}
+
+// waitTeamClosed waits until the team's shift is closed: every member gone, and it saved.
+func (l *testLab) waitTeamClosed(team string) {
+	l.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for l.srv.teamOpen(team) {
+		if time.Now().After(deadline) {
+			l.t.Fatalf("team %s's shift is still open with every member gone", team)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -172,13 +218,13 @@ func TestFormTeamRefuses(t *testing.T) {
 		{Team{Name: "red", Members: make([]session.Member, 9)}, "1 to 8 members"},
 		{Team{Name: "-red", Members: []session.Member{{Name: "alice", Role: "leader"}}}, "cannot be an enrolled name"},
 	} {
-		if err := FormTeam(path, c.team, enrolled); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := FormTeam(path, c.team, enrolled, session.TeamRoles); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.team, err, c.want)
 		}
 	}
 	// A team formed again is its last line; a trainee in two teams is in the later one.
 	ok := func(team Team) {
-		if err := FormTeam(path, team, enrolled); err != nil {
+		if err := FormTeam(path, team, enrolled, session.TeamRoles); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -221,4 +267,46 @@ func FuzzParseTeam(f *testing.F) {
 			t.Errorf("%q read back as %q (%v)", team.line(), back.line(), err)
 		}
 	})
+}
+
+// The instructor forms a team on the board over SSH, as `ward team` would: a name, the case,
+// each member's role, the case's own roles among them. It is written to the teams like any
+// other, and its members' next connections are its shift, each in their role.
+func TestTheInstructorFormsATeamOnTheBoard(t *testing.T) {
+	l := newLab(t, nil, func(c *Config) { c.Teams = strings.TrimSuffix(c.Keys, ".keys") + ".teams" })
+	alice, bob := l.enrol("alice", false), l.enrol("bob", false)
+	enrolled, err := ReadEnrolments(l.cfg.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := FormTeam(l.cfg.Teams, Team{Name: "red", Members: []session.Member{{Name: "alice", Role: "drugs"}}}, enrolled, session.TeamRoles); err != nil {
+		t.Fatal(err)
+	}
+	teacher := l.dial("jones", l.enrol("jones", true))
+	teacher.waitFor("t form team")
+	teacher.typeKeys("t")
+	teacher.waitFor("The team's name")
+	teacher.typeLine("blue")
+	teacher.waitFor("which case")
+	const down, right, left = "\x1b[B", "\x1b[C", "\x1b[D"
+	at := slices.Index(boardTeams{l.srv}.Cases(), "paediatric-arrest")
+	teacher.typeKeys(strings.Repeat(down, at+1) + "\r")
+	teacher.waitFor("roles: leader, airway, circulation, drugs, recorder, timekeeper")
+	teacher.waitFor("now in team red")           // alice, whom the new team takes from red
+	teacher.typeKeys(right + down + left + "\r") // alice leads, bob keeps time
+	teacher.waitFor("team blue: formed: alice (leader), bob (timekeeper)")
+
+	all, err := ReadTeams(l.cfg.Teams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Team{Name: "blue", Scenario: "paediatric-arrest", Members: []session.Member{{Name: "alice", Role: "leader"}, {Name: "bob", Role: "timekeeper"}}}
+	if team, _ := all.Of("bob"); team.line() != want.line() {
+		t.Fatalf("the teams hold %q, want %q", team.line(), want.line())
+	}
+	screen := l.dial("bob", bob)
+	screen.waitFor("you are bob (timekeeper), who keeps the time")
+	screen.waitFor("Poppy Clarke")
+	l.dial("alice", alice).waitFor("you are alice (leader);")
+	teacher.waitFor("team blue: alice (leader), bob (timekeeper)")
 }

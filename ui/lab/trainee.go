@@ -84,7 +84,7 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 		if err != nil {
 			return nil, ui.Options{}, err
 		}
-		return s.openTeamShift(c, t)
+		return s.openTeamShift(c, view, t)
 	}
 	ctx := context.Background() // a turn outlives its connection, to commit
 	opts := ui.Options{Theme: s.cfg.Theme, Trainee: name, TraineeFixed: true, Notice: s.cfg.Notice,
