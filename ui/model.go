@@ -90,6 +90,11 @@ type Model struct {
 	lastErr    bool // the last turn failed in a way worth retrying: hint at ctrl+r
 	sounded    int  // the snapshot's count of alarms sounded, when last seen
 	ring       bool // an alarm sounded since the last Update: ring the bell
+
+	// body is the roster, vitals, strip and chat as last drawn, while bodyFresh: a key that only
+	// types into the input (most of what a class sends) leaves them as they were.
+	body      string
+	bodyFresh bool
 }
 
 // buildPanes makes every pane draw with theme t. The panes hold nothing but the theme until
@@ -159,6 +164,7 @@ type nextShiftMsg struct {
 }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.bodyFresh = m.bodyFresh && m.onlyTypes(msg)
 	cmd := m.update(msg)
 	// A notice or hint that no longer fits on the status line takes lines from the chat.
 	if m.width > 0 && m.status.Height(m.notice, m.hints()) != m.lay.statusHeight {
@@ -405,6 +411,14 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	default:
 		return m.inputKey(msg)
 	}
+}
+
+// onlyTypes reports whether msg is a key that can change nothing but the input: text typed
+// into it while it has focus and no dialog or search is open.
+func (m *Model) onlyTypes(msg tea.Msg) bool {
+	k, ok := msg.(tea.KeyMsg)
+	return ok && typesText(k) && m.overlay == overlayNone && !m.searching && m.focus == focusInput &&
+		!key.Matches(k, m.keys.Help)
 }
 
 // typesText reports whether a key would type something: letters, digits and symbols without

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -842,5 +843,36 @@ func TestTheFirstScreenSaysTheClockIsRunningAndHowToPause(t *testing.T) {
 	paused.Ended = true
 	if hint := firstScreenHint(paused); strings.Contains(hint, "/pause") {
 		t.Errorf("an ended shift's hint offers /pause: %q", hint)
+	}
+}
+
+// The parts of the frame kept while nothing they show has changed (the body while keys only
+// type into the input, the status bar, the rule above the input) are the parts drawn afresh,
+// whatever comes between the keys: a snapshot with a new line, an alert, the last turn's
+// figures, a notice, focus moving to the chat and back, a search, a resize, paging.
+func TestAKeptFrameIsTheFrameDrawnAfresh(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	grown := f.Snapshot()
+	grown.Chat = append(grown.Chat, live.ChatMessage{ID: "patient_1-4", Role: "assistant", Agent: "nurse", Content: "Obs are due."})
+	other := grown // as many alerts, another one first
+	other.Alerts = []live.Alert{{PatientID: "patient_3", Level: live.AlertAlarm, Text: "SpO2 84 (below 90)"}}
+	calm := grown
+	calm.Alerts, calm.Last = nil, live.TurnStats{Latency: 90 * time.Millisecond, PromptTokens: 5, OutputTokens: 7}
+	steps := []tea.Msg{keyMsg("h"), keyMsg("i"), snapshotMsg{state: grown}, keyMsg("!"), keyMsg("tab"), keyMsg("x"),
+		keyMsg("tab"), keyMsg("tab"), keyMsg("y"), keyMsg("ctrl+f"), keyMsg("O"), keyMsg("esc"), keyMsg("z"),
+		snapshotMsg{state: other}, keyMsg("c"), snapshotMsg{state: calm}, keyMsg("a"), noticeMsg{text: "a word for the status bar", level: noticeWarn}, keyMsg("b"),
+		tea.WindowSizeMsg{Width: 90, Height: 30}, keyMsg("w"), keyMsg("pgup"), keyMsg("v"), keyMsg("end"), keyMsg("u")}
+	for i, msg := range steps {
+		m.Update(msg)
+		kept := m.View()
+		m.bodyFresh, m.status.drawn.view, m.input.rule.view = false, "", ""
+		clear(m.status.hints)
+		if afresh := m.View(); kept != afresh {
+			t.Fatalf("after step %d (%#v) the kept frame differs from the frame drawn afresh:\n%s\n---\n%s", i, msg, kept, afresh)
+		}
+		if _, ok := msg.(snapshotMsg); ok && !strings.Contains(stripStyles(kept), "Obs are due.") {
+			t.Fatal("the snapshot's new line is not on the screen:\n" + stripStyles(kept))
+		}
 	}
 }
