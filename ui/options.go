@@ -14,7 +14,7 @@ type Options struct {
 	// first once it has come: the screen runs it after its first frame, since it reads the
 	// trainee's whole progress and every case of the library. nil offers none.
 	NextShift func() (*ShiftChoice, error)
-	Trainee     string        // whose shift the start dialog starts
+	Trainee   string // whose shift the start dialog starts
 	// TraineeFixed: the start dialog may not change the trainee (their passphrase, or their key at
 	// ward serve, opened ward).
 	TraineeFixed bool
