@@ -119,22 +119,14 @@ func TestMarkdownUsesPaletteAndLeavesGlamourDefaults(t *testing.T) {
 	}
 }
 
+// renderMarkdown renders md in th as a terminal of true colour would, or one of none.
 func renderMarkdown(t *testing.T, th Theme, md string) string {
 	t.Helper()
 	profile := termenv.TrueColor
 	if th.NoColor {
 		profile = termenv.Ascii
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(th.Markdown), glamour.WithWordWrap(60),
-		glamour.WithColorProfile(profile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := r.Render(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return renderMarkdownIn(t, th, profile, md)
 }
 
 // The light theme paints its own background and text colour, so it reads the same on a light
