@@ -47,14 +47,15 @@ run() {
 failed=0
 echo "| binary | trainees × turns | turn p50 | turn p99 | keystroke p99 | server CPU | server CPU ÷ turns | clients' CPU | server peak RSS | load average (before–after) |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-if [ -n "${OLD:-}" ]; then
+old="${OLD:-${OLD_BIN:-}}"
+if [ -n "$old" ]; then
 	for _ in $(seq "$rounds"); do
-		run "old ($OLD)" "$work/old" "${sizes[0]}"
+		run "old ($old)" "$work/old" "${sizes[0]}"
 		run new "$work/new" "${sizes[0]}"
 	done
 fi
 for size in "${sizes[@]}"; do
-	if [ -n "${OLD:-}" ] && [ "$size" = "${sizes[0]}" ]; then
+	if [ -n "$old" ] && [ "$size" = "${sizes[0]}" ]; then
 		continue
 	fi
 	run new "$work/new" "$size"

@@ -59,6 +59,7 @@ type Store struct {
 	path    string
 	acc     access        // who uses the store, and the keys they opened (access.go)
 	pins    *pinCache     // the pins its transactions decoded (pins.go), shared with its views
+	commits *groupCommit  // the sessions' updates, written in groups (groupcommit.go), shared with its views
 	release func()        // lets outputs name the file and its audit record again (outfile.Hold)
 	shared  bool          // a view of another Store's file (view.go): Close leaves the file open
 	verify  *verification // the damage check a write waits for (verify.go); nil when none runs
@@ -100,7 +101,7 @@ func Open(path string) (*Store, error) {
 
 // newStore is the Store of the file at path, which no output may replace while it is open.
 func newStore(db *bolt.DB, path string) *Store {
-	return &Store{db: db, path: path, pins: &pinCache{}, release: outfile.Hold(path, AuditPath(path))}
+	return &Store{db: db, path: path, pins: &pinCache{}, commits: &groupCommit{db: db}, release: outfile.Hold(path, AuditPath(path))}
 }
 
 // Path is the database's file.
