@@ -25,13 +25,14 @@ func damagedShift(t *testing.T) string {
 }
 
 // Every command reports damage the same way: once, with the real path in the message and in the
-// `ward recover` hint. `ward run` and the TUI refuse a file dump calls damaged before writing to it.
+// `ward recover` hint. `ward run` and the TUI refuse a file dump calls damaged before writing to it
+// (the TUI checks while its screen opens, and ends it with the report).
 func TestDamageIsReportedOnceWithThePath(t *testing.T) {
 	db := damagedShift(t)
 	before := fileBytes(t, db)
 	want := "the database " + db + " is damaged"
 	hint := "`ward recover --db " + db + " --out NEW`"
-	tui := []string{"--backend", "offline"} // refused before it draws anything
+	tui := []string{"--backend", "offline"} // here without a terminal: the damage is the error reported
 	for _, args := range [][]string{{"dump"}, {"export"}, {"run", "--backend", "offline"}, {"run", "--backend", "offline", "--new"}, tui} {
 		stderr, code := wardCLI(t, append(args, "--db", db)...)
 		if code != 1 || strings.Count(stderr, "is damaged") != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, hint) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -53,6 +54,11 @@ func serve(ctx context.Context, c *call) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
+	stopProfile, err := cpuProfile(os.Getenv(cpuProfileEnv))
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	// The server acts for no one: each connection signs in on a view of its own (persist.Store.As).
 	store, err := persist.Open(o.db)
 	if err != nil {
@@ -77,6 +83,30 @@ func serve(ctx context.Context, c *call) error {
 		return err
 	}
 	return listen(ctx, c, srv, keys)
+}
+
+// cpuProfileEnv names a file for a CPU profile of the server's whole life (`go tool pprof`),
+// written as it shuts down: how a class's load is profiled (BENCHMARKS.md, "A class over SSH").
+const cpuProfileEnv = "WARD_CPUPROFILE"
+
+// cpuProfile starts profiling into file, a new file; stop writes the profile out. No file: no
+// profile.
+func cpuProfile(file string) (stop func(), err error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cpuProfileEnv, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", cpuProfileEnv, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // encryptNew makes a new class database encrypted under the instructor's passphrase, asked twice

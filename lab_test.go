@@ -125,6 +125,29 @@ func TestServeListensAndStopsOnSIGTERM(t *testing.T) {
 	}
 }
 
+// WARD_CPUPROFILE names a file ward serve writes a CPU profile to as it stops (a gzipped
+// protobuf, as go tool pprof reads), and a file that is there already is refused, not written over.
+func TestServeWritesACPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "serve.prof")
+	t.Setenv(cpuProfileEnv, profile)
+	_, stop := serveInBackground(t, "--db", filepath.Join(dir, "class.db"))
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.ReadFile(profile)
+	if err != nil || len(written) < 2 || written[0] != 0x1f || written[1] != 0x8b {
+		t.Fatalf("the profile: %v, %d bytes, not gzip", err, len(written))
+	}
+	_, err = ward(t, "", "serve", "--db", filepath.Join(dir, "class.db"), "--listen", "127.0.0.1:0")
+	if err == nil || !strings.Contains(err.Error(), cpuProfileEnv) {
+		t.Fatalf("ward serve with the profile's file there already: %v, want a refusal naming %s", err, cpuProfileEnv)
+	}
+	if again, _ := os.ReadFile(profile); string(again) != string(written) {
+		t.Error("the profile there already was written over")
+	}
+}
+
 // serveInBackground runs ward serve on loopback with args until stop sends SIGTERM, and
 // returns where it listens.
 func serveInBackground(t *testing.T, args ...string) (addr string, stop func() error) {

@@ -34,7 +34,7 @@ func main() {
 func runAndReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := run(args, stdin, stdout, stderr)
 	if err != nil {
-		fmt.Fprintln(terminalWriter{stderr}, "ward:", err)
+		fmt.Fprintln(&terminalWriter{w: stderr}, "ward:", err) // one line: no character is cut
 	}
 	return exitCode(err)
 }
@@ -58,7 +58,8 @@ func exitCode(err error) int {
 // run parses a command line, with flags before or after the command's name, and runs it.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	args, name := commandFirst(args)
-	root := commands(&cli{stdin: stdin, stdout: terminalWriter{stdout}, stderr: terminalWriter{stderr}})
+	out, diag := &terminalWriter{w: stdout}, &terminalWriter{w: stderr}
+	root := commands(&cli{stdin: stdin, stdout: out, stderr: diag})
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -74,7 +75,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return root.ExecuteContext(ctx)
+	err := root.ExecuteContext(ctx)
+	return errors.Join(err, out.flush(), diag.flush())
 }
 
 // Commands are listed in the order commands declares them. Cobra's switch is a package variable,

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/persist/outfile"
@@ -15,14 +17,58 @@ import (
 // terminalWriter is how every command prints, on stdout and stderr alike: text from a scenario
 // file, a card, a trace or a model may carry sequences a terminal would obey. C1 controls become
 // JSON's escapes (in JSON output that is the right encoding; in text it shows them), then nothing
-// else a terminal obeys is left.
-type terminalWriter struct{ w io.Writer }
+// else a terminal obeys is left. A write that ends inside a character (a buffered writer cuts
+// where its buffer fills) holds its start back for the next write, or for flush.
+type terminalWriter struct {
+	w    io.Writer
+	held []byte // the first bytes of a character the last write cut
+}
 
-func (t terminalWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(t.w, themes.Printable(escapeC1(string(p)))); err != nil {
+func (t *terminalWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(t.held) > 0 {
+		p = append(t.held, p...)
+		t.held = nil
+	}
+	if cut := cutCharacter(p); cut > 0 {
+		t.held = bytes.Clone(p[len(p)-cut:])
+		p = p[:len(p)-cut]
+	}
+	if err := t.write(p); err != nil {
 		return 0, err
 	}
-	return len(p), nil
+	return n, nil
+}
+
+func (t *terminalWriter) write(p []byte) error {
+	var err error
+	if themes.IsPrintable(p) { // no control, no C1: nothing to clean (almost every write)
+		_, err = t.w.Write(p)
+	} else {
+		_, err = io.WriteString(t.w, themes.Printable(escapeC1(string(p))))
+	}
+	return err
+}
+
+// flush writes what a cut character held back, cleaned as the broken text it is.
+func (t *terminalWriter) flush() error {
+	held := t.held
+	t.held = nil
+	return t.write(held)
+}
+
+// cutCharacter is how many bytes at the end of p begin a UTF-8 character p does not finish.
+func cutCharacter(p []byte) int {
+	for i := 1; i <= min(len(p), utf8.UTFMax-1); i++ {
+		c := p[len(p)-i]
+		if utf8.RuneStart(c) {
+			if c >= utf8.RuneSelf && !utf8.FullRune(p[len(p)-i:]) {
+				return i
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // escapeC1 writes the C1 controls (U+0080–U+009F), which encoding/json leaves raw, as \u00XX.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,5 +171,36 @@ func TestOutNeverNamesWhatWardKeepsBesideTheDatabase(t *testing.T) {
 	}
 	if stderr, code := wardCLI(t, "recover", "--db", db, "--out", db+".lock"); code != 2 || !strings.Contains(stderr, "refused") {
 		t.Errorf("recover --out DB.lock: exit %d:\n%s", code, stderr)
+	}
+}
+
+// TestTerminalWriterKeepsACharacterABufferCuts: a buffered writer hands the terminal's writer
+// its bytes where its buffer fills, inside a character as often as not; the character is
+// printed whole, not as two replacement characters, and controls are still taken out. A
+// character the output never finishes is printed as the broken text it is. (An escape sequence
+// is another matter: JSON escapes ESC, and text is cleaned before it is printed.)
+func TestTerminalWriterKeepsACharacterABufferCuts(t *testing.T) {
+	text := strings.Repeat("NEWS2 12 — SpO₂ 84 % 🩺 患者\n", 40)
+	for size := 16; size <= 24; size++ { // every place a cut can fall in each character
+		var out bytes.Buffer
+		tw := &terminalWriter{w: &out}
+		buf := bufio.NewWriterSize(tw, size)
+		if _, err := buf.WriteString(text + "\u0085\u202e end"); err != nil {
+			t.Fatal(err)
+		}
+		if err := errors.Join(buf.Flush(), tw.flush()); err != nil {
+			t.Fatal(err)
+		}
+		if want := text + `\u0085 end`; out.String() != want {
+			t.Fatalf("through a %d-byte buffer: %q, want %q", size, out.String(), want)
+		}
+	}
+	var out bytes.Buffer
+	tw := &terminalWriter{w: &out}
+	if _, err := tw.Write([]byte("cut \xe2\x80")); err != nil || out.String() != "cut " {
+		t.Fatalf("before the flush: %q, %v", out.String(), err)
+	}
+	if err := tw.flush(); err != nil || out.String() != "cut \uFFFD" {
+		t.Fatalf("after the flush: %q, %v", out.String(), err)
 	}
 }

@@ -80,6 +80,9 @@ func runHeadless(ctx context.Context, c *call) error {
 		return err
 	}
 	defer done()
+	if err := setup.Store().Verified(); err != nil { // no screen to open meanwhile: a damaged file is refused before a line is read
+		return err
+	}
 	s, _, err := setup.Open(ctx)
 	if err != nil {
 		return err
@@ -103,6 +106,25 @@ func tui(ctx context.Context, c *call) error {
 		return err
 	}
 	defer done()
+	// The store checks the file for damage while the screen opens (persist.Store.Verified): a
+	// damaged file ends the screen with the check's report, the one error that then matters.
+	ctx, refuse := context.WithCancelCause(ctx)
+	defer refuse(nil)
+	go func() {
+		if err := setup.Store().Verified(); err != nil {
+			refuse(err)
+		}
+	}()
+	err = tuiOn(ctx, c, setup, &opts)
+	if damage := setup.Store().Verified(); damage != nil {
+		return damage
+	}
+	return err
+}
+
+// tuiOn runs the screen on the shift setup opened.
+func tuiOn(ctx context.Context, c *call, setup *session.Setup, opts *ui.Options) error {
+	o := c.o
 	s, resumed, err := setup.Open(ctx)
 	if err != nil {
 		return err
@@ -116,10 +138,7 @@ func tui(ctx context.Context, c *call) error {
 		return err
 	}
 	if over := resumed && s.Over(); (!resumed || over) && !o.newSession && o.shift == "" {
-		var err error
-		if opts.StartShifts, err = ui.StartChoices(setup, over); err != nil && opts.Notice == "" {
-			opts.Notice = "no next shift offered: " + err.Error()
-		}
+		opts.StartShifts, opts.NextShift = ui.StartChoices(setup, over)
 	}
 	restart := func(shift, trainee string) (*session.Session, error) {
 		if p := store.Person(); trainee != p.Trainee {
@@ -136,7 +155,7 @@ func tui(ctx context.Context, c *call) error {
 	opts.StartedTheme = func() (themes.Theme, error) { return themes.New(setup.Theme(), themes.NoColorRequested()) }
 	engine := live.NewLive(s, restart)
 	defer engine.Close()
-	return errors.Join(ui.Run(ctx, engine, opts), traceComplete(c, setup))
+	return errors.Join(ui.Run(ctx, engine, *opts), traceComplete(c, setup))
 }
 
 // readStore opens a snapshot of the database for a read-only command, signed in as the flags

@@ -112,6 +112,9 @@ func (s *Store) Person() Person {
 // and one whose key the instructor holds alone is ErrNoPassphrase. A plain database needs no
 // passphrase and ignores it.
 func (s *Store) SignIn(p Person, passphrase []byte) error {
+	if err := s.verify.verified(); err != nil { // the check reads as the person signed in at the start
+		return err
+	}
 	if err := checkTraineeName(p.Trainee, false); err != nil {
 		return err
 	}

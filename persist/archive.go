@@ -225,7 +225,7 @@ func readContent(s *shelf) (Content, error) {
 	if c.Registry, err = r.Registry(); err != nil {
 		return c, err
 	}
-	if err := r.History("", func(m memory.Message) error { c.SessionHistory = append(c.SessionHistory, m); return nil }); err != nil {
+	if err := r.History("", decoded(func(m memory.Message) error { c.SessionHistory = append(c.SessionHistory, m); return nil })); err != nil {
 		return c, err
 	}
 	ids, err := r.Patients()
@@ -234,7 +234,7 @@ func readContent(s *shelf) (Content, error) {
 	}
 	for _, id := range ids {
 		msgs := []memory.Message{}
-		if err := r.History(id, func(m memory.Message) error { msgs = append(msgs, m); return nil }); err != nil {
+		if err := r.History(id, decoded(func(m memory.Message) error { msgs = append(msgs, m); return nil })); err != nil {
 			return c, err
 		}
 		c.Histories[id] = msgs

@@ -316,3 +316,47 @@ func readEverything(path string) error {
 	_, _, err = s.LatestSession()
 	return err
 }
+
+// TestAPlayedFileIsCheckedBeforeItsFirstWrite: OpenAs for a command that plays a shift opens
+// without reading the latest shift whole, and checks it meanwhile; the first write waits for the
+// check, so a damaged file is refused before anything is written to it, as is a new sign-in,
+// while a sound file's writes go through.
+func TestAPlayedFileIsCheckedBeforeItsFirstWrite(t *testing.T) {
+	fixture := damageFixture(t)
+	path := damagedCopy(t, fixture, func(data []byte) []byte {
+		pageSize, _ := fixtureMeta(t, fixture)
+		id := pageHolding(t, fixture, data, `{"memory":"s2 live"}`)
+		page := data[id*pageSize : (id+1)*pageSize]
+		copy(page[bytes.Index(page, []byte(`{"memory":"s2 live"}`)):], `{"memory":"s2 live"!`)
+		return data
+	})
+	before := fileHash(t, path)
+	s, err := OpenAs(path, Access{Play: true})
+	if err != nil {
+		t.Fatalf("the file is refused at opening, before the screen could open: %v", err)
+	}
+	const want = "memory/patient_1: a stored value does not decode: not valid JSON"
+	wantDamaged(t, s.Update("s2", func(tx *Tx) error { return tx.Append("patient_1", msg("user", "a line", 1)) }), path, want)
+	wantDamaged(t, s.CreateSession(SessionInfo{ID: "s3", CreatedAt: t0, Shift: "quiet-night"}), path, want)
+	wantDamaged(t, s.Verified(), path, want)
+	wantDamaged(t, s.SignIn(Person{Trainee: "bob"}, nil), path, want)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fileHash(t, path) != before {
+		t.Error("a write reached the damaged file")
+	}
+
+	sound := damagedCopy(t, fixture, func(data []byte) []byte { return data })
+	s, err = OpenAs(sound, Access{Play: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Update("s2", func(tx *Tx) error { return tx.Append("patient_1", msg("user", "a line", 1)) }); err != nil {
+		t.Fatalf("a sound file's write: %v", err)
+	}
+	if err := s.Verified(); err != nil {
+		t.Fatal(err)
+	}
+}

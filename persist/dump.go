@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ward-sim/ward/memory"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -90,15 +89,15 @@ func (r ContentReader) Patients() ([]string, error) {
 }
 
 // History hands the patient's history ("" = the session history) to each, a message at a
-// time, oldest first.
-func (r ContentReader) History(patientID string, each func(memory.Message) error) error {
+// time as stored, oldest first: a reader that prints a message need not decode it.
+func (r ContentReader) History(patientID string, each func(StoredMessage) error) error {
 	var b *bolt.Bucket
 	if patientID == "" {
 		b = r.s.b.Bucket(bucketSessionHistory)
 	} else if h := r.s.b.Bucket(bucketHistories); h != nil {
 		b = h.Bucket([]byte(patientID))
 	}
-	err := eachMessage(r.s, historyRel(patientID), b, each)
+	err := eachStored(r.s, historyRel(patientID), b, each)
 	forgetTxPages(r.s.b.Tx()) // a history is read once: its pages go back to the page cache (pages.go)
 	switch {
 	case err == nil:

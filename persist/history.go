@@ -154,15 +154,45 @@ func readHistory(s *shelf, rel []string, b *bolt.Bucket) ([]memory.Message, erro
 // eachMessage decodes a history's messages one at a time, oldest first, hands each to fn, and
 // checks the history's length against its pin once all are read.
 func eachMessage(s *shelf, rel []string, b *bolt.Bucket, fn func(memory.Message) error) error {
+	return eachStored(s, rel, b, decoded(fn))
+}
+
+// decoded hands fn each stored message decoded.
+func decoded(fn func(memory.Message) error) func(StoredMessage) error {
+	return func(m StoredMessage) error {
+		msg, err := m.Decode()
+		if err != nil {
+			return err
+		}
+		return fn(msg)
+	}
+}
+
+// StoredMessage is one message of a history as stored: its JSON, opened when the store is sealed.
+type StoredMessage struct {
+	// JSON is the message as json.Marshal wrote it; it is the store's memory, valid only until
+	// the function it was handed to returns.
+	JSON []byte
+}
+
+// Decode reads the message; JSON that does not read as one is a damaged value.
+func (m StoredMessage) Decode() (memory.Message, error) {
+	var msg memory.Message
+	return msg, decodeStored(m.JSON, &msg)
+}
+
+// eachStored hands a history's messages to fn as stored, one at a time, oldest first, and
+// checks the history's length against its pin once all are read.
+func eachStored(s *shelf, rel []string, b *bolt.Bucket, fn func(StoredMessage) error) error {
 	var n uint64
 	if b != nil {
 		err := b.ForEach(func(k, v []byte) error {
-			var m memory.Message
-			if err := s.decode(rel, k, v, &m); err != nil {
+			plain, err := s.openMessage(rel, k, v)
+			if err != nil {
 				return err
 			}
 			n++
-			return fn(m)
+			return fn(StoredMessage{plain})
 		})
 		if err != nil {
 			return err

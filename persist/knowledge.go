@@ -49,7 +49,7 @@ func (s *Store) PutEmbeddings(model string, vectors map[[32]byte][]float32) erro
 			return fmt.Errorf("put embeddings of %s: empty vector for %x", model, k[:4])
 		}
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		top, err := tx.CreateBucketIfNotExists(bucketEmbeddings)
 		if err != nil {
 			return err

@@ -117,13 +117,21 @@ func (s *Store) DiscardUnused(sessionID string) error {
 	})
 }
 
-// Update runs fn in one read-write transaction on the session, committed durably (fsync) when
-// fn returns nil and rolled back otherwise.
+// Update runs fn in a read-write transaction on the session, committed durably (fsync) when fn
+// returns nil and rolled back otherwise. Updates of several sessions at once (a class on one
+// file) share a commit, and fn may then run more than once (groupcommit.go): it changes nothing
+// outside tx but through Tx.OnCommit.
 func (s *Store) Update(sessionID string, fn func(*Tx) error) error {
-	return s.update(func(tx *bolt.Tx) error {
+	if err := s.verify.verified(); err != nil {
+		return err
+	}
+	return s.damage(s.commits.update(func(tx *bolt.Tx) error {
 		return s.inSession(tx, sessionID, fn)
-	})
+	}))
 }
+
+// OnCommit runs f once the transaction has committed; never when it is rolled back.
+func (t *Tx) OnCommit(f func()) { t.b.Tx().OnCommit(f) }
 
 // View runs fn in one read-only transaction on the session.
 func (s *Store) View(sessionID string, fn func(*Tx) error) error {

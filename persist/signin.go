@@ -49,7 +49,7 @@ func OpenAs(path string, a Access) (*Store, error) {
 		err = s.signInAs(a)
 	}
 	if err == nil && a.Play {
-		err = s.VerifyLatest()
+		s.verifyBeforeWriting()
 	}
 	if err != nil {
 		s.Close()

@@ -57,10 +57,12 @@ func schemaVersion() int { return 1 + len(migrations) }
 type Store struct {
 	db      *bolt.DB
 	path    string
-	acc     access    // who uses the store, and the keys they opened (access.go)
-	pins    *pinCache // the pins its transactions decoded (pins.go), shared with its views
-	release func()    // lets outputs name the file and its audit record again (outfile.Hold)
-	shared  bool      // a view of another Store's file (view.go): Close leaves the file open
+	acc     access        // who uses the store, and the keys they opened (access.go)
+	pins    *pinCache     // the pins its transactions decoded (pins.go), shared with its views
+	commits *groupCommit  // the sessions' updates, written in groups (groupcommit.go), shared with its views
+	release func()        // lets outputs name the file and its audit record again (outfile.Hold)
+	shared  bool          // a view of another Store's file (view.go): Close leaves the file open
+	verify  *verification // the damage check a write waits for (verify.go); nil when none runs
 }
 
 // openError gives a one-line message and matches its sentinel with errors.Is.
@@ -99,7 +101,7 @@ func Open(path string) (*Store, error) {
 
 // newStore is the Store of the file at path, which no output may replace while it is open.
 func newStore(db *bolt.DB, path string) *Store {
-	return &Store{db: db, path: path, pins: &pinCache{}, release: outfile.Hold(path, AuditPath(path))}
+	return &Store{db: db, path: path, pins: &pinCache{}, commits: &groupCommit{db: db}, release: outfile.Hold(path, AuditPath(path))}
 }
 
 // Path is the database's file.
@@ -112,8 +114,13 @@ var writeOptions = &bolt.Options{Timeout: lockTimeout, NoFreelistSync: true, Fre
 
 // view and update run a bbolt transaction, and name the file when a stored value turns out
 // damaged.
-func (s *Store) view(fn func(*bolt.Tx) error) error   { return s.damage(s.db.View(fn)) }
-func (s *Store) update(fn func(*bolt.Tx) error) error { return s.damage(s.db.Update(fn)) }
+func (s *Store) view(fn func(*bolt.Tx) error) error { return s.damage(s.db.View(fn)) }
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	if err := s.verify.verified(); err != nil {
+		return err
+	}
+	return s.damage(s.db.Update(fn))
+}
 
 func (s *Store) damage(err error) error {
 	var c *corruptValue
@@ -155,6 +162,7 @@ func (s *Store) Close() error {
 		s.forget()
 		return nil
 	}
+	_ = s.verify.verified() // the check's reads end before the file closes; its verdict no longer matters
 	s.release()
 	return s.db.Close()
 }

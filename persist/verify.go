@@ -35,6 +35,38 @@ func (s *Store) VerifyLatest() error {
 	})
 }
 
+// verification is VerifyLatest run in the background for a command that plays a shift: it opens
+// and reads what it needs while the check reads the rest, and its first write waits for the
+// check, so a damaged file is still refused before anything is written to it.
+type verification struct {
+	done chan struct{}
+	err  error
+}
+
+// verifyBeforeWriting starts VerifyLatest; the store's writes, a new sign-in and Close wait for
+// it, and a write fails with its error.
+func (s *Store) verifyBeforeWriting() {
+	v := &verification{done: make(chan struct{})}
+	s.verify = v
+	go func() {
+		defer close(v.done)
+		v.err = s.VerifyLatest()
+	}()
+}
+
+// Verified waits for the damage check OpenAs started for a command that plays a shift, and
+// returns its error: nil when none was started or the file is sound.
+func (s *Store) Verified() error { return s.verify.verified() }
+
+// verified waits for the check verifyBeforeWriting started, if any, and returns its error.
+func (v *verification) verified() error {
+	if v == nil {
+		return nil
+	}
+	<-v.done
+	return v.err
+}
+
 // wellFormed checks that every value of a shelf opens in its place, is the one ward wrote last
 // there (its pins), and is JSON; and that its histories hold the messages ward wrote.
 func wellFormed(sh *shelf, where string) error {

@@ -43,7 +43,7 @@ func (s *Store) EnrolAs(trainee string, passphrase []byte) (*Store, error) {
 }
 
 func (s *Store) newView() *Store {
-	return &Store{db: s.db, path: s.path, pins: s.pins, release: func() {}, shared: true}
+	return &Store{db: s.db, path: s.path, pins: s.pins, commits: s.commits, release: func() {}, shared: true, verify: s.verify}
 }
 
 // forget drops the keys a view opened; it acts for no one after.

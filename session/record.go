@@ -162,20 +162,23 @@ func (s *Session) reportLLMError(t *turn, err error) {
 }
 
 // saveSim writes the sim's changes since the last commit, the roster summaries they changed and
-// the shift clock, in tx.
+// the shift clock, in tx. They count as saved once tx commits: a transaction rolled back, or
+// run again in a group commit (persist.Store.Update), writes them again.
 func (s *Session) saveSim(tx *persist.Tx) error {
 	if s.reg.unsaved {
 		if err := tx.PutRegistry(s.reg.Registry); err != nil {
 			return err
 		}
-		s.reg.unsaved = false
+		tx.OnCommit(func() { s.reg.unsaved = false })
 	}
 	if err := s.sim.save(tx); err != nil {
 		return err
 	}
 	if clock := s.sim.ward.Clock(); clock != s.info.ClockSeconds {
-		s.info.ClockSeconds = clock
-		return tx.PutInfo(s.info)
+		info := s.info
+		info.ClockSeconds = clock
+		tx.OnCommit(func() { s.info.ClockSeconds = clock })
+		return tx.PutInfo(info)
 	}
 	return nil
 }

@@ -350,7 +350,8 @@ func TestSameSeedSameVitals(t *testing.T) {
 }
 
 // A resumed shift wakes only the patient on screen: the roster is drawn from the registry's
-// summaries, and every other patient stays in the store until a turn or the clock needs them.
+// summaries, and every other patient stays in the store until a turn or the clock needs them;
+// no case is read to mask the resume's own sentence.
 func TestResumeDecodesOnlyWhatTheScreenShows(t *testing.T) {
 	r := newRig(t)
 	for p := 1; p <= 5; p++ {
@@ -368,6 +369,9 @@ func TestResumeDecodesOnlyWhatTheScreenShows(t *testing.T) {
 	}
 	if asleep := r.s.sim.asleep; len(asleep) != 4 || slices.Contains(asleep, "patient_3") {
 		t.Errorf("after the roster and the active patient, asleep = %v; want every patient but patient_3", asleep)
+	}
+	if r.s.cfg.Instructor || r.s.reg.masker != nil {
+		t.Error("the resume read every case on the roster to mask its own sentence (a trainee's shift wanted)")
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("roster after resume %+v, before %+v", got, want)

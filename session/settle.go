@@ -228,11 +228,18 @@ func (s *Session) analyzeNow(text string) (analyzer.Decision, bool) {
 func isRosterQuestion(text string) bool { return analyzer.IsRosterQuestion(text) }
 
 func (s *Session) reportDecision(t *turn, decision Decision, d analyzer.Decision, patientID string) {
+	s.emitDecision(t, decision, d, s.maskCase(d.Reasoning), patientID)
+}
+
+// emitDecision reports the turn's decision with its reasoning as shown: the analyzer's masked
+// (reportDecision), or ward's own sentence as it is (Restore: masking it would read every case on
+// the roster before the first frame).
+func (s *Session) emitDecision(t *turn, decision Decision, d analyzer.Decision, reasoning, patientID string) {
 	t.decision = decision
 	t.timing.ServiceMS = msSince(t.started)
 	t.decisionEvent = &DecisionEvent{
 		Input: t.input, Decision: string(decision), AnalyzerAction: string(d.Action),
-		PatientID: patientID, Source: d.Source, Reasoning: s.maskCase(d.Reasoning), Timing: t.timing,
+		PatientID: patientID, Source: d.Source, Reasoning: reasoning, Timing: t.timing,
 	}
 	t.emit(*t.decisionEvent)
 }

@@ -249,7 +249,7 @@ func (m *sim) save(tx *persist.Tx) error {
 			}
 		}
 	}
-	clear(m.dirty)
+	tx.OnCommit(func() { clear(m.dirty) })
 	return nil
 }
 

@@ -124,8 +124,9 @@ func (s *Session) Restore(emit func(Event)) {
 	if !s.restoreFromRegistry(t) {
 		return
 	}
-	s.reportDecision(t, DecisionRestored, analyzer.Decision{Action: analyzer.ActionNone, Source: analyzer.SourceRules,
-		Reasoning: "resumed the registry's active patient"}, s.active)
+	const resumed = "resumed the registry's active patient"
+	s.emitDecision(t, DecisionRestored, analyzer.Decision{Action: analyzer.ActionNone, Source: analyzer.SourceRules,
+		Reasoning: resumed}, resumed, s.active)
 	s.keepTurnRecord(t)
 }
 

@@ -11,11 +11,15 @@ import (
 // steps sixty seconds, its events are remembered and the patients they changed are stored. Every
 // thirty sim minutes the shift is admitted afresh, outside the timer, so the patients stay in
 // their first half hour.
-func BenchmarkWaitPatients(b *testing.B) { benchWait(b, "patients", admittedShift) }
+func BenchmarkWaitPatients(b *testing.B) { benchWait(b, "patients", admittedShift, 1) }
 
-// benchWait times /wait 1m on shifts of 1 and 100 that shift makes, made afresh every thirty
-// sim minutes outside the timer.
-func benchWait(b *testing.B, label string, shift func(testing.TB, int) *Session) {
+// BenchmarkWait10mPatients is BenchmarkWaitPatients waiting ten minutes a turn, the issue's
+// "/wait 10m, 100 patients ÷ 1".
+func BenchmarkWait10mPatients(b *testing.B) { benchWait(b, "patients", admittedShift, 10) }
+
+// benchWait times /wait of so many minutes on shifts of 1 and 100 that shift makes, made afresh
+// every thirty sim minutes outside the timer.
+func benchWait(b *testing.B, label string, shift func(testing.TB, int) *Session, minutes int) {
 	for _, n := range []int{1, 100} {
 		b.Run(fmt.Sprintf("%s=%d", label, n), func(b *testing.B) {
 			s := shift(b, n)
@@ -23,12 +27,12 @@ func benchWait(b *testing.B, label string, shift func(testing.TB, int) *Session)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if i > 0 && i%30 == 0 {
+				if i > 0 && i%(30/minutes) == 0 {
 					b.StopTimer()
 					s = shift(b, n)
 					b.StartTimer()
 				}
-				s.Turn(ctx, "/wait 1m", discard)
+				s.Turn(ctx, fmt.Sprintf("/wait %dm", minutes), discard)
 			}
 		})
 	}
@@ -65,7 +69,7 @@ func BenchmarkTickFlushPatients(b *testing.B) {
 // in care: the other 99 have gone home (/dispo), so their engines stand still and nothing of
 // theirs changes. What /wait costs beyond the one-patient shift is what it pays for the roster
 // rather than for the patients who changed.
-func BenchmarkWaitOneInCare(b *testing.B) { benchWait(b, "roster", oneInCare) }
+func BenchmarkWaitOneInCare(b *testing.B) { benchWait(b, "roster", oneInCare, 1) }
 
 // oneInCare is a shift of n patients of whom all but patient_1 have been sent home.
 func oneInCare(b testing.TB, n int) *Session {

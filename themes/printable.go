@@ -3,6 +3,7 @@ package themes
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -20,6 +21,11 @@ func Printable(s string) string {
 	if isPlain(s) {
 		return s
 	}
+	return clean(s)
+}
+
+// clean is Printable's work on text that is not plain.
+func clean(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = sevenBitC1(s)
 	s = ansi.Strip(s) // a real VT parser: drops every sequence, unterminated ones too
@@ -55,14 +61,30 @@ func hasC1(s string) bool {
 	return false
 }
 
-// isPlain reports whether s is printable ASCII plus newlines and tabs,
-// which is almost every message, so they skip the parser.
-func isPlain(s string) bool {
-	for i := 0; i < len(s); i++ {
+// isPlain reports whether s is valid UTF-8 with no control but newline and tab, no DEL, no C1
+// control and no format character: text Printable leaves as it is, which is almost every
+// message, so they skip the parser.
+func isPlain(s string) bool { return plain(s) }
+
+// IsPrintable reports whether Printable would leave p as it is, without copying it.
+func IsPrintable(p []byte) bool { return plain(p) }
+
+func plain[T string | []byte](s T) bool {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if (c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f {
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		// a few bytes as a string, which stays on the stack, as encoding/json decodes a rune
+		r, n := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
+		if (r == utf8.RuneError && n == 1) || r <= 0x9f || unicode.Is(unicode.Cf, r) {
 			return false
 		}
+		i += n
 	}
 	return true
 }

@@ -58,6 +58,9 @@ func TestPrintableKeepsText(t *testing.T) {
 		if out := Printable(in); out != in {
 			t.Errorf("Printable(%q) = %q, want it unchanged", in, out)
 		}
+		if !isPlain(in) {
+			t.Errorf("%q is not taken as plain: it would pass the parser", in)
+		}
 	}
 }
 
@@ -66,11 +69,18 @@ func FuzzPrintable(f *testing.F) {
 		f.Add(tt.in)
 	}
 	f.Add("plain\ttext\n")
+	f.Add("SpO₂ 92 % — “quoted” 患者 🩺 \u200b\u202e\u0085\x7f")
 	f.Fuzz(func(t *testing.T, in string) {
 		out := Printable(in)
 		assertSafe(t, out)
 		if again := Printable(out); again != out {
 			t.Errorf("sanitize is not idempotent: %q -> %q -> %q", in, out, again)
+		}
+		if isPlain(in) && clean(in) != in {
+			t.Errorf("%q is taken as plain, but the parser makes it %q", in, clean(in))
+		}
+		if IsPrintable([]byte(in)) != isPlain(in) {
+			t.Errorf("IsPrintable and isPlain disagree on %q", in)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package themes
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -118,22 +119,14 @@ func TestMarkdownUsesPaletteAndLeavesGlamourDefaults(t *testing.T) {
 	}
 }
 
+// renderMarkdown renders md in th as a terminal of true colour would, or one of none.
 func renderMarkdown(t *testing.T, th Theme, md string) string {
 	t.Helper()
 	profile := termenv.TrueColor
 	if th.NoColor {
 		profile = termenv.Ascii
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(th.Markdown), glamour.WithWordWrap(60),
-		glamour.WithColorProfile(profile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := r.Render(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return renderMarkdownIn(t, th, profile, md)
 }
 
 // The light theme paints its own background and text colour, so it reads the same on a light
@@ -153,4 +146,52 @@ func TestOnlyTheLightThemePaintsTheScreen(t *testing.T) {
 			t.Errorf("%s with NO_COLOR paints the screen: %q", name, out)
 		}
 	}
+}
+
+// A theme converted once to a terminal's colours draws every style, and its markdown, in the
+// very sequences lipgloss and glamour write for the hex theme on that terminal; and its colours
+// are no longer hex, so nothing converts them again at each render.
+func TestInDrawsWhatTheHexThemeDraws(t *testing.T) {
+	defer lipgloss.SetColorProfile(termenv.TrueColor)
+	const md = "# Heading\n\nIt is **hard** to *breathe*: `SpO2 90%`.\n\n> quoted\n\n- [a link](https://example.org)"
+	for _, profile := range []termenv.Profile{termenv.ANSI256, termenv.ANSI} {
+		lipgloss.SetColorProfile(profile)
+		for _, name := range Names {
+			hex, err := New(name, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := hex.In(profile)
+			if fg, _ := in.Text.GetForeground().(lipgloss.Color); strings.HasPrefix(string(fg), "#") || fg == "" {
+				t.Errorf("%s in profile %d: the text's colour is %q, not a terminal colour's number", name, profile, fg)
+			}
+			hv, iv := reflect.ValueOf(hex), reflect.ValueOf(in)
+			for i := range hv.NumField() {
+				h, ok := hv.Field(i).Interface().(lipgloss.Style)
+				if !ok {
+					continue
+				}
+				field := hv.Type().Field(i).Name
+				if want, got := h.Render("x"), iv.Field(i).Interface().(lipgloss.Style).Render("x"); got != want {
+					t.Errorf("%s in profile %d: %s draws %q, the hex theme %q", name, profile, field, got, want)
+				}
+			}
+			if want, got := renderMarkdownIn(t, hex, profile, md), renderMarkdownIn(t, in, profile, md); got != want {
+				t.Errorf("%s in profile %d: markdown draws %q, the hex theme %q", name, profile, got, want)
+			}
+		}
+	}
+}
+
+func renderMarkdownIn(t *testing.T, th Theme, profile termenv.Profile, md string) string {
+	t.Helper()
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(th.Markdown), glamour.WithWordWrap(60), glamour.WithColorProfile(profile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.Render(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -128,7 +128,7 @@ func TestStatusBarQuotesTheAlertAsWidthAllows(t *testing.T) {
 func TestRosterMarksAScoreOnScale2(t *testing.T) {
 	th, _ := themes.New("dark", true)
 	for scale, want := range map[int]string{1: " 6", 2: " 6²"} {
-		got := stripStyles(scoreCell(th, live.Score{Known: true, Value: 6, Band: live.BandMedium, Scale: scale}))
+		got := stripStyles(scoreCell(&th, live.Score{Known: true, Value: 6, Band: live.BandMedium, Scale: scale}))
 		if got != want {
 			t.Errorf("Scale %d: the roster shows %q, want %q", scale, got, want)
 		}

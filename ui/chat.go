@@ -450,7 +450,7 @@ func (c *chatPane) decorate(i, l int, line string) string {
 	if c.showSel && i == c.selected && l == 0 {
 		return c.theme.Selected.Render(fit(stripStyles(line), c.width))
 	}
-	return c.search.highlight(c.theme, i, l+c.separator(i), line)
+	return c.search.highlight(&c.theme, i, l+c.separator(i), line)
 }
 
 // ItemAt is the message drawn on row y of the pane, or -1 for a blank row.

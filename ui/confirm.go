@@ -43,7 +43,7 @@ func (c *confirmDialog) answerable(now, lastKey time.Time, inputEmpty bool) bool
 // View draws the question; typing says the input holds text, which must be sent or emptied
 // before a key answers.
 func (c *confirmDialog) View(width int, typing bool) string {
-	t := c.theme
+	t := &c.theme
 	inner := min(width-8, 70)
 	lines := []string{t.Warn.Bold(true).Render(c.title), ""}
 	for _, p := range c.body {

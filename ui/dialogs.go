@@ -29,7 +29,7 @@ type ShiftChoice struct {
 // helpView is the `?` overlay, generated from the key bindings, in two balanced columns when
 // they fit. It tightens its spacing to stay within height; when it still does not fit, it shows
 // the lines from offset on and scrolls. It returns the largest useful offset.
-func helpView(t themes.Theme, keys keyMap, width, height, offset int) (view string, maxOffset int) {
+func helpView(t *themes.Theme, keys keyMap, width, height, offset int) (view string, maxOffset int) {
 	mouse := t.Title.Render("Mouse") + "\n" + t.Text.Render(wrap(strings.Join(mouseHelp, " "), min(width-4, 64)))
 	var body string
 	for _, gap := range []string{"\n\n", "\n"} {
@@ -48,7 +48,7 @@ func helpView(t themes.Theme, keys keyMap, width, height, offset int) (view stri
 	return t.Dialog.Render(shown + "\n" + t.Muted.Render(footer)), maxOffset
 }
 
-func helpColumns(t themes.Theme, keys keyMap, width int, gap string) string {
+func helpColumns(t *themes.Theme, keys keyMap, width int, gap string) string {
 	var blocks []string
 	total, colWidth := 0, 0
 	for _, g := range keys.helpGroups() {
@@ -135,7 +135,7 @@ func (p *palette) Update(msg tea.KeyMsg) (chosen *session.Command, done bool) {
 // View lists the matches, each name beside its summary; a summary too long for the line wraps
 // under itself rather than being cut.
 func (p *palette) View(width, height int) string {
-	t := p.theme
+	t := &p.theme
 	inner := min(width-6, 96)
 	const nameWidth = 22
 	lines := []string{t.Title.Render("Commands") + "  " + t.Text.Render("› "+p.filter) + t.Accent.Render("▏")}
@@ -227,6 +227,15 @@ func (d *startDialog) Update(msg tea.KeyMsg) (chosen *ShiftChoice) {
 	return nil
 }
 
+// offer puts the trainee's next shift first. A cursor the trainee moved stays on their choice;
+// one they left on the first is on the offer.
+func (d *startDialog) offer(next ShiftChoice) {
+	d.shifts = append([]ShiftChoice{next}, d.shifts...)
+	if d.cursor > 0 && (next.Trainee == "" || next.Trainee == d.trainee) {
+		d.cursor++
+	}
+}
+
 // Move moves the cursor delta choices.
 func (d *startDialog) Move(delta int) {
 	d.cursor = min(max(d.cursor+delta, 0), len(d.choices())-1)
@@ -235,7 +244,7 @@ func (d *startDialog) Move(delta int) {
 // View sizes the dialog to its longest choice, up to the screen, so no title is cut while there
 // is room for it.
 func (d *startDialog) View(width int) string {
-	t := d.theme
+	t := &d.theme
 	footer := "type the trainee's name · ↑/↓ choose · enter starts · ctrl+c quits"
 	trainee := t.Muted.Render("Trainee: ") + t.Text.Render(themes.Printable(d.trainee)) + t.Accent.Render("▏")
 	if d.fixed {

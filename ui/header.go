@@ -28,7 +28,7 @@ func (h *headerPane) Height() int { return lipgloss.Height(h.view) }
 func (h *headerPane) View() string { return h.view }
 
 func (h *headerPane) Render(s live.ViewState) {
-	t := h.theme
+	t := &h.theme
 	p := s.Patient
 	clock := clockLabel(t, s)
 	var who, vitals string
@@ -47,7 +47,7 @@ func (h *headerPane) Render(s live.ViewState) {
 // vitalsLine holds NEWS2, the allergy badge and what the trainee has found, in that order of
 // importance; the findings are what gets cut when space runs out.
 func (h *headerPane) vitalsLine(p live.Patient) string {
-	t := h.theme
+	t := &h.theme
 	news := news2Badge(t, p.NEWS2)
 	badge := allergyBadge(t, p.Allergies, h.width-lipgloss.Width(news)-1)
 	line := lipgloss.JoinHorizontal(lipgloss.Top, news, " ", badge)
@@ -90,7 +90,7 @@ func ageLabel(age int) string {
 }
 
 // allergyBadge wraps within width instead of truncating.
-func allergyBadge(t themes.Theme, allergies []string, width int) string {
+func allergyBadge(t *themes.Theme, allergies []string, width int) string {
 	if len(allergies) == 0 {
 		return t.NoAllergyBadge.Render("no allergies recorded")
 	}
@@ -105,7 +105,7 @@ func allergyBadge(t themes.Theme, allergies []string, width int) string {
 	return t.AllergyBadge.Render(text)
 }
 
-func bandStyle(t themes.Theme, b live.Band) lipgloss.Style {
+func bandStyle(t *themes.Theme, b live.Band) lipgloss.Style {
 	switch b {
 	case live.BandLowMedium:
 		return t.News2Single3
@@ -119,7 +119,7 @@ func bandStyle(t themes.Theme, b live.Band) lipgloss.Style {
 
 // news2Badge names the band in words as well as colour, so it reads the
 // same without colour, and in the words every other view uses.
-func news2Badge(t themes.Theme, s live.Score) string {
+func news2Badge(t *themes.Theme, s live.Score) string {
 	if !s.Known {
 		return t.Muted.Render("NEWS2 —")
 	}
@@ -128,7 +128,7 @@ func news2Badge(t themes.Theme, s live.Score) string {
 
 // clockLabel is the sim clock, and why it stands still when it does: a shift the instructor
 // ended says so on every screen, so the trainee knows the debrief is what is left.
-func clockLabel(t themes.Theme, s live.ViewState) string {
+func clockLabel(t *themes.Theme, s live.ViewState) string {
 	label := t.Muted.Render("sim ") + t.Text.Render(formatClock(s.Clock))
 	switch {
 	case s.Ended:

@@ -39,6 +39,15 @@ type inputPane struct {
 	history []string
 	recall  int    // position in history while browsing; len(history) when not
 	held    string // a large paste, sent with the typed text
+	rule    drawnRule
+}
+
+// drawnRule is the rule above the input as last drawn, for a width and a focus: drawn again
+// only when either changes, not at every keystroke.
+type drawnRule struct {
+	width   int
+	focused bool
+	view    string
 }
 
 func newInputPane(theme themes.Theme) inputPane {
@@ -180,13 +189,21 @@ func (in *inputPane) setHeld(s string) {
 	in.ta.SetHeight(max(in.textHeight(), 1))
 }
 
-func (in *inputPane) View() string {
-	t := in.theme
-	rule := t.Muted
-	if in.focused {
-		rule = t.Accent
+// ruleView is the rule above the input: accented while the input has focus.
+func (in *inputPane) ruleView() string {
+	if in.rule.view == "" || in.rule.width != in.width || in.rule.focused != in.focused {
+		style := in.theme.Muted
+		if in.focused {
+			style = in.theme.Accent
+		}
+		in.rule = drawnRule{in.width, in.focused, style.Render(strings.Repeat("─", in.width))}
 	}
-	lines := []string{rule.Render(strings.Repeat("─", in.width))}
+	return in.rule.view
+}
+
+func (in *inputPane) View() string {
+	t := &in.theme
+	lines := []string{in.ruleView()}
 	if in.held != "" {
 		note := fmt.Sprintf("pasted %s, %d lines — sent after your text · backspace on an empty input drops it",
 			sizeLabel(len(in.held)), strings.Count(in.held, "\n")+1)

@@ -62,6 +62,7 @@ func (m *Model) relayout() {
 	if m.width == 0 {
 		return
 	}
+	m.bodyFresh = false
 	m.header.SetSize(m.width)
 	m.header.Render(m.state)
 	m.status.SetSize(m.width)
@@ -107,7 +108,7 @@ func (m *Model) frame() string {
 	top, height := m.header.Height(), m.dialogHeight()
 	switch m.overlay {
 	case overlayHelp:
-		help, _ := helpView(m.theme, m.keys, m.width-4, height, m.helpOffset)
+		help, _ := helpView(&m.theme, m.keys, m.width-4, height, m.helpOffset)
 		screen = overlay(screen, help, m.width, top, height)
 	case overlayConfirm:
 		screen = overlay(screen, m.confirms[0].View(m.width, !m.input.Empty()), m.width, top, height)
@@ -122,7 +123,15 @@ func (m *Model) frame() string {
 // dialogHeight is the room between the header and the status bar.
 func (m *Model) dialogHeight() int { return m.height - m.header.Height() - m.lay.statusHeight }
 
+// bodyView is the body as last drawn when nothing it shows has changed since.
 func (m *Model) bodyView() string {
+	if !m.bodyFresh {
+		m.body, m.bodyFresh = m.drawBody(), true
+	}
+	return m.body
+}
+
+func (m *Model) drawBody() string {
 	parts := []string{m.vitals.View(), m.chatRule(), m.chat.View()}
 	if strip := m.ecg.View(); strip != "" {
 		parts = slices.Insert(parts, 1, strip)
@@ -168,7 +177,7 @@ func (m *Model) chatRule() string {
 // searchBar takes the chat rule's place while a search is open: the query, where it is, and
 // the keys.
 func (m *Model) searchBar() string {
-	t := m.theme
+	t := &m.theme
 	status := m.chat.search.Status()
 	if status != "" {
 		status = "  " + status

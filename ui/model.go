@@ -90,6 +90,11 @@ type Model struct {
 	lastErr    bool // the last turn failed in a way worth retrying: hint at ctrl+r
 	sounded    int  // the snapshot's count of alarms sounded, when last seen
 	ring       bool // an alarm sounded since the last Update: ring the bell
+
+	// body is the roster, vitals, strip and chat as last drawn, while bodyFresh: a key that only
+	// types into the input (most of what a class sends) leaves them as they were.
+	body      string
+	bodyFresh bool
 }
 
 // buildPanes makes every pane draw with theme t. The panes hold nothing but the theme until
@@ -139,10 +144,27 @@ func New(shift Shift, opts Options) *Model {
 }
 
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(fetchSnapshot(m.shift), refreshLater(m.shift))
+	return tea.Batch(fetchSnapshot(m.shift), refreshLater(m.shift), m.readNextShift())
+}
+
+// readNextShift reads the next shift for the start dialog, when it is open and there is one to
+// read.
+func (m *Model) readNextShift() tea.Cmd {
+	next := m.opts.NextShift
+	if m.overlay != overlayStart || next == nil {
+		return nil
+	}
+	return func() tea.Msg { c, err := next(); return nextShiftMsg{c, err} }
+}
+
+// nextShiftMsg is the next shift Options.NextShift read, or why none is offered.
+type nextShiftMsg struct {
+	choice *ShiftChoice
+	err    error
 }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.bodyFresh = m.bodyFresh && m.onlyTypes(msg)
 	cmd := m.update(msg)
 	// A notice or hint that no longer fits on the status line takes lines from the chat.
 	if m.width > 0 && m.status.Height(m.notice, m.hints()) != m.lay.statusHeight {
@@ -171,6 +193,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case NoticeMsg:
 		m.notice = notice{text: string(msg), level: noticeWarn}
+		return nil
+	case nextShiftMsg:
+		if msg.err != nil {
+			m.notice = notice{text: strings.TrimPrefix(m.notice.text+"; no next shift offered: "+msg.err.Error(), "; "), level: noticeWarn}
+		}
+		if msg.choice != nil {
+			m.start.offer(*msg.choice)
+		}
 		return nil
 	case tea.KeyMsg:
 		return m.handleKey(msg)
@@ -381,6 +411,14 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	default:
 		return m.inputKey(msg)
 	}
+}
+
+// onlyTypes reports whether msg is a key that can change nothing but the input: text typed
+// into it while it has focus and no dialog or search is open.
+func (m *Model) onlyTypes(msg tea.Msg) bool {
+	k, ok := msg.(tea.KeyMsg)
+	return ok && typesText(k) && m.overlay == overlayNone && !m.searching && m.focus == focusInput &&
+		!key.Matches(k, m.keys.Help)
 }
 
 // typesText reports whether a key would type something: letters, digits and symbols without

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -548,6 +549,52 @@ func TestStartDialogOffersTheNextShiftWithItsReasons(t *testing.T) {
 	}
 }
 
+// The next shift is read after the first frame and offered first when it comes: a trainee who
+// has not moved is on it, one who moved stays on their choice; a failure to read it is said and
+// leaves the built-in shifts.
+func TestStartDialogOffersTheNextShiftWhenItComes(t *testing.T) {
+	next := ShiftChoice{ID: "next", Title: "Your next shift", Summary: "1 patient(s), chosen for you", Trainee: "sam",
+		Reasons: []string{"you have not yet met a case of trauma"}}
+	builtin := []ShiftChoice{{ID: "quiet-night", Title: "Quiet night", Summary: "2 patients"}, {ID: "busy-ed", Title: "Busy ED", Summary: "3 patients"}}
+	read := 0
+	opts := Options{StartShifts: builtin, Trainee: "sam", NextShift: func() (*ShiftChoice, error) { read++; return &next, nil }}
+	f := newFakeWard()
+	m := New(f, opts)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if out := screen(m); !strings.Contains(out, "Quiet night") || strings.Contains(out, "Your next shift") || read != 0 {
+		t.Fatalf("before Init's commands ran (read %d times):\n%s", read, out)
+	}
+	run(m, m.readNextShift())
+	if out := screen(m); read != 1 || !strings.Contains(out, "Your next shift") || !strings.Contains(out, "a case of trauma") {
+		t.Fatalf("the offer did not come (read %d times):\n%s", read, out)
+	}
+	press(t, m, "enter")
+	if !slices.Equal(f.started, []string{"next for sam"}) {
+		t.Fatalf("started %q; want the offer, which a cursor left first is on", f.started)
+	}
+
+	f = newFakeWard()
+	m = New(f, opts)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	press(t, m, "down")
+	m.Update(nextShiftMsg{choice: &next})
+	press(t, m, "enter")
+	if !slices.Equal(f.started, []string{"busy-ed for sam"}) {
+		t.Fatalf("started %q; want busy-ed, which the trainee had moved to before the offer came", f.started)
+	}
+
+	f = newFakeWard()
+	m = New(f, Options{StartShifts: builtin, Trainee: "sam", Notice: "offline backend"})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	m.Update(nextShiftMsg{err: errors.New("progress unreadable")})
+	if got := m.notice.text; got != "offline backend; no next shift offered: progress unreadable" {
+		t.Errorf("the notice after a failed read is %q; want it said beside the notice there was", got)
+	}
+	if out := screen(m); !strings.Contains(out, "Quiet night") {
+		t.Errorf("a failed read took the built-in shifts away:\n%s", out)
+	}
+}
+
 // Over a shift that is over, the dialog may be closed on it, to review it: nothing starts.
 func TestStartDialogGoesBackToAShiftThatIsOver(t *testing.T) {
 	f := newFakeWard()
@@ -796,5 +843,36 @@ func TestTheFirstScreenSaysTheClockIsRunningAndHowToPause(t *testing.T) {
 	paused.Ended = true
 	if hint := firstScreenHint(paused); strings.Contains(hint, "/pause") {
 		t.Errorf("an ended shift's hint offers /pause: %q", hint)
+	}
+}
+
+// The parts of the frame kept while nothing they show has changed (the body while keys only
+// type into the input, the status bar, the rule above the input) are the parts drawn afresh,
+// whatever comes between the keys: a snapshot with a new line, an alert, the last turn's
+// figures, a notice, focus moving to the chat and back, a search, a resize, paging.
+func TestAKeptFrameIsTheFrameDrawnAfresh(t *testing.T) {
+	f := newFakeWard()
+	m := newTestModel(t, f, 120, 40)
+	grown := f.Snapshot()
+	grown.Chat = append(grown.Chat, live.ChatMessage{ID: "patient_1-4", Role: "assistant", Agent: "nurse", Content: "Obs are due."})
+	other := grown // as many alerts, another one first
+	other.Alerts = []live.Alert{{PatientID: "patient_3", Level: live.AlertAlarm, Text: "SpO2 84 (below 90)"}}
+	calm := grown
+	calm.Alerts, calm.Last = nil, live.TurnStats{Latency: 90 * time.Millisecond, PromptTokens: 5, OutputTokens: 7}
+	steps := []tea.Msg{keyMsg("h"), keyMsg("i"), snapshotMsg{state: grown}, keyMsg("!"), keyMsg("tab"), keyMsg("x"),
+		keyMsg("tab"), keyMsg("tab"), keyMsg("y"), keyMsg("ctrl+f"), keyMsg("O"), keyMsg("esc"), keyMsg("z"),
+		snapshotMsg{state: other}, keyMsg("c"), snapshotMsg{state: calm}, keyMsg("a"), noticeMsg{text: "a word for the status bar", level: noticeWarn}, keyMsg("b"),
+		tea.WindowSizeMsg{Width: 90, Height: 30}, keyMsg("w"), keyMsg("pgup"), keyMsg("v"), keyMsg("end"), keyMsg("u")}
+	for i, msg := range steps {
+		m.Update(msg)
+		kept := m.View()
+		m.bodyFresh, m.status.drawn.view, m.input.rule.view = false, "", ""
+		clear(m.status.hints)
+		if afresh := m.View(); kept != afresh {
+			t.Fatalf("after step %d (%#v) the kept frame differs from the frame drawn afresh:\n%s\n---\n%s", i, msg, kept, afresh)
+		}
+		if _, ok := msg.(snapshotMsg); ok && !strings.Contains(stripStyles(kept), "Obs are due.") {
+			t.Fatal("the snapshot's new line is not on the screen:\n" + stripStyles(kept))
+		}
 	}
 }

@@ -10,7 +10,11 @@ import (
 type Options struct {
 	Theme       themes.Theme
 	StartShifts []ShiftChoice // when not nil, open with the start dialog offering these (over the shift resumed, when it is over)
-	Trainee     string        // whose shift the start dialog starts
+	// NextShift reads the shift the trainee's progress suggests, which the start dialog offers
+	// first once it has come: the screen runs it after its first frame, since it reads the
+	// trainee's whole progress and every case of the library. nil offers none.
+	NextShift func() (*ShiftChoice, error)
+	Trainee   string // whose shift the start dialog starts
 	// TraineeFixed: the start dialog may not change the trainee (their passphrase, or their key at
 	// ward serve, opened ward).
 	TraineeFixed bool

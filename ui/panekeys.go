@@ -144,7 +144,7 @@ func (m *Model) loadTrace(back int) tea.Cmd {
 
 // scrollHelp moves the help overlay delta lines, within what it has to show.
 func (m *Model) scrollHelp(delta int) {
-	_, most := helpView(m.theme, m.keys, m.width-4, m.dialogHeight(), 0)
+	_, most := helpView(&m.theme, m.keys, m.width-4, m.dialogHeight(), 0)
 	m.helpOffset = min(max(m.helpOffset+delta, 0), most)
 }
 

@@ -136,7 +136,7 @@ func (c *chatPane) showMatch() {
 }
 
 // highlight marks the matches on one drawn line.
-func (s *chatSearch) highlight(t themes.Theme, item, line int, text string) string {
+func (s *chatSearch) highlight(t *themes.Theme, item, line int, text string) string {
 	if len(s.matches) == 0 {
 		return text
 	}

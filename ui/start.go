@@ -8,16 +8,12 @@ import (
 )
 
 // StartChoices is what the start dialog offers the trainee the setup's store acts for, at the
-// terminal or over ward serve alike: the next shift their progress suggests (with why each
-// patient was chosen, from the class's curriculum when one is set), the built-in shifts, and,
-// when the shift behind the dialog is over, the way back to it. The error says why no next
-// shift is offered; the other choices stand.
-func StartChoices(setup *session.Setup, over bool) ([]ShiftChoice, error) {
+// terminal or over ward serve alike: the built-in shifts and, when the shift behind the dialog is
+// over, the way back to it; and next, which reads the next shift their progress suggests (with
+// why each patient was chosen, from the class's curriculum when one is set), for
+// Options.NextShift.
+func StartChoices(setup *session.Setup, over bool) (choices []ShiftChoice, next func() (*ShiftChoice, error)) {
 	var out []ShiftChoice
-	next, err := nextShiftChoice(setup)
-	if next != nil {
-		out = append(out, *next)
-	}
 	for _, sh := range setup.Library().Shifts() {
 		out = append(out, ShiftChoice{ID: sh.ID, Title: sh.Title, Summary: fmt.Sprintf("%d patients", len(sh.Patients))})
 	}
@@ -25,7 +21,7 @@ func StartChoices(setup *session.Setup, over bool) ([]ShiftChoice, error) {
 		out = append(out, ShiftChoice{Title: "Back to your last shift", Summary: "it is over: /aar reviews each patient",
 			Stay: true, Trainee: setup.Store().Person().Trainee})
 	}
-	return out, err
+	return out, func() (*ShiftChoice, error) { return nextShiftChoice(setup) }
 }
 
 // nextShiftChoice is the shift the trainee's progress suggests, with why each patient was

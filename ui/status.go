@@ -37,7 +37,36 @@ type statusPane struct {
 	theme themes.Theme
 	width int
 	help  help.Model
+	hints map[hintsKey]string // the hints as drawn, by what they were drawn from
+	drawn struct {            // the whole bar as last drawn, and what it was drawn from
+		key  statusKey
+		view string
+	}
 }
+
+// statusKey is everything the status bar is drawn from.
+type statusKey struct {
+	width          int
+	notice         notice
+	activity       string
+	hints          string // hintWords
+	backend, model string
+	last           live.TurnStats
+	paused         bool
+	speed          float64
+	alert          live.Alert // the most urgent waiting, if any
+	alerts         int
+}
+
+// hintsKey is what the key hints are drawn from: the bindings' keys and words, and the width.
+type hintsKey struct {
+	words string
+	width int
+}
+
+// maxHintViews bounds the hints kept drawn: a few sets of hints at a few widths are all a screen
+// shows.
+const maxHintViews = 64
 
 func newStatusPane(t themes.Theme) statusPane {
 	h := help.New()
@@ -50,7 +79,22 @@ func newStatusPane(t themes.Theme) statusPane {
 		FullDesc:       t.Muted,
 		FullSeparator:  t.Muted,
 	}
-	return statusPane{theme: t, help: h}
+	return statusPane{theme: t, help: h, hints: map[hintsKey]string{}}
+}
+
+// hintsView is the key hints drawn within width (0: all), drawn once for each set and width: the
+// help draws every hint through lipgloss, which was most of the status bar's cost a frame.
+func (s *statusPane) hintsView(hints []key.Binding, width int) string {
+	k := hintsKey{hintWords(hints), width}
+	if v, ok := s.hints[k]; ok {
+		return v
+	}
+	if len(s.hints) >= maxHintViews {
+		clear(s.hints)
+	}
+	s.help.Width = width
+	s.hints[k] = s.help.ShortHelpView(hints)
+	return s.hints[k]
 }
 
 func (s *statusPane) SetSize(width int) { s.width = width }
@@ -58,10 +102,35 @@ func (s *statusPane) SetSize(width int) { s.width = width }
 // maxNoticeLines bounds a long notice; the chat gives up that many lines while it shows.
 const maxNoticeLines = 3
 
-// View draws the status bar. A notice that does not fit beside the key hints is never cut: it
-// wraps on lines of its own above the usual line.
+// hintWords is what the enabled hints say: their keys and words.
+func hintWords(hints []key.Binding) string {
+	var words strings.Builder
+	for _, h := range hints {
+		if h.Enabled() {
+			words.WriteString(h.Help().Key + "\x00" + h.Help().Desc + "\x00")
+		}
+	}
+	return words.String()
+}
+
+// View draws the status bar, or gives it as last drawn when nothing it shows has changed: most
+// frames of a class are keystrokes, which leave it as it was.
 func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints []key.Binding) string {
-	t := s.theme
+	k := statusKey{width: s.width, notice: n, activity: activity, hints: hintWords(hints), backend: vs.Backend, model: vs.Model,
+		last: vs.Last, paused: vs.Paused, speed: vs.Speed, alerts: len(vs.Alerts)}
+	if len(vs.Alerts) > 0 {
+		k.alert = vs.Alerts[0]
+	}
+	if s.drawn.view == "" || s.drawn.key != k {
+		s.drawn.key, s.drawn.view = k, s.draw(vs, n, activity, hints)
+	}
+	return s.drawn.view
+}
+
+// draw draws the status bar. A notice that does not fit beside the key hints is never cut: it
+// wraps on lines of its own above the usual line.
+func (s *statusPane) draw(vs live.ViewState, n notice, activity string, hints []key.Binding) string {
+	t := &s.theme
 	var lines []string
 	left := s.summary(vs, activity)
 	if n.text != "" {
@@ -75,8 +144,7 @@ func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints []
 		}
 	}
 	left = truncate(left, s.leftWidth())
-	s.help.Width = max(s.width-lipgloss.Width(left)-2, 0)
-	right := s.help.ShortHelpView(hints)
+	right := s.hintsView(hints, max(s.width-lipgloss.Width(left)-2, 0))
 	gap := max(s.width-lipgloss.Width(left)-lipgloss.Width(right), 0)
 	// the help keeps its first hint even when it does not fit; the line never outgrows the screen
 	return strings.Join(append(lines, fit(left+t.StatusBar.Render(strings.Repeat(" ", gap))+right, s.width)), "\n")
@@ -94,8 +162,7 @@ func (s *statusPane) Height(n notice, hints []key.Binding) int {
 }
 
 func (s *statusPane) fitsBeside(n notice, hints []key.Binding) bool {
-	s.help.Width = 0
-	return lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.help.ShortHelpView(hints)) <= s.width
+	return lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.hintsView(hints, 0)) <= s.width
 }
 
 func (s *statusPane) noticeLines(n notice) []string {
@@ -107,7 +174,7 @@ func (s *statusPane) noticeLines(n notice) []string {
 }
 
 func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
-	t := s.theme
+	t := &s.theme
 	switch level {
 	case noticeWarn:
 		return t.StatusBar.Foreground(t.Warn.GetForeground())
@@ -120,7 +187,7 @@ func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
 // summary is the left of the status bar: what runs and what is queued (activity), the backend,
 // the last turn's figures and the clock's speed.
 func (s *statusPane) summary(vs live.ViewState, activity string) string {
-	t := s.theme
+	t := &s.theme
 	head := ""
 	if activity != "" {
 		// What runs and what waits comes first: a narrow terminal cuts the figures, never this.

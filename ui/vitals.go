@@ -59,7 +59,7 @@ func (v *vitalsPane) Render(s live.ViewState) {
 // cell returns a vital's value line and its sparkline, each cellWidth wide.
 // In the compact layout the sparkline shares the value's line if it fits.
 func (v *vitalsPane) cell(s live.VitalSeries, points []live.VitalPoint, cellWidth int) (string, string) {
-	t := v.theme
+	t := &v.theme
 	name := t.Muted.Render(themes.Printable(s.Name) + " ")
 	if len(points) == 0 {
 		return fit(name+t.Muted.Render("—"), cellWidth), strings.Repeat(" ", cellWidth)
@@ -106,7 +106,7 @@ func vitalValue(v float64) string {
 
 // directionArrow compares the last two observations; changes under 2% are
 // noise.
-func directionArrow(t themes.Theme, points []live.VitalPoint) string {
+func directionArrow(t *themes.Theme, points []live.VitalPoint) string {
 	if len(points) < 2 {
 		return t.Muted.Render("·")
 	}
@@ -122,7 +122,7 @@ func directionArrow(t themes.Theme, points []live.VitalPoint) string {
 
 // spark draws the points with ntcharts, scaled between their own minimum
 // and maximum so small clinical changes stay visible.
-func spark(t themes.Theme, points []live.VitalPoint, width int) string {
+func spark(t *themes.Theme, points []live.VitalPoint, width int) string {
 	if width < 2 {
 		return ""
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session/scenario"
 )
@@ -138,10 +137,9 @@ func writeContent(out *jsonStream, r persist.ContentReader, forTrainee, withSim 
 
 func writeHistory(out *jsonStream, r persist.ContentReader, patientID string) error {
 	out.open('[')
-	err := r.History(patientID, func(m memory.Message) error {
+	err := r.History(patientID, func(m persist.StoredMessage) error {
 		out.next()
-		out.value(m)
-		return out.err
+		return out.message(m)
 	})
 	out.close(']')
 	return err
@@ -156,6 +154,7 @@ type jsonStream struct {
 	enc   *json.Encoder // writes to w through lineless, reusing its buffers value after value
 	empty []bool        // for each open container, innermost last: nothing written in it yet
 	err   error
+	msg   []byte // a stored message re-indented, reused message after message
 }
 
 func newJSONStream(w io.Writer) *jsonStream {
@@ -232,6 +231,26 @@ func (j *jsonStream) key(k string) {
 func (j *jsonStream) field(k string, v any) {
 	j.key(k)
 	j.value(v)
+}
+
+// message writes a stored message at the innermost container's depth: its stored bytes
+// re-indented when they are what encoding/json writes for it (dumpmessage.go), else decoded and
+// encoded.
+func (j *jsonStream) message(m persist.StoredMessage) error {
+	if j.err != nil {
+		return j.err
+	}
+	var ok bool
+	if j.msg, ok = appendMessage(j.msg[:0], m.JSON, indentOf(len(j.empty))); ok {
+		_, j.err = j.w.Write(j.msg)
+		return j.err
+	}
+	msg, err := m.Decode()
+	if err != nil {
+		return err
+	}
+	j.value(msg)
+	return j.err
 }
 
 // value writes v at the innermost container's depth.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -151,6 +152,7 @@ func inFile(file string, errs []error) []error {
 // List returns every scenario, ordered by id, parsing those not parsed yet. A built-in that does
 // not parse is left out; the library's tests keep that from happening.
 func (l *Library) List() []*Scenario {
+	l.readAll()
 	out := make([]*Scenario, 0, len(l.ids))
 	for _, id := range l.ids {
 		if s, ok := l.Get(id); ok {
@@ -158,6 +160,25 @@ func (l *Library) List() []*Scenario {
 		}
 	}
 	return out
+}
+
+// readAll parses the cases not yet read, one goroutine a core: a list (the start dialog's offer
+// of a next shift reads every case) waits for the slowest core, not for every case in turn.
+func (l *Library) readAll() {
+	ids := make(chan string)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for id := range ids {
+				l.entries[id].scenario()
+			}
+		})
+	}
+	for _, id := range l.ids {
+		ids <- id
+	}
+	close(ids)
+	wg.Wait()
 }
 
 // Get returns the scenario with id, parsing it on first use.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -284,8 +285,16 @@ func (c *checker) walk(n *yaml.Node, t reflect.Type, path string) {
 	}
 }
 
+// yamlFieldsOf holds yamlFields' answer for each struct type: a library's cases walk the same few
+// types thousands of times.
+var yamlFieldsOf sync.Map // reflect.Type → map[string]reflect.StructField
+
 func yamlFields(t reflect.Type) map[string]reflect.StructField {
+	if fields, ok := yamlFieldsOf.Load(t); ok {
+		return fields.(map[string]reflect.StructField)
+	}
 	fields := map[string]reflect.StructField{}
+	defer yamlFieldsOf.Store(t, fields)
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")

@@ -14,7 +14,7 @@ import (
 // so far, then a line per patient with NEWS2, the alarm waiting and for how long, and the case's
 // state and score. The chosen trainee's block is kept in sight; the help line is always last.
 func (m *model) boardView() string {
-	t := m.theme
+	t := &m.theme
 	title := fmt.Sprintf("ward · the class · %d connected · alarms: time waited, in sim time", len(m.rows))
 	top := []string{t.Title.Render(title)}
 	var body []string
@@ -56,7 +56,7 @@ func (m *model) fit(lines []string) string {
 }
 
 func (m *model) traineeLines(r row, chosen bool) []string {
-	t := m.theme
+	t := &m.theme
 	mark, name := "  ", t.Text.Bold(true).Render(r.name)
 	if chosen {
 		mark, name = t.Accent.Render("▸ "), t.Selected.Render(r.name)
@@ -108,7 +108,7 @@ func standingOf(st live.Standing, id string) live.PatientStanding {
 // sim time (or where they went), then the engine's state and the case's score, which only the
 // instructor sees.
 func (m *model) patientLine(p live.RosterEntry, ps live.PatientStanding, now time.Duration) string {
-	t := m.theme
+	t := &m.theme
 	news := t.Muted.Render(fmt.Sprintf("%-19s", "NEWS2 –"))
 	if p.NEWS2.Known {
 		news = m.bandStyle(p.NEWS2.Band).Render(fmt.Sprintf("%-19s", fmt.Sprintf("NEWS2 %d %s", p.NEWS2.Value, bandName(p.NEWS2.Band))))
@@ -141,7 +141,7 @@ func (m *model) help() string {
 
 // keys is a help line: each key and what it does.
 func (m *model) keys(keys [][2]string) string {
-	t := m.theme
+	t := &m.theme
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = t.StatusKey.Render(k[0]) + " " + t.StatusDesc.Render(k[1])

@@ -65,7 +65,7 @@ func (m *model) watchKey(msg tea.KeyMsg) tea.Cmd {
 // watchView is a banner line, then the trainee's frame cut to the instructor's terminal: each
 // line to its width, ANSI-aware, and a taller frame as cut keeps it.
 func (m *model) watchView() string {
-	t := m.theme
+	t := &m.theme
 	banner := t.Accent.Render("Watching "+m.watch.trainee+"'s screen, read-only: your keys never reach it") +
 		"  " + m.keys([][2]string{{"esc", "back"}})
 	if m.watch.gone {

@@ -447,13 +447,15 @@ func BenchmarkKeystrokeToFrame(b *testing.B) {
 
 // reportCPU reports, when the returned func runs, the process's CPU time per op.
 func reportCPU(b *testing.B) func() {
-	cpu := func() time.Duration {
-		var u syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
-		return time.Duration(u.Utime.Nano() + u.Stime.Nano())
-	}
-	start := cpu()
-	return func() { b.ReportMetric(float64(cpu()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op") }
+	start := selfCPU()
+	return func() { b.ReportMetric(float64(selfCPU()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op") }
+}
+
+// selfCPU is the CPU time this process has used (user and system).
+func selfCPU() time.Duration {
+	var u syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // A connection left at the passphrase's prompt is closed when idle too.

@@ -88,6 +88,7 @@ func New(cfg Config) (*Server, error) {
 	themes.Use(cfg.Theme)
 	if !cfg.Theme.NoColor {
 		lipgloss.SetColorProfile(termenv.ANSI256)
+		cfg.Theme = cfg.Theme.In(termenv.ANSI256) // converted once, not at every render
 	}
 	s := &Server{cfg: cfg, store: cfg.Setup.Store(), class: newClass(), open: map[*conn]bool{}, perKey: map[string]int{}, teams: map[string]*teamShift{},
 		guesses: newGuesses()}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -117,10 +116,7 @@ func (s *Server) openShift(c *conn, view *persist.Store) (*shift, ui.Options, er
 			err = sh.Live.Start(ctx, s.cfg.Shift, name) // the empty shift left is discarded
 		}
 		if s.cfg.Shift == "" {
-			var why error
-			if opts.StartShifts, why = ui.StartChoices(setup, over); why != nil {
-				opts.Notice = strings.TrimPrefix(opts.Notice+"; no next shift offered: "+why.Error(), "; ")
-			}
+			opts.StartShifts, opts.NextShift = ui.StartChoices(setup, over)
 		}
 	}
 	return sh, opts, err
