@@ -47,7 +47,7 @@ run() {
 failed=0
 echo "| binary | trainees × turns | turn p50 | turn p99 | keystroke p99 | server CPU | server CPU ÷ turns | clients' CPU | server peak RSS | load average (before–after) |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-old="${OLD:-${OLD_BIN:-}}"
+old="${OLD:-${OLD_BIN##*/}}" # a label: a path would end the table's sed
 if [ -n "$old" ]; then
 	for _ in $(seq "$rounds"); do
 		run "old ($old)" "$work/old" "${sizes[0]}"
