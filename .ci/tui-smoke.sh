@@ -250,10 +250,11 @@ type_line "/export chat.md"
 wait_for "chat exported to chat.md"
 grep -q "how are you feeling right now?" "$tmp/chat.md" || fail "/export did not write the chat"
 
-# /help in the chat is a table: each command on its own row, its columns kept.
+# /help in the chat is a table: each command on its own row, its columns kept. Its column rule is
+# a box-drawing line, or a plain '|' under NO_COLOR (glamour's ASCII style).
 type_line "/help"
-wait_for "/prefs \\[NAME VALUE\\] +│ show your preferences"
-shows "/clear +│ archive the whole shift" || fail "/help lacks the /clear row"
+wait_for "/prefs \\[NAME VALUE\\] +[│|] show your preferences"
+shows "/clear +[│|] archive the whole shift" || fail "/help lacks the /clear row"
 ! screen | grep -q "/progress.*/prefs" || fail "/help ran two commands into one line"
 no_panic "/help"
 
