@@ -3,9 +3,13 @@ package records
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ward-sim/ward/memory"
 )
 
 // A stored message is the JSON json.Marshal wrote for a memory.Message. When those bytes are
@@ -16,22 +20,35 @@ import (
 // a source among it, is decoded and encoded as before.
 
 // messageFields are memory.Message's fields a stored message may be printed as is with, in the
-// struct's order, and whether encoding/json leaves each out when empty.
-var messageFields = []struct {
+// struct's order, and whether encoding/json leaves each out when empty: read from the struct's
+// own tags, so a field added to it is either here or makes its messages decoded. A field of
+// another type (the tool calls, the sources) is not here: a message with one is decoded.
+var messageFields = fieldsOf(reflect.TypeFor[memory.Message]())
+
+type messageField struct {
 	key       string
 	kind      byte // 's' a string, 't' a time, 'n' a float64
 	omitEmpty bool
-}{
-	{`"role"`, 's', false},
-	{`"agent"`, 's', true},
-	{`"content"`, 's', false},
-	{`"at"`, 't', false},
-	{`"sim"`, 'n', true},
-	{`"tool_call_id"`, 's', true},
-	{`"tool_name"`, 's', true},
-	{`"by"`, 's', true},
-	{`"team_role"`, 's', true},
-	{`"for"`, 's', true},
+}
+
+func fieldsOf(t reflect.Type) []messageField {
+	var out []messageField
+	for f := range t.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		var kind byte
+		switch {
+		case f.Type == reflect.TypeFor[time.Time]():
+			kind = 't'
+		case f.Type.Kind() == reflect.String:
+			kind = 's'
+		case f.Type.Kind() == reflect.Float64:
+			kind = 'n'
+		default:
+			continue
+		}
+		out = append(out, messageField{key: strconv.Quote(name), kind: kind, omitEmpty: opts == "omitempty"})
+	}
+	return out
 }
 
 // appendMessage appends the stored message as json.Encoder, indenting by two spaces after
