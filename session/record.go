@@ -162,7 +162,7 @@ func (s *Session) reportLLMError(t *turn, err error) {
 }
 
 // saveSim writes the sim's changes since the last commit, the roster summaries they changed and
-// the shift clock, in tx. They count as saved once tx commits: a transaction rolled back, or
+// the shift's clock and trainee (named at resume), in tx. They count as saved once tx commits: a transaction rolled back, or
 // run again in a group commit (persist.Store.Update), writes them again.
 func (s *Session) saveSim(tx *persist.Tx) error {
 	if s.reg.unsaved {
@@ -174,17 +174,17 @@ func (s *Session) saveSim(tx *persist.Tx) error {
 	if err := s.sim.save(tx); err != nil {
 		return err
 	}
-	if clock := s.sim.ward.Clock(); clock != s.info.ClockSeconds {
+	if clock := s.sim.ward.Clock(); clock != s.info.ClockSeconds || s.named {
 		info := s.info
 		info.ClockSeconds = clock
-		tx.OnCommit(func() { s.info.ClockSeconds = clock })
+		tx.OnCommit(func() { s.info.ClockSeconds, s.named = clock, false })
 		return tx.PutInfo(info)
 	}
 	return nil
 }
 
-// simUnsaved reports whether saveSim has anything to write: a dirty patient, a roster summary
-// or the clock.
+// simUnsaved reports whether saveSim has anything to write: a dirty patient, a roster summary,
+// the clock or the trainee's name.
 func (s *Session) simUnsaved() bool {
-	return len(s.sim.dirty) > 0 || s.reg.unsaved || s.sim.ward.Clock() != s.info.ClockSeconds
+	return len(s.sim.dirty) > 0 || s.reg.unsaved || s.sim.ward.Clock() != s.info.ClockSeconds || s.named
 }

@@ -73,6 +73,7 @@ type Config struct {
 type Session struct {
 	cfg       Config
 	info      persist.SessionInfo
+	named     bool // Resume named the shift's trainee, which the next commit writes (saveSim)
 	active    string   // in-memory active patient, "" when none
 	reg       registry // the settle stage: the mirror of the stored registry
 	chat      chat     // the active conversation held in memory, which the converse stage reads
@@ -139,17 +140,17 @@ func Resume(cfg Config) (*Session, error) {
 	named := info.TraineeIsLogin && !who.Login && who.Trainee == info.Trainee
 	if named || info.Trainee == "" && who.Trainee != "" {
 		// a shift from before ward had trainees is the first trainee's to resume it, and one
-		// begun under the login's name is named once its trainee resumes it with --trainee
+		// begun under the login's name is named once its trainee resumes it with --trainee.
+		// The name is written with the next commit: a write now would wait for the store's
+		// damage check, which runs while the screen opens.
 		s.info.Trainee, s.info.TraineeIsLogin = who.Trainee, who.Login
-		err = cfg.Store.Update(info.ID, func(tx *persist.Tx) error { return tx.PutInfo(s.info) })
+		s.named = true
 	}
-	if err == nil {
-		err = cfg.Store.View(info.ID, func(tx *persist.Tx) error {
-			reg, err := tx.Registry()
-			s.reg.mirror(reg)
-			return err
-		})
-	}
+	err = cfg.Store.View(info.ID, func(tx *persist.Tx) error {
+		reg, err := tx.Registry()
+		s.reg.mirror(reg)
+		return err
+	})
 	if err == nil {
 		err = s.knowTrainee()
 	}

@@ -393,3 +393,38 @@ func TestIsClearRequest(t *testing.T) {
 		}
 	}
 }
+
+// Resuming a shift that names no trainee names it for the one who resumed it, without a commit:
+// a write at resume would wait for the store's damage check, which runs while the screen opens
+// (persist.Store.Verified). The name is written with the next commit, here the exit's Flush.
+func TestResumeNamesTheTraineeWithTheNextCommit(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1")
+	if err := r.store.SignIn(persist.Person{Trainee: "alice"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, err := r.store.Commits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.restart()
+	if after, _ := r.store.Commits(); after != before {
+		t.Errorf("resuming made %d commits; want none", after-before)
+	}
+	stored := func() string {
+		info, ok, err := r.store.LatestSession()
+		if err != nil || !ok {
+			t.Fatalf("latest shift: %v, found %v", err, ok)
+		}
+		return info.Trainee
+	}
+	if got := stored(); got != "" {
+		t.Fatalf("the store names %q before any commit", got)
+	}
+	if err := r.s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := stored(); got != "alice" {
+		t.Errorf("after the exit's flush the shift is %q's; want alice's", got)
+	}
+}
