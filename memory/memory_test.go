@@ -153,8 +153,9 @@ func TestPruneDropsOnlyUnchangedRepeatVitals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if dropped := len(m.Prune()); dropped != 3 {
-		t.Fatalf("dropped %d, want 3", dropped)
+	dropped := m.Prune()
+	if want := []string{"T-00:40 HR 102 SpO2 95%", "T+00:20 HR 103 SpO2 95%", "T+02:20 HR 105 SpO2 95%"}; !reflect.DeepEqual(dropped, want) {
+		t.Fatalf("dropped %q, want %q", dropped, want)
 	}
 	var times []float64
 	for _, it := range m.VitalsMeasurements {

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"math"
-	"slices"
 )
 
 // MeaningfulChange is the smallest difference per vital that a clinician would chart as a change.
@@ -33,21 +32,20 @@ func (m *Memory) Prune() []string {
 	if len(all) < 3 {
 		return nil
 	}
-	kept := []Item{all[0]}
-	for i, it := range all[1:] {
-		last := i+1 == len(all)-1
-		if last || changed(kept[len(kept)-1].Vitals, it.Vitals) {
-			kept = append(kept, it)
-		}
-	}
-	m.VitalsMeasurements = kept
 	var dropped []string
 	shown := Selection{Start: m.Start}
-	for _, it := range all {
-		if !slices.ContainsFunc(kept, func(k Item) bool { return k.T == it.T && k.Vitals == it.Vitals }) {
-			dropped = append(dropped, shown.Line(Selected{Category: VitalsMeasurements, Item: it}))
+	kept := 1 // all[:kept] are the readings kept so far, in place: a monitor adds one a minute
+	for i, it := range all[1:] {
+		last := i+1 == len(all)-1
+		if last || changed(all[kept-1].Vitals, it.Vitals) {
+			all[kept] = it
+			kept++
+			continue
 		}
+		dropped = append(dropped, shown.Line(Selected{Category: VitalsMeasurements, Item: it}))
 	}
+	clear(all[kept:]) // the dropped readings' pointers
+	m.VitalsMeasurements = all[:kept]
 	return dropped
 }
 
