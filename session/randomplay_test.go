@@ -216,7 +216,7 @@ func (c *invariants) checkAll(line string, events []Event) {
 		}
 		switch e := ev.(type) {
 		case SimEvent:
-			c.checkSim(e.Event)
+			c.checkSim(*e.Event)
 		case MessageEvent:
 			c.checkMessage(line, e)
 		}

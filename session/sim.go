@@ -272,6 +272,15 @@ func (s *Session) recordEvents(t *turn, events []physio.Event) {
 	}
 }
 
+// emitSim tells engine events, a SimEvent each, from one copy of them: the ward reuses its own
+// at its next step.
+func emitSim(emit func(Event), events []physio.Event) {
+	own := slices.Clone(events)
+	for i := range own {
+		emit(SimEvent{&own[i]})
+	}
+}
+
 // engine is a patient's engine, woken on first use; a patient who cannot be read is reported on
 // the turn and treated as having no body.
 func (s *Session) engine(t *turn, id string) *physio.Engine {
@@ -294,9 +303,7 @@ func (s *Session) advance(t *turn, seconds float64) {
 	}
 	events := s.sim.ward.Advance(seconds)
 	s.recordEvents(t, events)
-	for _, ev := range events {
-		t.emit(SimEvent{ev})
-	}
+	emitSim(t.emit, events)
 	s.tellAlerts(t, events)
 }
 
