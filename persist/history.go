@@ -30,6 +30,7 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 		return err
 	}
 	b.FillPercent = historyFill
+	rel := historyRel(patientID)
 	for _, m := range msgs {
 		seq, err := b.NextSequence()
 		if err != nil {
@@ -39,11 +40,12 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Put(seqKey(seq), t.sealMessage(historyRel(patientID), seqKey(seq), v)); err != nil {
+		key := seqKey(seq)
+		if err := b.Put(key, t.sealMessage(rel, key, v)); err != nil {
 			return err
 		}
 	}
-	return t.setLength(historyRel(patientID), b.Sequence())
+	return t.setLength(rel, b.Sequence())
 }
 
 // MoveLast moves the newest message of from's history to the end of to's: a line stored before
