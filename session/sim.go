@@ -182,28 +182,42 @@ func allergySummary(sc *scenario.Scenario) string {
 // memory pruned as repeats.
 func (m *sim) record(events []physio.Event) map[string][]string {
 	pruned := map[string][]string{}
+	// the readings memory keeps, in one allocation rather than one each: a /wait brings one a
+	// minute from every monitor
+	readings := make([]memory.Vitals, 0, countKind(events, physio.EventVitals))
 	for _, ev := range events {
 		mem := m.mems[ev.PatientID]
 		if mem == nil {
 			continue
 		}
-		if c, item, ok := memoryItem(ev); ok {
-			_ = mem.Record(c, item) // the engine's own events are well-formed; a refusal only skips one item
-			if c == memory.VitalsMeasurements {
-				// a monitor reads every minute; unchanged repeats would grow memory all shift
-				pruned[ev.PatientID] = append(pruned[ev.PatientID], mem.Prune()...)
-			}
-		}
 		m.dirty[ev.PatientID] = true
+		// the engine's own events are well-formed; a refusal only skips one item
+		if ev.Kind == physio.EventVitals {
+			readings = append(readings, memoryVitals(ev.Reading))
+			_ = mem.Record(memory.VitalsMeasurements, memory.Item{T: ev.Reading.T, Vitals: &readings[len(readings)-1]})
+			// a monitor reads every minute; unchanged repeats would grow memory all shift
+			pruned[ev.PatientID] = mem.Prune(pruned[ev.PatientID])
+		} else if c, item, ok := memoryItem(ev); ok {
+			_ = mem.Record(c, item)
+		}
 	}
 	return pruned
 }
 
+// countKind is how many of events are of kind.
+func countKind(events []physio.Event, kind string) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// memoryItem is what memory keeps of an engine event other than a reading (record keeps those).
 func memoryItem(ev physio.Event) (memory.Category, memory.Item, bool) {
 	switch ev.Kind {
-	case physio.EventVitals:
-		v := memoryVitals(ev.Reading)
-		return memory.VitalsMeasurements, memory.Item{T: ev.Reading.T, Vitals: &v}, true
 	case physio.EventAction:
 		return memory.CriticalActions, memory.Item{T: ev.Action.T, Text: ev.Action.String()}, true
 	case physio.EventState:
@@ -234,7 +248,11 @@ func (m *sim) keepAll() error {
 func (m *sim) save(tx *persist.Tx) error {
 	for id := range m.dirty {
 		if e := m.ward.Engine(id); e != nil {
-			if err := tx.PutPatientJSON(persist.KindSim, id, e.Snapshot()); err != nil {
+			doc, err := e.EncodeJSON()
+			if err != nil {
+				return fmt.Errorf("put %s document of %s: %w", persist.KindSim, id, err)
+			}
+			if err := tx.PutPatientEncoded(persist.KindSim, id, doc); err != nil {
 				return err
 			}
 		}
