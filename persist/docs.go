@@ -90,7 +90,7 @@ func checkDocPlace(kind, patientID string) error {
 // putPatientDoc stores doc, bytes that nothing changes before the commit.
 func (t *Tx) putPatientDoc(kind, patientID string, doc []byte) error {
 	at := docPlaces[kind]
-	b, err := t.b.CreateBucketIfNotExists(at.bucket)
+	b, err := bucketForWrite(t.b, at.bucket)
 	if err != nil {
 		return err
 	}
