@@ -25,13 +25,15 @@ type Pruning struct {
 // first and the latest measurement always stay, so trends keep their start and "current" is never
 // lost. Comparing against the last *kept* reading means a slow drift still shows once it adds up.
 // Only vitals are pruned: disclosures (allergies, medications, contraindications), errors and
-// every other category are never touched. It appends the measurements dropped to dropped, each
-// as the memory section of a prompt writes it (RuleVitalsRepeat).
-func (m *Memory) Prune(dropped []string) []string {
+// every other category are never touched. It returns the measurements dropped, each as the
+// memory section of a prompt writes it (RuleVitalsRepeat). Pruning after each of a run of
+// readings drops what pruning once after the run does: each is held to the last kept before it.
+func (m *Memory) Prune() []string {
 	all := m.VitalsMeasurements
 	if len(all) < 3 {
-		return dropped
+		return nil
 	}
+	var dropped []string
 	shown := Selection{Start: m.Start}
 	kept := 1 // all[:kept] are the readings kept so far, in place: a monitor adds one a minute
 	for i, it := range all[1:] {

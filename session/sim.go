@@ -195,11 +195,15 @@ func (m *sim) record(events []physio.Event) map[string][]string {
 		if ev.Kind == physio.EventVitals {
 			readings = append(readings, memoryVitals(ev.Reading))
 			_ = mem.Record(memory.VitalsMeasurements, memory.Item{T: ev.Reading.T, Vitals: &readings[len(readings)-1]})
-			// a monitor reads every minute; unchanged repeats would grow memory all shift
-			pruned[ev.PatientID] = mem.Prune(pruned[ev.PatientID])
+			pruned[ev.PatientID] = nil
 		} else if c, item, ok := memoryItem(ev); ok {
 			_ = mem.Record(c, item)
 		}
+	}
+	// a monitor reads every minute; unchanged repeats would grow memory all shift. A patient's
+	// memory is pruned once, after all their readings are in: what pruning after each would drop.
+	for id := range pruned {
+		pruned[id] = m.mems[id].Prune()
 	}
 	return pruned
 }
