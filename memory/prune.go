@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"strings"
 )
 
 // MeaningfulChange is the smallest difference per vital that a clinician would chart as a change.
@@ -33,8 +34,9 @@ func (m *Memory) Prune() []string {
 	if len(all) < 3 {
 		return nil
 	}
-	var dropped []string
 	shown := Selection{Start: m.Start}
+	var text []byte // the dropped readings' lines, each ended by '\n': one string holds them all
+	dropped := 0
 	kept := 1 // all[:kept] are the readings kept so far, in place: a monitor adds one a minute
 	for i, it := range all[1:] {
 		last := i+1 == len(all)-1
@@ -43,11 +45,26 @@ func (m *Memory) Prune() []string {
 			kept++
 			continue
 		}
-		dropped = append(dropped, shown.Line(Selected{Category: VitalsMeasurements, Item: it}))
+		text = append(shown.appendReading(text, it), '\n') // a dropped item has Vitals: changed(nil) keeps it
+		dropped++
 	}
 	clear(all[kept:]) // the dropped readings' pointers
 	m.VitalsMeasurements = all[:kept]
-	return dropped
+	return lines(string(text), dropped)
+}
+
+// lines are the n lines of text, each ended by '\n', as slices of it.
+func lines(text string, n int) []string {
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
+	for text != "" {
+		end := strings.IndexByte(text, '\n')
+		out = append(out, text[:end])
+		text = text[end+1:]
+	}
+	return out
 }
 
 // changed treats a missing reading (only possible in hand-edited JSON) as a change, so it is kept.

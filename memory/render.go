@@ -54,9 +54,9 @@ func (s Selection) section(b *strings.Builder, heading string, in func(Selected)
 // Line renders one selected item as the prompt shows it, with its sim time.
 func (s Selection) Line(x Selected) string {
 	it := x.Item
-	if it.Vitals != nil { // in one buffer: memory writes a line for every reading it prunes
+	if it.Vitals != nil {
 		var buf [80]byte
-		return string(it.Vitals.appendTo(append(appendClock(buf[:0], it.T-s.Start), ' ')))
+		return string(s.appendReading(buf[:0], it))
 	}
 	at := s.clock(it.T)
 	switch {
@@ -66,6 +66,12 @@ func (s Selection) Line(x Selected) string {
 		return fmt.Sprintf("%s %s: %q", at, it.Speaker, it.Text)
 	}
 	return at + " " + it.Text
+}
+
+// appendReading writes a reading's line, as Line does, after b: memory writes one for every
+// reading it prunes.
+func (s Selection) appendReading(b []byte, it Item) []byte {
+	return it.Vitals.appendTo(append(appendClock(b, it.T-s.Start), ' '))
 }
 
 // clock shows sim time relative to the scenario start.
