@@ -107,11 +107,12 @@ var BedsideWords = map[string]bool{"post-ictal": true}
 // plan or a clock, never a sign; words that can describe are left out or narrowed: "now" only
 // where it ends a clause ("a synchronised DC shock now", "theatre now or never"; "now drowsy"
 // describes), "for" only before a treatment or a place ("for CPAP", "for PICU review", "for the
-// burns centre"; "for 12 minutes" is how long).
+// burns centre"; "for 12 minutes" is how long). "Give" and "keep" are left out: "cannot give a
+// history" and "cannot keep his eyes open" are signs.
 var orders = regexp.MustCompile(`(?i)\b(?:now\s*(?:[.;:,!—–]|$|or never)|(?:` + strings.Join([]string{
 	`cannot wait`, `can't wait`,
 	`needs?`, `needed`, `needing`, // "needs a pacemaker", "is needed now", "large fluid needs"
-	`give`, `start`, `starts`, `keep`, // "acetylcysteine starts now", "keep him flat"
+	`start`, `starts`, // "acetylcysteine starts now", "start heparin"
 	`watch`, `watched`, // "watch for bleeding": an instruction, not what is seen
 	`is due`, `to be (?:given|added|started|seen)`, `worth giving`,
 	`for (?:an? |the )?(?:[\w-]+ )?(?:admission|cpap|ventilation|intubation|icu|picu|hdu|theatre|surgery|repair|delivery|endoscopy|laparoscopy|thrombolysis|thrombectomy|anticoagulation|anaesthesia|evacuation|drain|review|centre)`,

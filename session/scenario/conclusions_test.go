@@ -57,6 +57,7 @@ func TestConclusionsFromDescriptions(t *testing.T) {
 		"a seizure for 12 minutes; a fast, irregular pulse":   "",
 		"a needle decompression in the left chest":            "",
 		"post-ictal GCS 9 and rising":                         "",
+		"cannot give a history; cannot keep his eyes open":    "",
 		"a crisis card in her bag; vomiting and adrenal pain": "",
 		"a near-obstructed airway; obstructed nostrils":       "",
 	} {
