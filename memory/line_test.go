@@ -69,7 +69,7 @@ func checkLine(t *testing.T, v Vitals, at, start float64) {
 }
 
 func TestVitalsLineWritesAsFmt(t *testing.T) {
-	edges := []float64{0, -0.0, 1, 9, 10, 0.05, 0.04, 0.95, 36.85, 38.25, -1, -0.5, 1e6, 1e15, 1e20, -1e20,
+	edges := []float64{0, math.Copysign(0, -1), 1, 9, 10, 0.05, 0.04, 0.95, 36.85, 38.25, -1, -0.5, 1e6, 1e15, 1e20, -1e20,
 		math.MaxInt64, math.MinInt64, 1e-9, math.Inf(1), math.Inf(-1), math.NaN()}
 	for _, x := range edges {
 		checkLine(t, Vitals{HR: x, SBP: x, Temp: x}, x, 0)
