@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/ward-sim/ward/themes"
+)
+
+// The input as drawn from its kept parts is the textarea's own drawing, over random edits:
+// typing (ASCII, wide and accented characters, bursts with line ends), deleting, moving, new
+// lines, clearing, recalling, pastes held aside, focus and sizes. Two inputs take the same
+// edits; one is drawn as ward draws it, the other only ever by the textarea.
+func TestTheInputDrawnFromKeptPartsIsTheTextareasDrawing(t *testing.T) {
+	drawn, kept := 0, 0 // frames, and those drawn from kept parts
+	for _, name := range []string{"dark", "light"} {
+		theme, err := themes.New(name, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := range uint64(60) {
+			rng := rand.New(rand.NewPCG(seed, 35))
+			ours, fresh := newInputPane(theme), newInputPane(theme)
+			both := func(edit func(in *inputPane)) { edit(&ours); edit(&fresh) }
+			both(func(in *inputPane) { in.SetSize(120, 3); in.Focus() })
+			var steps []string
+			for range 200 {
+				what, edit := randomInputEdit(rng)
+				steps = append(steps, what)
+				both(edit)
+				if got, want := ours.textView(), fresh.ta.View(); got != want {
+					t.Fatalf("%s, seed %d, after %q:\n%q\nthe textarea draws\n%q", name, seed, steps, got, want)
+				}
+				drawn++
+				if ours.line.checked {
+					kept++
+				}
+			}
+		}
+	}
+	// A drawing found wrong when checked is never used; this is what shows the parts right.
+	if kept < drawn/3 { // the rest: several lines, wrapping, wide characters
+		t.Errorf("%d of %d frames drawn from kept parts; want a third or more", kept, drawn)
+	}
+	t.Logf("%d of %d frames drawn from kept parts", kept, drawn)
+}
+
+// randomInputEdit is one edit of an input, named, mostly typing as a trainee does.
+func randomInputEdit(rng *rand.Rand) (string, func(in *inputPane)) {
+	key := func(name string, msg tea.KeyMsg) (string, func(in *inputPane)) {
+		return name, func(in *inputPane) { in.Update(msg) }
+	}
+	switch n := rng.IntN(100); {
+	case n < 55:
+		r := rune(' ' + rng.IntN(95))
+		return key(string(r), tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	case n < 60:
+		return key("space", tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}})
+	case n < 62:
+		r := []rune("é字\t")[rng.IntN(3)]
+		return key(string(r), tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	case n < 65:
+		burst := []rune(strings.Repeat("word ", 1+rng.IntN(12)))
+		if rng.IntN(2) == 0 {
+			burst = append(burst, '\r', 'x')
+		}
+		return key("a burst", tea.KeyMsg{Type: tea.KeyRunes, Runes: burst})
+	case n < 85:
+		keys := []tea.KeyType{tea.KeyBackspace, tea.KeyDelete, tea.KeyLeft, tea.KeyRight, tea.KeyHome,
+			tea.KeyEnd, tea.KeyUp, tea.KeyDown, tea.KeyCtrlJ, tea.KeyCtrlK, tea.KeyCtrlU, tea.KeyCtrlW,
+			tea.KeyCtrlA, tea.KeyCtrlE}
+		k := keys[rng.IntN(len(keys))]
+		return key(k.String(), tea.KeyMsg{Type: k})
+	case n < 87:
+		r := []rune{'f', 'd'}[rng.IntN(2)] // not alt+b: the textarea's word left never ends on a line of spaces
+		return key("alt+"+string(r), tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: true})
+	case n < 90:
+		return "sent", func(in *inputPane) { in.Sent(in.Value()) }
+	case n < 92:
+		d := []int{-1, 1}[rng.IntN(2)]
+		return "recall", func(in *inputPane) {
+			if in.CanRecall() {
+				in.Recall(d)
+			}
+		}
+	case n < 94:
+		return "focus", func(in *inputPane) {
+			if in.focused {
+				in.Blur()
+			} else {
+				in.Focus()
+			}
+		}
+	case n < 97:
+		w, h := 8+rng.IntN(130), 2+rng.IntN(4)
+		return "resized", func(in *inputPane) { in.SetSize(w, h) }
+	case n < 98:
+		return key("a held paste", tea.KeyMsg{Type: tea.KeyRunes, Paste: true, Runes: []rune(strings.Repeat("pasted line\r", 350))})
+	default:
+		return "set", func(in *inputPane) { in.SetValue("review patient_1") }
+	}
+}
