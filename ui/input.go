@@ -187,6 +187,10 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 		in.setHeld("")
 		return nil
 	}
+	if in.typesOnALine(msg) {
+		in.ta.InsertString(string(msg.Runes))
+		return nil
+	}
 	if isText(msg) {
 		// Bubble Tea reports runes typed in one burst as a single key whose name is the text,
 		// so "right" typed fast would match the cursor-right binding. Text is inserted as text.
@@ -199,6 +203,19 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
 	return cmd
+}
+
+// typesOnALine reports whether msg is a printable ASCII character typed into a single line of
+// such characters, which stays one line narrower than the textarea with it: the textarea would
+// only insert it, and then find its view need not scroll, at the cost of matching every key
+// binding and wrapping the text twice. (That the view is at its top is what line.checked says.)
+func (in *inputPane) typesOnALine(msg tea.KeyMsg) bool {
+	if msg.Type != tea.KeyRunes || msg.Alt || len(msg.Runes) != 1 || msg.Runes[0] < ' ' || msg.Runes[0] > '~' ||
+		!in.ta.Focused() || !in.line.checked {
+		return false
+	}
+	typed := in.ta.Value()
+	return len(typed)+1 < in.ta.Width() && printableASCII(typed)
 }
 
 func (in *inputPane) setHeld(s string) {

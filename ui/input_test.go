@@ -33,6 +33,10 @@ func TestTheInputDrawnFromKeptPartsIsTheTextareasDrawing(t *testing.T) {
 				if got, want := ours.textView(), fresh.ta.View(); got != want {
 					t.Fatalf("%s, seed %d, after %q:\n%q\nthe textarea draws\n%q", name, seed, steps, got, want)
 				}
+				if ours.Value() != fresh.Value() || ours.ta.LineInfo() != fresh.ta.LineInfo() || ours.ta.Line() != fresh.ta.Line() {
+					t.Fatalf("%s, seed %d, after %q: the input holds %q at %+v, the textarea alone %q at %+v", name, seed, steps,
+						ours.Value(), ours.ta.LineInfo(), fresh.Value(), fresh.ta.LineInfo())
+				}
 				drawn++
 				if ours.line.checked {
 					kept++
