@@ -73,7 +73,7 @@ type Config struct {
 type Session struct {
 	cfg       Config
 	info      persist.SessionInfo
-	named     bool // Resume named the shift's trainee, which the next commit writes (saveSim)
+	named     bool     // Resume named the shift's trainee, which the next commit writes (saveSim)
 	active    string   // in-memory active patient, "" when none
 	reg       registry // the settle stage: the mirror of the stored registry
 	chat      chat     // the active conversation held in memory, which the converse stage reads

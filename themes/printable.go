@@ -71,6 +71,10 @@ func IsPrintable(p []byte) bool { return plain(p) }
 
 func plain[T string | []byte](s T) bool {
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && plainASCII8(word8(s[i:])) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
@@ -87,6 +91,24 @@ func plain[T string | []byte](s T) bool {
 		i += n
 	}
 	return true
+}
+
+// plainASCII8 reports whether the eight bytes of w are all printable ASCII (0x20–0x7e), eight
+// at a time: a dump prints tens of MiB through plain, almost all of it such bytes. A false
+// answer only sends the bytes through plain's byte-by-byte look (newline and tab are plain there).
+func plainASCII8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := (w - 0x20*ones) & ^w // a byte under 0x20 sets its high bit (w's own high bits are checked apart)
+	del := w ^ 0x7f*ones
+	isDel := (del - ones) & ^del // a byte of 0x7f is zero in del
+	return (w|below|isDel)&highs == 0
+}
+
+// word8 is the first eight bytes of b as one little-endian word.
+func word8[T string | []byte](b T) uint64 {
+	_ = b[7] // one bounds check: the compiler then loads the eight bytes as one word
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // dropControl removes what ansi.Strip keeps on purpose: the C0 controls it

@@ -1,6 +1,7 @@
 package themes
 
 import (
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -82,6 +83,9 @@ func FuzzPrintable(f *testing.F) {
 		if IsPrintable([]byte(in)) != isPlain(in) {
 			t.Errorf("IsPrintable and isPlain disagree on %q", in)
 		}
+		if isPlain(in) != plainRuneByRune(in) {
+			t.Errorf("isPlain(%q) = %v, rune by rune %v", in, isPlain(in), plainRuneByRune(in))
+		}
 	})
 }
 
@@ -97,6 +101,41 @@ func assertSafe(t *testing.T, s string) {
 		}
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || unicode.Is(unicode.Cf, r) {
 			t.Fatalf("control %U survived in %q", r, s)
+		}
+	}
+}
+
+// plainRuneByRune is plain's rule read one rune at a time: the oracle of its eight-byte steps.
+func plainRuneByRune(s string) bool {
+	for i, r := range s {
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			return false
+		}
+		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Every byte value in every place of an eight-byte step, beside printable ASCII.
+func TestPlainStepsEightBytesAsOneByOne(t *testing.T) {
+	for c := range 256 {
+		for at := range 9 {
+			in := strings.Repeat("a", at) + string([]byte{byte(c)}) + strings.Repeat("b", 16-at)
+			if got, want := isPlain(in), plainRuneByRune(in); got != want {
+				t.Errorf("byte %#x at %d: plain %v, rune by rune %v", c, at, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkIsPrintable(b *testing.B) {
+	line := []byte(strings.Repeat(`      "content": "BP 92/58, HR 118, SpO2 94 % on air — says she feels faint",`+"\n", 64))
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if !IsPrintable(line) {
+			b.Fatal("not printable")
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/ward-sim/ward/persist"
@@ -29,7 +30,12 @@ func WriteDump(w io.Writer, store *persist.Store, lib *scenario.Library, forTrai
 		}
 		out.field("schema_version", schema)
 		out.field("session_id", info.ID)
-		sims, err := writeContent(out, content, forTrainee, false)
+		reg, err := content.Registry()
+		if err != nil {
+			return err
+		}
+		lib.Prepare(casesOn(reg)) // parsed on the other core while the histories print
+		sims, err := writeContent(out, content, reg, forTrainee, false)
 		if err != nil {
 			return err
 		}
@@ -83,20 +89,21 @@ func writeArchive(out *jsonStream, a persist.ArchiveReader, forTrainee bool) err
 	out.open('{')
 	out.field("id", a.ID)
 	out.field("created_at", a.CreatedAt)
-	if _, err := writeContent(out, a.ContentReader, forTrainee, !forTrainee); err != nil {
+	reg, err := a.Registry()
+	if err == nil {
+		_, err = writeContent(out, a.ContentReader, reg, forTrainee, !forTrainee)
+	}
+	if err != nil {
 		return fmt.Errorf("archive %s: %w", a.ID, err)
 	}
 	out.close('}')
 	return nil
 }
 
-// writeContent writes the fields of persist.Content, in its order, and returns its engines'
-// documents: written too when withSim (an archive's, for the instructor), else only returned.
-func writeContent(out *jsonStream, r persist.ContentReader, forTrainee, withSim bool) (map[string]json.RawMessage, error) {
-	reg, err := r.Registry()
-	if err != nil {
-		return nil, err
-	}
+// writeContent writes the fields of persist.Content, in its order, the registry read from r,
+// and returns its engines' documents: written too when withSim (an archive's, for the
+// instructor), else only returned.
+func writeContent(out *jsonStream, r persist.ContentReader, reg persist.Registry, forTrainee, withSim bool) (map[string]json.RawMessage, error) {
 	if forTrainee {
 		reg = maskRegistry(reg)
 	}
@@ -260,4 +267,15 @@ func (j *jsonStream) value(v any) {
 	}
 	j.enc.SetIndent(indentOf(len(j.empty)), "  ")
 	j.err = j.enc.Encode(v)
+}
+
+// casesOn are the cases the registry's patients run, each once.
+func casesOn(reg persist.Registry) []string {
+	var ids []string
+	for _, p := range reg.Patients {
+		if id, ok := p.Facts["scenario"].(string); ok && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

@@ -164,20 +164,30 @@ func (l *Library) List() []*Scenario {
 
 // readAll parses the cases not yet read, one goroutine a core: a list (the start dialog's offer
 // of a next shift reads every case) waits for the slowest core, not for every case in turn.
-func (l *Library) readAll() {
-	ids := make(chan string)
+func (l *Library) readAll() { l.read(l.ids) }
+
+// Prepare parses the cases ids name in the background, one goroutine a core, for a reader that
+// needs them later and has other work meanwhile: `ward dump` prints every history before the
+// engines it summarises. Get waits for a case being parsed; an id not in the library is skipped.
+func (l *Library) Prepare(ids []string) { go l.read(ids) }
+
+// read parses the cases ids name, one goroutine a core, and returns when all are parsed.
+func (l *Library) read(ids []string) {
+	work := make(chan *entry)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			for id := range ids {
-				l.entries[id].scenario()
+			for e := range work {
+				e.scenario()
 			}
 		})
 	}
-	for _, id := range l.ids {
-		ids <- id
+	for _, id := range ids {
+		if e, ok := l.entries[id]; ok {
+			work <- e
+		}
 	}
-	close(ids)
+	close(work)
 	wg.Wait()
 }
 
