@@ -59,8 +59,9 @@ type drawnLine struct {
 	focused       bool
 	width, height int
 	prompt        string
-	below         string // the lines under the typed one, each starting with a newline
-	placeholder   string // the whole view while nothing is typed, "" until drawn
+	below         string                // the lines under the typed one, each starting with a newline
+	placeholder   string                // the whole view while nothing is typed, "" until drawn
+	cursors       ['~' - ' ' + 1]string // the cursor on each printable character, "" until drawn
 	// checked is true once a line drawn from these parts was the textarea's own view: the
 	// textarea shows its first line at the top, and goes on doing so while its text is one
 	// line (typing, deleting, moving and clearing all keep the first line in view).
@@ -282,18 +283,27 @@ func (in *inputPane) textView() string {
 func (in *inputPane) drawLine(typed string) string {
 	shown := typed + " "
 	at := in.ta.LineInfo().ColumnOffset
-	cursor := in.ta.Cursor
-	cursor.TextStyle = in.textStyle().CursorLine
-	cursor.SetChar(shown[at : at+1])
 	var b strings.Builder
 	b.Grow(len(in.line.prompt) + in.ta.Width() + len(in.line.below) + 16)
 	b.WriteString(in.line.prompt)
 	b.WriteString(shown[:at])
-	b.WriteString(cursor.View())
+	b.WriteString(in.cursorOn(shown[at]))
 	b.WriteString(shown[at+1:])
 	b.WriteString(strings.Repeat(" ", in.ta.Width()-len(shown)))
 	b.WriteString(in.line.below)
 	return b.String()
+}
+
+// cursorOn is the cursor drawn on the printable character c.
+func (in *inputPane) cursorOn(c byte) string {
+	drawn := &in.line.cursors[c-' ']
+	if *drawn == "" {
+		cursor := in.ta.Cursor
+		cursor.TextStyle = in.textStyle().CursorLine
+		cursor.SetChar(string(c))
+		*drawn = cursor.View()
+	}
+	return *drawn
 }
 
 // drawLineParts draws the parts of a single typed line's view for the textarea's present size
