@@ -211,7 +211,8 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 // only insert it, and then find its view need not scroll, at the cost of matching every key
 // binding and wrapping the text twice. (That the view is at its top is what line.checked says.)
 func (in *inputPane) typesOnALine(msg tea.KeyMsg) bool {
-	if msg.Type != tea.KeyRunes || msg.Alt || len(msg.Runes) != 1 || msg.Runes[0] < ' ' || msg.Runes[0] > '~' ||
+	typing := msg.Type == tea.KeyRunes || msg.Type == tea.KeySpace
+	if !typing || msg.Alt || len(msg.Runes) != 1 || msg.Runes[0] < ' ' || msg.Runes[0] > '~' ||
 		!in.ta.Focused() || !in.line.checked {
 		return false
 	}
