@@ -198,6 +198,13 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 		in.ta.InsertString(lineEnds.Replace(string(msg.Runes)))
 		return nil
 	}
+	if key.Matches(msg, in.ta.KeyMap.WordBackward) && in.onlySpacesBeforeTheCursor() {
+		// The textarea's word left looks for a word before the cursor until it finds one, for
+		// ever when there is none: alt+b on an empty input hung the program (under ward serve,
+		// spinning a core of the server's for good). With no word before it, a word left goes
+		// to the start, as ctrl+home does.
+		msg = tea.KeyMsg{Type: tea.KeyCtrlHome}
+	}
 	// The textarea cleans a key's runes in place, and Bubble Tea hands every program the same
 	// runes for a key such as space: under ward serve, programs typing at once would race.
 	msg.Runes = slices.Clone(msg.Runes)
@@ -218,6 +225,14 @@ func (in *inputPane) typesOnALine(msg tea.KeyMsg) bool {
 	}
 	typed := in.ta.Value()
 	return len(typed)+1 < in.ta.Width() && printableASCII(typed)
+}
+
+// onlySpacesBeforeTheCursor reports whether everything typed before the cursor is white space.
+func (in *inputPane) onlySpacesBeforeTheCursor() bool {
+	lines, row, at := strings.Split(in.ta.Value(), "\n"), in.ta.Line(), in.ta.LineInfo()
+	current := []rune(lines[row])
+	before := strings.Join(lines[:row], "\n") + string(current[:min(at.StartColumn+at.ColumnOffset, len(current))])
+	return strings.TrimSpace(before) == ""
 }
 
 func (in *inputPane) setHeld(s string) {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/ward-sim/ward/themes"
@@ -78,7 +79,7 @@ func randomInputEdit(rng *rand.Rand) (string, func(in *inputPane)) {
 		k := keys[rng.IntN(len(keys))]
 		return key(k.String(), tea.KeyMsg{Type: k})
 	case n < 87:
-		r := []rune{'f', 'd'}[rng.IntN(2)] // not alt+b: the textarea's word left never ends on a line of spaces
+		r := []rune{'b', 'f', 'd'}[rng.IntN(3)]
 		return key("alt+"+string(r), tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: true})
 	case n < 90:
 		return "sent", func(in *inputPane) { in.Sent(in.Value()) }
@@ -104,5 +105,46 @@ func randomInputEdit(rng *rand.Rand) (string, func(in *inputPane)) {
 		return key("a held paste", tea.KeyMsg{Type: tea.KeyRunes, Paste: true, Runes: []rune(strings.Repeat("pasted line\r", 350))})
 	default:
 		return "set", func(in *inputPane) { in.SetValue("review patient_1") }
+	}
+}
+
+// Word left with no word before the cursor goes to the start of the input: the textarea's own
+// looked for a word for ever, and alt+b on an empty input hung the program.
+func TestWordLeftWithNoWordBeforeItGoesToTheStart(t *testing.T) {
+	theme, err := themes.New("dark", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune{'b'}, Alt: true}, {Type: tea.KeyLeft, Alt: true}} {
+		for _, typed := range []string{"", "   ", "  \n \n   ", "\n\nx"} {
+			in := newInputPane(theme)
+			in.SetSize(120, 3)
+			in.Focus()
+			in.SetValue(typed)
+			if strings.HasSuffix(typed, "x") {
+				in.Update(tea.KeyMsg{Type: tea.KeyLeft}) // before the x: only line ends before it
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				in.Update(k)
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s on %q: never returned", k, typed)
+			}
+			if at := in.ta.LineInfo(); in.ta.Line() != 0 || at.StartColumn+at.ColumnOffset != 0 {
+				t.Errorf("%s on %q: the cursor is on line %d at %+v, not at the start", k, typed, in.ta.Line(), at)
+			}
+		}
+	}
+	in := newInputPane(theme) // a word before the cursor: the textarea's own word left
+	in.SetSize(120, 3)
+	in.Focus()
+	in.SetValue("  check the airway")
+	in.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'b'}, Alt: true})
+	if at := in.ta.LineInfo(); at.ColumnOffset != len("  check the ") {
+		t.Errorf("alt+b after a word: the cursor is at %d, want the word's start", at.ColumnOffset)
 	}
 }
