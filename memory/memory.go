@@ -1,7 +1,7 @@
 package memory
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -149,35 +149,41 @@ func NormalizeTopic(s string) Topic {
 	return Topic(key)
 }
 
-func (v Vitals) String() string {
-	var b strings.Builder
+func (v Vitals) String() string { return string(v.appendTo(make([]byte, 0, 64))) }
+
+// appendTo writes the reading as String does, "HR 118 RR 26 SpO2 91% BP 104/68 T 38.2 GCS 15",
+// leaving out what was not measured, without a format call per number: memory writes a line for
+// every reading it prunes.
+func (v Vitals) appendTo(b []byte) []byte {
+	start := len(b)
 	add := func(label string, x float64, unit string) {
 		if x == 0 {
 			return
 		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
+		if len(b) > start {
+			b = append(b, ' ')
 		}
-		fmt.Fprintf(&b, "%s %s%s", label, formatNumber(x), unit)
+		b = append(appendNumber(append(append(b, label...), ' '), x), unit...)
 	}
 	add("HR", v.HR, "")
 	add("RR", v.RR, "")
 	add("SpO2", v.SpO2, "%")
 	if v.SBP != 0 || v.DBP != 0 {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
+		if len(b) > start {
+			b = append(b, ' ')
 		}
-		fmt.Fprintf(&b, "BP %s/%s", formatNumber(v.SBP), formatNumber(v.DBP))
+		b = appendNumber(append(appendNumber(append(b, "BP "...), v.SBP), '/'), v.DBP)
 	}
 	add("T", v.Temp, "")
 	add("GCS", v.GCS, "")
-	return b.String()
+	return b
 }
 
-// formatNumber drops a trailing ".0" so vitals read like a chart, not like floats.
-func formatNumber(x float64) string {
+// appendNumber drops a trailing ".0" so vitals read like a chart, not like floats: a whole
+// number as an integer, any other to one decimal place.
+func appendNumber(b []byte, x float64) []byte {
 	if x == float64(int64(x)) {
-		return fmt.Sprintf("%d", int64(x))
+		return strconv.AppendInt(b, int64(x), 10)
 	}
-	return fmt.Sprintf("%.1f", x)
+	return strconv.AppendFloat(b, x, 'f', 1, 64)
 }

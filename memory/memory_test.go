@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -153,8 +154,9 @@ func TestPruneDropsOnlyUnchangedRepeatVitals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if dropped := len(m.Prune()); dropped != 3 {
-		t.Fatalf("dropped %d, want 3", dropped)
+	dropped := m.Prune()
+	if want := []string{"T-00:40 HR 102 SpO2 95%", "T+00:20 HR 103 SpO2 95%", "T+02:20 HR 105 SpO2 95%"}; !reflect.DeepEqual(dropped, want) {
+		t.Fatalf("dropped %q, want %q", dropped, want)
 	}
 	var times []float64
 	for _, it := range m.VitalsMeasurements {
@@ -176,5 +178,35 @@ func TestPruneSurvivesHandEditedJSON(t *testing.T) {
 	}
 	if dropped := len(m.Prune()); dropped != 0 {
 		t.Fatalf("a reading without values is kept, not guessed about: dropped %d", dropped)
+	}
+}
+
+// TestPruneOnceAsAfterEachReading: a run of readings pruned once leaves the memory, and drops the
+// lines, that pruning after each reading of it does (a /wait prunes each patient once).
+func TestPruneOnceAsAfterEachReading(t *testing.T) {
+	r := rand.New(rand.NewPCG(36, 3))
+	for run := range 2000 {
+		each, once := New(30), New(30)
+		var droppedEach, droppedOnce []string
+		hr := 80.0
+		for batch := range 1 + r.IntN(5) {
+			for i := range r.IntN(12) {
+				hr += float64(r.IntN(9) - 4)
+				v := Vitals{HR: hr, SpO2: float64(90 + r.IntN(3))}
+				it := Item{T: float64(batch*600 + i*60), Vitals: &v}
+				if err := each.Record(VitalsMeasurements, it); err != nil {
+					t.Fatal(err)
+				}
+				droppedEach = append(droppedEach, each.Prune()...)
+				if err := once.Record(VitalsMeasurements, it); err != nil {
+					t.Fatal(err)
+				}
+			}
+			droppedOnce = append(droppedOnce, once.Prune()...)
+			if !reflect.DeepEqual(each.VitalsMeasurements, once.VitalsMeasurements) || !reflect.DeepEqual(droppedEach, droppedOnce) {
+				t.Fatalf("run %d, batch %d: kept %v dropped %q after each; kept %v dropped %q once",
+					run, batch, each.VitalsMeasurements, droppedEach, once.VitalsMeasurements, droppedOnce)
+			}
+		}
 	}
 }

@@ -2,7 +2,7 @@ package memory
 
 import (
 	"math"
-	"slices"
+	"strings"
 )
 
 // MeaningfulChange is the smallest difference per vital that a clinician would chart as a change.
@@ -27,28 +27,44 @@ type Pruning struct {
 // lost. Comparing against the last *kept* reading means a slow drift still shows once it adds up.
 // Only vitals are pruned: disclosures (allergies, medications, contraindications), errors and
 // every other category are never touched. It returns the measurements dropped, each as the
-// memory section of a prompt writes it (RuleVitalsRepeat).
+// memory section of a prompt writes it (RuleVitalsRepeat). Pruning after each of a run of
+// readings drops what pruning once after the run does: each is held to the last kept before it.
 func (m *Memory) Prune() []string {
 	all := m.VitalsMeasurements
 	if len(all) < 3 {
 		return nil
 	}
-	kept := []Item{all[0]}
+	shown := Selection{Start: m.Start}
+	var text []byte // the dropped readings' lines, each ended by '\n': one string holds them all
+	dropped := 0
+	kept := 1 // all[:kept] are the readings kept so far, in place: a monitor adds one a minute
 	for i, it := range all[1:] {
 		last := i+1 == len(all)-1
-		if last || changed(kept[len(kept)-1].Vitals, it.Vitals) {
-			kept = append(kept, it)
+		if last || changed(all[kept-1].Vitals, it.Vitals) {
+			all[kept] = it
+			kept++
+			continue
 		}
+		text = append(shown.appendReading(text, it), '\n') // a dropped item has Vitals: changed(nil) keeps it
+		dropped++
 	}
-	m.VitalsMeasurements = kept
-	var dropped []string
-	shown := Selection{Start: m.Start}
-	for _, it := range all {
-		if !slices.ContainsFunc(kept, func(k Item) bool { return k.T == it.T && k.Vitals == it.Vitals }) {
-			dropped = append(dropped, shown.Line(Selected{Category: VitalsMeasurements, Item: it}))
-		}
+	clear(all[kept:]) // the dropped readings' pointers
+	m.VitalsMeasurements = all[:kept]
+	return lines(string(text), dropped)
+}
+
+// lines are the n lines of text, each ended by '\n', as slices of it.
+func lines(text string, n int) []string {
+	if n == 0 {
+		return nil
 	}
-	return dropped
+	out := make([]string, 0, n)
+	for text != "" {
+		end := strings.IndexByte(text, '\n')
+		out = append(out, text[:end])
+		text = text[end+1:]
+	}
+	return out
 }
 
 // changed treats a missing reading (only possible in hand-edited JSON) as a change, so it is kept.

@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -53,10 +54,12 @@ func (s Selection) section(b *strings.Builder, heading string, in func(Selected)
 // Line renders one selected item as the prompt shows it, with its sim time.
 func (s Selection) Line(x Selected) string {
 	it := x.Item
+	if it.Vitals != nil {
+		var buf [80]byte
+		return string(s.appendReading(buf[:0], it))
+	}
 	at := s.clock(it.T)
 	switch {
-	case it.Vitals != nil:
-		return at + " " + it.Vitals.String()
 	case it.Topic != "":
 		return at + " " + string(it.Topic) + ": " + it.Text
 	case it.Speaker != "":
@@ -65,19 +68,42 @@ func (s Selection) Line(x Selected) string {
 	return at + " " + it.Text
 }
 
+// appendReading writes a reading's line, as Line does, after b: memory writes one for every
+// reading it prunes.
+func (s Selection) appendReading(b []byte, it Item) []byte {
+	return it.Vitals.appendTo(append(appendClock(b, it.T-s.Start), ' '))
+}
+
 // clock shows sim time relative to the scenario start.
 func (s Selection) clock(t float64) string { return Clock(t - s.Start) }
 
 // Clock writes sim seconds since arrival as prompts, memory and drafts show a moment: T+mm:ss,
 // T+h:mm:ss past the hour, and T- before arrival.
 func Clock(elapsed float64) string {
-	sign := "+"
+	var buf [16]byte
+	return string(appendClock(buf[:0], elapsed))
+}
+
+// appendClock writes elapsed as Clock does.
+func appendClock(b []byte, elapsed float64) []byte {
+	sign := byte('+')
 	if elapsed < 0 {
-		sign, elapsed = "-", -elapsed
+		sign, elapsed = '-', -elapsed
 	}
+	b = append(b, 'T', sign)
 	sec := int64(math.Round(elapsed))
 	if sec >= 3600 {
-		return fmt.Sprintf("T%s%d:%02d:%02d", sign, sec/3600, sec/60%60, sec%60)
+		b = append(strconv.AppendInt(b, sec/3600, 10), ':')
+		b = append(appendTwoDigits(b, sec/60%60), ':')
+		return appendTwoDigits(b, sec%60)
 	}
-	return fmt.Sprintf("T%s%02d:%02d", sign, sec/60, sec%60)
+	return appendTwoDigits(append(appendTwoDigits(b, sec/60), ':'), sec%60)
+}
+
+// appendTwoDigits writes n as "%02d" does: a leading zero on 0 to 9.
+func appendTwoDigits(b []byte, n int64) []byte {
+	if n >= 0 && n < 10 {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, n, 10)
 }

@@ -34,8 +34,11 @@ func (e *Estimator) ratio() float64 {
 }
 
 // Tokens estimates the tokens of one piece of text.
-func (e *Estimator) Tokens(s string) int {
-	return int(math.Ceil(float64(len(s)) / e.ratio()))
+func (e *Estimator) Tokens(s string) int { return e.TokensOfLength(len(s)) }
+
+// TokensOfLength estimates the tokens of a text of n bytes, for text never written out whole.
+func (e *Estimator) TokensOfLength(n int) int {
+	return int(math.Ceil(float64(n) / e.ratio()))
 }
 
 // Messages estimates the tokens of chat messages, including template overhead and tool calls.

@@ -18,6 +18,19 @@ const (
 
 var docKinds = []string{KindMemory, KindEntities, KindSim}
 
+// docPlace is a kind's bucket name and path under the shelf, made once rather than for every
+// document a turn stores.
+type docPlace struct {
+	bucket []byte
+	rel    []string // of length and capacity 1: appending to it copies it
+}
+
+var docPlaces = map[string]docPlace{
+	KindMemory:   {[]byte(KindMemory), []string{KindMemory}},
+	KindEntities: {[]byte(KindEntities), []string{KindEntities}},
+	KindSim:      {[]byte(KindSim), []string{KindSim}},
+}
+
 // PatientDoc returns the patient's document of the given kind, nil when none was stored.
 func (t *Tx) PatientDoc(kind, patientID string) ([]byte, error) {
 	if err := checkKind(kind); err != nil {
@@ -40,19 +53,26 @@ func (t *Tx) PutPatientDoc(kind, patientID string, doc []byte) error {
 	if !json.Valid(doc) {
 		return fmt.Errorf("put %s document of %s: not valid JSON", kind, patientID)
 	}
-	return t.putPatientDoc(kind, patientID, doc)
+	return t.putPatientDoc(kind, patientID, bytes.Clone(doc)) // the caller's: bbolt holds it until the commit
 }
 
 // PutPatientJSON stores v, encoded as JSON, as the patient's document of the given kind: what
 // PutPatientDoc does for a value, without checking what encoding/json wrote (the check cost as
 // much as the encoding, on every engine a turn stores).
 func (t *Tx) PutPatientJSON(kind, patientID string, v any) error {
-	if err := checkDocPlace(kind, patientID); err != nil {
-		return err
-	}
 	doc, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("put %s document of %s: %w", kind, patientID, err)
+	}
+	return t.PutPatientEncoded(kind, patientID, doc)
+}
+
+// PutPatientEncoded is PutPatientJSON of a value encoding/json encoded elsewhere (an engine's
+// state, encoded where it lies rather than from a copy). The store holds doc until the commit:
+// nothing may change it.
+func (t *Tx) PutPatientEncoded(kind, patientID string, doc []byte) error {
+	if err := checkDocPlace(kind, patientID); err != nil {
+		return err
 	}
 	return t.putPatientDoc(kind, patientID, doc)
 }
@@ -67,12 +87,14 @@ func checkDocPlace(kind, patientID string) error {
 	return nil
 }
 
+// putPatientDoc stores doc, bytes that nothing changes before the commit.
 func (t *Tx) putPatientDoc(kind, patientID string, doc []byte) error {
-	b, err := t.b.CreateBucketIfNotExists([]byte(kind))
+	at := docPlaces[kind]
+	b, err := bucketForWrite(t.b, at.bucket)
 	if err != nil {
 		return err
 	}
-	return t.put(b, []string{kind}, []byte(patientID), doc)
+	return t.putOwn(b, at.rel, []byte(patientID), doc)
 }
 
 // PatientDocs returns every patient's document of the given kind.

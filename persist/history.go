@@ -30,6 +30,7 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 		return err
 	}
 	b.FillPercent = historyFill
+	rel := historyRel(patientID)
 	for _, m := range msgs {
 		seq, err := b.NextSequence()
 		if err != nil {
@@ -39,11 +40,12 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Put(seqKey(seq), t.sealMessage(historyRel(patientID), seqKey(seq), v)); err != nil {
+		key := seqKey(seq)
+		if err := b.Put(key, t.sealMessage(rel, key, v)); err != nil {
 			return err
 		}
 	}
-	return t.setLength(historyRel(patientID), b.Sequence())
+	return t.setLength(rel, b.Sequence())
 }
 
 // MoveLast moves the newest message of from's history to the end of to's: a line stored before
@@ -132,13 +134,23 @@ func (t *Tx) history(patientID string) *bolt.Bucket {
 
 func (t *Tx) historyForWrite(patientID string) (*bolt.Bucket, error) {
 	if patientID == "" {
-		return t.b.CreateBucketIfNotExists(bucketSessionHistory)
+		return bucketForWrite(t.b, bucketSessionHistory)
 	}
-	h, err := t.b.CreateBucketIfNotExists(bucketHistories)
+	h, err := bucketForWrite(t.b, bucketHistories)
 	if err != nil {
 		return nil, err
 	}
-	return h.CreateBucketIfNotExists([]byte(patientID))
+	return bucketForWrite(h, []byte(patientID))
+}
+
+// bucketForWrite is the bucket name in b, created if it is not there: CreateBucketIfNotExists,
+// but without copying the name when the transaction has the bucket open already, as a /wait's
+// commit has for every patient it stores.
+func bucketForWrite(b *bolt.Bucket, name []byte) (*bolt.Bucket, error) {
+	if child := b.Bucket(name); child != nil {
+		return child, nil
+	}
+	return b.CreateBucketIfNotExists(name)
 }
 
 // readHistory decodes the history bucket at rel in s (nil = empty), oldest first.

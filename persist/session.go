@@ -192,7 +192,7 @@ func (t *Tx) PutRegistry(r Registry) error {
 	if err != nil {
 		return err
 	}
-	return t.put(t.b, nil, keyRegistry, data)
+	return t.putOwn(t.b, nil, keyRegistry, data)
 }
 
 func readInfo(b *bolt.Bucket) (SessionInfo, error) {

@@ -178,10 +178,19 @@ func (s *shelf) writePins(b *bolt.Bucket, g string) ([]byte, error) {
 func pinName(rel []string, key []byte) string { return strings.Join(append(rel, string(key)), "/") }
 
 // put seals a value rewritten in place (the registry, a document) into b, the bucket at rel
-// under the shelf, and pins it.
+// under the shelf, and pins it. The caller's bytes are copied: bbolt holds them until the commit.
 func (s *shelf) put(b *bolt.Bucket, rel []string, key, plain []byte) error {
 	if s.c == nil {
-		return b.Put(bytes.Clone(key), bytes.Clone(plain)) // the caller's bytes, which bbolt holds until the commit
+		plain = bytes.Clone(plain)
+	}
+	return s.putOwn(b, rel, bytes.Clone(key), plain)
+}
+
+// putOwn is put of a key and a value that nothing changes before the commit, such as bytes just
+// encoded or a key's name in this package: bbolt is given them as they are, not a copy.
+func (s *shelf) putOwn(b *bolt.Bucket, rel []string, key, plain []byte) error {
+	if s.c == nil {
+		return b.Put(key, plain)
 	}
 	stored := s.c.seal(plain, s.where.in(rel...).at(key)) // new bytes no one else holds
 	g := groupOf(rel, key)
@@ -191,7 +200,7 @@ func (s *shelf) put(b *bolt.Bucket, rel []string, key, plain []byte) error {
 	}
 	p.Values[pinName(rel, key)] = nonceOf(stored)
 	s.dirty[g] = true
-	return b.Put(bytes.Clone(key), stored)
+	return b.Put(key, stored)
 }
 
 // get opens a value rewritten in place, stored at key in the bucket at rel (nil: none stored),

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
 // bigShift fills a store with patients × messages in a few large transactions, the shape the
@@ -258,9 +261,11 @@ func growth(t *testing.T, w memory.Window) (tokens, window []int) {
 	return tokens, window
 }
 
-// TestWriteShiftFixture writes a shift of WARD_FIXTURE_PATIENTS patients (default 100), each
-// admitted through the session and holding WARD_FIXTURE_MESSAGES stored messages (default 1,000),
-// to the file WARD_FIXTURE_DB. It is how .ci/first-frame.sh builds the database it starts the
+// TestWriteShiftFixture writes a shift of WARD_FIXTURE_PATIENTS histories (default 100) of
+// WARD_FIXTURE_MESSAGES stored messages each (default 1,000) to the file WARD_FIXTURE_DB. As many
+// of the patients as the built-in library has cases to give are admitted through the session
+// (36): a shift gives no two patients the same case, and the real binary reads the file with
+// the built-in library alone. It is how .ci/first-frame.sh builds the database it starts the
 // real binary on; without WARD_FIXTURE_DB it is skipped.
 func TestWriteShiftFixture(t *testing.T) {
 	path := os.Getenv("WARD_FIXTURE_DB")
@@ -344,7 +349,11 @@ func admittedShift(b testing.TB, patients int) *Session {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	s, err := Start(Config{Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil), Seed: 1})
+	lib, err := fullWardLibrary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := Start(Config{Store: store, Backend: offline.New(), Analyzer: analyzer.NewAnalyzer(nil), Scenarios: lib, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -354,12 +363,42 @@ func admittedShift(b testing.TB, patients int) *Session {
 	for p := 2; p <= patients; p++ {
 		s.Turn(context.Background(), fmt.Sprintf("/admit patient_%d", p), func(Event) {})
 	}
+	if got := len(s.reg.roster); got != patients {
+		b.Fatalf("%d patients admitted, want %d", got, patients)
+	}
 	s.Turn(context.Background(), "switch to patient_1", func(Event) {})
 	if s.active != "patient_1" {
 		b.Fatalf("active patient is %q, want patient_1", s.active)
 	}
 	return s
 }
+
+// fullWardLibrary holds enough cases for a shift of 100 patients: a shift gives no two patients
+// the same case, and the built-in library has 36 it gives unasked. It is the built-in cases and
+// three copies of each under new ids ("asthma-exacerbation-2"), read as a trainee's own
+// --scenarios directory is; the copies' files go once the library holds them.
+var fullWardLibrary = sync.OnceValues(func() (*scenario.Library, error) {
+	builtin, err := builtinLibrary()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "ward-cases-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	idLine := regexp.MustCompile(`(?m)^id: .*$`)
+	for _, sc := range builtin.List() {
+		data, _, _ := builtin.Source(sc.ID)
+		for copy := 2; copy <= 4; copy++ {
+			id := fmt.Sprintf("%s-%d", sc.ID, copy)
+			if err := os.WriteFile(filepath.Join(dir, id+".yaml"), idLine.ReplaceAll(data, []byte("id: "+id)), 0o600); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return scenario.Load(dir)
+})
 
 // TestTurnAllocatesAsOnOnePatient: a line to one patient allocates about the same whether the
 // shift has 1 patient or 100 (within 10 %): what a turn touches is the patient spoken to.

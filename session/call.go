@@ -466,9 +466,7 @@ func (c *conversation) checkVitalsTool() string {
 	s, t, e := c.s, c.t, c.x.engine
 	events := e.Apply(action.Action{Kind: scenario.KindCheckVitals})
 	s.recordEvents(t, events)
-	for _, ev := range events {
-		t.emit(SimEvent{ev})
-	}
+	emitSim(t.emit, events)
 	r, _ := e.Measured()
 	b, _ := json.Marshal(r)
 	return string(b)

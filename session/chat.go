@@ -81,7 +81,7 @@ func (c *chat) lastUserMessage() int {
 func (c *chat) lineTokens(lines []string) int {
 	n := 0
 	for _, l := range lines {
-		n += c.est.Tokens("- " + l + "\n")
+		n += c.est.TokensOfLength(len("- ") + len(l) + len("\n"))
 	}
 	return n
 }

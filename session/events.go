@@ -100,8 +100,10 @@ func EncodeJSON(e Event) ([]byte, error) {
 }
 
 // SimEvent is an engine event (vitals, order, action, safety, state, critical_error, alarm,
-// escalation); its JSON is the engine's own flat shape.
-type SimEvent struct{ physio.Event }
+// escalation); its JSON is the engine's own flat shape. It points into the turn's own copy of the
+// engine's events (emitSim), which nothing changes: a /wait tells hundreds, each told without a
+// copy of its own.
+type SimEvent struct{ *physio.Event }
 
 // LLMCallEvent describes one backend call: what was sent, by section, and what it cost.
 type LLMCallEvent struct {

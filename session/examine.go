@@ -59,9 +59,7 @@ func (s *Session) examine(t *turn, st settled) *examination {
 	x.examined = examined(x)
 	s.recordEvents(t, x.events)
 	s.sim.dirty[s.active] = true
-	for _, ev := range x.events {
-		t.emit(SimEvent{ev})
-	}
+	emitSim(t.emit, x.events)
 	x.parts = partsOf(actions)
 	x.compound = memory.DetectCompound(x.parts, t.input)
 	if x.compound.IsCompound() {

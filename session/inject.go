@@ -98,9 +98,7 @@ func (s *Session) Inject(_ context.Context, in Injection, emit func(Event)) erro
 	}
 	s.sim.dirty[e.PatientID()] = true
 	s.recordEvents(&turn{emit: emit}, events) // a new state: the roster's summary too
-	for _, ev := range events {
-		emit(SimEvent{ev})
-	}
+	emitSim(emit, events)
 	return s.storeInjected(e.PatientID(), msg, nil, emit)
 }
 

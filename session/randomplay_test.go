@@ -216,7 +216,7 @@ func (c *invariants) checkAll(line string, events []Event) {
 		}
 		switch e := ev.(type) {
 		case SimEvent:
-			c.checkSim(e.Event)
+			c.checkSim(*e.Event)
 		case MessageEvent:
 			c.checkMessage(line, e)
 		}
@@ -328,12 +328,13 @@ func (c *invariants) checkMessage(line string, m MessageEvent) {
 // checkStateUnnamed: a case's states are the author's and the instructor's words, never a
 // trainee's: no voice says a state's id as written ("septic-shock", "refractory_shock") or its
 // description. A one-word id ("sepsis") is also a clinical word, so only written ids are looked
-// for, and of those only bedsideWords may be said: what an examiner sees, not a conclusion.
+// for, and of those only scenario.BedsideWords may be said: what an examiner sees, not a
+// conclusion. (A finding is held to more when the case is checked: Scenario.Conclusions.)
 func (c *invariants) checkStateUnnamed(m MessageEvent, e *physio.Engine) {
 	c.t.Helper()
 	text := strings.ToLower(m.Text)
 	for id, st := range e.Scenario().States {
-		if strings.ContainsAny(id, "-_") && !bedsideWords[id] && regexp.MustCompile(`\b`+regexp.QuoteMeta(strings.ToLower(id))+`\b`).MatchString(text) {
+		if strings.ContainsAny(id, "-_") && !scenario.BedsideWords[id] && regexp.MustCompile(`\b`+regexp.QuoteMeta(strings.ToLower(id))+`\b`).MatchString(text) {
 			c.fail("%s said the state %q: %q", m.Agent, id, m.Text)
 		}
 		if d := strings.ToLower(strings.TrimSpace(st.Description)); d != "" && strings.Contains(text, d) {
@@ -358,10 +359,6 @@ func (c *invariants) checkRhythmUnnamed(line string, m MessageEvent, e *physio.E
 		c.fail("%s named the rhythm %q unasked: %q", m.Agent, r, m.Text)
 	}
 }
-
-// bedsideWords are written state ids that are also what a nurse sees and says: a patient drowsy
-// after a witnessed fit is post-ictal.
-var bedsideWords = map[string]bool{"post-ictal": true}
 
 // isBystander: a relative or witness tells the history as they know it ("she has atrial
 // fibrillation"), which is not ward reading the strip.

@@ -103,22 +103,45 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
+// put writes the summary into facts. A value facts hold already, as put wrote it, is left as it
+// is rather than boxed again: a monitor's reading moves little of a summary but its time.
 func (sm summary) put(facts map[string]any) {
-	facts[factState] = sm.State
-	for _, k := range []string{factNEWS2, factBand, factScale, factNEWS2At, factNEWS2Prev, factAlert, factAlertText, factAlertAt} {
-		delete(facts, k)
-	}
+	setFact(facts, factState, sm.State)
 	if sm.Known {
-		facts[factNEWS2], facts[factBand], facts[factScale], facts[factNEWS2At] = sm.NEWS2, sm.Band, sm.Scale, sm.At
+		setFact(facts, factNEWS2, sm.NEWS2)
+		setFact(facts, factBand, sm.Band)
+		setFact(facts, factScale, sm.Scale)
+		setFact(facts, factNEWS2At, sm.At)
+	} else {
+		deleteFacts(facts, factNEWS2, factBand, factScale, factNEWS2At)
 	}
 	if sm.HasPrev {
-		facts[factNEWS2Prev] = sm.Prev
+		setFact(facts, factNEWS2Prev, sm.Prev)
+	} else {
+		delete(facts, factNEWS2Prev)
 	}
 	if sm.Alert != "" {
-		facts[factAlert], facts[factAlertText], facts[factAlertAt] = sm.Alert, sm.AlertText, sm.AlertAt
+		setFact(facts, factAlert, sm.Alert)
+		setFact(facts, factAlertText, sm.AlertText)
+		setFact(facts, factAlertAt, sm.AlertAt)
+	} else {
+		deleteFacts(facts, factAlert, factAlertText, factAlertAt)
 	}
 	if sm.Disposition != "" {
-		facts[factDispo] = sm.Disposition
+		setFact(facts, factDispo, sm.Disposition)
+	}
+}
+
+// setFact sets facts[key] to v unless it holds v already.
+func setFact[T comparable](facts map[string]any, key string, v T) {
+	if old, ok := facts[key].(T); !ok || old != v {
+		facts[key] = v
+	}
+}
+
+func deleteFacts(facts map[string]any, keys ...string) {
+	for _, k := range keys {
+		delete(facts, k)
 	}
 }
 

@@ -108,7 +108,7 @@ func simOf(events []Event, kind string) []physio.Event {
 	var out []physio.Event
 	for _, e := range only[SimEvent](events) {
 		if e.Event.Kind == kind {
-			out = append(out, e.Event)
+			out = append(out, *e.Event)
 		}
 	}
 	return out

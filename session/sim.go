@@ -182,28 +182,46 @@ func allergySummary(sc *scenario.Scenario) string {
 // memory pruned as repeats.
 func (m *sim) record(events []physio.Event) map[string][]string {
 	pruned := map[string][]string{}
+	// the readings memory keeps, in one allocation rather than one each: a /wait brings one a
+	// minute from every monitor
+	readings := make([]memory.Vitals, 0, countKind(events, physio.EventVitals))
 	for _, ev := range events {
 		mem := m.mems[ev.PatientID]
 		if mem == nil {
 			continue
 		}
-		if c, item, ok := memoryItem(ev); ok {
-			_ = mem.Record(c, item) // the engine's own events are well-formed; a refusal only skips one item
-			if c == memory.VitalsMeasurements {
-				// a monitor reads every minute; unchanged repeats would grow memory all shift
-				pruned[ev.PatientID] = append(pruned[ev.PatientID], mem.Prune()...)
-			}
-		}
 		m.dirty[ev.PatientID] = true
+		// the engine's own events are well-formed; a refusal only skips one item
+		if ev.Kind == physio.EventVitals {
+			readings = append(readings, memoryVitals(ev.Reading))
+			_ = mem.Record(memory.VitalsMeasurements, memory.Item{T: ev.Reading.T, Vitals: &readings[len(readings)-1]})
+			pruned[ev.PatientID] = nil
+		} else if c, item, ok := memoryItem(ev); ok {
+			_ = mem.Record(c, item)
+		}
+	}
+	// a monitor reads every minute; unchanged repeats would grow memory all shift. A patient's
+	// memory is pruned once, after all their readings are in: what pruning after each would drop.
+	for id := range pruned {
+		pruned[id] = m.mems[id].Prune()
 	}
 	return pruned
 }
 
+// countKind is how many of events are of kind.
+func countKind(events []physio.Event, kind string) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// memoryItem is what memory keeps of an engine event other than a reading (record keeps those).
 func memoryItem(ev physio.Event) (memory.Category, memory.Item, bool) {
 	switch ev.Kind {
-	case physio.EventVitals:
-		v := memoryVitals(ev.Reading)
-		return memory.VitalsMeasurements, memory.Item{T: ev.Reading.T, Vitals: &v}, true
 	case physio.EventAction:
 		return memory.CriticalActions, memory.Item{T: ev.Action.T, Text: ev.Action.String()}, true
 	case physio.EventState:
@@ -234,7 +252,11 @@ func (m *sim) keepAll() error {
 func (m *sim) save(tx *persist.Tx) error {
 	for id := range m.dirty {
 		if e := m.ward.Engine(id); e != nil {
-			if err := tx.PutPatientJSON(persist.KindSim, id, e.Snapshot()); err != nil {
+			doc, err := e.EncodeJSON()
+			if err != nil {
+				return fmt.Errorf("put %s document of %s: %w", persist.KindSim, id, err)
+			}
+			if err := tx.PutPatientEncoded(persist.KindSim, id, doc); err != nil {
 				return err
 			}
 		}
@@ -272,6 +294,15 @@ func (s *Session) recordEvents(t *turn, events []physio.Event) {
 	}
 }
 
+// emitSim tells engine events, a SimEvent each, from one copy of them: the ward reuses its own
+// at its next step.
+func emitSim(emit func(Event), events []physio.Event) {
+	own := slices.Clone(events)
+	for i := range own {
+		emit(SimEvent{&own[i]})
+	}
+}
+
 // engine is a patient's engine, woken on first use; a patient who cannot be read is reported on
 // the turn and treated as having no body.
 func (s *Session) engine(t *turn, id string) *physio.Engine {
@@ -294,9 +325,7 @@ func (s *Session) advance(t *turn, seconds float64) {
 	}
 	events := s.sim.ward.Advance(seconds)
 	s.recordEvents(t, events)
-	for _, ev := range events {
-		t.emit(SimEvent{ev})
-	}
+	emitSim(t.emit, events)
 	s.tellAlerts(t, events)
 }
 

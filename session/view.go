@@ -214,7 +214,9 @@ func (s *Session) eventForViewer(e Event) Event {
 	case physio.EventState:
 		return nil
 	case physio.EventVitals:
-		sim.Event.Reading.Rhythm = ""
+		ev := *sim.Event
+		ev.Reading.Rhythm = ""
+		return SimEvent{&ev}
 	}
 	return sim
 }

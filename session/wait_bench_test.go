@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// BenchmarkWaitPatients is /wait 1m on a shift of 1 and of 100 admitted patients: every engine
+// BenchmarkWaitPatients is /wait 1m on a shift of 1 and of 100 admitted patients (each its own
+// case: admittedShift's library holds copies of the built-in cases): every engine
 // steps sixty seconds, its events are remembered and the patients they changed are stored. Every
 // thirty sim minutes the shift is admitted afresh, outside the timer, so the patients stay in
 // their first half hour.
@@ -81,4 +82,33 @@ func oneInCare(b testing.TB, n int) *Session {
 	}
 	s.Turn(ctx, "/switch patient_1", discard)
 	return s
+}
+
+// TestWaitAllocatesByThePatientsWhoChanged: /wait 10m on admittedShift's 100 patients, all
+// deteriorating on monitors, allocates at most perChangedPatient more per patient than on one
+// patient, leaving out each shift's first wait, which grows the patients' logs and the file
+// from nothing. It measures about 55; at 02b95fb about 107, when each pruned reading's line,
+// each nurse's call, each event told and each engine stored allocated apiece. What remains
+// grows with the patients who changed: their readings, calls and summaries, and their engine
+// and memory written to the store. (BenchmarkWaitOneInCare shows what the roster itself costs
+// when one patient changes.)
+func TestWaitAllocatesByThePatientsWhoChanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("admits 100 patients")
+	}
+	const perChangedPatient = 64
+	allocs := func(patients int) float64 {
+		sum := 0.0
+		for range 2 { // a fresh shift each time, three waits: the first is AllocsPerRun's warm-up
+			s := admittedShift(t, patients)
+			sum += testing.AllocsPerRun(2, func() { s.Turn(context.Background(), "/wait 10m", func(Event) {}) })
+		}
+		return sum / 2
+	}
+	one, hundred := allocs(1), allocs(100)
+	per := (hundred - one) / 99
+	t.Logf("allocations a /wait 10m: %.0f with 1 patient, %.0f with 100 (%.1f×; %.1f a patient who changed)", one, hundred, hundred/one, per)
+	if per > perChangedPatient {
+		t.Errorf("/wait 10m allocates %.1f more for each patient who changed, more than %d", per, perChangedPatient)
+	}
 }

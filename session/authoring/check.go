@@ -27,6 +27,7 @@ const (
 	CheckNoFindings  = "no-findings"   // a state without examination findings (validation finds it)
 	CheckNotInFormul = "not-formulary" // a drug the case asks for that the formulary does not dose
 	CheckTeamRoles   = "team-roles"    // a role the case names that every team has already
+	CheckConcludes   = "concludes"     // a finding that names the diagnosis or a state, or says what to do
 )
 
 // Problem is one thing in a scenario file that cannot happen as written, at its file and line
@@ -109,7 +110,17 @@ func CheckSource(file string, data, review []byte) Report {
 	r.unfound(s, g)
 	r.notInFormulary(s)
 	r.teamRoles(s)
+	r.concludes(s)
 	return r
+}
+
+// concludes lists each examination finding that concludes where it should describe
+// (Scenario.Conclusions): the examiner finds the signs, and naming what they mean and what to do
+// about them is what the case asks of the trainee.
+func (r *Report) concludes(s *sc.Scenario) {
+	for _, c := range s.Conclusions() {
+		r.add(CheckConcludes, s.Line(c.Path), "%s %s: %q; say what the examiner finds", c.Path, c.Why, c.Finding)
+	}
 }
 
 // teamRoles lists each role the case names that is one every resuscitation team has (aar.Roles),

@@ -47,6 +47,7 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 		"no-findings":     `no-findings.yaml:30: no-findings: state "dry" finds nothing on examining focused`,
 		"not-formulary":   `not-formulary.yaml:53: not-formulary: unknown drug "cyclizine"`,
 		"team-roles":      "team-roles.yaml:53: team-roles: circulation is a role every team has",
+		"concludes":       `concludes.yaml:36: concludes: states.worse.findings.focused names the diagnosis ("dehydration")`,
 	} {
 		t.Run(file, func(t *testing.T) {
 			r, err := Check(filepath.Join("testdata", "broken", file+".yaml"))
@@ -59,8 +60,8 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 		})
 	}
 	entries, _ := filepath.Glob(filepath.Join("testdata", "broken", "*.yaml"))
-	if len(entries) != 10 {
-		t.Errorf("%d broken files, want one per check (10)", len(entries))
+	if len(entries) != 11 {
+		t.Errorf("%d broken files, want one per check (11)", len(entries))
 	}
 }
 

@@ -3,6 +3,7 @@ package physio
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	sc "github.com/ward-sim/ward/session/scenario"
@@ -251,8 +252,18 @@ func (e *Engine) escalate(out []Event) []Event {
 		return out
 	}
 	e.s.Escalated = level
-	text := fmt.Sprintf("NEWS2 %d (Scale %d) — %s. %s", r.NEWS2, max(1, r.Scale), obsText(r), askFor(level))
+	var buf [160]byte
+	text := string(appendCall(buf[:0], r, level))
 	return e.raise(AlertRecord{Kind: AlertEscalation, Level: level, NEWS2: r.NEWS2, Text: text}, out)
+}
+
+// appendCall writes what a nurse says calling for a review at level: "NEWS2 7 (Scale 1) — RR 28,
+// SpO2 90% on air, BP 78/48, HR 132, temp 36.8, GCS 14. Urgent review please."
+func appendCall(b []byte, r Reading, level string) []byte {
+	b = appendInt(b, "NEWS2 ", r.NEWS2)
+	b = appendInt(b, " (Scale ", max(1, r.Scale))
+	b = appendObs(append(b, ") — "...), r)
+	return append(append(b, ". "...), askFor(level)...)
 }
 
 // askFor is how a nurse asks for the review a level calls for.
@@ -340,18 +351,20 @@ func (e *Engine) observeNow(out []Event) (Reading, []Event) {
 // again is what the monitor or the nurse says when an open alert sounds again: the reading now,
 // worded as a first call would word it, and the time of the first call.
 func (e *Engine) again(a AlertRecord, r Reading) string {
-	first := "T+" + SimTime(a.Raised-float64(e.s.Admitted))
+	since := a.Raised - float64(e.s.Admitted)
 	if a.Kind == AlertAlarm {
 		if crossed, _ := e.crossings(r); len(crossed) > 0 {
-			return fmt.Sprintf("Alarm again (first at %s): %s.", first, strings.Join(crossed, ", "))
+			return fmt.Sprintf("Alarm again (first at T+%s): %s.", SimTime(since), strings.Join(crossed, ", "))
 		}
-		return fmt.Sprintf("Alarm unanswered since %s; now within limits: %s.", first, obsText(r))
+		return fmt.Sprintf("Alarm unanswered since T+%s; now within limits: %s.", SimTime(since), obsText(r))
 	}
 	if r.NoOutput {
-		return fmt.Sprintf("Still no pulse and not breathing — please come now (first called at %s).", first)
+		return fmt.Sprintf("Still no pulse and not breathing — please come now (first called at T+%s).", SimTime(since))
 	}
-	return fmt.Sprintf("Still waiting for a review (first called at %s): NEWS2 %d (Scale %d) — %s. %s",
-		first, r.NEWS2, max(1, r.Scale), obsText(r), askFor(a.Level))
+	// the nurse's call, again every few minutes until answered: written in one buffer
+	var buf [200]byte
+	b := appendSimTime(append(buf[:0], "Still waiting for a review (first called at T+"...), since)
+	return string(appendCall(append(b, "): "...), r, a.Level))
 }
 
 // readingValue is a monitored vital of a reading; measured is false for one the reading lacks.
@@ -387,10 +400,26 @@ func crossing(l sc.AlarmLimit, v float64) string {
 // obsText names the numbers a nurse calls with: "RR 28, SpO2 90% on air, BP 78/48, HR 132, temp
 // 36.8, GCS 14".
 func obsText(r Reading) string {
+	var buf [96]byte
+	return string(appendObs(buf[:0], r))
+}
+
+// appendObs writes obsText after b.
+func appendObs(b []byte, r Reading) []byte {
 	air := "on air"
 	if r.OnOxygen {
 		air = "on oxygen"
 	}
-	return fmt.Sprintf("RR %d, SpO2 %d%% %s, BP %d/%d, HR %d, temp %.1f, GCS %d",
-		r.RR, r.SpO2, air, r.SBP, r.DBP, r.HR, r.TempC, r.GCS)
+	b = appendInt(b, "RR ", r.RR)
+	b = appendInt(b, ", SpO2 ", r.SpO2)
+	b = append(append(append(b, "% "...), air...), ", BP "...)
+	b = appendInt(appendInt(b, "", r.SBP), "/", r.DBP)
+	b = appendInt(b, ", HR ", r.HR)
+	b = strconv.AppendFloat(append(b, ", temp "...), r.TempC, 'f', 1, 64)
+	return appendInt(b, ", GCS ", r.GCS)
+}
+
+// appendInt writes label and n after b.
+func appendInt(b []byte, label string, n int) []byte {
+	return strconv.AppendInt(append(b, label...), int64(n), 10)
 }

@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -296,5 +297,27 @@ func TestLogAccessorsMatchTheSnapshot(t *testing.T) {
 	e.Apply(action.Action{Kind: sc.KindCheckVitals})
 	if mine[len(mine)-1].Source != "mine" {
 		t.Fatal("the caller's appended reading shares memory with the engine's log")
+	}
+}
+
+// TestEncodeJSONIsTheSnapshots: what the store keeps of an engine, encoded where its state lies,
+// is byte for byte the JSON of its Snapshot, in every case, as its course runs and the trainee acts.
+func TestEncodeJSONIsTheSnapshots(t *testing.T) {
+	for _, s := range library(t).List() {
+		e, _ := play(t, s.ID, 0, step{30, "attach monitor, oxygen 15L NRB, site a cannula, check vitals"}, step{400, "fluids 500 mL"})
+		for _, at := range []float64{400, 401, 1800, 4 * 3600} {
+			e.AdvanceTo(at, nil)
+			got, err := e.EncodeJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(e.Snapshot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s at %v s: EncodeJSON\n%s\nwant\n%s", s.ID, at, got, want)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package physio
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ward-sim/ward/session/action"
@@ -204,11 +205,26 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // SimTime formats sim seconds as mm:ss (or h:mm:ss), as the review, the prompts and the notes
 // show times.
 func SimTime(sec float64) string {
-	s := int(sec)
+	var buf [16]byte
+	return string(appendSimTime(buf[:0], sec))
+}
+
+// appendSimTime writes sec as SimTime does.
+func appendSimTime(b []byte, sec float64) []byte {
+	s := int64(int(sec))
 	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s%3600/60, s%60)
+		b = append(strconv.AppendInt(b, s/3600, 10), ':')
+		return appendTwoDigits(append(appendTwoDigits(b, s%3600/60), ':'), s%60)
 	}
-	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+	return appendTwoDigits(append(appendTwoDigits(b, s/60), ':'), s%60)
+}
+
+// appendTwoDigits writes n as "%02d" does: a leading zero on 0 to 9.
+func appendTwoDigits(b []byte, n int64) []byte {
+	if n >= 0 && n < 10 {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, n, 10)
 }
 
 // String is the action as the review, memory and the prompts write it: "oxygen nrb 15 L/min",

@@ -1,6 +1,7 @@
 package physio
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -76,6 +77,10 @@ type Snapshot struct {
 
 // Snapshot returns a copy of the engine's state that shares nothing with it.
 func (e *Engine) Snapshot() Snapshot { return e.s.clone() }
+
+// EncodeJSON is json.Marshal of the engine's Snapshot, encoded from the state where it lies
+// rather than from a copy: a turn stores every engine that changed.
+func (e *Engine) EncodeJSON() ([]byte, error) { return json.Marshal(&e.s) }
 
 // Restore rebuilds an engine from a snapshot of scenario s, as the patient drawn at admission.
 func Restore(snap Snapshot, s *sc.Scenario) (*Engine, error) {
