@@ -79,7 +79,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 	st := e.Felt()
 	f := agents.Facts{Turn: agents.TurnFacts{Now: memory.Clock(e.Elapsed()), Looks: looks(st, x.speech)}}
 	if knowsBaseline(a) {
-		f.Persona = persona(e.Scenario())
+		f.Persona = s.persona(e.Scenario())
 		f.Turn.Look, f.Turn.Looks = lookKey(e.Scenario(), st.Name()), x.speech.Response()
 		f.Turn.Speech, f.Turn.Can = string(x.speech), canSay(x.speech)
 		f.Turn.FirstContact = st.Name() == e.Scenario().InitialState &&
@@ -135,6 +135,20 @@ func persona(s *sc.Scenario) *agents.Persona {
 	for _, name := range s.StateNames() {
 		st := s.States[name]
 		p.Looks[lookKey(s, name)] = agents.Look{Signs: say(strings.Join(st.Signs, "; ")), Lines: sayAll(st.Lines)}
+	}
+	return p
+}
+
+// persona is the persona of the patient played from scenario from, made at their first prompt
+// and kept: it is the same on every turn, and making it masks every line the patient can say.
+func (s *Session) persona(from *sc.Scenario) *agents.Persona {
+	p, ok := s.personas[from]
+	if !ok {
+		if s.personas == nil {
+			s.personas = map[*sc.Scenario]*agents.Persona{}
+		}
+		p = persona(from)
+		s.personas[from] = p
 	}
 	return p
 }

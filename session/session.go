@@ -86,6 +86,8 @@ type Session struct {
 	offered   map[string]bool // preference values the trainee was already asked to keep
 	recurring []string        // findings that recur across the trainee's earlier shifts (records.Recurring)
 	cards     cards           // the protocol passages the team answers from
+
+	personas map[*scenario.Scenario]*agents.Persona // each patient's persona, made at their first prompt (see persona)
 }
 
 // Start begins a new shift: empty, or with the roster of cfg.Shift.

@@ -99,6 +99,21 @@ func (s *Session) Clock() (seconds float64, paused bool, speed float64) {
 	return s.sim.ward.Clock(), s.paused, s.speed
 }
 
+// Newest is the newest message of a patient's stored conversation ("" for the session's) and
+// how many it holds: the same two, and the conversation is the same (messages are only
+// appended, or the newest moved away), so a screen that read it need not read it again.
+func (s *Session) Newest(patientID string) (last memory.Message, n int, err error) {
+	err = s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
+		msgs, err := tx.Recent(patientID, 1)
+		if len(msgs) == 1 {
+			last = msgs[0]
+		}
+		n = tx.Len(patientID)
+		return err
+	})
+	return last, n, err
+}
+
 // Backend names the backend and model answering this session ("offline" has no model).
 func (s *Session) Backend() (name, model string) {
 	return s.cfg.Backend.Name(), s.cfg.Backend.Model()

@@ -180,3 +180,19 @@ func BenchmarkFrameSizes(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKeystroke is a question typed a character at a time into the input of the 120×40
+// screen, each character's Update and the frame after it: what a class's typing costs the
+// server per keystroke. The input is emptied after each question, as a sent turn does.
+func BenchmarkKeystroke(b *testing.B) {
+	m := newTestModel(b, newFakeWard(), 120, 40)
+	question := "how are you feeling t00q01"
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%len(question) == 0 {
+			m.input.Sent(m.input.Value())
+		}
+		m.Update(keyMsg(question[i%len(question) : i%len(question)+1]))
+		_ = m.View()
+	}
+}

@@ -40,6 +40,7 @@ type inputPane struct {
 	recall  int    // position in history while browsing; len(history) when not
 	held    string // a large paste, sent with the typed text
 	rule    drawnRule
+	line    drawnLine
 }
 
 // drawnRule is the rule above the input as last drawn, for a width and a focus: drawn again
@@ -48,6 +49,23 @@ type drawnRule struct {
 	width   int
 	focused bool
 	view    string
+}
+
+// drawnLine is what a single typed line is drawn from, as the textarea draws it, for the
+// textarea's width, height and focus: the prompt, the lines under the typed one and the
+// placeholder. Typing a line of text then costs a few string joins instead of the textarea's
+// drawing, which was most of the server's CPU per keystroke under a class.
+type drawnLine struct {
+	focused       bool
+	width, height int
+	prompt        string
+	below         string                // the lines under the typed one, each starting with a newline
+	placeholder   string                // the whole view while nothing is typed, "" until drawn
+	cursors       ['~' - ' ' + 1]string // the cursor on each printable character, "" until drawn
+	// checked is true once a line drawn from these parts was the textarea's own view: the
+	// textarea shows its first line at the top, and goes on doing so while its text is one
+	// line (typing, deleting, moving and clearing all keep the first line in view).
+	checked bool
 }
 
 func newInputPane(theme themes.Theme) inputPane {
@@ -170,11 +188,22 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 		in.setHeld("")
 		return nil
 	}
+	if in.typesOnALine(msg) {
+		in.ta.InsertString(string(msg.Runes))
+		return nil
+	}
 	if isText(msg) {
 		// Bubble Tea reports runes typed in one burst as a single key whose name is the text,
 		// so "right" typed fast would match the cursor-right binding. Text is inserted as text.
 		in.ta.InsertString(lineEnds.Replace(string(msg.Runes)))
 		return nil
+	}
+	if key.Matches(msg, in.ta.KeyMap.WordBackward) && in.onlySpacesBeforeTheCursor() {
+		// The textarea's word left looks for a word before the cursor until it finds one, for
+		// ever when there is none: alt+b on an empty input hung the program (under ward serve,
+		// spinning a core of the server's for good). With no word before it, a word left goes
+		// to the start, as ctrl+home does.
+		msg = tea.KeyMsg{Type: tea.KeyCtrlHome}
 	}
 	// The textarea cleans a key's runes in place, and Bubble Tea hands every program the same
 	// runes for a key such as space: under ward serve, programs typing at once would race.
@@ -182,6 +211,28 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
 	return cmd
+}
+
+// typesOnALine reports whether msg is a printable ASCII character typed into a single line of
+// such characters, which stays one line narrower than the textarea with it: the textarea would
+// only insert it, and then find its view need not scroll, at the cost of matching every key
+// binding and wrapping the text twice. (That the view is at its top is what line.checked says.)
+func (in *inputPane) typesOnALine(msg tea.KeyMsg) bool {
+	typing := msg.Type == tea.KeyRunes || msg.Type == tea.KeySpace
+	if !typing || msg.Alt || len(msg.Runes) != 1 || msg.Runes[0] < ' ' || msg.Runes[0] > '~' ||
+		!in.ta.Focused() || !in.line.checked {
+		return false
+	}
+	typed := in.ta.Value()
+	return len(typed)+1 < in.ta.Width() && printableASCII(typed)
+}
+
+// onlySpacesBeforeTheCursor reports whether everything typed before the cursor is white space.
+func (in *inputPane) onlySpacesBeforeTheCursor() bool {
+	lines, row, at := strings.Split(in.ta.Value(), "\n"), in.ta.Line(), in.ta.LineInfo()
+	current := []rune(lines[row])
+	before := strings.Join(lines[:row], "\n") + string(current[:min(at.StartColumn+at.ColumnOffset, len(current))])
+	return strings.TrimSpace(before) == ""
 }
 
 func (in *inputPane) setHeld(s string) {
@@ -209,8 +260,98 @@ func (in *inputPane) View() string {
 			sizeLabel(len(in.held)), strings.Count(in.held, "\n")+1)
 		lines = append(lines, t.Warn.Render(fit(note, in.width)))
 	}
-	lines = append(lines, in.ta.View())
+	lines = append(lines, in.textView())
 	return strings.Join(lines, "\n")
+}
+
+// textView is the textarea's view. A single line of printable ASCII narrower than the textarea
+// is drawn from parts kept for its size and focus (drawnLine), once checked against the
+// textarea's own drawing; anything else (several lines, wrapping, wide characters) is the
+// textarea's to draw.
+func (in *inputPane) textView() string {
+	typed := in.ta.Value()
+	if len(typed) >= in.ta.Width() || !printableASCII(typed) {
+		in.line.checked = false // the textarea may scroll such text: check again when it holds one line
+		return in.ta.View()
+	}
+	if d := &in.line; d.prompt == "" || d.focused != in.ta.Focused() || d.width != in.ta.Width() || d.height != in.ta.Height() {
+		*d = in.drawLineParts()
+	}
+	switch {
+	case typed == "" && in.line.checked:
+		if in.line.placeholder == "" {
+			in.line.placeholder = in.ta.View()
+		}
+		return in.line.placeholder
+	case typed == "":
+		return in.ta.View()
+	case in.line.checked:
+		return in.drawLine(typed)
+	}
+	view := in.ta.View()
+	in.line.checked = view == in.drawLine(typed)
+	return view
+}
+
+// drawLine draws typed, a single line of printable ASCII narrower than the textarea, from the
+// kept parts: the textarea draws it with one space after it, where the cursor stands at its
+// end, and pads it to its width.
+func (in *inputPane) drawLine(typed string) string {
+	shown := typed + " "
+	at := in.ta.LineInfo().ColumnOffset
+	var b strings.Builder
+	b.Grow(len(in.line.prompt) + in.ta.Width() + len(in.line.below) + 16)
+	b.WriteString(in.line.prompt)
+	b.WriteString(shown[:at])
+	b.WriteString(in.cursorOn(shown[at]))
+	b.WriteString(shown[at+1:])
+	b.WriteString(strings.Repeat(" ", in.ta.Width()-len(shown)))
+	b.WriteString(in.line.below)
+	return b.String()
+}
+
+// cursorOn is the cursor drawn on the printable character c.
+func (in *inputPane) cursorOn(c byte) string {
+	drawn := &in.line.cursors[c-' ']
+	if *drawn == "" {
+		cursor := in.ta.Cursor
+		cursor.TextStyle = in.textStyle().CursorLine
+		cursor.SetChar(string(c))
+		*drawn = cursor.View()
+	}
+	return *drawn
+}
+
+// drawLineParts draws the parts of a single typed line's view for the textarea's present size
+// and focus.
+func (in *inputPane) drawLineParts() drawnLine {
+	style := in.textStyle()
+	eob := style.EndOfBuffer.Render(string(in.ta.EndOfBufferCharacter) + strings.Repeat(" ", max(in.ta.Width()-1, 0)))
+	prompt := style.Prompt.Render(in.ta.Prompt)
+	return drawnLine{
+		focused: in.ta.Focused(), width: in.ta.Width(), height: in.ta.Height(),
+		prompt: prompt,
+		below:  strings.Repeat("\n"+prompt+eob, in.ta.Height()-1),
+	}
+}
+
+// textStyle is the textarea's style for its focus.
+func (in *inputPane) textStyle() *textarea.Style {
+	if in.ta.Focused() {
+		return &in.ta.FocusedStyle
+	}
+	return &in.ta.BlurredStyle
+}
+
+// printableASCII reports whether s holds only printable ASCII: one column a byte, no tabs, no
+// line ends.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 func sizeLabel(bytes int) string {

@@ -6,6 +6,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -63,6 +64,11 @@ type chatCache struct {
 	more    bool          // the store holds older messages than msgs
 	valid   bool          // msgs is what the store holds
 	view    []ChatMessage // msgs with the notes merged in; nil when it must be rebuilt
+	// read says msgs was read whole, when the store's conversation held stored messages ending
+	// with newest (session.Newest): while it still does, msgs is still what it holds.
+	read   bool
+	stored int
+	newest memory.Message
 }
 
 // chatPage is how many stored messages a screen loads at a time: more than a tall terminal
@@ -391,18 +397,31 @@ func (e *Live) chatView(active string) []ChatMessage {
 		e.chat = chatCache{patient: active, want: chatPage}
 	}
 	if !e.chat.valid {
-		msgs, more, err := e.s.Recent(active, e.chat.want)
-		// A failed read is not retried on every repaint, which would add a note a second; the next
-		// stored message re-reads.
-		e.chat.msgs, e.chat.more, e.chat.valid, e.chat.view = msgs, more, true, nil
-		if err != nil {
-			e.note("could not read the history: " + err.Error())
-		}
+		e.readChat(active)
 	}
 	if e.chat.view == nil {
 		e.chat.view = e.mergeNotes()
 	}
 	return e.chat.view
+}
+
+// readChat reads the active conversation's newest messages again, unless the store's newest
+// message and count say they are the ones held: a turn's stored line, its decision and its end
+// each ask, and a class's screens re-read a page of history at each of them.
+func (e *Live) readChat(active string) {
+	last, n, err := e.s.Newest(active)
+	if err == nil && e.chat.read && n == e.chat.stored && reflect.DeepEqual(last, e.chat.newest) {
+		e.chat.valid, e.chat.view = true, nil
+		return
+	}
+	msgs, more, readErr := e.s.Recent(active, e.chat.want)
+	// A failed read is not retried on every repaint, which would add a note a second; the next
+	// stored message re-reads. What was read is at least as new as what Newest said (read first).
+	e.chat.msgs, e.chat.more, e.chat.valid, e.chat.view = msgs, more, true, nil
+	e.chat.read, e.chat.stored, e.chat.newest = err == nil && readErr == nil, n, last
+	if readErr != nil {
+		e.note("could not read the history: " + readErr.Error())
+	}
 }
 
 // LoadOlder shows one more page of the active conversation's older messages, when the store has
@@ -414,7 +433,7 @@ func (e *Live) LoadOlder(context.Context) error {
 		return nil
 	}
 	e.chat.want += chatPage
-	e.chat.valid = false
+	e.chat.valid, e.chat.read = false, false
 	e.refresh()
 	return nil
 }

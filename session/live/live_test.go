@@ -315,3 +315,64 @@ func TestLiveStartShowsTheNewShiftsOwnConversation(t *testing.T) {
 		t.Fatalf("the new shift's chat: %+v", chat)
 	}
 }
+
+// A repaint after a turn reads the history again only when the store holds other messages than
+// the screen read: one appended, or the newest moved to another conversation and another
+// appended in its place (as many as before). Each time the chat is what a fresh screen reads.
+func TestLiveReadsTheHistoryAgainOnlyWhenItChanged(t *testing.T) {
+	cfg, s := liveShift(t, 2, 10)
+	e := NewLive(s, nil)
+	if err := e.Switch(context.Background(), "patient_1"); err != nil {
+		t.Fatal(err)
+	}
+	repaint := func() (reread bool) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		held := e.chat.msgs
+		e.chat.valid = false
+		e.refresh()
+		return &e.chat.msgs[0] != &held[0]
+	}
+	contents := func(chat []ChatMessage) []string {
+		var out []string
+		for _, m := range chat {
+			out = append(out, m.Content)
+		}
+		return out
+	}
+	store := func(what string, write func(tx *persist.Tx) error) {
+		if err := cfg.Store.Update(s.ID(), write); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	line := func(text string) memory.Message {
+		return memory.Message{Role: "user", Content: text, At: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}
+	}
+	steps := []struct {
+		what   string
+		write  func(tx *persist.Tx) error
+		reread bool
+	}{
+		{"nothing stored", nil, false},
+		{"a line appended", func(tx *persist.Tx) error { return tx.Append("patient_1", line("is the oxygen on?")) }, true},
+		{"nothing stored since", nil, false},
+		{"the newest moved away and another in its place", func(tx *persist.Tx) error {
+			if err := tx.MoveLast("patient_1", "patient_2"); err != nil {
+				return err
+			}
+			return tx.Append("patient_1", line("is the mask on?"))
+		}, true},
+	}
+	for _, step := range steps {
+		if step.write != nil {
+			store(step.what, step.write)
+		}
+		if got := repaint(); got != step.reread {
+			t.Errorf("%s: read the history again %v, want %v", step.what, got, step.reread)
+		}
+		fresh := NewLive(s, nil)
+		if got, want := contents(e.Snapshot().Chat), contents(fresh.Snapshot().Chat); !slices.Equal(got, want) {
+			t.Errorf("%s: the chat shows\n%q\na fresh screen\n%q", step.what, got, want)
+		}
+	}
+}

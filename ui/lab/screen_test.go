@@ -2,6 +2,8 @@ package lab
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +20,8 @@ import (
 type vtScreen struct {
 	rows, cols int
 	cells      [][]rune
+	text       []string // each row's text as Lines gives it, where fresh says it is still so
+	fresh      []bool
 	row, col   int
 	pending    []byte // the start of a sequence or rune not yet complete
 	answers    []byte // what the terminal says back, not yet sent
@@ -31,7 +35,7 @@ func (s *vtScreen) Answers() []byte {
 }
 
 func newVTScreen(rows, cols int) *vtScreen {
-	s := &vtScreen{rows: rows, cols: cols, cells: make([][]rune, rows)}
+	s := &vtScreen{rows: rows, cols: cols, cells: make([][]rune, rows), text: make([]string, rows), fresh: make([]bool, rows)}
 	for i := range s.cells {
 		s.cells[i] = blankRow(cols)
 	}
@@ -40,13 +44,15 @@ func newVTScreen(rows, cols int) *vtScreen {
 
 func blankRow(cols int) []rune { return []rune(strings.Repeat(" ", cols)) }
 
-// Lines is the screen's text, one string per row, trailing blanks cut.
+// Lines is the screen's text, one string per row, trailing blanks cut. A row's text is made
+// again only when the row has changed: a class's clients ask after every read.
 func (s *vtScreen) Lines() []string {
-	out := make([]string, s.rows)
 	for i, r := range s.cells {
-		out[i] = strings.TrimRight(string(r), " ")
+		if !s.fresh[i] {
+			s.text[i], s.fresh[i] = strings.TrimRight(string(r), " "), true
+		}
 	}
-	return out
+	return slices.Clone(s.text)
 }
 
 func (s *vtScreen) String() string { return strings.Join(s.Lines(), "\n") }
@@ -99,11 +105,15 @@ func (s *vtScreen) lineFeed() {
 		return
 	}
 	s.cells = append(s.cells[1:], blankRow(s.cols))
+	s.text, s.fresh = append(s.text[1:], ""), append(s.fresh[1:], false)
 }
 
 // put writes r at the cursor, wrapping first when the last column was already written.
 func (s *vtScreen) put(r rune) {
-	w := ansi.StringWidth(string(r))
+	w := 1 // printable ASCII, most of what is drawn
+	if r >= utf8.RuneSelf {
+		w = ansi.StringWidth(string(r))
+	}
 	if w == 0 {
 		return
 	}
@@ -111,6 +121,7 @@ func (s *vtScreen) put(r rune) {
 		s.col = 0
 		s.lineFeed()
 	}
+	s.fresh[s.row] = false
 	s.cells[s.row][s.col] = r
 	for i := 1; i < w; i++ {
 		s.cells[s.row][s.col+i] = ' '
@@ -199,12 +210,14 @@ func (s *vtScreen) eraseLine(mode int) {
 	case 2:
 		from = 0
 	}
+	s.fresh[s.row] = false
 	for i := from; i < to; i++ {
 		s.cells[s.row][i] = ' '
 	}
 }
 
 func (s *vtScreen) eraseDisplay(mode int) {
+	clear(s.fresh)
 	switch mode {
 	case 0:
 		s.eraseLine(0)
@@ -248,5 +261,25 @@ func TestScreenDrawsWhatTheRendererSends(t *testing.T) {
 	_, _ = s.Write([]byte("\x1b]11;?\x1b\\\x1b[6n"))
 	if got := string(s.Answers()); got != "\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[2;5R" {
 		t.Errorf("the terminal answered %q", got)
+	}
+}
+
+// The rows' text the screen keeps between reads is the text of its cells, whatever was drawn
+// since: text, wide characters, line ends that scroll, erasing and cursor moves, at random.
+func TestScreenLinesAreItsCells(t *testing.T) {
+	pieces := []string{"ward ", "字", "é", "\r\n", "\n", "\r", "\x1b[K", "\x1b[1K", "\x1b[2K", "\x1b[J", "\x1b[1J",
+		"\x1b[2J", "\x1b[H", "\x1b[2A", "\x1b[3B", "\x1b[4C", "\x1b[5D", "\x1b[7G", "\x1b[3;9H", "\b", "\t"}
+	rng := rand.New(rand.NewPCG(35, 1))
+	s := newVTScreen(5, 12)
+	for i := range 5000 {
+		piece := pieces[rng.IntN(len(pieces))]
+		_, _ = s.Write([]byte(piece))
+		cells := make([]string, s.rows)
+		for r, row := range s.cells {
+			cells[r] = strings.TrimRight(string(row), " ")
+		}
+		if got := s.Lines(); !slices.Equal(got, cells) {
+			t.Fatalf("after piece %d (%q) the screen's lines are\n%q\nits cells\n%q", i, piece, got, cells)
+		}
 	}
 }

@@ -302,8 +302,11 @@ func (s *Server) logf(format string, args ...any) {
 }
 
 // programOptions are a connection's program's: the session is its terminal, the server's
-// signals are the server's, and input counts as activity.
+// signals are the server's, and input counts as activity. Frames go out at Bubble Tea's
+// highest rate (120 a second, not 60): a key's frame waits for the next one, so a trainee who
+// types on as each character appears waited a whole 16.7 ms a keystroke, and a frame that
+// has not changed costs only a comparison.
 func programOptions(sess ssh.Session, in *activity) []tea.ProgramOption {
 	return []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(sess), tea.WithAltScreen(),
-		tea.WithMouseCellMotion(), tea.WithoutSignalHandler()}
+		tea.WithMouseCellMotion(), tea.WithoutSignalHandler(), tea.WithFPS(120)}
 }
