@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # first-frame.sh — time the real binary from exec to its first frame, as a person starts it: in a
 # pseudo-terminal of 120×40 that answers the terminal queries a real terminal answers. Two
-# databases: an empty one (the start dialog) and a shift of 100 patients × 1,000 messages (the
-# roster). Prints each run and the median of RUNS (default 9) runs per database.
+# databases: an empty one (the start dialog) and a shift of 100 histories × 1,000 messages with
+# 36 patients on its roster (TestWriteShiftFixture; the roster is drawn). Prints each run and the median of RUNS (default 9) runs per database.
 #
 #   .ci/first-frame.sh            # from the repository root
 #   RUNS=21 .ci/first-frame.sh
@@ -27,4 +27,4 @@ measure() { # measure NAME MARKER DB-SETUP
 }
 
 measure "empty database" "Start a shift" 'rm -f "$tmp/run.db"'
-measure "100 patients x 1,000 msgs" "patient_" 'cp "$tmp/big.db" "$tmp/run.db"'
+measure "100 histories x 1,000 msgs" "patient_" 'cp "$tmp/big.db" "$tmp/run.db"'
