@@ -3,8 +3,8 @@
 # in bounded memory"): a shift of 100 histories × 1,000 messages (TestWriteShiftFixture, 36
 # patients on its roster), and its histories' rows (patient, seq, role, agent, content, at,
 # sim) put in a SQLite table by Python's sqlite3. RUNS rounds (default 9), each running every
-# binary given (default this tree's ward, or WARD_BIN) and then sqlite3, in turn; prints the median elapsed time, CPU
-# (user+sys) and peak RSS of each, and each ward's medians ÷ sqlite3's.
+# binary given (default this tree's ward, or WARD_BIN) and then sqlite3, in turn; prints the
+# median elapsed time, CPU (user+sys) and peak RSS of each, and each ward's medians ÷ sqlite3's.
 #
 #   .ci/dump-speed.sh
 #   RUNS=15 .ci/dump-speed.sh /tmp/old-ward /tmp/new-ward
