@@ -306,7 +306,7 @@ func (s *Server) logf(format string, args ...any) {
 // highest rate (120 a second, not 60): a key's frame waits for the next one, so a trainee who
 // types on as each character appears waited a whole 16.7 ms a keystroke, and a frame that
 // has not changed costs only a comparison.
-func programOptions(sess ssh.Session, in *activity) []tea.ProgramOption {
-	return []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(sess), tea.WithAltScreen(),
+func programOptions(terminal io.Writer, in io.Reader) []tea.ProgramOption {
+	return []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(terminal), tea.WithAltScreen(),
 		tea.WithMouseCellMotion(), tea.WithoutSignalHandler(), tea.WithFPS(120)}
 }
