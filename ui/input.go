@@ -41,6 +41,20 @@ type inputPane struct {
 	held    string // a large paste, sent with the typed text
 	rule    drawnRule
 	line    drawnLine
+	typed   typedLine
+}
+
+// typedLine is what is typed, and the cursor's column in it, as last read from the textarea or
+// since kept up by typing on a line (typesOnALine): reading them from the textarea copies its
+// whole model and converts, wraps and hashes its text, at every keystroke. known is false once
+// anything else may have changed the textarea.
+type typedLine struct {
+	known bool
+	text  string
+	at    int // the cursor's column, when single
+	// single: text is one line of printable ASCII narrower than the textarea, which it shows
+	// as it is, the cursor at column at.
+	single bool
 }
 
 // drawnRule is the rule above the input as last drawn, for a width and a focus: drawn again
@@ -54,14 +68,14 @@ type drawnRule struct {
 // drawnLine is what a single typed line is drawn from, as the textarea draws it, for the
 // textarea's width, height and focus: the prompt, the lines under the typed one and the
 // placeholder. Typing a line of text then costs a few string joins instead of the textarea's
-// drawing, which was most of the server's CPU per keystroke under a class.
+// drawing, which was most of the server's CPU per keystroke under a class. A change of size or
+// focus forgets it (the zero drawnLine): it is drawn again for the new ones.
 type drawnLine struct {
-	focused       bool
-	width, height int
-	prompt        string
-	below         string                // the lines under the typed one, each starting with a newline
-	placeholder   string                // the whole view while nothing is typed, "" until drawn
-	cursors       ['~' - ' ' + 1]string // the cursor on each printable character, "" until drawn
+	width       int                   // the textarea's
+	prompt      string                // "" until drawn
+	below       string                // the lines under the typed one, each starting with a newline
+	placeholder string                // the whole view while nothing is typed, "" until drawn
+	cursors     ['~' - ' ' + 1]string // the cursor on each printable character, "" until drawn
 	// checked is true once a line drawn from these parts was the textarea's own view: the
 	// textarea shows its first line at the top, and goes on doing so while its text is one
 	// line (typing, deleting, moving and clearing all keep the first line in view).
@@ -94,6 +108,9 @@ func newInputPane(theme themes.Theme) inputPane {
 }
 
 func (in *inputPane) SetSize(width, height int) {
+	if width != in.width || height != in.height {
+		in.line, in.typed.known = drawnLine{}, false
+	}
 	in.width, in.height = width, height
 	in.ta.SetWidth(width)
 	in.ta.SetHeight(max(in.textHeight(), 1))
@@ -110,11 +127,17 @@ func (in *inputPane) textHeight() int {
 }
 
 func (in *inputPane) Focus() tea.Cmd {
+	if !in.focused {
+		in.line = drawnLine{}
+	}
 	in.focused = true
 	return in.ta.Focus()
 }
 
 func (in *inputPane) Blur() {
+	if in.focused {
+		in.line = drawnLine{}
+	}
 	in.focused = false
 	in.ta.Blur()
 }
@@ -139,6 +162,7 @@ func (in *inputPane) Sent(text string) {
 		in.history = append(in.history, text)
 	}
 	in.ta.Reset()
+	in.typed.known = false
 	in.setHeld("")
 	in.recall = len(in.history)
 }
@@ -146,6 +170,7 @@ func (in *inputPane) Sent(text string) {
 // SetValue replaces the typed text, e.g. with a palette command.
 func (in *inputPane) SetValue(s string) {
 	in.ta.SetValue(s)
+	in.typed.known = false
 	in.recall = len(in.history)
 }
 
@@ -162,6 +187,7 @@ func (in *inputPane) CanRecall() bool {
 // Recall steps through earlier inputs; past the newest, the input empties.
 func (in *inputPane) Recall(delta int) {
 	in.recall = min(max(in.recall+delta, 0), len(in.history))
+	in.typed.known = false
 	if in.recall == len(in.history) {
 		in.ta.Reset()
 		return
@@ -189,9 +215,13 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if in.typesOnALine(msg) {
-		in.ta.InsertString(string(msg.Runes))
+		c := string(msg.Runes)
+		in.ta.InsertString(c)
+		in.typed.text = in.typed.text[:in.typed.at] + c + in.typed.text[in.typed.at:]
+		in.typed.at++
 		return nil
 	}
+	in.typed.known = false // whatever follows may change the text or move the cursor
 	if isText(msg) {
 		// Bubble Tea reports runes typed in one burst as a single key whose name is the text,
 		// so "right" typed fast would match the cursor-right binding. Text is inserted as text.
@@ -220,11 +250,23 @@ func (in *inputPane) Update(msg tea.KeyMsg) tea.Cmd {
 func (in *inputPane) typesOnALine(msg tea.KeyMsg) bool {
 	typing := msg.Type == tea.KeyRunes || msg.Type == tea.KeySpace
 	if !typing || msg.Alt || len(msg.Runes) != 1 || msg.Runes[0] < ' ' || msg.Runes[0] > '~' ||
-		!in.ta.Focused() || !in.line.checked {
+		!in.focused || !in.line.checked {
 		return false
 	}
-	typed := in.ta.Value()
-	return len(typed)+1 < in.ta.Width() && printableASCII(typed)
+	typed := in.readTyped()
+	return typed.single && len(typed.text)+1 < in.line.width
+}
+
+// readTyped is what is typed and where the cursor is, read from the textarea unless known.
+func (in *inputPane) readTyped() typedLine {
+	if !in.typed.known {
+		text := in.ta.Value()
+		in.typed = typedLine{known: true, text: text, single: len(text) < in.ta.Width() && printableASCII(text)}
+		if in.typed.single {
+			in.typed.at = in.ta.LineInfo().ColumnOffset
+		}
+	}
+	return in.typed
 }
 
 // onlySpacesBeforeTheCursor reports whether everything typed before the cursor is white space.
@@ -238,6 +280,7 @@ func (in *inputPane) onlySpacesBeforeTheCursor() bool {
 func (in *inputPane) setHeld(s string) {
 	in.held = s
 	in.ta.SetHeight(max(in.textHeight(), 1))
+	in.line, in.typed.known = drawnLine{}, false
 }
 
 // ruleView is the rule above the input: accented while the input has focus.
@@ -269,13 +312,14 @@ func (in *inputPane) View() string {
 // textarea's own drawing; anything else (several lines, wrapping, wide characters) is the
 // textarea's to draw.
 func (in *inputPane) textView() string {
-	typed := in.ta.Value()
-	if len(typed) >= in.ta.Width() || !printableASCII(typed) {
+	line := in.readTyped()
+	if !line.single {
 		in.line.checked = false // the textarea may scroll such text: check again when it holds one line
 		return in.ta.View()
 	}
-	if d := &in.line; d.prompt == "" || d.focused != in.ta.Focused() || d.width != in.ta.Width() || d.height != in.ta.Height() {
-		*d = in.drawLineParts()
+	typed := line.text
+	if in.line.prompt == "" {
+		in.line = in.drawLineParts()
 	}
 	switch {
 	case typed == "" && in.line.checked:
@@ -286,26 +330,25 @@ func (in *inputPane) textView() string {
 	case typed == "":
 		return in.ta.View()
 	case in.line.checked:
-		return in.drawLine(typed)
+		return in.drawLine(typed, line.at)
 	}
 	view := in.ta.View()
-	in.line.checked = view == in.drawLine(typed)
+	in.line.checked = view == in.drawLine(typed, line.at)
 	return view
 }
 
 // drawLine draws typed, a single line of printable ASCII narrower than the textarea, from the
-// kept parts: the textarea draws it with one space after it, where the cursor stands at its
-// end, and pads it to its width.
-func (in *inputPane) drawLine(typed string) string {
+// kept parts, the cursor at column at: the textarea draws it with one space after it, where the
+// cursor stands at its end, and pads it to its width.
+func (in *inputPane) drawLine(typed string, at int) string {
 	shown := typed + " "
-	at := in.ta.LineInfo().ColumnOffset
 	var b strings.Builder
-	b.Grow(len(in.line.prompt) + in.ta.Width() + len(in.line.below) + 16)
+	b.Grow(len(in.line.prompt) + in.line.width + len(in.line.below) + 16)
 	b.WriteString(in.line.prompt)
 	b.WriteString(shown[:at])
 	b.WriteString(in.cursorOn(shown[at]))
 	b.WriteString(shown[at+1:])
-	b.WriteString(strings.Repeat(" ", in.ta.Width()-len(shown)))
+	b.WriteString(strings.Repeat(" ", in.line.width-len(shown)))
 	b.WriteString(in.line.below)
 	return b.String()
 }
@@ -329,7 +372,7 @@ func (in *inputPane) drawLineParts() drawnLine {
 	eob := style.EndOfBuffer.Render(string(in.ta.EndOfBufferCharacter) + strings.Repeat(" ", max(in.ta.Width()-1, 0)))
 	prompt := style.Prompt.Render(in.ta.Prompt)
 	return drawnLine{
-		focused: in.ta.Focused(), width: in.ta.Width(), height: in.ta.Height(),
+		width:  in.ta.Width(),
 		prompt: prompt,
 		below:  strings.Repeat("\n"+prompt+eob, in.ta.Height()-1),
 	}

@@ -45,6 +45,10 @@ func TestTheInputDrawnFromKeptPartsIsTheTextareasDrawing(t *testing.T) {
 					t.Fatalf("%s, seed %d, after %q: the input holds %q at %+v, the textarea alone %q at %+v", name, seed, steps,
 						ours.Value(), ours.ta.LineInfo(), fresh.Value(), fresh.ta.LineInfo())
 				}
+				if k := ours.typed; k.known && (k.text != ours.ta.Value() || k.single && k.at != ours.ta.LineInfo().ColumnOffset) {
+					t.Fatalf("%s, seed %d, after %q: the input keeps %q at %d as typed, the textarea holds %q at %+v", name, seed, steps,
+						k.text, k.at, ours.ta.Value(), ours.ta.LineInfo())
+				}
 				drawn++
 				if ours.line.checked {
 					kept++

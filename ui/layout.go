@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/ward-sim/ward/themes"
 )
@@ -88,7 +87,7 @@ func (m *Model) rosterWidth() int {
 }
 
 func (m *Model) View() string {
-	return paint(m.frame(), m.theme.Screen)
+	return m.painter.paint(m.frame())
 }
 
 func (m *Model) frame() string {
@@ -204,30 +203,51 @@ func (m *Model) tooSmallView() string {
 }
 
 // hints are the status-bar key hints for what the user is doing now.
-func (m *Model) hints() []key.Binding {
-	k := m.keys
+func (m *Model) hints() hintSet {
+	h := &m.hintSets
 	switch {
 	case m.overlay == overlayConfirm:
-		return []key.Binding{k.Yes, k.No}
+		return h.confirm
 	case m.overlay != overlayNone:
-		return []key.Binding{k.Close}
+		return h.dialog
 	case m.searching:
-		return []key.Binding{k.SearchPrev, k.SearchNext, k.Close}
+		return h.search
 	case m.turn != nil || len(m.queue) > 0:
-		return []key.Binding{k.Cancel, k.Quit}
+		return h.busy
 	case len(m.held) > 0:
-		return []key.Binding{k.Release, k.Cancel}
+		return h.held
 	case m.lastErr:
-		return []key.Binding{k.Retry, k.Help}
+		return h.retry
 	}
 	if len(m.state.Alerts) > 0 {
-		return []key.Binding{k.AlarmGo, k.AlarmAck, k.Send, k.Help}
+		return h.alert
 	}
 	switch m.focus {
 	case focusChat:
-		return []key.Binding{k.SelectMessage, k.CopyMessage, k.CopyChat, k.Search, k.Focus}
+		return h.chat
 	case focusRoster:
-		return []key.Binding{k.RosterSwitch, k.RosterOrder, k.Patient, k.Focus}
+		return h.roster
 	}
-	return []key.Binding{k.Send, k.Patient, k.Search, k.Palette, k.Help}
+	return h.input
+}
+
+// hintSets are the status bar's key hints for each thing the user may be doing, made once from
+// the keys.
+type hintSets struct {
+	confirm, dialog, search, busy, held, retry, alert, chat, roster, input hintSet
+}
+
+func newHintSets(k keyMap) hintSets {
+	return hintSets{
+		confirm: newHintSet(k.Yes, k.No),
+		dialog:  newHintSet(k.Close),
+		search:  newHintSet(k.SearchPrev, k.SearchNext, k.Close),
+		busy:    newHintSet(k.Cancel, k.Quit),
+		held:    newHintSet(k.Release, k.Cancel),
+		retry:   newHintSet(k.Retry, k.Help),
+		alert:   newHintSet(k.AlarmGo, k.AlarmAck, k.Send, k.Help),
+		chat:    newHintSet(k.SelectMessage, k.CopyMessage, k.CopyChat, k.Search, k.Focus),
+		roster:  newHintSet(k.RosterSwitch, k.RosterOrder, k.Patient, k.Focus),
+		input:   newHintSet(k.Send, k.Patient, k.Search, k.Palette, k.Help),
+	}
 }

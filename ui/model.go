@@ -49,11 +49,13 @@ type turn struct {
 // Model is the one Bubble Tea model. It owns all state; the panes are
 // plain structs it sizes, feeds and draws.
 type Model struct {
-	shift Shift
-	opts  Options
-	theme themes.Theme
-	keys  keyMap
-	ctx   context.Context
+	shift    Shift
+	opts     Options
+	theme    themes.Theme
+	painter  painter // the theme's screen colours under every frame
+	keys     keyMap
+	hintSets hintSets // the status bar's hints, made from keys
+	ctx      context.Context
 
 	width, height int
 	lay           layout
@@ -100,7 +102,7 @@ type Model struct {
 // buildPanes makes every pane draw with theme t. The panes hold nothing but the theme until
 // the first snapshot and size reach them.
 func (m *Model) buildPanes(t themes.Theme) {
-	m.theme = t
+	m.theme, m.painter = t, newPainter(t.Screen)
 	m.header, m.roster, m.vitals = headerPane{theme: t}, rosterPane{theme: t}, vitalsPane{theme: t}
 	m.ecg = ecgPane{theme: t}
 	m.chat, m.input, m.status = newChatPane(t), newInputPane(t), newStatusPane(t)
@@ -113,7 +115,7 @@ func (m *Model) buildPanes(t themes.Theme) {
 func (m *Model) retheme(t themes.Theme) {
 	typed, held := m.input.ta.Value(), m.input.held
 	m.buildPanes(t)
-	m.input.ta.SetValue(typed)
+	m.input.SetValue(typed)
 	m.input.setHeld(held)
 	m.input.Focus()
 	m.relayout()
@@ -129,7 +131,8 @@ func New(shift Shift, opts Options) *Model {
 	if opts.Clipboard == nil {
 		opts.Clipboard = os.Stderr
 	}
-	m := &Model{shift: shift, opts: opts, keys: newKeyMap(), ctx: context.Background(), now: time.Now}
+	keys := newKeyMap()
+	m := &Model{shift: shift, opts: opts, keys: keys, hintSets: newHintSets(keys), ctx: context.Background(), now: time.Now}
 	m.buildPanes(t)
 	if opts.StartShifts != nil {
 		m.overlay = overlayStart

@@ -49,7 +49,7 @@ type statusKey struct {
 	width          int
 	notice         notice
 	activity       string
-	hints          string // hintWords
+	hints          string // the hints' words
 	backend, model string
 	last           live.TurnStats
 	paused         bool
@@ -84,8 +84,8 @@ func newStatusPane(t themes.Theme) statusPane {
 
 // hintsView is the key hints drawn within width (0: all), drawn once for each set and width: the
 // help draws every hint through lipgloss, which was most of the status bar's cost a frame.
-func (s *statusPane) hintsView(hints []key.Binding, width int) string {
-	k := hintsKey{hintWords(hints), width}
+func (s *statusPane) hintsView(hints hintSet, width int) string {
+	k := hintsKey{hints.words, width}
 	if v, ok := s.hints[k]; ok {
 		return v
 	}
@@ -93,7 +93,7 @@ func (s *statusPane) hintsView(hints []key.Binding, width int) string {
 		clear(s.hints)
 	}
 	s.help.Width = width
-	s.hints[k] = s.help.ShortHelpView(hints)
+	s.hints[k] = s.help.ShortHelpView(hints.keys)
 	return s.hints[k]
 }
 
@@ -102,21 +102,28 @@ func (s *statusPane) SetSize(width int) { s.width = width }
 // maxNoticeLines bounds a long notice; the chat gives up that many lines while it shows.
 const maxNoticeLines = 3
 
-// hintWords is what the enabled hints say: their keys and words.
-func hintWords(hints []key.Binding) string {
+// hintSet is a set of key hints for the status bar and what its enabled hints say (their keys
+// and words), which is what the bar is drawn from: worked out once for each set, not at every
+// frame.
+type hintSet struct {
+	keys  []key.Binding
+	words string
+}
+
+func newHintSet(keys ...key.Binding) hintSet {
 	var words strings.Builder
-	for _, h := range hints {
+	for _, h := range keys {
 		if h.Enabled() {
 			words.WriteString(h.Help().Key + "\x00" + h.Help().Desc + "\x00")
 		}
 	}
-	return words.String()
+	return hintSet{keys: keys, words: words.String()}
 }
 
 // View draws the status bar, or gives it as last drawn when nothing it shows has changed: most
 // frames of a class are keystrokes, which leave it as it was.
-func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints []key.Binding) string {
-	k := statusKey{width: s.width, notice: n, activity: activity, hints: hintWords(hints), backend: vs.Backend, model: vs.Model,
+func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints hintSet) string {
+	k := statusKey{width: s.width, notice: n, activity: activity, hints: hints.words, backend: vs.Backend, model: vs.Model,
 		last: vs.Last, paused: vs.Paused, speed: vs.Speed, alerts: len(vs.Alerts)}
 	if len(vs.Alerts) > 0 {
 		k.alert = vs.Alerts[0]
@@ -129,7 +136,7 @@ func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints []
 
 // draw draws the status bar. A notice that does not fit beside the key hints is never cut: it
 // wraps on lines of its own above the usual line.
-func (s *statusPane) draw(vs live.ViewState, n notice, activity string, hints []key.Binding) string {
+func (s *statusPane) draw(vs live.ViewState, n notice, activity string, hints hintSet) string {
 	t := &s.theme
 	var lines []string
 	left := s.summary(vs, activity)
@@ -154,14 +161,14 @@ func (s *statusPane) draw(vs live.ViewState, n notice, activity string, hints []
 func (s *statusPane) leftWidth() int { return s.width * 2 / 3 }
 
 // Height is how many lines View takes for this notice.
-func (s *statusPane) Height(n notice, hints []key.Binding) int {
+func (s *statusPane) Height(n notice, hints hintSet) int {
 	if n.text == "" || s.fitsBeside(n, hints) {
 		return 1
 	}
 	return 1 + len(s.noticeLines(n))
 }
 
-func (s *statusPane) fitsBeside(n notice, hints []key.Binding) bool {
+func (s *statusPane) fitsBeside(n notice, hints hintSet) bool {
 	return lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.hintsView(hints, 0)) <= s.width
 }
 

@@ -18,7 +18,7 @@ func (m *Model) Unsent() (lines []string, typed string) {
 // restoreUnsent holds the lines a dropped connection left (Options.Unsent), for the trainee to
 // send on with enter or take back with esc, and puts back what was in the input.
 func (m *Model) restoreUnsent(lines []string, typed string) {
-	m.input.ta.SetValue(typed)
+	m.input.SetValue(typed)
 	if len(lines) == 0 {
 		return
 	}
