@@ -279,8 +279,12 @@ func (in *inputPane) onlySpacesBeforeTheCursor() bool {
 
 func (in *inputPane) setHeld(s string) {
 	in.held = s
+	height := in.ta.Height()
 	in.ta.SetHeight(max(in.textHeight(), 1))
-	in.line, in.typed.known = drawnLine{}, false
+	if in.ta.Height() != height {
+		in.line = drawnLine{}
+	}
+	in.typed.known = false
 }
 
 // ruleView is the rule above the input: accented while the input has focus.

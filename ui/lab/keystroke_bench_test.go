@@ -17,15 +17,16 @@ import (
 	"github.com/ward-sim/ward/ui"
 )
 
-// classQuestion is a question as the load test's trainees type it (TestLoadOverSSH).
-const classQuestion = "how are you feeling t00q07"
+// classQuestion is the i-th question as the load test's trainees type it (TestLoadOverSSH).
+func classQuestion(i int) string { return fmt.Sprintf("how are you feeling t00q%02d", i%100) }
 
 // BenchmarkClassKeystroke is what one trainee's keystroke costs ward serve, in the class's
 // conditions: a real offline shift (quiet-night's roster, patient_1 reviewed, a chat of asked
 // questions and their replies), the 120×40 screen in 256 colours with the theme converted as the
 // server converts it, and the load test's question typed a character at a time.
 //
-// "update+view" is the screen's Update and View of each key, as the program calls them.
+// "update+view" is the screen's Update and View of each key, as the program calls them; each
+// question is sent with enter and its turn played, the timer stopped, before the next is typed.
 // "program" is the whole of it as a connection runs it: the key's bytes read and parsed by
 // Bubble Tea, Update, View, and the renderer's flush of the frame to a writer, a frame awaited
 // for each key as the load test awaits each on screen; its cpu-µs/key is the process's CPU
@@ -33,15 +34,20 @@ const classQuestion = "how are you feeling t00q07"
 func BenchmarkClassKeystroke(b *testing.B) {
 	b.Run("update+view", func(b *testing.B) {
 		m := classScreen(b)
-		keys := questionKeys(classQuestion)
+		var question string
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			k := keys[i%len(keys)]
-			if i%len(keys) == 0 {
-				m.Update(tea.KeyMsg{Type: tea.KeyCtrlU}) // the question sent: an empty input again
+			at := i % len(classQuestion(0))
+			if at == 0 {
+				b.StopTimer()
+				if question != "" {
+					ask(b, m, question)
+				}
+				question = classQuestion(asked + i/len(classQuestion(0)))
+				b.StartTimer()
 			}
-			m.Update(k)
+			m.Update(questionKeys(question[at : at+1])[0])
 			_ = m.View()
 		}
 	})
@@ -62,10 +68,11 @@ func BenchmarkClassKeystroke(b *testing.B) {
 		time.Sleep(200 * time.Millisecond) // the first frames drawn and written
 		b.ResetTimer()
 		from := selfCPU()
+		question := classQuestion(0)
 		for i := 0; i < b.N; i++ {
-			key := classQuestion[i%len(classQuestion) : i%len(classQuestion)+1]
-			if i%len(classQuestion) == 0 {
-				key = "\x15" + key // ctrl+u: the question sent, an empty input again
+			key := question[i%len(question) : i%len(question)+1]
+			if i%len(question) == 0 {
+				key = "\x15" + key // ctrl+u: an empty input again, as a sent question leaves it
 			}
 			out.drain()
 			if _, err := typing.Write([]byte(key)); err != nil {
@@ -82,6 +89,9 @@ func BenchmarkClassKeystroke(b *testing.B) {
 	})
 }
 
+// asked is how many questions classScreen's shift has asked and had answered.
+const asked = 6
+
 // classScreen is a trainee's screen over a real offline shift, sized and drawn as ward serve
 // draws it, with a few questions asked and answered.
 func classScreen(b *testing.B) *ui.Model {
@@ -93,23 +103,34 @@ func classScreen(b *testing.B) *ui.Model {
 	}
 	r := sessiontest.Trainee(b, "t00")
 	r.Turn("review patient_1")
-	for i := range 6 {
-		r.Turn(fmt.Sprintf("how are you feeling t00q%02d", i))
+	for i := range asked {
+		r.Turn(classQuestion(i))
 	}
 	m := ui.New(live.NewLive(r.S, nil), ui.Options{Theme: theme.In(termenv.ANSI256), Trainee: "t00", TraineeFixed: true,
 		Clipboard: io.Discard, Confined: true, SaveDir: b.TempDir()})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	settle(m, m.Init())
-	if v := m.View(); !strings.Contains(v, "t00q05") {
+	settle(m, m.Init(), nil)
+	if v := m.View(); !strings.Contains(v, classQuestion(asked-1)) {
 		b.Fatalf("the screen does not show the shift's chat:\n%s", v)
 	}
 	return m
 }
 
-// settle runs cmd and what the messages it returns start, feeding each message to m, until
-// nothing new has come for a while; commands that wait longer (the periodic refresh, the strip's
-// sweep) are left waiting.
-func settle(m tea.Model, cmd tea.Cmd) {
+// ask sends the question typed in m with enter and plays its turn until m shows the reply.
+func ask(b *testing.B, m *ui.Model, question string) {
+	b.Helper()
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	mark := question[strings.LastIndexByte(question, ' ')+1:]
+	settle(m, cmd, func() bool {
+		v := m.View()
+		return strings.Contains(v, mark) && !busy.MatchString(v[strings.LastIndexByte(v, '\n')+1:])
+	})
+}
+
+// settle runs cmd and what the messages it returns start, feeding each message to m, until done
+// says so (nil: until nothing new has come for a while); commands that wait longer (the periodic
+// refresh, the strip's sweep) are left waiting.
+func settle(m tea.Model, cmd tea.Cmd, done func() bool) {
 	msgs := make(chan tea.Msg, 64)
 	var start func(tea.Cmd)
 	start = func(cmd tea.Cmd) {
@@ -132,15 +153,22 @@ func settle(m tea.Model, cmd tea.Cmd) {
 		}()
 	}
 	start(cmd)
-	for {
+	quiet := 300 * time.Millisecond
+	if done != nil {
+		quiet = time.Millisecond
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		select {
 		case msg := <-msgs:
 			_, cmd := m.Update(msg)
 			start(cmd)
-		case <-time.After(300 * time.Millisecond):
-			return
+		case <-time.After(quiet):
+			if done == nil || done() {
+				return
+			}
 		}
 	}
+	panic("the screen did not settle within a minute")
 }
 
 // questionKeys are text's characters as key messages, as a terminal sends them typed.
