@@ -161,10 +161,34 @@ func (in *inputPane) Sent(text string) {
 	if n := len(in.history); n == 0 || in.history[n-1] != text {
 		in.history = append(in.history, text)
 	}
-	in.ta.Reset()
+	in.clear()
 	in.typed.known = false
 	in.setHeld("")
 	in.recall = len(in.history)
+}
+
+// clearByKeys is the most lines clear empties by deleting them.
+const clearByKeys = 16
+
+// clear empties the textarea, leaving it as its Reset does. Reset makes a new buffer for 10,000
+// lines (240 KB) each time, which under a class was the most the screens allocated: each sent
+// line's text is deleted instead, as ctrl+u deletes it, line by line from the end. A long text,
+// or a textarea without focus (which takes no keys), is Reset.
+func (in *inputPane) clear() {
+	if !in.focused || in.ta.LineCount() > clearByKeys {
+		in.ta.Reset()
+		return
+	}
+	in.ta, _ = in.ta.Update(tea.KeyMsg{Type: tea.KeyCtrlEnd})
+	// Each ctrl+u deletes what is before the cursor on its line, or, at the line's start, joins
+	// the line to the one above: two a line at most.
+	for range 2*clearByKeys + 1 {
+		if in.ta.LineCount() == 1 && in.ta.Length() == 0 {
+			return
+		}
+		in.ta, _ = in.ta.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
+	}
+	in.ta.Reset() // the keys are bound otherwise
 }
 
 // SetValue replaces the typed text, e.g. with a palette command.

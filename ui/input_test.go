@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/ward-sim/ward/themes"
+	"pgregory.net/rapid"
 )
 
 // The input as drawn from its kept parts is the textarea's own drawing, over random edits:
@@ -61,6 +62,42 @@ func TestTheInputDrawnFromKeptPartsIsTheTextareasDrawing(t *testing.T) {
 		}
 		t.Logf("%s: %d of %d frames drawn from kept parts", name, kept, drawn)
 	}
+}
+
+// An input emptied after a send (clear, which deletes the text) is the textarea Reset, as it was
+// emptied before: after any edits, the two hold and draw the same, and go on doing so through
+// whatever edits follow.
+func TestAClearedInputIsAResetOne(t *testing.T) {
+	theme, err := themes.New("dark", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 35))
+		ours, reset := newInputPane(theme), newInputPane(theme)
+		both := func(edit func(in *inputPane)) { edit(&ours); edit(&reset) }
+		both(func(in *inputPane) { in.SetSize(120, 3); in.Focus() })
+		var steps []string
+		edit := func() {
+			what, e := randomInputEdit(rng)
+			steps = append(steps, what)
+			both(e)
+		}
+		for range rapid.IntRange(0, 60).Draw(t, "edits before") {
+			edit()
+		}
+		ours.clear()
+		reset.ta.Reset()
+		steps = append(steps, "cleared")
+		for range rapid.IntRange(0, 20).Draw(t, "edits after") {
+			if ours.ta.View() != reset.ta.View() || ours.ta.Value() != reset.ta.Value() ||
+				ours.ta.LineInfo() != reset.ta.LineInfo() || ours.ta.Line() != reset.ta.Line() {
+				t.Fatalf("after %q: the cleared input holds %q at %+v and draws\n%q\nthe reset one holds %q at %+v and draws\n%q",
+					steps, ours.ta.Value(), ours.ta.LineInfo(), ours.ta.View(), reset.ta.Value(), reset.ta.LineInfo(), reset.ta.View())
+			}
+			edit()
+		}
+	})
 }
 
 // randomInputEdit is one edit of an input, named, mostly typing as a trainee does.
