@@ -19,7 +19,7 @@ const (
 // only the messages that reach the screen are rendered, once each per
 // width and theme.
 type chatPane struct {
-	theme   themes.Theme
+	theme   *themes.Theme
 	md      *markdown
 	cache   map[renderKey][]string
 	width   int
@@ -61,7 +61,7 @@ func (p linePos) before(q linePos) bool {
 	return p.item < q.item || (p.item == q.item && p.line < q.line)
 }
 
-func newChatPane(theme themes.Theme) chatPane {
+func newChatPane(theme *themes.Theme) chatPane {
 	return chatPane{
 		theme:    theme,
 		md:       newMarkdown(theme.Markdown, theme.NoColor),
@@ -450,7 +450,7 @@ func (c *chatPane) decorate(i, l int, line string) string {
 	if c.showSel && i == c.selected && l == 0 {
 		return c.theme.Selected.Render(fit(stripStyles(line), c.width))
 	}
-	return c.search.highlight(&c.theme, i, l+c.separator(i), line)
+	return c.search.highlight(c.theme, i, l+c.separator(i), line)
 }
 
 // ItemAt is the message drawn on row y of the pane, or -1 for a blank row.

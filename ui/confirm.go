@@ -18,7 +18,7 @@ const answerGuard = 600 * time.Millisecond
 
 // confirmDialog asks a yes/no question before something that cannot be undone.
 type confirmDialog struct {
-	theme    themes.Theme
+	theme    *themes.Theme
 	title    string
 	body     []string // paragraphs
 	yesLabel string
@@ -43,7 +43,7 @@ func (c *confirmDialog) answerable(now, lastKey time.Time, inputEmpty bool) bool
 // View draws the question; typing says the input holds text, which must be sent or emptied
 // before a key answers.
 func (c *confirmDialog) View(width int, typing bool) string {
-	t := &c.theme
+	t := c.theme
 	inner := min(width-8, 70)
 	lines := []string{t.Warn.Bold(true).Render(c.title), ""}
 	for _, p := range c.body {
@@ -64,7 +64,7 @@ func (c *confirmDialog) View(width int, typing bool) string {
 
 // ask opens a question, or puts it behind the one open now: no question replaces another.
 func (m *Model) ask(c confirmDialog) {
-	c.theme = m.theme
+	c.theme = &m.theme
 	if len(m.confirms) == 0 {
 		c.opened = m.now()
 	}

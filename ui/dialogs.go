@@ -77,7 +77,7 @@ func helpColumns(t *themes.Theme, keys keyMap, width int, gap string) string {
 
 // palette is the ctrl+k command list: type to filter, enter to choose.
 type palette struct {
-	theme    themes.Theme
+	theme    *themes.Theme
 	keys     keyMap
 	commands []session.Command
 	filter   string
@@ -135,7 +135,7 @@ func (p *palette) Update(msg tea.KeyMsg) (chosen *session.Command, done bool) {
 // View lists the matches, each name beside its summary; a summary too long for the line wraps
 // under itself rather than being cut.
 func (p *palette) View(width, height int) string {
-	t := &p.theme
+	t := p.theme
 	inner := min(width-6, 96)
 	const nameWidth = 22
 	lines := []string{t.Title.Render("Commands") + "  " + t.Text.Render("› "+p.filter) + t.Accent.Render("▏")}
@@ -186,7 +186,7 @@ func (p *palette) View(width, height int) string {
 // resume, for the trainee it names: typing changes the name, unless the database was opened
 // with that trainee's passphrase.
 type startDialog struct {
-	theme   themes.Theme
+	theme   *themes.Theme
 	keys    keyMap
 	shifts  []ShiftChoice
 	cursor  int
@@ -244,7 +244,7 @@ func (d *startDialog) Move(delta int) {
 // View sizes the dialog to its longest choice, up to the screen, so no title is cut while there
 // is room for it.
 func (d *startDialog) View(width int) string {
-	t := &d.theme
+	t := d.theme
 	footer := "type the trainee's name · ↑/↓ choose · enter starts · ctrl+c quits"
 	trainee := t.Muted.Render("Trainee: ") + t.Text.Render(themes.Printable(d.trainee)) + t.Accent.Render("▏")
 	if d.fixed {

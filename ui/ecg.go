@@ -15,7 +15,7 @@ import (
 // time per column, as a monitor's paper speed does, and its right edge is the sim clock, so it
 // scrolls as time passes. It never names the rhythm: reading it is the trainee's job.
 type ecgPane struct {
-	theme   themes.Theme
+	theme   *themes.Theme
 	width   int
 	rows    int
 	samples []float64 // reused from frame to frame

@@ -29,7 +29,7 @@ func TestECGStripDrawsAtEveryWidthUnnamed(t *testing.T) {
 	th, _ := themes.New("dark", true)
 	for _, w := range []int{minWidth - sidebarWidth, 60, 80, 91, 120, 200} {
 		for _, rows := range []int{2, 3} {
-			p := ecgPane{theme: th}
+			p := ecgPane{theme: &th}
 			p.SetSize(w, rows)
 			p.Render(sineTrace{}, 90*time.Second)
 			lines := strings.Split(p.View(), "\n")
@@ -61,7 +61,7 @@ func TestECGStripInEveryTheme(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := ecgPane{theme: th}
+			p := ecgPane{theme: &th}
 			p.SetSize(80, 2)
 			p.Render(sineTrace{}, time.Minute)
 			if noColor && strings.Contains(p.View(), "\x1b") {
@@ -77,7 +77,7 @@ func TestECGStripInEveryTheme(t *testing.T) {
 // The strip scrolls with the sim clock: half a second later the beat has moved left.
 func TestECGStripScrollsWithTheClock(t *testing.T) {
 	th, _ := themes.New("dark", true)
-	p := ecgPane{theme: th}
+	p := ecgPane{theme: &th}
 	p.SetSize(81, 2)
 	p.Render(sineTrace{}, 60*time.Second)
 	before := p.View()
@@ -97,7 +97,7 @@ func TestECGStripScrollsWithTheClock(t *testing.T) {
 // the trace's samples: under 1 ms.
 func BenchmarkECGStrip120(b *testing.B) {
 	th, _ := themes.New("dark", false)
-	p := ecgPane{theme: th}
+	p := ecgPane{theme: &th}
 	p.SetSize(120, 3)
 	clock := time.Minute
 	b.ReportAllocs()
@@ -111,7 +111,7 @@ func BenchmarkECGStrip120(b *testing.B) {
 // while the clock is paused.
 func TestECGStripSweepsBetweenSnapshots(t *testing.T) {
 	th, _ := themes.New("dark", true)
-	m := &Model{ecg: ecgPane{theme: th}}
+	m := &Model{ecg: ecgPane{theme: &th}}
 	m.ecg.SetSize(81, 2)
 	m.state = live.ViewState{ECG: sineTrace{}, Clock: time.Minute, Speed: 1}
 	m.ecg.Render(m.state.ECG, m.state.Clock)

@@ -15,7 +15,7 @@ import (
 // allergy badge is laid out first and wraps rather than being cut: it is
 // the one thing on screen that must never disappear.
 type headerPane struct {
-	theme themes.Theme
+	theme *themes.Theme
 	width int
 	view  string
 }
@@ -28,7 +28,7 @@ func (h *headerPane) Height() int { return lipgloss.Height(h.view) }
 func (h *headerPane) View() string { return h.view }
 
 func (h *headerPane) Render(s live.ViewState) {
-	t := &h.theme
+	t := h.theme
 	p := s.Patient
 	clock := clockLabel(t, s)
 	var who, vitals string
@@ -47,7 +47,7 @@ func (h *headerPane) Render(s live.ViewState) {
 // vitalsLine holds NEWS2, the allergy badge and what the trainee has found, in that order of
 // importance; the findings are what gets cut when space runs out.
 func (h *headerPane) vitalsLine(p live.Patient) string {
-	t := &h.theme
+	t := h.theme
 	news := news2Badge(t, p.NEWS2)
 	badge := allergyBadge(t, p.Allergies, h.width-lipgloss.Width(news)-1)
 	line := lipgloss.JoinHorizontal(lipgloss.Top, news, " ", badge)

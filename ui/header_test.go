@@ -15,7 +15,7 @@ func TestHeaderShowsThePresentationAndFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := headerPane{theme: th, width: 160}
+	h := headerPane{theme: &th, width: 160}
 	h.Render(live.ViewState{Patient: live.Patient{
 		ID: "patient_1", Name: "Tom Harris", Age: 45, Sex: "M", Bed: "Majors 6",
 		Presentation: "confused and sweaty at home",
@@ -42,7 +42,7 @@ func TestHeaderSaysTheInstructorEndedTheShift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := headerPane{theme: th, width: 100}
+	h := headerPane{theme: &th, width: 100}
 	for _, c := range []struct {
 		vs        live.ViewState
 		want, not string

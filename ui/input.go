@@ -31,7 +31,7 @@ var lineEnds = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
 // inputPane is the multi-line input with a history of sent turns.
 type inputPane struct {
-	theme   themes.Theme
+	theme   *themes.Theme
 	ta      textarea.Model
 	width   int
 	height  int
@@ -82,7 +82,7 @@ type drawnLine struct {
 	checked bool
 }
 
-func newInputPane(theme themes.Theme) inputPane {
+func newInputPane(theme *themes.Theme) inputPane {
 	ta := textarea.New()
 	ta.Placeholder = "Say what you do or ask — enter sends, ctrl+j adds a line"
 	ta.ShowLineNumbers = false
@@ -324,7 +324,7 @@ func (in *inputPane) ruleView() string {
 }
 
 func (in *inputPane) View() string {
-	t := &in.theme
+	t := in.theme
 	lines := []string{in.ruleView()}
 	if in.held != "" {
 		note := fmt.Sprintf("pasted %s, %d lines — sent after your text · backspace on an empty input drops it",

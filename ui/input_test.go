@@ -31,7 +31,7 @@ func TestTheInputDrawnFromKeptPartsIsTheTextareasDrawing(t *testing.T) {
 		drawn, kept := 0, 0 // frames, and those drawn from kept parts
 		for seed := range uint64(25) {
 			rng := rand.New(rand.NewPCG(seed, 35))
-			ours, fresh := newInputPane(theme), newInputPane(theme)
+			ours, fresh := newInputPane(&theme), newInputPane(&theme)
 			both := func(edit func(in *inputPane)) { edit(&ours); edit(&fresh) }
 			both(func(in *inputPane) { in.SetSize(120, 3); in.Focus() })
 			var steps []string
@@ -74,7 +74,7 @@ func TestAClearedInputIsAResetOne(t *testing.T) {
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 35))
-		ours, reset := newInputPane(theme), newInputPane(theme)
+		ours, reset := newInputPane(&theme), newInputPane(&theme)
 		both := func(edit func(in *inputPane)) { edit(&ours); edit(&reset) }
 		both(func(in *inputPane) { in.SetSize(120, 3); in.Focus() })
 		var steps []string
@@ -165,7 +165,7 @@ func TestWordLeftWithNoWordBeforeItGoesToTheStart(t *testing.T) {
 	}
 	for _, k := range []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune{'b'}, Alt: true}, {Type: tea.KeyLeft, Alt: true}} {
 		for _, typed := range []string{"", "   ", "  \n \n   ", "\n\nx"} {
-			in := newInputPane(theme)
+			in := newInputPane(&theme)
 			in.SetSize(120, 3)
 			in.Focus()
 			in.SetValue(typed)
@@ -187,7 +187,7 @@ func TestWordLeftWithNoWordBeforeItGoesToTheStart(t *testing.T) {
 			}
 		}
 	}
-	in := newInputPane(theme) // a word before the cursor: the textarea's own word left
+	in := newInputPane(&theme) // a word before the cursor: the textarea's own word left
 	in.SetSize(120, 3)
 	in.Focus()
 	in.SetValue("  check the airway")

@@ -28,7 +28,7 @@ const (
 // inspector shows what one turn did: the analyzer's decision and every LLM
 // call, its prompt folded by section.
 type inspector struct {
-	theme  themes.Theme
+	theme  *themes.Theme
 	keys   keyMap
 	width  int
 	height int
@@ -157,7 +157,7 @@ func (in *inspector) build() {
 	if in.width == 0 {
 		return
 	}
-	t := &in.theme
+	t := in.theme
 	turn := "latest turn"
 	if in.back > 0 {
 		turn = fmt.Sprintf("%d turns back", in.back)
@@ -189,7 +189,7 @@ func (in *inspector) build() {
 }
 
 func (in *inspector) analyzer(a live.AnalyzerTrace) {
-	t := &in.theme
+	t := in.theme
 	decision := themes.Printable(a.Action)
 	if a.PatientID != "" {
 		decision += " → " + themes.Printable(a.PatientID)
@@ -201,7 +201,7 @@ func (in *inspector) analyzer(a live.AnalyzerTrace) {
 }
 
 func (in *inspector) call(i int, c live.LLMCall) {
-	t := &in.theme
+	t := in.theme
 	in.add(t.Title.Render(fmt.Sprintf("CALL %d", i+1)) + "  " +
 		t.Text.Render(fmt.Sprintf("%s · %s · num_predict %d", themes.Printable(c.Agent), themes.Printable(c.Model), c.NumPredict)))
 	in.add("  " + t.Muted.Render(in.cut(metricsLine(c.Metrics), 2)))
@@ -221,7 +221,7 @@ func (in *inspector) call(i int, c live.LLMCall) {
 }
 
 func (in *inspector) foldHeader(fk foldKey, sec live.PromptSection) {
-	t := &in.theme
+	t := in.theme
 	arrow := "▸"
 	if in.open[fk] {
 		arrow = "▾"
@@ -237,7 +237,7 @@ func (in *inspector) foldHeader(fk foldKey, sec live.PromptSection) {
 }
 
 func (in *inspector) message(m live.PromptMessage) {
-	t := &in.theme
+	t := in.theme
 	head := themes.Printable(m.Role) + ":"
 	if m.Rule != "" {
 		head = "[" + themes.Printable(m.Rule) + "] " + head
@@ -252,7 +252,7 @@ func (in *inspector) field(name, value string) {
 	if value == "" {
 		return
 	}
-	t := &in.theme
+	t := in.theme
 	lines := strings.Split(wrap(themes.Printable(value), in.width-18), "\n")
 	for i, l := range lines {
 		label := ""
@@ -269,7 +269,7 @@ func (in *inspector) add(line string) { in.lines = append(in.lines, line) }
 func (in *inspector) cut(s string, indent int) string { return truncate(s, in.width-4-indent) }
 
 func (in *inspector) View() string {
-	t := &in.theme
+	t := in.theme
 	inner := in.width - 4
 	body := in.lines[min(in.offset, len(in.lines)):]
 	footer := t.Muted.Render(truncate("↑/↓ section · enter fold · c copy prompt · s save · [ ] turn · esc close", inner))

@@ -100,9 +100,12 @@ type Model struct {
 }
 
 // buildPanes makes every pane draw with theme t. The panes hold nothing but the theme until
-// the first snapshot and size reach them.
-func (m *Model) buildPanes(t themes.Theme) {
-	m.theme, m.painter = t, newPainter(t.Screen)
+// the first snapshot and size reach them; they share the model's (a theme is 22 KB, and a copy in
+// each pane made a screen 300 KB, which a class's server holds for every trainee and its
+// collector scans).
+func (m *Model) buildPanes(theme themes.Theme) {
+	m.theme, m.painter = theme, newPainter(theme.Screen)
+	t := &m.theme
 	m.header, m.roster, m.vitals = headerPane{theme: t}, rosterPane{theme: t}, vitalsPane{theme: t}
 	m.ecg = ecgPane{theme: t}
 	m.chat, m.input, m.status = newChatPane(t), newInputPane(t), newStatusPane(t)

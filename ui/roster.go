@@ -16,7 +16,7 @@ import (
 // line. The alt+N shortcuts follow ID order whatever the display order, so
 // a patient's number never moves while their score does.
 type rosterPane struct {
-	theme     themes.Theme
+	theme     *themes.Theme
 	width     int
 	height    int
 	collapsed bool
@@ -226,7 +226,7 @@ func (r *rosterPane) shortcut(id string) string {
 }
 
 func (r *rosterPane) sidebarView() string {
-	t := &r.theme
+	t := r.theme
 	title := t.Muted
 	if r.focused {
 		title = t.Title
@@ -295,7 +295,7 @@ func moreLabel(arrow string, n int) string {
 // (in the warning colour when it is older than its NEWS2 calls for), and "!" for an alarm or
 // escalation waiting; or, once the case has ended, where the patient went.
 func (r *rosterPane) row(e live.RosterEntry, selected bool) string {
-	t := &r.theme
+	t := r.theme
 	marker, idStyle := " ", t.RosterItem
 	if e.ID == r.active {
 		marker, idStyle = "▸", t.RosterActive
@@ -321,7 +321,7 @@ func (r *rosterPane) row(e live.RosterEntry, selected bool) string {
 // lineView is the collapsed roster: the patients on one line, from offset on; markers at either
 // end say how many are off the line.
 func (r *rosterPane) lineView() string {
-	t := &r.theme
+	t := r.theme
 	order := r.ordered()
 	r.hits = r.hits[:0]
 	if len(order) == 0 {
@@ -367,7 +367,7 @@ func (r *rosterPane) lineView() string {
 func moreMarker(n int) string { return fmt.Sprintf(" +%d›", n) }
 
 func (r *rosterPane) stripItem(e live.RosterEntry, i int) string {
-	t := &r.theme
+	t := r.theme
 	item := r.shortcut(e.ID) + " " + themes.Printable(e.ID) + " " + stripStyles(scoreCell(t, e.NEWS2)) + stripStyles(trendArrow(t, e.Trend))
 	if e.Disposition != "" {
 		item = r.shortcut(e.ID) + " " + themes.Printable(e.ID) + " → " + themes.Printable(e.Disposition)

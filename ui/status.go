@@ -34,7 +34,7 @@ type notice struct {
 // statusPane is the bottom line: backend, last turn, speed or a notice on
 // the left, key hints for the current focus on the right.
 type statusPane struct {
-	theme themes.Theme
+	theme *themes.Theme
 	width int
 	help  help.Model
 	hints map[hintsKey]string // the hints as drawn, by what they were drawn from
@@ -68,7 +68,7 @@ type hintsKey struct {
 // shows.
 const maxHintViews = 64
 
-func newStatusPane(t themes.Theme) statusPane {
+func newStatusPane(t *themes.Theme) statusPane {
 	h := help.New()
 	h.Styles = help.Styles{
 		ShortKey:       t.StatusKey,
@@ -137,7 +137,7 @@ func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints hi
 // draw draws the status bar. A notice that does not fit beside the key hints is never cut: it
 // wraps on lines of its own above the usual line.
 func (s *statusPane) draw(vs live.ViewState, n notice, activity string, hints hintSet) string {
-	t := &s.theme
+	t := s.theme
 	var lines []string
 	left := s.summary(vs, activity)
 	if n.text != "" {
@@ -181,7 +181,7 @@ func (s *statusPane) noticeLines(n notice) []string {
 }
 
 func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
-	t := &s.theme
+	t := s.theme
 	switch level {
 	case noticeWarn:
 		return t.StatusBar.Foreground(t.Warn.GetForeground())
@@ -194,7 +194,7 @@ func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
 // summary is the left of the status bar: what runs and what is queued (activity), the backend,
 // the last turn's figures and the clock's speed.
 func (s *statusPane) summary(vs live.ViewState, activity string) string {
-	t := &s.theme
+	t := s.theme
 	head := ""
 	if activity != "" {
 		// What runs and what waits comes first: a narrow terminal cuts the figures, never this.

@@ -53,7 +53,7 @@ func newTraceView(traces Recorded, opts Options) *traceView {
 		opts.Clipboard = os.Stderr
 	}
 	keys := newKeyMap()
-	return &traceView{traces: traces, opts: opts, keys: keys, inspector: inspector{theme: opts.Theme, keys: keys}}
+	return &traceView{traces: traces, opts: opts, keys: keys, inspector: inspector{theme: &opts.Theme, keys: keys}}
 }
 
 func (v *traceView) Init() tea.Cmd { return v.load(0) }

@@ -18,7 +18,9 @@ func (m *Model) Unsent() (lines []string, typed string) {
 // restoreUnsent holds the lines a dropped connection left (Options.Unsent), for the trainee to
 // send on with enter or take back with esc, and puts back what was in the input.
 func (m *Model) restoreUnsent(lines []string, typed string) {
-	m.input.SetValue(typed)
+	if typed != "" { // setting a value makes the textarea a new buffer (240 KB); a new one is empty
+		m.input.SetValue(typed)
+	}
 	if len(lines) == 0 {
 		return
 	}

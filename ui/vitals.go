@@ -18,7 +18,7 @@ const trendWindow = 30 * time.Minute // how much sim time the sparklines cover
 // vitalsPane draws HR, RR, SpO2 and SBP side by side: current value and
 // direction, with a sparkline under it when there are two lines to use.
 type vitalsPane struct {
-	theme  themes.Theme
+	theme  *themes.Theme
 	width  int
 	height int // 1: compact; 2: values over sparklines
 	view   string
@@ -59,7 +59,7 @@ func (v *vitalsPane) Render(s live.ViewState) {
 // cell returns a vital's value line and its sparkline, each cellWidth wide.
 // In the compact layout the sparkline shares the value's line if it fits.
 func (v *vitalsPane) cell(s live.VitalSeries, points []live.VitalPoint, cellWidth int) (string, string) {
-	t := &v.theme
+	t := v.theme
 	name := t.Muted.Render(themes.Printable(s.Name) + " ")
 	if len(points) == 0 {
 		return fit(name+t.Muted.Render("—"), cellWidth), strings.Repeat(" ", cellWidth)
