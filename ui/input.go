@@ -179,7 +179,11 @@ func (in *inputPane) clear() {
 		in.ta.Reset()
 		return
 	}
-	in.ta, _ = in.ta.Update(tea.KeyMsg{Type: tea.KeyCtrlEnd})
+	if in.ta.LineCount() == 1 {
+		in.ta.CursorEnd() // as ctrl+end does, without an Update's copying and wrapping
+	} else {
+		in.ta, _ = in.ta.Update(tea.KeyMsg{Type: tea.KeyCtrlEnd})
+	}
 	// Each ctrl+u deletes what is before the cursor on its line, or, at the line's start, joins
 	// the line to the one above: two a line at most.
 	for range 2*clearByKeys + 1 {
