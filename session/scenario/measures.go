@@ -22,19 +22,11 @@ type Measurement struct {
 // sign's value.
 func (s *Scenario) Measurements() []Measurement {
 	var out []Measurement
-	look := func(path string, f Findings) {
-		for _, region := range Regions {
-			if n := vitalNumber(f[region]); n != "" {
-				out = append(out, Measurement{Path: path + "." + region, Finding: f[region], Number: n})
-			}
+	s.eachFinding(func(path, finding string) {
+		if n := vitalNumber(finding); n != "" {
+			out = append(out, Measurement{Path: path, Finding: finding, Number: n})
 		}
-	}
-	look("findings", s.Findings)
-	for _, name := range s.StateNames() {
-		if st := s.States[name]; st != nil {
-			look("states."+name+".findings", st.Findings)
-		}
-	}
+	})
 	return out
 }
 
