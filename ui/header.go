@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -15,15 +16,26 @@ import (
 // allergy badge is laid out first and wraps rather than being cut: it is
 // the one thing on screen that must never disappear.
 type headerPane struct {
-	theme *themes.Theme
-	width int
-	view  string
+	theme  *themes.Theme
+	width  int
+	view   string
+	height int       // the view's lines
+	drawn  headerKey // what the view was drawn from
+}
+
+// headerKey is everything the header is drawn from: a snapshot that changes none of it (most of
+// a turn's, within a second of sim time) leaves the header as it was drawn.
+type headerKey struct {
+	width   int
+	clock   string // clockLabel's
+	roster  int
+	patient live.Patient
 }
 
 func (h *headerPane) SetSize(width int) { h.width = width }
 
 // Height is the number of lines the last render took.
-func (h *headerPane) Height() int { return lipgloss.Height(h.view) }
+func (h *headerPane) Height() int { return max(h.height, 1) }
 
 func (h *headerPane) View() string { return h.view }
 
@@ -31,6 +43,12 @@ func (h *headerPane) Render(s live.ViewState) {
 	t := h.theme
 	p := s.Patient
 	clock := clockLabel(t, s)
+	k := headerKey{width: h.width, clock: clock, roster: len(s.Roster), patient: p}
+	if h.view != "" && h.drawn.width == k.width && h.drawn.clock == k.clock && h.drawn.roster == k.roster &&
+		reflect.DeepEqual(h.drawn.patient, k.patient) {
+		return
+	}
+	h.drawn = k
 	var who, vitals string
 	if p.ID == "" {
 		who = t.Muted.Render("No active patient")
@@ -42,6 +60,7 @@ func (h *headerPane) Render(s live.ViewState) {
 	line1 := spread(who, clock, h.width)
 	rule := t.Muted.Render(strings.Repeat("─", h.width))
 	h.view = lipgloss.JoinVertical(lipgloss.Left, line1, vitals, rule)
+	h.height = lipgloss.Height(h.view)
 }
 
 // vitalsLine holds NEWS2, the allergy badge and what the trainee has found, in that order of

@@ -162,15 +162,30 @@ func (m *Model) chatRule() string {
 	if m.searching {
 		return m.searchBar()
 	}
+	k := chatRuleKey{width: m.lay.mainWidth, focused: m.focus == focusChat, following: m.chat.Following()}
+	if m.rule.view == "" || m.rule.key != k {
+		m.rule.key, m.rule.view = k, m.drawChatRule(k)
+	}
+	return m.rule.view
+}
+
+// chatRuleKey is what the chat's rule is drawn from: the body is redrawn at every snapshot of a
+// turn, its rule only when one of these changes.
+type chatRuleKey struct {
+	width              int
+	focused, following bool
+}
+
+func (m *Model) drawChatRule(k chatRuleKey) string {
 	style := m.theme.Muted
-	if m.focus == focusChat {
+	if k.focused {
 		style = m.theme.Accent
 	}
 	label := "─ chat "
-	if !m.chat.Following() {
+	if !k.following {
 		label = "─ chat (scrolled; end follows) "
 	}
-	return style.Render(label + strings.Repeat("─", max(m.lay.mainWidth-lipgloss.Width(label), 0)))
+	return style.Render(label + strings.Repeat("─", max(k.width-lipgloss.Width(label), 0)))
 }
 
 // searchBar takes the chat rule's place while a search is open: the query, where it is, and

@@ -97,6 +97,10 @@ type Model struct {
 	// types into the input (most of what a class sends) leaves them as they were.
 	body      string
 	bodyFresh bool
+	rule      struct { // the chat's rule as last drawn, and what from
+		key  chatRuleKey
+		view string
+	}
 }
 
 // buildPanes makes every pane draw with theme t. The panes hold nothing but the theme until
@@ -105,6 +109,7 @@ type Model struct {
 // collector scans).
 func (m *Model) buildPanes(theme themes.Theme) {
 	m.theme, m.painter = theme, newPainter(theme.Screen)
+	m.rule.view = "" // drawn in the old theme
 	t := &m.theme
 	m.header, m.roster, m.vitals = headerPane{theme: t}, rosterPane{theme: t}, vitalsPane{theme: t}
 	m.ecg = ecgPane{theme: t}
