@@ -1,14 +1,19 @@
 package ui
 
 import (
+	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/ward-sim/ward/session/live"
+	"github.com/ward-sim/ward/themes"
 	"pgregory.net/rapid"
 )
 
 // Every frame drawn from what the screen keeps between frames (the body, the chat's rule, the
-// header, the status bar and its hints, the input's line and what is typed) is the frame drawn
+// header, the roster, the status bar and its hints, the input's line and what is typed) is the frame drawn
 // with all of it dropped, over random runs of what a trainee does: typing, deleting, sending,
 // moving focus, scrolling, resizing, snapshots and notices.
 func TestEveryFrameDrawnFromKeptPartsIsTheFrameDrawnAfresh(tt *testing.T) {
@@ -56,9 +61,72 @@ func dropKept(m *Model) {
 	m.rule.view = ""
 	m.header.view = ""
 	m.header.Render(m.state)
+	m.roster.drawn = drawnRoster{}
+	m.roster.render()
 	m.status.drawn.view = ""
 	clear(m.status.hints)
 	m.input.rule = drawnRule{}
 	m.input.line = drawnLine{}
 	m.input.typed = typedLine{}
+}
+
+// The roster as kept between snapshots is the roster drawn afresh (its lines and where the mouse
+// finds each patient), over random runs of snapshots, clock ticks, sizes, focus, order, moves and
+// scrolls.
+func TestTheKeptRosterIsTheRosterDrawn(tt *testing.T) {
+	th, err := themes.New("dark", false)
+	if err != nil {
+		tt.Fatal(err)
+	}
+	entries := func(t *rapid.T) []live.RosterEntry {
+		var out []live.RosterEntry
+		for i := range rapid.IntRange(0, 6).Draw(t, "patients") {
+			e := live.RosterEntry{ID: fmt.Sprintf("patient_%d", i+1), Name: rapid.SampledFrom([]string{"", "Ada Byron"}).Draw(t, "name"),
+				NEWS2:       live.Score{Known: true, Value: rapid.IntRange(0, 9).Draw(t, "news2"), Text: "NEWS2"},
+				Trend:       live.Trend(rapid.IntRange(0, 2).Draw(t, "trend")),
+				LastChecked: time.Duration(rapid.IntRange(-1, 90).Draw(t, "checked")) * time.Minute,
+				Overdue:     rapid.Bool().Draw(t, "overdue"),
+				Alert:       live.Alert{Level: live.AlertLevel(rapid.IntRange(0, 3).Draw(t, "alert"))},
+				Disposition: rapid.SampledFrom([]string{"", "ICU"}).Draw(t, "disposition")}
+			out = append(out, e)
+		}
+		return out
+	}
+	rapid.Check(tt, func(t *rapid.T) {
+		kept := rosterPane{theme: &th}
+		kept.SetSize(26, 30, false)
+		var vs live.ViewState
+		for range rapid.IntRange(1, 40).Draw(t, "steps") {
+			switch rapid.IntRange(0, 7).Draw(t, "change") {
+			case 0:
+				vs.Roster = entries(t)
+				if len(vs.Roster) > 0 {
+					vs.Patient.ID = vs.Roster[rapid.IntRange(0, len(vs.Roster)-1).Draw(t, "active")].ID
+				}
+				kept.SetState(vs)
+			case 1:
+				vs.Clock += time.Duration(rapid.IntRange(0, 90).Draw(t, "tick")) * time.Second
+				kept.SetState(vs)
+			case 2:
+				kept.SetSize(rapid.SampledFrom([]int{26, 40, 120}).Draw(t, "width"), rapid.IntRange(1, 14).Draw(t, "height"), rapid.Bool().Draw(t, "collapsed"))
+			case 3:
+				kept.SetFocused(rapid.Bool().Draw(t, "focused"))
+			case 4:
+				kept.ToggleOrder()
+			case 5:
+				kept.Move(rapid.SampledFrom([]int{-1, 1}).Draw(t, "move"))
+			case 6:
+				kept.Scroll(rapid.SampledFrom([]int{-1, 1}).Draw(t, "scroll"))
+			case 7:
+				kept.SetState(vs) // the same snapshot again
+			}
+			fresh := kept
+			fresh.view, fresh.hits, fresh.drawn = "", nil, drawnRoster{}
+			fresh.render()
+			if kept.View() != fresh.View() || !slices.Equal(kept.hits, fresh.hits) || kept.offset != fresh.offset {
+				t.Fatalf("the kept roster (offset %d, hits %v) is\n%s\nthe roster drawn afresh (offset %d, hits %v)\n%s",
+					kept.offset, kept.hits, kept.View(), fresh.offset, fresh.hits, fresh.View())
+			}
+		}
+	})
 }

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +33,22 @@ type rosterPane struct {
 	offset int  // first patient drawn, in display order, when they do not all fit
 	manual bool // the wheel moved offset: leave it until the trainee moves or switches
 	hits   []rosterHit
+	drawn  drawnRoster // what view and hits were drawn from
+}
+
+// drawnRoster is everything the roster is drawn from: a snapshot that changes none of it (most of
+// a turn's: the same patients, each checked as many minutes ago) leaves it as it was drawn.
+type drawnRoster struct {
+	key     rosterKey
+	entries []live.RosterEntry
+	since   []string // each entry's sinceLabel
+}
+
+type rosterKey struct {
+	width, height                    int
+	collapsed, focused, byID, manual bool
+	active                           string
+	cursor, offset                   int
 }
 
 // rosterHit is where a patient is drawn, for the mouse: a row of the sidebar, or a span of
@@ -206,6 +224,20 @@ func (r *rosterPane) orderName() string {
 func (r *rosterPane) View() string { return r.view }
 
 func (r *rosterPane) render() {
+	drawn := drawnRoster{
+		key: rosterKey{width: r.width, height: r.height, collapsed: r.collapsed, focused: r.focused, byID: r.byID,
+			manual: r.manual, active: r.active, cursor: r.cursor, offset: r.offset},
+		entries: r.entries,
+		since:   make([]string, len(r.entries)),
+	}
+	for i, e := range r.entries {
+		drawn.since[i] = sinceLabel(r.clock, e.LastChecked)
+	}
+	if r.view != "" && drawn.key == r.drawn.key && slices.Equal(drawn.since, r.drawn.since) &&
+		reflect.DeepEqual(drawn.entries, r.drawn.entries) {
+		return
+	}
+	r.drawn = drawn
 	switch {
 	case r.width == 0:
 		r.view = ""
