@@ -13,7 +13,7 @@ import (
 )
 
 // Every frame drawn from what the screen keeps between frames (the body, the chat's rule, the
-// header, the roster, the status bar and its hints, the input's line and what is typed) is the frame drawn
+// header, the roster, the vitals, the status bar and its hints, the input's line and what is typed) is the frame drawn
 // with all of it dropped, over random runs of what a trainee does: typing, deleting, sending,
 // moving focus, scrolling, resizing, snapshots and notices.
 func TestEveryFrameDrawnFromKeptPartsIsTheFrameDrawnAfresh(tt *testing.T) {
@@ -63,6 +63,8 @@ func dropKept(m *Model) {
 	m.header.Render(m.state)
 	m.roster.drawn = drawnRoster{}
 	m.roster.render()
+	m.vitals.view = ""
+	m.vitals.Render(m.state)
 	m.status.drawn.view = ""
 	clear(m.status.hints)
 	m.input.rule = drawnRule{}
@@ -126,6 +128,52 @@ func TestTheKeptRosterIsTheRosterDrawn(tt *testing.T) {
 			if kept.View() != fresh.View() || !slices.Equal(kept.hits, fresh.hits) || kept.offset != fresh.offset {
 				t.Fatalf("the kept roster (offset %d, hits %v) is\n%s\nthe roster drawn afresh (offset %d, hits %v)\n%s",
 					kept.offset, kept.hits, kept.View(), fresh.offset, fresh.hits, fresh.View())
+			}
+		}
+	})
+}
+
+// The vitals as kept between snapshots are the vitals drawn afresh, over random runs of
+// observations, clock ticks (which move the trend window), the monitor, the patient and sizes.
+func TestTheKeptVitalsAreTheVitalsDrawn(tt *testing.T) {
+	th, err := themes.New("dark", false)
+	if err != nil {
+		tt.Fatal(err)
+	}
+	vitals := func(t *rapid.T) []live.VitalSeries {
+		var out []live.VitalSeries
+		for _, name := range []string{"HR", "RR", "SpO2", "SBP"}[:rapid.IntRange(0, 4).Draw(t, "series")] {
+			s := live.VitalSeries{Name: name, Unit: "u"}
+			for i := range rapid.IntRange(0, 5).Draw(t, "points") {
+				s.Points = append(s.Points, live.VitalPoint{At: time.Duration(10*i+rapid.IntRange(0, 9).Draw(t, "at")) * time.Minute,
+					Value: float64(rapid.IntRange(0, 150).Draw(t, "value"))})
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	rapid.Check(tt, func(t *rapid.T) {
+		kept := vitalsPane{theme: &th}
+		kept.SetSize(90, 2)
+		var vs live.ViewState
+		for range rapid.IntRange(1, 30).Draw(t, "steps") {
+			switch rapid.IntRange(0, 5).Draw(t, "change") {
+			case 0:
+				vs.Vitals = vitals(t)
+			case 1:
+				vs.Clock += time.Duration(rapid.IntRange(0, 20).Draw(t, "tick")) * time.Minute
+			case 2:
+				vs.Monitor = !vs.Monitor
+			case 3:
+				vs.Patient.ID = rapid.SampledFrom([]string{"", "patient_1"}).Draw(t, "patient")
+			case 4:
+				kept.SetSize(rapid.SampledFrom([]int{60, 90, 120}).Draw(t, "width"), rapid.IntRange(1, 2).Draw(t, "height"))
+			}
+			kept.Render(vs)
+			fresh := vitalsPane{theme: &th, width: kept.width, height: kept.height}
+			fresh.Render(vs)
+			if kept.View() != fresh.View() {
+				t.Fatalf("the kept vitals of %+v are\n%s\nthe vitals drawn afresh\n%s", vs, kept.View(), fresh.View())
 			}
 		}
 	})

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"time"
 
@@ -22,6 +23,15 @@ type vitalsPane struct {
 	width  int
 	height int // 1: compact; 2: values over sparklines
 	view   string
+	drawn  drawnVitals // what view was drawn from
+}
+
+// drawnVitals is everything the vitals are drawn from: a snapshot that changes none of it (most of
+// a turn's: the same observations in the trend window) leaves them as they were drawn.
+type drawnVitals struct {
+	width, height    int
+	monitor, patient bool
+	shown            []live.VitalSeries // each series with the points its trend window holds
 }
 
 func (v *vitalsPane) SetSize(width, height int) { v.width, v.height = width, height }
@@ -29,7 +39,18 @@ func (v *vitalsPane) SetSize(width, height int) { v.width, v.height = width, hei
 func (v *vitalsPane) View() string { return v.view }
 
 func (v *vitalsPane) Render(s live.ViewState) {
-	if len(s.Vitals) == 0 {
+	shown := make([]live.VitalSeries, len(s.Vitals))
+	for i, series := range s.Vitals {
+		shown[i] = series
+		shown[i].Points = recent(series.Points, s.Clock)
+	}
+	d := drawnVitals{width: v.width, height: v.height, monitor: s.Monitor, patient: s.Patient.ID != "", shown: shown}
+	if v.view != "" && d.width == v.drawn.width && d.height == v.drawn.height && d.monitor == v.drawn.monitor &&
+		d.patient == v.drawn.patient && reflect.DeepEqual(d.shown, v.drawn.shown) {
+		return
+	}
+	v.drawn = d
+	if len(shown) == 0 {
 		msg := "no observations yet"
 		if s.Patient.ID == "" {
 			msg = ""
@@ -42,11 +63,10 @@ func (v *vitalsPane) Render(s live.ViewState) {
 		source = "monitor"
 	}
 	tag := v.theme.Muted.Render(" " + source)
-	cellWidth := (v.width - lipgloss.Width(tag)) / len(s.Vitals)
-	tops, bottoms := make([]string, len(s.Vitals)), make([]string, len(s.Vitals))
-	for i, series := range s.Vitals {
-		points := recent(series.Points, s.Clock)
-		tops[i], bottoms[i] = v.cell(series, points, cellWidth)
+	cellWidth := (v.width - lipgloss.Width(tag)) / len(shown)
+	tops, bottoms := make([]string, len(shown)), make([]string, len(shown))
+	for i, series := range shown {
+		tops[i], bottoms[i] = v.cell(series, series.Points, cellWidth)
 	}
 	top := strings.Join(tops, "") + tag
 	if v.height < 2 {
