@@ -42,6 +42,7 @@ type drawnRoster struct {
 	key     rosterKey
 	entries []live.RosterEntry
 	since   []string // each entry's sinceLabel
+	offset  int      // where drawing left offset, which it keeps in range
 }
 
 type rosterKey struct {
@@ -235,9 +236,9 @@ func (r *rosterPane) render() {
 	}
 	if r.view != "" && drawn.key == r.drawn.key && slices.Equal(drawn.since, r.drawn.since) &&
 		reflect.DeepEqual(drawn.entries, r.drawn.entries) {
+		r.offset = r.drawn.offset
 		return
 	}
-	r.drawn = drawn
 	switch {
 	case r.width == 0:
 		r.view = ""
@@ -246,6 +247,8 @@ func (r *rosterPane) render() {
 	default:
 		r.view = r.sidebarView()
 	}
+	drawn.offset = r.offset
+	r.drawn = drawn
 }
 
 func (r *rosterPane) shortcut(id string) string {
