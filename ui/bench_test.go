@@ -182,8 +182,9 @@ func BenchmarkFrameSizes(b *testing.B) {
 }
 
 // BenchmarkKeystroke is a question typed a character at a time into the input of the 120×40
-// screen, each character's Update and the frame after it: what a class's typing costs the
-// server per keystroke. The input is emptied after each question, as a sent turn does.
+// screen, each character's Update and the frame after it, on the fake shift. The input is emptied
+// after each question, as a sent turn does. What a class's typing costs the server per keystroke,
+// on a real shift in its colours and with each question sent, is ui/lab's BenchmarkClassKeystroke.
 func BenchmarkKeystroke(b *testing.B) {
 	m := newTestModel(b, newFakeWard(), 120, 40)
 	question := "how are you feeling t00q01"
