@@ -11,6 +11,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"github.com/ward-sim/ward/persist"
+	"github.com/ward-sim/ward/session"
 	"github.com/ward-sim/ward/session/live"
 	"github.com/ward-sim/ward/session/sessiontest"
 	"github.com/ward-sim/ward/themes"
@@ -31,6 +33,9 @@ func classQuestion(i int) string { return fmt.Sprintf("how are you feeling t00q%
 // Bubble Tea, Update, View, and the renderer's flush of the frame to a writer, a frame awaited
 // for each key as the load test awaits each on screen; its cpu-µs/key is the process's CPU
 // time (every goroutine, the GC's too) over the keys typed.
+//
+// Run it with -benchtime 2600x (100 questions): every 26 keys play a real turn, so the default
+// benchtime, which aims at a second of keystrokes, would play thousands.
 func BenchmarkClassKeystroke(b *testing.B) {
 	b.Run("update+view", func(b *testing.B) {
 		m := classScreen(b)
@@ -101,7 +106,12 @@ func classScreen(b *testing.B) *ui.Model {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := sessiontest.Trainee(b, "t00")
+	r := sessiontest.New(b, func(cfg *session.Config) { // as ward serve --shift quiet-night starts t00's
+		if err := cfg.Store.SignIn(persist.Person{Trainee: "t00"}, nil); err != nil {
+			b.Fatal(err)
+		}
+		cfg.Shift = "quiet-night"
+	})
 	r.Turn("review patient_1")
 	for i := range asked {
 		r.Turn(classQuestion(i))
