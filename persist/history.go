@@ -3,7 +3,6 @@ package persist
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 
 	"github.com/ward-sim/ward/memory"
@@ -25,18 +24,23 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
+	encoded, err := encodeMessages(msgs)
+	if err != nil {
+		return err
+	}
+	return t.appendEncoded(patientID, encoded)
+}
+
+// appendEncoded is Append of messages already encoded; nothing may change them before the commit.
+func (t *Tx) appendEncoded(patientID string, encoded [][]byte) error {
 	b, err := t.historyForWrite(patientID)
 	if err != nil {
 		return err
 	}
 	b.FillPercent = historyFill
 	rel := historyRel(patientID)
-	for _, m := range msgs {
+	for _, v := range encoded {
 		seq, err := b.NextSequence()
-		if err != nil {
-			return err
-		}
-		v, err := json.Marshal(m)
 		if err != nil {
 			return err
 		}
