@@ -78,9 +78,16 @@ type Snapshot struct {
 // Snapshot returns a copy of the engine's state that shares nothing with it.
 func (e *Engine) Snapshot() Snapshot { return e.s.clone() }
 
-// EncodeJSON is json.Marshal of the engine's Snapshot, encoded from the state where it lies
-// rather than from a copy: a turn stores every engine that changed.
-func (e *Engine) EncodeJSON() ([]byte, error) { return json.Marshal(&e.s) }
+// EncodeJSON is json.Marshal of the engine's Snapshot, written by hand from the state where it
+// lies (encode.go): a turn stores every engine that changed. A state encoding/json refuses (a
+// NaN) gets encoding/json's own error.
+func (e *Engine) EncodeJSON() ([]byte, error) {
+	if out, ok := snapshotJSON(make([]byte, 0, e.encoded+e.encoded/8), &e.s); ok {
+		e.encoded = len(out)
+		return out, nil
+	}
+	return json.Marshal(&e.s)
+}
 
 // Restore rebuilds an engine from a snapshot of scenario s, as the patient drawn at admission.
 func Restore(snap Snapshot, s *sc.Scenario) (*Engine, error) {
