@@ -14,8 +14,6 @@ type Engine struct {
 	s   Snapshot
 	sc  *sc.Scenario
 	cur *sc.State
-
-	encoded int // the length of its last encoding (EncodeJSON): the next one's buffer
 }
 
 // monitorInterval is how often an attached monitor adds a reading to the log.

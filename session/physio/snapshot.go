@@ -1,9 +1,11 @@
 package physio
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -82,12 +84,20 @@ func (e *Engine) Snapshot() Snapshot { return e.s.clone() }
 // lies (encode.go): a turn stores every engine that changed. A state encoding/json refuses (a
 // NaN) gets encoding/json's own error.
 func (e *Engine) EncodeJSON() ([]byte, error) {
-	if out, ok := snapshotJSON(make([]byte, 0, e.encoded+e.encoded/8), &e.s); ok {
-		e.encoded = len(out)
-		return out, nil
+	scratch := encodings.Get().(*[]byte)
+	defer encodings.Put(scratch)
+	out, ok := snapshotJSON((*scratch)[:0], &e.s)
+	*scratch = out
+	if !ok {
+		return json.Marshal(&e.s)
 	}
-	return json.Marshal(&e.s)
+	return bytes.Clone(out), nil
 }
+
+// encodings are buffers to encode snapshots in, each as large as the largest it held: the
+// encoding is copied out at its length, as encoding/json does, so a document the store holds
+// until its commit takes no more memory than it needs, and growing the buffer is paid once.
+var encodings = sync.Pool{New: func() any { return new([]byte) }}
 
 // Restore rebuilds an engine from a snapshot of scenario s, as the patient drawn at admission.
 func Restore(snap Snapshot, s *sc.Scenario) (*Engine, error) {
