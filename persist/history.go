@@ -115,6 +115,34 @@ func (t *Tx) Recent(patientID string, n int) ([]memory.Message, error) {
 	return msgs, nil
 }
 
+// From returns the patient's messages from the from-th (the first is 1) to the newest, oldest
+// first: what a reader holding the messages up to the from-th needs to hold them all, with the
+// from-th itself, by which it can tell the history still continues what it holds. The history
+// must end with the last message ward appended to it.
+func (t *Tx) From(patientID string, from int) ([]memory.Message, error) {
+	b, rel := t.history(patientID), historyRel(patientID)
+	if b == nil {
+		return []memory.Message{}, t.checkLength(rel, 0)
+	}
+	c := b.Cursor()
+	last := uint64(0)
+	if k, _ := c.Last(); k != nil {
+		last = binary.BigEndian.Uint64(k)
+	}
+	if err := t.checkLength(rel, last); err != nil {
+		return nil, err
+	}
+	msgs := []memory.Message{}
+	for k, v := c.Seek(seqKey(uint64(max(from, 1)))); k != nil; k, v = c.Next() {
+		var m memory.Message
+		if err := t.decode(rel, k, v, &m); err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
 // Len is how many messages the patient's history holds ("" = the session history). It reads the
 // bucket's sequence, which only appends advance, so it costs nothing however long the history is.
 func (t *Tx) Len(patientID string) int {
