@@ -28,6 +28,7 @@ const (
 	CheckNotInFormul = "not-formulary" // a drug the case asks for that the formulary does not dose
 	CheckTeamRoles   = "team-roles"    // a role the case names that every team has already
 	CheckConcludes   = "concludes"     // a finding that names the diagnosis or a state, or says what to do
+	CheckMeasures    = "measures"      // a finding that states a vital sign, which the engine owns
 )
 
 // Problem is one thing in a scenario file that cannot happen as written, at its file and line
@@ -111,6 +112,7 @@ func CheckSource(file string, data, review []byte) Report {
 	r.notInFormulary(s)
 	r.teamRoles(s)
 	r.concludes(s)
+	r.measures(s)
 	return r
 }
 
@@ -120,6 +122,15 @@ func CheckSource(file string, data, review []byte) Report {
 func (r *Report) concludes(s *sc.Scenario) {
 	for _, c := range s.Conclusions() {
 		r.add(CheckConcludes, s.Line(c.Path), "%s %s: %q; say what the examiner finds", c.Path, c.Why, c.Finding)
+	}
+}
+
+// measures lists each examination finding that states a vital sign's value
+// (Scenario.Measurements): the engine moves the vitals with the course and every drug, and the
+// trainee reads them from its observations; a number written in a finding stays when they move.
+func (r *Report) measures(s *sc.Scenario) {
+	for _, m := range s.Measurements() {
+		r.add(CheckMeasures, s.Line(m.Path), "%s states %q: %q; the engine gives the vital signs", m.Path, m.Number, m.Finding)
 	}
 }
 

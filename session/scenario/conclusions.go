@@ -23,10 +23,21 @@ type Conclusion struct {
 // diagnosis or one of its states, or says what to do or how soon.
 func (s *Scenario) Conclusions() []Conclusion {
 	var out []Conclusion
+	s.eachFinding(func(path, finding string) {
+		if why := s.concludes(finding); why != "" {
+			out = append(out, Conclusion{Path: path, Finding: finding, Why: why})
+		}
+	})
+	return out
+}
+
+// eachFinding calls fn with every finding written, the baseline's and then each state's, at its
+// path (findings.focused, states.shock.findings.focused).
+func (s *Scenario) eachFinding(fn func(path, finding string)) {
 	look := func(path string, f Findings) {
 		for _, region := range Regions {
-			if why := s.concludes(f[region]); why != "" {
-				out = append(out, Conclusion{Path: path + "." + region, Finding: f[region], Why: why})
+			if f[region] != "" {
+				fn(path+"."+region, f[region])
 			}
 		}
 	}
@@ -36,7 +47,6 @@ func (s *Scenario) Conclusions() []Conclusion {
 			look("states."+name+".findings", st.Findings)
 		}
 	}
-	return out
 }
 
 // concludes says why a finding is a conclusion, or "" when it describes.

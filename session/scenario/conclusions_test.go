@@ -85,3 +85,40 @@ func TestConclusionsAreFoundByPath(t *testing.T) {
 		t.Errorf("%v, want %s", got, want)
 	}
 }
+
+// No built-in case's examination states a vital sign the engine owns.
+func TestBuiltinFindingsLeaveTheVitalsToTheEngine(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range lib.List() {
+		for _, m := range s.Measurements() {
+			t.Errorf("%s, %s states %q: %q", s.ID, m.Path, m.Number, m.Finding)
+		}
+	}
+}
+
+// A temperature, a blood pressure, a rate a minute, a saturation or a glucose is the engine's
+// to say; a fetal heart rate, a burn's extent, a peak flow and a Glasgow score are not.
+func TestVitalNumbersInFindings(t *testing.T) {
+	for finding, want := range map[string]string{
+		"wet and cold; core temperature 35.2 °C":          "35.2 °C",
+		"on a magnesium infusion, BP 150/98":              "150/98",
+		"a regular pulse of 46/min":                       "46/min",
+		"breathing 32 / min, shallow":                     "32 / min",
+		"recession and a saturation under 90 %":           "saturation under 90 %",
+		"SpO2 88% on air":                                 "SpO2 88%",
+		"the glucose falling about 5 mmol/L an hour":      "glucose falling about 5 mmol",
+		"fetal heart 100/min during the fit":              "",
+		"a second fit; fetal bradycardia 80/min":          "",
+		"burns over about 30 % of the body surface":       "",
+		"speaking in phrases; peak flow 55 % of his best": "",
+		"post-ictal GCS 9 and rising; QRS 128 ms":         "",
+		"a fetal heart of 140/min; her pulse 120/min":     "120/min",
+	} {
+		if got := vitalNumber(finding); got != want {
+			t.Errorf("%q: %q, want %q", finding, got, want)
+		}
+	}
+}

@@ -55,13 +55,15 @@ func TestLoadOverSSH(t *testing.T) {
 	clients := selfCPU() - clientsFrom // the trainees' SSH clients and their screens, in this process
 	srv.stop()
 
-	var turnTimes, keyTimes []time.Duration
+	var turnTimes, keyTimes, opening, later []time.Duration
 	for _, r := range runs {
 		if r.err != nil {
 			t.Error(r.err)
 			continue
 		}
 		turnTimes = append(turnTimes, r.turns...)
+		n := min(openingTurns, len(r.turns))
+		opening, later = append(opening, r.turns[:n]...), append(later, r.turns[n:]...)
 		keyTimes = append(keyTimes, r.keys...)
 		if lost := srv.lost(r.name, turns); len(lost) > 0 {
 			t.Errorf("%s: %d of %d turns are not stored once: %q", r.name, len(lost), turns, lost)
@@ -73,7 +75,15 @@ func TestLoadOverSSH(t *testing.T) {
 	t.Logf("%d trainees × %d turns: 0 lost; turn p50 %s p99 %s; keystroke to frame p50 %s p99 %s; server peak RSS %d MiB, CPU %.1f s; clients' CPU %.1f s",
 		trainees, turns, percentile(turnTimes, 50), percentile(turnTimes, 99),
 		percentile(keyTimes, 50), percentile(keyTimes, 99), rss>>20, cpu.Seconds(), clients.Seconds())
+	t.Logf("the first %d turns of each trainee (the class starting at once) p50 %s p99 %s; the turns after them p50 %s p99 %s",
+		openingTurns, percentile(opening, 50), percentile(opening, 99), percentile(later, 50), percentile(later, 99))
 }
+
+// openingTurns are the turns every trainee plays in the same moments: all connect together,
+// type the same questions at the screen's speed and press Enter within milliseconds of each
+// other, so these turns queue for the server's cores together. The whole class's p99 is mostly
+// theirs; they are logged apart so that a run shows whether its tail is the start or the steady class.
+const openingTurns = 2
 
 // loadSize is WARD_LOAD (TRAINEESxTURNS), 5×5 when unset.
 func loadSize(t *testing.T) (int, int) {
