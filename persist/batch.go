@@ -5,15 +5,42 @@ import (
 	"fmt"
 
 	"github.com/ward-sim/ward/memory"
+	bolt "go.etcd.io/bbolt"
 )
 
-// A Batch is writes to one session encoded before their commit. Store.Update's function runs in
-// the writer every session on the file shares (groupcommit.go): what it encodes there, every
-// trainee whose update waits on that commit waits for. A turn fills a Batch in its own goroutine
-// and its update only puts the bytes already made (Tx.Write), in the order they were added.
+// A Batch is writes to one session encoded, and sealed where the file is encrypted, before their
+// commit. Store.Update's function runs in the writer every session on the file shares
+// (groupcommit.go): what it encodes or seals there, every trainee whose update waits on that
+// commit waits for. A turn fills a Batch in its own goroutine and its update only puts the bytes
+// already made (Tx.Write), in the order they were added.
+//
+// A value is sealed for the place it will be put, and a message for the key its history's
+// sequence will give it; the write checks both (the sealer is the transaction's, the key the one
+// the sequence gave) and seals again in the rare case one differs, as when a message moved out
+// of a history in the same batch.
 type Batch struct {
-	puts     []func(*Tx) error // each puts bytes encoded when it was added
+	store    *Store
+	id       string
+	c        *sealer // the session's sealer; nil: nothing is sealed before the commit
+	where    place   // the session's shelf
+	next     map[string]uint64
+	puts     []func(*Tx) error
 	onCommit []func()
+}
+
+// NewBatch starts a batch of the session's writes; in an encrypted file it seals each value as it
+// is added.
+func (s *Store) NewBatch(sessionID string) (*Batch, error) {
+	b := &Batch{store: s, id: sessionID, where: sessionShelf(nil, nil, sessionID).where, next: map[string]uint64{}}
+	if s.acc.encrypted.Load() == encryptionOff {
+		return b, nil
+	}
+	err := s.view(func(tx *bolt.Tx) error {
+		var err error
+		b.c, err = s.sessionSealer(tx, sessionID)
+		return err
+	})
+	return b, err
 }
 
 // Append encodes msgs for the end of the patient's history ("" = the session history).
@@ -25,12 +52,47 @@ func (b *Batch) Append(patientID string, msgs ...memory.Message) error {
 	if err != nil {
 		return err
 	}
-	b.add(func(t *Tx) error { return t.appendEncoded(patientID, encoded) })
+	first, sealed, err := b.sealMessages(patientID, encoded)
+	if err != nil {
+		return err
+	}
+	b.add(func(t *Tx) error { return t.appendEncoded(patientID, encoded, b.sealedFor(t, first, sealed)) })
 	return nil
+}
+
+// sealMessages seals encoded for the keys the history's sequence will give them, the first of
+// which it returns.
+func (b *Batch) sealMessages(patientID string, encoded [][]byte) (first uint64, sealed [][]byte, err error) {
+	if b.c == nil {
+		return 0, nil, nil
+	}
+	next, ok := b.next[patientID]
+	if !ok {
+		err = b.store.View(b.id, func(t *Tx) error { next = uint64(t.Len(patientID)) + 1; return nil })
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+	at := b.where.in(historyRel(patientID)...)
+	for i, v := range encoded {
+		sealed = append(sealed, b.c.seal(v, at.at(seqKey(next+uint64(i)))))
+	}
+	b.next[patientID] = next + uint64(len(encoded))
+	return next, sealed, nil
+}
+
+// sealedFor is what a write in t may put as it is: sealed, by t's sealer, for keys from first.
+func (b *Batch) sealedFor(t *Tx, first uint64, sealed [][]byte) presealed {
+	if b.c == nil || b.c != t.c {
+		return presealed{}
+	}
+	return presealed{first: first, values: sealed}
 }
 
 // MoveLast moves the newest message of from's history to the end of to's (Tx.MoveLast).
 func (b *Batch) MoveLast(from, to string) {
+	delete(b.next, from) // their sequences move: their next messages are sealed in the write
+	delete(b.next, to)
 	b.add(func(t *Tx) error { return t.MoveLast(from, to) })
 }
 
@@ -47,7 +109,20 @@ func (b *Batch) PutPatientJSON(kind, patientID string, v any) error {
 // PutPatientEncoded is PutPatientJSON of a document encoding/json encoded elsewhere; nothing may
 // change doc until the batch is written.
 func (b *Batch) PutPatientEncoded(kind, patientID string, doc []byte) {
-	b.add(func(t *Tx) error { return t.PutPatientEncoded(kind, patientID, doc) })
+	at, stored := docPlaces[kind], []byte(nil)
+	if checkDocPlace(kind, patientID) == nil {
+		stored = b.seal(doc, at.rel, []byte(patientID))
+	}
+	b.add(func(t *Tx) error {
+		if stored == nil || b.c != t.c {
+			return t.PutPatientEncoded(kind, patientID, doc)
+		}
+		bucket, err := bucketForWrite(t.b, at.bucket)
+		if err != nil {
+			return err
+		}
+		return t.putSealed(bucket, at.rel, []byte(patientID), stored)
+	})
 }
 
 // PutRegistry encodes the session's registry (Tx.PutRegistry).
@@ -56,11 +131,27 @@ func (b *Batch) PutRegistry(r Registry) error {
 	if err != nil {
 		return err
 	}
-	b.add(func(t *Tx) error { return t.putOwn(t.b, nil, keyRegistry, data) })
+	stored := b.seal(data, nil, keyRegistry)
+	b.add(func(t *Tx) error {
+		if stored == nil || b.c != t.c {
+			return t.putOwn(t.b, nil, keyRegistry, data)
+		}
+		return t.putSealed(t.b, nil, keyRegistry, stored)
+	})
 	return nil
 }
 
-// PutInfo encodes the session's info (Tx.PutInfo, whose checks the write makes).
+// seal seals a value for key in the bucket at rel under the session's shelf; nil when the batch
+// seals nothing.
+func (b *Batch) seal(plain []byte, rel []string, key []byte) []byte {
+	if b.c == nil {
+		return nil
+	}
+	return b.c.seal(plain, b.where.in(rel...).at(key))
+}
+
+// PutInfo encodes the session's info (Tx.PutInfo, whose checks the write makes). An info is
+// never sealed: it names the trainee whose key opens the rest.
 func (b *Batch) PutInfo(info SessionInfo) error {
 	data, err := json.Marshal(info)
 	if err != nil {

@@ -28,24 +28,42 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 	if err != nil {
 		return err
 	}
-	return t.appendEncoded(patientID, encoded)
+	return t.appendEncoded(patientID, encoded, presealed{})
 }
 
-// appendEncoded is Append of messages already encoded; nothing may change them before the commit.
-func (t *Tx) appendEncoded(patientID string, encoded [][]byte) error {
+// presealed are messages a batch sealed before their commit, for keys from first on.
+type presealed struct {
+	first  uint64
+	values [][]byte
+}
+
+// at is the i-th message sealed for seq, if it was; nil if not.
+func (p presealed) at(i int, seq uint64) []byte {
+	if i < len(p.values) && seq == p.first+uint64(i) {
+		return p.values[i]
+	}
+	return nil
+}
+
+// appendEncoded is Append of messages already encoded, and of those sealed already for the keys
+// they get (pre); nothing may change them before the commit.
+func (t *Tx) appendEncoded(patientID string, encoded [][]byte, pre presealed) error {
 	b, err := t.historyForWrite(patientID)
 	if err != nil {
 		return err
 	}
 	b.FillPercent = historyFill
 	rel := historyRel(patientID)
-	for _, v := range encoded {
+	for i, v := range encoded {
 		seq, err := b.NextSequence()
 		if err != nil {
 			return err
 		}
-		key := seqKey(seq)
-		if err := b.Put(key, t.sealMessage(rel, key, v)); err != nil {
+		key, stored := seqKey(seq), pre.at(i, seq)
+		if stored == nil {
+			stored = t.sealMessage(rel, key, v)
+		}
+		if err := b.Put(key, stored); err != nil {
 			return err
 		}
 	}

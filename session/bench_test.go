@@ -136,6 +136,7 @@ func benchmarkOfflineTurn(b *testing.B, encrypted bool) {
 	ctx := context.Background()
 	discard := func(Event) {}
 	durations := make([]time.Duration, 0, b.N)
+	updates0, all0 := s.cfg.Store.WriterTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -144,6 +145,7 @@ func benchmarkOfflineTurn(b *testing.B, encrypted bool) {
 	}
 	b.StopTimer()
 	reportPercentiles(b, durations)
+	reportWriterTime(b, s.cfg.Store, updates0, all0)
 }
 
 // BenchmarkReplyStream2000Tokens feeds a 2,000-token JSON answer to the reply streamer a token at

@@ -159,17 +159,20 @@ func (s *Session) reportLLMError(t *turn, err error) {
 }
 
 // store commits, in one durable commit, what write adds to a batch and then the sim's changes
-// (saveSim). Both are encoded here, in the caller's goroutine: the commit's writer, which every
-// session on the file shares, only puts the bytes.
+// (saveSim). Both are encoded (and sealed, in an encrypted file) here, in the caller's goroutine:
+// the commit's writer, which every session on the file shares, only puts the bytes.
 func (s *Session) store(write func(*persist.Batch) error) error {
-	var b persist.Batch
-	if err := write(&b); err != nil {
+	b, err := s.cfg.Store.NewBatch(s.info.ID)
+	if err != nil {
 		return err
 	}
-	if err := s.saveSim(&b); err != nil {
+	if err := write(b); err != nil {
 		return err
 	}
-	return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { return tx.Write(&b) })
+	if err := s.saveSim(b); err != nil {
+		return err
+	}
+	return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { return tx.Write(b) })
 }
 
 // saveSim encodes the sim's changes since the last commit, the roster summaries they changed and
