@@ -21,12 +21,34 @@ import (
 type Batch struct {
 	store    *Store
 	id       string
-	c        *sealer // the session's sealer; nil: nothing is sealed before the commit
-	where    place   // the session's shelf
-	next     map[string]uint64
-	puts     []func(*Tx) error
+	c        *sealer           // the session's sealer; nil: nothing is sealed before the commit
+	where    place             // the session's shelf
+	next     map[string]uint64 // a history → the key its next message is sealed for
+	writes   []write
 	onCommit []func()
 }
+
+// write is one write of a batch: bytes made when it was added, put by Tx.Write.
+type write struct {
+	what     writeKind
+	patient  string   // the history or document's patient; the history a message moves from
+	name     string   // a document's kind; the history a message moves to
+	data     []byte   // a document, the registry, the info, encoded
+	sealed   []byte   // data sealed for its place; nil when the batch seals nothing
+	messages [][]byte // appended messages, encoded
+	pre      presealed
+	info     *SessionInfo
+}
+
+type writeKind uint8
+
+const (
+	writeAppend writeKind = iota
+	writeMove
+	writeDoc
+	writeRegistry
+	writeInfo
+)
 
 // NewBatch starts a batch of the session's writes; in an encrypted file it seals each value as it
 // is added.
@@ -56,7 +78,7 @@ func (b *Batch) Append(patientID string, msgs ...memory.Message) error {
 	if err != nil {
 		return err
 	}
-	b.add(func(t *Tx) error { return t.appendEncoded(patientID, encoded, b.sealedFor(t, first, sealed)) })
+	b.writes = append(b.writes, write{what: writeAppend, patient: patientID, messages: encoded, pre: presealed{first: first, values: sealed}})
 	return nil
 }
 
@@ -81,19 +103,11 @@ func (b *Batch) sealMessages(patientID string, encoded [][]byte) (first uint64, 
 	return next, sealed, nil
 }
 
-// sealedFor is what a write in t may put as it is: sealed, by t's sealer, for keys from first.
-func (b *Batch) sealedFor(t *Tx, first uint64, sealed [][]byte) presealed {
-	if b.c == nil || b.c != t.c {
-		return presealed{}
-	}
-	return presealed{first: first, values: sealed}
-}
-
 // MoveLast moves the newest message of from's history to the end of to's (Tx.MoveLast).
 func (b *Batch) MoveLast(from, to string) {
 	delete(b.next, from) // their sequences move: their next messages are sealed in the write
 	delete(b.next, to)
-	b.add(func(t *Tx) error { return t.MoveLast(from, to) })
+	b.writes = append(b.writes, write{what: writeMove, patient: from, name: to})
 }
 
 // PutPatientJSON encodes v as the patient's document of the given kind (Tx.PutPatientJSON).
@@ -109,20 +123,11 @@ func (b *Batch) PutPatientJSON(kind, patientID string, v any) error {
 // PutPatientEncoded is PutPatientJSON of a document encoding/json encoded elsewhere; nothing may
 // change doc until the batch is written.
 func (b *Batch) PutPatientEncoded(kind, patientID string, doc []byte) {
-	at, stored := docPlaces[kind], []byte(nil)
+	var sealed []byte
 	if checkDocPlace(kind, patientID) == nil {
-		stored = b.seal(doc, at.rel, []byte(patientID))
+		sealed = b.seal(doc, docPlaces[kind].rel, []byte(patientID))
 	}
-	b.add(func(t *Tx) error {
-		if stored == nil || b.c != t.c {
-			return t.PutPatientEncoded(kind, patientID, doc)
-		}
-		bucket, err := bucketForWrite(t.b, at.bucket)
-		if err != nil {
-			return err
-		}
-		return t.putSealed(bucket, at.rel, []byte(patientID), stored)
-	})
+	b.writes = append(b.writes, write{what: writeDoc, patient: patientID, name: kind, data: doc, sealed: sealed})
 }
 
 // PutRegistry encodes the session's registry (Tx.PutRegistry).
@@ -131,13 +136,7 @@ func (b *Batch) PutRegistry(r Registry) error {
 	if err != nil {
 		return err
 	}
-	stored := b.seal(data, nil, keyRegistry)
-	b.add(func(t *Tx) error {
-		if stored == nil || b.c != t.c {
-			return t.putOwn(t.b, nil, keyRegistry, data)
-		}
-		return t.putSealed(t.b, nil, keyRegistry, stored)
-	})
+	b.writes = append(b.writes, write{what: writeRegistry, data: data, sealed: b.seal(data, nil, keyRegistry)})
 	return nil
 }
 
@@ -157,20 +156,42 @@ func (b *Batch) PutInfo(info SessionInfo) error {
 	if err != nil {
 		return err
 	}
-	b.add(func(t *Tx) error { return t.putInfoEncoded(info, data) })
+	b.writes = append(b.writes, write{what: writeInfo, data: data, info: &info})
 	return nil
 }
 
 // OnCommit runs f once the transaction that writes the batch has committed.
 func (b *Batch) OnCommit(f func()) { b.onCommit = append(b.onCommit, f) }
 
-func (b *Batch) add(put func(*Tx) error) { b.puts = append(b.puts, put) }
-
 // Write puts what b holds in the transaction, in the order it was added. It may run again, in
-// another transaction of a group commit: it writes the same bytes.
+// another transaction of a group commit: it writes the same bytes. A value sealed by the batch is
+// put as it is when the transaction's sealer is the batch's, and sealed again otherwise.
 func (t *Tx) Write(b *Batch) error {
-	for _, put := range b.puts {
-		if err := put(t); err != nil {
+	sealedHere := b.c != nil && b.c == t.c
+	for i := range b.writes {
+		w := &b.writes[i]
+		var err error
+		switch w.what {
+		case writeAppend:
+			pre := w.pre
+			if !sealedHere {
+				pre = presealed{}
+			}
+			err = t.appendEncoded(w.patient, w.messages, pre)
+		case writeMove:
+			err = t.MoveLast(w.patient, w.name)
+		case writeDoc:
+			err = t.writeDoc(w, sealedHere)
+		case writeRegistry:
+			if sealedHere {
+				err = t.putSealed(t.b, nil, keyRegistry, w.sealed)
+			} else {
+				err = t.putOwn(t.b, nil, keyRegistry, w.data)
+			}
+		case writeInfo:
+			err = t.putInfoEncoded(*w.info, w.data)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -178,6 +199,19 @@ func (t *Tx) Write(b *Batch) error {
 		t.OnCommit(f)
 	}
 	return nil
+}
+
+// writeDoc puts a batch's document: as the batch sealed it, or as PutPatientEncoded does.
+func (t *Tx) writeDoc(w *write, sealedHere bool) error {
+	if !sealedHere || w.sealed == nil {
+		return t.PutPatientEncoded(w.name, w.patient, w.data)
+	}
+	at := docPlaces[w.name]
+	bucket, err := bucketForWrite(t.b, at.bucket)
+	if err != nil {
+		return err
+	}
+	return t.putSealed(bucket, at.rel, []byte(w.patient), w.sealed)
 }
 
 func encodeMessages(msgs []memory.Message) ([][]byte, error) {

@@ -6,24 +6,63 @@
 package jsonappend
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
-// String appends s quoted as encoding/json quotes it: as it is when it holds nothing to escape
-// (the common case: IDs, words), else by encoding/json itself, which escapes <, > and &, control
-// characters, U+2028 and U+2029, and replaces invalid UTF-8.
+// String appends s quoted as encoding/json quotes it: <, > and & escaped as \u003c and the like,
+// control characters as \n, \t… or \u00XX, U+2028 and U+2029 escaped, and invalid UTF-8 as
+// \ufffd.
 func String(out []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			quoted, _ := json.Marshal(s) // a string always encodes
-			return append(out, quoted...)
+	out = append(out, '"')
+	start := 0 // s[start:i] is yet to be appended as it is
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			out = append(out, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				out = append(out, '\\', c)
+			case '\b':
+				out = append(out, '\\', 'b')
+			case '\f':
+				out = append(out, '\\', 'f')
+			case '\n':
+				out = append(out, '\\', 'n')
+			case '\r':
+				out = append(out, '\\', 'r')
+			case '\t':
+				out = append(out, '\\', 't')
+			default:
+				out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(append(out, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			out = append(append(out, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
 	}
-	return append(append(append(out, '"'), s...), '"')
+	return append(append(out, s[start:]...), '"')
 }
+
+const hexDigits = "0123456789abcdef"
 
 // Float appends f as encoding/json writes a float64: the shortest form that reads back the same,
 // in plain notation from 1e-6 up to 1e21 and in exponent notation (e-7, not e-07) outside. ok is
