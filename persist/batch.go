@@ -23,7 +23,7 @@ type Batch struct {
 	id       string
 	c        *sealer           // the session's sealer; nil: nothing is sealed before the commit
 	where    place             // the session's shelf
-	next     map[string]uint64 // a history → the key its next message is sealed for
+	next     map[string]uint64 // a history → the key its next message is sealed for; 0: in the write
 	writes   []write
 	onCommit []func()
 }
@@ -88,8 +88,11 @@ func (b *Batch) sealMessages(patientID string, encoded [][]byte) (first uint64, 
 	if b.c == nil {
 		return 0, nil, nil
 	}
-	next, ok := b.next[patientID]
-	if !ok {
+	next, known := b.next[patientID]
+	switch {
+	case known && next == 0: // a message moves out of it or into it first: sealed in the write
+		return 0, nil, nil
+	case !known:
 		err = b.store.View(b.id, func(t *Tx) error { next = uint64(t.Len(patientID)) + 1; return nil })
 		if err != nil {
 			return 0, nil, err
@@ -105,8 +108,9 @@ func (b *Batch) sealMessages(patientID string, encoded [][]byte) (first uint64, 
 
 // MoveLast moves the newest message of from's history to the end of to's (Tx.MoveLast).
 func (b *Batch) MoveLast(from, to string) {
-	delete(b.next, from) // their sequences move: their next messages are sealed in the write
-	delete(b.next, to)
+	if b.c != nil {
+		b.next[from], b.next[to] = 0, 0 // their keys move in the write: their next messages are sealed there
+	}
 	b.writes = append(b.writes, write{what: writeMove, patient: from, name: to})
 }
 
