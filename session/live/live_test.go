@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +15,12 @@ import (
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/scenario"
 )
+
+// builtinLibrary is the built-in scenarios, read once for every shift a test makes: each case is
+// parsed on first use, and a property over random turns makes a shift a check.
+var builtinLibrary = sync.OnceValues(func() (*scenario.Library, error) { return scenario.Load() })
 
 // liveShift is a real session on a bbolt file in a temp dir, with the offline backend, holding
 // patients admitted through the session and perPatient stored messages each.
@@ -25,7 +31,11 @@ func liveShift(tb testing.TB, patients, perPatient int) (session.Config, *sessio
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	cfg := session.Config{Store: store, Backend: offline.New()}
+	lib, err := builtinLibrary()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := session.Config{Store: store, Backend: offline.New(), Scenarios: lib}
 	s, err := session.Start(cfg)
 	if err != nil {
 		tb.Fatal(err)
