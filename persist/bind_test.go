@@ -396,3 +396,25 @@ func TestVerifyLatestRefusesWhatBindingRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A screen bringing its page up to date (Tx.From) refuses a history whose newest messages were
+// removed, as a whole read does: what it is given continues what ward wrote, or nothing.
+func TestReadingFromAPlaceRefusesACutHistory(t *testing.T) {
+	path := boundStore(t)
+	tamper(t, path, func(tx *bolt.Tx) error {
+		h := bucketAt(tx, "sessions", "s-alice", "histories", "patient_1")
+		return firstErr(h.Delete(seqKey(2)), h.SetSequence(1))
+	})
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
+		t.Fatal(err)
+	}
+	err = s.View("s-alice", func(tx *Tx) error { _, err := tx.From("patient_1", 1); return err })
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "some were removed") {
+		t.Errorf("From on a cut history: %v, want it refused as damaged", err)
+	}
+}

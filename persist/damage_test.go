@@ -225,6 +225,12 @@ func TestReadsNameDamagedValues(t *testing.T) {
 				return err
 			})
 		}, "a stored value does not decode"},
+		{"a message read from its place", `"s1 patient_3 message 148`, "\"s1 patient_3 message 14\x01", func(s *Store) error {
+			return s.View("s1", func(tx *Tx) error {
+				_, err := tx.From("patient_3", 140)
+				return err
+			})
+		}, "a stored value does not decode"},
 		{"a document in a dump", `{"memory":"s2 live"}`, `{"memory":"s2 live"!`, func(s *Store) error {
 			_, err := s.Dump("s2")
 			return err

@@ -60,9 +60,9 @@ func (t *Tx) PutPatientDoc(kind, patientID string, doc []byte) error {
 // PutPatientDoc does for a value, without checking what encoding/json wrote (the check cost as
 // much as the encoding, on every engine a turn stores).
 func (t *Tx) PutPatientJSON(kind, patientID string, v any) error {
-	doc, err := json.Marshal(v)
+	doc, err := encodeDoc(kind, patientID, v)
 	if err != nil {
-		return fmt.Errorf("put %s document of %s: %w", kind, patientID, err)
+		return err
 	}
 	return t.PutPatientEncoded(kind, patientID, doc)
 }

@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -22,6 +24,16 @@ type groupCommit struct {
 	mu      sync.Mutex
 	queue   []*queuedUpdate
 	writing bool // a writer goroutine is draining queue
+
+	// the writer's time since the store opened, in nanoseconds: in transactions until their
+	// commit (opening them, running the updates' functions), and in all (the commits' writing
+	// and fsyncs included)
+	inUpdates, inAll atomic.Int64
+}
+
+// writerTime is how long the writer has spent in transactions before their commit, and in all.
+func (g *groupCommit) writerTime() (updates, all time.Duration) {
+	return time.Duration(g.inUpdates.Load()), time.Duration(g.inAll.Load())
 }
 
 type queuedUpdate struct {
@@ -76,7 +88,9 @@ func (g *groupCommit) write() {
 func (g *groupCommit) commit(group []*queuedUpdate) {
 	for len(group) > 0 {
 		failed := -1
+		t0 := time.Now()
 		err := g.db.Update(func(tx *bolt.Tx) error {
+			defer func() { g.inUpdates.Add(int64(time.Since(t0))) }()
 			for i, u := range group {
 				if err := caught(u.fn, tx); err != nil {
 					failed = i
@@ -85,6 +99,7 @@ func (g *groupCommit) commit(group []*queuedUpdate) {
 			}
 			return nil
 		})
+		g.inAll.Add(int64(time.Since(t0)))
 		if failed < 0 { // written, or the commit itself failed for all alike
 			for _, u := range group {
 				u.done <- err

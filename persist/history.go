@@ -3,7 +3,6 @@ package persist
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 
 	"github.com/ward-sim/ward/memory"
@@ -25,23 +24,46 @@ func (t *Tx) Append(patientID string, msgs ...memory.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
+	encoded, err := encodeMessages(msgs)
+	if err != nil {
+		return err
+	}
+	return t.appendEncoded(patientID, encoded, presealed{})
+}
+
+// presealed are messages a batch sealed before their commit, for keys from first on.
+type presealed struct {
+	first  uint64
+	values [][]byte
+}
+
+// at is the i-th message sealed for seq, if it was; nil if not.
+func (p presealed) at(i int, seq uint64) []byte {
+	if i < len(p.values) && seq == p.first+uint64(i) {
+		return p.values[i]
+	}
+	return nil
+}
+
+// appendEncoded is Append of messages already encoded, and of those sealed already for the keys
+// they get (pre); nothing may change them before the commit.
+func (t *Tx) appendEncoded(patientID string, encoded [][]byte, pre presealed) error {
 	b, err := t.historyForWrite(patientID)
 	if err != nil {
 		return err
 	}
 	b.FillPercent = historyFill
 	rel := historyRel(patientID)
-	for _, m := range msgs {
+	for i, v := range encoded {
 		seq, err := b.NextSequence()
 		if err != nil {
 			return err
 		}
-		v, err := json.Marshal(m)
-		if err != nil {
-			return err
+		key, stored := seqKey(seq), pre.at(i, seq)
+		if stored == nil {
+			stored = t.sealMessage(rel, key, v)
 		}
-		key := seqKey(seq)
-		if err := b.Put(key, t.sealMessage(rel, key, v)); err != nil {
+		if err := b.Put(key, stored); err != nil {
 			return err
 		}
 	}
@@ -107,6 +129,34 @@ func (t *Tx) Recent(patientID string, n int) ([]memory.Message, error) {
 		if err := t.decode(rel, keys[i], v, &msgs[len(raw)-1-i]); err != nil {
 			return nil, err
 		}
+	}
+	return msgs, nil
+}
+
+// From returns the patient's messages from the from-th (the first is 1) to the newest, oldest
+// first: what a reader holding the messages up to the from-th needs to hold them all, with the
+// from-th itself, by which it can tell the history still continues what it holds. The history
+// must end with the last message ward appended to it.
+func (t *Tx) From(patientID string, from int) ([]memory.Message, error) {
+	b, rel := t.history(patientID), historyRel(patientID)
+	if b == nil {
+		return []memory.Message{}, t.checkLength(rel, 0)
+	}
+	c := b.Cursor()
+	last := uint64(0)
+	if k, _ := c.Last(); k != nil {
+		last = binary.BigEndian.Uint64(k)
+	}
+	if err := t.checkLength(rel, last); err != nil {
+		return nil, err
+	}
+	msgs := []memory.Message{}
+	for k, v := c.Seek(seqKey(uint64(max(from, 1)))); k != nil; k, v = c.Next() {
+		var m memory.Message
+		if err := t.decode(rel, k, v, &m); err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m)
 	}
 	return msgs, nil
 }

@@ -47,6 +47,15 @@ func TestAppendHistoryRecent(t *testing.T) {
 					return err
 				})
 			}
+			for from, want := range map[int][]memory.Message{-1: all, 0: all, 1: all, 2: all[1:], 5: all[4:], 6: {}, 9: {}} {
+				mustView(t, s, "s1", func(tx *Tx) error {
+					got, err := tx.From(pid, from)
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("From(%d) = %v, want %v", from, got, want)
+					}
+					return err
+				})
+			}
 		})
 	}
 }

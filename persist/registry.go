@@ -2,11 +2,12 @@ package persist
 
 import (
 	"encoding/json"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/ward-sim/ward/internal/jsonappend"
 )
 
 // PatientEntry is one patient in the registry.
@@ -56,16 +57,16 @@ func (ps storedPatients) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendJSONString(out, id)
-		out = appendJSONString(append(out, `:{"patient_id":`...), e.PatientID)
+		out = jsonappend.String(out, id)
+		out = jsonappend.String(append(out, `:{"patient_id":`...), e.PatientID)
 		var err error
 		if out, err = appendFacts(append(out, `,"facts":`...), e.Facts); err != nil {
 			return nil, err
 		}
-		if out, err = appendJSONTime(append(out, `,"created_at":`...), e.CreatedAt); err != nil {
+		if out, err = jsonappend.Time(append(out, `,"created_at":`...), e.CreatedAt); err != nil {
 			return nil, err
 		}
-		if out, err = appendJSONTime(append(out, `,"updated_at":`...), e.UpdatedAt); err != nil {
+		if out, err = jsonappend.Time(append(out, `,"updated_at":`...), e.UpdatedAt); err != nil {
 			return nil, err
 		}
 		out = append(out, '}')
@@ -93,7 +94,7 @@ func appendFacts(out []byte, facts map[string]any) ([]byte, error) {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendFact(append(appendJSONString(out, k), ':'), facts[k]); err != nil {
+		if out, err = appendFact(append(jsonappend.String(out, k), ':'), facts[k]); err != nil {
 			return nil, err
 		}
 	}
@@ -103,43 +104,20 @@ func appendFacts(out []byte, facts map[string]any) ([]byte, error) {
 func appendFact(out []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case string:
-		return appendJSONString(out, v), nil
+		return jsonappend.String(out, v), nil
 	case bool:
 		return strconv.AppendBool(out, v), nil
 	case nil:
 		return append(out, "null"...), nil
 	case int:
 		return strconv.AppendInt(out, int64(v), 10), nil
-	case float64: // encoding/json's own rule: plain notation from 1e-6 up to 1e21
-		if abs := math.Abs(v); v == 0 || abs >= 1e-6 && abs < 1e21 {
-			return strconv.AppendFloat(out, v, 'f', -1, 64), nil
+	case float64:
+		if out, ok := jsonappend.Float(out, v); ok {
+			return out, nil
 		}
 	}
 	b, err := json.Marshal(v)
 	return append(out, b...), err
-}
-
-// appendJSONString appends s quoted as encoding/json quotes it: as it is when it holds nothing
-// to escape (an ID always), else by encoding/json itself.
-func appendJSONString(out []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			quoted, _ := json.Marshal(s) // a string always encodes
-			return append(out, quoted...)
-		}
-	}
-	return append(append(append(out, '"'), s...), '"')
-}
-
-// appendJSONTime appends t as time.Time's MarshalJSON writes it, which is RFC 3339 with
-// nanoseconds for the years and zones it accepts; it answers for the others.
-func appendJSONTime(out []byte, t time.Time) ([]byte, error) {
-	_, offset := t.Zone()
-	if y := t.Year(); y < 0 || y > 9999 || offset <= -24*3600 || offset >= 24*3600 {
-		b, err := t.MarshalJSON()
-		return append(out, b...), err
-	}
-	return append(t.AppendFormat(append(out, '"'), time.RFC3339Nano), '"'), nil
 }
 
 // MarshalJSON writes active_patient_id as null when no patient is active.

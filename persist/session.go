@@ -174,13 +174,22 @@ func (t *Tx) Info() (SessionInfo, error) { return readInfo(t.b) }
 // PutInfo replaces the session's info; its ID must be the session's, and its trainee too once
 // it has one: the trainee's key seals the session's records.
 func (t *Tx) PutInfo(info SessionInfo) error {
+	data, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	return t.putInfoEncoded(info, data)
+}
+
+// putInfoEncoded is PutInfo of info already encoded as data.
+func (t *Tx) putInfoEncoded(info SessionInfo, data []byte) error {
 	if info.ID != t.id {
 		return fmt.Errorf("put info: id %q does not match session %q", info.ID, t.id)
 	}
 	if old, err := t.Info(); err == nil && old.Trainee != "" && old.Trainee != info.Trainee {
 		return fmt.Errorf("put info: session %q belongs to trainee %q, not %q", t.id, old.Trainee, info.Trainee)
 	}
-	return putJSON(t.b, keyInfo, info, nil, place{})
+	return t.b.Put(keyInfo, data)
 }
 
 // Registry returns the session's registry; an empty one when none was stored.

@@ -192,7 +192,11 @@ func (s *shelf) putOwn(b *bolt.Bucket, rel []string, key, plain []byte) error {
 	if s.c == nil {
 		return b.Put(key, plain)
 	}
-	stored := s.c.seal(plain, s.where.in(rel...).at(key)) // new bytes no one else holds
+	return s.putSealed(b, rel, key, s.c.seal(plain, s.where.in(rel...).at(key))) // new bytes no one else holds
+}
+
+// putSealed is putOwn of a value sealed already by the shelf's sealer for its place (a Batch's).
+func (s *shelf) putSealed(b *bolt.Bucket, rel []string, key, stored []byte) error {
 	g := groupOf(rel, key)
 	p, err := s.group(g)
 	if err != nil {

@@ -156,6 +156,12 @@ func (s *Store) Commits() (uint64, error) {
 	return uint64(id), err
 }
 
+// WriterTime is how long the writer every session's updates share (groupcommit.go) has spent
+// since the store opened: in transactions before their commit (running the updates'
+// functions), and in all, the commits' writing and fsyncs included. While it runs one session's
+// update, every other session's waits.
+func (s *Store) WriterTime() (updates, all time.Duration) { return s.commits.writerTime() }
+
 // Close releases the file and its lock; a view's Close forgets its keys only (view.go).
 func (s *Store) Close() error {
 	if s.shared {

@@ -113,6 +113,15 @@ func reportPercentiles(b *testing.B, durations []time.Duration) {
 	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds())/1000, "p99-ms")
 }
 
+// reportWriterTime reports, per turn, the time the store's shared writer spent since updates0
+// and all0 (persist.Store.WriterTime): in transactions before their commit, where every other
+// session on the file waits for this one's work, and in all.
+func reportWriterTime(b *testing.B, store *persist.Store, updates0, all0 time.Duration) {
+	updates, all := store.WriterTime()
+	b.ReportMetric(float64((updates-updates0).Microseconds())/float64(b.N), "writer-µs/op")
+	b.ReportMetric(float64((all-all0).Microseconds())/float64(b.N), "commit-µs/op")
+}
+
 // BenchmarkOfflineTurn is a whole turn on the offline backend: the context machinery above plus
 // the offline team's answer, its prompt assembly, recall, entity merge and the reply's commit.
 func BenchmarkOfflineTurn(b *testing.B) { benchmarkOfflineTurn(b, false) }
@@ -127,6 +136,7 @@ func benchmarkOfflineTurn(b *testing.B, encrypted bool) {
 	ctx := context.Background()
 	discard := func(Event) {}
 	durations := make([]time.Duration, 0, b.N)
+	updates0, all0 := s.cfg.Store.WriterTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -135,6 +145,7 @@ func benchmarkOfflineTurn(b *testing.B, encrypted bool) {
 	}
 	b.StopTimer()
 	reportPercentiles(b, durations)
+	reportWriterTime(b, s.cfg.Store, updates0, all0)
 }
 
 // BenchmarkReplyStream2000Tokens feeds a 2,000-token JSON answer to the reply streamer a token at
@@ -328,6 +339,7 @@ func BenchmarkOfflineTurnPatients(b *testing.B) {
 			ctx := context.Background()
 			discard := func(Event) {}
 			durations := make([]time.Duration, 0, b.N)
+			updates0, all0 := s.cfg.Store.WriterTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
@@ -336,6 +348,7 @@ func BenchmarkOfflineTurnPatients(b *testing.B) {
 			}
 			b.StopTimer()
 			reportPercentiles(b, durations)
+			reportWriterTime(b, s.cfg.Store, updates0, all0)
 		})
 	}
 }

@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ward-sim/ward/agents/llm"
@@ -122,5 +124,35 @@ func TestTurnStoresTheLineBeforeAModelIsAsked(t *testing.T) {
 		if w.calls == before {
 			t.Fatalf("%q asked no model", line)
 		}
+	}
+}
+
+// A turn's writes are encoded in the turn, before it queues its update: the writer every session
+// on the file shares only puts bytes. So a value that does not encode fails the turn with its
+// clear message without the writer running anything of it, and nothing of the turn is stored.
+func TestATurnEncodesItsWritesBeforeTheCommit(t *testing.T) {
+	r := newRig(t)
+	r.turn("review patient_1")
+	r.s.sim.mems["patient_1"].Start = math.NaN() // encoding/json refuses NaN
+	r.s.sim.dirty["patient_1"] = true
+	stored := len(r.stored("patient_1"))
+	updates0, _ := r.store.WriterTime()
+	n, events := r.commitsOf("how are you feeling?")
+	want := "could not save the turn: put memory document of patient_1: json: unsupported value: NaN"
+	if n != 0 || !strings.Contains(errorsOf(events), want) {
+		t.Fatalf("made %d commits and said %q; want none and %q", n, errorsOf(events), want)
+	}
+	if updates, _ := r.store.WriterTime(); updates != updates0 {
+		t.Errorf("the shared writer spent %s on a turn whose writes did not encode: it encoded them", updates-updates0)
+	}
+	if got := len(r.stored("patient_1")); got != stored {
+		t.Errorf("patient_1's history went from %d to %d messages on a turn that was not saved", stored, got)
+	}
+	r.s.sim.mems["patient_1"].Start = 0
+	if n, events := r.commitsOf("any pain?"); n != 1 || errorsOf(events) != "" {
+		t.Fatalf("the next turn made %d commits and said %q; want one and no error", n, errorsOf(events))
+	}
+	if got := len(r.stored("patient_1")); got <= stored {
+		t.Errorf("patient_1's history holds %d messages after a saved turn, want more than %d", got, stored)
 	}
 }

@@ -187,25 +187,22 @@ func (s *Session) storeInjected(id string, msg memory.Message, reg *persist.Regi
 		s.reg.mirror(*reg)
 		s.reg.unsaved = true
 	}
-	return s.storeInstructor(lines, emit, func(*persist.Tx) error { return nil })
+	return s.storeInstructor(lines, emit, func(*persist.Batch) error { return nil })
 }
 
 // storeInstructor commits lines attributed to the instructor with what also writes and the sim's
 // changes, in one commit, then tells the screen.
-func (s *Session) storeInstructor(lines []line, emit func(Event), also func(*persist.Tx) error) error {
+func (s *Session) storeInstructor(lines []line, emit func(Event), also func(*persist.Batch) error) error {
 	for i := range lines {
 		lines[i].msg.By, lines[i].msg.Sim = memory.ByInstructor, s.sim.ward.Clock()
 	}
-	err := s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
+	err := s.store(func(b *persist.Batch) error {
 		for _, l := range lines {
-			if err := tx.Append(l.conv, l.msg); err != nil {
+			if err := b.Append(l.conv, l.msg); err != nil {
 				return err
 			}
 		}
-		if err := also(tx); err != nil {
-			return err
-		}
-		return s.saveSim(tx)
+		return also(b)
 	})
 	if err != nil {
 		return fmt.Errorf("could not save what the instructor did: %w", err)
@@ -245,7 +242,7 @@ func (s *Session) End(emit func(Event)) error {
 	lines = append(lines, line{"", s.message(memory.RoleAssistant, memory.SystemAgent,
 		"The instructor ended the shift for debrief. /switch ID, then /aar, reviews each patient.")})
 	s.info.Ended = s.cfg.Now().UTC()
-	err := s.storeInstructor(lines, emit, func(tx *persist.Tx) error { return tx.PutInfo(s.info) })
+	err := s.storeInstructor(lines, emit, func(b *persist.Batch) error { return b.PutInfo(s.info) })
 	if err != nil {
 		s.info.Ended = time.Time{}
 		return err

@@ -39,16 +39,16 @@ func (p *pending) holdsLine() bool { return p.line != nil && !p.line.stored }
 // the line, a switch, the alarms it told.
 func (p *pending) holds() bool { return p.holdsLine() || p.moved || len(p.told) > 0 }
 
-// write puts what is owed in tx: the line first, so it stays above whatever answers it, then the
+// write puts what is owed in b: the line first, so it stays above whatever answers it, then the
 // alarms told.
-func (p pending) write(tx *persist.Tx) error {
+func (p pending) write(b *persist.Batch) error {
 	if p.holdsLine() {
-		if err := p.line.write(tx); err != nil {
+		if err := p.line.write(b); err != nil {
 			return err
 		}
 	}
 	for _, m := range p.told {
-		if err := tx.Append(m.patient, m.msg); err != nil {
+		if err := b.Append(m.patient, m.msg); err != nil {
 			return err
 		}
 	}
@@ -77,7 +77,7 @@ func (s *Session) commit(t *turn, typed *typedText) bool {
 	if !t.holds() {
 		return true
 	}
-	if err := s.update(t, func(*persist.Tx) error { return nil }); err != nil {
+	if err := s.update(t, nil); err != nil {
 		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the message: " + err.Error()})
 		return false
 	}
@@ -85,19 +85,16 @@ func (s *Session) commit(t *turn, typed *typedText) bool {
 }
 
 // update is every durable commit a turn makes, and the one place the typed text is stored: what
-// the turn owes first (the line, the alarms it told), then write's values, then what the sim
-// changed (a switch's registry with it).
-func (s *Session) update(t *turn, write func(*persist.Tx) error) error {
+// the turn owes first (the line, the alarms it told), then said in the active conversation, then
+// what the sim changed (a switch's registry with it).
+func (s *Session) update(t *turn, said []memory.Message) error {
 	owed := t.pending
 	err := t.storage(func() error {
-		return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error {
-			if err := owed.write(tx); err != nil {
+		return s.store(func(b *persist.Batch) error {
+			if err := owed.write(b); err != nil {
 				return err
 			}
-			if err := write(tx); err != nil {
-				return err
-			}
-			return s.saveSim(tx)
+			return b.Append(s.active, said...)
 		})
 	})
 	if err != nil {
@@ -123,7 +120,7 @@ func (s *Session) record(t *turn, said []memory.Message, failure error) {
 		s.reportFailure(t, failure)
 		return
 	}
-	err := s.update(t, func(tx *persist.Tx) error { return tx.Append(s.active, said...) })
+	err := s.update(t, said)
 	if err != nil {
 		t.emit(ErrorEvent{Code: CodeNotSaved, Message: "could not save the turn: " + err.Error()})
 	} else {
@@ -161,24 +158,42 @@ func (s *Session) reportLLMError(t *turn, err error) {
 	t.emit(ErrorEvent{Code: code, Message: err.Error()})
 }
 
-// saveSim writes the sim's changes since the last commit, the roster summaries they changed and
-// the shift's clock and trainee (named at resume), in tx. They count as saved once tx commits: a transaction rolled back, or
-// run again in a group commit (persist.Store.Update), writes them again.
-func (s *Session) saveSim(tx *persist.Tx) error {
+// store commits, in one durable commit, what write adds to a batch and then the sim's changes
+// (saveSim). Both are encoded (and sealed, in an encrypted file) here, in the caller's goroutine:
+// the commit's writer, which every session on the file shares, only puts the bytes.
+func (s *Session) store(write func(*persist.Batch) error) error {
+	b, err := s.cfg.Store.NewBatch(s.info.ID)
+	if err != nil {
+		return err
+	}
+	if err := write(b); err != nil {
+		return err
+	}
+	if err := s.saveSim(b); err != nil {
+		return err
+	}
+	return s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { return tx.Write(b) })
+}
+
+// saveSim encodes the sim's changes since the last commit, the roster summaries they changed and
+// the shift's clock and trainee (named at resume), into b. They count as saved once b's
+// transaction commits: one rolled back, or run again in a group commit (persist.Store.Update),
+// writes them again.
+func (s *Session) saveSim(b *persist.Batch) error {
 	if s.reg.unsaved {
-		if err := tx.PutRegistry(s.reg.Registry); err != nil {
+		if err := b.PutRegistry(s.reg.Registry); err != nil {
 			return err
 		}
-		tx.OnCommit(func() { s.reg.unsaved = false })
+		b.OnCommit(func() { s.reg.unsaved = false })
 	}
-	if err := s.sim.save(tx); err != nil {
+	if err := s.sim.save(b); err != nil {
 		return err
 	}
 	if clock := s.sim.ward.Clock(); clock != s.info.ClockSeconds || s.named {
 		info := s.info
 		info.ClockSeconds = clock
-		tx.OnCommit(func() { s.info.ClockSeconds, s.named = clock, false })
-		return tx.PutInfo(info)
+		b.OnCommit(func() { s.info.ClockSeconds, s.named = clock, false })
+		return b.PutInfo(info)
 	}
 	return nil
 }

@@ -315,11 +315,8 @@ func (s *Session) admitShift(nameOrFile string) error {
 	if why != "" {
 		said = append(said, s.message(memory.RoleAssistant, memory.SystemAgent, why))
 	}
-	err = s.cfg.Store.Update(s.info.ID, func(tx *persist.Tx) error { // the whole roster, in one commit
-		if err := errors.Join(tx.PutInfo(s.info), tx.Append("", said...)); err != nil {
-			return err
-		}
-		return s.saveSim(tx)
+	err = s.store(func(b *persist.Batch) error { // the whole roster, in one commit
+		return errors.Join(b.PutInfo(s.info), b.Append("", said...))
 	})
 	if err == nil {
 		s.chat.remember(said...)

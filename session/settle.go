@@ -53,11 +53,12 @@ func (typed *typedText) moveTo(id string) {
 }
 
 // write stores the line in its conversation, or moves it there from where it was stored.
-func (typed *typedText) write(tx *persist.Tx) error {
+func (typed *typedText) write(b *persist.Batch) error {
 	if typed.from != "" {
-		return tx.MoveLast(typed.from, typed.to)
+		b.MoveLast(typed.from, typed.to)
+		return nil
 	}
-	return tx.Append(typed.to, typed.msg)
+	return b.Append(typed.to, typed.msg)
 }
 
 // settle decides whose conversation the typed line belongs to: the clear check, the analyzer and

@@ -248,30 +248,28 @@ func (m *sim) keepAll() error {
 	return err
 }
 
-// save writes every dirty patient's engine and memory in the caller's transaction.
-func (m *sim) save(tx *persist.Tx) error {
+// save encodes every dirty patient's engine and memory into b.
+func (m *sim) save(b *persist.Batch) error {
 	for id := range m.dirty {
 		if e := m.ward.Engine(id); e != nil {
 			doc, err := e.EncodeJSON()
 			if err != nil {
 				return fmt.Errorf("put %s document of %s: %w", persist.KindSim, id, err)
 			}
-			if err := tx.PutPatientEncoded(persist.KindSim, id, doc); err != nil {
-				return err
-			}
+			b.PutPatientEncoded(persist.KindSim, id, doc)
 		}
 		if mem := m.mems[id]; mem != nil {
-			if err := tx.PutPatientJSON(persist.KindMemory, id, mem); err != nil {
+			if err := b.PutPatientJSON(persist.KindMemory, id, mem); err != nil {
 				return err
 			}
 		}
 		if ents := m.ents[id]; ents != nil {
-			if err := tx.PutPatientJSON(persist.KindEntities, id, ents); err != nil {
+			if err := b.PutPatientJSON(persist.KindEntities, id, ents); err != nil {
 				return err
 			}
 		}
 	}
-	tx.OnCommit(func() { clear(m.dirty) })
+	b.OnCommit(func() { clear(m.dirty) })
 	return nil
 }
 
@@ -350,5 +348,5 @@ func (s *Session) Flush() error {
 	if !s.simUnsaved() {
 		return nil
 	}
-	return s.cfg.Store.Update(s.info.ID, s.saveSim)
+	return s.store(func(*persist.Batch) error { return nil })
 }

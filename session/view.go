@@ -114,6 +114,18 @@ func (s *Session) Newest(patientID string) (last memory.Message, n int, err erro
 	return last, n, err
 }
 
+// From is a patient's stored conversation ("" for the session's) from its from-th message (the
+// first is 1) to its newest, oldest first, and how many messages it holds: what a screen that
+// holds the messages up to the from-th reads to bring them up to date.
+func (s *Session) From(patientID string, from int) (msgs []memory.Message, n int, err error) {
+	err = s.cfg.Store.View(s.info.ID, func(tx *persist.Tx) error {
+		msgs, err = tx.From(patientID, from)
+		n = tx.Len(patientID)
+		return err
+	})
+	return msgs, n, err
+}
+
 // Backend names the backend and model answering this session ("offline" has no model).
 func (s *Session) Backend() (name, model string) {
 	return s.cfg.Backend.Name(), s.cfg.Backend.Model()

@@ -405,15 +405,22 @@ func (e *Live) chatView(active string) []ChatMessage {
 	return e.chat.view
 }
 
-// readChat reads the active conversation's newest messages again, unless the store's newest
-// message and count say they are the ones held: a turn's stored line, its decision and its end
-// each ask, and a class's screens re-read a page of history at each of them.
-func (e *Live) readChat(active string) {
-	last, n, err := e.s.Newest(active)
-	if err == nil && e.chat.read && n == e.chat.stored && reflect.DeepEqual(last, e.chat.newest) {
-		e.chat.valid, e.chat.view = true, nil
-		return
+// readChat brings the held page of the active conversation up to what the store holds, and
+// reports how many messages it read. While the store's conversation still continues the page (it
+// holds the page's newest message where the page read it), only the messages stored after it are
+// read, with it: a turn's stored line, its decision and its end each ask, and a class's screens
+// re-read a page of history at each of them. Otherwise (the newest moved to another
+// conversation, a page never read whole) the page is read whole again. read counts the messages
+// decoded.
+func (e *Live) readChat(active string) (read int) {
+	if e.chat.read {
+		n, ok := e.readNewer(active)
+		if ok {
+			return n
+		}
+		read = n
 	}
+	last, n, err := e.s.Newest(active)
 	msgs, more, readErr := e.s.Recent(active, e.chat.want)
 	// A failed read is not retried on every repaint, which would add a note a second; the next
 	// stored message re-reads. What was read is at least as new as what Newest said (read first).
@@ -422,6 +429,32 @@ func (e *Live) readChat(active string) {
 	if readErr != nil {
 		e.note("could not read the history: " + readErr.Error())
 	}
+	return read + min(n, 1) + len(msgs)
+}
+
+// readNewer adds to the page the messages the store holds after the page's newest, read with it
+// from the store; ok is false, and the page unchanged, when the conversation does not continue
+// the page or the read failed.
+func (e *Live) readNewer(active string) (read int, ok bool) {
+	from := max(e.chat.stored, 1)
+	msgs, n, err := e.s.From(active, from)
+	if err != nil || len(msgs) != n-from+1 {
+		return len(msgs), false
+	}
+	read = len(msgs)
+	if e.chat.stored > 0 {
+		if len(msgs) == 0 || !reflect.DeepEqual(msgs[0], e.chat.newest) {
+			return read, false
+		}
+		msgs = msgs[1:]
+	}
+	if len(msgs) > 0 {
+		page := append(e.chat.msgs, msgs...)
+		e.chat.msgs = page[max(len(page)-e.chat.want, 0):]
+		e.chat.newest = msgs[len(msgs)-1]
+	}
+	e.chat.more, e.chat.stored, e.chat.valid, e.chat.view = n > len(e.chat.msgs), n, true, nil
+	return read, true
 }
 
 // LoadOlder shows one more page of the active conversation's older messages, when the store has

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +15,12 @@ import (
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
+	"github.com/ward-sim/ward/session/scenario"
 )
+
+// builtinLibrary is the built-in scenarios, read once for every shift a test makes: each case is
+// parsed on first use, and a property over random turns makes a shift a check.
+var builtinLibrary = sync.OnceValues(func() (*scenario.Library, error) { return scenario.Load() })
 
 // liveShift is a real session on a bbolt file in a temp dir, with the offline backend, holding
 // patients admitted through the session and perPatient stored messages each.
@@ -25,7 +31,11 @@ func liveShift(tb testing.TB, patients, perPatient int) (session.Config, *sessio
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	cfg := session.Config{Store: store, Backend: offline.New()}
+	lib, err := builtinLibrary()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := session.Config{Store: store, Backend: offline.New(), Scenarios: lib}
 	s, err := session.Start(cfg)
 	if err != nil {
 		tb.Fatal(err)
@@ -316,22 +326,23 @@ func TestLiveStartShowsTheNewShiftsOwnConversation(t *testing.T) {
 	}
 }
 
-// A repaint after a turn reads the history again only when the store holds other messages than
-// the screen read: one appended, or the newest moved to another conversation and another
-// appended in its place (as many as before). Each time the chat is what a fresh screen reads.
+// A repaint after a turn reads from the store only what it does not hold: the newest message it
+// holds, to see the conversation still continues it, and any stored after it; the whole page
+// again when the newest moved to another conversation and another was appended in its place (as
+// many as before). Each time the chat is what a fresh screen reads.
 func TestLiveReadsTheHistoryAgainOnlyWhenItChanged(t *testing.T) {
 	cfg, s := liveShift(t, 2, 10)
 	e := NewLive(s, nil)
 	if err := e.Switch(context.Background(), "patient_1"); err != nil {
 		t.Fatal(err)
 	}
-	repaint := func() (reread bool) {
+	repaint := func() (read int) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		held := e.chat.msgs
 		e.chat.valid = false
+		read = e.readChat(e.s.Active())
 		e.refresh()
-		return &e.chat.msgs[0] != &held[0]
+		return read
 	}
 	contents := func(chat []ChatMessage) []string {
 		var out []string
@@ -348,27 +359,31 @@ func TestLiveReadsTheHistoryAgainOnlyWhenItChanged(t *testing.T) {
 	line := func(text string) memory.Message {
 		return memory.Message{Role: "user", Content: text, At: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}
 	}
+	page := 2 + 10 // the /admit line and ward's note of the admission, then the history
 	steps := []struct {
-		what   string
-		write  func(tx *persist.Tx) error
-		reread bool
+		what  string
+		write func(tx *persist.Tx) error
+		read  int
 	}{
-		{"nothing stored", nil, false},
-		{"a line appended", func(tx *persist.Tx) error { return tx.Append("patient_1", line("is the oxygen on?")) }, true},
-		{"nothing stored since", nil, false},
+		{"nothing stored", nil, 1},
+		{"a line appended", func(tx *persist.Tx) error { return tx.Append("patient_1", line("is the oxygen on?")) }, 2},
+		{"nothing stored since", nil, 1},
+		{"three lines appended", func(tx *persist.Tx) error {
+			return tx.Append("patient_1", line("sats?"), line("pulse?"), line("pressure?"))
+		}, 4},
 		{"the newest moved away and another in its place", func(tx *persist.Tx) error {
 			if err := tx.MoveLast("patient_1", "patient_2"); err != nil {
 				return err
 			}
 			return tx.Append("patient_1", line("is the mask on?"))
-		}, true},
+		}, 1 + 1 + page + 4}, // the check, then Newest and the whole page
 	}
 	for _, step := range steps {
 		if step.write != nil {
 			store(step.what, step.write)
 		}
-		if got := repaint(); got != step.reread {
-			t.Errorf("%s: read the history again %v, want %v", step.what, got, step.reread)
+		if got := repaint(); got != step.read {
+			t.Errorf("%s: read %d messages, want %d", step.what, got, step.read)
 		}
 		fresh := NewLive(s, nil)
 		if got, want := contents(e.Snapshot().Chat), contents(fresh.Snapshot().Chat); !slices.Equal(got, want) {

@@ -13,6 +13,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the state and NEWS2 columns of the scenario reviews from the engine")
 
+// reviewFile is the review beside a built-in scenario.
+func reviewFile(id string) string { return filepath.Join("..", "scenario", "builtin", id+".review.md") }
+
 // Each built-in scenario has a review beside it (builtin/ID.review.md): learning objectives,
 // critical actions, and three paths of states and NEWS2 — untreated, treated well, mistreated.
 // Each path is played here through the parser and the engine, and the review must say what the
@@ -20,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the state and NEWS2 columns of 
 func TestScenarioReviews(t *testing.T) {
 	for _, s := range library(t).List() {
 		t.Run(s.ID, func(t *testing.T) {
-			file := filepath.Join("..", "scenario", "builtin", s.ID+".review.md")
+			file := reviewFile(s.ID)
 			data, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatalf("no review beside the scenario: %v", err)

@@ -1,9 +1,11 @@
 package physio
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -78,9 +80,24 @@ type Snapshot struct {
 // Snapshot returns a copy of the engine's state that shares nothing with it.
 func (e *Engine) Snapshot() Snapshot { return e.s.clone() }
 
-// EncodeJSON is json.Marshal of the engine's Snapshot, encoded from the state where it lies
-// rather than from a copy: a turn stores every engine that changed.
-func (e *Engine) EncodeJSON() ([]byte, error) { return json.Marshal(&e.s) }
+// EncodeJSON is json.Marshal of the engine's Snapshot, written by hand from the state where it
+// lies (encode.go): a turn stores every engine that changed. A state encoding/json refuses (a
+// NaN) gets encoding/json's own error.
+func (e *Engine) EncodeJSON() ([]byte, error) {
+	scratch := encodings.Get().(*[]byte)
+	defer encodings.Put(scratch)
+	out, ok := snapshotJSON((*scratch)[:0], &e.s)
+	*scratch = out
+	if !ok {
+		return json.Marshal(&e.s)
+	}
+	return bytes.Clone(out), nil
+}
+
+// encodings are buffers to encode snapshots in, each as large as the largest it held: the
+// encoding is copied out at its length, as encoding/json does, so a document the store holds
+// until its commit takes no more memory than it needs, and growing the buffer is paid once.
+var encodings = sync.Pool{New: func() any { return new([]byte) }}
 
 // Restore rebuilds an engine from a snapshot of scenario s, as the patient drawn at admission.
 func Restore(snap Snapshot, s *sc.Scenario) (*Engine, error) {
