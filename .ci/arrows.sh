@@ -11,9 +11,9 @@
 #     tests only;
 #   - the engine's three jobs point one way: the action language (session/action) imports of
 #     ward's packages only session/scenario and memory/words; the engine (session/physio) only
-#     session/action, session/scenario and internal/jsonappend; the After Action Review
+#     session/action, session/scenario and persist/jsonappend; the After Action Review
 #     (session/aar) only the engine, the language and session/scenario;
-#   - internal/jsonappend (JSON written as encoding/json writes it, for the engine and the store)
+#   - persist/jsonappend (JSON written as encoding/json writes it, for the engine and the store)
 #     imports nothing of ward's;
 #   - wiring in one place: only main (the composition root) imports agents/backend, which makes
 #     the backends; the backends themselves (agents/ollama, agents/offline) are imported by
@@ -63,8 +63,8 @@ fi
 only_imports ui/lab ui ui/board session session/live persist persist/outfile agents/llm themes
 only_imports ui/board session session/live themes
 only_imports session/action session/scenario memory/words
-only_imports session/physio session/action session/scenario internal/jsonappend
-only_imports internal/jsonappend
+only_imports session/physio session/action session/scenario persist/jsonappend
+only_imports persist/jsonappend
 only_imports session/aar session/physio session/action session/scenario
 for dep in $(code_imports ./session); do
 	case "$dep" in "$mod/session/live" | "$mod/session/playback" | "$mod/agents/eval" | "$mod/agents/replay") bad "the turn (session) imports $dep" ;; esac

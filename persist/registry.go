@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ward-sim/ward/internal/jsonappend"
+	"github.com/ward-sim/ward/persist/jsonappend"
 )
 
 // PatientEntry is one patient in the registry.

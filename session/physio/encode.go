@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/ward-sim/ward/internal/jsonappend"
+	"github.com/ward-sim/ward/persist/jsonappend"
 	"github.com/ward-sim/ward/session/action"
 	sc "github.com/ward-sim/ward/session/scenario"
 )
