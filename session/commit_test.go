@@ -31,6 +31,17 @@ func storeCommits(t *testing.T, s *persist.Store) uint64 {
 	return n
 }
 
+// A class shares its backend through a queue; on the offline backend its turns are still one
+// commit each, as a trainee's alone are.
+func TestTurnIsOneCommitAnsweredInProcessBehindAClassQueue(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Backend = llm.NewQueue(c.Backend, 2).For("t01") })
+	r.turn("/admit patient_1 sepsis-urosepsis")
+	r.turn("review patient_1")
+	if n, _ := r.commitsOf("how are you feeling?"); n != 1 {
+		t.Errorf("a question behind the class's queue made %d commits, want 1", n)
+	}
+}
+
 // An acknowledged turn answered in the process is one durable commit: the trainee's line goes to
 // disk with what answers it, a switch's registry with them, and /wait's alarms with the state
 // that raised them.

@@ -41,13 +41,24 @@ func NewQueue(b Backend, slots int) *Queue {
 	return &Queue{b: b, slots: max(slots, 1), trainees: map[string]*trainee{}}
 }
 
-// For is b as one trainee uses it; its Chat waits its turn in the queue.
-func (q *Queue) For(trainee string) Backend { return queued{q, trainee} }
+// For is b as one trainee uses it; its Chat waits its turn in the queue. A backend that answers
+// in the process still does behind the queue: what a call waits for there is other trainees'
+// calls of microseconds, not a model, so a turn need not make its line durable first.
+func (q *Queue) For(trainee string) Backend {
+	if AnswersInProcess(q.b) {
+		return queuedInProcess{queued{q, trainee}}
+	}
+	return queued{q, trainee}
+}
 
 type queued struct {
 	q    *Queue
 	name string
 }
+
+type queuedInProcess struct{ queued }
+
+func (queuedInProcess) InProcess() {}
 
 func (c queued) Name() string  { return c.q.b.Name() }
 func (c queued) Model() string { return c.q.b.Model() }

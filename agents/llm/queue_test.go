@@ -415,3 +415,19 @@ func (instant) Model() string { return "" }
 func (instant) Chat(context.Context, Request, func(string)) (Response, error) {
 	return Response{DoneReason: "stop"}, nil
 }
+
+// inProcess is a backend that answers inside the process, as the offline one does.
+type inProcess struct{ *gate }
+
+func (inProcess) InProcess() {}
+
+// A trainee's place in the queue answers in the process when the shared backend does, so a
+// class on the offline backend makes one commit a turn, as a trainee alone does.
+func TestQueueAnswersInProcessAsItsBackend(t *testing.T) {
+	if !AnswersInProcess(NewQueue(inProcess{newGate()}, 2).For("t01")) {
+		t.Error("a queue of an in-process backend does not answer in the process")
+	}
+	if AnswersInProcess(NewQueue(newGate(), 2).For("t01")) {
+		t.Error("a queue of a model server answers in the process")
+	}
+}
