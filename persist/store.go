@@ -162,6 +162,14 @@ func (s *Store) Commits() (uint64, error) {
 // update, every other session's waits.
 func (s *Store) WriterTime() (updates, all time.Duration) { return s.commits.writerTime() }
 
+// PageWrites is how many writes bbolt's commits have made since the store opened: a page each,
+// or an overflowing value's run of pages. Each touched bucket's path from its leaf to the root is
+// written again at every commit, so the number grows with how deep the touched buckets are.
+func (s *Store) PageWrites() int64 {
+	stats := s.db.Stats()
+	return stats.TxStats.GetWrite()
+}
+
 // Close releases the file and its lock; a view's Close forgets its keys only (view.go).
 func (s *Store) Close() error {
 	if s.shared {

@@ -113,13 +113,25 @@ func reportPercentiles(b *testing.B, durations []time.Duration) {
 	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds())/1000, "p99-ms")
 }
 
-// reportWriterTime reports, per turn, the time the store's shared writer spent since updates0
-// and all0 (persist.Store.WriterTime): in transactions before their commit, where every other
-// session on the file waits for this one's work, and in all.
-func reportWriterTime(b *testing.B, store *persist.Store, updates0, all0 time.Duration) {
+// writerMark is where the store's shared writer stood when a benchmark's timer started.
+type writerMark struct {
+	updates, all time.Duration
+	pageWrites   int64
+}
+
+func markWriter(store *persist.Store) writerMark {
 	updates, all := store.WriterTime()
-	b.ReportMetric(float64((updates-updates0).Microseconds())/float64(b.N), "writer-µs/op")
-	b.ReportMetric(float64((all-all0).Microseconds())/float64(b.N), "commit-µs/op")
+	return writerMark{updates, all, store.PageWrites()}
+}
+
+// reportWriter reports, per turn, what the store's shared writer did since mark: its time in
+// transactions before their commit (persist.Store.WriterTime), where every other session on the
+// file waits for this one's work, its time in all, and bbolt's page writes.
+func reportWriter(b *testing.B, store *persist.Store, mark writerMark) {
+	updates, all := store.WriterTime()
+	b.ReportMetric(float64((updates-mark.updates).Microseconds())/float64(b.N), "writer-µs/op")
+	b.ReportMetric(float64((all-mark.all).Microseconds())/float64(b.N), "commit-µs/op")
+	b.ReportMetric(float64(store.PageWrites()-mark.pageWrites)/float64(b.N), "page-writes/op")
 }
 
 // BenchmarkOfflineTurn is a whole turn on the offline backend: the context machinery above plus
@@ -136,7 +148,7 @@ func benchmarkOfflineTurn(b *testing.B, encrypted bool) {
 	ctx := context.Background()
 	discard := func(Event) {}
 	durations := make([]time.Duration, 0, b.N)
-	updates0, all0 := s.cfg.Store.WriterTime()
+	mark := markWriter(s.cfg.Store)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -145,7 +157,7 @@ func benchmarkOfflineTurn(b *testing.B, encrypted bool) {
 	}
 	b.StopTimer()
 	reportPercentiles(b, durations)
-	reportWriterTime(b, s.cfg.Store, updates0, all0)
+	reportWriter(b, s.cfg.Store, mark)
 }
 
 // BenchmarkReplyStream2000Tokens feeds a 2,000-token JSON answer to the reply streamer a token at
@@ -339,7 +351,7 @@ func BenchmarkOfflineTurnPatients(b *testing.B) {
 			ctx := context.Background()
 			discard := func(Event) {}
 			durations := make([]time.Duration, 0, b.N)
-			updates0, all0 := s.cfg.Store.WriterTime()
+			mark := markWriter(s.cfg.Store)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
@@ -348,7 +360,7 @@ func BenchmarkOfflineTurnPatients(b *testing.B) {
 			}
 			b.StopTimer()
 			reportPercentiles(b, durations)
-			reportWriterTime(b, s.cfg.Store, updates0, all0)
+			reportWriter(b, s.cfg.Store, mark)
 		})
 	}
 }
