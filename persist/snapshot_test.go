@@ -41,8 +41,13 @@ func TestSnapshotDuringAStreamOfCommits(t *testing.T) {
 				return
 			}
 			committed.Store(int64(i))
-			if i%5 == 0 {
-				// A turn commits a few times in a row, then waits for the trainee or the model.
+			switch {
+			case i%50 == 0:
+				// Now and then the trainee reads and types: a pause longer than a copy of the
+				// file takes on a loaded machine, without which no copy could ever be whole.
+				time.Sleep(30 * time.Millisecond)
+			case i%5 == 0:
+				// A turn commits a few times in a row, then waits for the model.
 				time.Sleep(2 * time.Millisecond)
 			}
 		}
