@@ -44,8 +44,7 @@ func (h *headerPane) Render(s live.ViewState) {
 	p := s.Patient
 	clock := clockLabel(t, s)
 	k := headerKey{width: h.width, clock: clock, roster: len(s.Roster), patient: p}
-	if h.view != "" && h.drawn.width == k.width && h.drawn.clock == k.clock && h.drawn.roster == k.roster &&
-		reflect.DeepEqual(h.drawn.patient, k.patient) {
+	if h.view != "" && reflect.DeepEqual(h.drawn, k) {
 		return
 	}
 	h.drawn = k

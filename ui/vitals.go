@@ -45,8 +45,7 @@ func (v *vitalsPane) Render(s live.ViewState) {
 		shown[i].Points = recent(series.Points, s.Clock)
 	}
 	d := drawnVitals{width: v.width, height: v.height, monitor: s.Monitor, patient: s.Patient.ID != "", shown: shown}
-	if v.view != "" && d.width == v.drawn.width && d.height == v.drawn.height && d.monitor == v.drawn.monitor &&
-		d.patient == v.drawn.patient && reflect.DeepEqual(d.shown, v.drawn.shown) {
+	if v.view != "" && reflect.DeepEqual(d, v.drawn) {
 		return
 	}
 	v.drawn = d
