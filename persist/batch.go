@@ -136,7 +136,7 @@ func (b *Batch) PutPatientEncoded(kind, patientID string, doc []byte) {
 
 // PutRegistry encodes the session's registry (Tx.PutRegistry).
 func (b *Batch) PutRegistry(r Registry) error {
-	data, err := json.Marshal(r.stored())
+	data, err := r.MarshalJSON() // called, not through json.Marshal, which would check and compact it again
 	if err != nil {
 		return err
 	}

@@ -197,7 +197,7 @@ func (t *Tx) Registry() (Registry, error) { return t.registry() }
 
 // PutRegistry replaces the session's registry.
 func (t *Tx) PutRegistry(r Registry) error {
-	data, err := json.Marshal(r.stored())
+	data, err := r.MarshalJSON() // called, not through json.Marshal, which would check and compact it again
 	if err != nil {
 		return err
 	}
