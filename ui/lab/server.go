@@ -113,8 +113,13 @@ func New(cfg Config) (*Server, error) {
 		key,
 		// Only public keys log in: no password, no keyboard-interactive. Every key is let in
 		// here, and admit refuses the unknown with a line that says why: refused here, the
-		// client would only hear "Permission denied".
-		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool { return true }),
+		// client would only hear "Permission denied". The key is kept for the audit at once:
+		// the library records it only after the handshake, and a client that leaves at once
+		// can close the connection before that.
+		wish.WithPublicKeyAuth(func(ctx ssh.Context, key ssh.PublicKey) bool {
+			ctx.SetValue(loggedInWith{}, key)
+			return true
+		}),
 		// The last is the outermost: guard recovers a panic anywhere in a connection's handling.
 		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.admit, s.guard),
 	)
@@ -127,10 +132,11 @@ func New(cfg Config) (*Server, error) {
 }
 
 // loginTimer is the context key of a connection's time to log in; sessionOpened is set once a
-// session of the connection reached admit.
+// session of the connection reached admit; loggedInWith holds the key the client logged in with.
 type (
 	loginTimer    struct{}
 	sessionOpened struct{}
+	loggedInWith  struct{}
 )
 
 // loginWithin drops a connection that has not opened its session within Config.Login: one that
@@ -176,7 +182,7 @@ func (c *auditedConn) Close() error {
 func noSession(ctx ssh.Context, from net.Addr) string {
 	d := fmt.Sprintf("ssh from %s", from)
 	user, _ := ctx.Value(ssh.ContextKeyUser).(string)
-	key, _ := ctx.Value(ssh.ContextKeyPublicKey).(ssh.PublicKey)
+	key, _ := ctx.Value(loggedInWith{}).(ssh.PublicKey)
 	switch {
 	case key != nil:
 		d += fmt.Sprintf(" as user %q with key %s", user, gossh.FingerprintSHA256(key))
