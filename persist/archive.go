@@ -34,8 +34,8 @@ type Archive struct {
 // keys is their time order (time.RFC3339Nano trims trailing zeros, which breaks that).
 const archiveIDLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
-// contentBuckets are the nested buckets of a session that make up its Content; keyRegistry is
-// the one plain key.
+// contentBuckets are the nested buckets of a session that make up its Content, with the
+// registry's (shelf.storedRegistry).
 var contentBuckets = [][]byte{
 	bucketSessionHistory, bucketHistories, []byte(KindMemory), []byte(KindEntities), []byte(KindSim),
 }
@@ -175,10 +175,7 @@ func copyBucket(dst, src *bolt.Bucket) error {
 }
 
 func deleteContent(s *shelf) error {
-	if err := s.b.Delete(keyRegistry); err != nil {
-		return err
-	}
-	for _, name := range contentBuckets {
+	for _, name := range append([][]byte{bucketRegistry}, contentBuckets...) {
 		if s.b.Bucket(name) == nil {
 			continue
 		}

@@ -187,11 +187,7 @@ func (t *Tx) Write(b *Batch) error {
 		case writeDoc:
 			err = t.writeDoc(w, sealedHere)
 		case writeRegistry:
-			if sealedHere {
-				err = t.putSealed(t.b, nil, keyRegistry, w.sealed)
-			} else {
-				err = t.putOwn(t.b, nil, keyRegistry, w.data)
-			}
+			err = t.writeRegistry(w, sealedHere)
 		case writeInfo:
 			err = t.putInfoEncoded(*w.info, w.data)
 		}
@@ -236,4 +232,16 @@ func encodeDoc(kind, patientID string, v any) ([]byte, error) {
 		return nil, fmt.Errorf("put %s document of %s: %w", kind, patientID, err)
 	}
 	return doc, nil
+}
+
+// writeRegistry puts a batch's registry, sealed before the commit if sealedHere.
+func (t *Tx) writeRegistry(w *write, sealedHere bool) error {
+	b, err := t.registryForWrite()
+	if err != nil {
+		return err
+	}
+	if sealedHere {
+		return t.putSealed(b, nil, keyRegistry, w.sealed)
+	}
+	return t.putOwn(b, nil, keyRegistry, w.data)
 }

@@ -110,7 +110,7 @@ func TestABatchSealsBeforeTheCommitInAnEncryptedFile(t *testing.T) {
 	raw := func(tx *Tx) [][]byte {
 		h := tx.history("patient_1")
 		return [][]byte{bytes.Clone(h.Get(seqKey(h.Sequence() - 1))), bytes.Clone(h.Get(seqKey(h.Sequence()))),
-			bytes.Clone(tx.b.Bucket([]byte(KindMemory)).Get([]byte("patient_1"))), bytes.Clone(tx.b.Get(keyRegistry))}
+			bytes.Clone(tx.b.Bucket([]byte(KindMemory)).Get([]byte("patient_1"))), bytes.Clone(tx.storedRegistry())}
 	}
 	var rolledBack, committed [][]byte
 	planted := errors.New("planted failure")

@@ -100,7 +100,8 @@ func TestMovedSwappedCopiedOrReplayedValuesAreRefused(t *testing.T) {
 			return bucketAt(tx, append(alice, "memory")...).Delete([]byte("patient_1"))
 		}},
 		{"the registry copied from another shift of the same trainee", "s-alice", "changed, moved or copied", func(tx *bolt.Tx) error {
-			return bucketAt(tx, alice...).Put(keyRegistry, bytes.Clone(bucketAt(tx, "sessions", "s-alice-2").Get(keyRegistry)))
+			other := bytes.Clone(bucketAt(tx, "sessions", "s-alice-2", string(bucketRegistry)).Get(keyRegistry))
+			return bucketAt(tx, append(alice, string(bucketRegistry))...).Put(keyRegistry, other)
 		}},
 		{"a message copied from another shift of the same trainee", "s-alice", "changed, moved or copied", func(tx *bolt.Tx) error {
 			other := bucketAt(tx, "sessions", "s-alice-2", "histories", "patient_1")
@@ -141,7 +142,7 @@ func TestMovedSwappedCopiedOrReplayedValuesAreRefused(t *testing.T) {
 // registry and a document as they were a turn ago.
 func TestReplayedValuesAreRefused(t *testing.T) {
 	for _, tc := range []struct{ name, bucket, key string }{
-		{"the registry", "", string(keyRegistry)},
+		{"the registry", string(bucketRegistry), string(keyRegistry)},
 		{"a document", "sim", "patient_1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -258,7 +259,7 @@ func TestMigrationBindsAFileWrittenBeforeBinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.SchemaVersion != 3 || d.Histories["patient_1"][1].Content != "I had anaphylaxis to penicillin." ||
+	if d.SchemaVersion != schemaVersion() || d.Histories["patient_1"][1].Content != "I had anaphylaxis to penicillin." ||
 		d.Registry.Patients["patient_1"].Facts["name"] != "Margaret Okafor" || len(d.Archives) != 1 || string(d.Sim["patient_1"]) != `{"vitals":{"spo2":88}}` {
 		t.Errorf("alice's shift after binding: %+v", d)
 	}
@@ -314,8 +315,9 @@ func TestRecoverChecksAFileWrittenBeforeBinding(t *testing.T) {
 	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice pass")); err != nil || s.BindingBackup() != "" {
 		t.Fatalf("sign-in after the check: %v (backup %q: the check should have bound everything)", err, s.BindingBackup())
 	}
-	if d, err := s.Dump("s-alice"); err != nil || len(d.Histories["patient_1"]) != 2 || len(d.Archives) != 1 {
-		t.Errorf("alice's shift: %v", err)
+	if d, err := s.Dump("s-alice"); err != nil || len(d.Histories["patient_1"]) != 2 || len(d.Archives) != 1 ||
+		d.Registry.Patients["patient_1"].Facts["name"] != "Margaret Okafor" {
+		t.Errorf("alice's shift: %+v, %v", d, err)
 	}
 }
 

@@ -15,7 +15,7 @@ func TestDumpJSON(t *testing.T) {
 		fill func(t *testing.T, s *Store)
 		want string
 	}{
-		{"new session", func(*testing.T, *Store) {}, `{"schema_version":3,"session_id":"s1",
+		{"new session", func(*testing.T, *Store) {}, `{"schema_version":4,"session_id":"s1",
 			"registry":{"active_patient_id":null,"patients":{}},
 			"session_history":[],"histories":{},"archives":[]}`},
 		{"turns, a document and an archive", func(t *testing.T, s *Store) {
@@ -32,7 +32,7 @@ func TestDumpJSON(t *testing.T) {
 					tx.PutPatientDoc(KindSim, "patient_4", []byte(`{"scenario": "sepsis"}`)),
 				)
 			})
-		}, `{"schema_version":3,"session_id":"s1",
+		}, `{"schema_version":4,"session_id":"s1",
 			"registry":{"active_patient_id":"patient_4","patients":{"patient_4":{"patient_id":"patient_4","facts":{},"created_at":"2025-03-01T22:00:00Z","updated_at":"2025-03-01T22:00:00Z"}}},
 			"session_history":[],
 			"histories":{"patient_4":[

@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -351,14 +352,10 @@ func (c *copier) content(dst *bolt.Bucket, ents []entry, where string) error {
 			if pins, err = dst.CreateBucket(bucketPins); err == nil {
 				err = c.tree(pins, ref, where+"/"+key)
 			}
-		case key == string(keyRegistry) && !e.isBucket:
-			if _, derr := decodeRegistry(e.value); derr != nil && !isSealed(e.value) {
-				c.loss(where, 1, 0, "the registry does not decode")
-				continue
-			}
-			c.rep.Documents++
-			c.sealed(e.value)
-			err = dst.Put(keyRegistry, e.value)
+		case key == string(bucketRegistry) && e.isBucket:
+			err = c.registryBucket(dst, ref, where+"/"+key)
+		case key == string(keyRegistry) && !e.isBucket: // where it lay before schema version 4
+			err = c.registry(dst, e.value, where)
 		case key == string(bucketSessionHistory) && e.isBucket:
 			err = c.history(dst, bucketSessionHistory, ref, where+"/"+key)
 		case key == string(bucketHistories) && e.isBucket:
@@ -373,6 +370,35 @@ func (c *copier) content(dst *bolt.Bucket, ents []entry, where string) error {
 		}
 	}
 	return nil
+}
+
+// registryBucket copies the registry from its bucket; anything else there is lost.
+func (c *copier) registryBucket(dst *bolt.Bucket, ref bucketRef, where string) error {
+	for _, e := range c.entries(ref, where) {
+		if e.isBucket || !bytes.Equal(e.key, keyRegistry) {
+			c.loss(where, 1, 0, fmt.Sprintf("%s is not part of a ward session", name(e.key)))
+			continue
+		}
+		if err := c.registry(dst, e.value, where); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registry copies a registry that decodes, or is sealed, into its bucket in dst.
+func (c *copier) registry(dst *bolt.Bucket, value []byte, where string) error {
+	if _, err := decodeRegistry(value); err != nil && !isSealed(value) {
+		c.loss(where, 1, 0, "the registry does not decode")
+		return nil
+	}
+	c.rep.Documents++
+	c.sealed(value)
+	b, err := bucketForWrite(dst, bucketRegistry)
+	if err != nil {
+		return err
+	}
+	return b.Put(keyRegistry, value)
 }
 
 func (c *copier) histories(dst *bolt.Bucket, ref bucketRef, where string) error {

@@ -140,10 +140,10 @@ func (k *checker) shelf(old shelf, where string) error {
 		return err
 	}
 	tmp := shelf{b: tmpBucket, c: bound, where: old.where}
-	if v := old.b.Get(keyRegistry); v != nil {
+	if v := old.storedRegistry(); v != nil {
 		if plain, err := get(nil, keyRegistry, v); err != nil {
 			k.rep.loss1(where, 1, "the registry does not authenticate")
-		} else if err := tmp.put(tmp.b, nil, keyRegistry, plain); err != nil {
+		} else if err := tmp.putRegistry(plain); err != nil {
 			return err
 		}
 	}

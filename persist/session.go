@@ -29,6 +29,8 @@ type SessionInfo struct {
 var (
 	keyInfo     = []byte("info")
 	keyRegistry = []byte("registry")
+	// bucketRegistry holds a shelf's registry alone, under keyRegistry (shelf.registryForWrite).
+	bucketRegistry = []byte("registry")
 )
 
 // Tx is one transaction on one session, valid only inside the Update or View callback.
@@ -201,7 +203,11 @@ func (t *Tx) PutRegistry(r Registry) error {
 	if err != nil {
 		return err
 	}
-	return t.putOwn(t.b, nil, keyRegistry, data)
+	b, err := t.registryForWrite()
+	if err != nil {
+		return err
+	}
+	return t.putOwn(b, nil, keyRegistry, data)
 }
 
 func readInfo(b *bolt.Bucket) (SessionInfo, error) {
@@ -221,7 +227,7 @@ func (s *shelf) decode(rel []string, key, stored []byte, v any) error {
 
 // registry opens and decodes the shelf's registry; a missing one is empty.
 func (s *shelf) registry() (Registry, error) {
-	plain, err := s.get(nil, keyRegistry, s.b.Get(keyRegistry))
+	plain, err := s.get(nil, keyRegistry, s.storedRegistry())
 	if err != nil {
 		return Registry{}, err
 	}

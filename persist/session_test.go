@@ -3,8 +3,10 @@ package persist
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,7 +125,7 @@ func TestRegistryRoundTrip(t *testing.T) {
 			s, _ := openTemp(t)
 			newSession(t, s, "s1")
 			mustUpdate(t, s, "s1", func(tx *Tx) error { return tx.PutRegistry(tt.reg) })
-			if got := rawKey(t, s, "s1", keyRegistry); got != tt.stored {
+			if got := rawRegistry(t, s, "s1"); got != tt.stored {
 				t.Errorf("stored %s\nwant   %s", got, tt.stored)
 			}
 			want := tt.reg
@@ -153,11 +155,11 @@ func TestRegistryIsEmptyBeforeFirstPut(t *testing.T) {
 	})
 }
 
-func rawKey(t *testing.T, s *Store, sid string, key []byte) string {
+func rawRegistry(t *testing.T, s *Store, sid string) string {
 	t.Helper()
 	var v string
 	_ = s.db.View(func(tx *bolt.Tx) error {
-		v = string(tx.Bucket(bucketSessions).Bucket([]byte(sid)).Get(key))
+		v = string(tx.Bucket(bucketSessions).Bucket([]byte(sid)).Bucket(bucketRegistry).Get(keyRegistry))
 		return nil
 	})
 	return v
@@ -249,5 +251,39 @@ func TestRegistryEncodesAsReflection(t *testing.T) {
 	reg.Patients["patient_3"] = PatientEntry{PatientID: "patient_3", CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
 	if _, err := json.Marshal(reg); err == nil {
 		t.Error("a year past 9999 was written")
+	}
+}
+
+// A commit that does not change the registry does not write it again: its page stays where it
+// was. A registry of a full ward is the shift's largest value (about 55 KB for 100 patients), and
+// in the shift's own bucket it was written with every change to any bucket beside it.
+func TestACommitLeavesAnUnchangedRegistrysPages(t *testing.T) {
+	s, _ := openTemp(t)
+	newSession(t, s, "s1")
+	reg := Registry{Patients: map[string]PatientEntry{}}
+	for i := range 100 {
+		id := fmt.Sprintf("patient_%d", i)
+		reg.Patients[id] = PatientEntry{PatientID: id, Facts: map[string]any{"summary": strings.Repeat("stable ", 60)}}
+	}
+	mustUpdate(t, s, "s1", func(tx *Tx) error { return tx.PutRegistry(reg) })
+	root := func() (page uint64) {
+		_ = s.db.View(func(tx *bolt.Tx) error {
+			page = uint64(tx.Bucket(bucketSessions).Bucket([]byte("s1")).Bucket(bucketRegistry).Root())
+			return nil
+		})
+		return page
+	}
+	before := root()
+	mustUpdate(t, s, "s1", func(tx *Tx) error {
+		return firstErr(tx.Append("patient_1", msg("user", "any pain?", 1)), tx.PutPatientDoc(KindSim, "patient_1", []byte(`{"clock":61}`)))
+	})
+	if after := root(); after != before {
+		t.Errorf("a turn that left the registry as it was wrote it again: its page moved from %d to %d", before, after)
+	}
+	mustUpdate(t, s, "s1", func(tx *Tx) error {
+		return tx.PutRegistry(Registry{ActivePatientID: "patient_1", Patients: reg.Patients})
+	})
+	if after := root(); after == before {
+		t.Error("the registry changed and its page did not move: the test cannot tell a write")
 	}
 }

@@ -44,23 +44,59 @@ func OpenSnapshot(path string) (*Store, error) {
 		_ = os.Remove(copyPath)
 		return nil, err
 	}
-	db, err := bolt.Open(copyPath, 0o600, &bolt.Options{ReadOnly: true})
+	db, err := openCopy(copyPath, path)
 	// The copy is private: once bbolt has it mapped, its name is no longer needed.
 	_ = os.Remove(copyPath)
 	if err != nil {
-		return nil, openFailure(path, err)
-	}
-	if err := db.View(func(tx *bolt.Tx) error {
-		v, err := fileVersion(path, tx)
-		if err == nil && v == 0 {
-			err = notWard(path, "it holds no ward data")
-		}
-		return err
-	}); err != nil {
-		_ = db.Close()
 		return nil, err
 	}
 	return newStore(db, path), nil
+}
+
+// openCopy opens the private copy of the file at path read-only, at this binary's schema: a
+// copy of an older file is migrated first, as Open migrates the file itself, so that every
+// reader reads one layout. The file at path is not changed.
+func openCopy(copyPath, path string) (*bolt.DB, error) {
+	db, err := bolt.Open(copyPath, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		return nil, openFailure(path, err)
+	}
+	var version int
+	err = db.View(func(tx *bolt.Tx) error {
+		version, err = fileVersion(path, tx)
+		if err == nil && version == 0 {
+			err = notWard(path, "it holds no ward data")
+		}
+		return err
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if version == schemaVersion() {
+		return db, nil
+	}
+	_ = db.Close()
+	if err := migrateCopy(copyPath, path); err != nil {
+		return nil, err
+	}
+	if db, err = bolt.Open(copyPath, 0o600, &bolt.Options{ReadOnly: true}); err != nil {
+		return nil, openFailure(path, err)
+	}
+	return db, nil
+}
+
+// migrateCopy brings the private copy of the file at path to this binary's schema.
+func migrateCopy(copyPath, path string) error {
+	db, err := bolt.Open(copyPath, 0o600, &bolt.Options{NoFreelistSync: true})
+	if err != nil {
+		return openFailure(path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return prepare(path, tx) })
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // snapshotAttempts bounds the copies taken while commits keep landing; a ward commits a few

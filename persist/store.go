@@ -3,6 +3,7 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,6 +49,8 @@ var migrations = []func(tx *bolt.Tx) error{
 	// the trainees' keys, so it is done when a writer opens them (bind.go); the version keeps
 	// a ward that reads only the old kind from taking the new for damage.
 	func(*bolt.Tx) error { return nil },
+	// 4: a shelf's registry lies in a bucket of its own (shelf.go), its bytes as they were.
+	moveRegistries,
 }
 
 // schemaVersion is the version this binary writes.
@@ -269,6 +272,43 @@ func prepare(path string, tx *bolt.Tx) error {
 		}
 	}
 	return tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte(strconv.Itoa(v)))
+}
+
+// moveRegistries moves the registry of every session and every snapshot from its shelf's bucket
+// into a bucket of its own. Its bytes stay as they are: a sealed registry is bound to the
+// shelf's place, which it keeps, so no key is needed.
+func moveRegistries(tx *bolt.Tx) error {
+	var shelves []*bolt.Bucket
+	sessions, archive := tx.Bucket(bucketSessions), tx.Bucket(bucketArchive)
+	_ = sessions.ForEachBucket(func(id []byte) error {
+		shelves = append(shelves, sessions.Bucket(id))
+		return nil
+	})
+	_ = archive.ForEachBucket(func(id []byte) error {
+		perSession := archive.Bucket(id)
+		return perSession.ForEachBucket(func(at []byte) error {
+			shelves = append(shelves, perSession.Bucket(at))
+			return nil
+		})
+	})
+	for _, b := range shelves {
+		v := b.Get(keyRegistry)
+		if v == nil {
+			continue
+		}
+		v = bytes.Clone(v) // the page it lies in changes with the delete
+		if err := b.Delete(keyRegistry); err != nil {
+			return err
+		}
+		own, err := b.CreateBucket(bucketRegistry)
+		if err != nil {
+			return err
+		}
+		if err := own.Put(keyRegistry, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // initialise writes the version-1 layout.

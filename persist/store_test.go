@@ -1,10 +1,12 @@
 package persist
 
 import (
+	"bytes"
 	"crypto/rand"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -258,4 +260,67 @@ func commits(t *testing.T, s *Store) uint64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// A file from before schema version 4 held each shelf's registry as a value of the shelf's own
+// bucket. A snapshot of it reads the registries without changing the file; opening it moves
+// them into their buckets, bytes as they were.
+func TestRegistriesWrittenBeforeVersion4Read(t *testing.T) {
+	s, path := openTemp(t)
+	newSession(t, s, "s1")
+	reg := Registry{ActivePatientID: "patient_4", Patients: map[string]PatientEntry{"patient_4": {PatientID: "patient_4", Facts: map[string]any{"bed": "4"}, CreatedAt: t0, UpdatedAt: t0}}}
+	mustUpdate(t, s, "s1", func(tx *Tx) error { return tx.PutRegistry(reg) })
+	archived, err := s.Archive("s1", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, s, "s1", func(tx *Tx) error { return tx.PutRegistry(reg) })
+	s.Close()
+	shelves := [][]string{{"sessions", "s1"}, {"archive", "s1", archived}}
+	tamper(t, path, func(tx *bolt.Tx) error { // back to version 3's layout
+		for _, at := range shelves {
+			shelf := bucketAt(tx, at...)
+			v := bytes.Clone(shelf.Bucket(bucketRegistry).Get(keyRegistry))
+			if err := firstErr(shelf.DeleteBucket(bucketRegistry), shelf.Put(keyRegistry, v)); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte("3"))
+	})
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := OpenSnapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := snap.Dump("s1")
+	snap.Close()
+	if err != nil || !reflect.DeepEqual(d.Registry, reg) || len(d.Archives) != 1 || !reflect.DeepEqual(d.Archives[0].Registry, reg) {
+		t.Errorf("the snapshot's dump: %+v, %v", d, err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("reading a snapshot changed the file")
+	}
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustView(t, s, "s1", func(tx *Tx) error {
+		got, err := tx.Registry()
+		if !reflect.DeepEqual(got, reg) {
+			t.Errorf("the registry after the migration: %+v", got)
+		}
+		return err
+	})
+	s.Close()
+	readRaw(t, path, func(tx *bolt.Tx) {
+		for _, at := range shelves {
+			shelf := bucketAt(tx, at...)
+			if shelf.Get(keyRegistry) != nil || shelf.Bucket(bucketRegistry) == nil || shelf.Bucket(bucketRegistry).Get(keyRegistry) == nil {
+				t.Errorf("%s: the registry did not move into its bucket", strings.Join(at, "/"))
+			}
+		}
+	})
 }
