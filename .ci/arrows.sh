@@ -13,7 +13,8 @@
 #     ward's packages only session/scenario and memory/words; the engine (session/physio) only
 #     session/action, session/scenario and persist/jsonappend; the After Action Review
 #     (session/aar) only the engine, the language and session/scenario;
-#   - persist/jsonappend (JSON written as encoding/json writes it, for the engine and the store)
+#   - persist/jsonappend (JSON written as encoding/json writes it, for the engine, memory and the
+#     store)
 #     imports nothing of ward's;
 #   - wiring in one place: only main (the composition root) imports agents/backend, which makes
 #     the backends; the backends themselves (agents/ollama, agents/offline) are imported by
@@ -21,7 +22,7 @@
 #     the turn and the screens link none;
 #   - only the Ollama backend and its test helper import github.com/ollama/ollama (tests included);
 #   - agents, memory and persist never import session or ui; memory's code imports only memory
-#     (its tests may use the real store);
+#     and persist/jsonappend (its tests may use the real store);
 #   - nothing imports main; nothing but main imports ui/lab (the SSH server), which imports of
 #     ward's packages only ui, ui/board, session, session/live, persist (and persist/outfile),
 #     agents/llm and themes.
@@ -100,7 +101,7 @@ while IFS=$'\t' read -r pkg code tests; do
 	done
 	case "$pkg" in "$mod/memory"*)
 		for dep in $(ward_only <<<"$code"); do
-			case "$dep" in "$mod/memory"*) ;; *) bad "$pkg imports $dep" ;; esac
+			case "$dep" in "$mod/memory"* | "$mod/persist/jsonappend") ;; *) bad "$pkg imports $dep" ;; esac
 		done ;;
 	esac
 done <<<"$table"

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -127,4 +128,30 @@ func BenchmarkFit(b *testing.B) {
 	timeEach(b, func(int) {
 		_ = e.Fit(Prompt{Static: 1200, Dynamic: 150, User: 30, Window: window, Memory: sel}, 2600, 0)
 	})
+}
+
+// BenchmarkEntitiesEncode is a long shift's entities document, its tallies full (maxTallies
+// rows of a turn's patient and nurse), written by hand and by encoding/json's reflection.
+func BenchmarkEntitiesEncode(b *testing.B) {
+	e := &Entities{Conversation: []ConversationEntity{{Key: "pain_score", Value: 7.0, InsertedAt: 60, UpdatedAt: 600}}}
+	at := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
+	for i := range maxTallies / 2 {
+		e.ObserveParse(at.Add(time.Duration(i)*time.Minute), "Patient", AgentOutput{})
+		e.ObserveParse(at.Add(time.Duration(i)*time.Minute), "Nurse", AgentOutput{})
+	}
+	for _, way := range []struct {
+		name   string
+		encode func() ([]byte, error)
+	}{{"by hand", e.EncodeJSON}, {"encoding/json", func() ([]byte, error) { return json.Marshal(e) }}} {
+		b.Run(way.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				doc, err := way.encode()
+				if err != nil {
+					b.Fatal(err)
+				}
+				sink = doc
+			}
+		})
+	}
 }

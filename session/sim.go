@@ -252,11 +252,9 @@ func (m *sim) keepAll() error {
 func (m *sim) save(b *persist.Batch) error {
 	for id := range m.dirty {
 		if e := m.ward.Engine(id); e != nil {
-			doc, err := e.EncodeJSON()
-			if err != nil {
-				return fmt.Errorf("put %s document of %s: %w", persist.KindSim, id, err)
+			if err := putEncoded(b, persist.KindSim, id, e.EncodeJSON); err != nil {
+				return err
 			}
-			b.PutPatientEncoded(persist.KindSim, id, doc)
 		}
 		if mem := m.mems[id]; mem != nil {
 			if err := b.PutPatientJSON(persist.KindMemory, id, mem); err != nil {
@@ -264,12 +262,23 @@ func (m *sim) save(b *persist.Batch) error {
 			}
 		}
 		if ents := m.ents[id]; ents != nil {
-			if err := b.PutPatientJSON(persist.KindEntities, id, ents); err != nil {
+			if err := putEncoded(b, persist.KindEntities, id, ents.EncodeJSON); err != nil {
 				return err
 			}
 		}
 	}
 	b.OnCommit(func() { clear(m.dirty) })
+	return nil
+}
+
+// putEncoded puts the patient's document of kind as its own encoder writes it: by hand, byte
+// for byte as encoding/json would (the engine's snapshot, the entities).
+func putEncoded(b *persist.Batch, kind, id string, encode func() ([]byte, error)) error {
+	doc, err := encode()
+	if err != nil {
+		return fmt.Errorf("put %s document of %s: %w", kind, id, err)
+	}
+	b.PutPatientEncoded(kind, id, doc)
 	return nil
 }
 

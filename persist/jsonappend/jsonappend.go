@@ -1,8 +1,8 @@
 // Package jsonappend appends values to a JSON document byte for byte as encoding/json writes
 // them, without its reflection: for the documents ward writes on every turn (an engine's
-// snapshot, the registry), where encoding/json's reflection was a turn's largest cost. It sits
-// apart because both the engine (session/physio) and the store (persist) write such documents,
-// and neither may import the other.
+// snapshot, the registry, a patient's entities), where encoding/json's reflection was a turn's
+// largest cost. It sits apart because the engine (session/physio), memory and the store
+// (persist) write such documents, and none of them may import another.
 package jsonappend
 
 import (
