@@ -403,6 +403,35 @@ func BenchmarkOfflineTurnPatients(b *testing.B) {
 	}
 }
 
+// BenchmarkLineOnAFullWard asks the row directly: a line to one patient on a ward of
+// 100 against the same line on a ward of one. The two shifts play OfflineTurnPatients' mix turn
+// about in one run (which goes first alternating), so the machine's drift, which moved whole
+// runs of OfflineTurnPatients by a quarter, falls on both alike; only the lines are timed.
+func BenchmarkLineOnAFullWard(b *testing.B) {
+	shifts := []*Session{admittedShift(b, 1), admittedShift(b, 100)}
+	inputs := []string{"how is your breathing now?", "checking vitals", "any pain anywhere?", "/wait 1m"}
+	ctx := context.Background()
+	discard := func(Event) {}
+	var lines [2][]time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		input := inputs[i%len(inputs)]
+		for turn := range 2 {
+			k := (i + turn) % 2
+			t0 := time.Now()
+			shifts[k].Turn(ctx, input, discard)
+			if took := time.Since(t0); !strings.HasPrefix(input, "/") {
+				lines[k] = append(lines[k], took)
+			}
+		}
+	}
+	b.StopTimer()
+	one, full := p50ms(lines[0]), p50ms(lines[1])
+	b.ReportMetric(one, "one-line-p50-ms")
+	b.ReportMetric(full, "full-line-p50-ms")
+	b.ReportMetric(full/one, "full÷one")
+}
+
 // admittedShift is a new shift on a real store with patients admitted through the session,
 // each on the engine, the first one active.
 func admittedShift(b testing.TB, patients int) *Session {
