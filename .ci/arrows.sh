@@ -7,8 +7,8 @@
 #   - session's rooms: the turn (session) imports neither its adapter (session/live), its tools
 #     (session/playback) nor agents/eval or agents/replay; the read side (session/records) imports
 #     no session package but the engine's (physio, aar, action, scenario); only session/playback,
-#     of session's packages, imports agents/eval and agents/replay; session/sessiontest serves
-#     tests only;
+#     of session's packages, imports agents/eval and agents/replay; session/sessiontest and
+#     session/scenario/scenariotest serve tests only;
 #   - the engine's three jobs point one way: the action language (session/action) imports of
 #     ward's packages only session/scenario and memory/words; the engine (session/physio) only
 #     session/action, session/scenario and persist/jsonappend; the After Action Review
@@ -94,6 +94,7 @@ while IFS=$'\t' read -r pkg code tests; do
 		"$mod/agents/offline:$mod" | "$mod/agents/offline:$mod/agents/backend" | "$mod/agents/offline:$mod/session/sessiontest") ;;
 		"$mod/agents/ollama:"* | "$mod/agents/offline:"*) bad "$pkg imports the backend $dep (only main wires backends)" ;;
 		"$mod/session/sessiontest:"*) bad "$pkg imports session/sessiontest outside its tests" ;;
+		"$mod/session/scenario/scenariotest:"*) bad "$pkg imports session/scenario/scenariotest outside its tests" ;;
 		"$mod/agents/eval:$mod/session/playback" | "$mod/agents/replay:$mod/session/playback") ;;
 		"$mod/agents/eval:$mod/session"* | "$mod/agents/replay:$mod/session"* | "$mod/agents/eval:$mod/ui"* | "$mod/agents/replay:$mod/ui"*)
 			bad "$pkg imports $dep (only session/playback may)" ;;

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +16,7 @@ import (
 	"github.com/ward-sim/ward/agents/offline"
 	"github.com/ward-sim/ward/memory"
 	"github.com/ward-sim/ward/persist"
-	"github.com/ward-sim/ward/session/scenario"
+	"github.com/ward-sim/ward/session/scenario/scenariotest"
 )
 
 // bigShift fills a store with patients × messages in a few large transactions, the shape the
@@ -441,7 +439,7 @@ func admittedShift(b testing.TB, patients int) *Session {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	lib, err := fullWardLibrary()
+	lib, err := scenariotest.FullWard()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -464,33 +462,6 @@ func admittedShift(b testing.TB, patients int) *Session {
 	}
 	return s
 }
-
-// fullWardLibrary holds enough cases for a shift of 100 patients: a shift gives no two patients
-// the same case, and the built-in library has 36 it gives unasked. It is the built-in cases and
-// three copies of each under new ids ("asthma-exacerbation-2"), read as a trainee's own
-// --scenarios directory is; the copies' files go once the library holds them.
-var fullWardLibrary = sync.OnceValues(func() (*scenario.Library, error) {
-	builtin, err := builtinLibrary()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "ward-cases-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	idLine := regexp.MustCompile(`(?m)^id: .*$`)
-	for _, sc := range builtin.List() {
-		data, _, _ := builtin.Source(sc.ID)
-		for copy := 2; copy <= 4; copy++ {
-			id := fmt.Sprintf("%s-%d", sc.ID, copy)
-			if err := os.WriteFile(filepath.Join(dir, id+".yaml"), idLine.ReplaceAll(data, []byte("id: "+id)), 0o600); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return scenario.Load(dir)
-})
 
 // TestTurnAllocatesAsOnOnePatient: a line to one patient allocates about the same whether the
 // shift has 1 patient or 100 (within 10 %): what a turn touches is the patient spoken to.

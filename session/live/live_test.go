@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,12 +14,8 @@ import (
 	"github.com/ward-sim/ward/memory/knowledge"
 	"github.com/ward-sim/ward/persist"
 	"github.com/ward-sim/ward/session"
-	"github.com/ward-sim/ward/session/scenario"
+	"github.com/ward-sim/ward/session/scenario/scenariotest"
 )
-
-// builtinLibrary is the built-in scenarios, read once for every shift a test makes: each case is
-// parsed on first use, and a property over random turns makes a shift a check.
-var builtinLibrary = sync.OnceValues(func() (*scenario.Library, error) { return scenario.Load() })
 
 // liveShift is a real session on a bbolt file in a temp dir, with the offline backend, holding
 // patients admitted through the session and perPatient stored messages each.
@@ -31,7 +26,7 @@ func liveShift(tb testing.TB, patients, perPatient int) (session.Config, *sessio
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	lib, err := builtinLibrary()
+	lib, err := scenariotest.FullWard() // a shift gives no two patients one case: the built-in cases fill 36 beds
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -42,6 +37,9 @@ func liveShift(tb testing.TB, patients, perPatient int) (session.Config, *sessio
 	}
 	for p := 1; p <= patients; p++ {
 		s.Turn(context.Background(), fmt.Sprintf("/admit patient_%d", p), func(session.Event) {})
+	}
+	if got := len(s.Summaries()); got != patients {
+		tb.Fatalf("%d patients admitted, want %d", got, patients)
 	}
 	at := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	for p := 1; p <= patients && perPatient > 0; p++ {
