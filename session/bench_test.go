@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -404,21 +405,27 @@ func BenchmarkOfflineTurnPatients(b *testing.B) {
 // BenchmarkLineOnAFullWard asks the row directly: a line to one patient on a ward of
 // 100 against the same line on a ward of one. The two shifts play OfflineTurnPatients' mix turn
 // about in one run (which goes first alternating), so the machine's drift, which moved whole
-// runs of OfflineTurnPatients by a quarter, falls on both alike; only the lines are timed.
+// runs of OfflineTurnPatients by a quarter, falls on both alike; only the lines are timed. Each
+// turn runs under a profiler label (who=one-line, full-line, one-wait or full-wait), so one -cpuprofile shows
+// either ward's lines or waits apart: go tool pprof -tagfocus who=full-line.
 func BenchmarkLineOnAFullWard(b *testing.B) {
 	shifts := []*Session{admittedShift(b, 1), admittedShift(b, 100)}
 	inputs := []string{"how is your breathing now?", "checking vitals", "any pain anywhere?", "/wait 1m"}
-	ctx := context.Background()
 	discard := func(Event) {}
 	var lines [2][]time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		input := inputs[i%len(inputs)]
+		kind := "line"
+		if strings.HasPrefix(input, "/") {
+			kind = "wait"
+		}
 		for turn := range 2 {
 			k := (i + turn) % 2
+			labels := pprof.Labels("who", []string{"one", "full"}[k]+"-"+kind)
 			t0 := time.Now()
-			shifts[k].Turn(ctx, input, discard)
-			if took := time.Since(t0); !strings.HasPrefix(input, "/") {
+			pprof.Do(context.Background(), labels, func(ctx context.Context) { shifts[k].Turn(ctx, input, discard) })
+			if took := time.Since(t0); kind == "line" {
 				lines[k] = append(lines[k], took)
 			}
 		}
