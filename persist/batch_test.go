@@ -145,14 +145,7 @@ func TestABatchSealsBeforeTheCommitInAnEncryptedFile(t *testing.T) {
 	mustUpdate(t, s, sid, func(tx *Tx) error { return tx.Write(moved) })
 
 	s.Close()
-	reopened, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reopened.Close()
-	if err := reopened.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
-		t.Fatal(err)
-	}
+	reopened := openAsAlice(t, path)
 	d, err := reopened.Dump(sid)
 	if err != nil {
 		t.Fatalf("the shift does not read back: %v", err)

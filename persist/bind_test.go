@@ -183,14 +183,7 @@ func TestReplayedValuesAreRefused(t *testing.T) {
 // store's own moves still read back.
 func TestStoreMovesKeepValuesOpen(t *testing.T) {
 	path := boundStore(t)
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
-		t.Fatal(err)
-	}
+	s := openAsAlice(t, path)
 	mustUpdate(t, s, "s-alice", func(tx *Tx) error { return tx.MoveLast("patient_1", "") })
 	id, err := s.Archive("s-alice", t0.Add(time.Hour))
 	if err != nil {
@@ -384,14 +377,7 @@ func TestVerifyLatestRefusesWhatBindingRefuses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := boundStore(t)
 			tamper(t, path, change)
-			s, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
-				t.Fatal(err)
-			}
+			s := openAsAlice(t, path)
 			if err := s.VerifyLatest(); !errors.Is(err, ErrDamaged) {
 				t.Errorf("VerifyLatest after %s: %v", name, err)
 			}
@@ -407,15 +393,8 @@ func TestReadingFromAPlaceRefusesACutHistory(t *testing.T) {
 		h := bucketAt(tx, "sessions", "s-alice", "histories", "patient_1")
 		return firstErr(h.Delete(seqKey(2)), h.SetSequence(1))
 	})
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
-		t.Fatal(err)
-	}
-	err = s.View("s-alice", func(tx *Tx) error { _, err := tx.From("patient_1", 1); return err })
+	s := openAsAlice(t, path)
+	err := s.View("s-alice", func(tx *Tx) error { _, err := tx.From("patient_1", 1); return err })
 	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "some were removed") {
 		t.Errorf("From on a cut history: %v, want it refused as damaged", err)
 	}

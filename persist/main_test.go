@@ -82,3 +82,17 @@ func fileHash(t *testing.T, path string) [32]byte {
 	}
 	return sha256.Sum256(data)
 }
+
+// openAsAlice opens the encrypted file at path with alice signed in, closed when the test ends.
+func openAsAlice(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -20,14 +20,7 @@ func TestRecoverKeepsAnEncryptedFileOpen(t *testing.T) {
 	if _, err := Recover(path, out); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
-		t.Fatal(err)
-	}
+	r := openAsAlice(t, out)
 	if d, err := r.Dump("s-alice"); err != nil || len(d.Histories["patient_1"]) != 2 {
 		t.Fatalf("alice's shift after recovery: %v", err)
 	}
@@ -71,14 +64,7 @@ func TestRecoverReportsEveryValueThatDoesNotAuthenticate(t *testing.T) {
 	if rep.Unchecked != 0 || !strings.Contains(text, "lost in sessions/s-alice/histories/patient_1: 2 value(s)") || strings.Contains(text, "nothing was lost") {
 		t.Errorf("after the check:\n%s", text)
 	}
-	r, err := Open(rep.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.SignIn(Person{Trainee: "alice"}, []byte("alice on the night shift")); err != nil {
-		t.Fatal(err)
-	}
+	r := openAsAlice(t, rep.Path)
 	if d, err := r.Dump("s-alice"); err != nil || len(d.Histories["patient_1"]) != 0 || d.Registry.Patients["patient_1"].Facts["name"] != "Margaret Okafor" {
 		t.Errorf("alice's recovered shift: %v, %+v", err, d.Content)
 	}
