@@ -20,8 +20,8 @@ require (
 	github.com/ollama/ollama v0.6.5
 	github.com/rivo/uniseg v0.4.7
 	github.com/spf13/cobra v1.10.2
-	github.com/spf13/pflag v1.0.9
-	go.etcd.io/bbolt v1.4.3
+	github.com/spf13/pflag v1.0.10
+	go.etcd.io/bbolt v1.5.0
 	golang.org/x/crypto v0.51.0
 	golang.org/x/term v0.43.0
 	gopkg.in/yaml.v3 v3.0.1
