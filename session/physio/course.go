@@ -62,8 +62,8 @@ func (e *Engine) later(a action.Action, at int64) bool {
 // arrive brings about the consequences of the actions now due: what their drugs reverse, and
 // the transitions that wait on them.
 func (e *Engine) arrive() {
-	if len(e.s.Pending) == 0 {
-		return
+	if !e.anyDue() {
+		return // the usual second: the queue is left as it is rather than copied onto itself
 	}
 	kept := e.s.Pending[:0]
 	for _, p := range e.s.Pending {
@@ -74,6 +74,16 @@ func (e *Engine) arrive() {
 		e.consequences(p.Action)
 	}
 	e.s.Pending = kept
+}
+
+// anyDue reports whether an action waiting for its time acts by now.
+func (e *Engine) anyDue() bool {
+	for i := range e.s.Pending {
+		if e.s.Pending[i].At <= e.s.T {
+			return true
+		}
+	}
+	return false
 }
 
 // consequences are what an action brings about once it acts: an antidote's reversal, and the

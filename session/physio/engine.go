@@ -3,6 +3,7 @@ package physio
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -139,24 +140,33 @@ func shifted(x float64, ef *ActiveEffect, t int64) float64 {
 	return y
 }
 
+// expireEffects drops the effects worn off by t. In most seconds none has, and the list is left
+// as it is rather than copied onto itself: the engine steps every patient every second.
 func (e *Engine) expireEffects(t int64) {
-	kept := e.s.Effects[:0]
-	for _, ef := range e.s.Effects {
-		if ef.Until < 0 || ef.Until > t {
-			kept = append(kept, ef)
+	for i := range e.s.Effects {
+		if e.s.Effects[i].wornOff(t) {
+			e.s.Effects = slices.DeleteFunc(e.s.Effects, func(ef ActiveEffect) bool { return ef.wornOff(t) })
+			return
 		}
 	}
-	e.s.Effects = kept
 }
+
+// wornOff reports whether an effect with an end has reached it by t.
+func (ef *ActiveEffect) wornOff(t int64) bool { return ef.Until >= 0 && ef.Until <= t }
 
 // raw is the true state: trend plus noise, within physiological limits.
 func (e *Engine) raw() [sc.NumVitals]float64 {
 	var r [sc.NumVitals]float64
 	for v := range r {
-		lim := sc.Range[v]
-		r[v] = min(max(e.s.Trend[v]+e.s.Jitter[v], lim[0]), lim[1])
+		r[v] = e.rawVital(sc.Vital(v))
 	}
 	return r
+}
+
+// rawVital is one vital of raw, for a caller that reads only a few of them each second.
+func (e *Engine) rawVital(v sc.Vital) float64 {
+	lim := sc.Range[v]
+	return min(max(e.s.Trend[v]+e.s.Jitter[v], lim[0]), lim[1])
 }
 
 // TrueVitals is the engine's truth, which the trainee does not see.
@@ -217,7 +227,6 @@ func (e *Engine) measure(source string, out []Event) []Event {
 // checkTransitions updates how long each vital threshold has held, then
 // fires the first transition out of the current state whose conditions hold.
 func (e *Engine) checkTransitions(out []Event) []Event {
-	raw := e.raw()
 	t := e.s.T
 	for _, ti := range e.cur.Outgoing() {
 		tr := &e.sc.Transitions[ti]
@@ -226,7 +235,7 @@ func (e *Engine) checkTransitions(out []Event) []Event {
 			if c.Vital == "" {
 				continue
 			}
-			if !thresholdMet(c, raw[c.VitalIndex()]) {
+			if !thresholdMet(c, e.rawVital(c.VitalIndex())) {
 				e.s.HeldSince[k] = -1
 			} else if e.s.HeldSince[k] < 0 {
 				e.s.HeldSince[k] = t
