@@ -44,29 +44,6 @@ func (t *Tx) PatientDoc(kind, patientID string) ([]byte, error) {
 	return storedDoc(&t.shelf, kind, []byte(patientID), b.Get([]byte(patientID)))
 }
 
-// PutPatientDoc replaces the patient's document of the given kind. Documents must be JSON, so
-// that dumps and archives can embed them as they are.
-func (t *Tx) PutPatientDoc(kind, patientID string, doc []byte) error {
-	if err := checkDocPlace(kind, patientID); err != nil {
-		return err
-	}
-	if !json.Valid(doc) {
-		return fmt.Errorf("put %s document of %s: not valid JSON", kind, patientID)
-	}
-	return t.putPatientDoc(kind, patientID, bytes.Clone(doc)) // the caller's: bbolt holds it until the commit
-}
-
-// PutPatientJSON stores v, encoded as JSON, as the patient's document of the given kind: what
-// PutPatientDoc does for a value, without checking what encoding/json wrote (the check cost as
-// much as the encoding, on every engine a turn stores).
-func (t *Tx) PutPatientJSON(kind, patientID string, v any) error {
-	doc, err := encodeDoc(kind, patientID, v)
-	if err != nil {
-		return err
-	}
-	return t.PutPatientEncoded(kind, patientID, doc)
-}
-
 // PutPatientEncoded is PutPatientJSON of a value encoding/json encoded elsewhere (an engine's
 // state, encoded where it lies rather than from a copy). The store holds doc until the commit:
 // nothing may change it.

@@ -1,7 +1,6 @@
 package persist
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -173,16 +172,6 @@ func sessionBucket(tx *bolt.Tx, sessionID string) (*bolt.Bucket, error) {
 // Info returns the session's info.
 func (t *Tx) Info() (SessionInfo, error) { return readInfo(t.b) }
 
-// PutInfo replaces the session's info; its ID must be the session's, and its trainee too once
-// it has one: the trainee's key seals the session's records.
-func (t *Tx) PutInfo(info SessionInfo) error {
-	data, err := json.Marshal(info)
-	if err != nil {
-		return err
-	}
-	return t.putInfoEncoded(info, data)
-}
-
 // putInfoEncoded is PutInfo of info already encoded as data.
 func (t *Tx) putInfoEncoded(info SessionInfo, data []byte) error {
 	if info.ID != t.id {
@@ -196,19 +185,6 @@ func (t *Tx) putInfoEncoded(info SessionInfo, data []byte) error {
 
 // Registry returns the session's registry; an empty one when none was stored.
 func (t *Tx) Registry() (Registry, error) { return t.registry() }
-
-// PutRegistry replaces the session's registry.
-func (t *Tx) PutRegistry(r Registry) error {
-	data, err := r.MarshalJSON() // called, not through json.Marshal, which would check and compact it again
-	if err != nil {
-		return err
-	}
-	b, err := t.registryForWrite()
-	if err != nil {
-		return err
-	}
-	return t.putOwn(b, nil, keyRegistry, data)
-}
 
 func readInfo(b *bolt.Bucket) (SessionInfo, error) {
 	var info SessionInfo
