@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,16 +55,15 @@ func bigShift(b *testing.B, patients, perPatient int, encrypted bool) (*persist.
 				msgs[i].Role, msgs[i].Agent = "assistant", "Patient"
 			}
 		}
-		err := store.Update(s.ID(), func(tx *persist.Tx) error {
-			if p == patients {
-				reg.ActivePatientID = id
-				if err := tx.PutRegistry(reg); err != nil {
-					return err
-				}
-			}
-			return tx.Append(id, msgs...)
-		})
+		batch, err := store.NewBatch(s.ID())
 		if err != nil {
+			b.Fatal(err)
+		}
+		if p == patients {
+			reg.ActivePatientID = id
+			err = batch.PutRegistry(reg)
+		}
+		if err := errors.Join(err, batch.Append(id, msgs...), store.Update(s.ID(), func(tx *persist.Tx) error { return tx.Write(batch) })); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -406,13 +406,16 @@ func BenchmarkOfflineTurnPatients(b *testing.B) {
 // 100 against the same line on a ward of one. The two shifts play OfflineTurnPatients' mix turn
 // about in one run (which goes first alternating), so the machine's drift, which moved whole
 // runs of OfflineTurnPatients by a quarter, falls on both alike; only the lines are timed. Each
-// turn runs under a profiler label (who=one-line, full-line, one-wait or full-wait), so one -cpuprofile shows
-// either ward's lines or waits apart: go tool pprof -tagfocus who=full-line.
+// turn runs under a profiler label (who=one-line, full-line, one-wait or full-wait), so one
+// -cpuprofile shows either ward's lines or waits apart: go tool pprof -tagfocus who=full-line.
+// Beside each ward's line median it reports where a line's extra time on the full ward can lie:
+// the median of its storage (the turn's own Timing.StorageMS: encoding, the commit and its
+// fsyncs) and the KiB it wrote.
 func BenchmarkLineOnAFullWard(b *testing.B) {
 	shifts := []*Session{admittedShift(b, 1), admittedShift(b, 100)}
 	inputs := []string{"how is your breathing now?", "checking vitals", "any pain anywhere?", "/wait 1m"}
-	discard := func(Event) {}
-	var lines [2][]time.Duration
+	var lines, storage [2][]time.Duration
+	var written [2]int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		input := inputs[i%len(inputs)]
@@ -423,18 +426,28 @@ func BenchmarkLineOnAFullWard(b *testing.B) {
 		for turn := range 2 {
 			k := (i + turn) % 2
 			labels := pprof.Labels("who", []string{"one", "full"}[k]+"-"+kind)
-			t0 := time.Now()
-			pprof.Do(context.Background(), labels, func(ctx context.Context) { shifts[k].Turn(ctx, input, discard) })
+			var timing Timing
+			keepTiming := func(e Event) {
+				if end, ok := e.(TurnEndEvent); ok {
+					timing = end.Timing
+				}
+			}
+			w0, t0 := bytesWritten(), time.Now()
+			pprof.Do(context.Background(), labels, func(ctx context.Context) { shifts[k].Turn(ctx, input, keepTiming) })
 			if took := time.Since(t0); kind == "line" {
 				lines[k] = append(lines[k], took)
+				storage[k] = append(storage[k], time.Duration(timing.StorageMS*float64(time.Millisecond)))
+				written[k] += bytesWritten() - w0
 			}
 		}
 	}
 	b.StopTimer()
-	one, full := p50ms(lines[0]), p50ms(lines[1])
-	b.ReportMetric(one, "one-line-p50-ms")
-	b.ReportMetric(full, "full-line-p50-ms")
-	b.ReportMetric(full/one, "full÷one")
+	for k, who := range []string{"one", "full"} {
+		b.ReportMetric(p50ms(lines[k]), who+"-line-p50-ms")
+		b.ReportMetric(p50ms(storage[k]), who+"-storage-p50-ms")
+		b.ReportMetric(float64(written[k])/1024/float64(len(lines[k])), who+"-KiB/line")
+	}
+	b.ReportMetric(p50ms(lines[1])/p50ms(lines[0]), "full÷one")
 }
 
 // admittedShift is a new shift on a real store with patients admitted through the session,
