@@ -209,7 +209,7 @@ func (w *tmuxWard) waitFor(pattern string) {
 }
 
 // busyWords are what the status bar says while anything runs or waits.
-var busyWords = regexp.MustCompile(`generating…|cancelling…|switching…|counting what|[0-9]+ queued|waiting for your answer`)
+var busyWords = regexp.MustCompile(`generating…|waiting for the model|cancelling…|switching…|counting what|[0-9]+ queued|waiting for your answer`)
 
 // waitIdle waits until the status bar has said for 1.5 s that nothing runs or waits: keys just
 // sent may not have been read yet.

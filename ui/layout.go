@@ -65,7 +65,7 @@ func (m *Model) relayout() {
 	m.header.SetSize(m.width)
 	m.header.Render(m.state)
 	m.status.SetSize(m.width)
-	m.lay = computeLayout(m.width, m.height, m.header.Height(), m.status.Height(m.notice, m.hints()))
+	m.lay = computeLayout(m.width, m.height, m.header.Height(), m.status.Height(m.notice, m.activity(), m.hints()))
 	m.lay.ecgHeight = ecgRows(m.lay.chatHeight, m.state.ECG != nil)
 	m.lay.chatHeight = max(m.lay.chatHeight-m.lay.ecgHeight, 1)
 	l := m.lay

@@ -178,7 +178,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.bodyFresh = m.bodyFresh && m.onlyTypes(msg)
 	cmd := m.update(msg)
 	// A notice or hint that no longer fits on the status line takes lines from the chat.
-	if m.width > 0 && m.status.Height(m.notice, m.hints()) != m.lay.statusHeight {
+	if m.width > 0 && m.status.Height(m.notice, m.activity(), m.hints()) != m.lay.statusHeight {
 		m.relayout()
 	}
 	if m.ring {

@@ -134,16 +134,17 @@ func (s *statusPane) View(vs live.ViewState, n notice, activity string, hints hi
 	return s.drawn.view
 }
 
-// draw draws the status bar. A notice that does not fit beside the key hints is never cut: it
-// wraps on lines of its own above the usual line.
+// draw draws the status bar. A notice that does not fit beside what runs and the key hints is
+// never cut: it wraps on lines of its own above the usual line. Either way what runs and what
+// waits stays on the status line.
 func (s *statusPane) draw(vs live.ViewState, n notice, activity string, hints hintSet) string {
 	t := s.theme
 	var lines []string
 	left := s.summary(vs, activity)
 	if n.text != "" {
 		note := " " + themes.Printable(n.text) + " "
-		if s.fitsBeside(n, hints) {
-			left = s.noticeStyle(n.level).Render(note)
+		if s.fitsBeside(n, activity, hints) {
+			left = s.activityLabel(activity) + s.noticeStyle(n.level).Render(note)
 		} else {
 			for _, l := range s.noticeLines(n) {
 				lines = append(lines, s.noticeStyle(n.level).Render(fit(" "+l, s.width)))
@@ -160,16 +161,17 @@ func (s *statusPane) draw(vs live.ViewState, n notice, activity string, hints hi
 // leftWidth is the most the left part may take: the key hints keep the rest.
 func (s *statusPane) leftWidth() int { return s.width * 2 / 3 }
 
-// Height is how many lines View takes for this notice.
-func (s *statusPane) Height(n notice, hints hintSet) int {
-	if n.text == "" || s.fitsBeside(n, hints) {
+// Height is how many lines View takes for this notice beside this activity.
+func (s *statusPane) Height(n notice, activity string, hints hintSet) int {
+	if n.text == "" || s.fitsBeside(n, activity, hints) {
 		return 1
 	}
 	return 1 + len(s.noticeLines(n))
 }
 
-func (s *statusPane) fitsBeside(n notice, hints hintSet) bool {
-	return lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.hintsView(hints, 0)) <= s.width
+// fitsBeside reports whether the notice fits on the status line between what runs and the hints.
+func (s *statusPane) fitsBeside(n notice, activity string, hints hintSet) bool {
+	return lipgloss.Width(s.activityLabel(activity))+lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.hintsView(hints, 0)) <= s.width
 }
 
 func (s *statusPane) noticeLines(n notice) []string {
@@ -195,11 +197,7 @@ func (s *statusPane) noticeStyle(level noticeLevel) lipgloss.Style {
 // the last turn's figures and the clock's speed.
 func (s *statusPane) summary(vs live.ViewState, activity string) string {
 	t := s.theme
-	head := ""
-	if activity != "" {
-		// What runs and what waits comes first: a narrow terminal cuts the figures, never this.
-		head = t.StatusBar.Bold(true).Render(" " + activity + " ")
-	}
+	head := s.activityLabel(activity)
 	parts := []string{backendLabel(vs)}
 	if vs.Last.Latency > 0 && len(vs.Alerts) == 0 { // an alert takes the turn's figures' room
 		parts = append(parts, fmt.Sprintf("%s · %d→%d tok", vs.Last.Latency.Round(10*time.Millisecond),
@@ -211,6 +209,15 @@ func (s *statusPane) summary(vs live.ViewState, activity string) string {
 		return head + rest
 	}
 	return head + s.alertLabel(vs.Alerts, s.leftWidth()-lipgloss.Width(head+rest)) + rest
+}
+
+// activityLabel is what runs and what waits, as the status line starts with it ("" when nothing
+// does): a narrow terminal cuts the figures after it, and a notice goes beside it, never over it.
+func (s *statusPane) activityLabel(activity string) string {
+	if activity == "" {
+		return ""
+	}
+	return s.theme.StatusBar.Bold(true).Render(" " + activity + " ")
 }
 
 // minAlertTextWidth is what the status bar quotes of an alert at least, however narrow the

@@ -55,3 +55,28 @@ func TestWaitingForTheModelFitsANarrowStatusBar(t *testing.T) {
 	close(f.gate)
 	run(m, readNext)
 }
+
+// A notice does not hide what runs and what waits: a trainee told something mid-turn still sees
+// on the status line that the reply is coming and how many lines are queued behind it, the
+// notice beside it when both fit and on its own line above when they do not.
+func TestANoticeLeavesWhatRunsOnTheStatusLine(t *testing.T) {
+	for _, width := range []int{200, 100} {
+		f := newFakeWard()
+		m, readNext := gatedTurn(t, f, "how are you feeling?")
+		m.Update(tea.WindowSizeMsg{Width: width, Height: 30})
+		typeText(m, "any allergies?")
+		press(t, m, "enter")
+		m.Update(streamMsg{events: []live.Update{{Kind: live.UpdateNotice, Text: "the analyzer model did not answer"}}})
+		lines := strings.Split(screen(m), "\n")
+		status, above := lines[len(lines)-1], lines[len(lines)-2]
+		if !strings.Contains(status, "generating… · 1 queued") {
+			t.Errorf("%d columns: the status line %q does not say what runs", width, status)
+		}
+		if !strings.Contains(status+above, "the analyzer model did not answer") {
+			t.Errorf("%d columns: the notice is on neither of the last two lines:\n%s", width, screen(m))
+		}
+		assertFills(t, m.View(), width, 30, "a notice mid-turn")
+		close(f.gate)
+		run(m, readNext)
+	}
+}
