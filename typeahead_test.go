@@ -273,7 +273,7 @@ func (w *tmuxWard) heard(d records.DumpDoc, patient string, lines ...string) {
 	for _, want := range lines {
 		i := slices.Index(got[at:], want)
 		if i < 0 {
-			w.t.Fatalf("%s's history lacks %q after the lines before it: %q", patient, want, got)
+			w.t.Fatalf("%s's history lacks %q after the lines before it: %q; the screen now:\n%s", patient, want, got, w.screen())
 		}
 		at += i + 1
 	}
