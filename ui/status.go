@@ -169,9 +169,11 @@ func (s *statusPane) Height(n notice, activity string, hints hintSet) int {
 	return 1 + len(s.noticeLines(n))
 }
 
-// fitsBeside reports whether the notice fits on the status line between what runs and the hints.
+// fitsBeside reports whether the notice fits whole on the status line between what runs and the
+// hints, within the left's share of it.
 func (s *statusPane) fitsBeside(n notice, activity string, hints hintSet) bool {
-	return lipgloss.Width(s.activityLabel(activity))+lipgloss.Width(themes.Printable(n.text))+2+lipgloss.Width(s.hintsView(hints, 0)) <= s.width
+	left := lipgloss.Width(s.activityLabel(activity)) + lipgloss.Width(themes.Printable(n.text)) + 2
+	return left <= s.leftWidth() && left+lipgloss.Width(s.hintsView(hints, 0)) <= s.width
 }
 
 func (s *statusPane) noticeLines(n notice) []string {
