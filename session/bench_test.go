@@ -354,7 +354,7 @@ func TestWriteShiftFixture(t *testing.T) {
 	}
 }
 
-func envInt(t *testing.T, name string, fallback int) int {
+func envInt(t testing.TB, name string, fallback int) int {
 	v := os.Getenv(name)
 	if v == "" {
 		return fallback
@@ -410,9 +410,9 @@ func BenchmarkOfflineTurnPatients(b *testing.B) {
 // -cpuprofile shows either ward's lines or waits apart: go tool pprof -tagfocus who=full-line.
 // Beside each ward's line median it reports where a line's extra time on the full ward can lie:
 // the median of its storage (the turn's own Timing.StorageMS: encoding, the commit and its
-// fsyncs) and the KiB it wrote.
+// fsyncs) and the KiB it wrote. WARD_FULL_WARD sets the full ward's size (default 100).
 func BenchmarkLineOnAFullWard(b *testing.B) {
-	shifts := []*Session{admittedShift(b, 1), admittedShift(b, 100)}
+	shifts := []*Session{admittedShift(b, 1), admittedShift(b, envInt(b, "WARD_FULL_WARD", 100))}
 	inputs := []string{"how is your breathing now?", "checking vitals", "any pain anywhere?", "/wait 1m"}
 	var lines, storage [2][]time.Duration
 	var written [2]int64
