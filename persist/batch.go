@@ -114,7 +114,8 @@ func (b *Batch) MoveLast(from, to string) {
 	b.writes = append(b.writes, write{what: writeMove, patient: from, name: to})
 }
 
-// PutPatientJSON encodes v as the patient's document of the given kind (Tx.PutPatientJSON).
+// PutPatientJSON encodes v as the patient's document of the given kind, for the commit to put
+// (Tx.PutPatientEncoded).
 func (b *Batch) PutPatientJSON(kind, patientID string, v any) error {
 	doc, err := encodeDoc(kind, patientID, v)
 	if err != nil {
@@ -134,7 +135,8 @@ func (b *Batch) PutPatientEncoded(kind, patientID string, doc []byte) {
 	b.writes = append(b.writes, write{what: writeDoc, patient: patientID, name: kind, data: doc, sealed: sealed})
 }
 
-// PutRegistry encodes the session's registry (Tx.PutRegistry).
+// PutRegistry encodes the session's registry, for the commit to put in its bucket
+// (Tx.writeRegistry).
 func (b *Batch) PutRegistry(r Registry) error {
 	data, err := r.MarshalJSON() // called, not through json.Marshal, which would check and compact it again
 	if err != nil {
@@ -153,7 +155,7 @@ func (b *Batch) seal(plain []byte, rel []string, key []byte) []byte {
 	return b.c.seal(plain, b.where.in(rel...).at(key))
 }
 
-// PutInfo encodes the session's info (Tx.PutInfo, whose checks the write makes). An info is
+// PutInfo encodes the session's info (Tx.putInfoEncoded, whose checks the write makes). An info is
 // never sealed: it names the trainee whose key opens the rest.
 func (b *Batch) PutInfo(info SessionInfo) error {
 	data, err := json.Marshal(info)

@@ -44,9 +44,9 @@ func (t *Tx) PatientDoc(kind, patientID string) ([]byte, error) {
 	return storedDoc(&t.shelf, kind, []byte(patientID), b.Get([]byte(patientID)))
 }
 
-// PutPatientEncoded is PutPatientJSON of a value encoding/json encoded elsewhere (an engine's
-// state, encoded where it lies rather than from a copy). The store holds doc until the commit:
-// nothing may change it.
+// PutPatientEncoded puts doc, JSON encoded elsewhere (an engine's state, encoded where it lies
+// rather than from a copy), as the patient's document of the given kind. The store holds doc
+// until the commit: nothing may change it.
 func (t *Tx) PutPatientEncoded(kind, patientID string, doc []byte) error {
 	if err := checkDocPlace(kind, patientID); err != nil {
 		return err
@@ -105,8 +105,8 @@ func readDocs[T ~[]byte](s *shelf, kind string, b *bolt.Bucket) (map[string]T, e
 	return docs, nil
 }
 
-// storedDoc opens a stored document and copies it out of the transaction. PutPatientDoc stores
-// only JSON, so one that is not JSON was damaged after it was written.
+// storedDoc opens a stored document and copies it out of the transaction. ward stores only
+// JSON, so one that is not JSON was damaged after it was written.
 func storedDoc(s *shelf, kind string, patientID, stored []byte) ([]byte, error) {
 	doc, err := s.get([]string{kind}, patientID, stored)
 	if err == nil && doc != nil && !json.Valid(doc) {

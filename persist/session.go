@@ -172,7 +172,8 @@ func sessionBucket(tx *bolt.Tx, sessionID string) (*bolt.Bucket, error) {
 // Info returns the session's info.
 func (t *Tx) Info() (SessionInfo, error) { return readInfo(t.b) }
 
-// putInfoEncoded is PutInfo of info already encoded as data.
+// putInfoEncoded puts the session's info, already encoded as data; its ID must be the session's,
+// and its trainee too once it has one: the trainee's key seals the session's records.
 func (t *Tx) putInfoEncoded(info SessionInfo, data []byte) error {
 	if info.ID != t.id {
 		return fmt.Errorf("put info: id %q does not match session %q", info.ID, t.id)
