@@ -225,3 +225,27 @@ func TestHandoffCarriesResultsAwaitedAndReviewsDue(t *testing.T) {
 		}
 	}
 }
+
+// The nurse's observation and the trainee's check in one second are one moment measured twice:
+// the review does not judge a trend from it, nor give half the trajectory's marks for a score
+// that "held" between a reading and itself.
+func TestOneMomentMeasuredTwiceIsNoTrajectory(t *testing.T) {
+	r := newRig(t)
+	r.turn("/admit patient_1 opioid-overdose")
+	r.turn("/wait 5m")
+	r.turn("check vitals")
+	readings := r.engine("patient_1").Readings()
+	if len(readings) != 2 || readings[0].T != readings[1].T || readings[0].Source != physio.ReadByNurse {
+		t.Fatalf("readings %+v; want the nurse's observation and the check in one second", readings)
+	}
+	rep := aar.Of(r.engine("patient_1"))
+	if tr := rep.Trajectory; tr.Judged || !strings.HasPrefix(tr.String(), "measured only once") {
+		t.Errorf("trajectory %q (judged %v); want it measured only once", tr, tr.Judged)
+	}
+	if l, ok := scoreLine(rep, "patient trajectory"); !ok || l.Points != 0 {
+		t.Errorf("the trajectory's score line %+v; want no marks for a trend never seen", l)
+	}
+	if d := debriefOf(rep); !strings.Contains(d, "measured only once") {
+		t.Errorf("the debrief does not say the trend was never seen:\n%s", d)
+	}
+}

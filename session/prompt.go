@@ -182,32 +182,25 @@ func canSay(speech physio.Speech) string {
 	return ""
 }
 
-// measured are the newest measured reading and, for the direction of change, the latest one
-// taken earlier in sim time (a check and the monitor reading at one moment are one measurement),
-// oldest first; empty, not nil, when nothing was measured yet, so the agent is told there is
-// nothing to read.
+// measured are the newest measured reading and, for the direction of change, the one of the
+// moment before (physio.PreviousMoment), oldest first; empty, not nil, when nothing was measured
+// yet, so the agent is told there is nothing to read.
 func measured(e *physio.Engine) *[]agents.Reading {
 	out := []agents.Reading{}
-	for _, r := range latestTwo(e.Readings()) {
+	readings := e.Readings()
+	if len(readings) == 0 {
+		return &out
+	}
+	told := []physio.Reading{readings[len(readings)-1]}
+	if prev, ok := physio.PreviousMoment(readings); ok {
+		told = []physio.Reading{prev, told[0]}
+	}
+	for _, r := range told {
 		n := r.Score()
 		out = append(out, agents.Reading{T: r.T - e.Admitted(), Vitals: memoryVitals(r), AVPU: r.AVPU, EtCO2: r.EtCO2, OnOxygen: r.OnOxygen,
 			NoOutput: r.NoOutput, NEWS2: &n.Total, Score: n.String(), ScoringThree: n.Parts.ScoringThree()})
 	}
 	return &out
-}
-
-// latestTwo is the newest reading and the latest one before it in sim time, oldest first.
-func latestTwo(readings []physio.Reading) []physio.Reading {
-	if len(readings) == 0 {
-		return nil
-	}
-	last := readings[len(readings)-1]
-	for i := len(readings) - 2; i >= 0; i-- {
-		if readings[i].T < last.T {
-			return []physio.Reading{readings[i], last}
-		}
-	}
-	return []physio.Reading{last}
 }
 
 // ordersAndVerdicts are the medication orders so far and the engine's safety verdicts on them,

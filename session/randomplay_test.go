@@ -221,6 +221,30 @@ func (c *invariants) checkAll(line string, events []Event) {
 			c.checkMessage(line, e)
 		}
 	}
+	c.checkRosterTrend()
+}
+
+// checkRosterTrend: the roster's NEWS2 direction compares the newest reading with the newest of
+// an earlier second; a check in the nurse's second is that moment again, not a steady score.
+func (c *invariants) checkRosterTrend() {
+	c.t.Helper()
+	for _, p := range c.s.Summaries() {
+		eng, _ := c.s.sim.engine(p.ID)
+		if eng == nil {
+			continue
+		}
+		rs := eng.Readings()
+		want, has := 0, false
+		for i := len(rs) - 2; i >= 0; i-- {
+			if rs[i].T < rs[len(rs)-1].T {
+				want, has = rs[i].NEWS2, true
+				break
+			}
+		}
+		if p.HasPrev != has || p.Prev != want && has {
+			c.fail("%s's roster compares NEWS2 with %d (known %v); the newest reading of an earlier second has %d (known %v)", p.ID, p.Prev, p.HasPrev, want, has)
+		}
+	}
 }
 
 func (c *invariants) checkSim(e physio.Event) {
@@ -262,6 +286,14 @@ func (c *invariants) checkOrder(e physio.Event) {
 	}
 }
 
+// simSeconds is the time [hours, minutes, seconds] a "T+[H:]MM:SS" names ("" before an hour).
+func simSeconds(hms []string) float64 {
+	hours, _ := strconv.Atoi(hms[0])
+	min, _ := strconv.Atoi(hms[1])
+	sec, _ := strconv.Atoi(hms[2])
+	return float64(hours*3600 + min*60 + sec)
+}
+
 func readingNumber(r physio.Reading, label string) int {
 	switch label {
 	case "hr":
@@ -283,8 +315,9 @@ func readingNumber(r physio.Reading, label string) int {
 }
 
 var (
-	measuredAt = regexp.MustCompile(`^Measured at T\+(?:(\d+):)?(\d+):(\d\d)\b`) // physio.SimTime: [H:]MM:SS
-	examGCS    = regexp.MustCompile(`E(\d) V(\d|T) M(\d)(?: \((\d+)\))?`)
+	measuredAt   = regexp.MustCompile(`^Measured at T\+(?:(\d+):)?(\d+):(\d\d)\b`) // physio.SimTime: [H:]MM:SS
+	changedSince = regexp.MustCompile(`\b[Ss]ince T\+(?:(\d+):)?(\d+):(\d\d)\b`)   // the Monitor's "Since T+02:00: HR down from 53"
+	examGCS      = regexp.MustCompile(`E(\d) V(\d|T) M(\d)(?: \((\d+)\))?`)
 )
 
 // checkMessage holds one line said to the trainee to the engine now.
@@ -298,10 +331,10 @@ func (c *invariants) checkMessage(line string, m MessageEvent) {
 		return
 	}
 	if mm := measuredAt.FindStringSubmatch(m.Text); mm != nil {
-		hours, _ := strconv.Atoi(mm[1]) // "" before an hour has passed
-		min, _ := strconv.Atoi(mm[2])
-		sec, _ := strconv.Atoi(mm[3])
-		at := eng.Admitted() + float64(hours*3600+min*60+sec)
+		at := eng.Admitted() + simSeconds(mm[1:])
+		if since := changedSince.FindStringSubmatch(m.Text); since != nil && eng.Admitted()+simSeconds(since[1:]) >= at {
+			c.fail("%q tells a change since a moment no earlier than its own", m.Text)
+		}
 		r, ok := readingAt(eng, at)
 		if !ok {
 			c.fail("%q names a reading at %g the engine has not taken", m.Text, at)

@@ -57,8 +57,8 @@ func summaryOf(e *physio.Engine) summary {
 		last := readings[n-1]
 		score := last.Score()
 		sm.Known, sm.NEWS2, sm.Band, sm.Scale, sm.At = true, last.NEWS2, score.Band, score.Scale, last.T
-		if n > 1 {
-			sm.HasPrev, sm.Prev = true, readings[n-2].NEWS2
+		if prev, ok := physio.PreviousMoment(readings); ok {
+			sm.HasPrev, sm.Prev = true, prev.NEWS2
 		}
 	}
 	if d, ok := e.Disposition(); ok {

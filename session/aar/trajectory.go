@@ -18,7 +18,8 @@ type Trajectory struct {
 	// Since is the change the trainee did not cause that the stretch starts from; nil: arrival.
 	Since   *physio.StateChange `json:"since,omitempty"`
 	SinceAt float64             `json:"since_at,omitempty"` // seconds since arrival of Since
-	// Judged: From and To are two points to compare (two readings, or a change and a reading).
+	// Judged: From and To are two points to compare (readings of two moments, or a change and a
+	// reading).
 	Judged bool `json:"judged"`
 }
 
@@ -34,7 +35,7 @@ func trajectory(e *physio.Engine) Trajectory {
 	}
 	last := readings[len(readings)-1]
 	tr.From, tr.To = scoreAt(e, readings[0]), scoreAt(e, last)
-	tr.Judged = len(readings) > 1
+	tr.Judged = readings[0].T < last.T // two moments: a check in the nurse's second is one (physio.Moments)
 	if tr.Since != nil {
 		if led := e.NEWS2At(e.Scenario().State(tr.Since.To), last.OnOxygen); led.Total > tr.From.Total {
 			tr.From = &ScoreAt{Elapsed: tr.SinceAt, NEWS2Score: led, Text: led.String()}

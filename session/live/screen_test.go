@@ -174,3 +174,48 @@ func engine(t *testing.T, r *sessiontest.Rig, id string) *physio.Engine {
 	}
 	return e
 }
+
+// A check in the second the nurse observed is the same moment measured twice. The trend pane, its
+// arrows and the roster's NEWS2 direction compare the moment before, as the Monitor's "Since"
+// does: found when a falling patient's arrows all said steady after `/wait 3m` and `/vitals`.
+func TestATrendComparesTheMomentBefore(t *testing.T) {
+	r := sessiontest.New(t, func(*session.Config) {})
+	l := NewLive(r.S, nil)
+	for _, line := range []string{"/admit patient_1 opioid-overdose", "oxygen via non-rebreather at 15 L/min and check vitals", "/wait 3m", "/vitals"} {
+		drain(l.Submit(context.Background(), line))
+	}
+	readings := engine(t, r, "patient_1").Readings()
+	n := len(readings)
+	if n < 3 || readings[n-1].T != readings[n-2].T {
+		t.Fatalf("want the last check in the second of the nurse's observation, so the two repeat one moment; readings %+v", readings)
+	}
+	before := readings[n-3]
+	now := readings[n-1]
+	v := l.Snapshot()
+	for _, s := range v.Vitals {
+		p := s.Points
+		if len(p) < 2 || p[len(p)-1].At == p[len(p)-2].At {
+			t.Fatalf("%s's trend ends with two points of one moment: %+v", s.Name, p)
+		}
+		if got := p[len(p)-2].Value; got != pointOf(before, s.Name) {
+			t.Errorf("%s's trend compares %g, want the moment before's %g", s.Name, got, pointOf(before, s.Name))
+		}
+	}
+	want := TrendFlat
+	switch {
+	case now.NEWS2 > before.NEWS2:
+		want = TrendUp
+	case now.NEWS2 < before.NEWS2:
+		want = TrendDown
+	}
+	if want == TrendFlat {
+		t.Fatalf("NEWS2 %d then %d: the case no longer moves in three minutes, so this proves nothing", before.NEWS2, now.NEWS2)
+	}
+	if got := v.Roster[0].Trend; got != want {
+		t.Errorf("the roster's NEWS2 went %d → %d and shows trend %v, want %v", before.NEWS2, now.NEWS2, got, want)
+	}
+}
+
+func pointOf(r physio.Reading, name string) float64 {
+	return float64(map[string]int{"HR": r.HR, "RR": r.RR, "SpO2": r.SpO2, "SBP": r.SBP}[name])
+}

@@ -69,10 +69,12 @@ func band(name string) Band {
 	return BandLow
 }
 
-// vitalSeries is the measured vitals as the trend pane draws them; it keeps its own time window.
+// vitalSeries is the measured vitals as the trend pane draws them, a point a moment (a check in
+// the nurse's second is no second point, which would draw the trend flat and its arrow steady);
+// the pane keeps its own time window.
 func vitalSeries(readings []physio.Reading) []VitalSeries {
 	out := []VitalSeries{{Name: "HR", Unit: "bpm"}, {Name: "RR", Unit: "/min"}, {Name: "SpO2", Unit: "%"}, {Name: "SBP", Unit: "mmHg"}}
-	for _, r := range readings {
+	for r := range physio.Moments(readings) {
 		at := seconds(r.T)
 		for i, v := range []int{r.HR, r.RR, r.SpO2, r.SBP} {
 			out[i].Points = append(out[i].Points, VitalPoint{At: at, Value: float64(v)})

@@ -3,6 +3,7 @@ package physio
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,41 @@ const (
 	ReadByMonitor = "monitor"
 	ReadByNurse   = "nurse"
 )
+
+// A moment is a second of sim time in which vitals were measured. A trainee's check in the second
+// the nurse or the monitor also read is a second reading of the same body, with the same numbers,
+// so whatever tells a change (a trend arrow, the roster's NEWS2 direction, the monitor's "since")
+// compares moments, never two readings of one.
+
+// Moments yields a log of readings one per moment, oldest first: of readings in the same second,
+// the latest stands for them.
+func Moments(readings []Reading) iter.Seq[Reading] {
+	return func(yield func(Reading) bool) {
+		for i, r := range readings {
+			if i+1 < len(readings) && readings[i+1].T == r.T {
+				continue
+			}
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// PreviousMoment is the reading that stands for the moment before the newest reading's: the one a
+// change is told from. ok is false while only one moment was measured.
+func PreviousMoment(readings []Reading) (prev Reading, ok bool) {
+	if len(readings) == 0 {
+		return Reading{}, false
+	}
+	last := readings[len(readings)-1].T
+	for i := len(readings) - 2; i >= 0; i-- {
+		if readings[i].T < last {
+			return readings[i], true
+		}
+	}
+	return Reading{}, false
+}
 
 // StateChange records a move between scenario states; From is empty on arrival. Cause says what
 // moved the patient (attribution.go), so the review charges the trainee only for their part.
