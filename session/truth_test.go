@@ -543,3 +543,33 @@ func TestExaminationAfterRevertingNamesNoRhythm(t *testing.T) {
 		}
 	}
 }
+
+// A nurse who has seen the trainee at the bedside does not say she is still waiting for their
+// review: once the trainee has come to the patient, a call not yet acknowledged asks for the plan,
+// and says when they came. Found in a `ward run` of anaphylaxis after one IM dose, where the calls
+// went on saying "Still waiting for a review" after the trainee had checked and examined.
+func TestACallAfterTheReviewAsksForThePlan(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 5 })
+	events := runJSON(t, r.s, lines("/admit patient_1 anaphylaxis", "check vitals", "give adrenaline 500 micrograms IM",
+		"/wait 5m", "check vitals", "/wait 10m"))
+	saidAsReadAt(t, events)
+	var before, after int
+	for _, e := range ofKind(events, "escalation") {
+		text := e.str("text")
+		switch {
+		case e.num("t") < 300 && e.num("repeats") > 0:
+			before++
+			if !strings.HasPrefix(text, "Still waiting for a review (first called at T+") {
+				t.Errorf("a repeat before the review says %q", text)
+			}
+		case e.num("t") > 300:
+			after++
+			if !strings.HasPrefix(text, "Still unwell after your review at T+05:00 (first called at T+") || !strings.HasSuffix(text, "What is the plan?") {
+				t.Errorf("a repeat after the review at T+05:00 says %q", text)
+			}
+		}
+	}
+	if before == 0 || after == 0 {
+		t.Fatalf("%d repeats before the review and %d after; the case no longer calls on both sides of it", before, after)
+	}
+}

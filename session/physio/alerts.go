@@ -260,10 +260,14 @@ func (e *Engine) escalate(out []Event) []Event {
 // appendCall writes what a nurse says calling for a review at level: "NEWS2 7 (Scale 1) — RR 28,
 // SpO2 90% on air, BP 78/48, HR 132, temp 36.8, GCS 14. Urgent review please."
 func appendCall(b []byte, r Reading, level string) []byte {
+	return append(append(appendFindings(b, r), ". "...), askFor(level)...)
+}
+
+// appendFindings is what a nurse's call says she found: the score and the observations.
+func appendFindings(b []byte, r Reading) []byte {
 	b = appendInt(b, "NEWS2 ", r.NEWS2)
 	b = appendInt(b, " (Scale ", max(1, r.Scale))
-	b = appendObs(append(b, ") — "...), r)
-	return append(append(b, ". "...), askFor(level)...)
+	return appendObs(append(b, ") — "...), r)
 }
 
 // askFor is how a nurse asks for the review a level calls for.
@@ -349,7 +353,8 @@ func (e *Engine) observeNow(out []Event) (Reading, []Event) {
 }
 
 // again is what the monitor or the nurse says when an open alert sounds again: the reading now,
-// worded as a first call would word it, and the time of the first call.
+// worded as a first call would word it (or, once the trainee has been to the patient, with the
+// question of the plan), and the time of the first call.
 func (e *Engine) again(a AlertRecord, r Reading) string {
 	since := a.Raised - float64(e.s.Admitted)
 	if a.Kind == AlertAlarm {
@@ -362,7 +367,14 @@ func (e *Engine) again(a AlertRecord, r Reading) string {
 		return fmt.Sprintf("Still no pulse and not breathing — please come now (first called at T+%s).", SimTime(since))
 	}
 	// the nurse's call, again every few minutes until answered: written in one buffer
-	var buf [200]byte
+	var buf [240]byte
+	if a.Reviewed != nil {
+		// The trainee has been to the patient but not taken the call on: she does not say she is
+		// still waiting for the review they gave, she asks what is to be done.
+		b := appendSimTime(append(buf[:0], "Still unwell after your review at T+"...), *a.Reviewed-float64(e.s.Admitted))
+		b = appendSimTime(append(b, " (first called at T+"...), since)
+		return string(append(appendFindings(append(b, "): "...), r), ". What is the plan?"...))
+	}
 	b := appendSimTime(append(buf[:0], "Still waiting for a review (first called at T+"...), since)
 	return string(appendCall(append(b, "): "...), r, a.Level))
 }

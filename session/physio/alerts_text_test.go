@@ -56,6 +56,13 @@ func TestNurseWordsWriteAsFmt(t *testing.T) {
 			if got := e.again(a, rd); got != want {
 				t.Fatalf("a call again = %q, want %q", got, want)
 			}
+			seen := a.Raised + float64(r.IntN(600))
+			a.Reviewed = &seen
+			want = fmt.Sprintf("Still unwell after your review at T+%s (first called at T+%s): NEWS2 %d (Scale %d) — %s. What is the plan?",
+				fmtSimTime(seen-float64(e.s.Admitted)), fmtSimTime(a.Raised-float64(e.s.Admitted)), rd.NEWS2, max(1, rd.Scale), fmtObs(rd))
+			if got := e.again(a, rd); got != want {
+				t.Fatalf("a call again after a review = %q, want %q", got, want)
+			}
 		}
 	}
 	for _, sec := range []float64{0, 0.9, 9, 59, 60, 599, 3599.9, 3600, 3661, 36000, 359999, -1, -61, -3600, -4000} {
