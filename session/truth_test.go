@@ -2,6 +2,7 @@ package session
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -571,5 +572,39 @@ func TestACallAfterTheReviewAsksForThePlan(t *testing.T) {
 	}
 	if before == 0 || after == 0 {
 		t.Fatalf("%d repeats before the review and %d after; the case no longer calls on both sides of it", before, after)
+	}
+}
+
+// A rhythm check is what it found when it was done. Checked in VF and shocked in the same line
+// (or the same second), the Monitor said "pulse present — not an arrest", and the review's
+// timeline kept it so beside the shock, since both were read back from the time and the return
+// of circulation came in that second.
+func TestARhythmCheckBeforeTheShockFoundNoPulse(t *testing.T) {
+	for _, shock := range [][]string{
+		{"stop compressions, rhythm check, VF, shock 150 J, resume CPR"},
+		{"stop compressions, rhythm check", "this is VF, stand clear, shock 150 J, resume CPR"},
+	} {
+		r := newRigWith(t, func(c *Config) { c.Seed = 42 })
+		script := append([]string{"/admit patient_1 arrest-vf-ward", "check vitals", "/wait 35s", "crash call, start CPR", "/wait 15s", "pads on"}, shock...)
+		events := runJSON(t, r.s, lines(append(script, "/wait 2m", "rhythm check")...))
+		var said []string
+		for _, m := range ofKind(events, "message") {
+			if text := m.str("text"); strings.HasPrefix(text, "Rhythm check: ") {
+				said = append(said, text)
+			}
+		}
+		want := []string{"Rhythm check: hands off; the rhythm is on the monitor for the team leader to read.", "Rhythm check: pulse present — not an arrest."}
+		if !slices.Equal(said, want) {
+			t.Errorf("%q: the Monitor said %q, want %q", shock, said, want)
+		}
+		var recorded []string
+		for _, res := range r.engine("patient_1").Results() {
+			if res.Name == "rhythm check" {
+				recorded = append(recorded, "Rhythm check: "+res.Value+".")
+			}
+		}
+		if !slices.Equal(recorded, want) {
+			t.Errorf("%q: the record keeps %q, want what was said, %q", shock, recorded, want)
+		}
 	}
 }

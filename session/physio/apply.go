@@ -82,6 +82,8 @@ func (e *Engine) Apply(a action.Action) []Event {
 		e.hear(a.Topic)
 	case sc.KindExamine, sc.KindPupils:
 		rec.Found = e.examined(a)
+	case sc.KindPulseCheck, sc.KindRhythmCheck:
+		rec.Found = checkFound(a.Kind, e.pulseAt(t)) // before a shock later in this second
 	case sc.KindGlucoseCheck:
 		raw := e.raw()
 		rec.Glucose = math.Round(raw[sc.Glucose]*10) / 10

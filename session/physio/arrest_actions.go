@@ -304,18 +304,29 @@ func (e *Engine) asDoneNow(a action.Action) action.Action {
 // arrestResult is what a rhythm or pulse check found at the time it was done. A rhythm check
 // finds a trace to read, or a pulse, never a name; a pulse check finds a pulse or none.
 func (e *Engine) arrestResult(a ActionRecord) (Result, bool) {
-	pulse := e.pulseAt(int64(a.T))
-	switch {
-	case a.Kind == sc.KindRhythmCheck && pulse:
-		return Result{T: a.T, Name: "rhythm check", Value: "pulse present — not an arrest"}, true
-	case a.Kind == sc.KindRhythmCheck:
-		return Result{T: a.T, Name: "rhythm check", Value: "hands off; the rhythm is on the monitor for the team leader to read"}, true
-	case a.Kind == sc.KindPulseCheck && pulse:
-		return Result{T: a.T, Name: "pulse check", Value: "pulse present"}, true
-	case a.Kind == sc.KindPulseCheck:
-		return Result{T: a.T, Name: "pulse check", Value: "no pulse"}, true
+	name, ok := checkNames[a.Kind]
+	if !ok {
+		return Result{}, false
 	}
-	return Result{}, false
+	// What the check found when it was done; a record kept before that was stored is read from
+	// the time, which cannot tell a check from a shock later in its second.
+	return Result{T: a.T, Name: name, Value: cmp.Or(a.Found, checkFound(a.Kind, e.pulseAt(int64(a.T))))}, true
+}
+
+var checkNames = map[sc.ActionKind]string{sc.KindRhythmCheck: "rhythm check", sc.KindPulseCheck: "pulse check"}
+
+// checkFound is what a pulse or rhythm check finds with or without a pulse. A rhythm check in an
+// arrest names no rhythm: the team leader reads it from the monitor.
+func checkFound(kind sc.ActionKind, pulse bool) string {
+	switch {
+	case kind == sc.KindRhythmCheck && pulse:
+		return "pulse present — not an arrest"
+	case kind == sc.KindRhythmCheck:
+		return "hands off; the rhythm is on the monitor for the team leader to read"
+	case pulse:
+		return "pulse present"
+	}
+	return "no pulse"
 }
 
 // pulseAt reports whether the heart had output at ward second t: not in an arrest, or after its

@@ -24,7 +24,8 @@ type ActionRecord struct {
 	GCS int `json:"gcs,omitempty"`
 	// AccessIn is when the vascular access this action sited is in (ward time).
 	AccessIn float64 `json:"access_in,omitempty"`
-	// Found is what an examination found: the finding of the state the body showed then.
+	// Found is what an examination, or a pulse or rhythm check, found: the finding of the state
+	// the body showed then.
 	Found string `json:"found,omitempty"`
 	// Scale is the NEWS2 SpO2 scale a prescribed target left the patient on.
 	Scale int `json:"scale,omitempty"`
