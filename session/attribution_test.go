@@ -1,6 +1,7 @@
 package session
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -185,6 +186,9 @@ func TestHandoffCarriesEscalationsDiagnosisAndPending(t *testing.T) {
 		}
 		if strings.Contains(got, "no safety alerts") {
 			t.Errorf("%s says there were no alerts:\n%s", format, got)
+		}
+		if doubled := regexp.MustCompile(`[.?!][.;]`).FindString(got); doubled != "" {
+			t.Errorf("%s runs a call's own stop into the list's (%q):\n%s", format, doubled, got)
 		}
 	}
 }
