@@ -59,7 +59,10 @@ func confirm(a physio.ActionRecord) string {
 	case sc.KindIVAccess:
 		return accessLine(a)
 	case sc.KindFluids:
-		if a.VolumeML > 0 {
+		switch {
+		case a.Dose.PerKg:
+			return fmt.Sprintf("Fluids running: %g mL (%s).", a.VolumeML, a.Dose)
+		case a.VolumeML > 0:
 			return fmt.Sprintf("Fluids running: %g mL.", a.VolumeML)
 		}
 		return "Fluids running."

@@ -91,7 +91,7 @@ func keyEvents(e *physio.Engine) (events, pending []string) {
 		if a.Repeats > 0 {
 			what += fmt.Sprintf(", called %d times", a.Repeats+1)
 		}
-		events = append(events, fmt.Sprintf(`%s %s: "%s"`, at(a.Raised), what, a.Text)) // quoted: her words end in their own stop
+		events = append(events, at(a.Raised)+" "+what+`: "`+a.Text+`"`) // quoted: her words end in their own stop
 		if a.Reviewed == nil {
 			pending = append(pending, what+" raised at "+at(a.Raised)+" not yet reviewed")
 		}

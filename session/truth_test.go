@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/ward-sim/ward/session/aar"
 	"regexp"
 	"slices"
 	"strconv"
@@ -605,6 +606,46 @@ func TestARhythmCheckBeforeTheShockFoundNoPulse(t *testing.T) {
 		}
 		if !slices.Equal(recorded, want) {
 			t.Errorf("%q: the record keeps %q, want what was said, %q", shock, recorded, want)
+		}
+	}
+}
+
+// A bolus ordered by weight is given by weight: "10 mL/kg" in a 14 kg child is 140 mL, said and
+// recorded so, and it is the bolus the case asks for. It was read as 10 mL (the "/kg" dropped),
+// the nurse said "Fluids running: 10 mL" and the review still credited the 140 mL bolus; a bolus
+// of a few mL now moves nothing and is credited with nothing.
+func TestABolusByWeightIsGivenByWeight(t *testing.T) {
+	for _, c := range []struct {
+		line, said string
+		volume     float64
+		credited   bool
+	}{
+		{"give 10 ml/kg sodium chloride 0.9% IV bolus", "Fluids running: 140 mL (10 mL/kg).", 140, true},
+		{"give a 10 ml bolus of 0.9% saline", "Fluids running: 10 mL.", 10, false},
+	} {
+		r := newRigWith(t, func(c *Config) { c.Seed = 11 })
+		events := runJSON(t, r.s, lines("/admit patient_1 paediatric-sepsis", "IO access", c.line))
+		if said := saidBy(events, "Nurse"); !slices.Contains(said, c.said) {
+			t.Errorf("%q: the nurse said %q, want %q", c.line, said, c.said)
+		}
+		e := r.engine("patient_1")
+		var given float64
+		for _, a := range e.Actions() {
+			if a.Kind == "fluids" {
+				given = a.VolumeML
+			}
+		}
+		if given != c.volume {
+			t.Errorf("%q: %g mL recorded, want %g", c.line, given, c.volume)
+		}
+		met := false
+		for _, o := range aar.Of(e).CriticalActions {
+			if strings.HasPrefix(o.Description, "A 10 mL/kg fluid bolus") {
+				met = o.Met
+			}
+		}
+		if met != c.credited {
+			t.Errorf("%q: the 10 mL/kg bolus is met %v, want %v", c.line, met, c.credited)
 		}
 	}
 }

@@ -232,7 +232,25 @@ func (c clause) fluids(ctx context) []placed {
 	if c.negated(i) || !(ctx.give || hasVol) {
 		return nil
 	}
+	if c.volumePerKg() { // "10 mL/kg": the engine works the volume out from the patient's weight
+		return []placed{{c[i].pos, Action{Kind: sc.KindFluids, Dose: sc.Dose{Amount: vol, Unit: sc.Millilitres, PerKg: true}}}}
+	}
 	return []placed{{c[i].pos, Action{Kind: sc.KindFluids, VolumeML: vol}}}
+}
+
+// volumePerKg reports whether the clause's volume is per kilogram: "10 mL/kg", "20 ml per kg".
+func (c clause) volumePerKg() bool {
+	for i := 0; i+1 < len(c); i++ {
+		if c[i].cat != catUnit || volumeUnits[c[i].val] == (conversion{}) {
+			continue
+		}
+		next := i + 1
+		if c[next].word == "per" && next+1 < len(c) {
+			next++
+		}
+		return c[next].word == "kg"
+	}
+	return false
 }
 
 // treatments are the actions named by their own words: airway manoeuvres,

@@ -69,6 +69,8 @@ var parseCases = []struct {
 	{"1 L normal saline", []Action{{Kind: sc.KindFluids, VolumeML: 1000}}},
 	{"500ml bolus of Hartmann's", []Action{{Kind: sc.KindFluids, VolumeML: 500}}},
 	{"give a 250 mL fluid bolus", []Action{{Kind: sc.KindFluids, VolumeML: 250}}},
+	{"give 10 ml/kg sodium chloride 0.9% IV bolus", []Action{{Kind: sc.KindFluids, Dose: sc.Dose{Amount: 10, Unit: sc.Millilitres, PerKg: true}}}},
+	{"a 20 mL per kg bolus of saline", []Action{{Kind: sc.KindFluids, Dose: sc.Dose{Amount: 20, Unit: sc.Millilitres, PerKg: true}}}},
 	{"2 L nasal cannula", []Action{{Kind: sc.KindOxygen, Device: "nasal_cannula", FlowLPM: 2}}},
 	{"15L NRB", []Action{{Kind: sc.KindOxygen, Device: "nrb", FlowLPM: 15}}},
 	{"put her on a 28% venturi", []Action{{Kind: sc.KindOxygen, Device: "venturi", FiO2: 28}}},

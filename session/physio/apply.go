@@ -44,6 +44,9 @@ func (e *Engine) Apply(a action.Action) []Event {
 			return out
 		}
 	}
+	if a.Kind == sc.KindFluids && a.Dose.PerKg { // "10 mL/kg": the volume at this patient's weight
+		a.VolumeML = math.Round(a.Dose.Amount * e.doseContext().Weight())
+	}
 	if a.Kind == sc.KindFluids && e.s.AccessAt < 0 {
 		e.reviewed()
 		return e.recordOrder(e.fluidsRefused(a), nil, out)

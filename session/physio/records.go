@@ -280,6 +280,7 @@ func (a ActionRecord) String() string {
 	add(a.FlowLPM > 0, "%g L/min", a.FlowLPM)
 	add(a.FiO2 > 0, "%g %%", a.FiO2)
 	add(a.Drug == "" && a.VolumeML > 0, "%g mL", a.VolumeML)
+	add(a.Drug == "" && a.Dose.PerKg, "(%s)", a.Dose) // fluids by weight: "140 mL (10 mL/kg)"
 	add(a.Topic != "", "about %s", strings.ReplaceAll(a.Topic, "_", " "))
 	add(a.Test != "", "%s", sc.Tests[a.Test])
 	add(a.Position != "", "%s", a.Position)

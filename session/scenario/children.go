@@ -63,7 +63,7 @@ func (r *RouteDoses) forPatient(ctx DoseContext) (*RouteDoses, bool) {
 	}
 	for _, b := range r.Children {
 		if ctx.AgeYears >= b.FromYears && ctx.AgeYears < b.ToYears {
-			return b.route(r, ctx.weight()), true
+			return b.route(r, ctx.Weight()), true
 		}
 	}
 	return r, false

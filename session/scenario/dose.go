@@ -189,6 +189,10 @@ func (d *Dose) read(toks []token, i int) int {
 		}
 	}
 	if scale, ok := volumeUnits[at(1).word]; ok {
+		if (at(2).word == "/" || at(2).word == "per") && at(3).word == "kg" { // "2 mL/kg": worked out from the weight
+			d.setAmount(t.num*scale, Millilitres, true)
+			return 4
+		}
 		if isRate(toks[i+2:]) {
 			return 2
 		}

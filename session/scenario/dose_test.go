@@ -38,6 +38,8 @@ func TestParseDose(t *testing.T) {
 		{"50 ml 50% dextrose", Dose{VolumeML: 50, Strength: mgPerML(500, "50%")}},
 		{"50 ml of d50", Dose{VolumeML: 50, Strength: mgPerML(500, "50%")}},
 		{"150 mL glucose 10 per cent", Dose{VolumeML: 150, Strength: mgPerML(100, "10%")}},
+		{"10 mL/kg", Dose{Amount: 10, Unit: Millilitres, PerKg: true}},
+		{"2 ml per kg of 10% glucose", Dose{Amount: 2, Unit: Millilitres, PerKg: true, Strength: mgPerML(100, "10%")}},
 		{"0.5 mg (0.5 mL of 1:1000)", Dose{Amount: 0.5, Unit: Milligrams, VolumeML: 0.5, Strength: mgPerML(1, "1 in 1000")}},
 		{"1:1000 500 micrograms", Dose{Amount: 0.5, Unit: Milligrams, Strength: mgPerML(1, "1 in 1000")}},
 		{"500 mg in 100 mL", Dose{Amount: 500, Unit: Milligrams, VolumeML: 100}},
@@ -80,7 +82,7 @@ func TestParseDose(t *testing.T) {
 
 func TestDoseStringRoundTrips(t *testing.T) {
 	for _, in := range []string{"0.5 mg", "0.5 mL of 1 in 1000", "100 ml of 10% glucose", "2 puffs of 100 micrograms/puff",
-		"1.5 micrograms/kg", "10 units", "1 mg/10 mL", "500 mg in 100 mL", "3 mL"} {
+		"1.5 micrograms/kg", "10 units", "1 mg/10 mL", "500 mg in 100 mL", "3 mL", "10 mL/kg", "2 mL/kg of 10%"} {
 		d, _ := ParseDose(in)
 		back, ok := ParseDose(d.String())
 		if !ok || !sameDose(back, d) {

@@ -128,8 +128,8 @@ func CheckDose(o Order, ctx DoseContext, given []Order) Verdict {
 
 // checkAmount compares one dose with the usual and maximum single dose.
 func (e *DrugDoses) checkAmount(v *Verdict, r *RouteDoses, ctx DoseContext) {
-	_, most := r.Max.At(ctx.weight(), 0)
-	low, high := r.Usual.At(ctx.weight(), most)
+	_, most := r.Max.At(ctx.Weight(), 0)
+	low, high := r.Usual.At(ctx.Weight(), most)
 	dose := fmt.Sprintf("%s %s %s", e.Name, e.show(v.Amount), v.Route)
 	usual := e.usualText(r, ctx)
 	near, far := low, high // the usual dose, as rounded in practice
@@ -164,7 +164,7 @@ func (e *DrugDoses) checkCumulative(v *Verdict, r *RouteDoses, o Order, ctx Dose
 	if r.Total.High == 0 {
 		return
 	}
-	_, limit := r.Total.At(ctx.weight(), 0)
+	_, limit := r.Total.At(ctx.Weight(), 0)
 	sum, n := v.Amount, 1
 	for _, g := range given {
 		if amount, ok := e.given(g, ctx); ok && (r.Window == 0 || o.At-g.At < r.Window) {
@@ -238,6 +238,9 @@ const weightRounding = 0.1
 // amount converts a dose to the drug's base unit, or says what to ask.
 func (e *DrugDoses) amount(r *RouteDoses, d Dose, ctx DoseContext) (float64, string, string) {
 	base, name := e.BaseUnit(), e.Name
+	if d.Unit == Millilitres && base != Millilitres && d.PerKg { // "2 mL/kg of 10%": a volume by weight
+		d = Dose{VolumeML: d.Amount * ctx.Weight(), Strength: d.Strength, Infusion: d.Infusion}
+	}
 	s := d.Strength
 	if d.Unit == Puffs && s.IsZero() {
 		s = onlyPuffStrength(e.strengthsFor(r))
@@ -262,7 +265,7 @@ func (e *DrugDoses) amount(r *RouteDoses, d Dose, ctx DoseContext) (float64, str
 	case d.Amount > 0:
 		amount := d.Amount
 		if d.PerKg {
-			amount *= ctx.weight()
+			amount *= ctx.Weight()
 		}
 		if fromVolume := d.VolumeML * s.Amount; fromVolume > 0 && math.Abs(fromVolume-amount) > 0.01*amount {
 			return 0, RuleMismatch, fmt.Sprintf("%s of %s is %s mL, not %s mL — which did you mean: %s or %s?",
@@ -362,8 +365,8 @@ func (e *DrugDoses) otherwise(ctx DoseContext) string {
 // usualText is the usual dose for this patient, with the per-kg dose it
 // comes from: "0.5 mg", "15–20 g", "105 micrograms (1.5 micrograms/kg)".
 func (e *DrugDoses) usualText(r *RouteDoses, ctx DoseContext) string {
-	_, most := r.Max.At(ctx.weight(), 0)
-	low, high := r.Usual.At(ctx.weight(), most)
+	_, most := r.Max.At(ctx.Weight(), 0)
+	low, high := r.Usual.At(ctx.Weight(), most)
 	text := e.showRange(low, high)
 	if r.Usual.PerKg {
 		text += " (" + e.showRange(r.Usual.Low, r.Usual.High) + "/kg"

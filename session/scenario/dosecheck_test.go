@@ -50,6 +50,8 @@ func TestCheckDose(t *testing.T) {
 		{"50 mL of 50% dextrose", order("glucose", "IV", "50 ml 50% dextrose", 0), adult, DoseWarn, RuleAboveUsual, "IV", 25000, 1,
 			"Caution — glucose 25 g IV is above the usual 15–20 g; the maximum single dose is 25 g."},
 		{"150 mL of 10% glucose", order("glucose", "IV", "150 mL of 10%", 0), adult, DoseOK, "", "IV", 15000, 1, ""},
+		{"2 mL/kg of 10% glucose at 14 kg is 2.8 g", order("glucose", "IV", "2 mL/kg of 10%", 0), DoseContext{WeightKg: 14, AgeYears: 3},
+			DoseWarn, RuleNoChildDose, "IV", 2800, 2800.0 / 15000, "glucose 2.8 g IV"},
 		{"1 g paracetamol", order("paracetamol", "PO", "1 g", 0), adult, DoseOK, "", "PO", 1000, 1, ""},
 		{"10 units of insulin", order("insulin", "SC", "10 units", 0), adult, DoseOK, "", "SC", 10, 1, ""},
 		{"2 puffs of salbutamol: inhaled, half the acute dose", order("salbutamol", "", "2 puffs", 0), adult,

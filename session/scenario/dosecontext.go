@@ -7,7 +7,8 @@ type DoseContext struct {
 	Arrest   bool    // in cardiac arrest, so routes kept for arrest are open
 }
 
-func (c DoseContext) weight() float64 {
+// Weight is the weight doses per kg are worked out from: the patient's, or ReferenceWeightKg.
+func (c DoseContext) Weight() float64 {
 	if c.WeightKg > 0 {
 		return c.WeightKg
 	}

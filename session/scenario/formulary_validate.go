@@ -100,7 +100,7 @@ func (c *checker) checkDoseText(drug string, routes Names, text string, ctx Dose
 			continue
 		}
 		resolved = true
-		if _, most := r.Max.At(ctx.weight(), 0); amount <= most*(1+tolerance) {
+		if _, most := r.Max.At(ctx.Weight(), 0); amount <= most*(1+tolerance) {
 			return
 		}
 	}
@@ -119,7 +119,7 @@ func (e *DrugDoses) largestMax(routes Names, ctx DoseContext) (float64, string) 
 		if r.ToEffect || (len(routes) > 0 && !slices.Contains(routes, r.Route)) {
 			continue
 		}
-		if _, m := r.Max.At(ctx.weight(), 0); m > most {
+		if _, m := r.Max.At(ctx.Weight(), 0); m > most {
 			most, route = m, r.Route
 		}
 	}
