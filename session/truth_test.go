@@ -1,12 +1,16 @@
 package session
 
 import (
-	"github.com/ward-sim/ward/session/aar"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ward-sim/ward/agents"
+	"github.com/ward-sim/ward/session/aar"
+	"github.com/ward-sim/ward/session/scenario"
 )
 
 // The tests of this file play the repros of issue 33 ("One body, told truly") through `ward run`
@@ -646,6 +650,24 @@ func TestABolusByWeightIsGivenByWeight(t *testing.T) {
 		}
 		if met != c.credited {
 			t.Errorf("%q: the 10 mL/kg bolus is met %v, want %v", c.line, met, c.credited)
+		}
+	}
+}
+
+// Every dose and volume per kg is worked out from the case's weight, so asking for the weight gets
+// that weight, in every case of the library. It went unanswered before: the question reached the
+// Orchestrator's plan or a card written for another child's weight.
+func TestTheWeightAskedForIsTheOneDosesUse(t *testing.T) {
+	lib, err := scenario.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range lib.List() {
+		r := newRig(t)
+		events := runJSON(t, r.s, lines("/admit patient_1 "+c.ID, "what's the patient's weight?"))
+		want := fmt.Sprintf("Weight: %g kg.", c.Demographics.WeightKg)
+		if said := saidBy(events, agents.AgentMonitor); !slices.Contains(said, want) {
+			t.Errorf("%s: the Monitor said %q, want %q", c.ID, said, want)
 		}
 	}
 }

@@ -19,6 +19,8 @@ func addCurriculum() {
 		"group and crossmatch", "type and cross", "xmatch")
 	add(catTest, "ct_head", "ct head", "ct brain", "ct scan of the head", "ct scan of his head", "ct scan of her head",
 		"head ct", "ct of the head", "ct of her head", "ct of his head", "non contrast ct")
+	add(catTest, "weight", "weight", "weigh", "weighs", "weigh him", "weigh her", "weigh the child", "how heavy",
+		"his weight", "her weight", "weight in kg", "body weight")
 	add(catTest, "ctpa", "ctpa", "ct pulmonary angiogram", "ct pulmonary angiography", "v q scan", "vq scan")
 	add(catTest, "lumbar_puncture", "lumbar puncture", "lp", "spinal tap", "csf")
 	add(catTest, "paracetamol_level", "paracetamol level", "paracetamol levels", "paracetamol concentration",

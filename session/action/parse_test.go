@@ -80,6 +80,8 @@ var parseCases = []struct {
 	{"cannulate and take bloods", []Action{kind(sc.KindIVAccess), {Kind: sc.KindTest, Test: "bloods"}}},
 	{"lactate and blood cultures please", []Action{{Kind: sc.KindTest, Test: "lactate"}, {Kind: sc.KindTest, Test: "blood_cultures"}}},
 	{"what's her peak flow?", []Action{{Kind: sc.KindTest, Test: "peak_flow"}}},
+	{"what's his weight?", []Action{{Kind: sc.KindTest, Test: "weight"}}},
+	{"weigh the child", []Action{{Kind: sc.KindTest, Test: "weight"}}},
 	{"send a VBG and a chest x-ray", []Action{{Kind: sc.KindTest, Test: "blood_gas"}, {Kind: sc.KindTest, Test: "chest_xray"}}},
 	{"don't send a gas", nil},
 	{"open his airway with a jaw thrust", []Action{{Kind: sc.KindAirway, Device: "jaw_thrust"}}},

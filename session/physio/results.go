@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 
 	sc "github.com/ward-sim/ward/session/scenario"
 )
@@ -40,6 +41,9 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 		}
 		return Result{T: a.T, Name: name, Value: cmp.Or(a.Found, st.Finding(region)), Exam: true}, true
 	case sc.KindTest:
+		if a.Test == testWeight {
+			return Result{T: a.T, Name: sc.Tests[testWeight], Value: e.weightText()}, true
+		}
 		return Result{T: a.T, Name: sc.Tests[a.Test], Value: cmp.Or(st.Results[a.Test], noResult)}, true
 	}
 	return e.arrestResult(a)
@@ -47,6 +51,18 @@ func (e *Engine) ResultOf(a ActionRecord) (Result, bool) {
 
 // testECG is the result a state gives for its 12-lead ECG beyond the rhythm.
 const testECG = "ecg"
+
+// testWeight is the patient's weight, the one measurement the case's demographics answer.
+const testWeight = "weight"
+
+// weightText is the patient's weight as the nurse gives it, or what a dose by weight is worked out
+// from when the case records none (sc.DoseContext.Weight).
+func (e *Engine) weightText() string {
+	if w := e.sc.Demographics.WeightKg; w > 0 {
+		return strconv.FormatFloat(w, 'f', -1, 64) + " kg"
+	}
+	return fmt.Sprintf("not recorded: doses per kg are worked out from %g kg", float64(sc.ReferenceWeightKg))
+}
 
 // ecgOf is what a 12-lead ECG shows in st: the state's own reading of it when it gives one
 // (rate, rhythm in words, intervals, ST and T changes: the trainee names the rhythm), else the

@@ -141,6 +141,9 @@ var Tests = map[string]string{
 	"ct_angiogram":   "CT angiogram",
 	"osmolality":     "serum osmolality",
 	"cortisol":       "cortisol",
+	// The patient's weight, which every dose and volume per kg is worked out from: the engine
+	// answers it from the case's demographics, not from a state's results.
+	"weight": "weight",
 }
 
 // Topics a trainee can ask the patient about; disclosures are keyed by them.
