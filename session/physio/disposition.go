@@ -53,6 +53,10 @@ var placeAliases = map[string]string{
 	"a and e": "emergency-department", "obstetric unit": "obstetric-unit", "labour ward": "obstetric-unit",
 	"maternity unit": "obstetric-unit", "ecls centre": "ecls-centre", "ecmo centre": "ecls-centre",
 	"ecls": "ecls-centre", "ecmo": "ecls-centre",
+	// a child's intensive and high-dependency care
+	"picu": "icu", "paediatric intensive care": "icu", "pediatric intensive care": "icu", "paediatric icu": "icu",
+	"pediatric icu": "icu", "phdu": "hdu", "paediatric hdu": "hdu", "pediatric hdu": "hdu",
+	"paediatric high dependency": "hdu",
 }
 
 // Place reads a disposition as typed: one of scenario.Dispositions, or a common alias of one.
