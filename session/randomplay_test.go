@@ -316,6 +316,7 @@ func readingNumber(r physio.Reading, label string) int {
 
 var (
 	measuredAt   = regexp.MustCompile(`^Measured at T\+(?:(\d+):)?(\d+):(\d\d)\b`) // physio.SimTime: [H:]MM:SS
+	doubledStop  = regexp.MustCompile(`[^.]\.\.(?:[^.]|$)|\.[;,]`)                 // "seconds.." or "seconds.;", not an ellipsis
 	changedSince = regexp.MustCompile(`\b[Ss]ince T\+(?:(\d+):)?(\d+):(\d\d)\b`)   // the Monitor's "Since T+02:00: HR down from 53"
 	examGCS      = regexp.MustCompile(`E(\d) V(\d|T) M(\d)(?: \((\d+)\))?`)
 )
@@ -352,6 +353,9 @@ func (c *invariants) checkMessage(line string, m MessageEvent) {
 		if now := eng.TrueVitals().GCS; e+v+mo != now {
 			c.fail("%q finds GCS %d; the engine has %d", m.Text, e+v+mo, now)
 		}
+	}
+	if stops := doubledStop.FindString(m.Text); stops != "" {
+		c.fail("%q runs a phrase's own full stop into the line's (%q)", m.Text, stops)
 	}
 	c.checkFindings(m, eng)
 	c.checkRhythmUnnamed(line, m, eng)

@@ -15,7 +15,7 @@ import (
 // region's finding now.
 func (e *Engine) examined(a action.Action) string {
 	if e.soundLimb(a) {
-		return e.sc.Limb.Sound
+		return strings.TrimSuffix(e.sc.Limb.Sound, ".") // a phrase, as State.Finding is
 	}
 	return e.finding(cmp.Or(a.Region, "pupils"))
 }
@@ -37,7 +37,7 @@ func (e *Engine) finding(region string) string {
 		if e.HasAccess() {
 			access = "an IV cannula in situ"
 		}
-		found = strings.TrimSuffix(found, ".") + "; " + access
+		found += "; " + access
 	}
 	return found
 }

@@ -52,8 +52,9 @@ var RegionNames = map[string]string{
 }
 
 // Finding is what examining region finds in this state: the state's own finding, or the
-// scenario's baseline.
-func (st *State) Finding(region string) string { return st.findings[region] }
+// scenario's baseline. It is a phrase the voices join into their lines ("capillary refill: 3
+// seconds; skin: pale"), so one written as a sentence loses its full stop.
+func (st *State) Finding(region string) string { return strings.TrimSuffix(st.findings[region], ".") }
 
 // resolveFindings gives every state the baseline findings it does not override; the pupils
 // fall back to the state's pupils, which every state has.
