@@ -55,17 +55,14 @@ func confirm(a physio.ActionRecord) string {
 	case sc.KindStopOxygen:
 		return "Oxygen off."
 	case sc.KindMedication:
+		if wait := a.InAt - a.T; wait > 0 {
+			return fmt.Sprintf("Drawn up: %s, to go in once access is in (about %g s).", dose(a), wait)
+		}
 		return "Given: " + dose(a) + "."
 	case sc.KindIVAccess:
 		return accessLine(a)
 	case sc.KindFluids:
-		switch {
-		case a.Dose.PerKg:
-			return fmt.Sprintf("Fluids running: %g mL (%s).", a.VolumeML, a.Dose)
-		case a.VolumeML > 0:
-			return fmt.Sprintf("Fluids running: %g mL.", a.VolumeML)
-		}
-		return "Fluids running."
+		return fluidsLine(a)
 	case sc.KindAirway:
 		if w, ok := deviceWords[a.Device]; ok {
 			return "Airway opened with " + w + "."
@@ -104,14 +101,29 @@ func confirm(a physio.ActionRecord) string {
 
 // accessLine is the nurse siting access, which takes time: IV or IO drugs wait until it is in.
 func accessLine(a physio.ActionRecord) string {
-	what := "a cannula"
-	if a.Route == "IO" {
-		what = "an IO needle"
-	}
 	if wait := a.AccessIn - a.T; wait > 0 {
-		return fmt.Sprintf("Siting %s — access in about %g s.", what, wait)
+		return fmt.Sprintf("Siting %s — access in about %g s.", accessNoun[a.Route == "IO"], wait)
 	}
 	return "IV access in."
+}
+
+// accessNoun is the access being sited, by whether it is intraosseous.
+var accessNoun = map[bool]string{false: "a cannula", true: "an IO needle"}
+
+// fluidsLine is the nurse's word on fluids: the volume, and by weight how it was worked out; set
+// up to run once access is in when it is still being sited.
+func fluidsLine(a physio.ActionRecord) string {
+	what, when := "Fluids running", ""
+	if wait := a.InAt - a.T; wait > 0 {
+		what, when = "Fluids up", fmt.Sprintf(", to run once access is in (about %g s)", wait)
+	}
+	switch {
+	case a.Dose.PerKg:
+		return fmt.Sprintf("%s: %g mL (%s)%s.", what, a.VolumeML, a.Dose, when)
+	case a.VolumeML > 0:
+		return fmt.Sprintf("%s: %g mL%s.", what, a.VolumeML, when)
+	}
+	return what + when + "."
 }
 
 // teamCalls are the nurse's words on calling each team.

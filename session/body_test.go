@@ -80,7 +80,7 @@ func TestOrdersAreCheckedAgainstThePatient(t *testing.T) {
 		{2, nurse[2], `There's no IV access yet: site a cannula first ("site a cannula", or "IO access") — ceftriaxone IM instead? Nothing given.`},
 		{3, pharmacist[3], "zorbazine is not in the formulary; nothing given. Did you mean"},
 		{4, nurse[4], "Siting a cannula — access in about 60 s."},
-		{5, nurse[5], "Given: ceftriaxone 2 g IV."},
+		{5, nurse[5], "Drawn up: ceftriaxone 2 g IV, to go in once access is in (about 60 s)."}, // the cannula of turn 4
 		{7, nurse[7], "A nebuliser needs a gas to drive it"},
 		{8, nurse[8], "Given: salbutamol 5 mg NEB. Given: ipratropium bromide 500 micrograms NEB."},
 	}

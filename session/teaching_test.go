@@ -349,7 +349,7 @@ func TestConfirmationsComeFromTheNurseAndNoRuleTextReachesTheChat(t *testing.T) 
 	events := runJSON(t, r.s, lines("/admit patient_4 hypoglycaemia", "give oxygen 15 L via non-rebreather", "check a BM",
 		"IV access and glucose 10% 150 mL IV", "give propranolol 40 mg PO", "/wait 2m", "how are you feeling?"))
 	nurse := strings.Join(saidBy(events, nurseAgent), "\n")
-	for _, want := range []string{"Oxygen on by a non-rebreather mask at 15 L/min.", "Siting a cannula — access in about 60 s. Given: glucose 150 mL of 10% IV.",
+	for _, want := range []string{"Oxygen on by a non-rebreather mask at 15 L/min.", "Siting a cannula — access in about 60 s. Drawn up: glucose 150 mL of 10% IV, to go in once access is in (about 60 s).",
 		"can't swallow safely (GCS 13), so not by mouth — nothing given of the propranolol."} {
 		if !strings.Contains(nurse, want) {
 			t.Errorf("the nurse did not say %q:\n%s", want, nurse)

@@ -624,8 +624,8 @@ func TestABolusByWeightIsGivenByWeight(t *testing.T) {
 		volume     float64
 		credited   bool
 	}{
-		{"give 10 ml/kg sodium chloride 0.9% IV bolus", "Fluids running: 140 mL (10 mL/kg).", 140, true},
-		{"give a 10 ml bolus of 0.9% saline", "Fluids running: 10 mL.", 10, false},
+		{"give 10 ml/kg sodium chloride 0.9% IV bolus", "Fluids up: 140 mL (10 mL/kg), to run once access is in (about 30 s).", 140, true},
+		{"give a 10 ml bolus of 0.9% saline", "Fluids up: 10 mL, to run once access is in (about 30 s).", 10, false},
 	} {
 		r := newRigWith(t, func(c *Config) { c.Seed = 11 })
 		events := runJSON(t, r.s, lines("/admit patient_1 paediatric-sepsis", "IO access", c.line))
@@ -669,5 +669,55 @@ func TestTheWeightAskedForIsTheOneDosesUse(t *testing.T) {
 		if said := saidBy(events, agents.AgentMonitor); !slices.Contains(said, want) {
 			t.Errorf("%s: the Monitor said %q, want %q", c.ID, said, want)
 		}
+	}
+}
+
+// A drug ordered while its cannula is still being sited is drawn up and goes in once access is
+// in, as the engine has it (its effect waits for the access): the nurse no longer says "Given"
+// for a drug that cannot have gone in yet.
+func TestADrugOrderedBeforeItsAccessIsInIsDrawnUp(t *testing.T) {
+	r := newRig(t)
+	events := runJSON(t, r.s, lines("/admit patient_1 sepsis-urosepsis", "IV access", "give co-amoxiclav 1.2 g IV", "/wait 2m",
+		"give paracetamol 1 g IV"))
+	said := saidBy(events, nurseAgent)
+	for _, want := range []string{"Drawn up: co-amoxiclav 1.2 g IV, to go in once access is in (about 60 s).", "Given: paracetamol 1 g IV."} {
+		if !slices.Contains(said, want) {
+			t.Errorf("the nurse said %q, want %q", said, want)
+		}
+	}
+	e := r.engine("patient_1")
+	var access, antibiotic float64
+	for _, a := range e.Actions() {
+		switch {
+		case a.Kind == "iv_access":
+			access = a.AccessIn
+		case a.Drug == "co-amoxiclav":
+			antibiotic = a.InAt
+		}
+	}
+	if access == 0 || antibiotic != access {
+		t.Errorf("co-amoxiclav recorded going in at %g, want when the access is in (%g)", antibiotic, access)
+	}
+}
+
+// The nurse who called an arrest does not call the trainee running it to come: once they are at
+// the patient her repeats say the arrest goes on, not "please come now".
+func TestAnArrestCallRepeatedAtTheArrestCallsNobody(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 16 })
+	events := runJSON(t, r.s, lines("/admit patient_1 paediatric-arrest", "/wait 20s", "she's in cardiac arrest, crash call, start CPR 15 to 2",
+		"/wait 4m"))
+	saidAsReadAt(t, events)
+	var repeats int
+	for _, e := range ofKind(events, "escalation") {
+		if e.num("repeats") == 0 {
+			continue
+		}
+		repeats++
+		if text := e.str("text"); text != "Still no pulse and not breathing (arrest first called at T+00:01)." {
+			t.Errorf("a repeat at %g with the trainee at the arrest says %q", e.num("t"), text)
+		}
+	}
+	if repeats == 0 {
+		t.Fatal("no repeat of the arrest call in four minutes: the repro needs one")
 	}
 }

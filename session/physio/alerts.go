@@ -363,6 +363,9 @@ func (e *Engine) again(a AlertRecord, r Reading) string {
 		}
 		return fmt.Sprintf("Alarm unanswered since T+%s; now within limits: %s.", SimTime(since), obsText(r))
 	}
+	if r.NoOutput && a.Reviewed != nil { // the trainee is at the arrest: she calls nobody to it
+		return fmt.Sprintf("Still no pulse and not breathing (arrest first called at T+%s).", SimTime(since))
+	}
 	if r.NoOutput {
 		return fmt.Sprintf("Still no pulse and not breathing — please come now (first called at T+%s).", SimTime(since))
 	}

@@ -203,6 +203,7 @@ func (w *jsonWriter) actionRecord(b []byte, a *ActionRecord) []byte {
 	b = w.optReal(b, `,"glucose":`, a.Glucose)
 	b = optNum(b, `,"gcs":`, a.GCS)
 	b = w.optReal(b, `,"access_in":`, a.AccessIn)
+	b = w.optReal(b, `,"in_at":`, a.InAt)
 	b = optStr(b, `,"found":`, a.Found)
 	b = optNum(b, `,"scale":`, a.Scale)
 	b = optFlag(b, `,"wrong_side":`, a.WrongSide)

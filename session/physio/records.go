@@ -24,6 +24,9 @@ type ActionRecord struct {
 	GCS int `json:"gcs,omitempty"`
 	// AccessIn is when the vascular access this action sited is in (ward time).
 	AccessIn float64 `json:"access_in,omitempty"`
+	// InAt is when a drug or fluid by vein or bone goes in, ordered while its access was still
+	// being sited (ward time); 0 when it went in at once.
+	InAt float64 `json:"in_at,omitempty"`
 	// Found is what an examination, or a pulse or rhythm check, found: the finding of the state
 	// the body showed then.
 	Found string `json:"found,omitempty"`
