@@ -266,6 +266,10 @@ func (c *invariants) checkSim(e physio.Event) {
 				c.fail("%s at %g says %s %d; the newest reading (%g) has %d: %q", e.Kind, e.Alert.T, label, n, r.T, want, e.Alert.Text)
 			}
 		}
+		settled := r.NEWS2 < 5 && r.Band != physio.BandLowMedium && !r.NoOutput
+		if e.Kind == physio.EventEscalation && e.Alert.Repeats > 0 && settled && !strings.HasPrefix(e.Alert.Text, "Settled since the call") {
+			c.fail("a repeat at %g on NEWS2 %d, which calls for no review, says %q", e.Alert.T, r.NEWS2, e.Alert.Text)
+		}
 	case physio.EventOrder:
 		c.checkOrder(e)
 	}

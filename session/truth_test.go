@@ -721,3 +721,30 @@ func TestAnArrestCallRepeatedAtTheArrestCallsNobody(t *testing.T) {
 		t.Fatal("no repeat of the arrest call in four minutes: the repro needs one")
 	}
 }
+
+// A call repeated after the score has settled below any call (NEWS2 under 5, no single 3) asks
+// for no review: she says the patient has settled since she called and asks for the call to be
+// acknowledged. Found in a busy shift, where a hypoglycaemic man given glucose was at NEWS2 1 and
+// the nurse still said "Still waiting for a review … Urgent review please."
+func TestASettledPatientsCallAsksForNoReview(t *testing.T) {
+	r := newRigWith(t, func(c *Config) { c.Seed = 3 })
+	events := runJSON(t, r.s, lines("/admit patient_1 hypoglycaemia", "check a BM", "IV access and give 150 ml glucose 10% IV",
+		"/wait 5m", "/wait 5m"))
+	saidAsReadAt(t, events)
+	var settled int
+	for _, e := range ofKind(events, "escalation") {
+		if e.num("repeats") == 0 {
+			continue
+		}
+		text := e.str("text")
+		if strings.Contains(text, "review please") || strings.Contains(text, "come now") || strings.Contains(text, "waiting for a review") {
+			t.Errorf("a repeat at %g asks for a review: %q", e.num("t"), text)
+		}
+		if strings.HasPrefix(text, "Settled since the call at T+") && strings.HasSuffix(text, "Please acknowledge the call.") {
+			settled++
+		}
+	}
+	if settled == 0 {
+		t.Fatal("no repeat after the glucose settled him: the repro needs one")
+	}
+}

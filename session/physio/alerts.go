@@ -371,6 +371,11 @@ func (e *Engine) again(a AlertRecord, r Reading) string {
 	}
 	// the nurse's call, again every few minutes until answered: written in one buffer
 	var buf [240]byte
+	if escalationLevel(r) == "" {
+		// The score has fallen below any call since: she asks for no review it no longer needs.
+		b := appendSimTime(append(buf[:0], "Settled since the call at T+"...), since)
+		return string(append(appendFindings(append(b, ": "...), r), ". Please acknowledge the call."...))
+	}
 	if a.Reviewed != nil {
 		// The trainee has been to the patient but not taken the call on: she does not say she is
 		// still waiting for the review they gave, she asks what is to be done.

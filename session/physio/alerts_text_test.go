@@ -52,7 +52,15 @@ func TestNurseWordsWriteAsFmt(t *testing.T) {
 			}
 			e := &Engine{s: Snapshot{Admitted: int64(r.IntN(100))}}
 			a := AlertRecord{Kind: AlertEscalation, Level: level, Raised: float64(r.IntN(20000))}
-			want := fmt.Sprintf("Still waiting for a review (first called at %s): %s", "T+"+fmtSimTime(a.Raised-float64(e.s.Admitted)), call)
+			first := "T+" + fmtSimTime(a.Raised-float64(e.s.Admitted))
+			if escalationLevel(rd) == "" {
+				want := fmt.Sprintf("Settled since the call at %s: NEWS2 %d (Scale %d) — %s. Please acknowledge the call.", first, rd.NEWS2, max(1, rd.Scale), fmtObs(rd))
+				if got := e.again(a, rd); got != want {
+					t.Fatalf("a settled call again = %q, want %q", got, want)
+				}
+				continue
+			}
+			want := fmt.Sprintf("Still waiting for a review (first called at %s): %s", first, call)
 			if got := e.again(a, rd); got != want {
 				t.Fatalf("a call again = %q, want %q", got, want)
 			}
