@@ -463,7 +463,7 @@ func passphrases(t *testing.T, trainee, instructor string) {
 
 const (
 	// disclosure is what the asthma patient says of her history when asked, and her name.
-	disclosure  = "Asthma since I was eight"
+	disclosure  = "My chest's been bad since I was eight"
 	patientName = "Maya Okafor"
 	playAsthma  = "/admit patient_1 asthma-exacerbation\nany past medical history?\n/wait 1m\n/vitals\n"
 )

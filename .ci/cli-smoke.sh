@@ -162,9 +162,9 @@ export WARD_INSTRUCTOR_PASSPHRASE="the night sister holds the keys" WARD_PASSPHR
 printf '/admit patient_1 asthma-exacerbation\nany past medical history?\n' |
 	ward run --db "$edb" --encrypt --trainee alice --backend offline >/dev/null
 WARD_PASSPHRASE="bob on the night shift" ward run --db "$edb" --trainee bob --backend offline </dev/null >/dev/null
-ward dump --db "$edb" --trainee alice >"$tmp/dump.json" && grep -q "Asthma since I was eight" "$tmp/dump.json" || fail "alice's dump lacks her patient's history"
+ward dump --db "$edb" --trainee alice >"$tmp/dump.json" && grep -q "My chest's been bad since I was eight" "$tmp/dump.json" || fail "alice's dump lacks her patient's history"
 needs strings
-strings "$edb" | grep -q "Asthma since I was eight" && fail "strings finds a disclosure in the encrypted file"
+strings "$edb" | grep -q "My chest's been bad since I was eight" && fail "strings finds a disclosure in the encrypted file"
 strings "$edb" | grep -q "Maya Okafor" && fail "strings finds a patient's name in the encrypted file"
 sum="$(sha256sum "$edb")"
 if ward dump --db "$edb" --trainee bob >/dev/null 2>"$tmp/wrong.err"; then fail "alice's passphrase opened bob's shift"; fi
