@@ -101,14 +101,15 @@ func confirm(a physio.ActionRecord) string {
 
 // accessLine is the nurse siting access, which takes time: IV or IO drugs wait until it is in.
 func accessLine(a physio.ActionRecord) string {
+	what := "a cannula"
+	if a.Route == "IO" {
+		what = "an IO needle"
+	}
 	if wait := a.AccessIn - a.T; wait > 0 {
-		return fmt.Sprintf("Siting %s — access in about %g s.", accessNoun[a.Route == "IO"], wait)
+		return fmt.Sprintf("Siting %s — access in about %g s.", what, wait)
 	}
 	return "IV access in."
 }
-
-// accessNoun is the access being sited, by whether it is intraosseous.
-var accessNoun = map[bool]string{false: "a cannula", true: "an IO needle"}
 
 // fluidsLine is the nurse's word on fluids: the volume, and by weight how it was worked out; set
 // up to run once access is in when it is still being sited.

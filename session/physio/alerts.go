@@ -353,8 +353,10 @@ func (e *Engine) observeNow(out []Event) (Reading, []Event) {
 }
 
 // again is what the monitor or the nurse says when an open alert sounds again: the reading now,
-// worded as a first call would word it (or, once the trainee has been to the patient, with the
-// question of the plan), and the time of the first call.
+// worded as a first call would word it, and the time of the first call. A nurse asks for no more
+// than the patient now needs: once the score has settled below any call, that the call be
+// acknowledged; once the trainee has been to the patient, the plan; at an arrest they are
+// running, nobody to come.
 func (e *Engine) again(a AlertRecord, r Reading) string {
 	since := a.Raised - float64(e.s.Admitted)
 	if a.Kind == AlertAlarm {
