@@ -108,7 +108,7 @@ func (s *Session) facts(a agents.Agent, x *examination, window []memory.Message)
 // say, told or not yet (the persona marks what is told only when asked), in the patient's words:
 // a word that names the case's diagnosis is left out, as a patient would describe it instead.
 func persona(s *sc.Scenario) *agents.Persona {
-	d, terms := s.Demographics, diagnosisTerms(s)
+	d, terms := s.Demographics, s.DiagnosisTerms()
 	say := func(text string) string { return withoutTerms(text, terms) }
 	sayAll := func(list []string) []string {
 		var out []string

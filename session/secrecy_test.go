@@ -51,9 +51,9 @@ func secretsOf(scenarios ...*sc.Scenario) []string {
 	var out []string
 	for _, s := range scenarios {
 		out = append(out, s.ID, s.Title)
-		out = append(out, diagnosisTerms(s)...)
+		out = append(out, s.DiagnosisTerms()...)
 		for _, name := range s.StateNames() {
-			if !containsWord(told, name) {
+			if !sc.ContainsWord(told, name) {
 				out = append(out, name)
 			}
 		}
@@ -101,7 +101,7 @@ func TestNoPromptBeforeTheDebriefHoldsTheDiagnosis(t *testing.T) {
 			}
 			var secrets []string
 			for _, secret := range secretsOf(s, other) {
-				if !slices.Contains(secretsOf(s), secret) && containsWord(story, strings.ToLower(secret)) {
+				if !slices.Contains(secretsOf(s), secret) && sc.ContainsWord(story, strings.ToLower(secret)) {
 					continue
 				}
 				secrets = append(secrets, secret)
@@ -112,7 +112,7 @@ func TestNoPromptBeforeTheDebriefHoldsTheDiagnosis(t *testing.T) {
 				for _, m := range req.Messages {
 					lower := strings.ToLower(m.Content)
 					for _, secret := range secrets {
-						if containsWord(lower, strings.ToLower(secret)) {
+						if sc.ContainsWord(lower, strings.ToLower(secret)) {
 							t.Errorf("the %s's prompt holds %q:\n%s", req.Agent, secret, m.Content)
 						}
 					}

@@ -59,7 +59,7 @@ func (s *Session) vetter(agent string, x *examination, p agents.Prompt) *vetter 
 	}
 	scen := x.engine.Scenario()
 	if !(agent == agents.AgentPreceptor && x.review != nil) { // the debrief names the diagnosis
-		for _, term := range diagnosisTerms(scen) {
+		for _, term := range scen.DiagnosisTerms() {
 			if !strings.Contains(v.trainee, term) {
 				v.secrets = append(v.secrets, term)
 			}
@@ -77,9 +77,9 @@ func (v *vetter) why(reply string) string {
 	switch {
 	case len(agents.Invented(reply, v.given)) > 0:
 		return heldNumber
-	case slices.ContainsFunc(v.secrets, func(term string) bool { return containsWord(lower, term) }):
+	case slices.ContainsFunc(v.secrets, func(term string) bool { return sc.ContainsWord(lower, term) }):
 		return heldDiagnosis
-	case slices.ContainsFunc(v.early, func(term string) bool { return containsWord(lower, term) }):
+	case slices.ContainsFunc(v.early, func(term string) bool { return sc.ContainsWord(lower, term) }):
 		return heldEarly
 	}
 	return ""
@@ -147,35 +147,6 @@ func (c *conversation) countHeld(why string) {
 	s.sim.dirty[s.active] = true
 }
 
-// titleHead is the part of a scenario's title before what the case adds to the diagnosis:
-// "Anaphylaxis" of "Anaphylaxis after eating peanuts".
-var titleHead = regexp.MustCompile(`(?i)^(.+?)(?:\s+(?:after|in|with|from|on|following)\s.*)?$`)
-
-// diagnosisTerms are the words that name a scenario's diagnosis, lower case: its accepted
-// names when the scenario gives them, else the head of its title, and the states whose names
-// say the diagnosis (the hyphenated ones, and those the title names that are more than a grade). What the presentation or
-// the chief complaint says is told to the trainee at admission, and is no secret.
-func diagnosisTerms(s *sc.Scenario) []string {
-	var terms []string
-	if s.Diagnosis != nil {
-		terms = append(terms, s.Diagnosis.Accepted...)
-	}
-	terms = append(terms, titleHead.FindStringSubmatch(s.Title)[1])
-	for _, name := range s.StateNames() {
-		if strings.Contains(name, "-") || containsWord(strings.ToLower(s.Title), name) && !slices.Contains(severities, name) {
-			terms = append(terms, name, strings.ReplaceAll(name, "-", " "))
-		}
-	}
-	told := strings.ToLower(s.Presentation + "\n" + s.ChiefComplaint)
-	var out []string
-	for _, t := range terms {
-		if t = strings.ToLower(strings.TrimSpace(t)); t != "" && !strings.Contains(told, t) && !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // caseTerms are the words that name a case, lower case: its diagnosis terms and its id. They
 // are worked out once a scenario: a trainee's every turn masks those of every patient.
 func caseTerms(s *sc.Scenario) []string {
@@ -183,7 +154,7 @@ func caseTerms(s *sc.Scenario) []string {
 	terms, ok := caseTermsOf.m[s]
 	caseTermsOf.RUnlock()
 	if !ok {
-		terms = append(diagnosisTerms(s), strings.ToLower(s.ID))
+		terms = append(s.DiagnosisTerms(), strings.ToLower(s.ID))
 		caseTermsOf.Lock()
 		caseTermsOf.m[s] = terms
 		caseTermsOf.Unlock()
@@ -195,9 +166,6 @@ var caseTermsOf = struct {
 	sync.RWMutex
 	m map[*sc.Scenario][]string
 }{m: map[*sc.Scenario][]string{}}
-
-// severities are state names that grade an illness without naming it.
-var severities = []string{"mild", "moderate", "severe", "acute", "critical"}
 
 // untold are the names the Patient may not say yet, lower case: the drugs of the scenario's
 // disclosures and medicines, and the agents of its allergies, whose topic has not been asked,
@@ -278,23 +246,4 @@ func termPattern(term string, trailing bool) *regexp.Regexp {
 	termPatterns.m[k] = re
 	termPatterns.Unlock()
 	return re
-}
-
-// containsWord reports whether term occurs in text (both lower case) as whole words.
-func containsWord(text, term string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], term)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(term)
-		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
-			return true
-		}
-		i = start + 1
-	}
-}
-
-func isWordByte(b byte) bool {
-	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
 }

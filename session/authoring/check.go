@@ -29,6 +29,7 @@ const (
 	CheckTeamRoles   = "team-roles"    // a role the case names that every team has already
 	CheckConcludes   = "concludes"     // a finding that names the diagnosis or a state, or says what to do
 	CheckMeasures    = "measures"      // a finding that states a vital sign, which the engine owns
+	CheckUnsaid      = "unsaid"        // a patient's line that names the diagnosis, said with it left out
 )
 
 // Problem is one thing in a scenario file that cannot happen as written, at its file and line
@@ -113,7 +114,17 @@ func CheckSource(file string, data, review []byte) Report {
 	r.teamRoles(s)
 	r.concludes(s)
 	r.measures(s)
+	r.unsaid(s)
 	return r
+}
+
+// unsaid lists each thing the patient is given to say that names the diagnosis
+// (Scenario.Namings): ward leaves the word out when the patient says it, so it is heard with a
+// hole where the word was.
+func (r *Report) unsaid(s *sc.Scenario) {
+	for _, n := range s.Namings() {
+		r.add(CheckUnsaid, s.Line(n.Path), "%s names the diagnosis (%q): %q is said with it left out; say it as the patient would", n.Path, n.Term, n.Text)
+	}
 }
 
 // concludes lists each examination finding that concludes where it should describe

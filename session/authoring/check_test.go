@@ -49,6 +49,7 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 		"team-roles":      "team-roles.yaml:53: team-roles: circulation is a role every team has",
 		"concludes":       `concludes.yaml:36: concludes: states.worse.findings.focused names the diagnosis ("dehydration")`,
 		"measures":        `measures.yaml:39: measures: states.better.findings.pulses states "90/min"`,
+		"unsaid":          `unsaid.yaml:11: unsaid: disclosures[0].text names the diagnosis ("dehydration")`,
 	} {
 		t.Run(file, func(t *testing.T) {
 			r, err := Check(filepath.Join("testdata", "broken", file+".yaml"))
@@ -61,8 +62,8 @@ func TestBrokenFilesFailWithTheirReason(t *testing.T) {
 		})
 	}
 	entries, _ := filepath.Glob(filepath.Join("testdata", "broken", "*.yaml"))
-	if len(entries) != 12 {
-		t.Errorf("%d broken files, want one per check (12)", len(entries))
+	if len(entries) != 13 {
+		t.Errorf("%d broken files, want one per check (13)", len(entries))
 	}
 }
 
