@@ -38,14 +38,14 @@ func TestArrestRunPaths(t *testing.T) {
 				"coarse VF: 00:40 rhythm check: coarse VF; 00:45 rhythm named asystole — wrong: it was coarse VF; 00:45 IV/IO access; 00:45 adrenaline 1 mg IV",
 				"coarse VF: 02:40 rhythm check: coarse VF; 02:45 shock 150 J — the heart restarted; 02:45 ROSC"},
 			0, []string{"a shock delivered on a perfusing rhythm (sinus tachycardia)", "named the rhythm \"asystole\" at 00:45 — it was coarse VF",
-				"adrenaline 1 mg IV at 00:45 — early"}},
+				"adrenaline 1 mg IV at 01:45 (ordered at 00:45, in once access was) — early"}},
 		{"non-shockable done well", "arrest-pea-tension", peaWell,
 			[]string{"45 pea-arrest", "430 rosc", "540 post-rosc-stable"},
 			[]string{"PEA: 00:00 collapse; 00:05 arrest call; 00:15 pads on",
 				"PEA: 00:25 rhythm check: PEA; 00:29 rhythm named PEA — right; 00:45 IV/IO access; 00:45 adrenaline 1 mg IO; 00:55 causes considered; 01:15 cause treated tension pneumothorax",
 				"PEA: 02:25 rhythm check: PEA; 02:25 pulse check: PEA",
 				"PEA: 04:25 rhythm check: PEA; 04:25 pulse check: PEA; 04:30 adrenaline 1 mg IO; 06:25 rhythm check: PEA; 06:25 ROSC"},
-			100, []string{"the cause, tension pneumothorax, was treated at 01:15", "adrenaline 1 mg IO at 00:45 — on time"}},
+			100, []string{"the cause, tension pneumothorax, was treated at 01:15", "adrenaline 1 mg IO at 01:15 (ordered at 00:45, in once access was) — on time"}},
 		{"non-shockable done late", "arrest-pea-tension", peaLate,
 			[]string{"45 pea-arrest"},
 			[]string{"PEA: 00:00 collapse; 02:15 arrest call; 02:15 pads on",
@@ -57,7 +57,7 @@ func TestArrestRunPaths(t *testing.T) {
 			[]string{"PEA: 00:00 collapse; 01:45 pads on",
 				"PEA: 01:55 rhythm check: PEA; 02:00 rhythm named VT — wrong: it was PEA; 02:00 shock 150 J on PEA, which is not shockable — no change; 04:15 IV/IO access; 04:15 amiodarone 300 mg IV",
 				"PEA: 06:15 pulse check: PEA; 09:15 pulse check: PEA"},
-			0, []string{"a shock delivered on PEA, which is not shockable", "amiodarone 300 mg IV at 04:15 — wrong rhythm", "the reversible causes were not considered"}},
+			0, []string{"a shock delivered on PEA, which is not shockable", "amiodarone 300 mg IV at 05:15 (ordered at 04:15, in once access was) — wrong rhythm", "the reversible causes were not considered"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -120,12 +120,16 @@ func TestArrestFactsForTheTeam(t *testing.T) {
 		"/wait 20s", "stop compressions, rhythm check", "PEA, resume CPR, IO access, adrenaline 1 mg IO"))
 	f := arrestFacts(r.engine("patient_1"))
 	want := agents.ArrestFacts{Since: "00:25", Compressions: "going", SinceCheck: "00:00", Shocks: 0,
-		Adrenaline: "1 given, the last 00:00 ago", Access: true, Pulse: "none"}
+		Adrenaline: "1 drawn up, to go in once access is in", Access: true, Pulse: "none"} // the IO goes in with it
 	if f == nil || *f != want {
 		t.Fatalf("arrest facts %+v, want %+v", f, want)
 	}
 	j, _ := json.Marshal(f)
 	if strings.Contains(strings.ToLower(string(j)), "pea") {
 		t.Errorf("the facts name the rhythm: %s", j)
+	}
+	runJSON(t, r.s, lines("/wait 40s")) // the IO is in after 30 s, and the adrenaline with it
+	if f := arrestFacts(r.engine("patient_1")); f == nil || f.Adrenaline != "1 given, the last 00:10 ago" {
+		t.Errorf("forty seconds on, the facts say adrenaline %+v, want it given ten seconds ago", f)
 	}
 }

@@ -350,7 +350,7 @@ func arrestFacts(e *physio.Engine) *agents.ArrestFacts {
 	if checks := a.StepsOf(physio.StepCheck); len(checks) > 0 && a.Active() {
 		f.SinceCheck = ago(checks[len(checks)-1].T)
 	}
-	f.Adrenaline, f.Amiodarone = doses(a.StepsOf(physio.StepAdrenaline), ago), doses(a.StepsOf(physio.StepAmiodarone), ago)
+	f.Adrenaline, f.Amiodarone = doses(a.StepsOf(physio.StepAdrenaline), now, ago), doses(a.StepsOf(physio.StepAmiodarone), now, ago)
 	switch {
 	case a.ROSC >= 0:
 		f.Pulse = "present"
@@ -360,10 +360,16 @@ func arrestFacts(e *physio.Engine) *agents.ArrestFacts {
 	return f
 }
 
-// doses says how many of a drug were given and how long ago the last: "" for none.
-func doses(steps []physio.ArrestStep, ago func(int64) string) string {
-	if len(steps) == 0 {
-		return ""
+// doses says how many of a drug went in and how long ago the last, and one drawn up to go in
+// once access is in: "" for none.
+func doses(steps []physio.ArrestStep, now int64, ago func(int64) string) string {
+	given := slices.DeleteFunc(slices.Clone(steps), func(s physio.ArrestStep) bool { return s.GivenAt() > now })
+	var parts []string
+	if len(given) > 0 {
+		parts = append(parts, fmt.Sprintf("%d given, the last %s ago", len(given), ago(given[len(given)-1].GivenAt())))
 	}
-	return fmt.Sprintf("%d given, the last %s ago", len(steps), ago(steps[len(steps)-1].T))
+	if waiting := len(steps) - len(given); waiting > 0 {
+		parts = append(parts, fmt.Sprintf("%d drawn up, to go in once access is in", waiting))
+	}
+	return strings.Join(parts, "; ")
 }

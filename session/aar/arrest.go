@@ -35,10 +35,20 @@ type ArrestReview struct {
 
 // DrugTiming is one drug given in the arrest and whether it came at the right point.
 type DrugTiming struct {
-	At      float64 `json:"at"`
+	At float64 `json:"at"` // when it went in, from the collapse
+	// Ordered is when it was ordered, from the collapse: before At when it waited for its access.
+	Ordered float64 `json:"ordered"`
 	Drug    string  `json:"drug"`
 	Verdict string  `json:"verdict"` // on time, early, late, wrong rhythm
 	Why     string  `json:"why"`
+}
+
+// When is when the drug went in, and when it was ordered if it waited for its access.
+func (d DrugTiming) When() string {
+	if d.Ordered < d.At {
+		return fmt.Sprintf("%s (ordered at %s, in once access was)", physio.SimTime(d.At), physio.SimTime(d.Ordered))
+	}
+	return physio.SimTime(d.At)
 }
 
 // CareItem is one part of the care after a return of circulation.
@@ -129,7 +139,7 @@ func (v *ArrestReview) faults(elapsed float64) bool {
 		return false
 	}
 	return slices.ContainsFunc(v.Drugs, func(d DrugTiming) bool {
-		return d.At == elapsed-v.Collapse && judged(d.Verdict) && d.Verdict != Missed
+		return d.Ordered == elapsed-v.Collapse && judged(d.Verdict) && d.Verdict != Missed
 	})
 }
 
@@ -163,22 +173,23 @@ func drugTimings(a *physio.ArrestRecord, shockable bool) []DrugTiming {
 		if s.What != physio.StepAdrenaline && s.What != physio.StepAmiodarone {
 			continue
 		}
-		d := DrugTiming{At: float64(s.T - a.Onset), Drug: s.What + " " + s.Detail}
+		in := s.GivenAt() // a drug ordered before its access was in is timed from when it went in
+		d := DrugTiming{At: float64(in - a.Onset), Ordered: float64(s.T - a.Onset), Drug: s.What + " " + s.Detail}
 		switch {
 		case s.What == physio.StepAdrenaline && lastAdrenaline >= 0:
-			d.Verdict, d.Why = repeatVerdict(s.T - lastAdrenaline)
+			d.Verdict, d.Why = repeatVerdict(in - lastAdrenaline)
 		case s.What == physio.StepAdrenaline && shockable:
-			d.Verdict, d.Why = afterShock(a, s.T, 3)
+			d.Verdict, d.Why = afterShock(a, in, 3)
 		case s.What == physio.StepAdrenaline:
-			d.Verdict, d.Why = soonAfterAccess(a, s.T)
+			d.Verdict, d.Why = soonAfterAccess(a, in)
 		case !shockable:
 			d.Verdict, d.Why = WrongRhythm, "amiodarone is for VF or pulseless VT that a shock has not ended"
 		default:
 			amiodarones++
-			d.Verdict, d.Why = afterShock(a, s.T, 3+2*(amiodarones-1))
+			d.Verdict, d.Why = afterShock(a, in, 3+2*(amiodarones-1))
 		}
 		if s.What == physio.StepAdrenaline {
-			lastAdrenaline = s.T
+			lastAdrenaline = in
 		}
 		checkDose(&d, s, amiodarones)
 		out = append(out, d)
@@ -198,7 +209,7 @@ func drugsAfterROSC(e *physio.Engine, a *physio.ArrestRecord) []DrugTiming {
 		if !o.Given || o.T < float64(a.ROSC) || (o.Drug != "amiodarone" && o.Drug != "epinephrine") {
 			continue
 		}
-		d := DrugTiming{At: o.T - float64(a.Onset), Drug: o.Text(), Verdict: AfterROSC,
+		d := DrugTiming{At: o.T - float64(a.Onset), Ordered: o.T - float64(a.Onset), Drug: o.Text(), Verdict: AfterROSC,
 			Why: "given with a pulse, run in over time: for a tachyarrhythmia, not the arrest algorithm"}
 		if !o.Dose.IsInfusion() {
 			d.Verdict, d.Why = BolusWithPulse, "the arrest's bolus given to a perfusing patient, on an override: it risks hypotension and bradycardia"
@@ -237,7 +248,7 @@ func missedDrugs(a *physio.ArrestRecord, shockable bool, end int64) []DrugTiming
 	var out []DrugTiming
 	missed := func(what string, due int64, why string) {
 		if due >= 0 && end-due > 150 && len(a.StepsOf(what)) == 0 {
-			out = append(out, DrugTiming{At: float64(due - a.Onset), Drug: what, Verdict: Missed, Why: why})
+			out = append(out, DrugTiming{At: float64(due - a.Onset), Ordered: float64(due - a.Onset), Drug: what, Verdict: Missed, Why: why})
 		}
 	}
 	shocks := a.StepsOf(physio.StepShock)

@@ -172,7 +172,7 @@ func arrestPoints(e *physio.Engine, r Report) []Point {
 		add(v.LongestPause <= 10, "longest pause in compressions %g s (aim: 10 s or less)%s", v.LongestPause, how)
 	}
 	for _, d := range v.Drugs {
-		add(!judged(d.Verdict), "%s at %s — %s: %s", d.Drug, physio.SimTime(d.At), d.Verdict, d.Why)
+		add(!judged(d.Verdict), "%s at %s — %s: %s", d.Drug, d.When(), d.Verdict, d.Why)
 	}
 	for _, n := range v.Named {
 		add(n.OK, "named the rhythm %q at %s — %s", n.Detail, physio.SimTime(float64(n.T)-float64(e.Arrest().Onset)), map[bool]string{true: "right", false: "it was " + string(n.Rhythm)}[n.OK])

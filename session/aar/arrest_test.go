@@ -48,9 +48,11 @@ func TestDrugTimings(t *testing.T) {
 
 // The unsurvivable arrest never restarts, and stopping is judged against the guideline.
 func TestArrestStopDecision(t *testing.T) {
+	// The first adrenaline goes in when the cannula does, a minute after it is ordered at 01:30,
+	// so the next is due three to five minutes after that.
 	good := []step{{15, "crash call, start CPR"}, {40, "pads on"}, {60, "stop compressions, rhythm check"},
 		{64, "this is asystole, resume CPR"}, {90, "IV access, adrenaline 1 mg IV"}, {120, "consider the 4 Hs and 4 Ts"}}
-	for t0 := int64(300); t0 < 1350; t0 += 240 {
+	for t0 := int64(360); t0 < 1350; t0 += 240 {
 		good = append(good, step{float64(t0), "stop compressions, rhythm check and pulse check"},
 			step{float64(t0 + 5), "resume CPR, adrenaline 1 mg IV"})
 	}

@@ -48,7 +48,7 @@ func (r Report) teamMarkdown(b *strings.Builder) {
 		}
 		var drugs []string
 		for _, d := range v.Drugs {
-			drugs = append(drugs, fmt.Sprintf("%s at %s (%s)", d.Drug, physio.SimTime(d.At), d.Verdict))
+			drugs = append(drugs, fmt.Sprintf("%s at %s (%s)", d.Drug, d.When(), d.Verdict))
 		}
 		if len(drugs) > 0 {
 			p("; drugs: %s", strings.Join(drugs, "; "))

@@ -48,7 +48,13 @@ type ArrestStep struct {
 	Detail string    `json:"detail,omitempty"`
 	OK     bool      `json:"ok,omitempty"`      // a shock that worked, a rhythm named right
 	DoseMg float64   `json:"dose_mg,omitempty"` // a drug's dose, as the formulary reads it
+	// In is when a drug ordered while its IV or IO access was still being sited goes in; 0 when it
+	// went in as it was ordered.
+	In int64 `json:"in,omitempty"`
 }
+
+// GivenAt is when the step's drug went in: ordered at T, or at In once its access was in.
+func (s ArrestStep) GivenAt() int64 { return max(s.T, s.In) }
 
 // Kinds of ArrestStep.
 const (

@@ -203,7 +203,7 @@ func (e *Engine) nonShockableChance(a *ArrestRecord) float64 {
 	switch given := a.StepsOf(StepAdrenaline); {
 	case len(given) == 0:
 		p *= m.NoAdrenaline
-	case given[0].T-max(a.Onset, a.Access) > 180:
+	case given[0].GivenAt()-max(a.Onset, a.Access) > 180:
 		p *= m.LateAdrenaline
 	}
 	return p
@@ -242,8 +242,11 @@ func (e *Engine) arrestDrug(act action.Action) {
 		return
 	}
 	e.note(what, strings.TrimSpace(act.WrittenDose().String()+" "+act.Route), true)
-	a := e.s.Arrest
-	a.Steps[len(a.Steps)-1].DoseMg = act.DoseMg
+	step := &e.s.Arrest.Steps[len(e.s.Arrest.Steps)-1]
+	step.DoseMg = act.DoseMg
+	if (act.Route == "IV" || act.Route == "IO") && e.s.AccessAt > e.s.T {
+		step.In = e.s.AccessAt // it goes in with the access (course)
+	}
 }
 
 // treatCause marks the arrest's reversible cause treated by an action that treats it: one that
