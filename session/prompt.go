@@ -188,12 +188,12 @@ func canSay(speech physio.Speech) string {
 func measured(e *physio.Engine) *[]agents.Reading {
 	out := []agents.Reading{}
 	readings := e.Readings()
-	if len(readings) == 0 {
-		return &out
-	}
-	told := []physio.Reading{readings[len(readings)-1]}
+	var told []physio.Reading
 	if prev, ok := physio.PreviousMoment(readings); ok {
-		told = []physio.Reading{prev, told[0]}
+		told = append(told, prev)
+	}
+	if n := len(readings); n > 0 {
+		told = append(told, readings[n-1])
 	}
 	for _, r := range told {
 		n := r.Score()
@@ -363,12 +363,17 @@ func arrestFacts(e *physio.Engine) *agents.ArrestFacts {
 // doses says how many of a drug went in and how long ago the last, and one drawn up to go in
 // once access is in: "" for none.
 func doses(steps []physio.ArrestStep, now int64, ago func(int64) string) string {
-	given := slices.DeleteFunc(slices.Clone(steps), func(s physio.ArrestStep) bool { return s.GivenAt() > now })
-	var parts []string
-	if len(given) > 0 {
-		parts = append(parts, fmt.Sprintf("%d given, the last %s ago", len(given), ago(given[len(given)-1].GivenAt())))
+	given, last := 0, int64(0)
+	for _, s := range steps {
+		if in := s.GivenAt(); in <= now {
+			given, last = given+1, max(last, in)
+		}
 	}
-	if waiting := len(steps) - len(given); waiting > 0 {
+	var parts []string
+	if given > 0 {
+		parts = append(parts, fmt.Sprintf("%d given, the last %s ago", given, ago(last)))
+	}
+	if waiting := len(steps) - given; waiting > 0 {
 		parts = append(parts, fmt.Sprintf("%d drawn up, to go in once access is in", waiting))
 	}
 	return strings.Join(parts, "; ")

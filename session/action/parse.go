@@ -241,7 +241,7 @@ func (c clause) fluids(ctx context) []placed {
 // volumePerKg reports whether the clause's volume is per kilogram: "10 mL/kg", "20 ml per kg".
 func (c clause) volumePerKg() bool {
 	for i := 0; i+1 < len(c); i++ {
-		if c[i].cat != catUnit || volumeUnits[c[i].val] == (conversion{}) {
+		if _, volume := volumeUnits[c[i].val]; c[i].cat != catUnit || !volume {
 			continue
 		}
 		next := i + 1

@@ -72,8 +72,8 @@ func (e *Engine) Apply(a action.Action) []Event {
 	if a.Kind == sc.KindIVAccess {
 		rec.AccessIn = float64(e.s.AccessAt)
 	}
-	if byVein := a.Kind == sc.KindFluids || a.Route == "IV" || a.Route == "IO"; byVein && e.s.AccessAt > t {
-		rec.InAt = float64(e.s.AccessAt) // it goes in when the access does (course)
+	if wait := e.accessWait(a); wait > 0 {
+		rec.InAt = float64(t + wait)
 	}
 	if a.Kind == sc.KindTargetSats {
 		rec.Scale = e.Scale()

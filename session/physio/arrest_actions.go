@@ -244,8 +244,8 @@ func (e *Engine) arrestDrug(act action.Action) {
 	e.note(what, strings.TrimSpace(act.WrittenDose().String()+" "+act.Route), true)
 	step := &e.s.Arrest.Steps[len(e.s.Arrest.Steps)-1]
 	step.DoseMg = act.DoseMg
-	if (act.Route == "IV" || act.Route == "IO") && e.s.AccessAt > e.s.T {
-		step.In = e.s.AccessAt // it goes in with the access (course)
+	if wait := e.accessWait(act); wait > 0 {
+		step.In = e.s.T + wait
 	}
 }
 

@@ -20,10 +20,7 @@ type Pending struct {
 // course is when a given drug (or fluids) starts to act and when it reaches full effect, as
 // offsets from now, and how long it acts (0: as long as the scenario says).
 func (e *Engine) course(a action.Action) (onset, peak, duration int64) {
-	wait := int64(0)
-	if a.Kind == sc.KindFluids || a.Route == "IV" || a.Route == "IO" {
-		wait = max(0, e.s.AccessAt-e.s.T)
-	}
+	wait := e.accessWait(a)
 	if a.Kind != sc.KindMedication {
 		return wait, wait, 0
 	}
@@ -32,6 +29,15 @@ func (e *Engine) course(a action.Action) (onset, peak, duration int64) {
 		return wait, wait, 0
 	}
 	return wait + int64(tm.Onset), wait + int64(tm.Peak), int64(tm.Duration)
+}
+
+// accessWait is how long a drug or fluid by vein or bone waits for its access to be in: the
+// drug's course, the nurse's "drawn up" and the arrest's timing all start from it.
+func (e *Engine) accessWait(a action.Action) int64 {
+	if a.Kind == sc.KindFluids || a.Route == "IV" || a.Route == "IO" {
+		return max(0, e.s.AccessAt-e.s.T)
+	}
+	return 0
 }
 
 // onCourse shapes a drug's scenario effects to its course: none before its onset, full by its

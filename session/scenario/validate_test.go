@@ -310,6 +310,7 @@ func TestValidatePresentationScoringRescueStatesAndBystander(t *testing.T) {
 		{"rescue in an unknown state", "learning_objectives: [learn]", "rescue:\n  - {description: oxygen, match: {kind: oxygen}, states: [dying]}\nlearning_objectives: [learn]", 24, `unknown state "dying"`},
 		{"state test unknown", "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    results: {mri: normal}", 12, `unknown test "mri"`},
 		{"match test unknown", "match: {kind: check_vitals}", "match: {kind: test, test: mri}", 20, `unknown test "mri"`},
+		{"state gives a weight", "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    results: {weight: 70 kg}", 12, `the weight is demographics.weight_kg`},
 		{"state topic unknown", "    vitals: {hr: 120}", "    vitals: {hr: 120}\n    disclosures:\n      - {topic: mood, text: fine}", 13, `unknown topic "mood"`},
 		{"bystander topic unknown", "learning_objectives: [learn]", "bystander:\n  name: Sam\n  relation: her son\n  disclosures:\n    - {topic: gossip, text: hi}\nlearning_objectives: [learn]", 27, `unknown topic "gossip"`},
 	}
